@@ -1,0 +1,66 @@
+"""Kubernetes core/v1 objects as kube-scheduler reads them (Node, Pod), quantities in nano-units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ResourceList = dict[str, int]
+"""Resource name → exact quantity in nano-units (see `kubefit.quantity`)."""
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True)
+class Toleration:
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True)
+class Container:
+    name: str
+    requests: ResourceList = field(default_factory=dict)
+    restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+
+
+@dataclass
+class Node:
+    name: str
+    allocatable: ResourceList  # status.allocatable, falling back to status.capacity
+    labels: dict[str, str] = field(default_factory=dict)
+    unschedulable: bool = False
+    taints: tuple[Taint, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)  # the manifest as given
+    source: str = ""  # file the node came from
+
+
+@dataclass
+class Pod:
+    name: str
+    namespace: str = "default"
+    node_name: str = ""
+    priority: int = 0
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: ResourceList = field(default_factory=dict)
+    pod_requests: ResourceList | None = None  # spec.resources.requests (pod-level resources)
+    node_selector: dict[str, str] | None = None  # None = absent (differs from {} for NodeAffinity)
+    affinity: dict[str, Any] | None = None  # spec.affinity as given (nodeAffinity is read by plugins)
+    tolerations: tuple[Toleration, ...] = ()
+    phase: str = ""
+    scheduler_name: str = "default-scheduler"
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        """`namespace/name`, the way kube-scheduler names a pod in its logs."""
+        return f"{self.namespace}/{self.name}"

@@ -1,0 +1,7 @@
+"""`python -m kubefit.cli`."""
+
+import sys
+
+from kubefit.cli import main
+
+sys.exit(main())

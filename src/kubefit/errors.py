@@ -1,0 +1,46 @@
+"""Errors kubefit reports to users: bad input (exit 2) located by file, object and field."""
+
+from __future__ import annotations
+
+
+class KubefitError(Exception):
+    """Base of every error kubefit reports as a one-line message instead of a traceback."""
+
+    exit_code = 2
+
+
+class InputError(KubefitError):
+    """Bad input: says which file, which object (kind/name) and which field was wrong, and how."""
+
+    def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
+                 field: str | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.obj = obj
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = [p for p in (self.file, self.obj, self.field) if p]
+        return ": ".join([*where, self.message])
+
+    def located(self, *, file: str | None = None, obj: str | None = None,
+                field_prefix: str | None = None) -> InputError:
+        """The same error with the missing location parts filled in (used while unwinding)."""
+        field = self.field
+        if field_prefix:
+            field = f"{field_prefix}.{field}" if field else field_prefix
+        return InputError(self.message, file=self.file or file, obj=self.obj or obj, field=field)
+
+
+class ConfigError(KubefitError):
+    """A scheduler configuration kube-scheduler itself refuses; `errors` are its exact messages."""
+
+    def __init__(self, errors: list[str], *, file: str | None = None) -> None:
+        self.errors = list(errors)
+        self.file = file
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        head = f"{self.file}: " if self.file else ""
+        return head + "invalid scheduler configuration: " + "; ".join(self.errors)

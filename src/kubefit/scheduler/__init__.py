@@ -1,0 +1,1 @@
+"""One cluster, kube-scheduler v1.34 semantics."""

@@ -1,0 +1,50 @@
+"""Quantities parse exactly and round as Kubernetes does (SPEC §1)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
+
+
+@pytest.mark.parametrize(
+    ("text", "milli", "whole"),
+    [
+        ("1", 1000, 1),
+        ("500m", 500, 1),  # memory 500m counts as 1 byte
+        ("1.0001", 1001, 2),  # cpu 1.0001 → 1001m
+        ("1n", 1, 1),
+        ("1Ki", 1024000, 1024),
+        ("1.5Gi", 1610612736000, 1610612736),
+        ("1e3", 1000000, 1000),
+        ("1E-3", 1, 1),
+        ("2k", 2000000, 2000),
+        ("0.1", 100, 1),
+        (".5", 500, 1),
+        ("5.", 5000, 5),
+        ("256Mi", 268435456000, 268435456),
+        ("1M", 10**9, 10**6),
+        ("0", 0, 0),
+        (4, 4000, 4),
+    ],
+)
+def test_parse_and_round(text, milli, whole):
+    q = parse_quantity(text)
+    assert milli_value(q) == milli
+    assert value(q) == whole
+
+
+def test_finer_than_nano_rounds_up():
+    assert parse_quantity("0.0000000001") == 1  # 1e-10 → 1n
+
+
+@pytest.mark.parametrize("bad", ["12x", "", "1.2.3", "Gi", "1 Gi", "--1", "1i"])
+def test_bad_quantities_are_refused(bad):
+    with pytest.raises(QuantityError):
+        parse_quantity(bad)
+
+
+@given(st.integers(min_value=0, max_value=10**15))
+def test_integer_milli_roundtrip(n):
+    assert milli_value(parse_quantity(f"{n}m")) == n
+    assert value(parse_quantity(str(n))) == n
