@@ -1,0 +1,288 @@
+"""Karmada objects read from manifests: Cluster (v1alpha1) and ResourceBinding (v1alpha2), no logic.
+
+Quantities keep their original STRING beside the exact value: Go's `resource.Quantity` semantics
+(Format, cached string, struct equality, int64 wrapping) depend on how a value was written, and
+`kubefit.multicluster.goquantity` re-reads those strings when it matters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubefit.errors import InputError
+from kubefit.load import Document
+from kubefit.quantity import QuantityError, parse_quantity
+
+CLUSTER_API_VERSION = "cluster.karmada.io/v1alpha1"
+BINDING_API_VERSION = "work.karmada.io/v1alpha2"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A quantity as written (`text`) and its exact value in nano-units (`nanos`)."""
+
+    text: str
+    nanos: int
+
+
+@dataclass(frozen=True)
+class ResourceModelRange:
+    """One `spec.resourceModels[].ranges[]` entry: `[min, max)` of one resource."""
+
+    name: str
+    min: Quantity
+    max: Quantity
+
+
+@dataclass(frozen=True)
+class ResourceModel:
+    """One grade of `spec.resourceModels`."""
+
+    grade: int
+    ranges: tuple[ResourceModelRange, ...] = ()
+
+
+@dataclass(frozen=True)
+class AllocatableModeling:
+    """`status.resourceSummary.allocatableModelings[]`: how many nodes are in a grade."""
+
+    grade: int
+    count: int
+
+
+@dataclass
+class ResourceSummary:
+    """`status.resourceSummary`; each list is None when the field is absent (Go nil map)."""
+
+    allocatable: dict[str, Quantity] | None = None
+    allocated: dict[str, Quantity] | None = None
+    allocating: dict[str, Quantity] | None = None
+    allocatable_modelings: tuple[AllocatableModeling, ...] = ()
+
+
+@dataclass
+class Cluster:
+    """A Karmada member `Cluster` (cluster.karmada.io/v1alpha1)."""
+
+    name: str
+    resource_models: tuple[ResourceModel, ...] = ()
+    resource_summary: ResourceSummary | None = None
+    sync_mode: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    provider: str = ""
+    region: str = ""
+    zone: str = ""
+    zones: tuple[str, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    source: str = ""
+
+
+@dataclass
+class ResourceBinding:
+    """A `ResourceBinding` (work.karmada.io/v1alpha2); spec and status stay as given (JSON names)."""
+
+    name: str
+    namespace: str
+    spec: dict[str, Any]
+    status: dict[str, Any]
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    source: str = ""
+
+    @property
+    def replicas(self) -> int:
+        return int(self.spec.get("replicas") or 0)
+
+    @property
+    def replica_requirements(self) -> dict[str, Any] | None:
+        return self.spec.get("replicaRequirements")
+
+    @property
+    def uid(self) -> str:
+        return str((self.spec.get("resource") or {}).get("uid") or "")
+
+
+# --------------------------------------------------------------------------- decoding helpers
+
+def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Document:
+    return doc if isinstance(doc, Document) else Document(doc, source, 1)
+
+
+def _fail(doc: Document, field_path: str, message: str) -> InputError:
+    return InputError(message, file=doc.source, obj=doc.label, field=field_path)
+
+
+def _mapping(value: Any, doc: Document, field_path: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(doc, field_path, f"must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _list(value: Any, doc: Document, field_path: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _fail(doc, field_path, f"must be a list, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, doc: Document, field_path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(doc, field_path, f"must be an integer, got {value!r}")
+    return value
+
+
+def quantity_text(raw: Any) -> str:
+    """The string Go would parse for a JSON/YAML quantity value (numbers are written back as text)."""
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, bool):
+        raise QuantityError(f"quantities must be strings or numbers, got {raw!r}")
+    if isinstance(raw, int):
+        return str(raw)
+    if isinstance(raw, float):
+        return repr(raw) if not raw.is_integer() else str(int(raw))
+    raise QuantityError(f"quantities must be strings or numbers, got {type(raw).__name__}")
+
+
+def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
+    """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
+    try:
+        text = quantity_text(raw)
+        return Quantity(text, parse_quantity(text))
+    except QuantityError as exc:
+        raise _fail(doc, field_path, str(exc)) from None
+
+
+def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:
+    """A ResourceList mapping → {name: Quantity}, None when absent (negative values are kept)."""
+    if value is None:
+        return None
+    return {str(name): decode_quantity(raw, doc, f"{field_path}.{name}")
+            for name, raw in _mapping(value, doc, field_path).items()}
+
+
+def _check_kind(doc: Document, kind: str, api_version: str) -> None:
+    if doc.body.get("kind", kind) != kind:
+        raise _fail(doc, "kind", f"expected kind {kind!r}, got {doc.body.get('kind')!r}")
+    version = doc.body.get("apiVersion", api_version)
+    if version != api_version:
+        raise _fail(doc, "apiVersion", f"unsupported apiVersion {version!r} for {kind} (expected {api_version!r})")
+
+
+def _name(doc: Document, required: bool = True) -> str:
+    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
+    name = meta.get("name", "")
+    if not isinstance(name, str) or (required and not name):
+        raise _fail(doc, "metadata.name", "a name is required")
+    return name
+
+
+# --------------------------------------------------------------------------- Cluster
+
+def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
+                           ) -> tuple[ResourceModel, ...]:
+    """`spec.resourceModels` → ResourceModel tuple, in the order given."""
+    models = []
+    for i, raw in enumerate(_list(value, doc, field_path)):
+        where = f"{field_path}[{i}]"
+        model = _mapping(raw, doc, where)
+        unknown = sorted(set(model) - {"grade", "ranges"})
+        if unknown:
+            raise _fail(doc, f"{where}.{unknown[0]}", "unknown field (a model has grade and ranges)")
+        ranges = []
+        for j, r in enumerate(_list(model.get("ranges"), doc, f"{where}.ranges")):
+            rwhere = f"{where}.ranges[{j}]"
+            rng = _mapping(r, doc, rwhere)
+            unknown = sorted(set(rng) - {"name", "min", "max"})
+            if unknown:
+                raise _fail(doc, f"{rwhere}.{unknown[0]}", "unknown field (a range has name, min and max)")
+            name = rng.get("name", "")
+            if not isinstance(name, str):
+                raise _fail(doc, f"{rwhere}.name", f"must be a string, got {name!r}")
+            for key in ("min", "max"):
+                if key not in rng:
+                    raise _fail(doc, f"{rwhere}.{key}", "is required")
+            ranges.append(ResourceModelRange(name, decode_quantity(rng["min"], doc, f"{rwhere}.min"),
+                                             decode_quantity(rng["max"], doc, f"{rwhere}.max")))
+        models.append(ResourceModel(_int(model.get("grade", 0), doc, f"{where}.grade"), tuple(ranges)))
+    return tuple(models)
+
+
+def decode_resource_summary(value: Any, doc: Document, field_path: str = "status.resourceSummary"
+                            ) -> ResourceSummary | None:
+    """`status.resourceSummary` → ResourceSummary (None when absent)."""
+    if value is None:
+        return None
+    summary = _mapping(value, doc, field_path)
+    modelings = []
+    for i, raw in enumerate(_list(summary.get("allocatableModelings"), doc, f"{field_path}.allocatableModelings")):
+        where = f"{field_path}.allocatableModelings[{i}]"
+        m = _mapping(raw, doc, where)
+        modelings.append(AllocatableModeling(_int(m.get("grade", 0), doc, f"{where}.grade"),
+                                             _int(m.get("count", 0), doc, f"{where}.count")))
+    return ResourceSummary(
+        allocatable=decode_quantities(summary.get("allocatable"), doc, f"{field_path}.allocatable"),
+        allocated=decode_quantities(summary.get("allocated"), doc, f"{field_path}.allocated"),
+        allocating=decode_quantities(summary.get("allocating"), doc, f"{field_path}.allocating"),
+        allocatable_modelings=tuple(modelings),
+    )
+
+
+def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True) -> Cluster:
+    """A `Cluster` document → Cluster; bad input → InputError with file/object/field."""
+    doc = _as_document(doc)
+    _check_kind(doc, "Cluster", CLUSTER_API_VERSION)
+    name = _name(doc, require_name)
+    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
+    spec = _mapping(doc.body.get("spec"), doc, "spec")
+    status = _mapping(doc.body.get("status"), doc, "status")
+    labels = {str(k): str(v) for k, v in _mapping(meta.get("labels"), doc, "metadata.labels").items()}
+    zones = tuple(str(z) for z in _list(spec.get("zones"), doc, "spec.zones"))
+    return Cluster(
+        name=name,
+        resource_models=decode_resource_models(spec.get("resourceModels"), doc),
+        resource_summary=decode_resource_summary(status.get("resourceSummary"), doc),
+        sync_mode=str(spec.get("syncMode") or ""),
+        labels=labels,
+        provider=str(spec.get("provider") or ""),
+        region=str(spec.get("region") or ""),
+        zone=str(spec.get("zone") or ""),
+        zones=zones,
+        raw=doc.body,
+        source=doc.source,
+    )
+
+
+# --------------------------------------------------------------------------- ResourceBinding
+
+def decode_resource_binding(doc: Document | dict[str, Any]) -> ResourceBinding:
+    """A `ResourceBinding` document → ResourceBinding; spec/status checked for shape only."""
+    doc = _as_document(doc)
+    _check_kind(doc, "ResourceBinding", BINDING_API_VERSION)
+    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
+    spec = _mapping(doc.body.get("spec"), doc, "spec")
+    status = _mapping(doc.body.get("status"), doc, "status")
+    if "replicas" in spec and spec["replicas"] is not None:
+        _int(spec["replicas"], doc, "spec.replicas")
+    requirements = spec.get("replicaRequirements")
+    if requirements is not None:
+        req = _mapping(requirements, doc, "spec.replicaRequirements")
+        decode_quantities(req.get("resourceRequest"), doc, "spec.replicaRequirements.resourceRequest")
+    for i, target in enumerate(_list(spec.get("clusters"), doc, "spec.clusters")):
+        t = _mapping(target, doc, f"spec.clusters[{i}]")
+        if not isinstance(t.get("name"), str):
+            raise _fail(doc, f"spec.clusters[{i}].name", "a cluster name is required")
+        if t.get("replicas") is not None:
+            _int(t["replicas"], doc, f"spec.clusters[{i}].replicas")
+    _mapping(spec.get("placement"), doc, "spec.placement")
+    return ResourceBinding(
+        name=_name(doc, required=False),
+        namespace=str(meta.get("namespace") or "default"),
+        spec=spec,
+        status=status,
+        raw=doc.body,
+        source=doc.source,
+    )
