@@ -1,0 +1,195 @@
+"""Run a profile for one pod (kube-scheduler's framework): PreFilter, Filter, PreScore, Score, weights, host.
+
+Everything is computed for all evaluated nodes at once; a node's status is the first Filter plugin
+(in profile order) that rejects it, as the framework stops at the first failure.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Pod
+from kubefit.errors import KubefitError
+from kubefit.requests import PodDemand, pod_demand
+from kubefit.scheduler.config import Profile
+from kubefit.scheduler.plugins import registry
+from kubefit.scheduler.plugins.base import (
+    CODE_NAMES,
+    SUCCESS,
+    UNRESOLVABLE,
+    CycleContext,
+    FilterOutcome,
+    PreFilterOutcome,
+)
+from kubefit.scheduler.state import ClusterState
+
+MAX_NODE_SCORE, MIN_NODE_SCORE = 100, 0
+
+
+class SchedulingCycleError(KubefitError):
+    """The framework itself failed the cycle (e.g. a plugin returned a score out of range)."""
+
+    exit_code = 1
+
+
+@dataclass
+class Framework:
+    """A profile's plugins, built once and reused for every pod."""
+
+    profile: Profile
+    filters: list = field(default_factory=list)  # (name, plugin) in profile order
+    scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
+
+    @classmethod
+    def build(cls, profile: Profile) -> Framework:
+        fw = cls(profile)
+        for name in profile.filter_plugins:
+            plugin = registry.build(name, profile.plugin_args.get(name))
+            if plugin is not None and hasattr(plugin, "filter"):
+                fw.filters.append((name, plugin))
+        for sp in profile.score_plugins:
+            plugin = registry.build(sp.name, profile.plugin_args.get(sp.name))
+            if plugin is not None and hasattr(plugin, "score"):
+                fw.scorers.append((sp.name, plugin, sp.weight if sp.weight else 1))
+        return fw
+
+
+@dataclass
+class CycleResult:
+    """The outcome of one scheduling cycle; node arrays index `state.nodes`."""
+
+    pod: Pod
+    num_nodes: int
+    codes: np.ndarray  # int8 [N]: Success / Unschedulable / UnschedulableAndUnresolvable
+    failed_plugin: list[str | None]  # per node: plugin that rejected it (None: passed, or PreFilter)
+    reasons: dict[int, list[str]]  # per rejected node
+    feasible: np.ndarray  # node indices, in node order
+    scores: dict[str, np.ndarray] = field(default_factory=dict)  # plugin → normalized score over feasible
+    raw_scores: dict[str, np.ndarray] = field(default_factory=dict)
+    skipped_score_plugins: list[str] = field(default_factory=list)
+    skipped_filter_plugins: list[str] = field(default_factory=list)
+    pre_filter_node_names: list[str] | None = None
+    pre_filter_message: str | None = None
+    filter_by_plugin: dict[str, FilterOutcome] = field(default_factory=dict)
+    total: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # over feasible
+    best: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # node indices
+    weights: dict[str, int] = field(default_factory=dict)
+
+    def code_name(self, node: int) -> str:
+        return CODE_NAMES[int(self.codes[node])]
+
+    def fit_error(self) -> str:
+        """kube-scheduler's FitError text: `0/N nodes are available: 2 Insufficient cpu, 1 Too many pods.`"""
+        head = f"0/{self.num_nodes} nodes are available:"
+        if self.pre_filter_message:
+            return f"{head} {self.pre_filter_message}."
+        counts: Counter[str] = Counter()
+        for reasons in self.reasons.values():
+            counts.update(reasons)
+        return f"{head} {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
+
+
+def new_context(state: ClusterState, pod: Pod, demand: PodDemand | None = None) -> CycleContext:
+    demand = demand or pod_demand(pod)
+    return CycleContext(pod, demand, state.demand_vector(demand))
+
+
+def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[list, PreFilterOutcome | None, set[str] | None, list[str]]:
+    active, skipped, names = [], [], None
+    for name, plugin in fw.filters:
+        pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
+        if pre is None:
+            active.append((name, plugin))
+            continue
+        if pre.code != SUCCESS:
+            return active, pre, names, skipped
+        if pre.skip:
+            skipped.append(name)
+            continue
+        active.append((name, plugin))
+        if pre.node_names is not None:
+            names = set(pre.node_names) if names is None else names & pre.node_names
+    return active, None, names, skipped
+
+
+def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: CycleResult,
+                idx: np.ndarray) -> np.ndarray:
+    """PreFilter + Filter over nodes `idx`; fills statuses in `result`, returns the feasible node indices."""
+    active, failure, names, skipped = _pre_filter(fw, state, ctx)
+    result.skipped_filter_plugins = skipped
+    if failure is not None:
+        result.pre_filter_message = ", ".join(failure.reasons)
+        result.codes[idx] = failure.code
+        for n in idx:
+            result.reasons[int(n)] = list(failure.reasons)
+        return np.zeros(0, dtype=np.int64)
+    ok = np.ones(len(idx), dtype=bool)
+    if names is not None:
+        result.pre_filter_node_names = [state.nodes[int(n)].name for n in idx if state.nodes[int(n)].name in names]
+        outside = np.array([state.nodes[int(n)].name not in names for n in idx], dtype=bool)
+        for pos in np.flatnonzero(outside):
+            node = int(idx[pos])
+            result.codes[node] = UNRESOLVABLE
+            result.reasons[node] = [f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"]
+        ok &= ~outside
+    for name, plugin in active:
+        outcome = plugin.filter(state, ctx, idx)
+        result.filter_by_plugin[name] = outcome
+        newly = ok & (outcome.codes != SUCCESS)
+        for pos in np.flatnonzero(newly):
+            node = int(idx[pos])
+            result.codes[node] = outcome.codes[pos]
+            result.failed_plugin[node] = name
+            result.reasons[node] = outcome.reasons(pos)
+        ok &= ~newly
+    return idx[ok]
+
+
+def _restricting(fw: Framework, ctx: CycleContext, state: ClusterState) -> list[str]:
+    out = []
+    for name, plugin in fw.filters:
+        pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
+        if pre is not None and pre.node_names is not None:
+            out.append(name)
+    return out
+
+
+def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: CycleResult,
+               feasible: np.ndarray) -> None:
+    """PreScore, Score, NormalizeScore, weights and totals over the feasible nodes."""
+    total = np.zeros(len(feasible), dtype=np.int64)
+    for name, plugin, weight in fw.scorers:
+        if plugin.pre_score(state, ctx):
+            result.skipped_score_plugins.append(name)
+            continue
+        raw = plugin.score(state, ctx, feasible)
+        norm = plugin.normalize(raw)
+        bad = (norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)
+        if bad.any():
+            value = int(norm[np.flatnonzero(bad)[0]])
+            raise SchedulingCycleError(
+                f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid score "
+                f"{value}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+        result.raw_scores[name] = raw
+        result.scores[name] = norm
+        result.weights[name] = weight
+        total += weight * norm
+    result.total = total
+    result.best = feasible[total == total.max()] if len(feasible) else feasible
+
+
+def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDemand | None = None,
+                 nodes: np.ndarray | None = None, score: bool = True) -> CycleResult:
+    """One scheduling cycle of `pod` over `nodes` (default: every node, in order)."""
+    ctx = new_context(state, pod, demand)
+    n = len(state)
+    idx = np.arange(n, dtype=np.int64) if nodes is None else np.asarray(nodes, dtype=np.int64)
+    result = CycleResult(pod, n, np.zeros(n, dtype=np.int8), [None] * n, {}, np.zeros(0, dtype=np.int64))
+    feasible = run_filters(fw, state, ctx, result, idx)
+    result.feasible = feasible
+    if score and len(feasible):
+        run_scores(fw, state, ctx, result, feasible)
+    return result

@@ -1,0 +1,63 @@
+"""NodeResourcesBalancedAllocation (SPEC §6): 100·(1 − std of the requested fractions), with its Skip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kubefit.scheduler.config import BalancedAllocationArgs
+from kubefit.scheduler.plugins.base import CycleContext
+from kubefit.scheduler.plugins.resource_allocation import allocatable_requested
+from kubefit.scheduler.state import ClusterState
+
+NAME = "NodeResourcesBalancedAllocation"
+
+
+def balanced_scores(req: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """`balancedResourceScorer` over rows: float64 fractions capped at 1, std as Go computes it."""
+    kept = alloc != 0
+    frac = np.where(kept, req / np.where(kept, alloc, 1).astype(np.float64), 0.0)
+    frac = np.minimum(frac, 1.0)
+    n = kept.sum(axis=1)
+    total = np.zeros(len(req))
+    for k in range(req.shape[1]):  # summed in list order, as Go does
+        total = total + frac[:, k]
+    # exactly two kept fractions: |f_a − f_b| / 2
+    first = np.argmax(kept, axis=1)
+    last = req.shape[1] - 1 - np.argmax(kept[:, ::-1], axis=1) if req.shape[1] else first
+    rows = np.arange(len(req))
+    two = np.abs((frac[rows, first] - frac[rows, last]) / 2) if req.shape[1] else np.zeros(len(req))
+    mean = total / np.where(n == 0, 1, n)
+    sq = np.zeros(len(req))
+    for k in range(req.shape[1]):
+        d = np.where(kept[:, k], frac[:, k] - mean, 0.0)
+        sq = sq + d * d
+    many = np.sqrt(sq / np.where(n == 0, 1, n))
+    std = np.where(n == 2, two, np.where(n > 2, many, 0.0))
+    return ((1 - std) * 100).astype(np.int64)
+
+
+@dataclass
+class NodeResourcesBalancedAllocation:
+    args: BalancedAllocationArgs
+    name: str = NAME
+
+    def _requests(self, ctx: CycleContext) -> dict[str, int]:
+        return ctx.demand.requests  # plain requests, pod-level resources honoured
+
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Skip best-effort pods: every resource of the list requested 0."""
+        reqs = self._requests(ctx)
+        return all(reqs.get(r.name, 0) == 0 for r in self.args.resources)
+
+    def score_detail(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray):
+        names = [r.name for r in self.args.resources]
+        alloc, req = allocatable_requested(state, idx, names, self._requests(ctx), use_requested=True)
+        return balanced_scores(req, alloc), alloc, req
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        return self.score_detail(state, ctx, idx)[0]
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        return raw

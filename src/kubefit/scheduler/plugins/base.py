@@ -1,0 +1,57 @@
+"""What plugins exchange with the framework: per-pod cycle context, filter and pre-filter outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Pod
+from kubefit.requests import PodDemand
+
+SUCCESS, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2
+CODE_NAMES = ("Success", "Unschedulable", "UnschedulableAndUnresolvable")
+
+
+def go_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
+    """Go's int64 `/`: truncates toward zero (numpy's `//` floors)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+@dataclass
+class CycleContext:
+    """One scheduling cycle of one pod (kube-scheduler's CycleState, what plugins pre-compute)."""
+
+    pod: Pod
+    demand: PodDemand
+    row: np.ndarray  # demand.requests over the state's columns
+    cache: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class FilterOutcome:
+    """A Filter plugin's verdict on the nodes `idx` it was given: codes plus a reason matrix."""
+
+    codes: np.ndarray  # int8 [M]
+    labels: list[str]  # reason strings, in the order kube-scheduler reports them
+    matrix: np.ndarray  # bool [M, K]: reason k applies to node m
+
+    def reasons(self, m: int) -> list[str]:
+        return [label for label, hit in zip(self.labels, self.matrix[m], strict=True) if hit]
+
+    @staticmethod
+    def passing(m: int) -> FilterOutcome:
+        return FilterOutcome(np.zeros(m, dtype=np.int8), [], np.zeros((m, 0), dtype=bool))
+
+
+@dataclass
+class PreFilterOutcome:
+    """PreFilter: Skip (Filter not run), a node-name subset, or a failure for every node."""
+
+    skip: bool = False
+    node_names: set[str] | None = None
+    code: int = SUCCESS
+    reasons: tuple[str, ...] = ()

@@ -1,0 +1,124 @@
+"""ClusterState: the whole cluster as int64 numpy arrays (allocatable, requested, non-zero requested).
+
+Columns follow the resource index of DESIGN.md: cpu (millicores), memory, pods, ephemeral-storage, then
+extended / hugepages / other scalar resources in first-seen order.  `requested[:, pods]` counts pods.
+Binding a pod updates one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Node, Pod
+from kubefit.quantity import scheduler_units
+from kubefit.requests import PodDemand, pod_demand
+from kubefit.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+@dataclass
+class ClusterState:
+    nodes: list[Node]
+    resources: list[str]
+    allocatable: np.ndarray  # [N, R] int64
+    requested: np.ndarray  # [N, R] int64, NodeInfo.Requested; pods column = number of pods
+    nonzero_requested: np.ndarray  # [N, 2] int64, NodeInfo.NonZeroRequested (cpu, memory)
+    index: dict[str, int] = field(default_factory=dict)
+    node_index: dict[str, int] = field(default_factory=dict)
+    version: int = 0  # bumped on every bind, lets callers cache per-state work
+
+    def __post_init__(self) -> None:
+        self.index = {name: i for i, name in enumerate(self.resources)}
+        self.node_index = {n.name: i for i, n in enumerate(self.nodes)}
+
+    @property
+    def node_names(self) -> list[str]:
+        return [n.name for n in self.nodes]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def column(self, name: str) -> int | None:
+        return self.index.get(name)
+
+    def ensure_resources(self, names: Iterable[str]) -> None:
+        """Add zero columns for scalar resources no node has (a pod may still request them)."""
+        new = [n for n in names if n not in self.index and is_scalar(n)]
+        if not new:
+            return
+        pad = np.zeros((len(self.nodes), len(new)), dtype=np.int64)
+        self.allocatable = np.hstack([self.allocatable, pad])
+        self.requested = np.hstack([self.requested, pad])
+        self.resources.extend(new)
+        self.index = {name: i for i, name in enumerate(self.resources)}
+
+    def demand_vector(self, demand: PodDemand) -> np.ndarray:
+        """The pod's `requests` as a row over this state's columns (pods column = 1)."""
+        self.ensure_resources(demand.requests)
+        row = np.zeros(len(self.resources), dtype=np.int64)
+        for name, amount in demand.requests.items():
+            col = self.index.get(name)
+            if col is not None and name != PODS:
+                row[col] = amount
+        row[self.index[PODS]] = 1
+        return row
+
+    def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None) -> None:
+        """Account the pod on `node` (what the scheduler cache's assume does)."""
+        self.requested[node] += self.demand_vector(demand) if row is None else row
+        self.nonzero_requested[node, 0] += demand.nonzero_cpu
+        self.nonzero_requested[node, 1] += demand.nonzero_memory
+        self.version += 1
+
+    def copy(self) -> ClusterState:
+        return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
+                            self.requested.copy(), self.nonzero_requested.copy())
+
+
+def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
+    names = list(BASIC_RESOURCES)
+    seen = set(names)
+    for rl in [n.allocatable for n in nodes]:
+        for name in rl:
+            if name not in seen and is_scalar(name):
+                seen.add(name)
+                names.append(name)
+    for pod in pods:
+        for c in (*pod.containers, *pod.init_containers):
+            for name in c.requests:
+                if name not in seen and is_scalar(name):
+                    seen.add(name)
+                    names.append(name)
+    return names
+
+
+def _clamp(x: int) -> int:
+    return min(max(x, -INT64_MAX - 1), INT64_MAX)
+
+
+def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = ()) -> ClusterState:
+    """Build the arrays from nodes and every pod bound to one of them (`spec.nodeName`)."""
+    pods = list(pods)
+    resources = _resource_index(nodes, pods)
+    index = {name: i for i, name in enumerate(resources)}
+    alloc = np.zeros((len(nodes), len(resources)), dtype=np.int64)
+    for i, node in enumerate(nodes):
+        for name, nanos in node.allocatable.items():
+            col = index.get(name)
+            if col is not None:
+                alloc[i, col] = _clamp(scheduler_units(name, nanos))
+    state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
+                         np.zeros((len(nodes), 2), dtype=np.int64))
+    for pod in pods:
+        node = state.node_index.get(pod.node_name)
+        if node is not None and pod.phase not in ("Succeeded", "Failed"):
+            state.bind(node, pod_demand(pod))
+    state.version = 0
+    return state
+
+
+__all__ = ["ClusterState", "compile_state", "CPU", "MEMORY"]
