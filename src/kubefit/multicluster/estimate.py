@@ -1,0 +1,382 @@
+"""Available replicas per member cluster: Karmada's general estimator, and the exact node-level count.
+
+Karmada's `GeneralEstimator.MaxAvailableReplicas` (SPEC-karmada §4–5): the pods quota, the summary
+estimate over `status.resourceSummary`, the first-fit model estimate over graded `resourceModels`,
+assumed in-flight workloads and the two feature gates, ending in Go's `int32(...)`. Karmada's Go
+arithmetic wraps silently for quantities of 2^62 base units and more (cpu counted in millicores);
+such clusters are computed exactly here and flagged `overflow=True`, because Karmada's own number
+is then not meaningful.
+
+Beyond Karmada, `exact_estimate` counts what really fits on a member's nodes: per node the smallest
+floor(free / request) over the requested resources, capped by the free pod slots, summed (numpy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kubefit.api.core import Node, Pod
+from kubefit.api.karmada import Cluster
+from kubefit.errors import InputError
+from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
+from kubefit.requests import pod_demand
+from kubefit.resourcenames import is_scalar
+
+MAX_INT32 = 2**31 - 1
+OVERFLOW_UNITS = 2**62
+"""Quantities at or above this many base units (cpu: millicores) make Karmada's int64 arithmetic wrap."""
+
+PODS_PER_MODEL_NODE = 110
+DEFAULT_GATES = {"CustomizedClusterResourceModeling": True, "SchedulingOvercommitProtection": False}
+DIMENSIONS = ("cpu", "memory", "ephemeral-storage", "pods")
+
+
+def int32(x: int) -> int:
+    """Go `int32(x)`: two's-complement truncation."""
+    return ((x + 2**31) % 2**32) - 2**31
+
+
+def feature_gates(overrides: Mapping[str, bool] | None) -> dict[str, bool]:
+    """Karmada's defaults with `overrides` applied; unknown gate names are an InputError."""
+    gates = dict(DEFAULT_GATES)
+    for name, on in (overrides or {}).items():
+        if name not in gates:
+            raise InputError(f"unknown feature gate {name!r} (known: {', '.join(DEFAULT_GATES)})",
+                             field="--feature-gates")
+        gates[name] = bool(on)
+    return gates
+
+
+def karmada_units(name: str, nanos: int) -> int:
+    """The integer Karmada keeps: millicores for cpu (`MilliValue`), `Value` otherwise."""
+    return milli_value(nanos) if name == "cpu" else value(nanos)
+
+
+def is_dimension(name: str) -> bool:
+    """Whether util.Resource keeps `name` (cpu, memory, ephemeral-storage, pods or a scalar resource)."""
+    return name in DIMENSIONS or is_scalar(name)
+
+
+@dataclass
+class AssumedComponent:
+    """One component of an in-flight workload: `replicas` copies of `requests` (nanos)."""
+
+    replicas: int
+    requests: dict[str, int] | None
+
+
+def parse_assumed(raw: Any, where: str = "assumedWorkloads") -> list[list[AssumedComponent]]:
+    """Assumed workloads as written ([{namespace, components: [{replicas, replicaRequirements}]}])."""
+    out: list[list[AssumedComponent]] = []
+    for i, wl in enumerate(raw or []):
+        comps = []
+        for j, comp in enumerate((wl or {}).get("components") or []):
+            reqs = (comp.get("replicaRequirements") or None)
+            rr = None if reqs is None else parse_request(reqs.get("resourceRequest") or {},
+                                                        f"{where}[{i}].components[{j}]")
+            comps.append(AssumedComponent(int(comp.get("replicas", 0) or 0), rr))
+        out.append(comps)
+    return out
+
+
+def parse_request(raw: Mapping[str, Any], where: str = "resourceRequest") -> dict[str, int]:
+    """A resourceRequest mapping → {name: nanos}; a bad quantity is an InputError."""
+    out = {}
+    for name, q in (raw or {}).items():
+        try:
+            out[str(name)] = parse_quantity(q)
+        except QuantityError as exc:
+            raise InputError(str(exc), field=f"{where}.{name}") from None
+    return out
+
+
+@dataclass
+class ClusterEstimate:
+    """Karmada's answer for one cluster, with the intermediate numbers that explain it."""
+
+    name: str
+    replicas: int  # what Karmada returns: int32(min(estimate, allowed pods))
+    path: str  # "no-summary" | "pods" | "summary" | "model"
+    allowed_pods: int | None = None
+    summary_estimate: int | None = None
+    model_estimate: int | None = None
+    model_error: str | None = None
+    overflow: bool = False
+    steps: list[str] = field(default_factory=list)  # the doc's arithmetic, for --explain
+
+
+# --------------------------------------------------------------------------- summary path (§4)
+
+def _list_nanos(rl: Mapping[str, Any] | None) -> dict[str, int]:
+    return {k: q.nanos for k, q in (rl or {}).items()}
+
+
+def _big(name: str, nanos: int) -> bool:
+    return abs(karmada_units(name, nanos)) >= OVERFLOW_UNITS
+
+
+def _fmt(name: str, nanos: int) -> str:
+    """A human number for --explain: cores for cpu (3 decimals at most), GiB for memory, units else."""
+    if name == "cpu":
+        return f"{nanos / 1e9:.4g}"
+    if name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
+        return f"{nanos / 1e9 / 2**30:.4g}Gi"
+    return f"{nanos / 1e9:.4g}"
+
+
+def add_assumed(allocating: dict[str, int], assumed: Sequence[Sequence[AssumedComponent]]) -> None:
+    """§4.2: add the in-flight workloads' demand to `allocating` (nanos, after Karmada's rounding)."""
+    for workload in assumed:
+        for comp in workload:
+            if comp.replicas <= 0:
+                continue
+            allocating["pods"] = allocating.get("pods", 0) + comp.replicas * 10**9
+            for name, q in (comp.requests or {}).items():
+                if name == "cpu":
+                    allocating[name] = allocating.get(name, 0) + milli_value(q) * comp.replicas * 10**6
+                else:
+                    allocating[name] = allocating.get(name, 0) + value(q) * comp.replicas * 10**9
+
+
+def allowed_pods(allocatable: Mapping[str, int], allocated: Mapping[str, int], allocating: Mapping[str, int]) -> int:
+    """P = V(allocatable.pods) − V(allocated.pods) − V(allocating.pods); missing = 0."""
+    return value(allocatable.get("pods", 0)) - value(allocated.get("pods", 0)) - value(allocating.get("pods", 0))
+
+
+def summary_estimate(request: Mapping[str, int], allocatable: Mapping[str, int], allocated: Mapping[str, int],
+                     allocating: Mapping[str, int], steps: list[str] | None = None) -> int:
+    """§4.1: min over requested resources of (allocatable − allocated − allocating) div request."""
+    best = 2**63 - 1
+    for name, q in request.items():
+        if value(q) <= 0:
+            continue
+        if name not in allocatable:
+            if steps is not None:
+                steps.append(f"{name}: not in allocatable → 0")
+            return 0
+        free = allocatable[name] - allocated.get(name, 0) - allocating.get(name, 0)
+        if value(free) <= 0:
+            if steps is not None:
+                steps.append(f"{name}: ({_fmt(name, allocatable[name])} − {_fmt(name, allocated.get(name, 0) + allocating.get(name, 0))}) ≤ 0 → 0")
+            return 0
+        n = milli_value(free) // milli_value(q) if name == "cpu" else value(free) // value(q)
+        if steps is not None:
+            used = allocated.get(name, 0) + allocating.get(name, 0)
+            steps.append(f"{name}: ({_fmt(name, allocatable[name])} − {_fmt(name, used)}) / {_fmt(name, q)} "
+                         f"= {free / q:.3g} → {n}")
+        best = min(best, n)
+    return best
+
+
+# --------------------------------------------------------------------------- model path (§5)
+
+class ModelError(Exception):
+    """The model estimate cannot run; Karmada falls back to the summary estimate."""
+
+
+def _to_dims(rl: Mapping[str, int]) -> dict[str, int]:
+    return {k: karmada_units(k, v) for k, v in rl.items() if is_dimension(k)}
+
+
+def _fit(cap: Mapping[str, int], req: Mapping[str, int]) -> int:
+    """How many replicas of `req` (pods included) one node of capacity `cap` holds."""
+    best = None
+    for name, r in req.items():
+        if r <= 0:
+            continue
+        n = cap.get(name, 0) // r if cap.get(name, 0) > 0 else 0
+        best = n if best is None else min(best, n)
+    return MAX_INT32 if best is None else best
+
+
+def _place(groups: list[list[Any]], req: dict[str, int], k: int) -> None:
+    """First-fit `k` replicas of `req` onto node groups [cap, count], splitting groups as nodes fill."""
+    i = 0
+    while k > 0 and i < len(groups):
+        cap, count = groups[i]
+        per = _fit(cap, req)
+        if per <= 0:
+            i += 1
+            continue
+        full = min(count, k // per)
+        new: list[list[Any]] = []
+        if full:
+            new.append([{d: cap.get(d, 0) - req.get(d, 0) * per for d in set(cap) | set(req)}, full])
+            k -= full * per
+        if k > 0 and full < count:
+            new.append([{d: cap.get(d, 0) - req.get(d, 0) * k for d in set(cap) | set(req)}, 1])
+            k = 0
+            if count - full - 1:
+                new.append([cap, count - full - 1])
+        elif count - full:
+            new.append([cap, count - full])
+        groups[i:i + 1] = new
+        i += len(new)
+
+
+def model_estimate(cluster: Cluster, request: Mapping[str, int],
+                   assumed: Sequence[Sequence[AssumedComponent]] = ()) -> int:
+    """§5: first-fit on virtual nodes built from the grades' mins and allocatableModelings counts."""
+    if not cluster.resource_models:
+        raise ModelError("no resource models defined")
+    summary = cluster.resource_summary
+    if summary is None:
+        raise ModelError("resource summary is nil")
+    for m in summary.allocatable_modelings:
+        if m.count < 0:
+            raise ModelError(f"negative node count for grade {m.grade}")
+    template: dict[int, dict[str, int]] = {}
+    for model in cluster.resource_models:
+        cap = _to_dims({r.name: r.min.nanos for r in model.ranges})
+        cap["pods"] = PODS_PER_MODEL_NODE
+        template[model.grade] = cap
+    counts: dict[int, int] = {}
+    for m in summary.allocatable_modelings:
+        if m.grade in template:
+            counts[m.grade] = counts.get(m.grade, 0) + m.count
+    groups = [[dict(template[g]), counts[g]] for g in sorted(counts) if counts[g] > 0]
+    for workload in assumed:
+        for comp in workload:
+            if comp.replicas > 0:
+                req = _to_dims(comp.requests or {})
+                req["pods"] = 1
+                _place(groups, req, comp.replicas)
+    req = _to_dims(request)
+    req["pods"] = 1
+    total = 0
+    for cap, count in groups:
+        total += _fit(cap, req) * count if _fit(cap, req) > 0 else 0
+        if total >= MAX_INT32:
+            return MAX_INT32
+    return total
+
+
+# --------------------------------------------------------------------------- the general estimator (§4)
+
+def _overflow(cluster: Cluster, request: Mapping[str, int] | None) -> bool:
+    s = cluster.resource_summary
+    lists = [] if s is None else [s.allocatable, s.allocated, s.allocating]
+    names = {"pods", *(request or {})}
+    for rl in lists:
+        for name, q in (rl or {}).items():
+            if name in names and _big(name, q.nanos):
+                return True
+    if any(_big(n, q) for n, q in (request or {}).items()):
+        return True
+    return any(_big(r.name, r.min.nanos) for m in cluster.resource_models for r in m.ranges)
+
+
+def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
+                     assumed: Sequence[Sequence[AssumedComponent]] = (),
+                     gates: Mapping[str, bool] | None = None) -> ClusterEstimate:
+    """`maxAvailableReplicas` for one cluster; `request` is the resourceRequest in nanos or None."""
+    gates = feature_gates(gates)
+    summary = cluster.resource_summary
+    est = ClusterEstimate(cluster.name, 0, "no-summary", overflow=_overflow(cluster, request))
+    if summary is None:
+        est.steps.append("no status.resourceSummary → 0")
+        return est
+    alloc, allocated = _list_nanos(summary.allocatable), _list_nanos(summary.allocated)
+    allocating = _list_nanos(summary.allocating)
+    if gates["SchedulingOvercommitProtection"] and assumed:
+        add_assumed(allocating, assumed)
+    pods = allowed_pods(alloc, allocated, allocating)
+    est.allowed_pods = pods
+    est.path = "pods"
+    est.steps.append(f"pods: {value(alloc.get('pods', 0))} − {value(allocated.get('pods', 0))} − "
+                     f"{value(allocating.get('pods', 0))} = {pods}")
+    if pods <= 0:
+        return est
+    if request is None:
+        est.replicas = int32(pods)
+        return est
+    if gates["CustomizedClusterResourceModeling"] and summary.allocatable_modelings:
+        try:
+            est.model_estimate = model_estimate(cluster, request, assumed)
+        except ModelError as exc:
+            est.model_error = str(exc)
+        else:
+            est.path = "model"
+            est.steps.append(f"resource models (first fit on virtual nodes): {est.model_estimate}")
+            est.replicas = int32(min(est.model_estimate, pods))
+            return est
+    est.summary_estimate = summary_estimate(request, alloc, allocated, allocating, est.steps)
+    est.path = "summary"
+    est.replicas = int32(min(est.summary_estimate, pods))
+    return est
+
+
+def max_available_replicas(clusters: Sequence[Cluster], request: Mapping[str, int] | None,
+                           assumed: Mapping[str, Sequence[Sequence[AssumedComponent]]] | None = None,
+                           gates: Mapping[str, bool] | None = None) -> list[ClusterEstimate]:
+    """`GeneralEstimator.MaxAvailableReplicas`: one estimate per cluster, in input order."""
+    assumed = assumed or {}
+    return [estimate_cluster(c, request, assumed.get(c.name, ()), gates) for c in clusters]
+
+
+# --------------------------------------------------------------------------- exact node-level count
+
+@dataclass
+class MemberState:
+    """A member's nodes as arrays: free resources per node (Karmada units) and free pod slots."""
+
+    names: list[str]
+    resources: list[str]
+    free: np.ndarray  # [N, R] allocatable − requested of bound pods
+    present: np.ndarray  # [N, R] bool: the node has this resource in allocatable
+    pods_free: np.ndarray  # [N]
+
+
+def member_state(nodes: Sequence[Node], pods: Sequence[Pod], resources: Sequence[str]) -> MemberState:
+    """Compile a member's nodes and bound pods (phase not Succeeded/Failed) into `MemberState`."""
+    index = {n.name: i for i, n in enumerate(nodes)}
+    res = [r for r in resources if r != "pods"]
+    rix = {r: j for j, r in enumerate(res)}
+    rows = [[karmada_units(r, n.allocatable[r]) if r in n.allocatable else 0 for r in res] for n in nodes]
+    present = [[r in n.allocatable for r in res] for n in nodes]
+    used = [[0] * len(res) for _ in nodes]
+    npods = [0] * len(nodes)
+    for pod in pods:
+        i = index.get(pod.node_name)
+        if i is None or pod.phase in ("Succeeded", "Failed"):
+            continue
+        npods[i] += 1
+        for name, amount in pod_demand(pod).requests.items():
+            if name in rix:
+                used[i][rix[name]] += amount
+    big = any(abs(x) >= OVERFLOW_UNITS for row in rows for x in row)
+    dtype = object if big else np.int64
+    free = np.array(rows, dtype=dtype).reshape(len(nodes), len(res)) - np.array(used, dtype=dtype).reshape(len(nodes), len(res))
+    pods_alloc = np.array([value(n.allocatable.get("pods", 0)) for n in nodes], dtype=np.int64)
+    return MemberState([n.name for n in nodes], res, free, np.array(present, dtype=bool).reshape(len(nodes), len(res)),
+                       pods_alloc - np.array(npods, dtype=np.int64))
+
+
+def exact_counts(state: MemberState, request: Mapping[str, int]) -> np.ndarray:
+    """Per node: min over requested resources of floor(free / request), capped by free pod slots."""
+    fits = np.maximum(state.pods_free, 0).astype(state.free.dtype)
+    for name, q in request.items():
+        r = karmada_units(name, q)
+        if r <= 0 or name == "pods":
+            continue
+        if name not in state.resources:
+            return np.zeros(len(state.names), dtype=np.int64)
+        j = state.resources.index(name)
+        col = np.where(state.present[:, j], np.maximum(state.free[:, j], 0) // r, 0)
+        fits = np.minimum(fits, col)
+    pods_req = karmada_units("pods", request.get("pods", 0))
+    if pods_req > 1:
+        fits = np.minimum(fits, np.maximum(state.pods_free, 0) // pods_req)
+    return fits
+
+
+def exact_estimate(nodes: Sequence[Node], pods: Sequence[Pod], request: Mapping[str, int]) -> int:
+    """How many replicas of `request` really fit on these nodes, summed over nodes."""
+    if not nodes:
+        return 0
+    state = member_state(nodes, pods, list(request))
+    return int(exact_counts(state, request).sum())
