@@ -1,0 +1,1 @@
+"""Importers: public cluster traces → kubefit scenarios (Kubernetes Node and Pod objects)."""
