@@ -1,0 +1,122 @@
+"""Pre-1.17 resource priorities on the 0..10 scale (SPEC-kube-scheduler §11), over node arrays.
+
+kube-scheduler v1.16 scored nodes 0..10 (`MaxPriority = 10`). The functions here reproduce its
+`RequestedToCapacityRatioPriority`, `LeastRequestedPriority`, `MostRequestedPriority` and
+`BalancedResourceAllocation` exactly. Inputs are `requested[N, K]` (what the node would hold with the
+incoming pod: node non-zero requests + pod non-zero request, as v1.16 summed them) and
+`allocatable[N, K]` as int64 (cpu in millicores, other resources in base units).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_PRIORITY = 10  # schedulerapi.MaxPriority before v1.17
+MAX_UTILIZATION = 100
+
+Shape = Sequence[tuple[int, int]]  # (utilization 0..100, score 0..10), utilizations increasing
+
+
+def _go_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
+    """Go integer division (truncation toward zero) on int64 arrays; `den` must be non-zero."""
+    q = np.abs(num) // np.abs(den)
+    return np.where((num < 0) != (np.asarray(den) < 0), -q, q)
+
+
+def legacy_broken_linear(utilization: np.ndarray, shape: Shape) -> np.ndarray:
+    """v1.16 `buildBrokenLinearFunction`: the shape on 0..10, interpolated with Go truncation."""
+    p = np.asarray(utilization, dtype=np.int64)
+    out = np.full(p.shape, int(shape[-1][1]), dtype=np.int64)
+    done = np.zeros(p.shape, dtype=bool)
+    for i, (u, s) in enumerate(shape):
+        hit = ~done & (p <= u)
+        if i == 0:
+            out[hit] = s
+        else:
+            u0, s0 = shape[i - 1]
+            seg = s0 + _go_div((s - s0) * (p - u0), u - u0)
+            out[hit] = seg[hit]
+        done |= hit
+    return out
+
+
+def legacy_utilization(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+    """`100 − ((cap−req)·100)/cap` truncated; 100 where cap is 0 or req > cap (rounds utilisation up)."""
+    req = np.asarray(requested, dtype=np.int64)
+    cap = np.asarray(allocatable, dtype=np.int64)
+    full = (cap == 0) | (req > cap)
+    safe = np.where(full, 1, cap)
+    util = MAX_UTILIZATION - ((safe - np.where(full, 0, req)) * MAX_UTILIZATION) // safe
+    return np.where(full, MAX_UTILIZATION, util)
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    """Go `math.Round` (half away from zero) to int64."""
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)
+
+
+def legacy_rtcr_scores(requested: np.ndarray, allocatable: np.ndarray, weights: Sequence[int],
+                       shape: Shape) -> tuple[np.ndarray, np.ndarray]:
+    """v1.16 RequestedToCapacityRatioPriority: (node scores[N] on 0..10, per-resource scores[N, K]).
+
+    Per resource `f(100 − ((cap−req)·100)/cap)` (f(100) when cap is 0 or req > cap); only resources
+    with a positive score enter the weighted average, which is rounded half away from zero.
+    """
+    per = legacy_broken_linear(legacy_utilization(requested, allocatable), shape)
+    w = np.asarray(weights, dtype=np.int64)
+    positive = per > 0
+    num = np.where(positive, per * w, 0).sum(axis=-1)
+    wsum = np.where(positive, w, 0).sum(axis=-1)
+    node = np.where(wsum == 0, 0, _round_half_away(num / np.where(wsum == 0, 1, wsum)))
+    return node.astype(np.int64), per
+
+
+def _least_requested(req: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """v1.16 `leastRequestedScore`: `(cap−req)·10/cap`, 0 when cap is 0 or req > cap."""
+    bad = (cap == 0) | (req > cap)
+    safe = np.where(cap == 0, 1, cap)
+    return np.where(bad, 0, ((safe - req) * MAX_PRIORITY) // safe)
+
+
+def _most_requested(req: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """v1.16 `mostRequestedScore`: `req·10/cap`, 0 when cap is 0 or req > cap."""
+    bad = (cap == 0) | (req > cap)
+    safe = np.where(cap == 0, 1, cap)
+    return np.where(bad, 0, (req * MAX_PRIORITY) // safe)
+
+
+def _cpu_memory(requested: np.ndarray, allocatable: np.ndarray) -> tuple[np.ndarray, ...]:
+    req = np.asarray(requested, dtype=np.int64)
+    cap = np.asarray(allocatable, dtype=np.int64)
+    if req.shape[-1] != 2 or cap.shape[-1] != 2:
+        raise ValueError("legacy Least/Most/Balanced priorities take exactly [cpu, memory] columns")
+    return req[..., 0], cap[..., 0], req[..., 1], cap[..., 1]
+
+
+def legacy_least_requested_scores(requested: np.ndarray, allocatable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """v1.16 LeastRequestedPriority on [cpu, memory]: ((cpu + memory) / 2, per-resource[N, 2])."""
+    rc, cc, rm, cm = _cpu_memory(requested, allocatable)
+    per = np.stack([_least_requested(rc, cc), _least_requested(rm, cm)], axis=-1)
+    return per.sum(axis=-1) // 2, per
+
+
+def legacy_most_requested_scores(requested: np.ndarray, allocatable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """v1.16 MostRequestedPriority on [cpu, memory]: ((cpu + memory) / 2, per-resource[N, 2])."""
+    rc, cc, rm, cm = _cpu_memory(requested, allocatable)
+    per = np.stack([_most_requested(rc, cc), _most_requested(rm, cm)], axis=-1)
+    return per.sum(axis=-1) // 2, per
+
+
+def legacy_balanced_scores(requested: np.ndarray, allocatable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """v1.16 BalancedResourceAllocation: `int((1 − |cpuFraction − memFraction|)·10)`, (scores, fractions[N, 2]).
+
+    A fraction is req/cap in float64 (1 when cap is 0); a node with either fraction ≥ 1 scores 0.
+    """
+    rc, cc, rm, cm = _cpu_memory(requested, allocatable)
+    fc = np.where(cc == 0, 1.0, rc / np.where(cc == 0, 1, cc))
+    fm = np.where(cm == 0, 1.0, rm / np.where(cm == 0, 1, cm))
+    score = ((1 - np.abs(fc - fm)) * MAX_PRIORITY).astype(np.int64)  # int64() truncates
+    score = np.where((fc >= 1) | (fm >= 1), 0, score)
+    return score, np.stack([fc, fm], axis=-1)
