@@ -48,7 +48,7 @@ def _register_verbs() -> None:
     # One import per family; a module missing here simply has no verbs yet.
     import importlib
 
-    for module in ("scheduler", "config", "karmada", "cluster"):
+    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet"):
         try:
             importlib.import_module(f"kubefit.cli.{module}")
         except ModuleNotFoundError as exc:

@@ -67,6 +67,7 @@ class AssumedComponent:
 
     replicas: int
     requests: dict[str, int] | None
+    texts: dict[str, str] | None = None  # the quantities as written (their Go Format matters for sets)
 
 
 def parse_assumed(raw: Any, where: str = "assumedWorkloads") -> list[list[AssumedComponent]]:
@@ -78,7 +79,8 @@ def parse_assumed(raw: Any, where: str = "assumedWorkloads") -> list[list[Assume
             reqs = (comp.get("replicaRequirements") or None)
             rr = None if reqs is None else parse_request(reqs.get("resourceRequest") or {},
                                                         f"{where}[{i}].components[{j}]")
-            comps.append(AssumedComponent(int(comp.get("replicas", 0) or 0), rr))
+            texts = None if reqs is None else {str(k): str(v) for k, v in (reqs.get("resourceRequest") or {}).items()}
+            comps.append(AssumedComponent(int(comp.get("replicas", 0) or 0), rr, texts))
         out.append(comps)
     return out
 
@@ -111,7 +113,7 @@ class ClusterEstimate:
 
 # --------------------------------------------------------------------------- summary path (§4)
 
-def _list_nanos(rl: Mapping[str, Any] | None) -> dict[str, int]:
+def resource_list_nanos(rl: Mapping[str, Any] | None) -> dict[str, int]:
     return {k: q.nanos for k, q in (rl or {}).items()}
 
 
@@ -193,8 +195,8 @@ def _fit(cap: Mapping[str, int], req: Mapping[str, int]) -> int:
     return MAX_INT32 if best is None else best
 
 
-def _place(groups: list[list[Any]], req: dict[str, int], k: int) -> None:
-    """First-fit `k` replicas of `req` onto node groups [cap, count], splitting groups as nodes fill."""
+def _place(groups: list[list[Any]], req: dict[str, int], k: int) -> int:
+    """First-fit `k` replicas of `req` onto node groups [cap, count], splitting groups; returns those left."""
     i = 0
     while k > 0 and i < len(groups):
         cap, count = groups[i]
@@ -216,16 +218,16 @@ def _place(groups: list[list[Any]], req: dict[str, int], k: int) -> None:
             new.append([cap, count - full])
         groups[i:i + 1] = new
         i += len(new)
+    return k
 
 
-def model_estimate(cluster: Cluster, request: Mapping[str, int],
-                   assumed: Sequence[Sequence[AssumedComponent]] = ()) -> int:
-    """§5: first-fit on virtual nodes built from the grades' mins and allocatableModelings counts."""
-    if not cluster.resource_models:
-        raise ModelError("no resource models defined")
+def model_nodes(cluster: Cluster, assumed: Sequence[Sequence[AssumedComponent]] = ()) -> list[list[Any]]:
+    """`buildModelNodes` as groups [capacity, count] in grade order, with assumed workloads pre-placed."""
     summary = cluster.resource_summary
     if summary is None:
         raise ModelError("resource summary is nil")
+    if not cluster.resource_models:
+        raise ModelError("no resource models defined")
     for m in summary.allocatable_modelings:
         if m.count < 0:
             raise ModelError(f"negative node count for grade {m.grade}")
@@ -245,6 +247,13 @@ def model_estimate(cluster: Cluster, request: Mapping[str, int],
                 req = _to_dims(comp.requests or {})
                 req["pods"] = 1
                 _place(groups, req, comp.replicas)
+    return groups
+
+
+def model_estimate(cluster: Cluster, request: Mapping[str, int],
+                   assumed: Sequence[Sequence[AssumedComponent]] = ()) -> int:
+    """§5: first-fit on virtual nodes built from the grades' mins and allocatableModelings counts."""
+    groups = model_nodes(cluster, assumed)
     req = _to_dims(request)
     req["pods"] = 1
     total = 0
@@ -280,8 +289,8 @@ def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
     if summary is None:
         est.steps.append("no status.resourceSummary → 0")
         return est
-    alloc, allocated = _list_nanos(summary.allocatable), _list_nanos(summary.allocated)
-    allocating = _list_nanos(summary.allocating)
+    alloc, allocated = resource_list_nanos(summary.allocatable), resource_list_nanos(summary.allocated)
+    allocating = resource_list_nanos(summary.allocating)
     if gates["SchedulingOvercommitProtection"] and assumed:
         add_assumed(allocating, assumed)
     pods = allowed_pods(alloc, allocated, allocating)
@@ -380,3 +389,112 @@ def exact_estimate(nodes: Sequence[Node], pods: Sequence[Pod], request: Mapping[
         return 0
     state = member_state(nodes, pods, list(request))
     return int(exact_counts(state, request).sum())
+
+
+# --------------------------------------------------------------------------- component sets (multi-template)
+
+@dataclass
+class Component:
+    """One pod template of a multi-template workload: `replicas` pods, each asking `requests` (quantity text)."""
+
+    replicas: int
+    requests: dict[str, str] | None
+
+
+def parse_components(raw: Any) -> list[Component]:
+    """Components as written ([{name, replicas, replicaRequirements: {resourceRequest}}])."""
+    out = []
+    for c in raw or []:
+        rr = c.get("replicaRequirements")
+        reqs = None if rr is None or rr.get("resourceRequest") is None else {
+            str(k): str(v) for k, v in rr["resourceRequest"].items()}
+        out.append(Component(int(c.get("replicas", 0) or 0), reqs))
+    return out
+
+
+def quantity_format(text: str) -> str:
+    """The Go Format a quantity string parses to: BinarySI, DecimalExponent or DecimalSI."""
+    t = str(text).strip()
+    if t[-2:] in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
+        return "BinarySI"
+    body = t.lstrip("+-")
+    if any(ch in "eE" for ch in body):
+        return "DecimalExponent"
+    return "DecimalSI"
+
+
+def quantity_as_int64(text: str, nanos: int | None = None) -> int:
+    """`quantityAsInt64`: MilliValue for decimal formats, Value for BinarySI."""
+    nanos = parse_quantity(text) if nanos is None else nanos
+    return value(nanos) if quantity_format(text) == "BinarySI" else milli_value(nanos)
+
+
+def _components_as_assumed(components: Sequence[Component]) -> list[AssumedComponent]:
+    return [AssumedComponent(c.replicas, None if c.requests is None else parse_request(c.requests))
+            for c in components]
+
+
+def model_sets(cluster: Cluster, components: Sequence[Component], upper_bound: int,
+               assumed: Sequence[Sequence[AssumedComponent]] = ()) -> int:
+    """`getMaximumSetsBasedOnResourceModels`: whole sets placed first-fit on the model nodes, ≤ upper_bound."""
+    groups = model_nodes(cluster, assumed)
+    comps = []
+    for c in _components_as_assumed(components):
+        req = _to_dims(c.requests or {})
+        req["pods"] = 1
+        comps.append((req, c.replicas))
+    sets = 0
+    while sets < upper_bound:
+        if any(_place(groups, req, k) > 0 for req, k in comps):
+            break
+        sets += 1
+    return sets
+
+
+def estimate_sets(cluster: Cluster, components: Sequence[Component],
+                  assumed: Sequence[Sequence[AssumedComponent]] = (),
+                  gates: Mapping[str, bool] | None = None) -> int:
+    """`maxAvailableComponentSets`: how many complete sets of the components fit (general estimator)."""
+    gates = feature_gates(gates)
+    summary = cluster.resource_summary
+    if summary is None:
+        return 0
+    available: dict[str, int] = {}
+    for key, q in (summary.allocatable or {}).items():
+        a = q.nanos - ((summary.allocated or {})[key].nanos if key in (summary.allocated or {}) else 0)
+        a -= (summary.allocating or {})[key].nanos if key in (summary.allocating or {}) else 0
+        available[key] = value(a) if quantity_format(q.text) == "BinarySI" else milli_value(a)
+    pods = allowed_pods(resource_list_nanos(summary.allocatable), resource_list_nanos(summary.allocated),
+                        resource_list_nanos(summary.allocating))
+    if pods <= 0:
+        return 0
+    if gates["SchedulingOvercommitProtection"] and assumed:
+        for workload in assumed:
+            for comp in workload:
+                pods -= comp.replicas
+                for name, text in (comp.texts or {}).items():
+                    available[name] = available.get(name, 0) - quantity_as_int64(text) * comp.replicas
+        if pods <= 0:
+            return 0
+    per_set_pods = sum(c.replicas for c in components)
+    if per_set_pods <= 0:
+        return int32(pods)
+    bound = int32(pods // per_set_pods)
+    per_set: dict[str, int] = {}
+    for c in components:
+        for name, text in (c.requests or {}).items():
+            per_set[name] = per_set.get(name, 0) + quantity_as_int64(text) * c.replicas
+    sets = bound
+    if any(v != 0 for v in per_set.values()):
+        for name, need in per_set.items():
+            if need <= 0:
+                continue
+            if available.get(name, 0) <= 0:
+                return 0
+            sets = min(sets, int32(available[name] // need))
+    if gates["CustomizedClusterResourceModeling"] and summary.allocatable_modelings:
+        try:
+            sets = min(sets, model_sets(cluster, components, sets, assumed))
+        except ModelError:
+            pass
+    return sets

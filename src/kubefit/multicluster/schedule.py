@@ -60,3 +60,45 @@ def schedule(clusters: Sequence[Cluster], spec: Mapping[str, Any], status: Mappi
         "error": result["error"],
         "overflow": sorted(e.name for e in estimates if e.overflow),
     }
+
+
+def _selector_matches(selector: Mapping[str, Any], workload: Mapping[str, Any]) -> bool:
+    meta = workload.get("metadata") or {}
+    if selector.get("apiVersion") not in (None, workload.get("apiVersion")):
+        return False
+    if selector.get("kind") not in (None, workload.get("kind")):
+        return False
+    if selector.get("name") and selector["name"] != meta.get("name"):
+        return False
+    if selector.get("namespace") and selector["namespace"] != (meta.get("namespace") or "default"):
+        return False
+    labels = meta.get("labels") or {}
+    match = (selector.get("labelSelector") or {}).get("matchLabels") or {}
+    return all(labels.get(k) == v for k, v in match.items())
+
+
+def policy_matches(policy: Mapping[str, Any], workload: Mapping[str, Any]) -> bool:
+    """Whether one of the PropagationPolicy's resourceSelectors selects the workload."""
+    return any(_selector_matches(s or {}, workload)
+               for s in ((policy.get("spec") or {}).get("resourceSelectors") or []))
+
+
+def binding_from_workload(workload: Mapping[str, Any], policy: Mapping[str, Any],
+                          template_requests: Mapping[str, str] | None) -> dict[str, Any]:
+    """The ResourceBinding spec Karmada's detector builds for a Deployment-like workload and its policy.
+
+    `template_requests` is the pod template's effective request (quantity strings), as Karmada's
+    interpreter reads it (`resourcehelper.PodRequests`); empty means no replicaRequirements.
+    """
+    meta = workload.get("metadata") or {}
+    replicas = (workload.get("spec") or {}).get("replicas")
+    spec: dict[str, Any] = {
+        "resource": {"apiVersion": workload.get("apiVersion", ""), "kind": workload.get("kind", ""),
+                     "namespace": meta.get("namespace") or "default", "name": meta.get("name", ""),
+                     "uid": meta.get("uid", "")},
+        "replicas": 1 if replicas is None else int(replicas),
+        "placement": (policy.get("spec") or {}).get("placement") or {},
+    }
+    if template_requests:
+        spec["replicaRequirements"] = {"resourceRequest": dict(template_requests)}
+    return spec

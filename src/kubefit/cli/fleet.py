@@ -1,0 +1,249 @@
+"""Fleet verbs over Karmada objects: `estimate` (available replicas per cluster) and `schedule`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.errors import InputError
+from kubefit.load import Document, decode_pod, load_scenario, read_documents
+from kubefit.quantity import QuantityError, parse_quantity
+from kubefit.report.output import emit
+from kubefit.requests import pod_requests_nanos
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Job")
+
+RequestOption = Annotated[str | None, typer.Option(
+    "--request", help="Per-replica request, e.g. cpu=3,memory=20Gi (overrides the binding's).")]
+GatesOption = Annotated[str | None, typer.Option(
+    "--feature-gates", help="Karmada feature gates, e.g. CustomizedClusterResourceModeling=false.")]
+
+
+@dataclass
+class Fleet:
+    """The Karmada objects of the scenario files."""
+
+    clusters: list[Any] = field(default_factory=list)
+    binding: dict[str, Any] | None = None  # {"spec", "status"} of a ResourceBinding (given or built)
+    binding_source: str = ""
+
+
+def _pairs(text: str | None, option: str) -> list[tuple[str, str]]:
+    out = []
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise InputError(f"expected NAME=VALUE, got {item!r}", field=option)
+        k, v = item.split("=", 1)
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+def parse_gates(text: str | None) -> dict[str, bool]:
+    """`K=bool,…` → {K: bool}."""
+    gates = {}
+    for k, v in _pairs(text, "--feature-gates"):
+        if v.lower() not in ("true", "false"):
+            raise InputError(f"{k}: expected true or false, got {v!r}", field="--feature-gates")
+        gates[k] = v.lower() == "true"
+    return gates
+
+
+def parse_request_option(text: str) -> dict[str, str]:
+    """`cpu=3,memory=20Gi` → {name: quantity string}; a bad quantity is an InputError."""
+    out = {}
+    for k, v in _pairs(text, "--request"):
+        try:
+            parse_quantity(v)
+        except QuantityError as exc:
+            raise InputError(str(exc), field=f"--request {k}") from None
+        out[k] = v
+    if not out:
+        raise InputError("no resource given", field="--request")
+    return out
+
+
+def _template_requests(workload: Document) -> dict[str, str]:
+    """The pod template's effective request, as quantity strings in nano-units."""
+    template = ((workload.body.get("spec") or {}).get("template") or {})
+    pod_doc = Document({"apiVersion": "v1", "kind": "Pod", "metadata": template.get("metadata") or {"name": "template"},
+                        "spec": template.get("spec") or {}}, workload.source, workload.index)
+    if not (pod_doc.body["metadata"] or {}).get("name"):
+        pod_doc.body["metadata"] = {**pod_doc.body["metadata"], "name": "template"}
+    pod = decode_pod(pod_doc, [])
+    return {k: f"{v}n" for k, v in pod_requests_nanos(pod).items()}
+
+
+def load_fleet(files: list[str]) -> Fleet:
+    """Clusters plus one ResourceBinding (or a workload and the PropagationPolicy selecting it)."""
+    from kubefit.api.karmada import decode_cluster, decode_resource_binding
+    from kubefit.multicluster.schedule import binding_from_workload, policy_matches
+
+    fleet = Fleet()
+    workloads: list[Document] = []
+    policies: list[Document] = []
+    for path in files:
+        for doc in read_documents(path):
+            if doc.kind == "Cluster":
+                fleet.clusters.append(decode_cluster(doc))
+            elif doc.kind == "ResourceBinding":
+                rb = decode_resource_binding(doc)
+                if fleet.binding is not None:
+                    raise InputError("more than one ResourceBinding; give one per run", file=doc.source, obj=doc.label)
+                fleet.binding = {"spec": rb.spec, "status": rb.status}
+                fleet.binding_source = f"{doc.source}: {doc.label}"
+            elif doc.kind in WORKLOAD_KINDS:
+                workloads.append(doc)
+            elif doc.kind in ("PropagationPolicy", "ClusterPropagationPolicy"):
+                policies.append(doc)
+            elif doc.kind in ("Node", "Pod"):
+                raise InputError("member nodes and pods go in a separate file given with --member NAME=FILE",
+                                 file=doc.source, obj=doc.label, field="kind")
+    if not fleet.clusters:
+        raise InputError("no Karmada Cluster objects in the files", file=", ".join(files))
+    names = [c.name for c in fleet.clusters]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise InputError(f"cluster names must be unique: {', '.join(sorted(dup))}", file=", ".join(files))
+    if fleet.binding is None and workloads:
+        wl = workloads[0]
+        pols = [p for p in policies if policy_matches(p.body, wl.body)]
+        if not pols:
+            raise InputError("no PropagationPolicy selects this workload", file=wl.source, obj=wl.label)
+        fleet.binding = {"spec": binding_from_workload(wl.body, pols[0].body, _template_requests(wl)), "status": {}}
+        fleet.binding_source = f"{wl.source}: {wl.label} with {pols[0].label}"
+    return fleet
+
+
+def _warn_overflow(names: list[str]) -> None:
+    for name in names:
+        warn(f"cluster {name}: a quantity of 2^62 base units or more (cpu in millicores) makes Karmada's int64 "
+             f"arithmetic wrap; Karmada's number for this cluster is not meaningful (kubefit shows the exact one)")
+
+
+@app.command()
+def estimate(
+    files: FilesOption,
+    request: RequestOption = None,
+    feature_gates: GatesOption = None,
+    member: Annotated[list[str] | None, typer.Option(
+        "--member", help="NAME=FILE: a member's nodes and pods, for the exact node-level count.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show the arithmetic behind each number.")] = False,
+    output: OutputOption = OutputFormat.table,
+) -> None:
+    """Available replicas per member cluster, as Karmada's general estimator computes them."""
+    from kubefit.multicluster.estimate import exact_estimate, max_available_replicas, parse_request
+
+    gates = parse_gates(feature_gates)
+    fleet = load_fleet(files)
+    if request is not None:
+        req: dict[str, int] | None = parse_request(parse_request_option(request), "--request")
+    elif fleet.binding is not None:
+        rr = fleet.binding["spec"].get("replicaRequirements")
+        req = None if rr is None else parse_request(rr.get("resourceRequest") or {},
+                                                    "spec.replicaRequirements.resourceRequest")
+    else:
+        req = None
+    members = {}
+    for item in member or []:
+        if "=" not in item:
+            raise InputError(f"expected NAME=FILE, got {item!r}", field="--member")
+        name, path = item.split("=", 1)
+        if name not in {c.name for c in fleet.clusters}:
+            raise InputError(f"unknown cluster {name!r} (clusters: {', '.join(c.name for c in fleet.clusters)})",
+                             field="--member")
+        members[name] = load_scenario([path])
+    if members and req is None:
+        raise InputError("the exact count needs a request (a binding with replicaRequirements or --request)",
+                         field="--member")
+    estimates = max_available_replicas(fleet.clusters, req, None, gates)
+    data: dict[str, Any] = {"availableReplicas": {e.name: e.replicas for e in estimates}}
+    exact: dict[str, int] = {}
+    for name, scen in members.items():
+        exact[name] = exact_estimate(scen.nodes, scen.pods, req or {})
+    if members:
+        data["exactReplicas"] = exact
+        data["estimateError"] = {n: data["availableReplicas"][n] - exact[n] for n in exact}
+    overflow = [e.name for e in estimates if e.overflow]
+    if overflow:
+        data["overflow"] = overflow
+        _warn_overflow(overflow)
+    if explain:
+        data["explain"] = {e.name: e.steps for e in estimates}
+
+    def table(console: Console) -> None:
+        t = Table(title="available replicas (Karmada general estimator)")
+        for col in ("cluster", "path", "allowed pods", "Karmada", *(("exact", "error") if members else ())):
+            t.add_column(col, justify="left" if col in ("cluster", "path") else "right")
+        for e in estimates:
+            row = [e.name, e.path, "" if e.allowed_pods is None else str(e.allowed_pods),
+                   str(e.replicas) + (" (overflow)" if e.overflow else "")]
+            if members:
+                row += [str(exact.get(e.name, "")),
+                        "" if e.name not in exact else f"{e.replicas - exact[e.name]:+d}"]
+            t.add_row(*row)
+        console.print(t)
+        if explain:
+            for e in estimates:
+                console.print(f"[bold]{e.name}[/bold]")
+                for step in e.steps:
+                    console.print(f"  {step}")
+
+    emit(data, output, table)
+
+
+@app.command()
+def schedule(
+    files: FilesOption,
+    feature_gates: GatesOption = None,
+    score: Annotated[list[str] | None, typer.Option(
+        "--score", help="NAME=N: the scheduler's score of a cluster (default 0).")] = None,
+    output: OutputOption = OutputFormat.table,
+) -> None:
+    """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
+    from kubefit.multicluster.schedule import schedule as run_schedule
+
+    gates = parse_gates(feature_gates)
+    fleet = load_fleet(files)
+    if fleet.binding is None:
+        raise InputError("no ResourceBinding, and no workload with a PropagationPolicy, in the files",
+                         file=", ".join(files))
+    scores = {}
+    for item in score or []:
+        k, _, v = item.partition("=")
+        try:
+            scores[k] = int(v)
+        except ValueError:
+            raise InputError(f"expected NAME=INTEGER, got {item!r}", field="--score") from None
+    result = run_schedule(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
+    overflow = result.pop("overflow")
+    if overflow:
+        _warn_overflow(overflow)
+
+    def table(console: Console) -> None:
+        t = Table(title=f"candidates for {fleet.binding_source}")
+        for col in ("cluster", "available", "allocatable"):
+            t.add_column(col, justify="left" if col == "cluster" else "right")
+        for c in result["candidates"]:
+            t.add_row(c["name"], str(c["availableReplicas"]), str(c["allocatableReplicas"]))
+        console.print(t)
+        if result["error"]:
+            console.print(f"[red]scheduling failed:[/red] {result['error']}")
+        else:
+            a = Table(title="spec.clusters")
+            a.add_column("cluster")
+            a.add_column("replicas", justify="right")
+            for c in result["clusters"]:
+                a.add_row(c["name"], str(c["replicas"]))
+            console.print(a)
+
+    emit(result, output, table)
+    if result["error"]:
+        raise typer.Exit(1)
