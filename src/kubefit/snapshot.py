@@ -1,0 +1,193 @@
+"""A live cluster → a scenario: its nodes and non-terminal pods, trimmed to what scheduling reads.
+
+The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
+path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
+pages (`limit`/`continue`) with the official `kubernetes` client. Every failure to reach or read the
+cluster is an `InputError` (one line, exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kubefit.errors import InputError
+
+PAGE_SIZE = 500  # what kubectl asks for
+TERMINAL_PHASES = ("Succeeded", "Failed")
+# The pod list kube-scheduler's informer watches: everything not finished.
+NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
+
+# What a scenario needs of each object; everything else (managedFields, conditions, images, ...) is noise.
+NODE_META = ("name", "labels", "creationTimestamp")
+NODE_SPEC = ("unschedulable", "taints")
+NODE_STATUS = ("capacity", "allocatable")
+POD_META = ("name", "namespace", "labels", "creationTimestamp")
+POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy",
+            "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
+            "overhead", "resources", "hostNetwork", "runtimeClassName")
+CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
+POD_STATUS = ("phase",)
+
+
+def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
+    """Nodes then non-terminal pods of the cluster, trimmed; pods in creation order (queue order)."""
+    from kubernetes import client
+
+    api = client.CoreV1Api(api_client(kubeconfig, context))
+    where = _server(api)
+    nodes = [trim_node(n) for n in _list_all(api.list_node, "nodes", where)]
+    pods = [trim_pod(p) for p in _list_all(api.list_pod_for_all_namespaces, "pods", where,
+                                           field_selector=NON_TERMINAL)
+            if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
+    pods.sort(key=lambda p: str(p["metadata"].get("creationTimestamp") or ""))  # stable: API order kept
+    return [*nodes, *pods]
+
+
+# --------------------------------------------------------------------------- connecting
+
+def kubeconfig_paths(kubeconfig: str | None) -> str | None:
+    """The kubeconfig kubectl would read (a path list for `$KUBECONFIG`), or None for in-cluster."""
+    if kubeconfig:
+        return kubeconfig
+    env = os.environ.get("KUBECONFIG", "")
+    if any(p for p in env.split(os.pathsep)):
+        return env
+    default = Path("~/.kube/config").expanduser()
+    return str(default) if default.exists() else None
+
+
+def api_client(kubeconfig: str | None = None, context: str | None = None) -> Any:
+    """A `kubernetes.client.ApiClient` for the cluster kubectl would talk to."""
+    import yaml
+    from kubernetes import client, config
+    from kubernetes.config.config_exception import ConfigException
+
+    paths = kubeconfig_paths(kubeconfig)
+    configuration = client.Configuration()
+    configuration.retries = 0  # one clear failure, now, rather than silent retries
+    try:
+        if paths is None:
+            if context:
+                raise InputError(f"context {context!r} not found: there is no kubeconfig "
+                                 f"(--kubeconfig, $KUBECONFIG, ~/.kube/config)")
+            config.load_incluster_config(client_configuration=configuration)
+        else:
+            config.load_kube_config(config_file=paths, context=context, client_configuration=configuration,
+                                    persist_config=False)
+    except ConfigException as exc:
+        where = "no kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) and not in a cluster: " \
+            if paths is None else ""
+        raise InputError(f"{where}{_one_line(str(exc))}", file=paths) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"kubeconfig is not valid YAML: {_one_line(str(exc))}", file=paths) from None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:  # malformed kubeconfig files
+        raise InputError(f"cannot read kubeconfig: {_one_line(str(exc))}", file=paths) from None
+    return client.ApiClient(configuration=configuration)
+
+
+def _server(api: Any) -> str:
+    return str(api.api_client.configuration.host)
+
+
+# --------------------------------------------------------------------------- listing
+
+def _list_all(call: Callable[..., Any], resource: str, server: str, **params: Any) -> Iterator[dict[str, Any]]:
+    """Every item of a list endpoint, page by page, as the API server's JSON."""
+    token: str | None = None
+    while True:
+        body = _get_page(call, resource, server, limit=PAGE_SIZE, _continue=token, **params)
+        items = body.get("items") or []
+        if not isinstance(items, list):
+            raise InputError(f"listing {resource}: the server's reply has no list of items", file=server)
+        yield from (item for item in items if isinstance(item, dict))
+        token = (body.get("metadata") or {}).get("continue") or None
+        if not token:
+            return
+
+
+def _get_page(call: Callable[..., Any], resource: str, server: str, **params: Any) -> dict[str, Any]:
+    """One page of a list call, raw JSON (the client's models would drop fields they do not know)."""
+    import urllib3
+    from kubernetes.client.exceptions import ApiException
+
+    params = {k: v for k, v in params.items() if v is not None}
+    try:
+        response = call(_preload_content=False, _request_timeout=30, **params)
+        if not 200 <= response.status <= 299:
+            raise ApiException(http_resp=response)
+        body = json.loads(response.data)
+    except ApiException as exc:
+        raise InputError(f"listing {resource}: {_api_reason(exc)}", file=server) from None
+    except urllib3.exceptions.HTTPError as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise InputError(f"cannot reach the cluster: {_one_line(str(reason))}", file=server) from None
+    except ValueError as exc:
+        raise InputError(f"listing {resource}: the server's reply is not JSON: {exc}", file=server) from None
+    if not isinstance(body, dict):
+        raise InputError(f"listing {resource}: the server's reply is not a list object", file=server)
+    return body
+
+
+def _api_reason(exc: Any) -> str:
+    """`403 Forbidden: nodes is forbidden: User ... cannot list ...` from an API error."""
+    message = ""
+    try:
+        message = str(json.loads(exc.body).get("message") or "")
+    except (TypeError, ValueError, AttributeError):
+        pass
+    head = f"{exc.status} {exc.reason}" if exc.status else str(exc.reason)
+    return _one_line(f"{head}: {message}" if message else head)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- trimming
+
+def _pick(mapping: Any, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(mapping, dict):
+        return {}
+    return {k: mapping[k] for k in keys if mapping.get(k) not in (None, {}, [], "")}
+
+
+def trim_node(node: dict[str, Any]) -> dict[str, Any]:
+    """A Node with its name, labels, taints, unschedulable flag, capacity and allocatable."""
+    out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                           "metadata": _pick(node.get("metadata"), NODE_META)}
+    spec = _pick(node.get("spec"), NODE_SPEC)
+    if spec:
+        out["spec"] = spec
+    out["status"] = _pick(node.get("status"), NODE_STATUS)
+    return out
+
+
+def _trim_containers(containers: Any) -> list[dict[str, Any]]:
+    trimmed = []
+    for container in containers if isinstance(containers, list) else []:
+        c = _pick(container, CONTAINER_FIELDS)
+        ports = [p for p in c.pop("ports", []) if isinstance(p, dict) and p.get("hostPort")]
+        if ports:
+            c["ports"] = ports  # host ports are what scheduling (NodePorts) reads
+        trimmed.append(c)
+    return trimmed
+
+
+def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
+    """A Pod with what scheduling reads: placement constraints, requests, priority, node, phase."""
+    raw_spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    spec = _pick(raw_spec, POD_SPEC)
+    spec["containers"] = _trim_containers(raw_spec.get("containers"))
+    inits = _trim_containers(raw_spec.get("initContainers"))
+    if inits:
+        spec["initContainers"] = inits
+    out: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                           "metadata": _pick(pod.get("metadata"), POD_META), "spec": spec}
+    status = _pick(pod.get("status"), POD_STATUS)
+    if status:
+        out["status"] = status
+    return out

@@ -1,0 +1,300 @@
+"""`kubefit snapshot` against a local API server answering with recorded list responses (real client)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import yaml
+
+from kubefit.cli import main
+from kubefit.load import load_scenario, read_documents
+from kubefit.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").read_text()),
+            "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text())}
+TOKEN = "kubefit-test-token"
+
+
+class _APIServer(BaseHTTPRequestHandler):
+    """Answers list calls page by page from the recordings; `forbid` makes every call a 403."""
+
+    requests: list[tuple[str, dict[str, list[str]], str]] = []
+    forbid = False
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        type(self).requests.append((url.path, query, self.headers.get("Authorization", "")))
+        if self.headers.get("Authorization") == "Bearer expired":
+            return self._reply(401, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                     "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
+        if type(self).forbid or self.headers.get("Authorization") != f"Bearer {TOKEN}":
+            resource = url.path.rsplit("/", 1)[-1]
+            return self._reply(403, {
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": f'{resource} is forbidden: User "system:serviceaccount:default:viewer" cannot list '
+                           f'resource "{resource}" in API group "" at the cluster scope',
+                "reason": "Forbidden", "details": {"kind": resource}, "code": 403})
+        recording = RECORDED.get(url.path)
+        if recording is None:
+            return self._reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                     "message": "the server could not find the requested resource",
+                                     "reason": "NotFound", "code": 404})
+        if query.get("limit") != [str(recording["limit"])]:
+            return self._reply(400, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                     "message": f"recorded with limit={recording['limit']}", "code": 400})
+        pages = recording["pages"]
+        token = query.get("continue", [""])[0]
+        index = 0 if not token else 1 + [p["metadata"].get("continue") for p in pages].index(token)
+        page = json.loads(json.dumps(pages[index]))
+        if url.path == "/api/v1/pods" and query.get("fieldSelector"):
+            excluded = {s.split("!=", 1)[1] for s in query["fieldSelector"][0].split(",")
+                        if s.startswith("status.phase!=")}
+            page["items"] = [p for p in page["items"] if p["status"].get("phase") not in excluded]
+        return self._reply(200, page)
+
+    def _reply(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _APIServer)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_server_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    _APIServer.requests = []
+    _APIServer.forbid = False
+    monkeypatch.setattr("kubefit.snapshot.PAGE_SIZE", 2)  # the limit the recordings were made with
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_PORT", raising=False)
+
+
+
+def write_kubeconfig(path: Path, server: str, *, context: str = "kind-kind", token: str = TOKEN) -> Path:
+    config = {
+        "apiVersion": "v1", "kind": "Config", "preferences": {}, "current-context": context,
+        "clusters": [{"name": "kind-kind", "cluster": {"server": server}},
+                     {"name": "nowhere", "cluster": {"server": "http://127.0.0.1:1"}}],
+        "users": [{"name": "viewer", "user": {"token": token}}],
+        "contexts": [{"name": "kind-kind", "context": {"cluster": "kind-kind", "user": "viewer"}},
+                     {"name": "other", "context": {"cluster": "kind-kind", "user": "viewer", "namespace": "x"}}],
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _all_recorded(resource: str) -> list[dict[str, Any]]:
+    return [item for page in RECORDED[f"/api/v1/{resource}"]["pages"] for item in page["items"]]
+
+
+# --------------------------------------------------------------------------- reading a cluster
+
+def test_snapshot_reads_every_page(server: str, tmp_path: Path) -> None:
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    nodes = [d for d in documents if d["kind"] == "Node"]
+    pods = [d for d in documents if d["kind"] == "Pod"]
+    assert [n["metadata"]["name"] for n in nodes] == [n["metadata"]["name"] for n in _all_recorded("nodes")]
+    live = [p for p in _all_recorded("pods") if p["status"]["phase"] not in TERMINAL_PHASES]
+    assert len(live) < len(_all_recorded("pods"))  # the recording has finished pods to leave out
+    assert sorted(p["metadata"]["name"] for p in pods) == sorted(p["metadata"]["name"] for p in live)
+    # pods in creation order: the scheduling queue's order for pending pods of one priority
+    stamps = [p["metadata"]["creationTimestamp"] for p in pods]
+    assert stamps == sorted(stamps)
+    # paging: every page was asked for with limit and the previous page's continue token
+    calls = [(path, q.get("limit"), q.get("continue")) for path, q, _ in _APIServer.requests]
+    tokens = {path: [None] + [p["metadata"]["continue"] for p in rec["pages"][:-1]]
+              for path, rec in RECORDED.items()}
+    assert calls == [(path, [str(RECORDED[path]["limit"])], None if t is None else [t])
+                     for path in ("/api/v1/nodes", "/api/v1/pods") for t in tokens[path]]
+    pod_queries = [q for path, q, _ in _APIServer.requests if path == "/api/v1/pods"]
+    assert all(q["fieldSelector"] == ["status.phase!=Succeeded,status.phase!=Failed"] for q in pod_queries)
+    assert all(auth == f"Bearer {TOKEN}" for _, _, auth in _APIServer.requests)
+
+
+def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> None:
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    by_name = {d["metadata"]["name"]: d for d in documents}
+    raw = {d["metadata"]["name"]: d for d in _all_recorded("nodes") + _all_recorded("pods")}
+    for name, doc in by_name.items():
+        text = json.dumps(doc)
+        for noise in ("managedFields", "conditions", "images", "nodeInfo", "uid", "resourceVersion",
+                      "containerStatuses", "volumeMounts", "image", "annotations"):
+            assert f'"{noise}"' not in text, (name, noise)
+        assert doc["metadata"]["labels"] == raw[name]["metadata"]["labels"]
+    cordoned = by_name["kind-worker2"]
+    assert cordoned["spec"] == {"unschedulable": True, "taints": raw["kind-worker2"]["spec"]["taints"]}
+    assert cordoned["status"] == {k: raw["kind-worker2"]["status"][k] for k in ("capacity", "allocatable")}
+    web = by_name["web-5f8d7c9b4-abcde"]
+    raw_web = raw["web-5f8d7c9b4-abcde"]["spec"]
+    assert web["spec"]["nodeName"] == "kind-worker"
+    assert web["spec"]["topologySpreadConstraints"] == raw_web["topologySpreadConstraints"]
+    assert web["spec"]["containers"] == [{"name": "nginx", "resources": raw_web["containers"][0]["resources"],
+                                          "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]
+    assert [c.get("restartPolicy") for c in web["spec"]["initContainers"]] == [None, "Always"]
+    trainer = by_name["trainer-0"]
+    raw_trainer = raw["trainer-0"]["spec"]
+    assert "nodeName" not in trainer["spec"] and trainer["status"] == {"phase": "Pending"}
+    for key in ("nodeSelector", "tolerations", "priority", "schedulerName", "preemptionPolicy"):
+        assert trainer["spec"][key] == raw_trainer[key], key
+    coredns = by_name["coredns-66bc5c9577-4xk2p"]["spec"]
+    assert coredns["affinity"] == raw["coredns-66bc5c9577-4xk2p"]["spec"]["affinity"]
+    assert coredns["priorityClassName"] == "system-cluster-critical" and coredns["priority"] == 2000000000
+    assert by_name["web-5f8d7c9b4-fghij"]["spec"]["schedulingGates"] == [{"name": "example.com/quota"}]
+
+
+def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(tmp_path / "config", server)
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
+    assert "wrote 3 nodes and 5 pods (2 pending)" in capsys.readouterr().err
+    assert len(read_documents(out)) == 8
+    scenario = load_scenario([out])
+    assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
+    assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
+    assert sorted(p.name for p in scenario.bound_pods) == ["coredns-66bc5c9577-4xk2p", "kindnet-7wq9d",
+                                                           "web-5f8d7c9b4-abcde"]
+    assert scenario.nodes[2].unschedulable
+    trainer = next(p for p in scenario.pods if p.name == "trainer-0")
+    assert trainer.node_selector == {"disktype": "ssd"} and trainer.phase == "Pending"
+    assert trainer.containers[0].requests["nvidia.com/gpu"] == 1_000_000_000
+    as_json = tmp_path / "cluster.json"
+    assert main(["snapshot", "--kubeconfig", str(config), "-o", str(as_json)]) == 0
+    assert [d.body for d in read_documents(as_json)] == [d.body for d in read_documents(out)]
+
+
+def test_kubeconfig_from_environment_and_context(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """$KUBECONFIG (a path list, merged) is read when --kubeconfig is absent; --context picks a context."""
+    empty = tmp_path / "empty"
+    empty.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Config"}))
+    config = write_kubeconfig(tmp_path / "config", server, context="nowhere-ctx")
+    monkeypatch.setenv("KUBECONFIG", f"{empty}:{config}")
+    assert kubeconfig_paths(None) == f"{empty}:{config}"
+    assert kubeconfig_paths("/explicit") == "/explicit"
+    assert main(["snapshot", "--context", "other"]) == 0
+    docs = list(yaml.safe_load_all(capsys.readouterr().out))
+    assert sum(d["kind"] == "Node" for d in docs) == 3
+
+
+def test_in_cluster_when_no_kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
+    assert kubeconfig_paths(None) is None
+
+
+# --------------------------------------------------------------------------- failures: one line, exit 2
+
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+    return lines[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_kubeconfig_pointing_nowhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(tmp_path / "config", f"http://127.0.0.1:{_free_port()}")
+    assert main(["snapshot", "--kubeconfig", str(config)]) == 2
+    line = _one_error_line(capsys)
+    assert "cannot reach the cluster" in line and "refused" in line.lower()
+
+
+def test_missing_context(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(tmp_path / "config", server)
+    assert main(["snapshot", "--kubeconfig", str(config), "--context", "expired"]) == 2
+    line = _one_error_line(capsys)
+    assert str(config) in line and "expired" in line
+
+
+def test_forbidden(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _APIServer.forbid = True
+    config = write_kubeconfig(tmp_path / "config", server)
+    assert main(["snapshot", "--kubeconfig", str(config)]) == 2
+    line = _one_error_line(capsys)
+    assert line == (f'error: {server}: listing nodes: 403 Forbidden: nodes is forbidden: User '
+                    f'"system:serviceaccount:default:viewer" cannot list resource "nodes" in API group "" '
+                    f'at the cluster scope')
+
+
+def test_wrong_token_is_forbidden_on_pods_too(server: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(tmp_path / "config", server, token="stale")
+    assert main(["snapshot", "--kubeconfig", str(config)]) == 2
+    assert "403 Forbidden" in _one_error_line(capsys)
+
+
+def test_expired_credentials(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_kubeconfig(tmp_path / "config", server, token="expired")
+    assert main(["snapshot", "--kubeconfig", str(config)]) == 2
+    assert _one_error_line(capsys) == f"error: {server}: listing nodes: 401 Unauthorized: Unauthorized"
+
+
+def test_malformed_kubeconfig(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad").write_text("clusters: [oops")
+    assert main(["snapshot", "--kubeconfig", str(tmp_path / "bad")]) == 2
+    assert "kubeconfig is not valid YAML" in _one_error_line(capsys)
+    (tmp_path / "empty").write_text("apiVersion: v1\nkind: Config\n")
+    assert main(["snapshot", "--kubeconfig", str(tmp_path / "empty")]) == 2
+    assert "current-context" in _one_error_line(capsys)
+
+
+def test_missing_kubeconfig_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "--kubeconfig", str(tmp_path / "absent")]) == 2
+    assert str(tmp_path / "absent") in _one_error_line(capsys)
+
+
+def test_no_kubeconfig_and_not_in_a_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["snapshot"]) == 2
+    assert "not in a cluster" in _one_error_line(capsys)
+
+
+# --------------------------------------------------------------------------- kubectl output as input
+
+@pytest.mark.parametrize("name", ["kubectl-get-nodes-pods.yaml", "kubectl-get-nodes-pods.json"])
+def test_kubectl_get_output_loads(name: str) -> None:
+    """`kubectl get nodes,pods -A -o yaml|json`: a List of full objects, loaded as they are."""
+    scenario = load_scenario([FIXTURES / name])
+    assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
+    assert scenario.nodes[0].taints[0].key == "node-role.kubernetes.io/control-plane"
+    assert scenario.nodes[1].allocatable["cpu"] == 7_900_000_000
+    assert scenario.nodes[1].allocatable["memory"] == 32226628 * 1024 * 10**9
+    assert len(scenario.pods) == 7
+    assert sorted(p.name for p in scenario.pending_pods) == ["trainer-0", "web-5f8d7c9b4-fghij"]
+    web = next(p for p in scenario.pods if p.name == "web-5f8d7c9b4-abcde")
+    assert web.node_name == "kind-worker" and web.containers[0].requests["cpu"] == 500_000_000
+    assert [c.restart_policy for c in web.init_containers] == [None, "Always"]
+    coredns = next(p for p in scenario.pods if p.name.startswith("coredns"))
+    assert coredns.priority == 2000000000 and coredns.node_selector == {"kubernetes.io/os": "linux"}
