@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kubefit.cli import main
 from kubefit.importers.alibaba import import_alibaba_gpu
-from kubefit.load import Document, decode_node, decode_pod, load_scenario, read_documents
+from kubefit.load import Document, decode_node, decode_pod, load_scenario, parse_documents, read_documents
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 TRACE = SHARED / "traces" / "alibaba-gpu-v2023"
@@ -202,3 +204,31 @@ def test_bad_csv_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", "alibaba-gpu", str(tmp_path / "no.csv"), str(PODS_CSV)]) == 2
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'no.csv'}: no such file"
+
+
+_pod_rows = st.lists(
+    st.tuples(st.integers(0, 10**6), st.integers(0, 10**7), st.integers(0, 8), st.integers(0, 1000),
+              st.integers(0, 50), st.sampled_from(["", "T4", "G2|T4", "V100M16|V100M32"])),
+    min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=_pod_rows)
+def test_imported_requests_are_exact(tmp_path: Path, rows: list[tuple[int, int, int, int, int, str]]) -> None:
+    """Any pod record: exact cpu and memory, whole GPUs (a share counts one), creation-time then name order."""
+    lines = [f"pod-{i:03d},{c},{m},{g},{s},{spec},LS,Running,{t},," for i, (c, m, g, s, t, spec) in enumerate(rows)]
+    nodes, pods = _write(tmp_path, NODE_HEADER + "n,1,1,1,T4\n", POD_HEADER + "\n".join(lines) + "\n")
+    trace = import_alibaba_gpu(nodes, pods)
+    expected_order = sorted(range(len(rows)), key=lambda i: (rows[i][4], f"pod-{i:03d}"))
+    assert [p["metadata"]["name"] for p in trace.pods] == [f"pod-{i:03d}" for i in expected_order]
+    decoded = [decode_pod(d, []) for d in parse_documents(json.dumps(trace.pods))]
+    for i, pod in zip(expected_order, decoded, strict=True):
+        cpu, memory, gpus, share, _, spec = rows[i]
+        whole = max(gpus, 1) if 0 < share < 1000 else gpus
+        want = {"cpu": cpu * 10**6, "memory": memory * 2**20 * 10**9}
+        if whole:
+            want["nvidia.com/gpu"] = whole * 10**9
+        assert pod.containers[0].requests == want
+        affinity = (pod.affinity or {}).get("nodeAffinity", {})
+        terms = affinity.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
+        assert [e["values"] for t in terms for e in t["matchExpressions"]] == ([spec.split("|")] if spec else [])
