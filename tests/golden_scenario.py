@@ -1,0 +1,67 @@
+"""A golden kube-scheduler case as a kubefit scenario (golden/README.md, "As a kubefit scenario").
+
+`case_config(case)` is the v1 KubeSchedulerConfiguration: one profile whose `plugins.multiPoint`
+disables `*` and enables exactly the plugins of `pluginWeights` (with their weights) plus PrioritySort
+and DefaultBinder, in the default profile's order, and whose `pluginConfig` holds `fitArgs`,
+`balancedArgs` and each `pluginArgs` entry (in that order, only those given).
+`case_scenario_docs(case)` adds the nodes, the bound pods and the pending pod(s).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kubefit.scheduler.config import DEFAULT_MULTIPOINT, V1
+
+DEFAULT_ORDER = tuple(name for name, _ in DEFAULT_MULTIPOINT)
+DEFAULT_WEIGHTS = {"NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1}  # absent pluginWeights
+
+
+def case_plugin_weights(case: dict[str, Any]) -> dict[str, Any]:
+    """The case's enabled plugins → weight (an absent map means both resource plugins, weight 1)."""
+    weights = case.get("pluginWeights")
+    return dict(DEFAULT_WEIGHTS if weights is None else weights)
+
+
+def case_config(case: dict[str, Any]) -> dict[str, Any]:
+    """The v1 KubeSchedulerConfiguration body of a golden case."""
+    weights = case_plugin_weights(case)
+    unknown = set(weights) - set(DEFAULT_ORDER)
+    if unknown:
+        raise ValueError(f"{case.get('id')}: plugins outside the default profile: {sorted(unknown)}")
+    enabled: list[dict[str, Any]] = [{"name": "PrioritySort"}]
+    for name in DEFAULT_ORDER:
+        if name in weights:
+            entry: dict[str, Any] = {"name": name}
+            if weights[name] is not None:
+                entry["weight"] = weights[name]
+            enabled.append(entry)
+    enabled.append({"name": "DefaultBinder"})
+    plugin_config = []
+    if case.get("fitArgs") is not None:
+        plugin_config.append({"name": "NodeResourcesFit", "args": copy.deepcopy(case["fitArgs"])})
+    if case.get("balancedArgs") is not None:
+        plugin_config.append({"name": "NodeResourcesBalancedAllocation", "args": copy.deepcopy(case["balancedArgs"])})
+    for name, args in (case.get("pluginArgs") or {}).items():
+        plugin_config.append({"name": name, "args": copy.deepcopy(args)})
+    profile: dict[str, Any] = {
+        "schedulerName": "default-scheduler",
+        "plugins": {"multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]}},
+    }
+    if plugin_config:
+        profile["pluginConfig"] = plugin_config
+    return {"apiVersion": V1, "kind": "KubeSchedulerConfiguration", "profiles": [profile]}
+
+
+def case_pending_pods(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pod being scheduled (single-pod case) or the queue (sequence case), in order."""
+    if case.get("mode") == "sequence":
+        return list(case.get("queue") or [])
+    return [case["pod"]] if case.get("pod") is not None else []
+
+
+def case_scenario_docs(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Configuration, nodes, bound pods, pending pod(s): the documents of the case's scenario file."""
+    return [case_config(case), *copy.deepcopy(case.get("nodes") or []), *copy.deepcopy(case.get("pods") or []),
+            *copy.deepcopy(case_pending_pods(case))]
