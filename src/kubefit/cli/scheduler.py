@@ -1,8 +1,20 @@
-"""Verbs over one cluster: `score` (more to come: simulate, capacity)."""
+"""Verbs over one cluster: `score` (one pod, every node, why) and `demo` (the docs' worked example)."""
 
 from __future__ import annotations
 
-from kubefit.cli import app
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.load import load_scenario
+from kubefit.report.output import emit
+from kubefit.report.scheduler import cycle_to_dict, score_table
+from kubefit.scheduler.explain import explain as explain_cycle
+from kubefit.scheduler.scenario import find_pending_pod, prepare, score_pod
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"  # the repository's examples/ (editable install)
 
 
 @app.command()
@@ -11,3 +23,37 @@ def version() -> None:
     from importlib.metadata import version as pkg_version
 
     print(f"kubefit {pkg_version('kubefit')} (kube-scheduler v1.34.1, Karmada v1.19 pre-release f8fdd02)")
+
+
+def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool) -> int:
+    scenario = load_scenario(files)
+    prepared = prepare(scenario)
+    for note in prepared.notes:
+        warn(note)
+    target = find_pending_pod(scenario, pod)
+    result = score_pod(prepared, target)
+    data = cycle_to_dict(result, prepared.state, detail=detail)
+    details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
+    if details is not None:
+        data["explain"] = details
+    emit(data, output, lambda console: score_table(console, data, details))
+    return 0
+
+
+@app.command()
+def score(
+    files: FilesOption,
+    pod: Annotated[str | None, typer.Option("--pod", help="Pending pod to score (name or namespace/name); default: the first in queue order.")] = None,
+    output: OutputOption = OutputFormat.table,
+    explain: Annotated[bool, typer.Option("--explain", help="Per node and resource: allocatable, requested, utilization, score, weight.")] = False,
+    detail: Annotated[bool, typer.Option("--detail", help="Add the failing plugin, raw scores, per-plugin filter verdicts and PreFilter node sets.")] = False,
+) -> None:
+    """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
+    run_score(files, pod, output, explain, detail)
+
+
+@app.command()
+def demo(output: OutputOption = OutputFormat.table) -> None:
+    """Score the "Resource Bin Packing" docs' worked example (bundled), explained resource by resource."""
+    docs = EXAMPLES / "docs-bin-packing"
+    run_score([str(docs / "cluster.yaml"), str(docs / "requested-to-capacity-ratio.yaml")], None, output, True, False)

@@ -1,0 +1,101 @@
+"""Render one scheduling cycle (`kubefit score`) as the golden JSON contract or a rich table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kubefit.scheduler.framework import CycleResult
+from kubefit.scheduler.state import ClusterState
+
+
+def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = False) -> dict[str, Any]:
+    """The `kubefit score -o json` object: the fields of the golden `expect`, same meaning."""
+    names = state.node_names
+    feasible = [names[int(i)] for i in result.feasible]
+    filt: dict[str, dict[str, Any]] = {}
+    for i, name in enumerate(names):
+        entry: dict[str, Any] = {"code": result.code_name(i), "reasons": result.reasons.get(i, [])}
+        if detail and result.failed_plugin[i]:
+            entry["plugin"] = result.failed_plugin[i]
+        filt[name] = entry
+    out: dict[str, Any] = {
+        "pod": result.pod.key,
+        "filter": filt,
+        "feasible": feasible,
+        "score": {p: dict(zip(feasible, map(int, v), strict=True)) for p, v in result.scores.items()},
+        "skippedScorePlugins": list(result.skipped_score_plugins),
+        "total": dict(zip(feasible, map(int, result.total), strict=True)) if len(result.feasible) else {},
+        "best": [names[int(i)] for i in result.best],
+    }
+    if detail:
+        out["scoreRaw"] = {p: dict(zip(feasible, map(int, v), strict=True)) for p, v in result.raw_scores.items()}
+        out["skippedFilterPlugins"] = list(result.skipped_filter_plugins)
+        out["preFilterNodeNames"] = result.pre_filter_node_names
+        out["filterByPlugin"] = {
+            plugin: {names[i]: {"code": ["Success", "Unschedulable", "UnschedulableAndUnresolvable"][int(c)],
+                                "reasons": o.reasons(m)} for m, (i, c) in enumerate(zip(range(len(names)), o.codes, strict=False))}
+            for plugin, o in result.filter_by_plugin.items()}
+        out["weights"] = dict(result.weights)
+    if not len(result.feasible):
+        out["message"] = result.fit_error()
+    return out
+
+
+def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] | None = None) -> None:
+    """Per node: verdict, reasons, each plugin's score, the weighted total; best nodes marked."""
+    plugins = list(data["score"])
+    table = Table(title=f"kubefit score — pod {data['pod']}", title_justify="left")
+    table.add_column("node", style="bold")
+    table.add_column("filter")
+    for p in plugins:
+        table.add_column(p, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    best = set(data["best"])
+    for node, verdict in data["filter"].items():
+        if verdict["code"] == "Success":
+            row = [f"{node} ★" if node in best else node, "[green]fits[/green]"]
+            row += [str(data["score"][p].get(node, "")) for p in plugins]
+            row.append(str(data["total"].get(node, "")))
+        else:
+            reasons = ", ".join(verdict["reasons"])
+            row = [node, f"[red]{verdict['code']}[/red]: {reasons}"] + [""] * len(plugins) + [""]
+        table.add_row(*row)
+    console.print(table)
+    if data["skippedScorePlugins"]:
+        console.print(f"skipped score plugins (PreScore Skip): {', '.join(data['skippedScorePlugins'])}")
+    if data.get("message"):
+        console.print(f"[red]{data['message']}[/red]")
+    elif data["best"]:
+        console.print(f"best: {', '.join(data['best'])}")
+    if explain:
+        explain_tables(console, explain)
+
+
+def explain_tables(console: Console, explain: dict[str, Any]) -> None:
+    """The docs' worked example, computed: one table per feasible node and plugin."""
+    for node, plugins in explain.items():
+        for plugin, d in plugins.items():
+            t = Table(title=f"{node} · {plugin}", title_justify="left")
+            if plugin == "NodeResourcesFit":
+                for col in ("resource", "allocatable", "requested before", "requested after", "utilization %",
+                            "score", "weight"):
+                    t.add_column(col, justify="right" if col != "resource" else "left")
+                for r in d["resources"]:
+                    if not r["allocatable"]:
+                        t.add_row(r["resource"], "—", "", "", "", "dropped", str(r["weight"]))
+                        continue
+                    score = str(r["score"]) if r["counted"] else f"{r['score']} (not counted)"
+                    t.add_row(r["resource"], str(r["allocatable"]), str(r["requestedBefore"]), str(r["requested"]),
+                              str(r["utilization"]), score, str(r["weight"]))
+                console.print(t)
+                console.print(f"  weighted average: {d['formula']}")
+            else:
+                for col in ("resource", "allocatable", "requested after", "fraction"):
+                    t.add_column(col)
+                for r in d["resources"]:
+                    t.add_row(r["resource"], str(r["allocatable"]), str(r["requested"]), f"{r['fraction']:.4f}")
+                console.print(t)
+                console.print(f"  score: {d['formula']} = {d['score']}")

@@ -1,0 +1,71 @@
+"""A scenario made ready for scheduling: its configuration, one Framework per profile, the cluster state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubefit.api.core import Pod
+from kubefit.errors import InputError
+from kubefit.load import Scenario
+from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.framework import CycleResult, Framework, schedule_one
+from kubefit.scheduler.state import ClusterState, compile_state
+
+
+@dataclass
+class Prepared:
+    scenario: Scenario
+    config: SchedulerConfiguration
+    state: ClusterState
+    frameworks: dict[str, Framework] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # said once to the user (stderr)
+
+    def framework(self, pod: Pod) -> Framework:
+        """The framework of the profile that schedules `pod` (`spec.schedulerName`)."""
+        profile = self.config.profile(pod.scheduler_name)
+        fw = self.frameworks.get(profile.scheduler_name)
+        if fw is None:
+            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile)
+        return fw
+
+
+def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None) -> Prepared:
+    """Load the configuration, compile nodes and bound pods; collect what the user should be told."""
+    config = config or load_configuration(scenario.scheduler_config)
+    known = {n.name for n in scenario.nodes}
+    notes = list(scenario.warnings) + list(config.notes)
+    for pod in scenario.bound_pods:
+        if pod.node_name not in known:
+            notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
+                         f"scenario; the pod is not counted anywhere")
+    for profile in config.profiles:
+        if profile.not_simulated:
+            notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
+                         f"{', '.join(profile.not_simulated)}")
+    state = compile_state(scenario.nodes, scenario.pods)
+    return Prepared(scenario, config, state, notes=notes)
+
+
+def find_pending_pod(scenario: Scenario, name: str | None) -> Pod:
+    """The pod to score: `name` (`pod` or `namespace/pod`), else the first pending pod in queue order."""
+    pending = scenario.pending_pods
+    if name is None:
+        if not pending:
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) to schedule")
+        return pending[0]
+    for pod in pending:
+        if name in (pod.name, pod.key):
+            return pod
+    bound = [p for p in scenario.bound_pods if name in (p.name, p.key)]
+    if bound:
+        raise InputError(f"pod {name!r} is already bound to node {bound[0].node_name!r}; "
+                         f"only pending pods (no spec.nodeName) are scheduled")
+    names = ", ".join(p.key for p in pending[:10]) or "none"
+    raise InputError(f"no pending pod named {name!r} (pending pods: {names})")
+
+
+def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
+    """One scheduling cycle over every node, scoring the feasible ones (what `kubefit score` shows)."""
+    if not prepared.state.nodes:
+        raise InputError("the scenario has no Node objects")
+    return schedule_one(prepared.framework(pod), prepared.state, pod)

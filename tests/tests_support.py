@@ -1,0 +1,21 @@
+"""Shared test helpers: where the golden cases are, and reading them in place (never copied)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_DIR = ROOT.parent / "shared" / "golden"
+
+
+@cache
+def _read(relative: str) -> tuple[dict, ...]:
+    with open(GOLDEN_DIR / relative, encoding="utf-8") as fh:
+        return tuple(json.loads(line) for line in fh if line.strip())
+
+
+def golden_cases(relative: str) -> list[dict]:
+    """The cases of one golden file (e.g. "kube-scheduler/cases.jsonl"), in file order."""
+    return list(_read(relative))
