@@ -189,8 +189,10 @@ def test_stdout_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     ("pods", POD_HEADER + "p,1,1,1\n", "pods.csv: line 2: column gpu_milli: missing value"),
     ("nodes", NODE_HEADER + "n,1,1,1,T4,extra\n", "nodes.csv: line 2: 6 fields, the header has 5"),
     ("nodes", NODE_HEADER + ",1,1,1,T4\n", "nodes.csv: line 2: column sn: a name is required"),
+    ("pods", POD_HEADER + "p,1,1,1,1000,,LS,Running,0,,\nq,1,1,1,1000,,LS,Running,0,,\np,2,2,0,0,,LS,Running,1,,\n",
+     "pods.csv: line 4: column name: duplicate name 'p' (first on line 2)"),
 ], ids=["node-missing-column", "pod-missing-column", "bad-number", "negative", "bad-time", "share-over-1000",
-        "short-row", "long-row", "no-name"])
+        "short-row", "long-row", "no-name", "duplicate"])
 def test_bad_csv_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                     which: str, text: str, expected: str) -> None:
     good = {"nodes": NODE_HEADER + "n,1,1,1,T4\n", "pods": POD_HEADER + "p,1,1,1,1000,,LS,Running,0,,\n"}

@@ -43,8 +43,8 @@ class TraceImport:
 def import_alibaba_gpu(nodes_csv: str | Path, pods_csv: str | Path) -> TraceImport:
     """Read a node list and a pod list of the trace into Kubernetes objects."""
     warnings: list[str] = []
-    nodes = [_node(row) for row in _rows(nodes_csv, NODE_COLUMNS, (), warnings)]
-    rows = _rows(pods_csv, POD_COLUMNS, POD_OPTIONAL, warnings)
+    nodes = [_node(row) for row in _unique(_rows(nodes_csv, NODE_COLUMNS, (), warnings), "sn")]
+    rows = _unique(_rows(pods_csv, POD_COLUMNS, POD_OPTIONAL, warnings), "name")
     pods = [_pod(row) for row in _queue_order(rows, pods_csv, warnings)]
     return TraceImport(nodes, pods, warnings)
 
@@ -121,6 +121,17 @@ def _checked(row: _Row, header: list[str]) -> _Row:
         raise row.error(short[0], f"missing value ({len(header) - len(short)} fields, the header has "
                                   f"{len(header)})")
     return row
+
+
+def _unique(rows: list[_Row], column: str) -> list[_Row]:
+    """The records, if no two share a name (Kubernetes objects are keyed by name)."""
+    first: dict[str, int] = {}
+    for row in rows:
+        name = row.text(column)
+        if name in first:
+            raise row.error(column, f"duplicate name {name!r} (first on line {first[name]})")
+        first[name] = row.line
+    return rows
 
 
 def _queue_order(rows: list[_Row], source: str | Path, warnings: list[str]) -> list[_Row]:
