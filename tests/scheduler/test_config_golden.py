@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -17,10 +19,17 @@ from kubefit.scheduler.config import (
     decode_plugin_args,
     load_configuration,
 )
-from tests_support import golden_cases
 
+GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "kube-scheduler"
 FILES = ("cases.jsonl", "docs-example.jsonl", "placement-cases.jsonl")
-CASES = [c for f in FILES for c in golden_cases(f"kube-scheduler/{f}")]
+
+
+def _read(name: str) -> list[dict]:
+    with open(GOLDEN / name, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+CASES = [c for f in FILES for c in _read(f)]
 ARGS_PLUGINS = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "NodeAffinity")
 CONFIG_VALIDATED = ("NodeResourcesBalancedAllocation", "NodeAffinity")  # Fit args only at construction
 
