@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,11 +36,13 @@ class _APIServer(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         url = urlsplit(self.path)
         query = parse_qs(url.query)
-        type(self).requests.append((url.path, query, self.headers.get("Authorization", "")))
-        if self.headers.get("Authorization") == "Bearer expired":
+        scheme, _, credentials = self.headers.get("Authorization", "").partition(" ")
+        auth = f"Bearer {credentials}" if scheme.lower() == "bearer" else ""  # schemes are case-insensitive
+        type(self).requests.append((url.path, query, auth))
+        if auth == "Bearer expired":
             return self._reply(401, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                      "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
-        if type(self).forbid or self.headers.get("Authorization") != f"Bearer {TOKEN}":
+        if type(self).forbid or auth != f"Bearer {TOKEN}":
             resource = url.path.rsplit("/", 1)[-1]
             return self._reply(403, {
                 "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -80,6 +85,27 @@ def server() -> Iterator[str]:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The same API server over HTTPS with a self-signed certificate for 127.0.0.1: (port, ca.crt)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "ca.crt", where / "tls.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _APIServer)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield str(httpd.server_address[1]), cert
     httpd.shutdown()
     httpd.server_close()
 
@@ -202,9 +228,28 @@ def test_kubeconfig_from_environment_and_context(server: str, tmp_path: Path, mo
     assert sum(d["kind"] == "Node" for d in docs) == 3
 
 
-def test_in_cluster_when_no_kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_cluster_when_no_kubeconfig(tls_server: tuple[str, Path], tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kubeconfig anywhere: the pod's service account (token, CA, KUBERNETES_SERVICE_*) is used."""
+    port, cert = tls_server
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
     assert kubeconfig_paths(None) is None
+    (tmp_path / "token").write_text(TOKEN)
+    monkeypatch.setattr("kubernetes.config.incluster_config.SERVICE_TOKEN_FILENAME", str(tmp_path / "token"))
+    monkeypatch.setattr("kubernetes.config.incluster_config.SERVICE_CERT_FILENAME", str(cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+    documents = snapshot()
+    assert sum(d["kind"] == "Node" for d in documents) == 3
+    assert all(auth == f"Bearer {TOKEN}" for _, _, auth in _APIServer.requests)
+
+
+def test_tls_with_an_unknown_ca(tls_server: tuple[str, Path], tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A server whose certificate the kubeconfig does not trust: one line, exit 2."""
+    config = write_kubeconfig(tmp_path / "config", f"https://127.0.0.1:{tls_server[0]}")
+    assert main(["snapshot", "--kubeconfig", str(config)]) == 2
+    assert "certificate verify failed" in _one_error_line(capsys)
 
 
 # --------------------------------------------------------------------------- failures: one line, exit 2
