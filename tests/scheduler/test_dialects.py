@@ -350,3 +350,49 @@ def test_convert_cli_prints_v1_with_notes(path: Path, capsys: pytest.CaptureFixt
     assert printed == body
     for n in notes:
         assert f"# note: {n}" in captured.out and f"note: {n}" in captured.err
+
+
+# ------------------------------------------------------------------ converted files score like the originals
+
+
+@cache
+def _docs_cases() -> dict[str, dict[str, Any]]:
+    with open(GOLDEN / "docs-example.jsonl", encoding="utf-8") as fh:
+        return {c["id"]: c for c in (json.loads(line) for line in fh if line.strip())}
+
+
+def _score(config: dict[str, Any], case: dict[str, Any], tmp_path: Path) -> Any:
+    """One scheduling cycle of the case's pod under `config` (the user's path: a scenario file)."""
+    from kubefit.load import load_scenario
+    from kubefit.scheduler.scenario import find_pending_pod, prepare, score_pod
+
+    path = tmp_path / f"{abs(hash(json.dumps(config, sort_keys=True)))}.json"
+    items = [config, *case["nodes"], *(case.get("pods") or []), case["pod"]]
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    scenario = load_scenario([path])
+    prepared = prepare(scenario)
+    result = score_pod(prepared, find_pending_pod(scenario, None))
+    names = [prepared.state.nodes[i].name for i in result.feasible]
+    return {plugin: dict(zip(names, map(int, s), strict=True)) for plugin, s in result.scores.items()}, names
+
+
+def test_converted_policy_scores_the_docs_example_like_the_v1_snippet(tmp_path: Path) -> None:
+    """v1.34 arithmetic on the converted Policy: 60 / 69, as the v1 form of the same example."""
+    case = _docs_cases()["docs-RequestedToCapacityRatio-fit-only"]
+    policy, _ = to_v1(_example("policy-docs-worked-example.yaml"))
+    v1 = _example("v1-docs-worked-example.yaml").body
+    got, _ = _score(policy, case, tmp_path)
+    want, _ = _score(v1, case, tmp_path)
+    assert got["NodeResourcesFit"] == want["NodeResourcesFit"] == case["expect"]["score"]["NodeResourcesFit"]
+
+
+SCORE_CASES = [c for c in _expressible() if (c["expect"].get("score") or {}).get("NodeResourcesFit")]
+
+
+@pytest.mark.parametrize("case", SCORE_CASES, ids=lambda c: c["id"])
+def test_v1beta1_files_score_the_golden_cases_like_kube_scheduler(case: dict[str, Any], tmp_path: Path) -> None:
+    """A v1beta1 file with the case's strategy, converted, gives the golden NodeResourcesFit scores."""
+    body, _ = to_v1(_doc(_as_v1beta1(case), case["id"]))
+    scores, feasible = _score(body, case, tmp_path)
+    assert feasible == case["expect"]["feasible"]
+    assert scores["NodeResourcesFit"] == case["expect"]["score"]["NodeResourcesFit"]

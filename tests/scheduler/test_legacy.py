@@ -131,3 +131,67 @@ def test_scores_stay_on_the_0_to_10_scale(shape: list[tuple[int, int]], data: st
         for fn in (legacy_least_requested_scores, legacy_most_requested_scores, legacy_balanced_scores):
             scores, _ = fn(req, cap)
             assert ((scores >= 0) & (scores <= 10)).all()
+
+
+# ------------------------------------------------------------------ over a scenario's ClusterState
+
+
+def _docs_state(case_id: str, config_file: str):
+    """State, incoming pod demand and Fit args of a golden docs case under one example config."""
+    import json
+    from pathlib import Path
+
+    from kubefit.load import Document, decode_node, decode_pod, read_documents
+    from kubefit.requests import pod_demand
+    from kubefit.scheduler.config import load_configuration
+    from kubefit.scheduler.state import compile_state
+
+    root = Path(__file__).resolve().parents[2]
+    with open(root.parent / "shared" / "golden" / "kube-scheduler" / "docs-example.jsonl", encoding="utf-8") as fh:
+        case = next(c for c in map(json.loads, fh) if c["id"] == case_id)
+    warnings: list[str] = []
+    nodes = [decode_node(Document(n, "case", 1), warnings) for n in case["nodes"]]
+    pods = [decode_pod(Document(p, "case", 1), warnings) for p in case.get("pods") or []]
+    state = compile_state(nodes, pods)
+    demand = pod_demand(decode_pod(Document(case["pod"], "case", 1), warnings))
+    config = load_configuration(read_documents(root / "examples" / "configs" / config_file)[0])
+    return state, demand, config
+
+
+@pytest.mark.parametrize("case_id", ["docs-RequestedToCapacityRatio-fit-only",
+                                     "docs-RequestedToCapacityRatio-fit-only-decimal-units"])
+def test_policy_docs_example_scores_5_and_7_on_the_scenario(case_id: str) -> None:
+    from kubefit.scheduler.plugins.legacy import legacy_fit_scores
+
+    state, demand, config = _docs_state(case_id, "policy-docs-worked-example.yaml")
+    assert config.legacy_scoring
+    args = config.profiles[0].plugin_args["NodeResourcesFit"]
+    node, per, alloc, req = legacy_fit_scores(state, np.arange(len(state)), args, demand.score_requests)
+    assert per.tolist() == [[7, 5, 3], [5, 7, 10]]
+    assert node.tolist() == [5, 7]
+
+
+def test_legacy_least_most_balanced_on_the_scenario() -> None:
+    from kubefit.scheduler.config import NodeResourcesFitArgs
+    from kubefit.scheduler.plugins.legacy import legacy_balanced_node_scores, legacy_fit_scores
+
+    state, demand, _ = _docs_state("docs-LeastAllocated-fit+balanced", "v1-docs-worked-example.yaml")
+    idx = np.arange(len(state))
+    least = legacy_fit_scores(state, idx, NodeResourcesFitArgs("LeastAllocated"), demand.score_requests)
+    most = legacy_fit_scores(state, idx, NodeResourcesFitArgs("MostAllocated"), demand.score_requests)
+    assert least[0].tolist() == [5, 1] and most[0].tolist() == [4, 8]
+    assert legacy_balanced_node_scores(state, idx, demand.score_requests)[0].tolist() == [8, 0]
+
+
+def test_missing_scalar_counts_as_fully_used_in_v1_16() -> None:
+    """intel.com/bar (on no node) had capacity 0 → f(100) = 10 for every node in v1.16."""
+    from kubefit.scheduler.config import NodeResourcesFitArgs, ResourceWeight, ShapePoint
+    from kubefit.scheduler.plugins.legacy import legacy_fit_scores
+
+    state, demand, _ = _docs_state("docs-RequestedToCapacityRatio-fit-only", "v1-docs-worked-example.yaml")
+    args = NodeResourcesFitArgs("RequestedToCapacityRatio",
+                                (ResourceWeight("intel.com/foo", 3), ResourceWeight("intel.com/bar", 5)),
+                                (ShapePoint(0, 0), ShapePoint(100, 10)))
+    node, per, _, _ = legacy_fit_scores(state, np.arange(len(state)), args, demand.score_requests)
+    assert per.tolist() == [[7, 10], [5, 10]]
+    assert node.tolist() == [round((21 + 50) / 8), round((15 + 50) / 8)]

@@ -13,6 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
+from kubefit.scheduler.config import NodeResourcesFitArgs
+from kubefit.scheduler.state import ClusterState
+
 MAX_PRIORITY = 10  # schedulerapi.MaxPriority before v1.17
 MAX_UTILIZATION = 100
 
@@ -120,3 +124,61 @@ def legacy_balanced_scores(requested: np.ndarray, allocatable: np.ndarray) -> tu
     score = ((1 - np.abs(fc - fm)) * MAX_PRIORITY).astype(np.int64)  # int64() truncates
     score = np.where((fc >= 1) | (fm >= 1), 0, score)
     return score, np.stack([fc, fm], axis=-1)
+
+
+# ---------------------------------------------------------------- over a ClusterState (for `--scoring legacy`)
+
+
+def legacy_pairs(state: ClusterState, idx: np.ndarray, names: Sequence[str],
+                 pod_requests: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """v1.16 `calculateResourceAllocatableRequest`: `(allocatable[M, K], requested[M, K])` for nodes `idx`.
+
+    cpu and memory use the node's non-zero requests plus the pod's non-zero request; ephemeral-storage
+    and scalar resources the node's requests plus the pod's; a scalar no node has is (0, pod); any other
+    name is (0, 0). Unlike v1 nothing is dropped: capacity 0 scores as fully used in RTCR.
+    """
+    m = len(idx)
+    alloc = np.zeros((m, len(names)), dtype=np.int64)
+    req = np.zeros((m, len(names)), dtype=np.int64)
+    for k, name in enumerate(names):
+        p = int(pod_requests.get(name, 0))
+        col = state.index.get(name)
+        if name in (CPU, MEMORY):
+            used = state.nonzero_requested[idx, 0 if name == CPU else 1]
+        elif (name == EPHEMERAL_STORAGE or is_scalar(name)) and col is not None:
+            used = state.requested[idx, col]
+        elif is_scalar(name):
+            req[:, k] = p
+            continue
+        else:
+            continue
+        alloc[:, k] = state.allocatable[idx, col]
+        req[:, k] = used + p
+    return alloc, req
+
+
+def legacy_fit_scores(state: ClusterState, idx: np.ndarray, args: NodeResourcesFitArgs,
+                      pod_requests: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NodeResourcesFit's strategy scored as its v1.16 priority: (node scores 0..10, per-resource, alloc, req).
+
+    `pod_requests` is the incoming pod's non-zero scoring request (`PodDemand.score_requests`).
+    RequestedToCapacityRatio uses the args' resources and shape; LeastAllocated/MostAllocated were
+    LeastRequested/MostRequestedPriority, always on cpu and memory with equal weight.
+    """
+    if args.scoring_type == "RequestedToCapacityRatio":
+        names = [r.name for r in args.resources]
+        alloc, req = legacy_pairs(state, idx, names, pod_requests)
+        shape = [(p.utilization, p.score) for p in args.shape or ()]
+        node, per = legacy_rtcr_scores(req, alloc, [r.weight for r in args.resources], shape)
+        return node, per, alloc, req
+    alloc, req = legacy_pairs(state, idx, (CPU, MEMORY), pod_requests)
+    fn = legacy_most_requested_scores if args.scoring_type == "MostAllocated" else legacy_least_requested_scores
+    node, per = fn(req, alloc)
+    return node, per, alloc, req
+
+
+def legacy_balanced_node_scores(state: ClusterState, idx: np.ndarray,
+                                pod_requests: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """BalancedResourceAllocation as v1.16 scored it (cpu and memory, non-zero requests): (scores, fractions)."""
+    alloc, req = legacy_pairs(state, idx, (CPU, MEMORY), pod_requests)
+    return legacy_balanced_scores(req, alloc)
