@@ -10,6 +10,7 @@ CONTRACT (used by the framework, simulate and the CLI; keep these names and fiel
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -853,9 +854,9 @@ def load_configuration(doc: Document | None) -> SchedulerConfiguration:
     if kind == KIND and version == V1:
         return decode_v1(body, doc.source)
     try:
-        from kubefit.scheduler import dialects
+        dialects = importlib.import_module("kubefit.scheduler.dialects")
     except ImportError:
-        dialects = None  # type: ignore[assignment]
+        dialects = None
     if dialects is None or not hasattr(dialects, "to_v1"):
         raise InputError(f"unsupported apiVersion {version!r} for {kind} (kubefit reads {V1})",
                          file=doc.source, obj=doc.label, field="apiVersion")
