@@ -396,3 +396,25 @@ def test_v1beta1_files_score_the_golden_cases_like_kube_scheduler(case: dict[str
     scores, feasible = _score(body, case, tmp_path)
     assert feasible == case["expect"]["feasible"]
     assert scores["NodeResourcesFit"] == case["expect"]["score"]["NodeResourcesFit"]
+
+
+def test_policy_resource_weight_0_is_1_and_duplicates_keep_the_last() -> None:
+    """v1.16 turned an unset weight into 1 and kept resources in a map (last weight wins)."""
+    body, notes = to_v1(_doc({"apiVersion": "v1", "kind": "Policy", "priorities": [{
+        "name": "RequestedToCapacityRatioPriority", "weight": 1,
+        "argument": {"requestedToCapacityRatioArguments": {
+            "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
+            "resources": [{"name": "cpu", "weight": 2}, {"name": "memory"}, {"name": "cpu", "weight": 4}]}}}]}))
+    assert _fit_args(body)["scoringStrategy"]["resources"] == [{"name": "memory", "weight": 1},
+                                                               {"name": "cpu", "weight": 4}]
+    assert any("cpu listed twice" in n for n in notes)
+
+
+def test_v1beta1_rtcr_weight_is_not_defaulted() -> None:
+    """v1beta1 RequestedToCapacityRatioArgs kept a missing weight as 0, which its validation refused."""
+    body = _v1beta1_rtcr([(0, 0), (100, 10)])
+    del body["profiles"][0]["pluginConfig"][0]["args"]["resources"][0]["weight"]
+    with pytest.raises(ConfigError) as err:
+        to_v1(_doc(body))
+    assert err.value.errors == [
+        "resources[0].weight: Invalid value: 0: resource weight of cpu not in valid range [1, inf)"]

@@ -185,8 +185,8 @@ def _invalid(path: str, value: Any, detail: str) -> str:
     return f"{path}: Invalid value: {shown}: {detail}"
 
 
-def _resources(raw: Any, doc: Document, field: str, *, zero_to_one: bool) -> list[dict[str, Any]]:
-    """A `[{name, weight}]` list (v1beta1 ResourceSpec); empty → cpu, memory weight 1."""
+def _resources(raw: Any, doc: Document, field: str) -> list[dict[str, Any]]:
+    """A `[{name, weight}]` list (v1beta1 ResourceSpec); empty → cpu, memory weight 1; weights not defaulted."""
     items = _list(raw, doc, field)
     out = []
     for i, item in enumerate(items):
@@ -196,13 +196,12 @@ def _resources(raw: Any, doc: Document, field: str, *, zero_to_one: bool) -> lis
             raise InputError(f'unknown field "{unknown[0]}"', file=doc.source, obj=_obj(doc),
                              field=f"{field}[{i}]")
         weight = _int(item.get("weight"), doc, f"{field}[{i}].weight")
-        if weight == 0 and zero_to_one:
-            weight = 1
         out.append({"name": str(item.get("name", "")), "weight": weight})
     return out or copy.deepcopy(DEFAULT_RESOURCES)
 
 
-def _shape(raw: Any, doc: Document, field: str, *, legacy_keys: bool = False) -> list[dict[str, int]]:
+def _shape(raw: Any, doc: Document, field: str) -> list[dict[str, int]]:
+    """Shape points `[{utilization, score}]` as integers."""
     points = []
     for i, item in enumerate(_list(raw, doc, field)):
         item = _map(item, doc, f"{field}[{i}]")
@@ -419,7 +418,7 @@ def _v1beta1_strategy_args(doc: Document, plugin: str, raw: dict[str, Any] | Non
         raise InputError(f'strict decoding error: unknown field "{unknown[0]}"', file=doc.source,
                          obj=_obj(doc), field=field)
     is_rtcr = kind == "RequestedToCapacityRatio"
-    resources = _resources(raw.get("resources"), doc, f"{field}.resources", zero_to_one=is_rtcr)
+    resources = _resources(raw.get("resources"), doc, f"{field}.resources")
     out: dict[str, Any] = {"type": kind, "resources": resources}
     if is_rtcr:
         shape = _shape(raw.get("shape"), doc, f"{field}.shape")
@@ -556,15 +555,16 @@ def _policy_strategy(doc: Document, name: str, strategy: str, argument: dict[str
         r = _map(r, doc, f"{field}.resources[{i}]")
         rname = str(r.get("name", ""))
         weight = _int(r.get("weight"), doc, f"{field}.resources[{i}].weight")
+        if weight == 0:
+            weight = 1  # v1.16 buildScoringFunctionShapeFromRequestedToCapacityRatioArguments
         if weight < 1:
-            if weight == 0:
-                notes.append(f"{name}: resource {rname} has weight 0; v1.16 logged \"resource {rname} weight 0 "
-                             "must not be less than 1\" and it counted for nothing; dropped")
-                continue
             errors.append(f"resource {rname} weight {weight} must not be less than 1")
         if rname.lower() in ("cpu", "memory") and rname not in ("cpu", "memory"):
             notes.append(f'{name}: resource name "{rname}" is not "{rname.lower()}" (names are case-sensitive); '
                          "v1.16 scored a resource the node lacks as fully used, v1 ignores it")
+        if any(r["name"] == rname for r in resources):
+            notes.append(f"{name}: resource {rname} listed twice; v1.16 kept the last weight ({weight}) in its map")
+            resources = [r for r in resources if r["name"] != rname]
         resources.append({"name": rname, "weight": weight})
     if not resources:
         resources = copy.deepcopy(DEFAULT_RESOURCES)
