@@ -23,6 +23,7 @@ from kubefit.scheduler.plugins.base import (
     CycleContext,
     FilterOutcome,
     PreFilterOutcome,
+    StatusError,
 )
 from kubefit.scheduler.state import ClusterState
 
@@ -97,7 +98,7 @@ def new_context(state: ClusterState, pod: Pod, demand: PodDemand | None = None) 
     return CycleContext(pod, demand, state.demand_vector(demand))
 
 
-def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[list, PreFilterOutcome | None, set[str] | None, list[str]]:
+def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[list, tuple[str, PreFilterOutcome] | None, set[str] | None, list[str]]:
     active, skipped, names = [], [], None
     for name, plugin in fw.filters:
         pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
@@ -105,7 +106,7 @@ def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[
             active.append((name, plugin))
             continue
         if pre.code != SUCCESS:
-            return active, pre, names, skipped
+            return active, (name, pre), names, skipped
         if pre.skip:
             skipped.append(name)
             continue
@@ -121,14 +122,16 @@ def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: C
     active, failure, names, skipped = _pre_filter(fw, state, ctx)
     result.skipped_filter_plugins = skipped
     if failure is not None:
+        plugin_name, failure = failure
         result.pre_filter_message = ", ".join(failure.reasons)
         result.codes[idx] = failure.code
         for n in idx:
             result.reasons[int(n)] = list(failure.reasons)
+            result.failed_plugin[int(n)] = plugin_name
         return np.zeros(0, dtype=np.int64)
     ok = np.ones(len(idx), dtype=bool)
     if names is not None:
-        result.pre_filter_node_names = [state.nodes[int(n)].name for n in idx if state.nodes[int(n)].name in names]
+        result.pre_filter_node_names = sorted(names)  # the PreFilterResult set, names that are no node included
         outside = np.array([state.nodes[int(n)].name not in names for n in idx], dtype=bool)
         for pos in np.flatnonzero(outside):
             node = int(idx[pos])
@@ -161,10 +164,17 @@ def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: Cy
                feasible: np.ndarray) -> None:
     """PreScore, Score, NormalizeScore, weights and totals over the feasible nodes."""
     total = np.zeros(len(feasible), dtype=np.int64)
-    for name, plugin, weight in fw.scorers:
-        if plugin.pre_score(state, ctx):
+    scoring = []
+    for name, plugin, weight in fw.scorers:  # every PreScore runs before any Score
+        try:
+            skip = plugin.pre_score(state, ctx)
+        except StatusError as err:
+            raise SchedulingCycleError(f"running PreScore plugin \"{name}\": {err}") from None
+        if skip:
             result.skipped_score_plugins.append(name)
-            continue
+        else:
+            scoring.append((name, plugin, weight))
+    for name, plugin, weight in scoring:
         raw = plugin.score(state, ctx, feasible)
         norm = plugin.normalize(raw)
         bad = (norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)

@@ -21,6 +21,10 @@ def go_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
     return np.where((a < 0) != (b < 0), -q, q)
 
 
+class StatusError(Exception):
+    """A plugin's error status (`framework.AsStatus(err)`): the framework fails the cycle, naming the plugin."""
+
+
 @dataclass
 class CycleContext:
     """One scheduling cycle of one pod (kube-scheduler's CycleState, what plugins pre-compute)."""

@@ -8,8 +8,16 @@ from typing import Any
 from kubefit.scheduler.config import BalancedAllocationArgs, NodeResourcesFitArgs
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.nodename import NodeName
+from kubefit.scheduler.plugins.nodeunschedulable import NodeUnschedulable
+from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 
 FACTORIES: dict[str, Callable[[Any], Any]] = {
+    "NodeUnschedulable": lambda args: NodeUnschedulable(),
+    "NodeName": lambda args: NodeName(),
+    "TaintToleration": lambda args: TaintToleration(),
+    "NodeAffinity": NodeAffinity.from_args,
     "NodeResourcesFit": lambda args: NodeResourcesFit(args or NodeResourcesFitArgs()),
     "NodeResourcesBalancedAllocation": lambda args: NodeResourcesBalancedAllocation(args or BalancedAllocationArgs()),
 }

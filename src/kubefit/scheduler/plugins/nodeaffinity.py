@@ -1,0 +1,156 @@
+"""NodeAffinity: nodeSelector, required/preferred node affinity and the `addedAffinity` args (§13.5).
+
+PreFilter skips pods with nothing required (nil nodeSelector, no required affinity, no added required
+terms) and narrows the candidates to the `metadata.name In` sets of the required terms; Filter checks
+the scheduler-enforced terms, then the pod's selector and required terms; Score sums the weights of
+the matching preferred terms, normalised to the best node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kubefit.errors import ConfigError
+from kubefit.scheduler.plugins.base import (
+    UNRESOLVABLE,
+    CycleContext,
+    FilterOutcome,
+    PreFilterOutcome,
+    StatusError,
+)
+from kubefit.scheduler.plugins.selectors import (
+    OBJECT_NAME_FIELD,
+    NodeSelector,
+    PreferredTerms,
+    label_set_mask,
+    node_labels,
+)
+from kubefit.scheduler.plugins.tainttoleration import default_normalize
+from kubefit.scheduler.state import ClusterState
+from kubefit.validation import aggregate, node_selector_errors, preferred_terms_errors
+
+NAME = "NodeAffinity"
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+REASON_CONFLICT = "pod affinity terms conflict"
+
+
+def added_affinity(args: Any) -> dict[str, Any] | None:
+    """`addedAffinity` from the plugin args: a NodeAffinityArgs object, the raw args mapping, or None."""
+    if args is None:
+        return None
+    if isinstance(args, dict):
+        return args.get("addedAffinity")
+    return getattr(args, "added_affinity", None)
+
+
+def validate_args(added: dict[str, Any] | None, path: str = "addedAffinity") -> list[str]:
+    """`ValidateNodeAffinityArgs`: the parse errors of the added terms, as Go prints each."""
+    if not added:
+        return []
+    errs = []
+    if added.get(REQUIRED) is not None:
+        errs += node_selector_errors(added[REQUIRED], f"{path}.{REQUIRED}")
+    if added.get(PREFERRED):
+        errs += preferred_terms_errors(added[PREFERRED], f"{path}.{PREFERRED}")
+    return [str(e) for e in errs]
+
+
+def pod_node_affinity(ctx: CycleContext) -> dict[str, Any]:
+    return (ctx.pod.affinity or {}).get("nodeAffinity") or {}
+
+
+def required_name_sets(terms: list[dict[str, Any]]) -> set[str] | None:
+    """The PreFilter node-name set: ∪ over terms of ∩ of their `metadata.name In` values; None = no limit."""
+    union: set[str] = set()
+    for term in terms:
+        names: set[str] | None = None
+        for req in (term or {}).get("matchFields") or []:
+            if req.get("key") == OBJECT_NAME_FIELD and req.get("operator") == "In":
+                values = {str(v) for v in req.get("values") or []}
+                names = values if names is None else names & values
+        if names is None:
+            return None
+        union |= names
+    return union
+
+
+@dataclass
+class NodeAffinity:
+    added_required: NodeSelector | None = None
+    added_preferred: PreferredTerms | None = None
+    name: str = NAME
+
+    @classmethod
+    def from_args(cls, args: Any) -> NodeAffinity:
+        """The plugin as `New` builds it; args that fail validation refuse the profile."""
+        added = added_affinity(args)
+        errors = validate_args(added)
+        if errors:
+            raise ConfigError([f'initializing plugin "{NAME}": {aggregate(errors)}'])
+        required = NodeSelector.parse(added[REQUIRED]) if added and added.get(REQUIRED) is not None else None
+        preferred = PreferredTerms.parse(added[PREFERRED]) if added and added.get(PREFERRED) else None
+        return cls(required, preferred)
+
+    # ------------------------------------------------------------------ Filter
+    def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
+        required = pod_node_affinity(ctx).get(REQUIRED)
+        if required is None and self.added_required is None and ctx.pod.node_selector is None:
+            return PreFilterOutcome(skip=True)
+        terms = (required or {}).get("nodeSelectorTerms") or []
+        if not terms:
+            return PreFilterOutcome()
+        names = required_name_sets(terms)
+        if names is None:
+            return PreFilterOutcome()
+        if not names:
+            return PreFilterOutcome(code=UNRESOLVABLE, reasons=(REASON_CONFLICT,))
+        return PreFilterOutcome(node_names=names)
+
+    def _pod_mask(self, state: ClusterState, ctx: CycleContext) -> np.ndarray:
+        """`RequiredNodeAffinity.Match` for every node: nodeSelector map AND required terms."""
+        table = node_labels(state)
+        mask = table.everything()
+        if ctx.pod.node_selector:
+            mask &= label_set_mask(table, ctx.pod.node_selector)
+        required = pod_node_affinity(ctx).get(REQUIRED)
+        if required is not None:
+            mask &= NodeSelector.parse(required).mask(table)
+        return mask
+
+    def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
+        table = node_labels(state)
+        enforced = self.added_required.mask(table)[idx] if self.added_required else np.ones(len(idx), dtype=bool)
+        pod_ok = self._pod_mask(state, ctx)[idx]
+        matrix = np.column_stack([~enforced, enforced & ~pod_ok])
+        codes = np.where(matrix.any(axis=1), UNRESOLVABLE, 0).astype(np.int8)
+        return FilterOutcome(codes, [REASON_ENFORCED, REASON_POD], matrix)
+
+    # ------------------------------------------------------------------ Score
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Skip when neither the pod nor the args prefer anything; a bad pod term fails the cycle."""
+        terms = pod_node_affinity(ctx).get(PREFERRED)
+        parsed = PreferredTerms.parse(terms) if terms is not None else None
+        if parsed is not None and parsed.error:
+            raise StatusError(parsed.error)
+        ctx.cache[f"{NAME}/preferred"] = parsed
+        return parsed is None and self.added_preferred is None
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        """Raw score: Σ weights of the matching added and pod preferred terms."""
+        table = node_labels(state)
+        raw = np.zeros(len(table), dtype=np.int64)
+        if self.added_preferred is not None:
+            raw += self.added_preferred.score(table)
+        parsed = ctx.cache.get(f"{NAME}/preferred")
+        if parsed is not None:
+            raw += parsed.score(table)
+        return raw[idx]
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        return default_normalize(raw, reverse=False)
