@@ -325,3 +325,14 @@ def test_cli_validate_and_view(tmp_path, capsys):
     assert main(["config", "validate", "-f", bad]) == 2
     assert "percentageOfNodesToScore: Invalid value: 120: not in valid range [0-100]" in capsys.readouterr().out
     assert main(["config", "view", "-f", bad]) == 2
+
+
+def test_ignored_settings_are_noted():
+    config = _load(extenders=[{"urlPrefix": "http://x", "filterVerb": "filter"}], profiles=[{
+        "plugins": {"multiPoint": {"enabled": [{"name": "NodeName", "weight": 4}],
+                                   "disabled": [{"name": "NodeResourcesFit"}]}},
+        "pluginConfig": [{"name": "NodeResourcesFit", "args": {}}]}])
+    assert any("extenders are not simulated" in n for n in config.notes)
+    assert any("pluginConfig for NodeResourcesFit is not used" in n for n in config.notes)
+    assert any("the weight of NodeName is ignored" in n for n in config.notes)
+    assert load_configuration(None).notes == ()

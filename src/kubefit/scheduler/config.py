@@ -783,8 +783,29 @@ def decode_v1(body: dict[str, Any], source: str) -> SchedulerConfiguration:
     if messages:
         raise ConfigError(messages, file=source)
     effective = _effective_v1(body, profiles, top)
+    notes = [n for prof, profile in zip(profiles, built, strict=True) for n in _profile_notes(prof, profile)]
+    if body.get("extenders"):
+        notes.append(f"{len(body['extenders'])} scheduler extender(s) configured: extenders are not simulated "
+                     f"(their filter and prioritize verbs are ignored)")
     return SchedulerConfiguration(profiles=tuple(built), percentage_of_nodes_to_score=top["percentageOfNodesToScore"],
-                                  source=source, dialect="v1", parallelism=top["parallelism"], effective=effective)
+                                  source=source, dialect="v1", parallelism=top["parallelism"], effective=effective,
+                                  notes=tuple(notes))
+
+
+def _profile_notes(prof: _Profile, profile: Profile) -> list[str]:
+    """What the profile says that kube-scheduler ignores: args of idle plugins, weights of non-Score plugins."""
+    running = {n for names in profile.extension_points.values() for n in names}
+    notes = []
+    for name, _ in prof.plugin_config[:prof.given_args]:
+        if name not in running:
+            notes.append(f"profile {profile.scheduler_name}: pluginConfig for {name} is not used: the plugin is "
+                         f"not enabled in this profile")
+    for ep in ("multiPoint", *EXTENSION_POINTS):
+        for name, weight in prof.plugins[ep]["enabled"]:
+            if weight and "score" not in PLUGIN_EXTENSIONS.get(name, ()):
+                notes.append(f"profile {profile.scheduler_name}: plugins.{ep}: the weight of {name} is ignored "
+                             f"(it is not a Score plugin)")
+    return notes
 
 
 def _without_args_of(prof: _Profile, names: set[str]) -> _Profile:
