@@ -418,3 +418,10 @@ def test_v1beta1_rtcr_weight_is_not_defaulted() -> None:
         to_v1(_doc(body))
     assert err.value.errors == [
         "resources[0].weight: Invalid value: 0: resource weight of cpu not in valid range [1, inf)"]
+
+
+def test_beta_bind_addresses_are_dropped_with_a_note() -> None:
+    body, notes = to_v1(_doc({"apiVersion": "kubescheduler.config.k8s.io/v1beta2",
+                              "kind": "KubeSchedulerConfiguration", "healthzBindAddress": "0.0.0.0:10251"}))
+    assert "healthzBindAddress" not in body
+    assert any(n.startswith("healthzBindAddress") for n in notes)

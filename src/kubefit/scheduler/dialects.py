@@ -262,6 +262,10 @@ def _v1_resources_note(resources: list[dict[str, Any]], where: str, notes: list[
 def _beta_to_v1(doc: Document, version: str, notes: list[str]) -> dict[str, Any]:
     body = copy.deepcopy(doc.body)
     body["apiVersion"] = V1
+    for key in ("healthzBindAddress", "metricsBindAddress"):
+        if key in body:
+            notes.append(f"{key}: {body.pop(key)!r} dropped: v1 has no such field (health and metrics are "
+                         "served on kube-scheduler's --secure-port)")
     profiles = body.get("profiles")
     if profiles is not None and not isinstance(profiles, list):
         raise InputError(f"expected a list of profiles, got {type(profiles).__name__} (is `- ` missing "
@@ -470,8 +474,8 @@ def _policy_to_v1(doc: Document, notes: list[str]) -> dict[str, Any]:
         raise ConfigError(_aggregate(errors), file=doc.source)
     for key in ("extenders", "extenderConfigs"):
         if body.get(key):
-            notes.append(f"Policy {key}: scheduler extenders are not simulated by kubefit; they would go "
-                         "to the v1 `extenders` field unchanged")
+            notes.append(f"Policy {key}: not converted; kubefit does not simulate scheduler extenders "
+                         "(copy them to v1 `extenders` by hand: httpTimeout becomes a duration string)")
     if body.get("alwaysCheckAllPredicates"):
         notes.append("Policy alwaysCheckAllPredicates: v1 filter plugins always run in order and stop at "
                      "the first failure; the flag has no v1 equivalent")
