@@ -71,6 +71,7 @@ def test_validate_golden(case, tmp_path, capsys):
     if case["_file"] == "upstream-tests.jsonl":
         assert_subset(case["expect"], view, case)
         oracle = case.get("oracleExpect", case["expect"])["afterPrepareForCreate"]
+        assert got["errors"] == oracle["clusterErrors"]  # the real code's full answer, exactly
         assert got["valid"] == (not oracle["clusterErrors"])
         assert rc == (0 if got["valid"] else 1)
         return

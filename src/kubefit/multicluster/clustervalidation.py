@@ -4,6 +4,7 @@ proxy URL, provider/region/zone(s) labels, taints — the field errors Karmada's
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlparse
@@ -53,8 +54,42 @@ def _secret_ref(ref: Any, path: str) -> list[str]:
     return [f"{path}.{key}: Required value" for key in ("namespace", "name") if not ref.get(key)]
 
 
-def validate_cluster_fields(body: dict[str, Any]) -> list[str]:
-    """Field errors of a Cluster outside `spec.resourceModels`, in Karmada's order and wording."""
+def _go_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c").replace(
+        ">", "\\u003e").replace("&", "\\u0026")
+
+
+def _secret_ref_go(ref: Any) -> Any:
+    if not isinstance(ref, dict):
+        return None
+    return {"Namespace": str(ref.get("namespace") or ""), "Name": str(ref.get("name") or "")}
+
+
+def render_spec_go(spec: dict[str, Any], models_go: str) -> str:
+    """The internal ClusterSpec as `field.Invalid` prints it: JSON with Go field names (zones keeps its tag)."""
+    taints = spec.get("taints")
+    parts = [
+        ("SyncMode", _go_json(str(spec.get("syncMode") or ""))),
+        ("APIEndpoint", _go_json(str(spec.get("apiEndpoint") or ""))),
+        ("SecretRef", _go_json(_secret_ref_go(spec.get("secretRef")))),
+        ("ImpersonatorSecretRef", _go_json(_secret_ref_go(spec.get("impersonatorSecretRef")))),
+        ("InsecureSkipTLSVerification", _go_json(bool(spec.get("insecureSkipTLSVerification")))),
+        ("ProxyURL", _go_json(str(spec.get("proxyURL") or ""))),
+        ("ProxyHeader", _go_json(spec.get("proxyHeader"))),
+        ("Provider", _go_json(str(spec.get("provider") or ""))),
+        ("Region", _go_json(str(spec.get("region") or ""))),
+        ("Zone", _go_json(str(spec.get("zone") or ""))),
+        ("zones", _go_json(spec.get("zones"))),
+        ("Taints", _go_json(taints)),
+        ("ResourceModels", models_go),
+    ]
+    return "{" + ",".join(f'"{k}":{v}' for k, v in parts) + "}"
+
+
+def validate_cluster_fields(body: dict[str, Any], models_go: str = "null") -> list[str]:
+    """Field errors of a Cluster outside `spec.resourceModels`, in Karmada's order and wording.
+
+    `models_go` is the (prepared) model list as Go renders it, part of the zone/zones message."""
     meta = body.get("metadata") or {}
     spec = body.get("spec") or {}
     errs = _name_errors(meta)
@@ -81,7 +116,7 @@ def validate_cluster_fields(body: dict[str, Any]) -> list[str]:
     for zone in spec.get("zones") or []:
         errs += _label_value(zone, "spec.Zones")
     if spec.get("zone") and spec.get("zones"):
-        errs.append("spec.spec: Invalid value: the spec: zone and zones cannot co-exist")
+        errs.append(f"spec.spec: Invalid value: {render_spec_go(spec, models_go)}: Zone and Zones cannot co-exist")
     for i, taint in enumerate(spec.get("taints") or []):
         effect = str((taint or {}).get("effect") or "")
         if effect not in ("NoSchedule", "NoExecute"):

@@ -176,7 +176,7 @@ def validate_cluster(cluster: Cluster) -> Verdict:
     raw_error = validate_models(raw)
     prepared = prepare_for_create(raw)
     after = validate_models(prepared)
-    errors = validate_cluster_fields(cluster.raw)
+    errors = validate_cluster_fields(cluster.raw, render_models_go(prepared) if prepared else "null")
     if after is not None:
         errors.append(after.error)
     warnings = []
