@@ -43,3 +43,11 @@ def test_fragmentation_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0
     assert data == {"availableReplicas": {"fragmented": 50}, "exactReplicas": {"fragmented": 0},
                     "estimateError": {"fragmented": 50}}
+
+
+def test_customized_explain_shows_per_grade_floors(capsys: pytest.CaptureFixture[str]) -> None:
+    """The doc's `1*min(2/3,16/20)` terms are per-node floors; --explain prints them per grade."""
+    assert main(["estimate", "-f", str(EXAMPLES / "estimate-customized-3C-20Gi.yaml"), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "grade 2: 1 × min(110 pods, 2/3, 16Gi/20Gi) = 1 × 0 = 0" in out
+    assert "grade 3: 6 × min(110 pods, 4/3, 32Gi/20Gi) = 6 × 1 = 6" in out

@@ -264,6 +264,31 @@ def model_estimate(cluster: Cluster, request: Mapping[str, int],
     return total
 
 
+def model_explain(cluster: Cluster, request: Mapping[str, int]) -> list[str]:
+    """One line per grade: nodes × min(110 pods, min/request per resource), as in the doc's tables."""
+    summary = cluster.resource_summary
+    counts: dict[int, int] = {}
+    for m in summary.allocatable_modelings if summary else ():
+        counts[m.grade] = counts.get(m.grade, 0) + m.count
+    mins: dict[int, dict[str, int]] = {}
+    for model in cluster.resource_models:
+        mins[model.grade] = {r.name: r.min.nanos for r in model.ranges}
+    lines = []
+    for grade in sorted(g for g in mins if counts.get(g, 0) > 0):
+        terms = [f"{PODS_PER_MODEL_NODE} pods"]
+        for name, q in request.items():
+            if is_dimension(name) and name != "pods" and karmada_units(name, q) > 0:
+                terms.append(f"{_fmt(name, mins[grade].get(name, 0))}/{_fmt(name, q)}")
+        cap = _to_dims(mins[grade])
+        cap["pods"] = PODS_PER_MODEL_NODE
+        req = _to_dims(request)
+        req["pods"] = 1
+        per = _fit(cap, req)
+        lines.append(f"grade {grade}: {counts[grade]} × min({', '.join(terms)}) = {counts[grade]} × {per}"
+                     f" = {counts[grade] * per}")
+    return lines
+
+
 # --------------------------------------------------------------------------- the general estimator (§4)
 
 def _overflow(cluster: Cluster, request: Mapping[str, int] | None) -> bool:
@@ -310,6 +335,8 @@ def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
             est.model_error = str(exc)
         else:
             est.path = "model"
+            if not any(assumed):
+                est.steps.extend(model_explain(cluster, request))
             est.steps.append(f"resource models (first fit on virtual nodes): {est.model_estimate}")
             est.replicas = int32(min(est.model_estimate, pods))
             return est
