@@ -6,6 +6,11 @@ CONTRACT (used by the framework, simulate and the CLI; keep these names and fiel
   files it could not even decode as a configuration.
 - A `Profile` lists its enabled filter plugins in order and its score plugins with weights (0/unset
   already turned into 1); `plugin_args[name]` holds the args dataclass of each enabled plugin.
+- `decode_v1(body, source)` is the v1 decoder the dialect converters feed; `args_to_v1(args)` prints
+  args back in their v1 form; `SchedulerConfiguration.effective` is the defaulted v1 body (`config view`).
+- Refusals follow kube-scheduler's order of checks: strict decoding (unknown fields), configuration
+  validation (BalancedAllocation and NodeAffinity args, percentages, names), then plugin construction
+  (Fit args, whose validator v1.34.1 registers under the wrong key) and the framework's plugin lists.
 """
 
 from __future__ import annotations
@@ -885,4 +890,4 @@ def load_configuration(doc: Document | None) -> SchedulerConfiguration:
     config = decode_v1(v1_body, doc.source)
     dialect = "Policy" if kind == "Policy" else str(version or "").rsplit("/", 1)[-1]
     legacy = bool(getattr(dialects, "is_legacy_dialect", lambda _d: False)(doc))
-    return replace(config, dialect=dialect, notes=tuple(notes), legacy_scoring=legacy)
+    return replace(config, dialect=dialect, notes=(*notes, *config.notes), legacy_scoring=legacy)
