@@ -65,3 +65,12 @@ def test_bad_quantity_is_input_error(tmp_path, capsys):
     bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: lots}}\n")
     rc, _, err = run_json(capsys, ["summary", "-f", str(bad)])
     assert rc == 2 and "status.allocatable.cpu" in err and "Traceback" not in err
+
+
+def test_overflow_range_warns_without_crashing(tmp_path, capsys):
+    case = {"nodes": [{"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "9223372036854775807"}}}],
+            "pods": [{"metadata": {"name": "p"}, "spec": {"nodeName": "a", "containers": [
+                {"name": "c", "resources": {"requests": {"memory": "8Ei"}}}]}}]}
+    rc, got, err = run_json(capsys, ["summary", "-f", scenario_file(tmp_path, case)])
+    assert rc == 0 and "cpu, memory" in err and "wraps" in err
+    assert got["resourceSummary"]["allocatable"] == {"cpu": "9223372036854775807"}

@@ -24,7 +24,7 @@ from kubefit.multicluster.models import (
     to_json,
     validate_cluster,
 )
-from kubefit.multicluster.summary import resource_summary
+from kubefit.multicluster.summary import overflow_resources, resource_summary
 from kubefit.report.output import emit
 from kubefit.resourcenames import BASIC_RESOURCES, is_scalar
 
@@ -66,6 +66,13 @@ def _one_cluster(clusters: list[Cluster], files: list[str]) -> Cluster:
     return clusters[0]
 
 
+def _warn_overflow(scenario: Scenario) -> None:
+    names = overflow_resources(scenario.nodes, scenario.pods)
+    if names:
+        warn(f"{', '.join(names)}: quantities of 2^62 base units (cpu: millicores) or more; Karmada's int64 "
+             f"arithmetic wraps silently there, so its numbers for these resources are not meaningful")
+
+
 def _warn_dropped_requests(scenario: Scenario) -> None:
     """Pod requests Karmada's accounting drops (not cpu/memory/ephemeral-storage/pods/scalar)."""
     dropped: dict[str, int] = {}
@@ -92,6 +99,7 @@ def summary(files: FilesOption, output: OutputOption = OutputFormat.table,
         raise InputError(f"summary describes one member cluster; found {len(clusters)} Cluster objects",
                          file=", ".join(files))
     _warn_dropped_requests(scenario)
+    _warn_overflow(scenario)
     result = resource_summary(scenario.nodes, scenario.pods, clusters[0] if clusters else None,
                               customized_modeling=gates["CustomizedClusterResourceModeling"])
 
@@ -185,6 +193,7 @@ def classify(files: FilesOption, output: OutputOption = OutputFormat.table) -> N
         warn(f"Cluster {cluster.name}: spec.resourceModels is empty, so Karmada reports no allocatableModelings "
              f"(the API server would have filled in the defaults: see `kubefit models defaults`)")
     _warn_dropped_requests(scenario)
+    _warn_overflow(scenario)
     modelings = allocatable_modelings(cluster, scenario.nodes, scenario.pods)
     if modelings is None and cluster.resource_models:
         warn(f"Cluster {cluster.name}: the models' resource names disagree (InitSummary fails), so Karmada "

@@ -190,3 +190,33 @@ def resource_summary(nodes: list[Any], pods: list[Any], cluster: Any = None, *,
         if modelings:
             summary["allocatableModelings"] = modelings
     return {"resourceSummary": summary, "nodeSummary": node_summary(nodes)}
+
+
+OVERFLOW = 2**62  # base units (cpu: millicores) from which Karmada's int64 arithmetic may wrap
+
+
+def overflow_resources(nodes: list[Any], pods: list[Any]) -> list[str]:
+    """Resource names whose quantities (one value or a pod-request total) reach 2^62 base units,
+    where Karmada's int64 arithmetic may wrap silently (golden README: warn, don't trust the number)."""
+    hit: set[str] = set()
+    totals: dict[str, int] = {}
+
+    def units(name: str, raw: Any) -> int:
+        nanos = gq.parse_value(raw).nanos()
+        return abs(nanos) // 10**6 if name == "cpu" else abs(nanos) // 10**9
+
+    for node in nodes:
+        for name, raw in (_get(_raw(node), "status", "allocatable") or {}).items():
+            if units(name, raw) >= OVERFLOW:
+                hit.add(name)
+    for pod in map(_raw, pods):
+        spec = pod.get("spec") or {}
+        lists = [_get(c, "resources", "requests") for c in
+                 [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]]
+        for requests in [*lists, spec.get("overhead")]:
+            for name, raw in (requests or {}).items():
+                u = units(name, raw)
+                totals[name] = totals.get(name, 0) + u
+                if u >= OVERFLOW or totals[name] >= OVERFLOW:
+                    hit.add(name)
+    return sorted(hit)
