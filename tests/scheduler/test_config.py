@@ -336,3 +336,31 @@ def test_ignored_settings_are_noted():
     assert any("pluginConfig for NodeResourcesFit is not used" in n for n in config.notes)
     assert any("the weight of NodeName is ignored" in n for n in config.notes)
     assert load_configuration(None).notes == ()
+
+
+# --------------------------------------------------------------------------- apimachinery messages
+
+def test_qualified_name_messages():
+    from kubefit.validation import qualified_name_errors
+
+    assert qualified_name_errors("intel.com/foo") == []
+    assert qualified_name_errors("a/") == [
+        "name part must be non-empty",
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]
+    assert qualified_name_errors("/x") == ["prefix part must be non-empty"]
+    assert qualified_name_errors("x" * 64) == ["name part must be no more than 63 characters"]
+    assert qualified_name_errors("a/b/c")[0].startswith("a qualified name must consist of")
+    assert qualified_name_errors("a/b/c")[0].endswith("with an optional DNS subdomain prefix and '/' "
+                                                      "(e.g. 'example.com/MyName')")
+
+
+def test_go_formatting():
+    from kubefit.validation import INVALID, FieldError, aggregate, go_quote
+
+    assert go_quote('a"b\\c\n\x01é') == '"a\\"b\\\\c\\n\\x01é"'
+    errors = [FieldError("x", INVALID, 1, "bad"), FieldError("x", INVALID, 1, "bad"), FieldError("", INVALID, "v")]
+    assert aggregate(errors) == '[x: Invalid value: 1: bad, Invalid value: "v"]'
+    assert aggregate(errors[:1]) == "x: Invalid value: 1: bad"
+    assert str(FieldError("v", INVALID, ["a"], "d")) == 'v: Invalid value: ["a"]: d'
