@@ -154,6 +154,7 @@ def test_validation_message_renders_cached_and_canonical_strings():
                         '"Max":"1Gi"}]},{"Grade":1,"Ranges":[{"Name":"memory","Min":"1Gi",'
                         '"Max":"9223372036854775807"}]}]: Model intervals for resources must be contiguous and '
                         'non-overlapping']
+    assert any("equal in value" in w for w in v.warnings)
 
 
 def test_unsorted_grades_are_repaired_with_a_warning(tmp_path, capsys):

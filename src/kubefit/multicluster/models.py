@@ -185,7 +185,22 @@ def validate_cluster(cluster: Cluster) -> Verdict:
                         f"(sort by grade, first mins set to 0, last maxes to MaxInt64): {raw_error.detail}")
     if not raw:
         warnings.append("spec.resourceModels is empty: Karmada fills in the 9 default grades")
+    if after is not None and after.detail == NOT_CONTIGUOUS:
+        warnings.extend(_equal_but_different(prepared))
     return Verdict(not errors, errors, warnings, prepared, after, raw_error)
+
+
+def _equal_but_different(models: list[GoModel]) -> list[str]:
+    """Hints for contiguity failures between bounds that are equal by value but not as Go structs."""
+    hints = []
+    for prev, model in zip(models, models[1:], strict=False):
+        for a, b in zip(prev.ranges, model.ranges, strict=False):
+            if a.name == b.name and not gq.struct_equal(a.max, b.min) and gq.compare(a.max, b.min) == 0:
+                hints.append(f"grade {prev.grade} max and grade {model.grade} min of {a.name} are equal in value "
+                             f"but Karmada compares the parsed Go structs (same spelling required, and values "
+                             f"that need a big decimal such as 1.5Gi never compare equal): write both bounds the "
+                             f"same way, e.g. as an integer in base units")
+    return hints
 
 
 # --------------------------------------------------------------------------- §2 classification
