@@ -364,3 +364,23 @@ def test_go_formatting():
     assert aggregate(errors) == '[x: Invalid value: 1: bad, Invalid value: "v"]'
     assert aggregate(errors[:1]) == "x: Invalid value: 1: bad"
     assert str(FieldError("v", INVALID, ["a"], "d")) == 'v: Invalid value: ["a"]: d'
+
+
+def test_other_plugin_args_are_validated_at_load():
+    config = [{"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": 0,
+                                                     "minCandidateNodesAbsolute": 0}},
+              {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 101}},
+              {"name": "PodTopologySpread", "args": {"defaultingType": "Nope"}},
+              {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": -1}}]
+    assert _refusal(leaderElection={"resourceLock": "endpoints"}, profiles=[{"pluginConfig": config}]) == [
+        'leaderElection.resourceLock: Invalid value: "endpoints": resourceLock value must be "leases"',
+        "profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the "
+        "same time as minCandidateNodesAbsolute",
+        "profiles[0].pluginConfig[0].args.minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the "
+        "same time as minCandidateNodesPercentage",
+        "profiles[0].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]",
+        'profiles[0].pluginConfig[2].args.defaultingType: Unsupported value: "Nope": supported values: "List", '
+        '"System"',
+        "profiles[0].pluginConfig[3].args.bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, "
+        "should not be a negative value"]
+    assert _load(leaderElection={"leaderElect": False, "resourceLock": "endpoints"}).profiles

@@ -346,8 +346,7 @@ def default_args(name: str, raw: dict[str, Any] | None) -> Any:
 
 
 def _default_other_args(name: str, raw: dict[str, Any]) -> dict[str, Any]:
-    raw.pop("apiVersion", None)
-    raw.pop("kind", None)
+    raw = {k: v for k, v in raw.items() if v is not None and k not in ("apiVersion", "kind")}
     if name == "DefaultPreemption":
         raw.setdefault("minCandidateNodesPercentage", 10)
         raw.setdefault("minCandidateNodesAbsolute", 100)
@@ -459,11 +458,63 @@ def validate_node_affinity_args(args: NodeAffinityArgs, path: str = "") -> list[
     return errs
 
 
+def validate_default_preemption_args(args: dict[str, Any], path: str = "") -> list[FieldError]:
+    """`ValidateDefaultPreemptionArgs`."""
+    pct, absolute = args.get("minCandidateNodesPercentage", 10), args.get("minCandidateNodesAbsolute", 100)
+    pct_path, abs_path = child(path, "minCandidateNodesPercentage"), child(path, "minCandidateNodesAbsolute")
+    errs = []
+    if not 0 <= pct <= 100:
+        errs.append(FieldError(pct_path, INVALID, pct, "not in valid range [0, 100]"))
+    if absolute < 0:
+        errs.append(FieldError(abs_path, INVALID, absolute, "not in valid range [0, inf)"))
+    if pct == 0 and absolute == 0:
+        errs.append(FieldError(pct_path, INVALID, pct, "cannot be zero at the same time as minCandidateNodesAbsolute"))
+        errs.append(FieldError(abs_path, INVALID, absolute,
+                               "cannot be zero at the same time as minCandidateNodesPercentage"))
+    return errs
+
+
+def validate_inter_pod_affinity_args(args: dict[str, Any], path: str = "") -> list[FieldError]:
+    """`ValidateInterPodAffinityArgs`: hardPodAffinityWeight in [0, 100]."""
+    weight = args.get("hardPodAffinityWeight", 1)
+    if not 0 <= weight <= 100:
+        return [FieldError(child(path, "hardPodAffinityWeight"), INVALID, weight, "not in valid range [0, 100]")]
+    return []
+
+
+def validate_pod_topology_spread_args(args: dict[str, Any], path: str = "") -> list[FieldError]:
+    """`ValidatePodTopologySpreadArgs`, the defaultingType part (constraints are not simulated)."""
+    kind = args.get("defaultingType") or "System"
+    p = child(path, "defaultingType")
+    if kind not in ("System", "List"):
+        return [not_supported(p, kind, ("List", "System"))]
+    if kind == "System" and args.get("defaultConstraints"):
+        return [FieldError(p, INVALID, kind, "when .defaultConstraints are not empty")]
+    return []
+
+
+def validate_volume_binding_args(args: dict[str, Any], path: str = "") -> list[FieldError]:
+    """`ValidateVolumeBindingArgs` with StorageCapacityScoring off (its v1.34 default)."""
+    errs = []
+    timeout = args.get("bindTimeoutSeconds", 600)
+    if timeout < 0:
+        errs.append(FieldError(child(path, "bindTimeoutSeconds"), INVALID, timeout,
+                               "invalid BindTimeoutSeconds, should not be a negative value"))
+    if args.get("shape") is not None:
+        errs.append(FieldError(child(path, "shape"), INVALID, args["shape"],
+                               "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
+    return errs
+
+
 # Validators run by ValidateKubeSchedulerConfiguration (the Fit one sits under the wrong key
 # "NodeResourcesFitArgs" in v1.34.1, so Fit args are only checked by the plugin constructor).
 CONFIG_ARGS_VALIDATORS = {
-    "NodeResourcesBalancedAllocation": validate_balanced_args,
+    "DefaultPreemption": validate_default_preemption_args,
+    "InterPodAffinity": validate_inter_pod_affinity_args,
     "NodeAffinity": validate_node_affinity_args,
+    "NodeResourcesBalancedAllocation": validate_balanced_args,
+    "PodTopologySpread": validate_pod_topology_spread_args,
+    "VolumeBinding": validate_volume_binding_args,
 }
 CONSTRUCTOR_VALIDATORS = {
     "NodeResourcesFit": validate_fit_args,
@@ -634,6 +685,7 @@ def _decode_document(body: dict[str, Any], source: str) -> tuple[list[_Profile],
         "podInitialBackoffSeconds": 1 if body.get("podInitialBackoffSeconds") is None
         else body["podInitialBackoffSeconds"],
         "podMaxBackoffSeconds": 10 if body.get("podMaxBackoffSeconds") is None else body["podMaxBackoffSeconds"],
+        "leaderElection": body.get("leaderElection") or {},
     }
     return profiles, top
 
@@ -657,6 +709,10 @@ def _validate_configuration(profiles: list[_Profile], top: dict[str, Any]) -> tu
     """`ValidateKubeSchedulerConfiguration` (the parts kubefit reads); also which args it refused."""
     errs: list[FieldError] = []
     refused: set[tuple[int, str]] = set()
+    election = top.get("leaderElection") or {}
+    lock = election.get("resourceLock") or "leases"
+    if election.get("leaderElect") is not False and lock != "leases":
+        errs.append(FieldError("leaderElection.resourceLock", INVALID, lock, 'resourceLock value must be "leases"'))
     if top["parallelism"] <= 0:
         errs.append(FieldError("parallelism", INVALID, top["parallelism"], "should be an integer value greater than zero"))
     seen: dict[str | None, int] = {}
