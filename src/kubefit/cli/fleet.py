@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kubefit.api.karmada import quantity_text
 from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
 from kubefit.errors import InputError
 from kubefit.load import Document, decode_pod, load_scenario, read_documents
@@ -125,7 +126,7 @@ def load_fleet(files: list[str]) -> Fleet:
 def _warn_overflow(names: list[str]) -> None:
     for name in names:
         warn(f"cluster {name}: a quantity of 2^62 base units or more (cpu in millicores) makes Karmada's int64 "
-             f"arithmetic wrap; Karmada's number for this cluster is not meaningful (kubefit shows the exact one)")
+             f"arithmetic wrap; Karmada's number for this cluster is not meaningful")
 
 
 @app.command()
@@ -143,14 +144,15 @@ def estimate(
 
     gates = parse_gates(feature_gates)
     fleet = load_fleet(files)
+    texts: dict[str, str] | None = None
     if request is not None:
-        req: dict[str, int] | None = parse_request(parse_request_option(request), "--request")
+        texts = parse_request_option(request)
     elif fleet.binding is not None:
         rr = fleet.binding["spec"].get("replicaRequirements")
-        req = None if rr is None else parse_request(rr.get("resourceRequest") or {},
-                                                    "spec.replicaRequirements.resourceRequest")
-    else:
-        req = None
+        if rr is not None:
+            texts = {str(k): quantity_text(v) for k, v in (rr.get("resourceRequest") or {}).items()}
+    where = "--request" if request is not None else "spec.replicaRequirements.resourceRequest"
+    req = None if texts is None else parse_request(texts, where)
     members = {}
     for item in member or []:
         if "=" not in item:
@@ -163,7 +165,7 @@ def estimate(
     if members and req is None:
         raise InputError("the exact count needs a request (a binding with replicaRequirements or --request)",
                          field="--member")
-    estimates = max_available_replicas(fleet.clusters, req, None, gates)
+    estimates = max_available_replicas(fleet.clusters, req, None, gates, texts)
     data: dict[str, Any] = {"availableReplicas": {e.name: e.replicas for e in estimates}}
     exact: dict[str, int] = {}
     for name, scen in members.items():

@@ -22,6 +22,8 @@ import numpy as np
 from kubefit.api.core import Node, Pod
 from kubefit.api.karmada import Cluster
 from kubefit.errors import InputError
+from kubefit.multicluster import goquantity as gq
+from kubefit.multicluster.goquantity import GoQuantity
 from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
 from kubefit.requests import pod_demand
 from kubefit.resourcenames import is_scalar
@@ -289,6 +291,76 @@ def model_explain(cluster: Cluster, request: Mapping[str, int]) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- Go's wrapping arithmetic
+
+def _int64_add(a: int, b: int) -> tuple[int, bool]:
+    c = a + b
+    return c, -(2**63) <= c < 2**63
+
+
+def go_sub(q: GoQuantity, y: GoQuantity) -> GoQuantity:
+    """`q.Sub(y)`: int64 amounts when no step overflows, else an exact big decimal (apimachinery)."""
+    if not q.big and not y.big:
+        a, sa, b, sb = q.value, q.scale, -y.value, y.scale
+        if b == 0:
+            return q
+        if a == 0:
+            return GoQuantity(y.format, value=b, scale=sb)  # Sub on a zero takes the other Format
+        ok = True
+        if sa == sb:
+            c, ok = _int64_add(a, b)
+            scale = sa
+        elif sa > sb:
+            c, ok = gq._positive_scale(a, sa - sb)
+            if ok:
+                c, ok = _int64_add(c, b)
+            scale = sb
+        else:
+            c, ok = gq._positive_scale(b, sb - sa)
+            if ok:
+                c, ok = _int64_add(a, c)
+            scale = sa
+        if ok:
+            return GoQuantity(q.format, value=c, scale=scale)
+    (ma, ea), (mb, eb) = q.as_fraction(), y.as_fraction()
+    e = min(ea, eb)
+    return GoQuantity(q.format, big=True, unscaled=ma * 10 ** (ea - e) - mb * 10 ** (eb - e), dec_scale=-e)
+
+
+def go_summary_replicas(summary: Any, request_text: Mapping[str, str]) -> int:
+    """§4 on the summary path with Go's int64 arithmetic, wrap-arounds included (overflow range)."""
+    def lst(rl: Mapping[str, Any] | None) -> dict[str, GoQuantity]:
+        return {k: gq.parse(q.text) for k, q in (rl or {}).items()}
+
+    alloc, allocated, allocating = lst(summary.allocatable), lst(summary.allocated), lst(summary.allocating)
+    zero = GoQuantity()
+    pods = gq.wrap64(gq.wrap64(alloc.get("pods", zero).int_value() - allocated.get("pods", zero).int_value())
+                     - allocating.get("pods", zero).int_value())
+    if pods <= 0:
+        return 0
+    best = 2**63 - 1
+    for name, text in request_text.items():
+        q = gq.parse(str(text))
+        requested = q.int_value()
+        if requested <= 0:
+            continue
+        if name not in alloc:
+            return 0
+        a = alloc[name]
+        for term in (allocated, allocating):
+            if name in term:
+                a = go_sub(a, term[name])
+        available = a.int_value()
+        if available <= 0:
+            return 0
+        if name == "cpu":
+            requested, available = q.milli_value(), a.milli_value()
+        if requested == 0:
+            raise ZeroDivisionError("integer divide by zero")  # Go panics here
+        best = min(best, gq._go_div(available, requested))
+    return int32(min(best, pods))
+
+
 # --------------------------------------------------------------------------- the general estimator (§4)
 
 def _overflow(cluster: Cluster, request: Mapping[str, int] | None) -> bool:
@@ -306,8 +378,13 @@ def _overflow(cluster: Cluster, request: Mapping[str, int] | None) -> bool:
 
 def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
                      assumed: Sequence[Sequence[AssumedComponent]] = (),
-                     gates: Mapping[str, bool] | None = None) -> ClusterEstimate:
-    """`maxAvailableReplicas` for one cluster; `request` is the resourceRequest in nanos or None."""
+                     gates: Mapping[str, bool] | None = None,
+                     request_text: Mapping[str, str] | None = None) -> ClusterEstimate:
+    """`maxAvailableReplicas` for one cluster; `request` is the resourceRequest in nanos or None.
+
+    In the overflow range, when the request as written (`request_text`) is known and the summary path
+    applies, `replicas` is Karmada's wrapped number (exact arithmetic stays in `summary_estimate`).
+    """
     gates = feature_gates(gates)
     summary = cluster.resource_summary
     est = ClusterEstimate(cluster.name, 0, "no-summary", overflow=_overflow(cluster, request))
@@ -343,15 +420,21 @@ def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
     est.summary_estimate = summary_estimate(request, alloc, allocated, allocating, est.steps)
     est.path = "summary"
     est.replicas = int32(min(est.summary_estimate, pods))
+    if est.overflow and request_text is not None and not any(assumed):
+        try:
+            est.replicas = go_summary_replicas(summary, request_text)
+        except (ZeroDivisionError, QuantityError):
+            pass  # Karmada itself would panic or refuse; keep the exact number (flagged)
     return est
 
 
 def max_available_replicas(clusters: Sequence[Cluster], request: Mapping[str, int] | None,
                            assumed: Mapping[str, Sequence[Sequence[AssumedComponent]]] | None = None,
-                           gates: Mapping[str, bool] | None = None) -> list[ClusterEstimate]:
+                           gates: Mapping[str, bool] | None = None,
+                           request_text: Mapping[str, str] | None = None) -> list[ClusterEstimate]:
     """`GeneralEstimator.MaxAvailableReplicas`: one estimate per cluster, in input order."""
     assumed = assumed or {}
-    return [estimate_cluster(c, request, assumed.get(c.name, ()), gates) for c in clusters]
+    return [estimate_cluster(c, request, assumed.get(c.name, ()), gates, request_text) for c in clusters]
 
 
 # --------------------------------------------------------------------------- exact node-level count

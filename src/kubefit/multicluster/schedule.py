@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubefit.api.karmada import Cluster
+from kubefit.api.karmada import Cluster, quantity_text
 from kubefit.multicluster.divide import MAX_INT32, Candidate, divide
 from kubefit.multicluster.estimate import ClusterEstimate, max_available_replicas, parse_request
 
@@ -24,7 +24,9 @@ def cal_available_replicas(clusters: Sequence[Cluster], spec: Mapping[str, Any],
     replicas = int(spec.get("replicas", 0) or 0)
     if replicas == 0 and not spec.get("components"):
         return [MAX_INT32] * len(clusters), []
-    estimates = max_available_replicas(clusters, binding_request(spec), None, gates)
+    rr = spec.get("replicaRequirements")
+    texts = None if rr is None else {str(k): quantity_text(v) for k, v in (rr.get("resourceRequest") or {}).items()}
+    estimates = max_available_replicas(clusters, binding_request(spec), None, gates, texts)
     out = []
     for est in estimates:
         n = MAX_INT32
