@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from karmada_golden import assert_subset, by_value, cases, ids, run_json, scenario_file
 
 from kubefit.api.karmada import decode_cluster, decode_resource_models
@@ -189,3 +191,11 @@ def test_mismatched_range_quantity_is_input_error(tmp_path, capsys):
                    "spec:\n  resourceModels:\n  - grade: 0\n    ranges: [{name: cpu, min: '0', max: 'x1'}]\n")
     rc, _, err = run_json(capsys, ["models", "validate", "-f", str(bad)])
     assert rc == 2 and "spec.resourceModels[0].ranges[0].max" in err
+
+
+@given(st.lists(st.integers(0, 10**6), min_size=1, max_size=12, unique=True), st.integers(-10, 10**6 + 10))
+def test_search_is_highest_grade_whose_min_fits(mins, free):
+    """For ascending mins, Karmada's binary search = the last index with min ≤ free (−1 if none)."""
+    mins = sorted(mins)
+    expected = max((i for i, m in enumerate(mins) if m <= free), default=-1)
+    assert search_last_less_element([gq.from_int64(m) for m in mins], gq.from_int64(free)) == expected

@@ -74,7 +74,11 @@ def _warn_overflow(scenario: Scenario) -> None:
 
 
 def _warn_dropped_requests(scenario: Scenario) -> None:
-    """Pod requests Karmada's accounting drops (not cpu/memory/ephemeral-storage/pods/scalar)."""
+    """Pod requests Karmada's accounting drops (not cpu/memory/ephemeral-storage/pods/scalar), and
+    nodes without status.allocatable (Karmada does not fall back to capacity)."""
+    for node in scenario.nodes:
+        if (node.raw.get("status") or {}).get("allocatable") is None:
+            warn(f"{node.source}: Node/{node.name}: no status.allocatable; Karmada counts nothing for this node")
     dropped: dict[str, int] = {}
     for pod in scenario.pods:
         spec = pod.raw.get("spec") or {}
