@@ -25,9 +25,10 @@ def version() -> None:
     print(f"kubefit {pkg_version('kubefit')} (kube-scheduler v1.34.1, Karmada v1.19 pre-release f8fdd02)")
 
 
-def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool) -> int:
+def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
+              scoring: str | None = None) -> int:
     scenario = load_scenario(files)
-    prepared = prepare(scenario)
+    prepared = prepare(scenario, scoring=scoring)
     for note in prepared.notes:
         warn(note)
     target = find_pending_pod(scenario, pod)
@@ -47,9 +48,10 @@ def score(
     output: OutputOption = OutputFormat.table,
     explain: Annotated[bool, typer.Option("--explain", help="Per node and resource: allocatable, requested, utilization, score, weight.")] = False,
     detail: Annotated[bool, typer.Option("--detail", help="Add the failing plugin, raw scores, per-plugin filter verdicts and PreFilter node sets.")] = False,
+    scoring: Annotated[str | None, typer.Option("--scoring", help="v1.34 (0..100, today's kube-scheduler) or legacy (the v1.16 0..10 scale the old docs describe); default: legacy for a Policy file, v1.34 otherwise.")] = None,
 ) -> None:
     """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
-    run_score(files, pod, output, explain, detail)
+    run_score(files, pod, output, explain, detail, scoring)
 
 
 @app.command()

@@ -10,27 +10,38 @@ from kubefit.api.core import Pod
 from kubefit.scheduler.framework import Framework, new_context
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.legacy import LegacyNodeResourcesFit
 from kubefit.scheduler.plugins.strategies import MAX_UTILIZATION
 from kubefit.scheduler.state import ClusterState
+
+
+def _utilization(a: int, q: int, legacy: bool) -> int:
+    if legacy:  # v1.16: 100 − ((cap−req)·100)/cap, which rounds the utilisation up
+        return MAX_UTILIZATION if a == 0 or q > a else MAX_UTILIZATION - ((a - q) * MAX_UTILIZATION) // a
+    return MAX_UTILIZATION if q > a else (q * MAX_UTILIZATION) // a
 
 
 def _fit_node(plugin: NodeResourcesFit, scores, alloc, req, m: int, p_req: dict[str, int]) -> dict[str, Any]:
     node_score, res_score, counted = scores
     args = plugin.args
+    legacy = isinstance(plugin, LegacyNodeResourcesFit)
+    resources = plugin.explained_resources() if legacy else [(r.name, r.weight) for r in args.resources]
     rows, num, den = [], 0, 0
-    for k, r in enumerate(args.resources):
+    for k, (name, weight) in enumerate(resources):
         a, q = int(alloc[m, k]), int(req[m, k])
-        entry = {"resource": r.name, "weight": r.weight, "allocatable": a,
-                 "requestedBefore": q - int(p_req.get(r.name, 0)) if a else 0, "requested": q,
+        entry = {"resource": name, "weight": weight, "allocatable": a,
+                 "requestedBefore": q - int(p_req.get(name, 0)) if a else 0, "requested": q,
                  "counted": bool(counted[m, k])}
-        if a:
-            entry["utilization"] = MAX_UTILIZATION if q > a else (q * MAX_UTILIZATION) // a
+        if a or legacy:
+            entry["utilization"] = _utilization(a, q, legacy)
             entry["score"] = int(res_score[m, k])
         if counted[m, k]:
-            num += int(res_score[m, k]) * r.weight
-            den += r.weight
+            num += int(res_score[m, k]) * weight
+            den += weight
         rows.append(entry)
-    if args.scoring_type == "RequestedToCapacityRatio":
+    if legacy and args.scoring_type != "RequestedToCapacityRatio":
+        formula = f"({' + '.join(str(int(s)) for s in res_score[m])}) / 2 → {int(node_score[m])} (0..10 scale)"
+    elif args.scoring_type == "RequestedToCapacityRatio":
         formula = f"round({num}/{den}) = {int(node_score[m])}" if den else "no resource scored above 0 → 0"
     else:
         formula = f"{num}/{den} → {int(node_score[m])} (truncated)" if den else "no resource kept → 0"
@@ -56,7 +67,7 @@ def explain(fw: Framework, state: ClusterState, pod: Pod, feasible: np.ndarray) 
             for m, n in enumerate(feasible):
                 out[state.nodes[int(n)].name][name] = _fit_node(plugin, scores, alloc, req, m,
                                                                 ctx.demand.score_requests)
-        elif isinstance(plugin, NodeResourcesBalancedAllocation) and not plugin.pre_score(state, ctx):
+        elif type(plugin) is NodeResourcesBalancedAllocation and not plugin.pre_score(state, ctx):
             score, alloc, req = plugin.score_detail(state, ctx, feasible)
             for m, n in enumerate(feasible):
                 out[state.nodes[int(n)].name][name] = _balanced_node(plugin, score, alloc, req, m)

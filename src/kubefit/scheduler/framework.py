@@ -16,6 +16,7 @@ from kubefit.errors import KubefitError
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.plugins import registry
+from kubefit.scheduler.plugins.legacy import LEGACY_PLUGINS
 from kubefit.scheduler.plugins.base import (
     CODE_NAMES,
     SUCCESS,
@@ -45,7 +46,8 @@ class Framework:
     scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
 
     @classmethod
-    def build(cls, profile: Profile) -> Framework:
+    def build(cls, profile: Profile, *, legacy: bool = False) -> Framework:
+        """Construct the profile's plugins; `legacy` scores the resource plugins on the v1.16 0..10 scale."""
         fw = cls(profile)
         for name in profile.filter_plugins:
             plugin = registry.build(name, profile.plugin_args.get(name))
@@ -53,6 +55,8 @@ class Framework:
                 fw.filters.append((name, plugin))
         for sp in profile.score_plugins:
             plugin = registry.build(sp.name, profile.plugin_args.get(sp.name))
+            if legacy and sp.name in LEGACY_PLUGINS:
+                plugin = LEGACY_PLUGINS[sp.name](plugin.args)
             if plugin is not None and hasattr(plugin, "score"):
                 fw.scorers.append((sp.name, plugin, sp.weight if sp.weight else 1))
         return fw

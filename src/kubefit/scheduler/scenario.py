@@ -19,18 +19,24 @@ class Prepared:
     state: ClusterState
     frameworks: dict[str, Framework] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # said once to the user (stderr)
+    legacy: bool = False  # score on the v1.16 0..10 scale (`--scoring legacy`)
 
     def framework(self, pod: Pod) -> Framework:
         """The framework of the profile that schedules `pod` (`spec.schedulerName`)."""
         profile = self.config.profile(pod.scheduler_name)
         fw = self.frameworks.get(profile.scheduler_name)
         if fw is None:
-            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile)
+            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile, legacy=self.legacy)
         return fw
 
 
-def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None) -> Prepared:
-    """Load the configuration, compile nodes and bound pods; collect what the user should be told."""
+def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
+            scoring: str | None = None) -> Prepared:
+    """Load the configuration, compile nodes and bound pods; collect what the user should be told.
+
+    `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
+    file (the dialect it was written for) and v1.34 otherwise.
+    """
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
@@ -42,8 +48,11 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None) ->
         if profile.not_simulated:
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
                          f"{', '.join(profile.not_simulated)}")
+    if scoring not in (None, "v1.34", "legacy"):
+        raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
+    legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
     state = compile_state(scenario.nodes, scenario.pods)
-    return Prepared(scenario, config, state, notes=notes)
+    return Prepared(scenario, config, state, notes=notes, legacy=legacy)
 
 
 def find_pending_pod(scenario: Scenario, name: str | None) -> Pod:

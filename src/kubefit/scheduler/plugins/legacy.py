@@ -15,6 +15,9 @@ import numpy as np
 
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
+from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+from kubefit.scheduler.plugins.base import CycleContext
+from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.state import ClusterState
 
 MAX_PRIORITY = 10  # schedulerapi.MaxPriority before v1.17
@@ -182,3 +185,33 @@ def legacy_balanced_node_scores(state: ClusterState, idx: np.ndarray,
     """BalancedResourceAllocation as v1.16 scored it (cpu and memory, non-zero requests): (scores, fractions)."""
     alloc, req = legacy_pairs(state, idx, (CPU, MEMORY), pod_requests)
     return legacy_balanced_scores(req, alloc)
+
+
+# ---------------------------------------------------------------- plugins for `--scoring legacy`
+
+class LegacyNodeResourcesFit(NodeResourcesFit):
+    """NodeResourcesFit whose Score is the v1.16 priority of its strategy (0..10); Filter unchanged."""
+
+    def explained_resources(self) -> list[tuple[str, int]]:
+        if self.args.scoring_type == "RequestedToCapacityRatio":
+            return [(r.name, r.weight) for r in self.args.resources]
+        return [(CPU, 1), (MEMORY, 1)]
+
+    def score_detail(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray):
+        node, per, alloc, req = legacy_fit_scores(state, idx, self.args, ctx.demand.score_requests)
+        counted = per > 0 if self.args.scoring_type == "RequestedToCapacityRatio" else np.ones_like(per, dtype=bool)
+        return (node, per, counted), alloc, req
+
+
+class LegacyBalancedAllocation(NodeResourcesBalancedAllocation):
+    """BalancedResourceAllocation as v1.16 scored it (0..10, cpu and memory, never skipped)."""
+
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        return False
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        return legacy_balanced_node_scores(state, idx, ctx.demand.score_requests)[0]
+
+
+LEGACY_PLUGINS = {"NodeResourcesFit": LegacyNodeResourcesFit,
+                  "NodeResourcesBalancedAllocation": LegacyBalancedAllocation}
