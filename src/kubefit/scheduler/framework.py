@@ -16,7 +16,6 @@ from kubefit.errors import KubefitError
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.plugins import registry
-from kubefit.scheduler.plugins.legacy import LEGACY_PLUGINS
 from kubefit.scheduler.plugins.base import (
     CODE_NAMES,
     SUCCESS,
@@ -26,6 +25,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     StatusError,
 )
+from kubefit.scheduler.plugins.legacy import LEGACY_PLUGINS
 from kubefit.scheduler.state import ClusterState
 
 MAX_NODE_SCORE, MIN_NODE_SCORE = 100, 0
