@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from kubefit.errors import ConfigError
+from kubefit.scheduler.config import NodeAffinityArgs, validate_node_affinity_args
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
     CycleContext,
@@ -30,7 +31,7 @@ from kubefit.scheduler.plugins.selectors import (
 )
 from kubefit.scheduler.plugins.tainttoleration import default_normalize
 from kubefit.scheduler.state import ClusterState
-from kubefit.validation import aggregate, node_selector_errors, preferred_terms_errors
+from kubefit.validation import aggregate
 
 NAME = "NodeAffinity"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -47,18 +48,6 @@ def added_affinity(args: Any) -> dict[str, Any] | None:
     if isinstance(args, dict):
         return args.get("addedAffinity")
     return getattr(args, "added_affinity", None)
-
-
-def validate_args(added: dict[str, Any] | None, path: str = "addedAffinity") -> list[str]:
-    """`ValidateNodeAffinityArgs`: the parse errors of the added terms, as Go prints each."""
-    if not added:
-        return []
-    errs = []
-    if added.get(REQUIRED) is not None:
-        errs += node_selector_errors(added[REQUIRED], f"{path}.{REQUIRED}")
-    if added.get(PREFERRED):
-        errs += preferred_terms_errors(added[PREFERRED], f"{path}.{PREFERRED}")
-    return [str(e) for e in errs]
 
 
 def pod_node_affinity(ctx: CycleContext) -> dict[str, Any]:
@@ -90,7 +79,7 @@ class NodeAffinity:
     def from_args(cls, args: Any) -> NodeAffinity:
         """The plugin as `New` builds it; args that fail validation refuse the profile."""
         added = added_affinity(args)
-        errors = validate_args(added)
+        errors = validate_node_affinity_args(NodeAffinityArgs(added))
         if errors:
             raise ConfigError([f'initializing plugin "{NAME}": {aggregate(errors)}'])
         required = NodeSelector.parse(added[REQUIRED]) if added and added.get(REQUIRED) is not None else None
