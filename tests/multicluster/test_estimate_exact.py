@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -125,3 +126,32 @@ def test_bad_input_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], ar
     assert main(["estimate", "-f", fleet, *args, "-o", "json"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_request_from_deployment_and_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No binding: the Deployment's pod template (containers summed, init max) gives the request."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+                  "spec": {"replicas": 3, "template": {"spec": {
+                      "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "1500m"}}}],
+                      "containers": [{"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}}},
+                                     {"name": "b", "resources": {"requests": {"cpu": "250m"}}}]}}}}
+    policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+              "metadata": {"name": "pp", "namespace": "default"},
+              "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
+                       "placement": {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}}}}
+    path = tmp_path / "fleet.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [CLUSTER, deployment, policy]}))
+    assert main(["estimate", "-f", str(path), "-o", "json"]) == 0
+    # effective cpu = max(250m + 250m, 1500m) = 1.5 → (16 − 14) / 1.5 = 1
+    assert json.loads(capsys.readouterr().out)["availableReplicas"] == {"member1": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-(10**12), 10**12), st.integers(-9, 6), st.integers(-(10**12), 10**12), st.integers(-9, 6))
+def test_go_sub_is_exact_without_overflow(a: int, ea: int, b: int, eb: int) -> None:
+    from kubefit.multicluster.estimate import go_sub
+    from kubefit.multicluster.goquantity import GoQuantity
+
+    got = go_sub(GoQuantity(value=a, scale=ea), GoQuantity(value=b, scale=eb))
+    m, e = got.as_fraction()
+    assert Fraction(m) * Fraction(10) ** e == Fraction(a) * Fraction(10) ** ea - Fraction(b) * Fraction(10) ** eb
