@@ -1,0 +1,158 @@
+"""Verbs over a whole workload: `simulate` (every pending pod, optionally under several configurations)
+and `capacity` (how many more copies of one pod fit)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from dataclasses import replace
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.errors import InputError
+from kubefit.load import Scenario, load_scenario
+from kubefit.report.output import emit
+from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.state import ClusterState, compile_state
+
+PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
+
+
+class TieBreak(StrEnum):
+    random = "random"
+    first = "first"
+
+
+TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nodes sharing the best total: "
+                                                  "random (seeded, like kube-scheduler) or the first in node order.")]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
+
+
+def _prepare(files: list[str]) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
+    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
+    scenario = load_scenario(files)
+    if not scenario.nodes:
+        raise InputError("the scenario has no Node objects")
+    config = load_configuration(scenario.scheduler_config)
+    known = {n.name for n in scenario.nodes}
+    for note in (*scenario.warnings, *config.notes):
+        warn(note)
+    for pod in scenario.bound_pods:
+        if pod.node_name not in known:
+            warn(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the scenario; "
+                 f"the pod is not counted anywhere")
+    for profile in config.profiles:
+        if profile.not_simulated:
+            warn(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: {', '.join(profile.not_simulated)}")
+    return scenario, config, compile_state(scenario.nodes, scenario.pods)
+
+
+@contextmanager
+def _progress(total: int, runs: int = 1):
+    """A rich progress bar on stderr when it is a terminal and the run is long; else a no-op callback."""
+    if not sys.stderr.isatty() or total * runs < PROGRESS_MIN_PODS:
+        yield lambda *_args: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(*args) -> None:
+            label, done = args if len(args) == 2 else ("scheduling", args[0])
+            if label not in tasks:
+                tasks[label] = bar.add_task(str(label), total=total)
+            bar.update(tasks[label], completed=done)
+        yield update
+
+
+@app.command()
+def simulate(
+    files: FilesOption,
+    output: OutputOption = OutputFormat.table,
+    tie_break: TieBreakOption = TieBreak.random,
+    seed: SeedOption = 0,
+    compare: Annotated[list[str] | None, typer.Option(
+        "--compare", help="Also run under this configuration: a strategy (LeastAllocated, MostAllocated, "
+        "RequestedToCapacityRatio) or a scheduler config file. Repeat, or separate with commas.")] = None,
+    plot: Annotated[str | None, typer.Option("--plot", help="Write per-node allocation, sorted, to this PNG.")] = None,
+) -> None:
+    """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
+    from kubefit.report import simulation as report
+    from kubefit.scheduler.compare import candidates
+    from kubefit.scheduler.compare import compare as run_compare
+    from kubefit.scheduler.simulate import simulate as run
+
+    scenario, config, state = _prepare(files)
+    queue = scenario.pending_pods
+    specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
+    if not specs:
+        with _progress(len(queue)) as tick:
+            result = run(state, config, queue, tie_break=tie_break.value, seed=seed, progress=tick)
+        result.label = "scenario"
+        if plot:
+            _plot([result], plot)
+        data = result.to_dict()
+        emit(data, output, lambda console: report.simulation_table(console, data))
+        return
+    cands = candidates(config, specs)
+    for cand in cands[1:]:
+        for note in cand.notes:
+            warn(note)
+    with _progress(len(queue), len(cands)) as tick:
+        results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break.value, seed=seed,
+                              progress=tick)
+    if plot:
+        _plot(results, plot)
+    from kubefit.scheduler.compare import comparison_to_dict
+
+    data = comparison_to_dict(results)
+    emit(data, output, lambda console: report.comparison_table(console, data))
+
+
+def _plot(results, path: str) -> None:
+    from kubefit.report.plots import plot_allocation
+
+    try:
+        plot_allocation(results, path)
+    except OSError as exc:
+        raise InputError(f"cannot write the plot: {exc}", file=path) from None
+
+
+@app.command()
+def capacity(
+    files: FilesOption,
+    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name); "
+                                            "default: the first pending pod in queue order.")] = None,
+    max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
+    output: OutputOption = OutputFormat.table,
+    tie_break: TieBreakOption = TieBreak.first,
+    seed: SeedOption = 0,
+) -> None:
+    """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
+    from kubefit.report import simulation as report
+    from kubefit.scheduler.capacity import estimate_capacity
+
+    scenario, config, state = _prepare(files)
+    target = _find_pod(scenario, pod)
+    result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
+    data = result.to_dict()
+    emit(data, output, lambda console: report.capacity_table(console, data))
+
+
+def _find_pod(scenario: Scenario, name: str | None):
+    """The pod named `name` (`pod` or `namespace/pod`, pending or bound), else the first pending pod."""
+    if name is None:
+        pending = scenario.pending_pods
+        if not pending:
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod")
+        return pending[0]
+    for p in (*scenario.pending_pods, *scenario.bound_pods):
+        if name in (p.name, p.key):
+            return replace(p, node_name="")  # a copy is a new, pending pod
+    raise InputError(f"no pod named {name!r} in the scenario")

@@ -1,0 +1,96 @@
+"""Tables for `simulate`, `simulate --compare` and `capacity` (render only: the numbers come computed)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+MAX_STEP_ROWS = 50  # longer workloads show placement and metrics, not every step
+
+
+def simulation_table(console: Console, data: dict) -> None:
+    """Steps (short runs), placement per node, metrics."""
+    steps = data["steps"]
+    if len(steps) <= MAX_STEP_ROWS:
+        t = Table(title="Queue", title_justify="left")
+        for col in ("#", "pod", "node", "ties / message"):
+            t.add_column(col)
+        for i, s in enumerate(steps, 1):
+            extra = s.get("message") or (", ".join(s["ties"]) + (f" (+{s['tieCount'] - len(s['ties'])})"
+                                         if s.get("tieCount") else "") if s.get("ties") else "")
+            t.add_row(str(i), s["pod"], s["node"] or "[red]pending[/red]", extra)
+        console.print(t)
+    console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
+    final, placement = data["final"], data["placement"]
+    t = Table(title="Nodes", title_justify="left")
+    for col in ("node", "placed", "pods", "cpu (m)", "memory"):
+        t.add_column(col, justify="right" if col != "node" else "left")
+    for node, usage in final.items():
+        t.add_row(node, str(placement.get(node, 0)), str(usage["pods"]), str(usage["requested"].get("cpu", 0)),
+                  _bytes(usage["requested"].get("memory", 0)))
+    if len(final) <= 200:
+        console.print(t)
+    _metrics_table(console, [("", data["metrics"])])
+
+
+def comparison_table(console: Console, data: dict) -> None:
+    """The metrics of every configuration side by side."""
+    rows = [(c["name"], {**c["metrics"], "scheduled": c["scheduled"], "unschedulable": c["unschedulable"]})
+            for c in data["configurations"]]
+    _metrics_table(console, rows)
+
+
+def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
+    t = Table(title="Metrics", title_justify="left")
+    t.add_column("metric")
+    for name, _ in runs:
+        t.add_column(name or "value", justify="right")
+
+    def row(label: str, get) -> None:
+        t.add_row(label, *[_fmt(get(m)) for _, m in runs])
+    for key in ("scheduled", "unschedulable"):
+        if key in runs[0][1]:
+            row(key, lambda m, k=key: m.get(k))
+    row("nodes used", lambda m: m["nodesUsed"])
+    row("empty nodes", lambda m: m["emptyNodes"])
+    resources = list(dict.fromkeys(r for _, m in runs for r in m["allocation"]))
+    for r in resources:
+        row(f"{r} allocated, cluster %", lambda m, r=r: m["allocation"].get(r))
+    for r in resources:
+        row(f"{r} allocated, used nodes %", lambda m, r=r: m["allocationOfUsedNodes"].get(r))
+    reasons = list(dict.fromkeys(x for _, m in runs for x in m["pendingByReason"]))
+    for reason in reasons:
+        row(f"pending: {reason}", lambda m, x=reason: m["pendingByReason"].get(x, 0))
+    console.print(t)
+    for name, m in runs:
+        if m["stranded"]:
+            s = Table(title=f"Stranded capacity {name}".rstrip(), title_justify="left")
+            for col in ("pending shape (e.g.)", "requests", "pending", "copies that fit", "copies if pooled"):
+                s.add_column(col)
+            for item in m["stranded"]:
+                s.add_row(item["pod"], ", ".join(f"{k}={v}" for k, v in item["requests"].items()),
+                          str(item["pending"]), str(item["copiesThatFit"]), _fmt(item["copiesIfPooled"]))
+            console.print(s)
+
+
+def capacity_table(console: Console, data: dict) -> None:
+    """Copies per node, the count and the message that stopped it."""
+    t = Table(title=f"Copies of {data['pod']}", title_justify="left")
+    t.add_column("node")
+    t.add_column("copies", justify="right")
+    for node, n in data["perNode"].items():
+        t.add_row(node, str(n))
+    console.print(t)
+    console.print(f"[bold]{data['count']}[/bold] more cop{'y' if data['count'] == 1 else 'ies'} fit; "
+                  f"stopped: {data['stopReason']}: {data['message']}")
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)

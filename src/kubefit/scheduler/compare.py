@@ -1,0 +1,89 @@
+"""Run one workload under several scheduler configurations and put the packing metrics side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kubefit.api.core import Node, Pod
+from kubefit.errors import InputError
+from kubefit.load import SCHEDULER_CONFIG_KINDS, read_documents
+from kubefit.scheduler.config import (
+    NodeResourcesFitArgs,
+    SchedulerConfiguration,
+    ShapePoint,
+    load_configuration,
+)
+from kubefit.scheduler.simulate import SimulationResult, simulate
+from kubefit.scheduler.state import compile_state
+
+STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+DEFAULT_SHAPE = (ShapePoint(0, 0), ShapePoint(100, 10))  # bin packing: utilization 0 → 0, 100 → 10
+FIT = "NodeResourcesFit"
+
+
+@dataclass
+class Candidate:
+    """One configuration to compare: a label, the configuration, what the user should be told."""
+
+    label: str
+    config: SchedulerConfiguration
+    notes: tuple[str, ...] = ()
+
+
+def strategy_config(base: SchedulerConfiguration, strategy: str) -> SchedulerConfiguration:
+    """`base` with NodeResourcesFit's scoring type set to `strategy` in every profile (same resources);
+    RequestedToCapacityRatio keeps the base shape, else uses 0→0, 100→10."""
+    profiles = []
+    for profile in base.profiles:
+        args = profile.plugin_args.get(FIT) or NodeResourcesFitArgs()
+        shape = (args.shape or DEFAULT_SHAPE) if strategy == "RequestedToCapacityRatio" else args.shape
+        new_args = replace(args, scoring_type=strategy, shape=shape)
+        profiles.append(replace(profile, plugin_args={**profile.plugin_args, FIT: new_args}))
+    return replace(base, profiles=tuple(profiles))
+
+
+def config_from_file(path: str) -> SchedulerConfiguration:
+    """The scheduler configuration held by `path` (the file's only configuration document)."""
+    docs = [d for d in read_documents(path) if d.kind in SCHEDULER_CONFIG_KINDS]
+    if len(docs) != 1:
+        raise InputError(f"expected exactly one scheduler configuration ({' or '.join(SCHEDULER_CONFIG_KINDS)}), "
+                         f"found {len(docs)}", file=path)
+    return load_configuration(docs[0])
+
+
+def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: str = "scenario") -> list[Candidate]:
+    """The scenario's configuration, then one per `--compare` entry (a strategy name or a config file)."""
+    out = [Candidate(base_label, base)]
+    for spec in specs:
+        match = next((s for s in STRATEGIES if s.lower() == spec.lower()), None)
+        if match is not None:
+            notes = tuple(f"{match}: profile {p.scheduler_name} does not score with {FIT}; the strategy has no effect"
+                          for p in base.profiles if FIT not in {sp.name for sp in p.score_plugins})
+            out.append(Candidate(match, strategy_config(base, match), notes))
+        elif Path(spec).exists() or spec == "-":
+            config = config_from_file(spec)
+            out.append(Candidate(spec, config, config.notes))
+        else:
+            raise InputError(f"--compare {spec!r}: neither a strategy ({', '.join(STRATEGIES)}) nor an existing file")
+    return out
+
+
+def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], configs: Sequence[Candidate], *,
+            tie_break: str = "random", seed: int | None = 0,
+            progress: Callable[[str, int], None] | None = None) -> list[SimulationResult]:
+    """Simulate `queue` on a fresh state of `nodes` + bound `pods` under each configuration."""
+    results = []
+    for cand in configs:
+        state = compile_state(nodes, pods)
+        tick = None if progress is None else (lambda done, label=cand.label: progress(label, done))
+        results.append(simulate(state, cand.config, queue, tie_break=tie_break, seed=seed, progress=tick,
+                                label=cand.label))
+    return results
+
+
+def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
+    """`{"configurations": [{name, scheduled, unschedulable, metrics}]}` in the order given."""
+    return {"configurations": [{"name": r.label, "scheduled": r.scheduled, "unschedulable": r.unschedulable,
+                                "metrics": r.metrics()} for r in results]}

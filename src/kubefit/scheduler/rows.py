@@ -1,0 +1,175 @@
+"""Re-evaluate the few nodes a bind changed, in plain Python scalars, for the resource plugins.
+
+The simulation caches, per pod shape, every Filter verdict and Score of every node; after a bind only
+that node's row is stale.  Calling the vectorised plugins on one row costs dozens of numpy calls, so
+for NodeResourcesFit and NodeResourcesBalancedAllocation this module redoes the same arithmetic per
+node with Python ints and floats: identical results (Go truncation, IEEE float64 in the same order),
+checked against the plugins by the property tests.  Plugins whose verdict ignores requests (node
+placement plugins) need no re-evaluation at all.  Anything else: no kernel, the caller uses the plugin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
+from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+from kubefit.scheduler.plugins.base import CycleContext
+from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
+from kubefit.scheduler.plugins.strategies import MAX_UTILIZATION, scaled_shape
+from kubefit.scheduler.state import ClusterState
+
+# Filter / Score plugins whose outcome depends on the node's labels, taints and flags only.
+STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
+SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows to the plugins
+
+RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value
+
+
+def _go_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return -q if (a < 0) != (b < 0) else q
+
+
+def fit_filter_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesFit) -> RowFn:
+    """1 when NodeResourcesFit's Filter rejects the node, else 0."""
+    requests = ctx.demand.requests
+    pods = state.index[PODS]
+    nothing = all(requests.get(n, 0) == 0 for n in (CPU, MEMORY, EPHEMERAL_STORAGE)) and not any(
+        is_scalar(n) for n in requests)
+    checks = [] if nothing else [(state.index[n], requests[n]) for n in checked_resources(requests, plugin.args)]
+
+    def row(alloc: list, req: list, _nz: list) -> int:
+        if req[pods] + 1 > alloc[pods]:
+            return 1
+        for col, want in checks:
+            if want > alloc[col] - req[col]:
+                return 1
+        return 0
+    return row
+
+
+def _pair(state: ClusterState, name: str, pod_requests: dict[str, int], use_requested: bool) -> tuple | None:
+    """`allocatable_requested` for one resource: (allocatable column, from requested?, used column, pod
+    amount), or None when the resource is dropped whatever the node (unrequested scalar, unknown name)."""
+    p = int(pod_requests.get(name, 0))
+    if p == 0 and is_scalar(name):
+        return None
+    if name in (CPU, MEMORY):
+        col = state.index[name]
+        return (col, True, col, p) if use_requested else (col, False, 0 if name == CPU else 1, p)
+    if name == EPHEMERAL_STORAGE or (is_scalar(name) and name in state.index):
+        col = state.index[name]
+        return col, True, col, p
+    return None
+
+
+def _broken_linear(u: int, shape: list[tuple[int, int]]) -> int:
+    for k, (uk, sk) in enumerate(shape):
+        if u <= uk:
+            if k == 0:
+                return sk
+            u0, s0 = shape[k - 1]
+            return s0 + _go_div((sk - s0) * (u - u0), uk - u0)
+    return shape[-1][1]
+
+
+def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesFit) -> RowFn | None:
+    """NodeResourcesFit's score of one node (LeastAllocated, MostAllocated, RequestedToCapacityRatio)."""
+    args = plugin.args
+    pairs = []
+    for r in args.resources:
+        pair = _pair(state, r.name, ctx.demand.score_requests, False)
+        if pair is not None:
+            pairs.append((*pair, r.weight))
+    if any(abs(w) > 1 << 20 or abs(p) > SAFE for *_, p, w in pairs):
+        return None
+    kind = args.scoring_type
+    shape = scaled_shape([(p.utilization, p.score) for p in args.shape or ()]) if kind == "RequestedToCapacityRatio" else []
+
+    def row(alloc: list, req: list, nz: list) -> int:
+        num = den = 0
+        for col, use_req, used, p, w in pairs:
+            a = alloc[col]
+            if a == 0:
+                continue
+            r = (req[used] if use_req else nz[used]) + p
+            if abs(a) > SAFE or abs(r) > SAFE:
+                raise OverflowError
+            if kind == "LeastAllocated":
+                s = 0 if r > a else _go_div((a - r) * 100, a)
+            elif kind == "MostAllocated":
+                s = _go_div(min(r, a) * 100, a)
+            else:
+                u = MAX_UTILIZATION if r > a else _go_div(r * MAX_UTILIZATION, a)
+                s = _broken_linear(u, shape)
+                if s <= 0:
+                    continue
+            num += s * w
+            den += w
+        if den == 0:
+            return 0
+        if kind == "RequestedToCapacityRatio":
+            return (2 * num + den) // (2 * den)
+        return _go_div(num, den)
+    return row
+
+
+def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesBalancedAllocation) -> RowFn:
+    """`balancedResourceScorer` for one node: float64 in the order `balanced_scores` uses."""
+    pairs = [_pair(state, r.name, ctx.demand.requests, True) for r in plugin.args.resources]
+
+    def row(alloc: list, req: list, _nz: list) -> int:
+        fracs, kept = [], []
+        for pair in pairs:
+            if pair is None:
+                fracs.append(0.0)
+                kept.append(False)
+                continue
+            col, _r, used, p = pair
+            a = alloc[col]
+            if a == 0:
+                fracs.append(0.0)
+                kept.append(False)
+                continue
+            r = req[used] + p
+            if abs(a) > SAFE or abs(r) > SAFE:
+                raise OverflowError
+            fracs.append(min(r / float(a), 1.0))
+            kept.append(True)
+        n = sum(kept)
+        if n == 2:
+            first = kept.index(True)
+            last = len(kept) - 1 - kept[::-1].index(True)
+            std = abs((fracs[first] - fracs[last]) / 2)
+        elif n > 2:
+            total = 0.0
+            for f in fracs:
+                total = total + f
+            mean = total / n
+            sq = 0.0
+            for f, k in zip(fracs, kept, strict=True):
+                d = f - mean if k else 0.0
+                sq = sq + d * d
+            std = math.sqrt(sq / n)
+        else:
+            std = 0.0
+        return int((1 - std) * 100)
+    return row
+
+
+def filter_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
+    """A row function for a Filter plugin; "static" when binds never change its verdict; None: unknown."""
+    if isinstance(plugin, NodeResourcesFit):
+        return fit_filter_row(state, ctx, plugin)
+    return "static" if name in STATIC_PLUGINS else None
+
+
+def score_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
+    """A row function for a Score plugin; "static" when binds never change its raw score; None: unknown."""
+    if isinstance(plugin, NodeResourcesFit):
+        return fit_score_row(state, ctx, plugin)
+    if isinstance(plugin, NodeResourcesBalancedAllocation):
+        return balanced_score_row(state, ctx, plugin)
+    return "static" if name in STATIC_PLUGINS else None

@@ -1,0 +1,600 @@
+"""Schedule a whole workload pod after pod (kube-scheduler's queue, cycle, assume), on arrays, fast.
+
+Each pending pod goes through its profile exactly as `framework.schedule_one` would run it, is bound to
+the selected node and accounted there before the next pod.  Speed comes from what stays unchanged
+between pods: only the bound node's row of the state changes.  Pods are grouped by *shape* (everything
+the plugins read of a pod); per shape the engine keeps each Filter plugin's verdict and each Score
+plugin's raw score for every node and, on the shape's next cycle, re-evaluates only the rows bound
+since.  A cycle is then a handful of whole-array operations (mask, max, ties).
+
+Node sampling follows `schedule_one.go` (SPEC §7): `numFeasibleNodesToFind`, `nextStartNodeIndex`
+round robin over the zone-round-robin node list, one feasible node chosen without scoring.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Node, Pod
+from kubefit.requests import PodDemand, pod_demand
+from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.framework import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Framework,
+    _pre_filter,
+    _restricting,
+    new_context,
+    schedule_one,
+)
+from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+from kubefit.scheduler.plugins.base import SUCCESS, CycleContext
+from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.rows import filter_kernel, score_kernel
+from kubefit.scheduler.state import ClusterState
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+TIE_BREAKS = ("random", "first")
+_INT64_MIN = np.iinfo(np.int64).min
+# Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
+_IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+_CACHE_BYTES = 256 << 20  # budget for the per-shape caches
+_NO_TIES = np.zeros(0, dtype=np.int64)
+_FEW_ROWS = 24  # up to this many stale rows, re-evaluate them one by one in Python scalars
+
+
+# --------------------------------------------------------------------------- node order, sampling
+
+def zone_key(node: Node) -> str:
+    """`utilnode.GetZoneKey`: region + ":\\x00:" + zone, "" when the node has neither label."""
+    zone = next((node.labels[k] for k in ZONE_LABELS if node.labels.get(k)), "")
+    region = next((node.labels[k] for k in REGION_LABELS if node.labels.get(k)), "")
+    return "" if not zone and not region else f"{region}:\x00:{zone}"
+
+
+def zone_order(nodes: Sequence[Node]) -> np.ndarray:
+    """The snapshot's node list (`nodeTree.list`): one node per zone in turn, zones in first-seen order."""
+    zones: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        zones.setdefault(zone_key(node), []).append(i)
+    order: list[int] = []
+    for k in range(max((len(z) for z in zones.values()), default=0)):
+        order.extend(z[k] for z in zones.values() if k < len(z))
+    return np.asarray(order, dtype=np.int64)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """`numFeasibleNodesToFind`: all below 100 nodes, else the (adaptive) percentage, at least 100."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+# --------------------------------------------------------------------------- per-shape cache
+
+def _containers_key(containers: Sequence) -> tuple:
+    return tuple((tuple(c.requests.items()), c.restart_policy) for c in containers)
+
+
+def shape_key(pod: Pod) -> tuple:
+    """Everything a plugin reads of a pod (its name aside): pods with equal keys behave alike."""
+    return (pod.scheduler_name, _containers_key(pod.containers), _containers_key(pod.init_containers),
+            tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()),
+            None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
+            None if pod.affinity is None else json.dumps(pod.affinity, sort_keys=True, default=str),
+            pod.tolerations)
+
+
+@dataclass
+class Shape:
+    """What one pod shape's cycle needs, for every node; valid up to bind-log position `seen`."""
+
+    fw: Framework
+    ctx: CycleContext
+    seen: int = 0
+    failure: str | None = None  # PreFilter rejected the pod on every node
+    allowed: np.ndarray | None = None  # PreFilter node-name subset
+    outside_reason: str = ""
+    filters: list = field(default_factory=list)  # active (name, plugin)
+    codes: np.ndarray | None = None  # int8 [P, N]
+    ok: np.ndarray | None = None  # bool [N]
+    scorers: list = field(default_factory=list)  # non-skipped (name, plugin, weight)
+    raw: np.ndarray | None = None  # int64 [S, N]
+    identity: bool = True
+    total: np.ndarray | None = None  # int64 [N]  Σ weight·score (identity normalize only), INT64_MIN if infeasible
+    n_ok: int = 0
+    bad: np.ndarray | None = None  # bool [N]: a score outside [0, 100]
+    n_bad: int = 0
+    message: str | None = None  # FitError text, valid at `message_seen`
+    message_seen: int = -1
+    reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    reason_counts: Counter | None = None
+    prescore_error: bool = False
+    kernels: tuple | None = None  # (filter row fns, score row fns) when every plugin has one (rows.py)
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.codes, self.ok, self.raw, self.total, self.bad) if a is not None)
+
+
+# --------------------------------------------------------------------------- the engine
+
+@dataclass
+class Decision:
+    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible count."""
+
+    node: int | None
+    best: np.ndarray
+    feasible: int
+    shape: Shape
+
+
+class Engine:
+    """Runs cycles for many pods against one evolving ClusterState, caching per pod shape."""
+
+    def __init__(self, state: ClusterState, config: SchedulerConfiguration, *, tie_break: str = "random",
+                 seed: int | None = 0, sampling: bool = True) -> None:
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie-break must be one of {', '.join(TIE_BREAKS)}")
+        self.state, self.config, self.tie_break = state, config, tie_break
+        self.rng = np.random.default_rng(seed)
+        self.sampling = sampling
+        self.frameworks: dict[str, Framework] = {}
+        self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
+        self.log: list[int] = []  # node of every bind, in order
+        n = len(state)
+        self.order = zone_order(state.nodes)
+        self._order2 = np.concatenate([self.order, self.order])
+        self.next_start = 0
+        self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
+
+    # ---------------------------------------------------------------- shapes
+    def framework(self, pod: Pod) -> Framework:
+        profile = self.config.profile(pod.scheduler_name)
+        fw = self.frameworks.get(profile.scheduler_name)
+        if fw is None:
+            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile)
+        return fw
+
+    def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
+        """The cached shape of `pod`, brought up to date with every bind so far."""
+        key = shape_key(pod)
+        sh = self.shapes.get(key)
+        if sh is None:
+            sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
+            self._full(sh)
+            self.shapes[key] = sh
+            if len(self.shapes) > self._max_shapes:
+                self.shapes.popitem(last=False)
+        else:
+            self.shapes.move_to_end(key)
+            self._sync(sh)
+        return sh
+
+    def _full(self, sh: Shape) -> None:
+        """Evaluate every node for the shape (PreFilter, Filter, PreScore, Score)."""
+        state, ctx, fw = self.state, sh.ctx, sh.fw
+        n = len(state)
+        sh.seen = len(self.log)
+        active, failure, names, _skipped = _pre_filter(fw, state, ctx)
+        if failure is not None:
+            pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
+            sh.failure = ", ".join(pre.reasons)
+            sh.ok = np.zeros(n, dtype=bool)
+            sh.filters, sh.scorers = [], []
+            return
+        sh.filters = active
+        if names is not None:
+            sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"
+        try:
+            sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
+        except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
+            sh.prescore_error, sh.scorers = True, []
+        sh.identity = all(isinstance(p, _IDENTITY_NORMALIZE) for _, p, _ in sh.scorers)
+        fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
+        sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
+        if sh.identity and None not in fk and None not in sk:
+            sh.kernels = (fk, [(fn, w) for fn, (_n, _p, w) in zip(sk, sh.scorers, strict=True)])
+        idx = np.arange(n, dtype=np.int64)
+        sh.codes = np.zeros((len(active), n), dtype=np.int8)
+        sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
+        sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        self._evaluate(sh, idx, full=True)
+
+    def _evaluate(self, sh: Shape, rows: np.ndarray, full: bool = False) -> None:
+        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows`."""
+        if not full and sh.kernels is not None and len(rows) <= _FEW_ROWS:
+            try:
+                return self._evaluate_rows(sh, rows.tolist())
+            except OverflowError:  # int64 wrap-around territory: let the plugins do it
+                pass
+        state, ctx = self.state, sh.ctx
+        for p, (_name, plugin) in enumerate(sh.filters):
+            sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            ok &= sh.allowed[rows]
+        sh.ok[rows] = ok
+        sh.n_ok = int(np.count_nonzero(sh.ok))
+        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+            sh.raw[s, rows] = plugin.score(state, ctx, rows)
+        if sh.identity:
+            raw = sh.raw[:, rows]
+            bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
+            total = np.zeros(len(rows), dtype=np.int64)
+            for s, (_name, _plugin, w) in enumerate(sh.scorers):
+                total += w * raw[s]
+            sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
+            sh.n_bad = int(np.count_nonzero(sh.bad))
+
+    def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
+        """`_evaluate` for a few rows with the scalar kernels of rows.py (same results)."""
+        state = self.state
+        fk, sk = sh.kernels
+        codes, raw, allowed = sh.codes, sh.raw, sh.allowed
+        for i in rows:
+            a, r, z = state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist()
+            ok = True if allowed is None else bool(allowed[i])
+            for p, fn in enumerate(fk):
+                if fn == "static":
+                    ok = ok and codes[p, i] == SUCCESS
+                else:
+                    c = fn(a, r, z)
+                    codes[p, i] = c
+                    ok = ok and c == SUCCESS
+            total, bad = 0, False
+            for s, (fn, w) in enumerate(sk):
+                v = int(raw[s, i]) if fn == "static" else fn(a, r, z)
+                raw[s, i] = v
+                total += w * v
+                bad = bad or v < MIN_NODE_SCORE or v > MAX_NODE_SCORE
+            if ok != bool(sh.ok[i]):
+                sh.n_ok += 1 if ok else -1
+                sh.ok[i] = ok
+            sh.total[i] = total if ok else _INT64_MIN
+            if bad != bool(sh.bad[i]):
+                sh.n_bad += 1 if bad else -1
+                sh.bad[i] = bad
+
+    def _sync(self, sh: Shape) -> None:
+        """Re-evaluate the rows bound since the shape was last brought up to date."""
+        if sh.seen == len(self.log) or sh.failure is not None:
+            sh.seen = len(self.log)
+            return
+        changed = self.log[sh.seen:]
+        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+        sh.seen = len(self.log)
+        self._evaluate(sh, rows)
+
+    # ---------------------------------------------------------------- one cycle
+    def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
+        """Filter, score and select a host for `pod` (nothing is bound)."""
+        sh = self.shape(pod, demand)
+        n = len(self.state)
+        k = num_feasible_nodes_to_find(self._percentage(sh.fw), n) if self.sampling else n
+        if not sh.fw.scorers:
+            k = min(k, 1)
+        if k >= n or sh.failure is not None:
+            return self._decide_all(sh)
+        return self._decide_sampled(sh, k)
+
+    def _percentage(self, fw: Framework) -> int | None:
+        pct = fw.profile.percentage_of_nodes_to_score
+        return self.config.percentage_of_nodes_to_score if pct is None else pct
+
+    def _decide_all(self, sh: Shape) -> Decision:
+        ok = sh.ok
+        count = sh.n_ok
+        if count == 0:
+            return Decision(None, np.zeros(0, dtype=np.int64), 0, sh)
+        if count == 1:  # a single feasible node is chosen without scoring
+            only = np.flatnonzero(ok)
+            return Decision(int(only[0]), only, 1, sh)
+        if sh.prescore_error:
+            self._raise_score_error(sh)
+        if sh.identity:
+            if sh.n_bad and bool((sh.bad & ok).any()):
+                self._raise_score_error(sh)
+            best = np.flatnonzero(sh.total == sh.total.max())
+        else:
+            feasible = np.flatnonzero(ok)
+            best = feasible[self._totals(sh, feasible)]
+        return Decision(self._select(best), best, count, sh)
+
+    def _decide_sampled(self, sh: Shape, k: int) -> Decision:
+        n = len(self.state)
+        rotated = self._order2[self.next_start:self.next_start + n]
+        pos = np.flatnonzero(sh.ok[rotated])
+        processed = int(pos[k - 1]) + 1 if len(pos) >= k else n
+        feasible = rotated[pos[:k]]
+        self.next_start = (self.next_start + processed) % n
+        if len(feasible) == 0:
+            return Decision(None, feasible, 0, sh)
+        if len(feasible) == 1:
+            return Decision(int(feasible[0]), feasible, 1, sh)
+        if sh.prescore_error:
+            self._raise_score_error(sh, feasible)
+        if sh.identity:
+            if sh.n_bad and bool(sh.bad[feasible].any()):
+                self._raise_score_error(sh, feasible)
+            total = sh.total[feasible]  # all feasible: no INT64_MIN among them
+            best = np.sort(feasible[total == total.max()])
+        else:
+            best = np.sort(feasible[self._totals(sh, feasible)])
+        return Decision(self._select(best), best, len(feasible), sh)
+
+    def _totals(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
+        """Normalize each plugin over `feasible`, weight and sum; the mask of the best totals."""
+        total = np.zeros(len(feasible), dtype=np.int64)
+        for s, (_name, plugin, w) in enumerate(sh.scorers):
+            norm = plugin.normalize(sh.raw[s, feasible])
+            if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
+                self._raise_score_error(sh, feasible)
+            total += w * norm
+        return total == total.max()
+
+    def _raise_score_error(self, sh: Shape, feasible: np.ndarray | None = None) -> None:
+        """Let the plain framework raise its exact SchedulingCycleError."""
+        schedule_one(sh.fw, self.state, sh.ctx.pod, demand=sh.ctx.demand, nodes=feasible)
+        raise AssertionError("score out of range not reproduced by the framework")  # pragma: no cover
+
+    def _select(self, best: np.ndarray) -> int:
+        """`selectHost`: uniformly at random among the best (seeded), or the first in node order."""
+        if len(best) == 1 or self.tie_break == "first":
+            return int(best[0])
+        return int(best[self.rng.integers(len(best))])
+
+    # ---------------------------------------------------------------- bind, FitError
+    def bind(self, node: int, sh: Shape) -> None:
+        """Assume the pod on `node`: its row changes, every shape sees it on its next cycle."""
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row)
+        self.log.append(node)
+
+    def fit_error(self, sh: Shape) -> str:
+        """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.
+
+        Each node's reasons are kept per shape and, like verdicts, redone only for rows bound since.
+        """
+        if sh.message is not None and sh.message_seen == len(self.log):
+            return sh.message
+        head = f"0/{len(self.state)} nodes are available:"
+        if sh.failure is not None:
+            sh.message = f"{head} {sh.failure}."
+        else:
+            counts = self._reason_counts(sh)
+            sh.message = f"{head} {', '.join(sorted(f'{c} {r}' for r, c in counts.items() if c > 0))}."
+        sh.message_seen = len(self.log)
+        return sh.message
+
+    def _reason_counts(self, sh: Shape) -> Counter[str]:
+        """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
+        n = len(self.state)
+        changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
+        if changed is None or len(changed) > n // 4:
+            sh.reasons_of = self._node_reasons(sh, np.arange(n, dtype=np.int64))
+            sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
+            return sh.reason_counts
+        rows = sorted(set(changed))
+        for i, new in zip(rows, self._node_reasons(sh, np.asarray(rows, dtype=np.int64)), strict=True):
+            old = sh.reasons_of[i]
+            if old != new:
+                sh.reason_counts.subtract(old)
+                sh.reason_counts.update(new)
+                sh.reasons_of[i] = new
+        return sh.reason_counts
+
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> list[tuple[str, ...]]:
+        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set); () passes."""
+        out: list[tuple[str, ...]] = [()] * len(rows)
+        pending = np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            outside = ~sh.allowed[rows]
+            for pos in np.flatnonzero(outside).tolist():
+                out[pos] = (sh.outside_reason,)
+            pending &= ~outside
+        for _name, plugin in sh.filters:
+            if not pending.any():
+                break
+            sub = np.flatnonzero(pending)
+            outcome = plugin.filter(self.state, sh.ctx, rows[sub])
+            failed = np.flatnonzero(outcome.codes != SUCCESS)
+            if not len(failed):
+                continue
+            matrix = outcome.matrix[failed]
+            if matrix.shape[1] <= 62:  # group identical reason patterns by their bits
+                keys = (matrix.astype(np.int64) << np.arange(matrix.shape[1], dtype=np.int64)).sum(axis=1)
+                uniq, inverse = np.unique(keys, return_inverse=True)
+                labels = [tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1) for u in uniq]
+                for f, k in zip(sub[failed].tolist(), inverse.reshape(-1).tolist(), strict=True):
+                    out[f] = labels[k]
+            else:
+                for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
+                    out[f] = tuple(outcome.reasons(pos))
+            pending[sub[failed]] = False
+        return out
+
+
+# --------------------------------------------------------------------------- the workload
+
+@dataclass
+class Step:
+    pod: Pod
+    node: int | None
+    ties: np.ndarray | Sequence[int] = ()  # nodes sharing the best total (the first `max_ties` of them)
+    tie_count: int = 0  # how many nodes shared it
+    message: str | None = None  # FitError, when pending
+    feasible: int = 0
+
+
+@dataclass
+class SimulationResult:
+    """Where every pod went, the final state and the packing metrics."""
+
+    state: ClusterState
+    steps: list[Step]
+    initial_pods: np.ndarray  # pods per node before the run
+    label: str = ""
+    stranded: list[dict] = field(default_factory=list)
+
+    @property
+    def scheduled(self) -> int:
+        return sum(1 for s in self.steps if s.node is not None)
+
+    @property
+    def unschedulable(self) -> int:
+        return len(self.steps) - self.scheduled
+
+    def placement(self) -> dict[str, int]:
+        names = self.state.node_names
+        counts = Counter(s.node for s in self.steps if s.node is not None)
+        return {names[i]: counts[i] for i in sorted(counts)}
+
+    def final(self) -> dict[str, dict]:
+        return final_usage(self.state)
+
+    def metrics(self) -> dict:
+        return workload_metrics(self)
+
+    def to_dict(self) -> dict:
+        names = self.state.node_names
+        steps = []
+        for s in self.steps:
+            d: dict = {"pod": s.pod.name, "node": None if s.node is None else names[s.node]}
+            if s.tie_count > 1:
+                d["ties"] = [names[i] for i in s.ties]
+                if s.tie_count > len(s.ties):
+                    d["tieCount"] = s.tie_count
+            if s.message is not None:
+                d["message"] = s.message
+            steps.append(d)
+        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
+                "placement": self.placement(), "final": self.final(), "metrics": self.metrics()}
+
+
+def final_usage(state: ClusterState) -> dict[str, dict]:
+    """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it."""
+    out = {}
+    basic = (CPU, EPHEMERAL_STORAGE, MEMORY)
+    for i, name in enumerate(state.node_names):
+        req = state.requested[i]
+        requested = {r: int(req[state.index[r]]) for r in basic}
+        for r, col in state.index.items():
+            if r not in basic and r != PODS and req[col] != 0:
+                requested[r] = int(req[col])
+        out[name] = {"requested": dict(sorted(requested.items())),
+                     "nonZeroRequested": {"cpu": int(state.nonzero_requested[i, 0]),
+                                          "memory": int(state.nonzero_requested[i, 1])},
+                     "pods": int(req[state.index[PODS]])}
+    return out
+
+
+def allocation(state: ClusterState, rows: np.ndarray | None = None) -> dict[str, float]:
+    """Per resource with capacity, requested / allocatable in percent over `rows` (default all nodes)."""
+    alloc = state.allocatable if rows is None else state.allocatable[rows]
+    req = state.requested if rows is None else state.requested[rows]
+    out = {}
+    for r, col in state.index.items():
+        cap = int(alloc[:, col].sum()) if len(alloc) else 0
+        if cap > 0:
+            out[r] = round(100.0 * int(req[:, col].sum()) / cap, 2)
+    return out
+
+
+def workload_metrics(result: SimulationResult) -> dict:
+    """Nodes used/empty, allocation of the cluster and of used nodes, pending by reason, stranded capacity."""
+    state = result.state
+    pods = state.requested[:, state.index[PODS]]
+    used = np.flatnonzero(pods > 0)
+    by_reason: Counter[str] = Counter()
+    for s in result.steps:
+        if s.message is not None:
+            by_reason.update(set(_message_reasons(s.message)))
+    return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
+            "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
+            "pendingByReason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "stranded": result.stranded}
+
+
+def _message_reasons(message: str) -> list[str]:
+    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 …`)."""
+    body = message.split(":", 1)[1].strip().rstrip(".")
+    out = []
+    for part in body.split(", "):
+        count, _, reason = part.partition(" ")
+        out.append(reason if count.isdigit() else part)
+    return out
+
+
+def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], limit: int = 10_000) -> list[dict]:
+    """For each distinct pending pod shape: pods pending, copies that still fit, copies the free capacity
+    would hold if it were pooled on one node (what fragmentation strands)."""
+    state = engine.state
+    groups: dict[tuple, list] = {}
+    for pod, demand in pending:
+        groups.setdefault(shape_key(pod), [pod, demand, 0])[2] += 1
+    free = np.maximum(state.allocatable - state.requested, 0).sum(axis=0)
+    out = []
+    for pod, demand, count in groups.values():
+        row = state.demand_vector(demand)
+        need = row > 0
+        pooled = int((free[need] // row[need]).min()) if need.any() else None
+        fits = count_copies(engine.state.copy(), engine.config, pod, demand, limit=limit)[0]
+        out.append({"pod": pod.name, "pending": count,
+                    "requests": {r: int(row[c]) for r, c in state.index.items() if row[c] and r != PODS},
+                    "copiesThatFit": fits, "copiesIfPooled": pooled})
+    return out
+
+
+def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
+                 limit: int | None = None, tie_break: str = "first", seed: int | None = 0,
+                 ) -> tuple[int, list[int], str | None]:
+    """Place copies of `pod` one by one on `state` until one fits nowhere: (count, nodes, FitError)."""
+    engine = Engine(state, config, tie_break=tie_break, seed=seed)
+    nodes: list[int] = []
+    while limit is None or len(nodes) < limit:
+        decision = engine.cycle(pod, demand)
+        if decision.node is None:
+            return len(nodes), nodes, engine.fit_error(decision.shape)
+        engine.bind(decision.node, decision.shape)
+        nodes.append(decision.node)
+    return len(nodes), nodes, None
+
+
+def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], *,
+             tie_break: str = "random", seed: int | None = 0, sampling: bool = True,
+             progress: Callable[[int], None] | None = None, stranded: bool = True,
+             label: str = "", max_ties: int = 256) -> SimulationResult:
+    """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next."""
+    engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling)
+    initial = state.requested[:, state.index[PODS]].copy()
+    steps: list[Step] = []
+    pending: list[tuple[Pod, PodDemand]] = []
+    for i, pod in enumerate(pods):
+        d = engine.cycle(pod)
+        if d.node is None:
+            steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
+            pending.append((pod, d.shape.ctx.demand))
+        else:
+            engine.bind(d.node, d.shape)
+            ties = d.best[:max_ties] if len(d.best) > 1 else _NO_TIES
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible))
+        if progress is not None and (i & 255) == 255:
+            progress(i + 1)
+    if progress is not None:
+        progress(len(pods))
+    result = SimulationResult(state, steps, initial, label)
+    if stranded and pending:
+        result.stranded = stranded_capacity(engine, pending)
+    return result
