@@ -137,20 +137,25 @@ def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: C
     if names is not None:
         result.pre_filter_node_names = sorted(names)  # the PreFilterResult set, names that are no node included
         outside = np.array([state.nodes[int(n)].name not in names for n in idx], dtype=bool)
-        for pos in np.flatnonzero(outside):
-            node = int(idx[pos])
-            result.codes[node] = UNRESOLVABLE
-            result.reasons[node] = [f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"]
+        if outside.any():
+            reason = f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"
+            for node in idx[outside].tolist():
+                result.codes[node] = UNRESOLVABLE
+                result.reasons[node] = [reason]
         ok &= ~outside
     for name, plugin in active:
         outcome = plugin.filter(state, ctx, idx)
         result.filter_by_plugin[name] = outcome
         newly = ok & (outcome.codes != SUCCESS)
-        for pos in np.flatnonzero(newly):
-            node = int(idx[pos])
-            result.codes[node] = outcome.codes[pos]
-            result.failed_plugin[node] = name
-            result.reasons[node] = outcome.reasons(pos)
+        rows = np.flatnonzero(newly)
+        if len(rows):
+            result.codes[idx[rows]] = outcome.codes[rows]
+            # reason lists per distinct row of the reason matrix, not per node
+            patterns, which = np.unique(outcome.matrix[rows], axis=0, return_inverse=True)
+            texts = [[label for label, hit in zip(outcome.labels, p, strict=True) if hit] for p in patterns]
+            for node, k in zip(idx[rows].tolist(), which.ravel().tolist(), strict=True):
+                result.failed_plugin[node] = name
+                result.reasons[node] = list(texts[k])
         ok &= ~newly
     return idx[ok]
 
