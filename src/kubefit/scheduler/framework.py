@@ -150,14 +150,23 @@ def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: C
         rows = np.flatnonzero(newly)
         if len(rows):
             result.codes[idx[rows]] = outcome.codes[rows]
-            # reason lists per distinct row of the reason matrix, not per node
-            patterns, which = np.unique(outcome.matrix[rows], axis=0, return_inverse=True)
+            patterns, which = _distinct_rows(outcome.matrix[rows])  # reason lists per pattern, not per node
             texts = [[label for label, hit in zip(outcome.labels, p, strict=True) if hit] for p in patterns]
-            for node, k in zip(idx[rows].tolist(), which.ravel().tolist(), strict=True):
+            for node, k in zip(idx[rows].tolist(), which.tolist(), strict=True):
                 result.failed_plugin[node] = name
                 result.reasons[node] = list(texts[k])
         ok &= ~newly
     return idx[ok]
+
+
+def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a bool matrix and, per row, which of them it is."""
+    if matrix.shape[1] <= 62:
+        keys = matrix.astype(np.int64) @ (np.int64(1) << np.arange(matrix.shape[1], dtype=np.int64))
+        _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+        return matrix[first], which.ravel()
+    patterns, which = np.unique(matrix, axis=0, return_inverse=True)
+    return patterns, which.ravel()
 
 
 def _restricting(fw: Framework, ctx: CycleContext, state: ClusterState) -> list[str]:
