@@ -15,6 +15,7 @@ import pytest
 
 from golden_scenario import case_config
 from kubefit.load import Document, decode_node, decode_pod
+from kubefit.requests import pod_demand
 from kubefit.scheduler.config import load_configuration
 from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,
@@ -25,6 +26,7 @@ from kubefit.scheduler.framework import (
     new_context,
     run_filters,
     run_scores,
+    schedule_one,
 )
 from kubefit.scheduler.plugins.base import CODE_NAMES, SUCCESS, FilterOutcome, StatusError
 from kubefit.scheduler.state import compile_state
@@ -139,3 +141,43 @@ def test_invalid_added_affinity_is_refused(case):
         load_configuration(Document(case_config(case), "config", 0))
     for message in case["expect"]["validationDetail"]["config"]:
         assert message in str(err.value)
+
+
+SEQUENCES = [c for c in ALL if c.get("mode") == "sequence"]
+
+
+def _step(result, names: list[str]) -> dict[str, Any]:
+    """One queued pod's outcome in the golden step vocabulary (bound to the first best node)."""
+    feasible = result.feasible.tolist()
+    best = [names[i] for i in result.best] if feasible else []
+    out: dict[str, Any] = {"node": best[0] if best else None, "feasible": len(feasible)}
+    if len(best) > 1:
+        out["ties"] = best
+    if feasible:
+        out["total"] = {names[i]: int(t) for i, t in zip(feasible, result.total.tolist(), strict=True)}
+    else:
+        out["reasons"] = {names[i]: _status(int(result.codes[i]), result.reasons.get(i, []), result.failed_plugin[i])
+                          for i in range(len(names))}
+        out["message"] = result.fit_error()
+    return out
+
+
+@pytest.mark.parametrize("case", SEQUENCES, ids=[c["id"] for c in SEQUENCES])
+def test_placement_sequence_through_the_framework(case):
+    """Each queued pod filtered and scored on every node, bound to the first best node before the next."""
+    warnings: list[str] = []
+    nodes = [decode_node(Document(x, "case", i), warnings) for i, x in enumerate(case["nodes"])]
+    bound = [decode_pod(Document(x, "case", i), warnings) for i, x in enumerate(case["pods"])]
+    queue = [decode_pod(Document(x, "case", i), warnings) for i, x in enumerate(case["queue"])]
+    fw = Framework.build(load_configuration(Document(case_config(case), "config", 0)).profiles[0])
+    state = compile_state(nodes, bound)
+    names = state.node_names
+    placement: dict[str, int] = {}
+    for pod, want in zip(queue, case["expect"]["steps"], strict=True):
+        got = _step(schedule_one(fw, state, pod), names)
+        assert {"pod": pod.name, **got} == {k: v for k, v in want.items()}, pod.name
+        if got["node"] is not None:
+            state.bind(names.index(got["node"]), pod_demand(pod))
+            placement[got["node"]] = placement.get(got["node"], 0) + 1
+    assert placement == case["expect"]["placement"]
+    assert sum(placement.values()) == case["expect"]["scheduled"]
