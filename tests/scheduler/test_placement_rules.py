@@ -354,3 +354,39 @@ def test_vectorised_selector_matches_per_node_rules(labels, selector_terms):
     kept = [t for t in selector_terms if t.get("matchExpressions") or t.get("matchFields")]
     want = [any(_term_matches(t, n) for t in kept) for n in nodes]
     assert got.tolist() == want
+
+
+TAINT_KEYS = ["dedicated", "gpu", "node.kubernetes.io/unschedulable"]
+EFFECTS = ["NoSchedule", "NoExecute", "PreferNoSchedule"]
+taints = st.builds(Taint, st.sampled_from(TAINT_KEYS), st.sampled_from(["", "a"]), st.sampled_from(EFFECTS))
+tolerations = st.builds(Toleration, st.sampled_from(["", *TAINT_KEYS]), st.sampled_from(["", "Equal", "Exists", "x"]),
+                        st.sampled_from(["", "a"]), st.sampled_from(["", *EFFECTS]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(taints, max_size=4), st.booleans()), min_size=1, max_size=5),
+       st.lists(tolerations, max_size=3))
+def test_vectorised_taints_match_per_node_rules(node_specs, tols):
+    nodes = [node(f"n{i}", taints=t, unschedulable=u) for i, (t, u) in enumerate(node_specs)]
+    result, state = run(nodes, pod(tolerations=tuple(tols)), scorers=("TaintToleration",))
+    prefer = [t for t in tols if t.effect in ("", "PreferNoSchedule")]
+    raw = []
+
+    def ok(taint: Taint, ts=tols) -> bool:
+        return any(tolerates(t, taint) for t in ts)
+
+    for n in nodes:
+        hard = [t for t in n.taints if t.effect in ("NoSchedule", "NoExecute") and not ok(t)]
+        if n.unschedulable and not ok(UNSCHEDULABLE):
+            want = ("UnschedulableAndUnresolvable", ["node(s) were unschedulable"], "NodeUnschedulable")
+        elif hard:
+            want = ("UnschedulableAndUnresolvable", [f"node(s) had untolerated taint {{{hard[0].key}: {hard[0].value}}}"],
+                    "TaintToleration")
+        else:
+            want = ("Success", [], None)
+            raw.append(sum(1 for t in n.taints if t.effect == "PreferNoSchedule" and not ok(t, prefer)))
+        assert statuses(result, state)[n.name] == want
+    if raw:
+        assert result.raw_scores["TaintToleration"].tolist() == raw
+        top = max(raw)
+        assert result.scores["TaintToleration"].tolist() == [100 - (100 * r // top if top else 0) for r in raw]
