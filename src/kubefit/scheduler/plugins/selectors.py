@@ -24,16 +24,17 @@ T = TypeVar("T")
 
 
 def freeze(value: Any) -> Any:
-    """A hashable copy of a JSON-like value (dicts as sorted item tuples, lists as tuples)."""
+    """A hashable copy of a JSON-like value (dicts as tagged sorted item tuples, lists as tagged tuples)."""
     if isinstance(value, dict):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+        return ("{}", *sorted((str(k), freeze(v)) for k, v in value.items()))
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return ("[]", *(freeze(v) for v in value))
     return value
 
 
 def cached_on(state: ClusterState, key: str, build: Callable[[Sequence[Node]], T]) -> T:
-    """Per-state memo of node-derived data, rebuilt when the state's node list changes."""
+    """Per-state memo of node-derived data (labels, taints, flags), rebuilt when the node list is replaced or
+    changes length; nodes themselves are never edited in place during a run."""
     memo: dict[str, tuple[Sequence[Node], int, Any]] = state.__dict__.setdefault("_node_columns", {})
     hit = memo.get(key)
     if hit is None or hit[0] is not state.nodes or hit[1] != len(state.nodes):
