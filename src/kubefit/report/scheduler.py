@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kubefit.scheduler.framework import CycleResult
+from kubefit.scheduler.plugins.base import CODE_NAMES, SUCCESS, FilterOutcome
 from kubefit.scheduler.state import ClusterState
 
 
@@ -34,13 +35,23 @@ def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = Fa
         out["scoreRaw"] = {p: dict(zip(feasible, map(int, v), strict=True)) for p, v in result.raw_scores.items()}
         out["skippedFilterPlugins"] = list(result.skipped_filter_plugins)
         out["preFilterNodeNames"] = result.pre_filter_node_names
-        out["filterByPlugin"] = {
-            plugin: {names[i]: {"code": ["Success", "Unschedulable", "UnschedulableAndUnresolvable"][int(c)],
-                                "reasons": o.reasons(m)} for m, (i, c) in enumerate(zip(range(len(names)), o.codes, strict=False))}
-            for plugin, o in result.filter_by_plugin.items()}
+        out["filterByPlugin"] = {plugin: _plugin_statuses(plugin, o, names)
+                                 for plugin, o in result.filter_by_plugin.items()}
         out["weights"] = dict(result.weights)
     if not len(result.feasible):
         out["message"] = result.fit_error()
+    return out
+
+
+def _plugin_statuses(plugin: str, outcome: FilterOutcome, names: list[str]) -> dict[str, dict[str, Any]]:
+    """One Filter plugin alone on every node: code, reasons, and the plugin's name where it fails."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, name in enumerate(names):
+        code = int(outcome.codes[i])
+        entry: dict[str, Any] = {"code": CODE_NAMES[code], "reasons": outcome.reasons(i)}
+        if code != SUCCESS:
+            entry["plugin"] = plugin
+        out[name] = entry
     return out
 
 

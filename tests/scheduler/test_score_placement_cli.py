@@ -1,0 +1,87 @@
+"""Every single-pod case of golden/kube-scheduler/placement-cases.jsonl through the user's path.
+
+The case becomes a scenario file (golden_scenario.case_scenario_docs) and goes through
+`kubefit score -f FILE -o json --detail`; every per-plugin output of the real scheduler that the CLI
+emits is compared: node statuses with the failing plugin, each Filter plugin alone, PreFilter node
+names and skips, normalised and raw scores over the feasible nodes, skipped score plugins, totals,
+best nodes, and the cycle error of a score plugin (exit 1 with the scheduler's message).
+
+A case whose incoming pod carries `spec.nodeName` cannot be written as a scenario file: there such a
+pod runs on that node (DESIGN.md, "The scenario file"), it is not pending. Those cases (the NodeName
+filter's own) are run through the framework in test_placement_golden.py; here they are counted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from golden_scenario import case_scenario_docs
+from kubefit.cli import main
+from tests_support import golden_cases
+
+ALL = golden_cases("kube-scheduler/placement-cases.jsonl")
+SINGLE = [c for c in ALL if c.get("mode") != "sequence"]
+REFUSED = [c for c in SINGLE if c["expect"].get("validation")]
+NAMED = [c for c in SINGLE if not c["expect"].get("validation") and (c["pod"].get("spec") or {}).get("nodeName")]
+CASES = [c for c in SINGLE if c not in REFUSED and c not in NAMED]
+
+
+def _score(case: dict[str, Any], tmp_path, capsys) -> tuple[int, str, str]:
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
+    capsys.readouterr()
+    rc = main(["score", "-f", str(path), "-o", "json", "--detail"])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _nothing(value: Any) -> bool:
+    return value is None or value == [] or value == {}
+
+
+def _same(got: Any, want: Any) -> bool:
+    """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
+    return got == want or (_nothing(got) and _nothing(want))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_score_detail_matches_kube_scheduler(case, tmp_path, capsys):
+    expect = case["expect"]
+    rc, out, err = _score(case, tmp_path, capsys)
+    if expect.get("error"):
+        # a score plugin failed the cycle (PreScore error, score out of range): the scheduler's text, exit 1
+        # (the input is valid; the cycle itself fails, as SchedulingCycleError says)
+        assert rc == 1, out
+        assert expect["error"] in err
+        return
+    assert rc == 0, err
+    got = json.loads(out)
+    assert got["filter"] == expect["filter"]
+    if expect.get("preFilter"):
+        # PreFilter rejected the pod: the scheduler ran no Filter plugin, so there is no per-plugin map
+        assert _nothing(got.get("filterByPlugin")), "filterByPlugin"
+    else:
+        assert got["filterByPlugin"] == expect["filterByPlugin"]
+    for key in ("preFilterNodeNames", "skippedFilterPlugins", "feasible", "score", "scoreRaw",
+                "skippedScorePlugins", "total", "best"):
+        assert _same(got[key], expect.get(key)), key
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c["id"] for c in REFUSED])
+def test_refused_added_affinity(case, tmp_path, capsys):
+    """Args the real validation refused: `kubefit score` refuses them too, exit 2, the same messages."""
+    rc, out, err = _score(case, tmp_path, capsys)
+    assert rc == 2, out
+    for message in case["expect"]["validationDetail"]["config"]:
+        assert message in err
+
+
+def test_case_accounting():
+    """300 single-pod cases: 2 refused configs, the NodeName-pod cases (framework only), the rest here."""
+    assert len(SINGLE) == 300
+    assert len(REFUSED) == 2
+    assert len(NAMED) == 27
+    assert len(CASES) == 271
