@@ -55,10 +55,19 @@ def case_config(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def case_pending_pods(case: dict[str, Any]) -> list[dict[str, Any]]:
-    """The pod being scheduled (single-pod case) or the queue (sequence case), in order."""
+    """The pod being scheduled (single-pod case) or the queue (sequence case), in order.
+
+    A queued pod that already names a node (the NodeName plugin's cases) is marked with the
+    `kubefit.io/queued` annotation, kubefit's way to say "schedule it anyway" in a scenario.
+    """
     if case.get("mode") == "sequence":
-        return list(case.get("queue") or [])
-    return [case["pod"]] if case.get("pod") is not None else []
+        pods = copy.deepcopy(list(case.get("queue") or []))
+    else:
+        pods = [copy.deepcopy(case["pod"])] if case.get("pod") is not None else []
+    for pod in pods:
+        if (pod.get("spec") or {}).get("nodeName"):
+            pod.setdefault("metadata", {}).setdefault("annotations", {})["kubefit.io/queued"] = "true"
+    return pods
 
 
 def case_scenario_docs(case: dict[str, Any]) -> list[dict[str, Any]]:

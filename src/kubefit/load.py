@@ -23,6 +23,7 @@ try:  # the C loader is ~10x faster on large snapshots and traces
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
+QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
 LIST_KINDS = ("List", "NodeList", "PodList")
 # Kinds read by other layers (Karmada fleets, workloads); kept as raw documents for them to decode.
@@ -66,12 +67,12 @@ class Scenario:
     @property
     def bound_pods(self) -> list[Pod]:
         """Pods with `spec.nodeName`: they run there."""
-        return [p for p in self.pods if p.node_name]
+        return [p for p in self.pods if p.bound]
 
     @property
     def pending_pods(self) -> list[Pod]:
-        """Pods without `spec.nodeName`, in queue order: higher `spec.priority` first, then document order."""
-        pending = [p for p in self.pods if not p.node_name]
+        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: higher `spec.priority` first, then document order."""
+        pending = [p for p in self.pods if not p.bound]
         return sorted(pending, key=lambda p: -p.priority)  # sort is stable: document order kept
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
@@ -304,9 +305,21 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         tolerations=tolerations,
         phase=str(status.get("phase") or ""),
         scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+        queued=_queued(doc, meta),
         raw=doc.body,
         source=doc.source,
     )
+
+
+def _queued(doc: Document, meta: dict[str, Any]) -> bool:
+    """`kubefit.io/queued: "true"` keeps a pod with spec.nodeName in the queue (to simulate NodeName)."""
+    value = _mapping(meta.get("annotations"), doc, "metadata.annotations").get(QUEUED_ANNOTATION)
+    if value is None:
+        return False
+    if str(value).lower() not in ("true", "false"):
+        raise InputError(f'must be "true" or "false", got {value!r}', file=doc.source, obj=doc.label,
+                         field=f"metadata.annotations.{QUEUED_ANNOTATION}")
+    return str(value).lower() == "true"
 
 
 def _check_api_version(doc: Document, expected: str) -> None:

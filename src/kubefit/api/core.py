@@ -57,8 +57,14 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     phase: str = ""
     scheduler_name: str = "default-scheduler"
+    queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
+
+    @property
+    def bound(self) -> bool:
+        """Running on `spec.nodeName` (counted there), unless marked queued for a NodeName simulation."""
+        return bool(self.node_name) and not self.queued
 
     @property
     def key(self) -> str:

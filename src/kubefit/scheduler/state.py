@@ -115,7 +115,7 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = ()) -> ClusterSta
                          np.zeros((len(nodes), 2), dtype=np.int64))
     for pod in pods:
         node = state.node_index.get(pod.node_name)
-        if node is not None and pod.phase not in ("Succeeded", "Failed"):
+        if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
             state.bind(node, pod_demand(pod))
     state.version = 0
     return state
