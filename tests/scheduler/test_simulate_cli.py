@@ -1,0 +1,114 @@
+"""`kubefit simulate`: output shapes (json, yaml, table), metrics on a hand-computed workload, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from kubefit.cli import main
+
+NODES = [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "small"},
+     "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "large"},
+     "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10", "nvidia.com/gpu": "2"}}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "spare"},
+     "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}},
+]
+MOST = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}]}]}
+
+
+def pod(name: str, requests: dict, node: str | None = None, priority: int | None = None) -> dict:
+    spec: dict = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
+    if node:
+        spec["nodeName"] = node
+    if priority is not None:
+        spec["priority"] = priority
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+WORKLOAD = [
+    pod("running", {"cpu": "1", "memory": "1Gi"}, node="small"),
+    pod("gpu", {"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"}),
+    pod("web", {"cpu": "1", "memory": "2Gi"}),
+    pod("gpu-big", {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "4"}),
+    pod("wide", {"cpu": "7", "memory": "1Gi"}),
+]
+
+
+def write(tmp_path, docs) -> str:
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return str(path)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_json_steps_final_and_metrics(tmp_path, capsys):
+    """MostAllocated: gpu → large (the only node with a GPU); web → small (cpu (1+1)/2 = 100, memory 3/4 = 75
+    → 87, beats large's 37); gpu-big asks 4 GPUs, large has 2; wide (7 cpu) finds 6 free on large, 0 on
+    small and 2 on spare: pending, though the 8 free cpu pooled would hold it. small, full of cpu after web,
+    adds "Insufficient cpu" to gpu-big's message."""
+    rc, out, err = run(capsys, "simulate", "-f", write(tmp_path, [MOST, *NODES, *WORKLOAD]), "-o", "json",
+                       "--tie-break", "first")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "metrics"]
+    assert data["steps"] == [
+        {"pod": "gpu", "node": "large"},
+        {"pod": "web", "node": "small"},
+        {"pod": "gpu-big", "node": None, "message": "0/3 nodes are available: 1 Insufficient cpu, 3 Insufficient nvidia.com/gpu."},
+        {"pod": "wide", "node": None, "message": "0/3 nodes are available: 3 Insufficient cpu."},
+    ]
+    assert (data["scheduled"], data["unschedulable"]) == (2, 2)
+    assert data["placement"] == {"small": 1, "large": 1}
+    assert data["final"]["large"] == {"requested": {"cpu": 2000, "ephemeral-storage": 0, "memory": 4 << 30,
+                                                    "nvidia.com/gpu": 1},
+                                      "nonZeroRequested": {"cpu": 2000, "memory": 4 << 30}, "pods": 1}
+    assert data["final"]["small"]["pods"] == 2 and data["final"]["spare"]["pods"] == 0
+    m = data["metrics"]
+    assert (m["nodes"], m["nodesUsed"], m["emptyNodes"]) == (3, 2, 1)
+    assert m["allocation"]["cpu"] == round(100 * 4000 / 12000, 2)
+    assert m["allocation"]["nvidia.com/gpu"] == 50.0
+    assert m["allocationOfUsedNodes"]["cpu"] == 40.0  # 4 of 10 cpu on small + large
+    assert m["pendingByReason"] == {"Insufficient cpu": 2, "Insufficient nvidia.com/gpu": 1}  # pods per reason
+    stranded = {s["pod"]: s for s in m["stranded"]}
+    assert stranded["wide"]["copiesThatFit"] == 0 and stranded["wide"]["copiesIfPooled"] == 1
+    assert stranded["gpu-big"]["copiesIfPooled"] == 0
+
+
+def test_yaml_and_table_carry_the_same(tmp_path, capsys):
+    path = write(tmp_path, [MOST, *NODES, *WORKLOAD])
+    _, out_json, _ = run(capsys, "simulate", "-f", path, "-o", "json", "--seed", "3")
+    _, out_yaml, _ = run(capsys, "simulate", "-f", path, "-o", "yaml", "--seed", "3")
+    assert yaml.safe_load(out_yaml) == json.loads(out_json)
+    rc, table, err = run(capsys, "simulate", "-f", path)
+    assert rc == 0 and "gpu-big" in table and "Insufficient cpu" in table and "nodes used" in table
+    assert err.count("warning:") >= 1 and "\r" not in err  # no progress bar in a pipe
+
+
+def test_priority_first_and_ties(tmp_path, capsys):
+    """Equal empty nodes tie: reported in node order; higher priority pods go first."""
+    docs = [*NODES[::2], pod("late", {"cpu": "100m"}), pod("urgent", {"cpu": "100m"}, priority=100)]
+    rc, out, _ = run(capsys, "simulate", "-f", write(tmp_path, docs), "-o", "json", "--tie-break", "first")
+    steps = json.loads(out)["steps"]
+    assert steps[0] == {"pod": "urgent", "node": "small", "ties": ["small", "spare"]}
+    assert steps[1]["pod"] == "late"
+
+
+def test_no_nodes_is_bad_input(tmp_path, capsys):
+    rc, _, err = run(capsys, "simulate", "-f", write(tmp_path, WORKLOAD))
+    assert rc == 2 and "no Node objects" in err
+
+
+def test_bad_tie_break(tmp_path, capsys):
+    rc, _, _ = run(capsys, "simulate", "-f", write(tmp_path, [*NODES, *WORKLOAD]), "--tie-break", "last")
+    assert rc == 2
