@@ -6,9 +6,8 @@ emits is compared: node statuses with the failing plugin, each Filter plugin alo
 names and skips, normalised and raw scores over the feasible nodes, skipped score plugins, totals,
 best nodes, and the cycle error of a score plugin (exit 1 with the scheduler's message).
 
-A case whose incoming pod carries `spec.nodeName` cannot be written as a scenario file: there such a
-pod runs on that node (DESIGN.md, "The scenario file"), it is not pending. Those cases (the NodeName
-filter's own) are run through the framework in test_placement_golden.py; here they are counted.
+An incoming pod that carries `spec.nodeName` (the NodeName filter's cases) is annotated
+`kubefit.io/queued: "true"` by the helper: in a scenario file it is then pending, not running there.
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ from tests_support import golden_cases
 ALL = golden_cases("kube-scheduler/placement-cases.jsonl")
 SINGLE = [c for c in ALL if c.get("mode") != "sequence"]
 REFUSED = [c for c in SINGLE if c["expect"].get("validation")]
-NAMED = [c for c in SINGLE if not c["expect"].get("validation") and (c["pod"].get("spec") or {}).get("nodeName")]
-CASES = [c for c in SINGLE if c not in REFUSED and c not in NAMED]
+CASES = [c for c in SINGLE if c not in REFUSED]
 
 
 def _score(case: dict[str, Any], tmp_path, capsys) -> tuple[int, str, str]:
@@ -80,8 +78,8 @@ def test_refused_added_affinity(case, tmp_path, capsys):
 
 
 def test_case_accounting():
-    """300 single-pod cases: 2 refused configs, the NodeName-pod cases (framework only), the rest here."""
+    """300 single-pod cases: 2 refused configs, 298 scored, 27 of them for a pod naming its node."""
     assert len(SINGLE) == 300
     assert len(REFUSED) == 2
-    assert len(NAMED) == 27
-    assert len(CASES) == 271
+    assert len(CASES) == 298
+    assert sum(1 for c in CASES if (c["pod"].get("spec") or {}).get("nodeName")) == 27
