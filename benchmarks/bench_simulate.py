@@ -119,28 +119,26 @@ def run(nodes_n: int, pods_n: int, seed: int, check: bool) -> dict:
            "nodesUsed": result.metrics()["nodesUsed"], "peakRssMiB": round(_rss_mib()),
            "inputsRssMiB": round(before)}
     if check:
-        out["identicalToFramework"] = _same_as_framework(nodes, pods, cfg, result)
+        out["identicalToFramework"] = _same_as_framework(nodes, pods, cfg)
     return out
 
 
-def _same_as_framework(nodes, pods, cfg, result) -> bool:
-    """Replay with `schedule_one` on every pod (slow) and compare placements."""
+def _same_as_framework(nodes, pods, cfg) -> bool:
+    """Replay with `schedule_one` on every pod (slow) and compare with simulate, both with tie-break first."""
+    from kubefit.requests import pod_demand
     from kubefit.scheduler.framework import Framework, schedule_one
-    from kubefit.scheduler.simulate import Engine
+    from kubefit.scheduler.simulate import simulate
 
+    fast = simulate(compile_state(nodes, pods), cfg, pods, tie_break="first", stranded=False)
     state = compile_state(nodes, pods)
     fw = Framework.build(cfg.profiles[0])
-    rng = Engine(state, cfg, seed=0).rng  # placement under tie-break first is seed-free; compare that
-    del rng
-    fast = __import__("kubefit.scheduler.simulate", fromlist=["simulate"]).simulate(
-        compile_state(nodes, pods), cfg, pods, tie_break="first", stranded=False)
     for pod, step in zip(pods, fast.steps, strict=True):
         r = schedule_one(fw, state, pod)
         node = None if not len(r.feasible) else int(r.best[0] if len(r.feasible) > 1 else r.feasible[0])
-        if node != step.node:
+        if node != step.node or (node is None and r.fit_error() != step.message):
             return False
         if node is not None:
-            state.bind(node, __import__("kubefit.requests", fromlist=["pod_demand"]).pod_demand(pod))
+            state.bind(node, pod_demand(pod))
     return True
 
 

@@ -124,9 +124,6 @@ class Shape:
     prescore_error: bool = False
     kernels: tuple | None = None  # (filter row fns, score row fns) when every plugin has one (rows.py)
 
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.codes, self.ok, self.raw, self.total, self.bad) if a is not None)
-
 
 # --------------------------------------------------------------------------- the engine
 
@@ -359,6 +356,8 @@ class Engine:
     # ---------------------------------------------------------------- bind, FitError
     def bind(self, node: int, sh: Shape) -> None:
         """Assume the pod on `node`: its row changes, every shape sees it on its next cycle."""
+        if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
+            sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
         self.state.bind(node, sh.ctx.demand, sh.ctx.row)
         self.log.append(node)
 
@@ -588,7 +587,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             pending.append((pod, d.shape.ctx.demand))
         else:
             engine.bind(d.node, d.shape)
-            ties = d.best[:max_ties] if len(d.best) > 1 else _NO_TIES
+            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
