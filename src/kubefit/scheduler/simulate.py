@@ -113,7 +113,7 @@ class Shape:
     scorers: list = field(default_factory=list)  # non-skipped (name, plugin, weight)
     raw: np.ndarray | None = None  # int64 [S, N]
     identity: bool = True
-    total: np.ndarray | None = None  # int64 [N]  Σ weight·score (identity normalize only), INT64_MIN if infeasible
+    total: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, INT64_MIN if infeasible
     n_ok: int = 0
     bad: np.ndarray | None = None  # bool [N]: a score outside [0, 100]
     n_bad: int = 0
@@ -122,7 +122,12 @@ class Shape:
     reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
     reason_counts: Counter | None = None
     prescore_error: bool = False
-    kernels: tuple | None = None  # (filter row fns, score row fns) when every plugin has one (rows.py)
+    kernels: tuple | None = None  # (filter row fns, identity scorers' row fns) when all have one (rows.py)
+    direct: list = field(default_factory=list)  # scorer indices with identity NormalizeScore (in `total`)
+    normed: list = field(default_factory=list)  # the others: normalized over the feasible nodes per cycle
+    norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
+    norm_seen: int = -1
+    norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
 
 
 # --------------------------------------------------------------------------- the engine
@@ -199,11 +204,14 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
-        sh.identity = all(isinstance(p, _IDENTITY_NORMALIZE) for _, p, _ in sh.scorers)
+        sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if isinstance(p, _IDENTITY_NORMALIZE)]
+        sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
+        sh.identity = not sh.normed
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
-        if sh.identity and None not in fk and None not in sk:
-            sh.kernels = (fk, [(fn, w) for fn, (_n, _p, w) in zip(sk, sh.scorers, strict=True)])
+        if (None not in fk and all(sk[s] is not None for s in sh.direct)
+                and all(sk[s] == "static" for s in sh.normed)):
+            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
@@ -227,14 +235,14 @@ class Engine:
         sh.n_ok = int(np.count_nonzero(sh.ok))
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
             sh.raw[s, rows] = plugin.score(state, ctx, rows)
-        if sh.identity:
-            raw = sh.raw[:, rows]
-            bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
-            total = np.zeros(len(rows), dtype=np.int64)
-            for s, (_name, _plugin, w) in enumerate(sh.scorers):
-                total += w * raw[s]
-            sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
-            sh.n_bad = int(np.count_nonzero(sh.bad))
+        sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
+        raw = sh.raw[sh.direct][:, rows]
+        bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
+        total = np.zeros(len(rows), dtype=np.int64)
+        for k, s in enumerate(sh.direct):
+            total += sh.scorers[s][2] * raw[k]
+        sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
+        sh.n_bad = int(np.count_nonzero(sh.bad))
 
     def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
         """`_evaluate` for a few rows with the scalar kernels of rows.py (same results)."""
@@ -252,7 +260,7 @@ class Engine:
                     codes[p, i] = c
                     ok = ok and c == SUCCESS
             total, bad = 0, False
-            for s, (fn, w) in enumerate(sk):
+            for s, fn, w in sk:  # identity-normalized scorers; the others' raw scores never change
                 v = int(raw[s, i]) if fn == "static" else fn(a, r, z)
                 raw[s, i] = v
                 total += w * v
@@ -260,6 +268,7 @@ class Engine:
             if ok != bool(sh.ok[i]):
                 sh.n_ok += 1 if ok else -1
                 sh.ok[i] = ok
+                sh.norm_version += 1
             sh.total[i] = total if ok else _INT64_MIN
             if bad != bool(sh.bad[i]):
                 sh.n_bad += 1 if bad else -1
@@ -301,13 +310,18 @@ class Engine:
             return Decision(int(only[0]), only, 1, sh)
         if sh.prescore_error:
             self._raise_score_error(sh)
+        if sh.n_bad and bool((sh.bad & ok).any()):
+            self._raise_score_error(sh)
         if sh.identity:
-            if sh.n_bad and bool((sh.bad & ok).any()):
-                self._raise_score_error(sh)
             best = np.flatnonzero(sh.total == sh.total.max())
-        else:
+        else:  # normalized plugins: over the feasible set, redone only when that set changed
             feasible = np.flatnonzero(ok)
-            best = feasible[self._totals(sh, feasible)]
+            if sh.norm_seen != sh.norm_version:
+                sh.norm_total = np.zeros(len(ok), dtype=np.int64)
+                sh.norm_total[feasible] = self._normalized(sh, feasible)
+                sh.norm_seen = sh.norm_version
+            total = sh.total[feasible] + sh.norm_total[feasible]
+            best = feasible[total == total.max()]
         return Decision(self._select(best), best, count, sh)
 
     def _decide_sampled(self, sh: Shape, k: int) -> Decision:
@@ -323,24 +337,24 @@ class Engine:
             return Decision(int(feasible[0]), feasible, 1, sh)
         if sh.prescore_error:
             self._raise_score_error(sh, feasible)
-        if sh.identity:
-            if sh.n_bad and bool(sh.bad[feasible].any()):
-                self._raise_score_error(sh, feasible)
-            total = sh.total[feasible]  # all feasible: no INT64_MIN among them
-            best = np.sort(feasible[total == total.max()])
-        else:
-            best = np.sort(feasible[self._totals(sh, feasible)])
+        if sh.n_bad and bool(sh.bad[feasible].any()):
+            self._raise_score_error(sh, feasible)
+        total = sh.total[feasible]  # all feasible: no INT64_MIN among them
+        if not sh.identity:
+            total = total + self._normalized(sh, feasible)
+        best = np.sort(feasible[total == total.max()])
         return Decision(self._select(best), best, len(feasible), sh)
 
-    def _totals(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
-        """Normalize each plugin over `feasible`, weight and sum; the mask of the best totals."""
+    def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
+        """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
         total = np.zeros(len(feasible), dtype=np.int64)
-        for s, (_name, plugin, w) in enumerate(sh.scorers):
+        for s in sh.normed:
+            _name, plugin, w = sh.scorers[s]
             norm = plugin.normalize(sh.raw[s, feasible])
             if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
                 self._raise_score_error(sh, feasible)
             total += w * norm
-        return total == total.max()
+        return total
 
     def _raise_score_error(self, sh: Shape, feasible: np.ndarray | None = None) -> None:
         """Let the plain framework raise its exact SchedulingCycleError."""
