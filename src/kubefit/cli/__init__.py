@@ -6,6 +6,7 @@ Each family of verbs lives in its own module (`cli/scheduler.py`, `cli/config.py
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import Enum
 from typing import Annotated
@@ -28,7 +29,7 @@ def _root() -> None:
     """Where do these pods go, and how much more fits? kube-scheduler v1.34 and Karmada, exactly."""
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by value
     table = "table"
     json = "json"
     yaml = "yaml"
@@ -57,16 +58,48 @@ def _register_verbs() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run a verb; bad input becomes one clear line on stderr and exit 2."""
+    """Entry point: run a verb; bad input becomes one clear line on stderr and exit 2.
+
+    Usage errors (unknown verb or option, bad option value) are one `error:` line and exit 2 as well;
+    anything unexpected is reported as an internal error (exit 70) instead of a traceback, unless
+    KUBEFIT_TRACEBACK is set.
+    """
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+    from typer.exceptions import Abort
+
     _register_verbs()
+    command = typer.main.get_command(app)
     try:
-        app(args=argv, prog_name="kubefit")  # standalone: usage errors print and exit 2
+        result = command.main(args=argv, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except NoArgsIsHelpError as exc:  # `kubefit` or `kubefit models` alone: the help, as typer shows it
+        from typer import rich_utils
+
+        rich_utils.rich_format_error(exc)
+        return exc.exit_code
+    except UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "kubefit"
+        print(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')", file=sys.stderr)
+        return 2
+    except ClickException as exc:
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        return exc.exit_code
+    except Abort:
+        print("error: aborted", file=sys.stderr)
+        return 1
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return 0
+    except BrokenPipeError:  # `kubefit … | head`: the reader left; nothing more to say
+        return 1
+    except Exception as exc:  # last resort: never a traceback for the user
+        if os.environ.get("KUBEFIT_TRACEBACK"):
+            raise
+        print(f"error: internal error: {type(exc).__name__}: {exc} (please report)", file=sys.stderr)
+        return 70
+    # A command returns normally (None), or typer.Exit(code) comes back as its code.
+    return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover
