@@ -1,28 +1,20 @@
 """Every golden sequence case through `kubefit simulate -o json --tie-break first` (golden/README.md).
 
-Placement sequence cases queue some pods that carry `spec.nodeName` (to exercise the NodeName filter);
-in a scenario file such a pod is running, not pending, so those cases go through the Python API with
-the queue given as is.
+(The placement sequence cases run through the CLI in test_simulate_placement.py.)
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
 from golden_scenario import case_scenario_docs
 from kubefit.cli import main
-from kubefit.load import Document, decode_node, decode_pod
-from kubefit.scheduler.config import load_configuration
-from kubefit.scheduler.simulate import simulate
-from kubefit.scheduler.state import compile_state
 from tests_support import golden_cases
 
 SEQUENCE = [c for c in golden_cases("kube-scheduler/cases.jsonl") if c.get("mode") == "sequence"]
 TRACE = golden_cases("kube-scheduler/trace-alibaba.jsonl")
-PLACEMENT_SEQUENCE = [c for c in golden_cases("kube-scheduler/placement-cases.jsonl") if c.get("mode") == "sequence"]
 
 
 def run_case(case: dict, tmp_path, capsys) -> dict:
@@ -55,23 +47,6 @@ def check(case: dict, got: dict, ties_shown: int | None = None) -> None:
 @pytest.mark.parametrize("case", SEQUENCE, ids=[c["id"] for c in SEQUENCE])
 def test_sequence_case(case, tmp_path, capsys):
     check(case, run_case(case, tmp_path, capsys))
-
-
-def run_case_api(case: dict) -> dict:
-    docs = case_scenario_docs(case)
-    config = load_configuration(Document(docs[0], "<case>", 0))
-    warnings: list[str] = []
-    nodes = [decode_node(Document(n, "<case>", i), warnings) for i, n in enumerate(case["nodes"])]
-    bound = [decode_pod(Document(p, "<case>", i), warnings) for i, p in enumerate(case.get("pods") or [])]
-    queue = [decode_pod(Document(p, "<case>", i), warnings) for i, p in enumerate(case["queue"])]
-    # the queue joins the resource index, but none of it is running yet (even with spec.nodeName)
-    state = compile_state(nodes, bound + [replace(p, node_name="") for p in queue])
-    return simulate(state, config, queue, tie_break="first").to_dict()
-
-
-@pytest.mark.parametrize("case", PLACEMENT_SEQUENCE, ids=[c["id"] for c in PLACEMENT_SEQUENCE])
-def test_placement_sequence_case(case):
-    check(case, run_case_api(case))
 
 
 @pytest.mark.parametrize("case", TRACE, ids=[c["id"] for c in TRACE])

@@ -263,3 +263,38 @@ def test_queue_order_by_priority(tmp_path, capsys, priorities, expected):
     assert main(["simulate", "-f", str(path), "-o", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["pod"] for s in out["steps"]] == expected
+
+
+@st.composite
+def placement_scenario_st(draw):
+    """Resource scenarios plus taints, tolerations, labels, preferred node affinity and cordoned nodes,
+    under kube-scheduler's default profile (normalized TaintToleration / NodeAffinity scores)."""
+    from dataclasses import replace
+
+    from kubefit.api.core import Taint, Toleration
+    from kubefit.scheduler.config import load_configuration
+
+    nodes = draw(nodes_st())
+    taints = [Taint("dedicated", "gpu", "NoSchedule"), Taint("spot", "", "PreferNoSchedule"),
+              Taint("noisy", "yes", "PreferNoSchedule")]
+    nodes = [replace(n, labels={"tier": draw(st.sampled_from(["a", "b"]))}, unschedulable=draw(st.integers(0, 5)) == 0,
+                     taints=tuple(draw(st.lists(st.sampled_from(taints), max_size=2, unique=True)))) for n in nodes]
+    queue = []
+    tolerations = [Toleration("spot", "Exists", "", "PreferNoSchedule"), Toleration("dedicated", "Equal", "gpu", "NoSchedule")]
+    affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 7, "preference": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["b"]}]}}]}}
+    for p in draw(pods_st()):
+        queue.append(replace(p, tolerations=tuple(draw(st.lists(st.sampled_from(tolerations), max_size=2, unique=True))),
+                             affinity=affinity if draw(st.booleans()) else None))
+    config = load_configuration(None)
+    return nodes, queue, replace(config, percentage_of_nodes_to_score=100)
+
+
+@SETTINGS
+@given(placement_scenario_st())
+def test_engine_equals_plain_framework_with_placement_plugins(scenario):
+    nodes, queue, config = scenario
+    result = fast(nodes, [], queue, config, tie_break="first")
+    ref, ref_state = reference(nodes, [], queue, config)
+    assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
+    assert np.array_equal(result.state.requested, ref_state.requested)

@@ -90,7 +90,7 @@ def _containers_key(containers: Sequence) -> tuple:
 
 def shape_key(pod: Pod) -> tuple:
     """Everything a plugin reads of a pod (its name aside): pods with equal keys behave alike."""
-    return (pod.scheduler_name, _containers_key(pod.containers), _containers_key(pod.init_containers),
+    return (pod.scheduler_name, pod.node_name, _containers_key(pod.containers), _containers_key(pod.init_containers),
             tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()),
             None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
             None if pod.affinity is None else json.dumps(pod.affinity, sort_keys=True, default=str),
