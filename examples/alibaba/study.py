@@ -70,6 +70,12 @@ def run(files: list[str], shares: dict[str, float], tie_break: str, seed: int) -
     return {r.label: measure(r, shares) for r in results}
 
 
+def _stranded(m: dict[str, float]) -> str:
+    """Idle GPUs; they are stranded when no pending GPU pod fits anywhere (cpu or memory ran out first)."""
+    fits = m["pendingGpuPodsThatFit"]
+    return f"{m['idleGpus']:,.0f}" + (f" ({fits:,.0f} pending GPU pods would still fit)" if fits else "")
+
+
 def table(rows: dict[str, dict[str, float]], offered: tuple[float, float]) -> str:
     """The study's Markdown table, one row per strategy, then the paper's figures."""
     head = ("| strategy | pods placed | pending | GPUs allocated (devices) | GPU share of placed pods "
@@ -77,7 +83,7 @@ def table(rows: dict[str, dict[str, float]], offered: tuple[float, float]) -> st
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     lines = [f"| kubefit · {name} | {m['placed']:,.0f} | {m['pending']:,.0f} | {m['gpuDevices']:.2f}% | "
              f"{m['gpuShare']:.2f}% | {m['cpu']:.2f}% | {m['memory']:.2f}% | {m['nodesUsed']:,.0f} | "
-             f"{m['idleGpus']:,.0f} |" for name, m in rows.items()]
+             f"{_stranded(m)} |" for name, m in rows.items()]
     lines += [f"| paper · {name} | | | | {share:.2f}% | | | | |" for name, share in PAPER.items()]
     foot = (f"\nOffered GPU load of the default trace: {offered[0]:.1f}% of the cluster's GPUs in the trace's "
             f"terms, {offered[1]:.1f}% when a sharing pod asks a whole GPU.")
