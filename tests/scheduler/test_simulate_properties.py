@@ -97,10 +97,10 @@ def config_st(draw) -> SchedulerConfiguration:
     return SchedulerConfiguration((profile,), 100)
 
 
-def reference(nodes, bound, queue, config, choose=None):
+def reference(nodes, bound, queue, config, choose=None, legacy=False):
     """The plain framework, pod after pod: (node, best nodes, FitError) per pod; `choose` picks among best."""
     state = compile_state(nodes, bound + queue)
-    fw = Framework.build(config.profiles[0])
+    fw = Framework.build(config.profiles[0], legacy=legacy)
     out = []
     for i, pod in enumerate(queue):
         r = schedule_one(fw, state, pod)
@@ -298,3 +298,13 @@ def test_engine_equals_plain_framework_with_placement_plugins(scenario):
     ref, ref_state = reference(nodes, [], queue, config)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
+
+
+@SETTINGS
+@given(scenario_st())
+def test_engine_equals_plain_framework_on_the_legacy_scale(scenario):
+    """Pre-1.17 scoring (a legacy Policy): the 0..10 plugins go through the generic path, same results."""
+    nodes, bound, queue, config = scenario
+    result = fast(nodes, bound, queue, config, tie_break="first", legacy=True)
+    ref, _ = reference(nodes, bound, queue, config, legacy=True)
+    assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]

@@ -161,15 +161,15 @@ def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResou
 
 def filter_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
     """A row function for a Filter plugin; "static" when binds never change its verdict; None: unknown."""
-    if isinstance(plugin, NodeResourcesFit):
+    if type(plugin).filter is NodeResourcesFit.filter:
         return fit_filter_row(state, ctx, plugin)
     return "static" if name in STATIC_PLUGINS else None
 
 
 def score_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
     """A row function for a Score plugin; "static" when binds never change its raw score; None: unknown."""
-    if isinstance(plugin, NodeResourcesFit):
+    if type(plugin) is NodeResourcesFit:  # exactly: the legacy 0..10 variants subclass them
         return fit_score_row(state, ctx, plugin)
-    if isinstance(plugin, NodeResourcesBalancedAllocation):
+    if type(plugin) is NodeResourcesBalancedAllocation:
         return balanced_score_row(state, ctx, plugin)
     return "static" if name in STATIC_PLUGINS else None

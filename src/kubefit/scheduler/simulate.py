@@ -146,12 +146,13 @@ class Engine:
     """Runs cycles for many pods against one evolving ClusterState, caching per pod shape."""
 
     def __init__(self, state: ClusterState, config: SchedulerConfiguration, *, tie_break: str = "random",
-                 seed: int | None = 0, sampling: bool = True) -> None:
+                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None) -> None:
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie-break must be one of {', '.join(TIE_BREAKS)}")
         self.state, self.config, self.tie_break = state, config, tie_break
         self.rng = np.random.default_rng(seed)
         self.sampling = sampling
+        self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
         self.frameworks: dict[str, Framework] = {}
         self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
@@ -166,7 +167,7 @@ class Engine:
         profile = self.config.profile(pod.scheduler_name)
         fw = self.frameworks.get(profile.scheduler_name)
         if fw is None:
-            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile)
+            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile, legacy=self.legacy)
         return fw
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
@@ -204,7 +205,7 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
-        sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if isinstance(p, _IDENTITY_NORMALIZE)]
+        sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
         sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
         sh.identity = not sh.normed
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
@@ -588,9 +589,9 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
 def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], *,
              tie_break: str = "random", seed: int | None = 0, sampling: bool = True,
              progress: Callable[[int], None] | None = None, stranded: bool = True,
-             label: str = "", max_ties: int = 256) -> SimulationResult:
+             label: str = "", max_ties: int = 256, legacy: bool | None = None) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next."""
-    engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling)
+    engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling, legacy=legacy)
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
