@@ -29,6 +29,31 @@ LIST_KINDS = ("List", "NodeList", "PodList")
 # Kinds read by other layers (Karmada fleets, workloads); kept as raw documents for them to decode.
 FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy",
                "Deployment", "StatefulSet", "ReplicaSet", "Job")
+# Fields of the core/v1 types (v1.34) kubefit reads; any other is a typo the API server would refuse.
+OBJECT_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+METADATA_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+    "ownerReferences", "finalizers", "managedFields"})
+NODE_SPEC_FIELDS = frozenset({"podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource",
+                              "externalID"})
+POD_SPEC_FIELDS = frozenset({
+    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName",
+    "serviceAccount", "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC",
+    "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity",
+    "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints",
+    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride"})
+CONTAINER_FIELDS = frozenset({
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
+    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
+    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+    "securityContext", "stdin", "stdinOnce", "tty"})
+RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
 
 
 @dataclass
@@ -83,14 +108,27 @@ class Scenario:
 
 def read_documents(path: str | Path) -> list[Document]:
     """Parse one file (YAML, multi-document YAML, JSON; `-` is stdin) into top-level documents."""
+    return _documents(_read_bodies(path), str(path))
+
+
+def _read_bodies(path: str | Path) -> list[Any]:
+    """The parsed YAML/JSON documents of one file, before `kind: List` expansion."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8") if source != "-" else _read_stdin()
     except FileNotFoundError:
         raise InputError("no such file", file=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", file=source) from None
-    return parse_documents(text, source)
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file (give the files inside with repeated -f)",
+                         file=source) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a text file (byte {exc.start} is not UTF-8); expected YAML or JSON",
+                         file=source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
+    if "\x00" in text:
+        raise InputError("not a text file (it holds NUL bytes); expected YAML or JSON", file=source)
+    return _parse_bodies(text, source)
 
 
 def _read_stdin() -> str:
@@ -101,6 +139,10 @@ def _read_stdin() -> str:
 
 def parse_documents(text: str, source: str = "<string>") -> list[Document]:
     """Parse text holding YAML or JSON documents; `kind: List` items are expanded in order."""
+    return _documents(_parse_bodies(text, source), source)
+
+
+def _parse_bodies(text: str, source: str) -> list[Any]:
     stripped = text.lstrip()
     try:
         if stripped.startswith(("{", "[")):
@@ -115,6 +157,10 @@ def parse_documents(text: str, source: str = "<string>") -> list[Document]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"malformed YAML{where}: {problem}", file=source) from None
+    return bodies
+
+
+def _documents(bodies: list[Any], source: str) -> list[Document]:
     docs: list[Document] = []
     for i, body in enumerate(bodies, start=1):
         if body is None:
@@ -128,9 +174,21 @@ def parse_documents(text: str, source: str = "<string>") -> list[Document]:
 
 def _expand(body: Any, source: str, index: int) -> Document:
     if not isinstance(body, dict):
-        raise InputError(f"expected an object (a mapping with kind), got {type(body).__name__}",
-                         file=source, obj=f"document #{index}")
+        shown = repr(body) if len(repr(body)) <= 40 else repr(body)[:37] + "..."
+        raise InputError(f"expected an object (a mapping with apiVersion and kind), got {_type_name(body)} "
+                         f"{shown}", file=source, obj=f"document #{index}")
+    kind = body.get("kind")
+    if kind is not None and not isinstance(kind, str):
+        raise InputError(f"must be a string, got {_type_name(kind)}", file=source, obj=f"document #{index}",
+                         field="kind")
     return Document(body, source, index)
+
+
+def _type_name(value: Any) -> str:
+    """YAML's word for a value's type, for messages."""
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
@@ -139,7 +197,10 @@ def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
         items = body.get("items")
         if not isinstance(items, list):
             raise InputError("items must be a list", file=source, obj=doc.label, field="items")
-        for item in items:
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError(f"must be an object (a mapping with apiVersion and kind), got {_type_name(item)}",
+                                 file=source, obj=doc.label, field=f"items[{i}]")
             yield from _flatten(item, source, index)
         return
     yield doc
@@ -151,7 +212,10 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
     """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
     scenario = Scenario()
     for path in paths:
-        for doc in read_documents(path):
+        bodies = _read_bodies(path)
+        if all(body is None for body in bodies):  # an empty `kind: List` is fine: kubectl prints one
+            raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
+        for doc in _documents(bodies, str(path)):
             add_document(scenario, doc)
     return scenario
 
@@ -196,12 +260,49 @@ def _list(value: Any, doc: Document, field_path: str) -> list[Any]:
     return value
 
 
+def _fail(doc: Document, field_path: str, message: str) -> InputError:
+    return InputError(message, file=doc.source, obj=doc.label, field=field_path)
+
+
 def _name(doc: Document) -> str:
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     name = meta.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError("a name is required", file=doc.source, obj=doc.label, field="metadata.name")
+    if name is not None and not isinstance(name, str):
+        raise _fail(doc, "metadata.name", f"must be a string, got {_type_name(name)} {name!r}")
+    if not name:
+        raise _fail(doc, "metadata.name", "a name is required")
     return name
+
+
+def _string(value: Any, doc: Document, field_path: str, default: str = "") -> str:
+    """A string field (null → default); numbers and booleans are refused, as the API server does."""
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise _fail(doc, field_path, f"must be a string, got {_type_name(value)} {value!r}"
+                    + ("; quote it" if isinstance(value, (bool, int, float)) else ""))
+    return value
+
+
+def _string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
+    """A map[string]string (labels, annotations, nodeSelector)."""
+    return {str(k): _string(v, doc, f"{field_path}.{k}") for k, v in _mapping(value, doc, field_path).items()}
+
+
+def _check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
+    """Unknown fields are typos the API server would refuse: report the first, never ignore it."""
+    unknown = sorted(str(k) for k in value if k not in known)
+    if unknown:
+        where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
+        raise _fail(doc, where, f"unknown field {unknown[0]!r}")
+
+
+def _object_parts(doc: Document) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """metadata, spec and status of a core object, their known fields checked."""
+    _check_fields(doc.body, OBJECT_FIELDS, doc, "")
+    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
+    _check_fields(meta, METADATA_FIELDS, doc, "metadata")
+    return meta, _mapping(doc.body.get("spec"), doc, "spec"), _mapping(doc.body.get("status"), doc, "status")
 
 
 def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: list[str] | None = None,
@@ -228,9 +329,8 @@ def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: l
 def decode_node(doc: Document, warnings: list[str]) -> Node:
     _check_api_version(doc, "v1")
     name = _name(doc)
-    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
-    spec = _mapping(doc.body.get("spec"), doc, "spec")
-    status = _mapping(doc.body.get("status"), doc, "status")
+    meta, spec, status = _object_parts(doc)
+    _check_fields(spec, NODE_SPEC_FIELDS, doc, "spec")
     if "allocatable" in status:
         allocatable = decode_resource_list(status["allocatable"], doc, "status.allocatable", warnings)
     elif "capacity" in status:
@@ -240,18 +340,46 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
         allocatable = {}
         warnings.append(f"{doc.source}: {doc.label}: node has neither status.allocatable nor status.capacity;"
                         f" nothing fits on it")
-    taints = tuple(
-        Taint(key=str(t.get("key", "")), value=str(t.get("value", "") or ""), effect=str(t.get("effect", "")))
-        for t in (_mapping(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
-    )
-    labels = {str(k): str(v) for k, v in _mapping(meta.get("labels"), doc, "metadata.labels").items()}
-    return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(spec.get("unschedulable")),
+    taints = tuple(_taint(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
+    labels = _string_map(meta.get("labels"), doc, "metadata.labels")
+    unschedulable = spec.get("unschedulable")
+    if unschedulable is not None and not isinstance(unschedulable, bool):
+        raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
+    return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(unschedulable),
                 taints=taints, raw=doc.body, source=doc.source)
+
+
+def _taint(raw: Any, doc: Document, path: str) -> Taint:
+    t = _mapping(raw, doc, path)
+    _check_fields(t, TAINT_FIELDS, doc, path)
+    key = _string(t.get("key"), doc, f"{path}.key")
+    if not key:
+        raise _fail(doc, f"{path}.key", "a taint needs a key")
+    effect = _string(t.get("effect"), doc, f"{path}.effect")
+    if effect not in TAINT_EFFECTS:
+        raise _fail(doc, f"{path}.effect", f"must be one of {', '.join(TAINT_EFFECTS)}, got {effect!r}"
+                    if effect else f"is required ({', '.join(TAINT_EFFECTS)})")
+    return Taint(key=key, value=_string(t.get("value"), doc, f"{path}.value"), effect=effect)
+
+
+def _toleration(raw: Any, doc: Document, path: str) -> Toleration:
+    """Types only: an unusual operator or effect is kept, kube-scheduler's matching decides (golden cases)."""
+    t = _mapping(raw, doc, path)
+    _check_fields(t, TOLERATION_FIELDS, doc, path)
+    seconds = t.get("tolerationSeconds")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
+        raise _fail(doc, f"{path}.tolerationSeconds", f"must be an integer, got {seconds!r}")
+    return Toleration(**{f: _string(t.get(f), doc, f"{path}.{f}") for f in ("key", "operator", "value", "effect")})
 
 
 def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Container:
     c = _mapping(raw, doc, path)
+    _check_fields(c, CONTAINER_FIELDS, doc, path)
     resources = _mapping(c.get("resources"), doc, f"{path}.resources")
+    _check_fields(resources, RESOURCES_FIELDS, doc, f"{path}.resources")
+    restart = c.get("restartPolicy")
+    if restart is not None and restart not in ("Always", "OnFailure", "Never"):
+        raise _fail(doc, f"{path}.restartPolicy", f"must be Always, OnFailure or Never, got {restart!r}")
     requests = decode_resource_list(resources.get("requests"), doc, f"{path}.resources.requests", warnings)
     limits = decode_resource_list(resources.get("limits"), doc, f"{path}.resources.limits")
     missing = sorted(set(limits) - set(requests))
@@ -259,14 +387,14 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
         warnings.append(f"{doc.source}: {doc.label}: {path}.resources: limits without requests for "
                         f"{', '.join(missing)}; the API server would copy them into requests, kubefit uses "
                         f"the pod as given (no request)")
-    return Container(name=str(c.get("name", "")), requests=requests, restart_policy=c.get("restartPolicy"))
+    return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart)
 
 
 def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     _check_api_version(doc, "v1")
     name = _name(doc)
-    meta = _mapping(doc.body.get("metadata"), doc, "metadata")
-    spec = _mapping(doc.body.get("spec"), doc, "spec")
+    meta, spec, status = _object_parts(doc)
+    _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,
@@ -275,6 +403,7 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     inits = tuple(_container(c, doc, f"spec.initContainers[{i}]", warnings)
                   for i, c in enumerate(_list(spec.get("initContainers"), doc, "spec.initContainers")))
     pod_resources = _mapping(spec.get("resources"), doc, "spec.resources")
+    _check_fields(pod_resources, RESOURCES_FIELDS, doc, "spec.resources")
     pod_requests = (decode_resource_list(pod_resources["requests"], doc, "spec.resources.requests", warnings)
                     if pod_resources.get("requests") is not None else None)
     priority = spec.get("priority", 0) or 0
@@ -282,19 +411,17 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         raise InputError(f"must be an integer, got {priority!r}", file=doc.source, obj=doc.label,
                          field="spec.priority")
     selector = spec.get("nodeSelector")
-    node_selector = None if selector is None else {
-        str(k): str(v) for k, v in _mapping(selector, doc, "spec.nodeSelector").items()}
-    tolerations = tuple(
-        Toleration(key=str(t.get("key", "") or ""), operator=str(t.get("operator", "") or ""),
-                   value=str(t.get("value", "") or ""), effect=str(t.get("effect", "") or ""))
-        for t in (_mapping(t, doc, f"spec.tolerations[{i}]")
-                  for i, t in enumerate(_list(spec.get("tolerations"), doc, "spec.tolerations"))))
+    node_selector = None if selector is None else _string_map(selector, doc, "spec.nodeSelector")
+    tolerations = tuple(_toleration(t, doc, f"spec.tolerations[{i}]")
+                        for i, t in enumerate(_list(spec.get("tolerations"), doc, "spec.tolerations")))
     affinity = spec.get("affinity")
-    status = _mapping(doc.body.get("status"), doc, "status")
+    if affinity is not None:
+        _check_affinity(affinity, doc)
+    _string_map(meta.get("annotations"), doc, "metadata.annotations")
     return Pod(
         name=name,
-        namespace=str(meta.get("namespace") or "default"),
-        node_name=str(spec.get("nodeName") or ""),
+        namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
+        node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
         priority=priority,
         containers=containers,
         init_containers=inits,
@@ -304,11 +431,43 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         affinity=_mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
         tolerations=tolerations,
         phase=str(status.get("phase") or ""),
-        scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+        scheduler_name=_string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
         queued=_queued(doc, meta),
         raw=doc.body,
         source=doc.source,
     )
+
+
+def _check_affinity(value: Any, doc: Document) -> None:
+    """The shape of spec.affinity.nodeAffinity (types only; operators and values are the plugin's to judge)."""
+    affinity = _mapping(value, doc, "spec.affinity")
+    path = "spec.affinity.nodeAffinity"
+    node_affinity = _mapping(affinity.get("nodeAffinity"), doc, path)
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is not None:
+        rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = _mapping(required, doc, rpath).get("nodeSelectorTerms")
+        for i, term in enumerate(_list(terms, doc, f"{rpath}.nodeSelectorTerms")):
+            _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
+    ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, raw in enumerate(_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath)):
+        pref = _mapping(raw, doc, f"{ppath}[{i}]")
+        weight = pref.get("weight")
+        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
+            raise _fail(doc, f"{ppath}[{i}].weight", f"must be an integer, got {weight!r}")
+        _check_term(pref.get("preference"), doc, f"{ppath}[{i}].preference")
+
+
+def _check_term(value: Any, doc: Document, path: str) -> None:
+    term = _mapping(value, doc, path)
+    for part in ("matchExpressions", "matchFields"):
+        for j, raw in enumerate(_list(term.get(part), doc, f"{path}.{part}")):
+            where = f"{path}.{part}[{j}]"
+            requirement = _mapping(raw, doc, where)
+            _string(requirement.get("key"), doc, f"{where}.key")
+            _string(requirement.get("operator"), doc, f"{where}.operator")
+            for k, v in enumerate(_list(requirement.get("values"), doc, f"{where}.values")):
+                _string(v, doc, f"{where}.values[{k}]")
 
 
 def _queued(doc: Document, meta: dict[str, Any]) -> bool:
@@ -323,7 +482,10 @@ def _queued(doc: Document, meta: dict[str, Any]) -> bool:
 
 
 def _check_api_version(doc: Document, expected: str) -> None:
-    version = doc.body.get("apiVersion", expected)
+    version = doc.body.get("apiVersion")
+    if version is None:
+        raise InputError(f"apiVersion is required ({expected!r} for {doc.kind})", file=doc.source,
+                         obj=doc.label, field="apiVersion")
     if version != expected:
         raise InputError(f"unsupported apiVersion {version!r} for {doc.kind} (expected {expected!r})",
                          file=doc.source, obj=doc.label, field="apiVersion")

@@ -12,7 +12,7 @@ from rich.table import Table
 from kubefit.api.karmada import quantity_text
 from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
 from kubefit.errors import InputError
-from kubefit.load import Document, decode_pod, load_scenario, read_documents
+from kubefit.load import Document, Scenario, add_document, decode_pod, load_scenario, read_documents
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.report.output import emit
 from kubefit.requests import pod_requests_nanos
@@ -65,6 +65,8 @@ def parse_request_option(text: str) -> dict[str, str]:
             parse_quantity(v)
         except QuantityError as exc:
             raise InputError(str(exc), field=f"--request {k}") from None
+        if parse_quantity(v) < 0:
+            raise InputError(f"must be greater than or equal to 0, got {v!r}", field=f"--request {k}")
         out[k] = v
     if not out:
         raise InputError("no resource given", field="--request")
@@ -73,13 +75,71 @@ def parse_request_option(text: str) -> dict[str, str]:
 
 def _template_requests(workload: Document) -> dict[str, str]:
     """The pod template's effective request, as quantity strings in nano-units."""
+    _check_shape(workload.body.get("spec"), WORKLOAD_SHAPE, workload, "spec")
     template = ((workload.body.get("spec") or {}).get("template") or {})
     pod_doc = Document({"apiVersion": "v1", "kind": "Pod", "metadata": template.get("metadata") or {"name": "template"},
                         "spec": template.get("spec") or {}}, workload.source, workload.index)
     if not (pod_doc.body["metadata"] or {}).get("name"):
         pod_doc.body["metadata"] = {**pod_doc.body["metadata"], "name": "template"}
-    pod = decode_pod(pod_doc, [])
+    try:
+        pod = decode_pod(pod_doc, [])
+    except InputError as exc:  # located in the workload, under spec.template
+        raise InputError(exc.message, file=workload.source, obj=workload.label,
+                         field=f"spec.template.{exc.field}" if exc.field else "spec.template") from None
     return {k: f"{v}n" for k, v in pod_requests_nanos(pod).items()}
+
+
+# Expected types of the Karmada fields kubefit reads (other fields are passed through untouched).
+_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": dict, "fieldSelector": dict}
+PLACEMENT_SHAPE = {
+    "clusterAffinity": _AFFINITY,
+    "clusterAffinities": [{"affinityName": str, **_AFFINITY}],
+    "clusterTolerations": [dict],
+    "spreadConstraints": [dict],
+    "replicaScheduling": {
+        "replicaSchedulingType": str, "replicaDivisionPreference": str,
+        "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
+                             "dynamicWeight": str}},
+}
+POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
+                                       "labelSelector": {"matchLabels": dict}}],
+                "placement": PLACEMENT_SHAPE}
+WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
+
+
+def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
+    """`value` has the expected type at every known field (null is absent); else an InputError there."""
+    if value is None:
+        return
+    expected = dict if isinstance(shape, dict) else list if isinstance(shape, list) else shape
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        word = {dict: "a mapping", list: "a list", str: "a string", int: "an integer"}[expected]
+        raise InputError(f"must be {word}, got {value!r}", file=doc.source, obj=doc.label, field=path)
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            _check_shape(value.get(key), sub, doc, f"{path}.{key}")
+    elif isinstance(shape, list):
+        for i, item in enumerate(value):
+            _check_shape(item, shape[0], doc, f"{path}[{i}]")
+
+
+def _check_models(cluster: Any, doc: Document) -> None:
+    """A Cluster whose resourceModels Karmada's API refuses cannot exist in Karmada: bad input here."""
+    from kubefit.multicluster.models import go_models, prepare_for_create, validate_models
+
+    error = validate_models(prepare_for_create(go_models(cluster.resource_models)))
+    if error is not None:
+        raise InputError(f"{error.detail} (Karmada refuses this Cluster; see kubefit models validate)",
+                         file=doc.source, obj=doc.label, field=error.field)
+
+
+def _check_requests(binding: Any, doc: Document) -> None:
+    """A replica's request is never negative (the API server refuses negative pod requests)."""
+    requests = (binding.spec.get("replicaRequirements") or {}).get("resourceRequest") or {}
+    for name, raw in requests.items():
+        if parse_quantity(quantity_text(raw)) < 0:
+            raise InputError(f"must be greater than or equal to 0, got {raw!r}", file=doc.source, obj=doc.label,
+                             field=f"spec.replicaRequirements.resourceRequest.{name}")
 
 
 def load_fleet(files: list[str]) -> Fleet:
@@ -94,8 +154,11 @@ def load_fleet(files: list[str]) -> Fleet:
         for doc in read_documents(path):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
+                _check_models(fleet.clusters[-1], doc)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
+                _check_shape(rb.spec.get("placement"), PLACEMENT_SHAPE, doc, "spec.placement")
+                _check_requests(rb, doc)
                 if fleet.binding is not None:
                     raise InputError("more than one ResourceBinding; give one per run", file=doc.source, obj=doc.label)
                 fleet.binding = {"spec": rb.spec, "status": rb.status}
@@ -103,10 +166,16 @@ def load_fleet(files: list[str]) -> Fleet:
             elif doc.kind in WORKLOAD_KINDS:
                 workloads.append(doc)
             elif doc.kind in ("PropagationPolicy", "ClusterPropagationPolicy"):
+                _check_shape(doc.body.get("spec"), POLICY_SHAPE, doc, "spec")
                 policies.append(doc)
             elif doc.kind in ("Node", "Pod"):
                 raise InputError("member nodes and pods go in a separate file given with --member NAME=FILE",
                                  file=doc.source, obj=doc.label, field="kind")
+            elif doc.kind in ("KubeSchedulerConfiguration", "Policy"):
+                warn(f"{doc.source}: {doc.label}: a kube-scheduler configuration plays no part in Karmada's "
+                     f"estimate and schedule; ignored")
+            else:
+                add_document(Scenario(), doc)  # reports an unknown or missing kind
     if not fleet.clusters:
         raise InputError("no Karmada Cluster objects in the files", file=", ".join(files))
     names = [c.name for c in fleet.clusters]
