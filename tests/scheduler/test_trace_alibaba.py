@@ -14,6 +14,7 @@ after 41% of this cluster's nodes (SPEC §7) and pick other nodes.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +90,22 @@ def test_three_strategies():
     strategies = [c["fitArgs"]["scoringStrategy"]["type"] for c in CASES]
     assert strategies == ["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
     assert all(c["pluginWeights"] == {"NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1} for c in CASES)
+
+
+def test_study_comparison_is_the_golden_runs(trace_file):
+    """examples/alibaba: its configuration under `--compare` gives, per strategy, the real scheduler's run."""
+    from kubefit.load import load_scenario
+    from kubefit.scheduler.compare import STRATEGIES, candidates, compare
+    from kubefit.scheduler.config import load_configuration
+
+    study = Path(__file__).resolve().parents[2] / "examples" / "alibaba" / "scheduler-config.yaml"
+    scenario = load_scenario([str(study), trace_file])
+    cands = candidates(load_configuration(scenario.scheduler_config), STRATEGIES)
+    results = compare(scenario.nodes, scenario.pods, scenario.pending_pods, cands, tie_break="first")
+    golden = {c["fitArgs"]["scoringStrategy"]["type"]: c["expect"] for c in CASES}
+    assert [r.label for r in results] == ["scenario", *STRATEGIES]
+    for result in results:
+        expect = golden[result.label if result.label != "scenario" else "RequestedToCapacityRatio"]
+        assert result.placement() == expect["placement"], result.label
+        assert result.final() == expect["final"], result.label
+        assert (result.scheduled, result.unschedulable) == (expect["scheduled"], expect["unschedulable"])
