@@ -8,7 +8,7 @@ import typer
 
 from kubefit.cli import OutputFormat, app
 from kubefit.errors import ConfigError, InputError
-from kubefit.load import Document, read_documents
+from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario, add_document, read_documents
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 
@@ -22,9 +22,16 @@ ConfigFileOption = Annotated[str, typer.Option("-f", "--filename", help="File ho
 
 def config_document(path: str) -> Document | None:
     """The one scheduler configuration in `path`, or None when the file holds none (kube-scheduler defaults)."""
-    docs = [d for d in read_documents(path) if d.kind in ("KubeSchedulerConfiguration", "Policy")]
+    every = read_documents(path)
+    if not every:
+        raise InputError("holds no objects (the file is empty or only comments)", file=path)
+    for doc in every:  # other objects of a scenario may come along; unknown or kind-less ones are reported
+        if doc.kind not in (*SCHEDULER_CONFIG_KINDS, "Node", "Pod", *FLEET_KINDS):
+            add_document(Scenario(), doc)
+    docs = [d for d in every if d.kind in SCHEDULER_CONFIG_KINDS]
     if len(docs) > 1:
-        raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(docs)}", file=path)
+        raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(docs)} "
+                         f"(the first is {docs[0].label})", file=path, obj=docs[1].label)
     return docs[0] if docs else None
 
 
