@@ -109,3 +109,14 @@ def test_capacity_equals_simulating_that_many_copies(nodes, cpu, memory, strateg
     assert result.scheduled == cap.count
     assert result.placement() == cap.per_node
     assert result.steps[-1].message == cap.message
+
+
+def test_no_fit_filter_needs_max(tmp_path, capsys):
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"plugins": {"multiPoint": {"disabled": [{"name": "*"}],
+                                                       "enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}]}}}]}
+    path = write(tmp_path, [config, *CLUSTER, pod("web", "500m", "512Mi")])
+    rc, err = run(capsys, "capacity", "-f", path)
+    assert rc == 2 and "give --max" in err
+    rc, out = run(capsys, "capacity", "-f", path, "--max", "5", "-o", "json")
+    assert out["count"] == 5 and out["stopReason"] == "LimitReached"

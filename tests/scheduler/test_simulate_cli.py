@@ -112,3 +112,10 @@ def test_no_nodes_is_bad_input(tmp_path, capsys):
 def test_bad_tie_break(tmp_path, capsys):
     rc, _, _ = run(capsys, "simulate", "-f", write(tmp_path, [*NODES, *WORKLOAD]), "--tie-break", "last")
     assert rc == 2
+
+
+def test_unknown_scheduler_name_is_said(tmp_path, capsys):
+    other = pod("other", {"cpu": "100m"})
+    other["spec"]["schedulerName"] = "my-scheduler"
+    rc, out, err = run(capsys, "simulate", "-f", write(tmp_path, [*NODES, other]), "-o", "json")
+    assert rc == 0 and "schedulerName no profile has" in err and "default/other" in err

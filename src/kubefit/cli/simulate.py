@@ -44,6 +44,12 @@ def _prepare(files: list[str]) -> tuple[Scenario, SchedulerConfiguration, Cluste
         if pod.node_name not in known:
             warn(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the scenario; "
                  f"the pod is not counted anywhere")
+    profiles = {p.scheduler_name for p in config.profiles}
+    strangers = [p for p in scenario.pending_pods if p.scheduler_name not in profiles]
+    if strangers:
+        warn(f"{len(strangers)} pending pod(s) name a schedulerName no profile has (e.g. {strangers[0].key}: "
+             f"{strangers[0].scheduler_name!r}); kube-scheduler would leave them alone, kubefit schedules them "
+             f"with profile {config.profiles[0].scheduler_name}")
     for profile in config.profiles:
         if profile.not_simulated:
             warn(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: {', '.join(profile.not_simulated)}")

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
+from kubefit.errors import InputError
 from kubefit.requests import pod_demand
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import count_copies
@@ -38,6 +39,10 @@ class CapacityResult:
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,
                       tie_break: str = "first", seed: int | None = 0) -> CapacityResult:
     """Place copies of `pod` on a copy of `state` until one fits nowhere (or `limit` is reached)."""
+    profile = config.profile(pod.scheduler_name)
+    if limit is None and "NodeResourcesFit" not in profile.filter_plugins:
+        raise InputError(f"profile {profile.scheduler_name} does not filter with NodeResourcesFit: every copy "
+                         f"would fit; give --max")
     count, nodes, message = count_copies(state.copy(), config, pod, pod_demand(pod), limit=limit,
                                          tie_break=tie_break, seed=seed)
     names = state.node_names
