@@ -387,8 +387,8 @@ class Engine:
         if sh.failure is not None:
             sh.message = f"{head} {sh.failure}."
         else:
-            counts = self._reason_counts(sh)
-            sh.message = f"{head} {', '.join(sorted(f'{c} {r}' for r, c in counts.items() if c > 0))}."
+            histogram = sorted(f"{c} {r}" for r, c in self._reason_counts(sh).items() if c > 0)
+            sh.message = f"{head} {', '.join(histogram)}." if histogram else head  # Go adds " %v." per part
         sh.message_seen = len(self.log)
         return sh.message
 
