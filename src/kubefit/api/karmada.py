@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubefit.errors import InputError
-from kubefit.load import Document
+from kubefit.load import METADATA_FIELDS, OBJECT_FIELDS, Document
 from kubefit.quantity import QuantityError, parse_quantity
 
 CLUSTER_API_VERSION = "cluster.karmada.io/v1alpha1"
@@ -231,6 +231,12 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
     )
 
 
+# ClusterSpec (cluster.karmada.io/v1alpha1) fields; kubefit reads few of them but refuses typos.
+CLUSTER_SPEC_FIELDS = frozenset({
+    "id", "syncMode", "apiEndpoint", "secretRef", "impersonatorSecretRef", "insecureSkipTLSVerification",
+    "proxyURL", "proxyHeader", "provider", "region", "zone", "zones", "taints", "resourceModels"})
+
+
 def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True) -> Cluster:
     """A `Cluster` document → Cluster; bad input → InputError with file/object/field."""
     doc = _as_document(doc)
@@ -239,6 +245,11 @@ def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True)
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
     status = _mapping(doc.body.get("status"), doc, "status")
+    for part, value, known in (("", doc.body, OBJECT_FIELDS), ("metadata.", meta, METADATA_FIELDS),
+                               ("spec.", spec, CLUSTER_SPEC_FIELDS)):
+        unknown = sorted(str(k) for k in value if k not in known)
+        if unknown:  # a typo the API server refuses; never silently ignored
+            raise _fail(doc, part + unknown[0], f"unknown field {unknown[0]!r}")
     labels = {str(k): str(v) for k, v in _mapping(meta.get("labels"), doc, "metadata.labels").items()}
     zones = tuple(str(z) for z in _list(spec.get("zones"), doc, "spec.zones"))
     return Cluster(

@@ -66,7 +66,7 @@ def parse_request_option(text: str) -> dict[str, str]:
         except QuantityError as exc:
             raise InputError(str(exc), field=f"--request {k}") from None
         if parse_quantity(v) < 0:
-            raise InputError(f"must be greater than or equal to 0, got {v!r}", field=f"--request {k}")
+            warn(f"--request {k}: negative request {v!r}; Karmada computes with it as given")
         out[k] = v
     if not out:
         raise InputError("no resource given", field="--request")
@@ -124,22 +124,22 @@ def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
 
 
 def _check_models(cluster: Any, doc: Document) -> None:
-    """A Cluster whose resourceModels Karmada's API refuses cannot exist in Karmada: bad input here."""
+    """Warn for resourceModels Karmada's API refuses (its estimator still computes with them, as golden cases show)."""
     from kubefit.multicluster.models import go_models, prepare_for_create, validate_models
 
     error = validate_models(prepare_for_create(go_models(cluster.resource_models)))
     if error is not None:
-        raise InputError(f"{error.detail} (Karmada refuses this Cluster; see kubefit models validate)",
-                         file=doc.source, obj=doc.label, field=error.field)
+        warn(f"{doc.source}: {doc.label}: {error.field}: {error.detail}; Karmada's API refuses this Cluster "
+             f"(see kubefit models validate), the numbers below are what its estimator computes anyway")
 
 
 def _check_requests(binding: Any, doc: Document) -> None:
-    """A replica's request is never negative (the API server refuses negative pod requests)."""
+    """Warn for negative requests: a ResourceBinding may carry them; Karmada computes with them as given."""
     requests = (binding.spec.get("replicaRequirements") or {}).get("resourceRequest") or {}
     for name, raw in requests.items():
         if parse_quantity(quantity_text(raw)) < 0:
-            raise InputError(f"must be greater than or equal to 0, got {raw!r}", file=doc.source, obj=doc.label,
-                             field=f"spec.replicaRequirements.resourceRequest.{name}")
+            warn(f"{doc.source}: {doc.label}: spec.replicaRequirements.resourceRequest.{name}: negative request "
+                 f"{raw!r}; Karmada computes with it as given")
 
 
 def load_fleet(files: list[str]) -> Fleet:
