@@ -76,7 +76,8 @@ class Document:
     @property
     def label(self) -> str:
         """`Kind/name` (or `Kind #i` when unnamed), the object part of an error message."""
-        return f"{self.kind}/{self.name}" if self.name else f"{self.kind or 'document'} #{self.index}"
+        kind = self.kind or "object"  # kind-less: still named, for the message
+        return f"{kind}/{self.name}" if self.name else f"{self.kind or 'document'} #{self.index}"
 
 
 @dataclass
@@ -196,7 +197,7 @@ def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
     if doc.kind in LIST_KINDS or (not doc.kind and isinstance(body.get("items"), list)):
         items = body.get("items")
         if not isinstance(items, list):
-            raise InputError("items must be a list", file=source, obj=doc.label, field="items")
+            raise InputError(f"must be a list, got {_type_name(items)}", file=source, obj=doc.label, field="items")
         for i, item in enumerate(items):
             if not isinstance(item, dict):
                 raise InputError(f"must be an object (a mapping with apiVersion and kind), got {_type_name(item)}",
@@ -311,6 +312,9 @@ def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: l
     out: ResourceList = {}
     for name, raw in _mapping(value, doc, field_path).items():
         where = f"{field_path}.{name}"
+        if isinstance(raw, bool):  # null stays Kubernetes' zero quantity
+            raise InputError(f"must be a quantity such as 2, 500m or 1Gi, got a boolean {str(raw).lower()}",
+                             file=doc.source, obj=doc.label, field=where)
         try:
             nanos = parse_quantity(raw)
         except QuantityError as exc:
