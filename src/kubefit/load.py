@@ -312,8 +312,9 @@ def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: l
     out: ResourceList = {}
     for name, raw in _mapping(value, doc, field_path).items():
         where = f"{field_path}.{name}"
-        if isinstance(raw, bool):  # null stays Kubernetes' zero quantity
-            raise InputError(f"must be a quantity such as 2, 500m or 1Gi, got a boolean {str(raw).lower()}",
+        if isinstance(raw, bool) or raw is None:
+            got = "null" if raw is None else f"a boolean {str(raw).lower()}"
+            raise InputError(f"must be a quantity such as 2, 500m or 1Gi, got {got}",
                              file=doc.source, obj=doc.label, field=where)
         try:
             nanos = parse_quantity(raw)
