@@ -308,3 +308,22 @@ def test_engine_equals_plain_framework_on_the_legacy_scale(scenario):
     result = fast(nodes, bound, queue, config, tie_break="first", legacy=True)
     ref, _ = reference(nodes, bound, queue, config, legacy=True)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
+
+
+def test_prefilter_node_subset_advances_the_start_index_by_its_size():
+    """A pod whose required node affinity names nodes by `metadata.name` (NodeAffinity's PreFilter set) is
+    searched on those nodes only; the start index moves by the nodes processed, then sampling goes on."""
+    from dataclasses import replace
+
+    from kubefit.scheduler.config import load_configuration
+
+    nodes, pods = big_cluster(300), mixed_pods(3)
+    pinned = replace(pods[0], affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n0007"]}]}]}}})
+    state = compile_state(nodes, pods)
+    engine = sim.Engine(state, load_configuration(None), tie_break="first")
+    d = engine.cycle(pinned)
+    assert (d.node, d.feasible, engine.next_start) == (7, 1, 1)
+    engine.bind(d.node, d.shape)
+    d = engine.cycle(pods[1])  # 144 feasible nodes from index 1 of the zone-ordered list
+    assert d.feasible == 144 and engine.next_start == 145

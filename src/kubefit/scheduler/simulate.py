@@ -289,13 +289,20 @@ class Engine:
     def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
         """Filter, score and select a host for `pod` (nothing is bound)."""
         sh = self.shape(pod, demand)
-        n = len(self.state)
-        k = num_feasible_nodes_to_find(self._percentage(sh.fw), n) if self.sampling else n
+        if not self.sampling or sh.failure is not None:
+            return self._decide_all(sh)
+        # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
+        # randomises; here in list order) and advances the start index by the nodes it processed.
+        order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
+        m = len(order)
+        k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
         if not sh.fw.scorers:
             k = min(k, 1)
-        if k >= n or sh.failure is not None:
+        if k >= m:
+            if sh.allowed is not None and len(self.state):
+                self.next_start = (self.next_start + m) % len(self.state)
             return self._decide_all(sh)
-        return self._decide_sampled(sh, k)
+        return self._decide_sampled(sh, k, order)
 
     def _percentage(self, fw: Framework) -> int | None:
         pct = fw.profile.percentage_of_nodes_to_score
@@ -325,11 +332,16 @@ class Engine:
             best = feasible[total == total.max()]
         return Decision(self._select(best), best, count, sh)
 
-    def _decide_sampled(self, sh: Shape, k: int) -> Decision:
-        n = len(self.state)
-        rotated = self._order2[self.next_start:self.next_start + n]
+    def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
+        """`findNodesThatPassFilters`: from the start index, stop at the k-th feasible node; score those."""
+        n, m = len(self.state), len(order)
+        if order is self.order:
+            rotated = self._order2[self.next_start:self.next_start + n]
+        else:
+            start = self.next_start % m
+            rotated = np.concatenate([order[start:], order[:start]])
         pos = np.flatnonzero(sh.ok[rotated])
-        processed = int(pos[k - 1]) + 1 if len(pos) >= k else n
+        processed = int(pos[k - 1]) + 1 if len(pos) >= k else m
         feasible = rotated[pos[:k]]
         self.next_start = (self.next_start + processed) % n
         if len(feasible) == 0:
