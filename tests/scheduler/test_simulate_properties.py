@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from kubefit.api.core import Container, Node, Pod
 from kubefit.requests import pod_demand
+from kubefit.scheduler import engine as eng
 from kubefit.scheduler import simulate as sim
 from kubefit.scheduler.config import (
     BalancedAllocationArgs,
@@ -139,12 +140,12 @@ def test_engine_equals_plain_framework(scenario, few_rows):
     """Placement, ties, FitError text and final arrays equal `schedule_one` run pod after pod, both when
     stale rows go through the plugins (few_rows=0) and through the scalar kernels."""
     nodes, bound, queue, config = scenario
-    old = sim._FEW_ROWS
-    sim._FEW_ROWS = few_rows
+    old = eng._FEW_ROWS
+    eng._FEW_ROWS = few_rows
     try:
         result = fast(nodes, bound, queue, config, tie_break="first")
     finally:
-        sim._FEW_ROWS = old
+        eng._FEW_ROWS = old
     ref, ref_state = reference(nodes, bound, queue, config)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
@@ -208,7 +209,7 @@ def test_percentage_100_equals_every_node():
 
 
 def test_num_feasible_nodes_to_find():
-    f = sim.num_feasible_nodes_to_find
+    f = eng.num_feasible_nodes_to_find
     assert [f(None, n) for n in (50, 99, 100, 1000, 5000, 10000)] == [50, 99, 100, 420, 500, 500]
     assert f(10, 5000) == 500 and f(1, 5000) == 100 and f(100, 5000) == 5000 and f(0, 1000) == 420
 
@@ -217,7 +218,7 @@ def test_zone_round_robin_order():
     nodes = [Node("a1", {}, {"topology.kubernetes.io/zone": "a"}), Node("a2", {}, {"topology.kubernetes.io/zone": "a"}),
              Node("a3", {}, {"topology.kubernetes.io/zone": "a"}), Node("b1", {}, {"topology.kubernetes.io/zone": "b"}),
              Node("x", {}), Node("b2", {}, {"topology.kubernetes.io/zone": "b"})]
-    assert [nodes[i].name for i in sim.zone_order(nodes)] == ["a1", "b1", "x", "a2", "b2", "a3"]
+    assert [nodes[i].name for i in eng.zone_order(nodes)] == ["a1", "b1", "x", "a2", "b2", "a3"]
 
 
 def test_sampling_rotates_and_scores_only_the_nodes_found():
@@ -229,10 +230,10 @@ def test_sampling_rotates_and_scores_only_the_nodes_found():
                       plugin_args={"NodeResourcesFit": NodeResourcesFitArgs("MostAllocated")})
     config = SchedulerConfiguration((profile,), None)
     state = compile_state(nodes, pods)
-    engine = sim.Engine(state, config, tie_break="first")
+    engine = eng.Engine(state, config, tie_break="first")
     fw = Framework.build(profile)
-    order = sim.zone_order(nodes)
-    start, k = 0, sim.num_feasible_nodes_to_find(None, 300)
+    order = eng.zone_order(nodes)
+    start, k = 0, eng.num_feasible_nodes_to_find(None, 300)
     assert k == 144
     for pod in pods:
         rotated = np.concatenate([order, order])[start:start + 300]
@@ -321,7 +322,7 @@ def test_prefilter_node_subset_advances_the_start_index_by_its_size():
     pinned = replace(pods[0], affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n0007"]}]}]}}})
     state = compile_state(nodes, pods)
-    engine = sim.Engine(state, load_configuration(None), tie_break="first")
+    engine = eng.Engine(state, load_configuration(None), tie_break="first")
     d = engine.cycle(pinned)
     assert (d.node, d.feasible, engine.next_start) == (7, 1, 1)
     engine.bind(d.node, d.shape)

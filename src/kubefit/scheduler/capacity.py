@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
-from kubefit.requests import pod_demand
+from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.simulate import count_copies
+from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.state import ClusterState
 
 UNSCHEDULABLE = "Unschedulable"
@@ -52,3 +52,18 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
         return CapacityResult(pod, count, per_node, LIMIT_REACHED,
                               f"the limit of {limit} cop{'y' if limit == 1 else 'ies'} (--max) was reached")
     return CapacityResult(pod, count, per_node, UNSCHEDULABLE, message)
+
+
+def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
+                 limit: int | None = None, tie_break: str = "first", seed: int | None = 0,
+                 ) -> tuple[int, list[int], str | None]:
+    """Place copies of `pod` one by one on `state` until one fits nowhere: (count, nodes, FitError)."""
+    engine = Engine(state, config, tie_break=tie_break, seed=seed)
+    nodes: list[int] = []
+    while limit is None or len(nodes) < limit:
+        decision = engine.cycle(pod, demand)
+        if decision.node is None:
+            return len(nodes), nodes, engine.fit_error(decision.shape)
+        engine.bind(decision.node, decision.shape)
+        nodes.append(decision.node)
+    return len(nodes), nodes, None

@@ -1,0 +1,450 @@
+"""The scheduling engine: kube-scheduler's cycle for pod after pod on one evolving ClusterState, fast.
+
+Each cycle gives exactly what `framework.schedule_one` would (filter verdicts, scores, FitError text),
+but speed comes from what stays unchanged between pods: only the bound node's row of the state changes.
+Pods are grouped by *shape* (everything the plugins read of a pod); per shape the engine keeps each
+Filter plugin's verdict and each Score plugin's raw score for every node and, on the shape's next
+cycle, re-evaluates only the rows bound since (rows.py does that in Python scalars for the resource
+plugins).  A cycle is then a handful of whole-array operations (mask, max, ties).
+
+Node sampling follows `schedule_one.go` (SPEC §7): `numFeasibleNodesToFind`, `nextStartNodeIndex`
+round robin over the zone-round-robin node list, one feasible node chosen without scoring.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Node, Pod
+from kubefit.requests import PodDemand, pod_demand
+from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.framework import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Framework,
+    _pre_filter,
+    _restricting,
+    new_context,
+    schedule_one,
+)
+from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+from kubefit.scheduler.plugins.base import SUCCESS, CycleContext
+from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.rows import filter_kernel, score_kernel
+from kubefit.scheduler.state import ClusterState
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+TIE_BREAKS = ("random", "first")
+_INT64_MIN = np.iinfo(np.int64).min
+# Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
+_IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+_CACHE_BYTES = 256 << 20  # budget for the per-shape caches
+_FEW_ROWS = 24  # up to this many stale rows, re-evaluate them one by one in Python scalars
+
+
+# --------------------------------------------------------------------------- node order, sampling
+
+def zone_key(node: Node) -> str:
+    """`utilnode.GetZoneKey`: region + ":\\x00:" + zone, "" when the node has neither label."""
+    zone = next((node.labels[k] for k in ZONE_LABELS if node.labels.get(k)), "")
+    region = next((node.labels[k] for k in REGION_LABELS if node.labels.get(k)), "")
+    return "" if not zone and not region else f"{region}:\x00:{zone}"
+
+
+def zone_order(nodes: Sequence[Node]) -> np.ndarray:
+    """The snapshot's node list (`nodeTree.list`): one node per zone in turn, zones in first-seen order."""
+    zones: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        zones.setdefault(zone_key(node), []).append(i)
+    order: list[int] = []
+    for k in range(max((len(z) for z in zones.values()), default=0)):
+        order.extend(z[k] for z in zones.values() if k < len(z))
+    return np.asarray(order, dtype=np.int64)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """`numFeasibleNodesToFind`: all below 100 nodes, else the (adaptive) percentage, at least 100."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+# --------------------------------------------------------------------------- per-shape cache
+
+def _containers_key(containers: Sequence) -> tuple:
+    return tuple((tuple(c.requests.items()), c.restart_policy) for c in containers)
+
+
+def shape_key(pod: Pod) -> tuple:
+    """Everything a plugin reads of a pod (its name aside): pods with equal keys behave alike."""
+    return (pod.scheduler_name, pod.node_name, _containers_key(pod.containers), _containers_key(pod.init_containers),
+            tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()),
+            None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
+            None if pod.affinity is None else json.dumps(pod.affinity, sort_keys=True, default=str),
+            pod.tolerations)
+
+
+@dataclass
+class Shape:
+    """What one pod shape's cycle needs, for every node; valid up to bind-log position `seen`."""
+
+    fw: Framework
+    ctx: CycleContext
+    seen: int = 0
+    failure: str | None = None  # PreFilter rejected the pod on every node
+    allowed: np.ndarray | None = None  # PreFilter node-name subset
+    outside_reason: str = ""
+    filters: list = field(default_factory=list)  # active (name, plugin)
+    codes: np.ndarray | None = None  # int8 [P, N]
+    ok: np.ndarray | None = None  # bool [N]
+    scorers: list = field(default_factory=list)  # non-skipped (name, plugin, weight)
+    raw: np.ndarray | None = None  # int64 [S, N]
+    identity: bool = True
+    total: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, INT64_MIN if infeasible
+    n_ok: int = 0
+    bad: np.ndarray | None = None  # bool [N]: a score outside [0, 100]
+    n_bad: int = 0
+    message: str | None = None  # FitError text, valid at `message_seen`
+    message_seen: int = -1
+    reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    reason_counts: Counter | None = None
+    prescore_error: bool = False
+    kernels: tuple | None = None  # (filter row fns, identity scorers' row fns) when all have one (rows.py)
+    direct: list = field(default_factory=list)  # scorer indices with identity NormalizeScore (in `total`)
+    normed: list = field(default_factory=list)  # the others: normalized over the feasible nodes per cycle
+    norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
+    norm_seen: int = -1
+    norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
+
+
+# --------------------------------------------------------------------------- the engine
+
+@dataclass
+class Decision:
+    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible count."""
+
+    node: int | None
+    best: np.ndarray
+    feasible: int
+    shape: Shape
+
+
+class Engine:
+    """Runs cycles for many pods against one evolving ClusterState, caching per pod shape."""
+
+    def __init__(self, state: ClusterState, config: SchedulerConfiguration, *, tie_break: str = "random",
+                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None) -> None:
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie-break must be one of {', '.join(TIE_BREAKS)}")
+        self.state, self.config, self.tie_break = state, config, tie_break
+        self.rng = np.random.default_rng(seed)
+        self.sampling = sampling
+        self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
+        self.frameworks: dict[str, Framework] = {}
+        self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
+        self.log: list[int] = []  # node of every bind, in order
+        n = len(state)
+        self.order = zone_order(state.nodes)
+        self._order2 = np.concatenate([self.order, self.order])
+        self.next_start = 0
+        self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
+
+    # ---------------------------------------------------------------- shapes
+    def framework(self, pod: Pod) -> Framework:
+        profile = self.config.profile(pod.scheduler_name)
+        fw = self.frameworks.get(profile.scheduler_name)
+        if fw is None:
+            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile, legacy=self.legacy)
+        return fw
+
+    def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
+        """The cached shape of `pod`, brought up to date with every bind so far."""
+        key = shape_key(pod)
+        sh = self.shapes.get(key)
+        if sh is None:
+            sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
+            self._full(sh)
+            self.shapes[key] = sh
+            if len(self.shapes) > self._max_shapes:
+                self.shapes.popitem(last=False)
+        else:
+            self.shapes.move_to_end(key)
+            self._sync(sh)
+        return sh
+
+    def _full(self, sh: Shape) -> None:
+        """Evaluate every node for the shape (PreFilter, Filter, PreScore, Score)."""
+        state, ctx, fw = self.state, sh.ctx, sh.fw
+        n = len(state)
+        sh.seen = len(self.log)
+        active, failure, names, _skipped = _pre_filter(fw, state, ctx)
+        if failure is not None:
+            pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
+            sh.failure = ", ".join(pre.reasons)
+            sh.ok = np.zeros(n, dtype=bool)
+            sh.filters, sh.scorers = [], []
+            return
+        sh.filters = active
+        if names is not None:
+            sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"
+        try:
+            sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
+        except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
+            sh.prescore_error, sh.scorers = True, []
+        sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
+        sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
+        sh.identity = not sh.normed
+        fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
+        sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
+        if (None not in fk and all(sk[s] is not None for s in sh.direct)
+                and all(sk[s] == "static" for s in sh.normed)):
+            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
+        idx = np.arange(n, dtype=np.int64)
+        sh.codes = np.zeros((len(active), n), dtype=np.int8)
+        sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
+        sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        self._evaluate(sh, idx, full=True)
+
+    def _evaluate(self, sh: Shape, rows: np.ndarray, full: bool = False) -> None:
+        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows`."""
+        if not full and sh.kernels is not None and len(rows) <= _FEW_ROWS:
+            try:
+                return self._evaluate_rows(sh, rows.tolist())
+            except OverflowError:  # int64 wrap-around territory: let the plugins do it
+                pass
+        state, ctx = self.state, sh.ctx
+        for p, (_name, plugin) in enumerate(sh.filters):
+            sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            ok &= sh.allowed[rows]
+        sh.ok[rows] = ok
+        sh.n_ok = int(np.count_nonzero(sh.ok))
+        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+            sh.raw[s, rows] = plugin.score(state, ctx, rows)
+        sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
+        raw = sh.raw[sh.direct][:, rows]
+        bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
+        total = np.zeros(len(rows), dtype=np.int64)
+        for k, s in enumerate(sh.direct):
+            total += sh.scorers[s][2] * raw[k]
+        sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
+        sh.n_bad = int(np.count_nonzero(sh.bad))
+
+    def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
+        """`_evaluate` for a few rows with the scalar kernels of rows.py (same results)."""
+        state = self.state
+        fk, sk = sh.kernels
+        codes, raw, allowed = sh.codes, sh.raw, sh.allowed
+        for i in rows:
+            a, r, z = state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist()
+            ok = True if allowed is None else bool(allowed[i])
+            for p, fn in enumerate(fk):
+                if fn == "static":
+                    ok = ok and codes[p, i] == SUCCESS
+                else:
+                    c = fn(a, r, z)
+                    codes[p, i] = c
+                    ok = ok and c == SUCCESS
+            total, bad = 0, False
+            for s, fn, w in sk:  # identity-normalized scorers; the others' raw scores never change
+                v = int(raw[s, i]) if fn == "static" else fn(a, r, z)
+                raw[s, i] = v
+                total += w * v
+                bad = bad or v < MIN_NODE_SCORE or v > MAX_NODE_SCORE
+            if ok != bool(sh.ok[i]):
+                sh.n_ok += 1 if ok else -1
+                sh.ok[i] = ok
+                sh.norm_version += 1
+            sh.total[i] = total if ok else _INT64_MIN
+            if bad != bool(sh.bad[i]):
+                sh.n_bad += 1 if bad else -1
+                sh.bad[i] = bad
+
+    def _sync(self, sh: Shape) -> None:
+        """Re-evaluate the rows bound since the shape was last brought up to date."""
+        if sh.seen == len(self.log) or sh.failure is not None:
+            sh.seen = len(self.log)
+            return
+        changed = self.log[sh.seen:]
+        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+        sh.seen = len(self.log)
+        self._evaluate(sh, rows)
+
+    # ---------------------------------------------------------------- one cycle
+    def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
+        """Filter, score and select a host for `pod` (nothing is bound)."""
+        sh = self.shape(pod, demand)
+        if not self.sampling or sh.failure is not None:
+            return self._decide_all(sh)
+        # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
+        # randomises; here in list order) and advances the start index by the nodes it processed.
+        order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
+        m = len(order)
+        k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
+        if not sh.fw.scorers:
+            k = min(k, 1)
+        if k >= m:
+            if sh.allowed is not None and len(self.state):
+                self.next_start = (self.next_start + m) % len(self.state)
+            return self._decide_all(sh)
+        return self._decide_sampled(sh, k, order)
+
+    def _percentage(self, fw: Framework) -> int | None:
+        pct = fw.profile.percentage_of_nodes_to_score
+        return self.config.percentage_of_nodes_to_score if pct is None else pct
+
+    def _decide_all(self, sh: Shape) -> Decision:
+        ok = sh.ok
+        count = sh.n_ok
+        if count == 0:
+            return Decision(None, np.zeros(0, dtype=np.int64), 0, sh)
+        if count == 1:  # a single feasible node is chosen without scoring
+            only = np.flatnonzero(ok)
+            return Decision(int(only[0]), only, 1, sh)
+        if sh.prescore_error:
+            self._raise_score_error(sh)
+        if sh.n_bad and bool((sh.bad & ok).any()):
+            self._raise_score_error(sh)
+        if sh.identity:
+            best = np.flatnonzero(sh.total == sh.total.max())
+        else:  # normalized plugins: over the feasible set, redone only when that set changed
+            feasible = np.flatnonzero(ok)
+            if sh.norm_seen != sh.norm_version:
+                sh.norm_total = np.zeros(len(ok), dtype=np.int64)
+                sh.norm_total[feasible] = self._normalized(sh, feasible)
+                sh.norm_seen = sh.norm_version
+            total = sh.total[feasible] + sh.norm_total[feasible]
+            best = feasible[total == total.max()]
+        return Decision(self._select(best), best, count, sh)
+
+    def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
+        """`findNodesThatPassFilters`: from the start index, stop at the k-th feasible node; score those."""
+        n, m = len(self.state), len(order)
+        if order is self.order:
+            rotated = self._order2[self.next_start:self.next_start + n]
+        else:
+            start = self.next_start % m
+            rotated = np.concatenate([order[start:], order[:start]])
+        pos = np.flatnonzero(sh.ok[rotated])
+        processed = int(pos[k - 1]) + 1 if len(pos) >= k else m
+        feasible = rotated[pos[:k]]
+        self.next_start = (self.next_start + processed) % n
+        if len(feasible) == 0:
+            return Decision(None, feasible, 0, sh)
+        if len(feasible) == 1:
+            return Decision(int(feasible[0]), feasible, 1, sh)
+        if sh.prescore_error:
+            self._raise_score_error(sh, feasible)
+        if sh.n_bad and bool(sh.bad[feasible].any()):
+            self._raise_score_error(sh, feasible)
+        total = sh.total[feasible]  # all feasible: no INT64_MIN among them
+        if not sh.identity:
+            total = total + self._normalized(sh, feasible)
+        best = np.sort(feasible[total == total.max()])
+        return Decision(self._select(best), best, len(feasible), sh)
+
+    def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
+        """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
+        total = np.zeros(len(feasible), dtype=np.int64)
+        for s in sh.normed:
+            _name, plugin, w = sh.scorers[s]
+            norm = plugin.normalize(sh.raw[s, feasible])
+            if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
+                self._raise_score_error(sh, feasible)
+            total += w * norm
+        return total
+
+    def _raise_score_error(self, sh: Shape, feasible: np.ndarray | None = None) -> None:
+        """Let the plain framework raise its exact SchedulingCycleError."""
+        schedule_one(sh.fw, self.state, sh.ctx.pod, demand=sh.ctx.demand, nodes=feasible)
+        raise AssertionError("score out of range not reproduced by the framework")  # pragma: no cover
+
+    def _select(self, best: np.ndarray) -> int:
+        """`selectHost`: uniformly at random among the best (seeded), or the first in node order."""
+        if len(best) == 1 or self.tie_break == "first":
+            return int(best[0])
+        return int(best[self.rng.integers(len(best))])
+
+    # ---------------------------------------------------------------- bind, FitError
+    def bind(self, node: int, sh: Shape) -> None:
+        """Assume the pod on `node`: its row changes, every shape sees it on its next cycle."""
+        if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
+            sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row)
+        self.log.append(node)
+
+    def fit_error(self, sh: Shape) -> str:
+        """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.
+
+        Each node's reasons are kept per shape and, like verdicts, redone only for rows bound since.
+        """
+        if sh.message is not None and sh.message_seen == len(self.log):
+            return sh.message
+        head = f"0/{len(self.state)} nodes are available:"
+        if sh.failure is not None:
+            sh.message = f"{head} {sh.failure}."
+        else:
+            histogram = sorted(f"{c} {r}" for r, c in self._reason_counts(sh).items() if c > 0)
+            sh.message = f"{head} {', '.join(histogram)}." if histogram else head  # Go adds " %v." per part
+        sh.message_seen = len(self.log)
+        return sh.message
+
+    def _reason_counts(self, sh: Shape) -> Counter[str]:
+        """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
+        n = len(self.state)
+        changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
+        if changed is None or len(changed) > n // 4:
+            sh.reasons_of = self._node_reasons(sh, np.arange(n, dtype=np.int64))
+            sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
+            return sh.reason_counts
+        rows = sorted(set(changed))
+        for i, new in zip(rows, self._node_reasons(sh, np.asarray(rows, dtype=np.int64)), strict=True):
+            old = sh.reasons_of[i]
+            if old != new:
+                sh.reason_counts.subtract(old)
+                sh.reason_counts.update(new)
+                sh.reasons_of[i] = new
+        return sh.reason_counts
+
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> list[tuple[str, ...]]:
+        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set); () passes."""
+        out: list[tuple[str, ...]] = [()] * len(rows)
+        pending = np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            outside = ~sh.allowed[rows]
+            for pos in np.flatnonzero(outside).tolist():
+                out[pos] = (sh.outside_reason,)
+            pending &= ~outside
+        for _name, plugin in sh.filters:
+            if not pending.any():
+                break
+            sub = np.flatnonzero(pending)
+            outcome = plugin.filter(self.state, sh.ctx, rows[sub])
+            failed = np.flatnonzero(outcome.codes != SUCCESS)
+            if not len(failed):
+                continue
+            matrix = outcome.matrix[failed]
+            if matrix.shape[1] <= 62:  # group identical reason patterns by their bits
+                keys = (matrix.astype(np.int64) << np.arange(matrix.shape[1], dtype=np.int64)).sum(axis=1)
+                uniq, inverse = np.unique(keys, return_inverse=True)
+                labels = [tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1) for u in uniq]
+                for f, k in zip(sub[failed].tolist(), inverse.reshape(-1).tolist(), strict=True):
+                    out[f] = labels[k]
+            else:
+                for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
+                    out[f] = tuple(outcome.reasons(pos))
+            pending[sub[failed]] = False
+        return out
