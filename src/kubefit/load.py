@@ -107,9 +107,16 @@ class Scenario:
 
 # --------------------------------------------------------------------------- files → documents
 
-def read_documents(path: str | Path) -> list[Document]:
-    """Parse one file (YAML, multi-document YAML, JSON; `-` is stdin) into top-level documents."""
-    return _documents(_read_bodies(path), str(path))
+def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Document]:
+    """Parse one file (YAML, multi-document YAML, JSON; `-` is stdin) into top-level documents.
+
+    With `allow_empty=False` a file holding no document at all (empty, only comments) is an error;
+    an empty `kind: List` is not (kubectl prints one when there is nothing to list).
+    """
+    bodies = _read_bodies(path)
+    if not allow_empty and all(body is None for body in bodies):
+        raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
+    return _documents(bodies, str(path))
 
 
 def _read_bodies(path: str | Path) -> list[Any]:
@@ -213,10 +220,7 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
     """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
     scenario = Scenario()
     for path in paths:
-        bodies = _read_bodies(path)
-        if all(body is None for body in bodies):  # an empty `kind: List` is fine: kubectl prints one
-            raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
-        for doc in _documents(bodies, str(path)):
+        for doc in read_documents(path, allow_empty=False):
             add_document(scenario, doc)
     return scenario
 

@@ -22,9 +22,7 @@ ConfigFileOption = Annotated[str, typer.Option("-f", "--filename", help="File ho
 
 def config_document(path: str) -> Document | None:
     """The one scheduler configuration in `path`, or None when the file holds none (kube-scheduler defaults)."""
-    every = read_documents(path)
-    if not every:
-        raise InputError("holds no objects (the file is empty or only comments)", file=path)
+    every = read_documents(path, allow_empty=False)
     for doc in every:  # other objects of a scenario may come along; unknown or kind-less ones are reported
         if doc.kind not in (*SCHEDULER_CONFIG_KINDS, "Node", "Pod", *FLEET_KINDS):
             add_document(Scenario(), doc)

@@ -151,7 +151,7 @@ def load_fleet(files: list[str]) -> Fleet:
     workloads: list[Document] = []
     policies: list[Document] = []
     for path in files:
-        for doc in read_documents(path):
+        for doc in read_documents(path, allow_empty=False):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
                 _check_models(fleet.clusters[-1], doc)

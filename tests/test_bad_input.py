@@ -1,0 +1,595 @@
+"""Bad input through every verb: one clear `error:` line (file, object, field, what), exit 2, no traceback.
+
+Each case is (verb arguments, file content, fragments the error must hold). `{f}` in the arguments and
+fragments is the path of the file written from the content; the fragments are checked on the single
+`error:` line of stderr. Warnings are checked apart: once each on stderr, never on `-o json` stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from kubefit.cli import main
+
+# --------------------------------------------------------------------------- building blocks
+
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"
+       "spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 1Gi}}}]}\n")
+CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+CLUSTER = ("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\nspec: {syncMode: Push}\n"
+           "status: {resourceSummary: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}\n")
+BINDING = ("apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {name: rb}\n"
+           "spec: {replicas: 2, replicaRequirements: {resourceRequest: {cpu: 500m}}}\n")
+DEPLOYMENT = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+              "spec: {replicas: 2, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}\n")
+POLICY = ("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: pp}\n"
+          "spec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]}\n")
+
+
+def docs(*parts: str) -> str:
+    return "---\n".join(parts)
+
+
+def pod(spec_extra: str = "", container: str = "{name: c, resources: {requests: {cpu: 100m}}}",
+        meta: str = "{name: p1}") -> str:
+    """A pending Pod with `spec_extra` (flow-style fields, comma-terminated) before its containers."""
+    return f"apiVersion: v1\nkind: Pod\nmetadata: {meta}\nspec: {{{spec_extra} containers: [{container}]}}\n"
+
+
+def node(status: str = "{allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}", spec: str | None = None,
+         meta: str = "{name: n1}") -> str:
+    text = f"apiVersion: v1\nkind: Node\nmetadata: {meta}\nstatus: {status}\n"
+    return text + (f"spec: {spec}\n" if spec is not None else "")
+
+
+def with_pod(node_text: str) -> str:
+    return docs(node_text, POD)
+
+
+def with_node(pod_text: str) -> str:
+    return docs(NODE, pod_text)
+
+
+def cluster(spec: str = "{syncMode: Push}", status: str = "{resourceSummary: {allocatable: {cpu: '4', pods: '110'}}}",
+            meta: str = "{name: m1}", api: str = "cluster.karmada.io/v1alpha1") -> str:
+    return f"apiVersion: {api}\nkind: Cluster\nmetadata: {meta}\nspec: {spec}\nstatus: {status}\n"
+
+
+def binding(spec: str) -> str:
+    return f"apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: rb}}\nspec: {spec}\n"
+
+
+# --------------------------------------------------------------------------- the verbs
+
+SCHEDULER_VERBS = (["score"], ["simulate"], ["capacity"])
+MEMBER_VERBS = (["summary"], ["models", "classify"])  # a member's nodes and pods
+FLEET_VERBS = (["estimate"], ["schedule"])
+CONFIG_VERBS = (["config", "view"], ["config", "convert"])  # `config validate` prints its verdict on stdout
+FILE_VERBS = (*SCHEDULER_VERBS, *MEMBER_VERBS, ["models", "validate"], *FLEET_VERBS, ["config", "validate"],
+              *CONFIG_VERBS)
+
+# --------------------------------------------------------------------------- file-level shapes, every verb
+
+FILE_SHAPES = [
+    ("empty", "", ["{f}", "holds no objects"]),
+    ("only-comments", "# nothing here\n---\n", ["{f}", "holds no objects"]),
+    ("yaml-scalar", "hello\n", ["{f}", "document #1", "expected an object", "'hello'"]),
+    ("yaml-list-of-scalars", "- 1\n- 2\n", ["{f}", "document #1", "expected an object", "integer"]),
+    ("json-array-of-scalars", "[1, 2]", ["{f}", "document #1", "expected an object"]),
+    ("malformed-yaml", "a: [1, 2\nb: c\n", ["{f}", "malformed YAML at line 2"]),
+    ("yaml-tab-indent", "a:\n\tb: 1\n", ["{f}", "malformed YAML at line 2"]),
+    ("malformed-json", '{"kind": "Node",', ["{f}", "malformed JSON at line 1"]),
+    ("binary", b"\x89PNG\r\n\x1a\n\x00\xff\xfe", ["{f}", "not a text file"]),
+    ("nul-bytes", "kind: Node\x00\n", ["{f}", "not a text file"]),
+    ("list-items-not-a-list", "apiVersion: v1\nkind: List\nitems: 5\n", ["{f}", "List #1", "items", "must be a list"]),
+    ("list-items-scalars", "apiVersion: v1\nkind: List\nitems: [1, 2]\n",
+     ["{f}", "List #1", "items[0]", "must be an object"]),
+    ("no-kind", "apiVersion: v1\nmetadata: {name: x}\n", ["{f}", "object/x", "kind", "no kind"]),
+    ("kind-not-a-string", "apiVersion: v1\nkind: [Node]\nmetadata: {name: x}\n",
+     ["{f}", "document #1", "kind", "must be a string"]),
+    ("unknown-kind", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+     ["{f}", "Service/web", "kind", "unknown kind 'Service'"]),
+]
+
+FILE_CASES = [pytest.param(verb, content, fragments, id=f"{'-'.join(verb)}:{name}")
+              for name, content, fragments in FILE_SHAPES for verb in FILE_VERBS]
+
+# --------------------------------------------------------------------------- nodes and pods
+
+NODE_POD_SHAPES = [
+    ("node-without-name", with_pod(node(meta="{labels: {a: b}}")), ["Node #1", "metadata.name", "a name is required"]),
+    ("node-name-not-a-string", with_pod(node(meta="{name: 5}")), ["Node/5", "metadata.name", "must be a string"]),
+    ("metadata-not-a-mapping", with_pod(node(meta="n1")), ["Node #1", "metadata", "must be a mapping"]),
+    ("node-missing-apiVersion", with_pod(node().replace("apiVersion: v1\n", "")),
+     ["Node/n1", "apiVersion", "is required"]),
+    ("node-wrong-apiVersion", with_pod(node().replace("apiVersion: v1", "apiVersion: v2")),
+     ["Node/n1", "apiVersion", "unsupported apiVersion 'v2'"]),
+    ("node-unknown-top-field", with_pod(node() + "stauts: {}\n"), ["Node/n1", "stauts", "unknown field"]),
+    ("node-unknown-spec-field", with_pod(node(spec="{taint: []}")), ["Node/n1", "spec.taint", "unknown field"]),
+    ("quantity-12x", with_pod(node("{allocatable: {cpu: 12x}}")),
+     ["Node/n1", "status.allocatable.cpu", "regular expression", "'12x'"]),
+    ("quantity-1.2.3", with_pod(node("{allocatable: {cpu: 1.2.3}}")),
+     ["Node/n1", "status.allocatable.cpu", "'1.2.3'"]),
+    ("quantity-1Ki2", with_pod(node("{allocatable: {memory: 1Ki2}}")),
+     ["Node/n1", "status.allocatable.memory", "'1Ki2'"]),
+    ("quantity-negative", with_pod(node("{allocatable: {cpu: '-1'}}")),
+     ["Node/n1", "status.allocatable.cpu", "greater than or equal to 0", "'-1'"]),
+    ("quantity-boolean", with_pod(node("{allocatable: {cpu: true}}")),
+     ["Node/n1", "status.allocatable.cpu", "boolean"]),
+    ("quantity-list", with_pod(node("{allocatable: {cpu: [1]}}")), ["Node/n1", "status.allocatable.cpu"]),
+    ("capacity-bad", with_pod(node("{capacity: {cpu: 2x}}")), ["Node/n1", "status.capacity.cpu", "'2x'"]),
+    ("allocatable-a-string", with_pod(node("{allocatable: cpu=4}")),
+     ["Node/n1", "status.allocatable", "must be a mapping"]),
+    ("allocatable-a-list", with_pod(node("{allocatable: [cpu]}")), ["Node/n1", "status.allocatable", "mapping"]),
+    ("status-a-string", with_pod(node("Ready")), ["Node/n1", "status", "must be a mapping"]),
+    ("taints-a-string", with_pod(node(spec="{taints: gpu}")), ["Node/n1", "spec.taints", "must be a list"]),
+    ("taint-a-string", with_pod(node(spec="{taints: [gpu]}")), ["Node/n1", "spec.taints[0]", "must be a mapping"]),
+    ("taint-without-effect", with_pod(node(spec="{taints: [{key: gpu}]}")),
+     ["Node/n1", "spec.taints[0].effect", "is required"]),
+    ("taint-bad-effect", with_pod(node(spec="{taints: [{key: gpu, effect: NoScheduling}]}")),
+     ["Node/n1", "spec.taints[0].effect", "'NoScheduling'"]),
+    ("taint-without-key", with_pod(node(spec="{taints: [{effect: NoSchedule}]}")),
+     ["Node/n1", "spec.taints[0].key", "needs a key"]),
+    ("taint-unknown-field", with_pod(node(spec="{taints: [{key: a, efect: NoSchedule}]}")),
+     ["Node/n1", "spec.taints[0].efect", "unknown field"]),
+    ("unschedulable-a-string", with_pod(node(spec="{unschedulable: 'yes'}")),
+     ["Node/n1", "spec.unschedulable", "true or false"]),
+    ("labels-a-list", with_pod(node(meta="{name: n1, labels: [a]}")), ["Node/n1", "metadata.labels", "mapping"]),
+    ("label-value-a-mapping", with_pod(node(meta="{name: n1, labels: {a: {b: c}}}")),
+     ["Node/n1", "metadata.labels.a", "must be a string"]),
+    ("label-value-a-boolean", with_pod(node(meta="{name: n1, labels: {gpu: true}}")),
+     ["Node/n1", "metadata.labels.gpu", "must be a string", "quote it"]),
+    ("pod-without-name", with_node(pod(meta="{namespace: default}")),
+     ["Pod #2", "metadata.name", "a name is required"]),
+    ("pod-without-containers", with_node("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {}\n"),
+     ["Pod/p1", "spec.containers", "at least one container"]),
+    ("pod-without-spec", with_node("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"),
+     ["Pod/p1", "spec.containers", "at least one container"]),
+    ("containers-not-a-list", with_node("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: c}\n"),
+     ["Pod/p1", "spec.containers", "must be a list"]),
+    ("containers-a-mapping", with_node("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"
+                                       "spec: {containers: {name: c}}\n"),
+     ["Pod/p1", "spec.containers", "must be a list"]),
+    ("container-a-string", with_node(pod(container="c")), ["Pod/p1", "spec.containers[0]", "must be a mapping"]),
+    ("container-unknown-field", with_node(pod(container="{name: c, resource: {requests: {cpu: 1}}}")),
+     ["Pod/p1", "spec.containers[0].resource", "unknown field"]),
+    ("resources-unknown-field", with_node(pod(container="{name: c, resources: {request: {cpu: 1}}}")),
+     ["Pod/p1", "spec.containers[0].resources.request", "unknown field"]),
+    ("resources-a-string", with_node(pod(container="{name: c, resources: big}")),
+     ["Pod/p1", "spec.containers[0].resources", "must be a mapping"]),
+    ("requests-a-string", with_node(pod(container="{name: c, resources: {requests: 'cpu=1'}}")),
+     ["Pod/p1", "spec.containers[0].resources.requests", "must be a mapping"]),
+    ("requests-a-list", with_node(pod(container="{name: c, resources: {requests: [cpu]}}")),
+     ["Pod/p1", "spec.containers[0].resources.requests", "must be a mapping"]),
+    ("request-12x", with_node(pod(container="{name: c, resources: {requests: {cpu: 12x}}}")),
+     ["Pod/p1", "spec.containers[0].resources.requests.cpu", "'12x'"]),
+    ("request-negative", with_node(pod(container="{name: c, resources: {requests: {cpu: '-100m'}}}")),
+     ["Pod/p1", "spec.containers[0].resources.requests.cpu", "greater than or equal to 0"]),
+    ("limit-bad", with_node(pod(container="{name: c, resources: {limits: {memory: 1Gx}}}")),
+     ["Pod/p1", "spec.containers[0].resources.limits.memory", "'1Gx'"]),
+    ("init-containers-a-string", with_node(pod("initContainers: x,")),
+     ["Pod/p1", "spec.initContainers", "must be a list"]),
+    ("init-request-bad", with_node(pod("initContainers: [{name: i, resources: {requests: {cpu: 1.2.3}}}],")),
+     ["Pod/p1", "spec.initContainers[0].resources.requests.cpu", "'1.2.3'"]),
+    ("restartPolicy-bad", with_node(pod(container="{name: c, restartPolicy: Sometimes}")),
+     ["Pod/p1", "spec.containers[0].restartPolicy", "'Sometimes'"]),
+    ("overhead-bad", with_node(pod("overhead: {cpu: zz},")), ["Pod/p1", "spec.overhead.cpu", "'zz'"]),
+    ("pod-resources-bad", with_node(pod("resources: {requests: x},")),
+     ["Pod/p1", "spec.resources.requests", "must be a mapping"]),
+    ("priority-a-string", with_node(pod("priority: high,")), ["Pod/p1", "spec.priority", "must be an integer"]),
+    ("priority-a-float", with_node(pod("priority: 1.5,")), ["Pod/p1", "spec.priority", "must be an integer"]),
+    ("nodeSelector-a-list", with_node(pod("nodeSelector: [a],")), ["Pod/p1", "spec.nodeSelector", "mapping"]),
+    ("nodeSelector-nested", with_node(pod("nodeSelector: {zone: {a: b}},")),
+     ["Pod/p1", "spec.nodeSelector.zone", "must be a string"]),
+    ("tolerations-a-string", with_node(pod("tolerations: all,")), ["Pod/p1", "spec.tolerations", "must be a list"]),
+    ("toleration-a-string", with_node(pod("tolerations: [all],")),
+     ["Pod/p1", "spec.tolerations[0]", "must be a mapping"]),
+    ("toleration-seconds-a-string", with_node(pod("tolerations: [{operator: Exists, tolerationSeconds: soon}],")),
+     ["Pod/p1", "spec.tolerations[0].tolerationSeconds", "must be an integer"]),
+    ("affinity-a-string", with_node(pod("affinity: x,")), ["Pod/p1", "spec.affinity", "must be a mapping"]),
+    ("nodeAffinity-a-string", with_node(pod("affinity: {nodeAffinity: x},")),
+     ["Pod/p1", "spec.affinity.nodeAffinity", "must be a mapping"]),
+    ("nodeSelectorTerms-a-string", with_node(pod(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: x}}},")),
+     ["Pod/p1", "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", "must be a list"]),
+    ("match-values-a-string", with_node(pod(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: zone, operator: In, values: a}]}]}}},")),
+     ["Pod/p1", "nodeSelectorTerms[0].matchExpressions[0].values", "must be a list"]),
+    ("preferred-weight-a-string", with_node(pod(
+        "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+        "[{weight: abc, preference: {}}]}},")),
+     ["Pod/p1", "preferredDuringSchedulingIgnoredDuringExecution[0].weight", "must be an integer"]),
+    ("nodeName-a-list", with_node(pod("nodeName: [n1],")), ["Pod/p1", "spec.nodeName", "must be a string"]),
+    ("namespace-a-list", with_node(pod(meta="{name: p1, namespace: [a]}")),
+     ["Pod/p1", "metadata.namespace", "must be a string"]),
+    ("annotations-a-string", with_node(pod(meta="{name: p1, annotations: x}")),
+     ["Pod/p1", "metadata.annotations", "must be a mapping"]),
+    ("queued-annotation-bad", with_node(pod(meta="{name: p1, annotations: {kubefit.io/queued: 'maybe'}}")),
+     ["Pod/p1", "metadata.annotations.kubefit.io/queued", "'maybe'"]),
+    ("pod-unknown-spec-field", with_node(pod("nodeSelecter: {a: b},")),
+     ["Pod/p1", "spec.nodeSelecter", "unknown field"]),
+]
+
+NODE_POD_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
+                  for name, content, fragments in NODE_POD_SHAPES for verb in (*SCHEDULER_VERBS, *MEMBER_VERBS)]
+
+# --------------------------------------------------------------------------- scheduler configurations
+
+SCENARIO = docs(NODE, POD)
+CONFIG_SHAPES = [
+    ("two-configurations", docs(CONFIG, CONFIG, SCENARIO),
+     ["KubeSchedulerConfiguration #2", "at most one", "the first is KubeSchedulerConfiguration #1"]),
+    ("unknown-top-level-field", docs(CONFIG + "percentageOfNodes: 50\n", SCENARIO),
+     ["invalid scheduler configuration", 'unknown field "percentageOfNodes"']),
+    ("wrong-apiVersion", docs(CONFIG.replace("/v1\n", "/v9\n"), SCENARIO),
+     ["KubeSchedulerConfiguration", "apiVersion", "kubescheduler.config.k8s.io/v9"]),
+    ("profiles-a-string", docs(CONFIG + "profiles: x\n", SCENARIO),
+     ["KubeSchedulerConfiguration", "profiles", "must be a list"]),
+    ("score-weight-abc", docs(CONFIG + "profiles: [{plugins: {score: {enabled: [{name: NodeResourcesFit, "
+                                       "weight: abc}]}}}]\n", SCENARIO),
+     ["KubeSchedulerConfiguration", "profiles[0].plugins.score.enabled[0].weight", "must be an integer", "'abc'"]),
+    ("resource-weight-abc", docs(CONFIG + "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: "
+                                          "{scoringStrategy: {type: MostAllocated, resources: [{name: cpu, "
+                                          "weight: abc}]}}}]}]\n", SCENARIO),
+     ["profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight", "must be an integer"]),
+    ("shape-utilization-a-string", docs(CONFIG + "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: "
+                                                 "{scoringStrategy: {type: RequestedToCapacityRatio, "
+                                                 "requestedToCapacityRatio: {shape: [{utilization: x, score: 1}]}}}}]}]\n",
+                                        SCENARIO),
+     ["requestedToCapacityRatio.shape[0].utilization", "must be an integer"]),
+    ("args-unknown-field", docs(CONFIG + "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: "
+                                         "{scoringStratgy: {}}}]}]\n", SCENARIO),
+     ["NodeResourcesFit", 'unknown field "scoringStratgy"']),
+    ("args-a-string", docs(CONFIG + "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: x}]}]\n", SCENARIO),
+     ["profiles[0].pluginConfig[0].args", "must be an object"]),
+    ("policy-priorities-a-string", docs("apiVersion: v1\nkind: Policy\npriorities: x\n", SCENARIO),
+     ["Policy", "priorities", "expected a list"]),
+    ("policy-weight-abc", docs("apiVersion: v1\nkind: Policy\npriorities: [{name: LeastRequestedPriority, "
+                               "weight: abc}]\n", SCENARIO),
+     ["Policy", "priorities[0].weight", "expected an integer"]),
+    ("v1beta1-profiles-a-string", docs(CONFIG.replace("/v1\n", "/v1beta1\n") + "profiles: x\n", SCENARIO),
+     ["KubeSchedulerConfiguration", "profiles", "expected a list"]),
+    ("v1beta1-args-resources-a-string", docs(CONFIG.replace("/v1\n", "/v1beta1\n")
+                                             + "profiles: [{pluginConfig: [{name: NodeResourcesMostAllocated, "
+                                               "args: {resources: x}}]}]\n", SCENARIO),
+     ["profiles[0].pluginConfig[NodeResourcesMostAllocated].args.resources", "expected a list"]),
+    ("validation-percentage", docs(CONFIG + "percentageOfNodesToScore: 120\n", SCENARIO),
+     ["invalid scheduler configuration", "percentageOfNodesToScore: Invalid value: 120"]),
+]
+
+CONFIG_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
+                for name, content, fragments in CONFIG_SHAPES
+                for verb in (*SCHEDULER_VERBS, *CONFIG_VERBS)
+                if not (name == "two-configurations" and verb[0] == "config")]
+CONFIG_CASES += [
+    pytest.param(["config", "view"], docs(CONFIG, CONFIG), ["{f}", "KubeSchedulerConfiguration #2", "at most one"],
+                 id="config-view:two-configurations"),
+    pytest.param(["config", "convert"], SCENARIO, ["{f}", "no KubeSchedulerConfiguration or Policy to convert"],
+                 id="config-convert:no-configuration"),
+]
+
+# --------------------------------------------------------------------------- Karmada objects
+
+KARMADA_SHAPES = [
+    ("cluster-wrong-apiVersion", cluster(api="cluster.karmada.io/v9"),
+     ["Cluster/m1", "apiVersion", "cluster.karmada.io/v9"]),
+    ("cluster-quantity-12x", cluster(status="{resourceSummary: {allocatable: {cpu: 12x}}}"),
+     ["Cluster/m1", "status.resourceSummary.allocatable.cpu", "'12x'"]),
+    ("cluster-status-a-string", cluster(status="Ready"), ["Cluster/m1", "status", "must be a mapping"]),
+    ("resourceSummary-a-string", cluster(status="{resourceSummary: x}"),
+     ["Cluster/m1", "status.resourceSummary", "must be a mapping"]),
+    ("allocatable-a-list", cluster(status="{resourceSummary: {allocatable: [cpu]}}"),
+     ["Cluster/m1", "status.resourceSummary.allocatable", "must be a mapping"]),
+    ("models-a-string", cluster(spec="{syncMode: Push, resourceModels: x}"),
+     ["Cluster/m1", "spec.resourceModels", "must be a list"]),
+    ("model-a-string", cluster(spec="{syncMode: Push, resourceModels: [x]}"),
+     ["Cluster/m1", "spec.resourceModels[0]", "must be a mapping"]),
+    ("grade-a-string", cluster(spec="{syncMode: Push, resourceModels: [{grade: x, ranges: []}]}"),
+     ["Cluster/m1", "spec.resourceModels[0].grade", "must be an integer"]),
+    ("ranges-a-string", cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: x}]}"),
+     ["Cluster/m1", "spec.resourceModels[0].ranges", "must be a list"]),
+    ("range-min-bad", cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: "
+                                   "[{name: cpu, min: 1x, max: '2'}]}]}"),
+     ["Cluster/m1", "spec.resourceModels[0].ranges[0].min", "'1x'"]),
+    ("range-max-missing", cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: [{name: cpu, min: '0'}]}]}"),
+     ["Cluster/m1", "spec.resourceModels[0].ranges[0].max", "is required"]),
+    ("range-unknown-field", cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: "
+                                         "[{name: cpu, minimum: '0', max: '1'}]}]}"),
+     ["Cluster/m1", "spec.resourceModels[0].ranges[0].minimum", "unknown field"]),
+    ("cluster-unknown-spec-field", cluster(spec="{syncMode: Push, resourceModel: []}"),
+     ["Cluster/m1", "spec.resourceModel", "unknown field"]),
+]
+
+KARMADA_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
+                 for name, content, fragments in KARMADA_SHAPES
+                 for verb in (*MEMBER_VERBS, ["models", "validate"], *FLEET_VERBS)]
+
+FLEET_SHAPES = [
+    ("two-clusters-same-name", docs(CLUSTER, CLUSTER, BINDING), ["cluster names must be unique: m1"]),
+    ("no-cluster", BINDING, ["no Karmada Cluster objects"]),
+    ("binding-spec-a-string", docs(CLUSTER, binding("x")), ["ResourceBinding/rb", "spec", "must be a mapping"]),
+    ("binding-replicas-a-string", docs(CLUSTER, binding("{replicas: many}")),
+     ["ResourceBinding/rb", "spec.replicas", "must be an integer"]),
+    ("binding-request-12x", docs(CLUSTER, binding("{replicas: 1, replicaRequirements: {resourceRequest: {cpu: 12x}}}")),
+     ["ResourceBinding/rb", "spec.replicaRequirements.resourceRequest.cpu", "'12x'"]),
+    ("binding-requirements-a-string", docs(CLUSTER, binding("{replicas: 1, replicaRequirements: x}")),
+     ["ResourceBinding/rb", "spec.replicaRequirements", "must be a mapping"]),
+    ("binding-placement-a-string", docs(CLUSTER, binding("{replicas: 1, placement: x}")),
+     ["ResourceBinding/rb", "spec.placement", "must be a mapping"]),
+    ("static-weights-a-string", docs(CLUSTER, binding(
+        "{replicas: 1, placement: {replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: "
+        "Weighted, weightPreference: {staticWeightList: x}}}}")),
+     ["ResourceBinding/rb", "spec.placement.replicaScheduling.weightPreference.staticWeightList", "must be a list"]),
+    ("static-weight-abc", docs(CLUSTER, binding(
+        "{replicas: 1, placement: {replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: "
+        "Weighted, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m1]}, weight: abc}]}}}}")),
+     ["ResourceBinding/rb", "staticWeightList[0].weight", "must be an integer"]),
+    ("clusterNames-a-string", docs(CLUSTER, binding("{replicas: 1, placement: {clusterAffinity: {clusterNames: m1}}}")),
+     ["ResourceBinding/rb", "spec.placement.clusterAffinity.clusterNames", "must be a list"]),
+    ("binding-clusters-a-string", docs(CLUSTER, binding("{replicas: 1, clusters: x}")),
+     ["ResourceBinding/rb", "spec.clusters", "must be a list"]),
+    ("two-bindings", docs(CLUSTER, BINDING, BINDING), ["ResourceBinding/rb", "more than one ResourceBinding"]),
+    ("workload-spec-a-string", docs(CLUSTER, DEPLOYMENT.replace("spec: {replicas", "spec: x\nx: {replicas"), POLICY),
+     ["Deployment/web"]),
+    ("workload-replicas-a-string", docs(CLUSTER, DEPLOYMENT.replace("replicas: 2", "replicas: two"), POLICY),
+     ["Deployment/web", "spec.replicas", "must be an integer"]),
+    ("template-request-12x", docs(CLUSTER, DEPLOYMENT.replace("cpu: 1", "cpu: 12x"), POLICY),
+     ["Deployment/web", "spec.template.spec.containers[0].resources.requests.cpu", "'12x'"]),
+    ("template-without-containers", docs(CLUSTER, DEPLOYMENT.replace(
+        "template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}", "template: {spec: {}}"), POLICY),
+     ["Deployment/web", "spec.template.spec.containers", "at least one container"]),
+    ("policy-selectors-a-string", docs(CLUSTER, DEPLOYMENT, POLICY.replace(
+        "[{apiVersion: apps/v1, kind: Deployment, name: web}]", "web")),
+     ["PropagationPolicy/pp", "spec.resourceSelectors", "must be a list"]),
+    ("policy-placement-a-string", docs(CLUSTER, DEPLOYMENT, POLICY.replace("}]}", "}], placement: x}")),
+     ["PropagationPolicy/pp", "spec.placement", "must be a mapping"]),
+    ("no-policy-selects-workload", docs(CLUSTER, DEPLOYMENT), ["Deployment/web", "no PropagationPolicy selects"]),
+    ("member-node-in-fleet-file", docs(CLUSTER, BINDING, NODE), ["Node/n1", "--member NAME=FILE"]),
+    ("unknown-kind", docs(CLUSTER, BINDING, "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"),
+     ["Service/web", "unknown kind"]),
+]
+
+FLEET_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
+               for name, content, fragments in FLEET_SHAPES for verb in FLEET_VERBS]
+
+ALL_CASES = [*FILE_CASES, *NODE_POD_CASES, *CONFIG_CASES, *KARMADA_CASES, *FLEET_CASES]
+
+
+# --------------------------------------------------------------------------- running a case
+
+def run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
+    rc = main(args)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def assert_one_clear_error(rc: int, out: str, err: str, fragments: list[str]) -> str:
+    """Exit 2; stderr is warnings plus exactly one `error:` line holding every fragment; no traceback."""
+    assert "Traceback" not in out + err, err
+    assert rc == 2, (rc, out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    errors = [line for line in lines if not line.startswith("warning: ")]
+    assert len(errors) == 1 and errors[0].startswith("error: "), err
+    missing = [f for f in fragments if f not in errors[0]]
+    assert not missing, f"{missing} not in {errors[0]!r}"
+    assert "internal error" not in errors[0]
+    return errors[0]
+
+
+def write_input(tmp_path, content: str | bytes) -> str:
+    path = tmp_path / "input.yaml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(("verb", "content", "fragments"), ALL_CASES)
+def test_bad_file_is_one_clear_error(verb, content, fragments, tmp_path, capsys):
+    path = write_input(tmp_path, content)
+    rc, out, err = run(capsys, [*verb, "-f", path])
+    assert_one_clear_error(rc, out, err, [f.replace("{f}", path) for f in fragments])
+
+
+@pytest.mark.parametrize("verb", FILE_VERBS, ids=["-".join(v) for v in FILE_VERBS])
+def test_missing_file_and_directory(verb, tmp_path, capsys):
+    absent = str(tmp_path / "absent.yaml")
+    assert_one_clear_error(*run(capsys, [*verb, "-f", absent]), [absent, "no such file"])
+    assert_one_clear_error(*run(capsys, [*verb, "-f", str(tmp_path)]), [str(tmp_path), "is a directory"])
+
+
+@pytest.mark.parametrize("verb", SCHEDULER_VERBS, ids=["-".join(v) for v in SCHEDULER_VERBS])
+def test_second_file_is_named(verb, tmp_path, capsys):
+    """With several -f, the error names the file that is wrong."""
+    good = tmp_path / "good.yaml"
+    good.write_text(docs(NODE, POD))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(node("{allocatable: {cpu: 12x}}", meta="{name: n2}"))
+    assert_one_clear_error(*run(capsys, [*verb, "-f", str(good), "-f", str(bad)]),
+                           [str(bad), "Node/n2", "status.allocatable.cpu"])
+
+
+def test_empty_stdin(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert_one_clear_error(*run(capsys, ["score", "-f", "-"]), ["-: holds no objects"])
+
+
+def test_config_validate_reports_on_stdout(tmp_path, capsys):
+    """`config validate` answers a check: kube-scheduler's messages on stdout, exit 2, no traceback."""
+    path = write_input(tmp_path, docs(CONFIG + "percentageOfNodesToScore: 120\n" + "profiles: [{schedulerName: ''}]\n"))
+    rc, out, err = run(capsys, ["config", "validate", "-f", path])
+    assert rc == 2 and "Traceback" not in out + err
+    assert out.splitlines()[0] == f"{path}: invalid scheduler configuration:"
+    assert "percentageOfNodesToScore: Invalid value: 120" in out and "schedulerName" in out
+
+
+# --------------------------------------------------------------------------- options
+
+FLEET_FILE = docs(CLUSTER, BINDING)
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["estimate", "-f", "{f}", "--member", "ghost={f}"], ["--member", "unknown cluster 'ghost'", "m1"]),
+    (["estimate", "-f", "{f}", "--member", "m1"], ["--member", "expected NAME=FILE"]),
+    (["estimate", "-f", "{f}", "--member", "m1={d}/absent.yaml"], ["absent.yaml", "no such file"]),
+    (["estimate", "-f", "{f}", "--request", "cpu=12x"], ["--request cpu", "'12x'"]),
+    (["estimate", "-f", "{f}", "--request", "cpu"], ["--request", "expected NAME=VALUE"]),
+    (["estimate", "-f", "{f}", "--request", ","], ["--request", "no resource given"]),
+    (["estimate", "-f", "{f}", "--feature-gates", "CustomizedClusterResourceModeling=maybe"],
+     ["--feature-gates", "expected true or false"]),
+    (["schedule", "-f", "{f}", "--score", "m1=high"], ["--score", "expected NAME=INTEGER"]),
+    (["summary", "-f", "{f}", "--feature-gates", "Nope=true"], ["--feature-gates", "unknown feature gate 'Nope'"]),
+    (["summary", "-f", "{f}", "--feature-gates", "CustomizedClusterResourceModeling"], ["--feature-gates"]),
+], ids=["member-unknown-cluster", "member-without-file", "member-file-missing", "request-12x", "request-no-value",
+        "request-empty", "gate-value", "score-not-an-integer", "gate-unknown", "gate-without-value"])
+def test_bad_fleet_options(args, fragments, tmp_path, capsys):
+    path = write_input(tmp_path, FLEET_FILE)
+    argv = [a.replace("{f}", path).replace("{d}", str(tmp_path)) for a in args]
+    assert_one_clear_error(*run(capsys, argv), fragments)
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["score", "-f", "{f}", "--pod", "ghost"], ["ghost"]),
+    (["capacity", "-f", "{f}", "--pod", "ghost"], ["no pod named 'ghost'"]),
+    (["score", "-f", "{f}", "--scoring", "v2"], ["--scoring"]),
+    (["config", "convert", "-f", "{c}", "--to", "v2"], ["--to", "unsupported target version"]),
+])
+def test_bad_scheduler_options(args, fragments, tmp_path, capsys):
+    path = write_input(tmp_path, docs(NODE, POD))
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.replace("/v1\n", "/v1beta1\n"))
+    argv = [a.replace("{f}", path).replace("{c}", str(config)) for a in args]
+    assert_one_clear_error(*run(capsys, argv), fragments)
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["score"], ["Missing option '-f'", "kubefit score --help"]),
+    (["nope"], ["No such command 'nope'"]),
+    (["scor", "-f", "x"], ["No such command 'scor'", "Did you mean 'score'"]),
+    (["score", "-f", "x", "-o", "xml"], ["'-o'", "'xml'"]),
+    (["capacity", "-f", "x", "--max", "0"], ["--max"]),
+    (["capacity", "-f", "x", "--max", "many"], ["--max"]),
+    (["simulate", "-f", "x", "--tie-break", "coin"], ["--tie-break"]),
+    (["simulate", "-f", "x", "--seed", "abc"], ["--seed"]),
+    (["score", "-f", "x", "--bogus"], ["No such option", "--bogus"]),
+    (["models", "classify"], ["Missing option '-f'"]),
+    (["import", "alibaba-gpu", "nodes.csv"], ["Missing argument"]),
+], ids=lambda v: " ".join(v) if isinstance(v, list) and v and v[0] != "Missing option '-f'" else None)
+def test_usage_errors_exit_2(args, fragments, capsys):
+    assert_one_clear_error(*run(capsys, args), fragments)
+
+
+# --------------------------------------------------------------------------- import alibaba-gpu
+
+NODE_HEADER = "sn,cpu_milli,memory_mib,gpu,model\n"
+POD_HEADER = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+              "scheduled_time\n")
+
+
+@pytest.mark.parametrize(("which", "content", "fragments"), [
+    ("nodes", "", ["nodes.csv", "missing column(s)"]),
+    ("nodes", b"\x00\xff\xfe", ["nodes.csv", "cannot read"]),
+    ("nodes", NODE_HEADER + "n,12x,1,1,T4\n", ["nodes.csv", "line 2", "column cpu_milli", "'12x'"]),
+    ("pods", POD_HEADER + "p,1,1,-1,0,,LS,Running,0,,\n", ["pods.csv", "line 2", "column num_gpu", "'-1'"]),
+    ("absent", None, ["absent.csv", "no such file"]),
+], ids=["empty", "binary", "bad-quantity", "negative", "absent"])
+def test_bad_trace(which, content, fragments, tmp_path, capsys):
+    nodes, pods = tmp_path / "nodes.csv", tmp_path / "pods.csv"
+    nodes.write_text(NODE_HEADER + "n,1000,1024,1,T4\n")
+    pods.write_text(POD_HEADER + "p,1,1,1,500,T4,LS,Running,0,,\n")
+    if which == "absent":
+        nodes = tmp_path / "absent.csv"
+    else:
+        target = nodes if which == "nodes" else pods
+        target.write_bytes(content) if isinstance(content, bytes) else target.write_text(content)
+    assert_one_clear_error(*run(capsys, ["import", "alibaba-gpu", str(nodes), str(pods)]), fragments)
+
+
+# --------------------------------------------------------------------------- the safety net
+
+def test_unexpected_exception_is_an_internal_error_not_a_traceback(monkeypatch, tmp_path, capsys):
+    import kubefit.cli.scheduler as verbs
+
+    def boom(*_args, **_kwargs):
+        raise ZeroDivisionError("integer division or modulo by zero")
+
+    monkeypatch.setattr(verbs, "load_scenario", boom)
+    monkeypatch.delenv("KUBEFIT_TRACEBACK", raising=False)
+    rc, out, err = run(capsys, ["score", "-f", write_input(tmp_path, docs(NODE, POD))])
+    assert rc == 70 and "Traceback" not in err
+    assert err.strip() == ("error: internal error: ZeroDivisionError: integer division or modulo by zero "
+                           "(please report)")
+
+
+# --------------------------------------------------------------------------- warnings
+
+def json_run(capsys, args: list[str]) -> tuple[object, str]:
+    rc, out, err = run(capsys, [*args, "-o", "json"])
+    assert rc == 0, err
+    return json.loads(out), err  # stdout is pure JSON: warnings never land there
+
+
+def assert_warned_once(err: str, fragment: str) -> None:
+    lines = [line for line in err.splitlines() if fragment in line]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("warning: ")
+    assert not any(line.startswith("error") for line in err.splitlines())
+
+
+WARNING_SHAPES = [
+    ("unknown-resource", with_node(pod(container="{name: c, resources: {requests: {cpu: 100m, example.com: '1', "
+                                                  "foo: '1'}}}")),
+     "'foo' is not one kube-scheduler accounts for"),
+    ("limits-without-requests", with_node(pod(container="{name: c, resources: {limits: {cpu: 100m}}}")),
+     "limits without requests for cpu"),
+    ("capacity-for-allocatable", docs(node("{capacity: {cpu: '4', memory: 8Gi, pods: '110'}}"), POD),
+     "status.allocatable is absent; using status.capacity"),
+    ("no-allocatable", docs(NODE, node("{}", meta="{name: n2}"), POD), "Node/n2: node has neither"),
+    ("bound-to-unknown-node", docs(NODE, pod("nodeName: ghost,", meta="{name: p0}"), POD),
+     "spec.nodeName 'ghost' is not a node of the scenario"),
+]
+
+
+@pytest.mark.parametrize("verb", SCHEDULER_VERBS, ids=["-".join(v) for v in SCHEDULER_VERBS])
+@pytest.mark.parametrize(("content", "fragment"), [pytest.param(c, f, id=n) for n, c, f in WARNING_SHAPES])
+def test_warnings_once_on_stderr_never_in_json(verb, content, fragment, tmp_path, capsys):
+    path = write_input(tmp_path, content)
+    data, err = json_run(capsys, [*verb, "-f", path])
+    assert_warned_once(err, fragment)
+    assert fragment not in json.dumps(data)
+
+
+@pytest.mark.parametrize("verb", MEMBER_VERBS, ids=["-".join(v) for v in MEMBER_VERBS])
+def test_member_warnings_once_on_stderr(verb, tmp_path, capsys):
+    path = write_input(tmp_path, docs(CLUSTER, node("{capacity: {cpu: '4'}}"),
+                                      pod("nodeName: n1,", container="{name: c, resources: {requests: {foo: '1'}}}")))
+    data, err = json_run(capsys, [*verb, "-f", path])
+    assert_warned_once(err, "Node/n1: no status.allocatable; Karmada counts nothing")
+    assert_warned_once(err, "request 'foo' (1 container(s)) is not counted")
+    assert "warning" not in json.dumps(data)
+
+
+def test_fleet_warnings_once_on_stderr(tmp_path, capsys):
+    bad_models = cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: [{name: cpu, min: '0', max: '1'}]},"
+                              " {grade: 1, ranges: [{name: memory, min: '0', max: '1'}]}]}")
+    path = write_input(tmp_path, docs(bad_models, binding("{replicas: 1, replicaRequirements: "
+                                                          "{resourceRequest: {cpu: '-1'}}}"), CONFIG))
+    data, err = json_run(capsys, ["estimate", "-f", path])
+    assert_warned_once(err, "The resource types of each models should be the same")
+    assert_warned_once(err, "negative request '-1'")
+    assert_warned_once(err, "a kube-scheduler configuration plays no part")
+    assert set(data) == {"availableReplicas"}
+
+
+def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
+    """A plain scenario says nothing about its input (only notes about the profile may appear)."""
+    _, err = json_run(capsys, ["simulate", "-f", write_input(tmp_path, docs(NODE, POD))])
+    assert os.path.basename(str(tmp_path)) not in err
