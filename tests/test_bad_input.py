@@ -213,6 +213,8 @@ NODE_POD_SHAPES = [
      ["Pod/p1", "metadata.annotations.kubefit.io/queued", "'maybe'"]),
     ("pod-unknown-spec-field", with_node(pod("nodeSelecter: {a: b},")),
      ["Pod/p1", "spec.nodeSelecter", "unknown field"]),
+    ("two-nodes-one-name", docs(NODE, NODE, POD), ["Node/n1", "metadata.name", "a second Node named 'n1'"]),
+    ("two-pods-one-name", docs(NODE, POD, POD), ["Pod/p1", "metadata.name", "a second Pod named 'default/p1'"]),
 ]
 
 NODE_POD_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
@@ -593,3 +595,19 @@ def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
     """A plain scenario says nothing about its input (only notes about the profile may appear)."""
     _, err = json_run(capsys, ["simulate", "-f", write_input(tmp_path, docs(NODE, POD))])
     assert os.path.basename(str(tmp_path)) not in err
+
+
+@pytest.mark.parametrize(("verb", "content", "ignored"), [
+    (["score"], docs(NODE, POD, CLUSTER), "Cluster/m1"),
+    (["simulate"], docs(NODE, POD, BINDING), "ResourceBinding/rb"),
+    (["capacity"], docs(NODE, POD, DEPLOYMENT, POLICY), "Deployment/web, {f}: PropagationPolicy/pp"),
+    (["summary"], docs(CONFIG, CLUSTER, NODE), "KubeSchedulerConfiguration #1"),
+    (["models", "classify"], docs(CLUSTER, NODE, BINDING), "ResourceBinding/rb"),
+    (["models", "validate"], docs(CLUSTER, NODE, POD), "Node/n1, {f}: Pod/p1"),
+], ids=["score", "simulate", "capacity", "summary", "models-classify", "models-validate"])
+def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp_path, capsys):
+    path = write_input(tmp_path, content)
+    rc, out, err = run(capsys, [*verb, "-f", path, "-o", "json"])
+    assert rc == 0, err
+    json.loads(out)
+    assert_warned_once(err, f"kubefit {' '.join(verb)} does not read {path}: {ignored.replace('{f}', path)}")

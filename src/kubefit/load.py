@@ -222,6 +222,8 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
     for path in paths:
         for doc in read_documents(path, allow_empty=False):
             add_document(scenario, doc)
+    _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
+    _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     return scenario
 
 
@@ -245,6 +247,16 @@ def add_document(scenario: Scenario, doc: Document) -> None:
         supported = ", ".join(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS))
         raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
                          file=doc.source, obj=doc.label, field="kind")
+
+
+def _refuse_duplicates(kind: str, objects: list[tuple[str, str, str]]) -> None:
+    """Two objects of one kind with one name (`key`, `label`, `source`) would be one object in a cluster."""
+    seen: dict[str, str] = {}
+    for key, label, source in objects:
+        if key in seen:
+            raise InputError(f"a second {kind} named {key!r} (the first is in {seen[key]}); names must be unique",
+                             file=source, obj=label, field="metadata.name")
+        seen[key] = source
 
 
 def _mapping(value: Any, doc: Document, field_path: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -42,6 +42,24 @@ OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="tabl
 def warn(message: str) -> None:
     """A note for the user on stderr (never mixed into -o json/yaml output)."""
     print(f"warning: {message}", file=sys.stderr)
+
+
+def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
+                 members: bool = False) -> None:
+    """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently).
+
+    `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
+    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
+    """
+    ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
+    if scenario.scheduler_config is not None and not config:
+        ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
+    if not members:
+        ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
+        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
+    if ignored:
+        shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
+        warn(f"kubefit {verb} does not read {shown}; ignored")
 
 
 def _register_verbs() -> None:

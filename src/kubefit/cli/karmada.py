@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kubefit.api.karmada import Cluster, decode_cluster
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
 from kubefit.errors import InputError
 from kubefit.load import Scenario, load_scenario
 from kubefit.multicluster.models import (
@@ -99,6 +99,7 @@ def summary(files: FilesOption, output: OutputOption = OutputFormat.table,
     """A member's nodes and pods → resourceSummary and nodeSummary, as Karmada's status controller sets them."""
     gates = parse_feature_gates(feature_gates)
     scenario, clusters = _load(files)
+    warn_ignored(scenario, "summary", keep=("Cluster",), members=True)
     if len(clusters) > 1:
         raise InputError(f"summary describes one member cluster; found {len(clusters)} Cluster objects",
                          file=", ".join(files))
@@ -157,7 +158,8 @@ def defaults(output: OutputOption = OutputFormat.table) -> None:
 @models_app.command()
 def validate(files: FilesOption, output: OutputOption = OutputFormat.table) -> None:
     """Karmada's verdict on creating each Cluster (exit 1 when refused); warnings for silently repaired rules."""
-    _, clusters = _load(files)
+    scenario, clusters = _load(files)
+    warn_ignored(scenario, "models validate", keep=("Cluster",))
     if not clusters:
         raise InputError("no Cluster (cluster.karmada.io/v1alpha1) in the files", file=", ".join(files))
     verdicts = [(c, validate_cluster(c)) for c in clusters]
@@ -192,6 +194,7 @@ def validate(files: FilesOption, output: OutputOption = OutputFormat.table) -> N
 def classify(files: FilesOption, output: OutputOption = OutputFormat.table) -> None:
     """Classify a member's nodes into the Cluster's grades → status.resourceSummary.allocatableModelings."""
     scenario, clusters = _load(files)
+    warn_ignored(scenario, "models classify", keep=("Cluster",), members=True)
     cluster = _one_cluster(clusters, files)
     if not cluster.resource_models:
         warn(f"Cluster {cluster.name}: spec.resourceModels is empty, so Karmada reports no allocatableModelings "

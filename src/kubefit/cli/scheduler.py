@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
 from kubefit.load import load_scenario
 from kubefit.report.output import emit
 from kubefit.report.scheduler import cycle_to_dict, score_table
@@ -28,6 +28,7 @@ def version() -> None:
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
               scoring: str | None = None) -> int:
     scenario = load_scenario(files)
+    warn_ignored(scenario, "score", config=True, members=True)
     prepared = prepare(scenario, scoring=scoring)
     for note in prepared.notes:
         warn(note)

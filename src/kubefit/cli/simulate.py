@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
 from kubefit.errors import InputError
 from kubefit.load import Scenario, load_scenario
 from kubefit.report.output import emit
@@ -31,9 +31,10 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str]) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
+def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
     scenario = load_scenario(files)
+    warn_ignored(scenario, verb, config=True, members=True)
     if not scenario.nodes:
         raise InputError("the scenario has no Node objects")
     config = load_configuration(scenario.scheduler_config)
@@ -94,7 +95,7 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, config, state = _prepare(files)
+    scenario, config, state = _prepare(files, "simulate")
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if not specs:
@@ -144,7 +145,7 @@ def capacity(
     from kubefit.report import simulation as report
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state = _prepare(files)
+    scenario, config, state = _prepare(files, "capacity")
     target = _find_pod(scenario, pod)
     result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
     data = result.to_dict()
