@@ -15,8 +15,9 @@ from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn
 from kubefit.errors import InputError
 from kubefit.load import Scenario, load_scenario
 from kubefit.report.output import emit
-from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
-from kubefit.scheduler.state import ClusterState, compile_state
+from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.scenario import prepare
+from kubefit.scheduler.state import ClusterState
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
 
@@ -35,26 +36,10 @@ def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfigurat
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
     scenario = load_scenario(files)
     warn_ignored(scenario, verb, config=True, members=True)
-    if not scenario.nodes:
-        raise InputError("the scenario has no Node objects")
-    config = load_configuration(scenario.scheduler_config)
-    known = {n.name for n in scenario.nodes}
-    for note in (*scenario.warnings, *config.notes):
+    prepared = prepare(scenario)
+    for note in prepared.notes:
         warn(note)
-    for pod in scenario.bound_pods:
-        if pod.node_name not in known:
-            warn(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the scenario; "
-                 f"the pod is not counted anywhere")
-    profiles = {p.scheduler_name for p in config.profiles}
-    strangers = [p for p in scenario.pending_pods if p.scheduler_name not in profiles]
-    if strangers:
-        warn(f"{len(strangers)} pending pod(s) name a schedulerName no profile has (e.g. {strangers[0].key}: "
-             f"{strangers[0].scheduler_name!r}); kube-scheduler would leave them alone, kubefit schedules them "
-             f"with profile {config.profiles[0].scheduler_name}")
-    for profile in config.profiles:
-        if profile.not_simulated:
-            warn(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: {', '.join(profile.not_simulated)}")
-    return scenario, config, compile_state(scenario.nodes, scenario.pods)
+    return scenario, prepared.config, prepared.state
 
 
 @contextmanager

@@ -30,6 +30,7 @@ from kubefit.scheduler.framework import (
     _pre_filter,
     _restricting,
     new_context,
+    profile_framework,
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
@@ -162,11 +163,7 @@ class Engine:
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
-        profile = self.config.profile(pod.scheduler_name)
-        fw = self.frameworks.get(profile.scheduler_name)
-        if fw is None:
-            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile, legacy=self.legacy)
-        return fw
+        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy)
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""

@@ -14,7 +14,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.errors import KubefitError
 from kubefit.requests import PodDemand, pod_demand
-from kubefit.scheduler.config import Profile
+from kubefit.scheduler.config import Profile, SchedulerConfiguration
 from kubefit.scheduler.plugins import registry
 from kubefit.scheduler.plugins.base import (
     CODE_NAMES,
@@ -95,6 +95,16 @@ class CycleResult:
         for reasons in self.reasons.values():
             counts.update(reasons)
         return f"{head} {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
+
+
+def profile_framework(cache: dict[str, Framework], config: SchedulerConfiguration, pod: Pod, *,
+                      legacy: bool = False) -> Framework:
+    """The (cached) framework of the profile that schedules `pod` (`spec.schedulerName`)."""
+    profile = config.profile(pod.scheduler_name)
+    fw = cache.get(profile.scheduler_name)
+    if fw is None:
+        fw = cache[profile.scheduler_name] = Framework.build(profile, legacy=legacy)
+    return fw
 
 
 def new_context(state: ClusterState, pod: Pod, demand: PodDemand | None = None) -> CycleContext:

@@ -8,7 +8,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
-from kubefit.scheduler.framework import CycleResult, Framework, schedule_one
+from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.state import ClusterState, compile_state
 
 
@@ -23,11 +23,7 @@ class Prepared:
 
     def framework(self, pod: Pod) -> Framework:
         """The framework of the profile that schedules `pod` (`spec.schedulerName`)."""
-        profile = self.config.profile(pod.scheduler_name)
-        fw = self.frameworks.get(profile.scheduler_name)
-        if fw is None:
-            fw = self.frameworks[profile.scheduler_name] = Framework.build(profile, legacy=self.legacy)
-        return fw
+        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy)
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
@@ -37,6 +33,8 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
     file (the dialect it was written for) and v1.34 otherwise.
     """
+    if not scenario.nodes:
+        raise InputError("the scenario has no Node objects")
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
@@ -44,6 +42,12 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
         if pod.node_name not in known:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
                          f"scenario; the pod is not counted anywhere")
+    profiles = {p.scheduler_name for p in config.profiles}
+    strangers = [p for p in scenario.pending_pods if p.scheduler_name not in profiles]
+    if strangers:
+        notes.append(f"{len(strangers)} pending pod(s) name a schedulerName no profile has (e.g. {strangers[0].key}: "
+                     f"{strangers[0].scheduler_name!r}); kube-scheduler would leave them alone, kubefit schedules "
+                     f"them with profile {config.profiles[0].scheduler_name}")
     for profile in config.profiles:
         if profile.not_simulated:
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
