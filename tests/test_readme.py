@@ -1,0 +1,42 @@
+"""Every `kubefit …` command shown in the README runs (from the repository root) and succeeds."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from kubefit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    """`kubefit` command lines of the README's ```sh blocks (continuations joined, comments dropped)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```(?:sh|bash)\n(.*?)```", text, flags=re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for line in joined.splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("kubefit "):
+                commands.append(line)
+    return commands
+
+
+COMMANDS = readme_commands()
+
+
+def test_the_readme_shows_commands():
+    assert len(COMMANDS) >= 8
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command_runs(command, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    rc = main(shlex.split(command)[1:])
+    out, err = capsys.readouterr()
+    assert rc == 0, f"{command}\n{err}"
+    assert out.strip()
