@@ -611,3 +611,136 @@ def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp
     assert rc == 0, err
     json.loads(out)
     assert_warned_once(err, f"kubefit {' '.join(verb)} does not read {path}: {ignored.replace('{f}', path)}")
+
+
+# --------------------------------------------------------------------------- mutations never crash
+
+RICH_SCENARIO = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {zone: a, gpu: "2"}}
+spec: {taints: [{key: dedicated, value: infra, effect: NoSchedule}]}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110", example.com/gpu: "2"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {zone: b}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: default}
+spec: {nodeName: n2, containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: default, annotations: {kubefit.io/queued: "false"}}
+spec:
+  priority: 10
+  nodeSelector: {zone: a}
+  tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule, tolerationSeconds: 5}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: gpu, operator: Gt, values: ["1"]}]
+          matchFields: [{key: metadata.name, operator: In, values: [n1]}]
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - {weight: 5, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}
+  overhead: {cpu: 100m}
+  initContainers: [{name: i, restartPolicy: Always, resources: {requests: {cpu: 200m}}}]
+  containers: [{name: c, resources: {requests: {cpu: "1", example.com/gpu: "1"}, limits: {cpu: "2"}}}]
+"""
+RICH_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      enabled: [{name: NodeResourcesFit, weight: 2}]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: RequestedToCapacityRatio
+        resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+        requestedToCapacityRatio:
+          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
+"""
+RICH_POLICY = """\
+apiVersion: v1
+kind: Policy
+predicates: [{name: PodFitsResources}]
+priorities:
+- name: RequestedToCapacityRatioPriority
+  weight: 2
+  argument:
+    requestedToCapacityRatioArguments:
+      shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
+      resources: [{name: cpu, weight: 1}]
+"""
+RICH_FLEET = docs(cluster(spec="{syncMode: Push, resourceModels: [{grade: 0, ranges: [{name: cpu, min: '0', max: '2'}]},"
+                               " {grade: 1, ranges: [{name: cpu, min: '2', max: '9223372036854775807'}]}]}",
+                          status="{resourceSummary: {allocatable: {cpu: '4', pods: '110'}, allocated: {cpu: '1'}, "
+                                 "allocatableModelings: [{grade: 0, count: 1}, {grade: 1, count: 1}]}}"),
+                  cluster(meta="{name: m2, labels: {env: prod}}"),
+                  binding("{resource: {apiVersion: apps/v1, kind: Deployment, name: web, namespace: default}, "
+                          "replicas: 5, replicaRequirements: {resourceRequest: {cpu: 500m}}, placement: "
+                          "{clusterAffinity: {clusterNames: [m1, m2]}, replicaScheduling: {replicaSchedulingType: "
+                          "Divided, replicaDivisionPreference: Weighted, weightPreference: {staticWeightList: "
+                          "[{targetCluster: {clusterNames: [m1]}, weight: 2}]}}}}"))
+REPLACEMENTS = ("x", 5, -1, 1.5, [], {}, None, True, ["x"], {"a": "b"})
+
+
+def _paths(value, path=()):
+    yield path
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from _paths(child, (*path, key))
+
+
+def _mutations(text: str, count: int, seed: int):
+    """`count` documents sets with one value (a field, a list item, a whole object) replaced, deterministically."""
+    import copy
+    import random
+
+    import yaml
+
+    bodies = [b for b in yaml.safe_load_all(text) if b]
+    every = [(i, p, r) for i, b in enumerate(bodies) for p in _paths(b) if p for r in REPLACEMENTS]
+    for i, path, replacement in random.Random(seed).sample(every, min(count, len(every))):
+        changed = copy.deepcopy(bodies)
+        target = changed[i]
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = replacement
+        yield f"{i}:{'.'.join(map(str, path))}={replacement!r}", yaml.safe_dump_all(changed)
+
+
+MUTATED = [(verb, name, text)
+           for verb, base, count in ((["score"], RICH_SCENARIO, 120), (["simulate"], RICH_SCENARIO, 40),
+                                     (["capacity"], RICH_SCENARIO, 40), (["summary"], docs(CLUSTER, RICH_SCENARIO), 60),
+                                     (["models", "classify"], docs(cluster(), RICH_SCENARIO), 40),
+                                     (["schedule"], RICH_FLEET, 80), (["estimate"], RICH_FLEET, 60),
+                                     (["config", "view"], RICH_CONFIG, 80), (["config", "convert"], RICH_POLICY, 60),
+                                     (["score"], docs(RICH_CONFIG, RICH_SCENARIO), 60))
+           for name, text in _mutations(base, count, seed=len(verb[0]) + count)]
+
+
+def test_mutations_never_crash(tmp_path, capsys):
+    """Any one value of a rich input replaced by another type: an answer (0/1) or a clear error (2), never 70."""
+    path = tmp_path / "mutated.yaml"
+    crashes = []
+    for verb, name, text in MUTATED:
+        path.write_text(text)
+        rc, out, err = run(capsys, [*verb, "-f", str(path), *(() if verb[-1] == "convert" else ("-o", "json"))])
+        if rc not in (0, 1, 2) or "internal error" in err or "Traceback" in err:
+            crashes.append(f"{' '.join(verb)} {name}: {err.strip().splitlines()[-1] if err.strip() else rc}")
+        elif rc == 2:
+            errors = [line for line in err.splitlines() if line.strip() and not line.startswith("warning: ")]
+            if not (len(errors) == 1 and errors[0].startswith(f"error: {path}")) and verb[:2] != ["config", "validate"]:
+                crashes.append(f"{' '.join(verb)} {name}: unclear error {err!r}")
+    assert not crashes, "\n".join(crashes)

@@ -363,6 +363,12 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
                         f" nothing fits on it")
     taints = tuple(_taint(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
     labels = _string_map(meta.get("labels"), doc, "metadata.labels")
+    for i, raw in enumerate(_list(status.get("conditions"), doc, "status.conditions")):
+        if raw is None:
+            raise _fail(doc, f"status.conditions[{i}]", "must be a condition (a mapping with type and status), got null")
+        condition = _mapping(raw, doc, f"status.conditions[{i}]")
+        for key in ("type", "status"):
+            _string(condition.get(key), doc, f"status.conditions[{i}].{key}")
     unschedulable = spec.get("unschedulable")
     if unschedulable is not None and not isinstance(unschedulable, bool):
         raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
@@ -394,6 +400,8 @@ def _toleration(raw: Any, doc: Document, path: str) -> Toleration:
 
 
 def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Container:
+    if raw is None:
+        raise _fail(doc, path, "must be a container (a mapping with name, resources, ...), got null")
     c = _mapping(raw, doc, path)
     _check_fields(c, CONTAINER_FIELDS, doc, path)
     resources = _mapping(c.get("resources"), doc, f"{path}.resources")
@@ -472,6 +480,8 @@ def _check_affinity(value: Any, doc: Document) -> None:
             _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     for i, raw in enumerate(_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath)):
+        if raw is None:
+            raise _fail(doc, f"{ppath}[{i}]", "must be a mapping with weight and preference, got null")
         pref = _mapping(raw, doc, f"{ppath}[{i}]")
         weight = pref.get("weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
@@ -484,6 +494,8 @@ def _check_term(value: Any, doc: Document, path: str) -> None:
     for part in ("matchExpressions", "matchFields"):
         for j, raw in enumerate(_list(term.get(part), doc, f"{path}.{part}")):
             where = f"{path}.{part}[{j}]"
+            if raw is None:
+                raise _fail(doc, where, "must be a requirement (a mapping with key, operator, values), got null")
             requirement = _mapping(raw, doc, where)
             _string(requirement.get("key"), doc, f"{where}.key")
             _string(requirement.get("operator"), doc, f"{where}.operator")

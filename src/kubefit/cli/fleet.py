@@ -101,6 +101,8 @@ PLACEMENT_SHAPE = {
         "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
                              "dynamicWeight": str}},
 }
+BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
+                 "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str}
 POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
                                        "labelSelector": {"matchLabels": dict}}],
                 "placement": PLACEMENT_SHAPE}
@@ -121,6 +123,20 @@ def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
     elif isinstance(shape, list):
         for i, item in enumerate(value):
             _check_shape(item, shape[0], doc, f"{path}[{i}]")
+
+
+def _check_times(binding: Any, doc: Document) -> None:
+    """RFC 3339 timestamps (spec.rescheduleTriggeredAt, status.lastScheduledTime)."""
+    from datetime import datetime
+
+    for part, key in (("spec", "rescheduleTriggeredAt"), ("status", "lastScheduledTime")):
+        text = getattr(binding, part).get(key)
+        try:
+            if text is not None:
+                datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"must be an RFC 3339 time such as 2025-01-01T00:00:00Z, got {text!r}",
+                             file=doc.source, obj=doc.label, field=f"{part}.{key}") from None
 
 
 def _check_models(cluster: Any, doc: Document) -> None:
@@ -157,7 +173,10 @@ def load_fleet(files: list[str]) -> Fleet:
                 _check_models(fleet.clusters[-1], doc)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
-                _check_shape(rb.spec.get("placement"), PLACEMENT_SHAPE, doc, "spec.placement")
+                _check_shape(rb.spec, BINDING_SHAPE, doc, "spec")
+                _check_shape(rb.status, {"lastScheduledTime": str, "schedulerObservingAffinityName": str},
+                             doc, "status")
+                _check_times(rb, doc)
                 _check_requests(rb, doc)
                 if fleet.binding is not None:
                     raise InputError("more than one ResourceBinding; give one per run", file=doc.source, obj=doc.label)

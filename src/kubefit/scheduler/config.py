@@ -241,6 +241,8 @@ class _Decoder:
             if not isinstance(value, list):
                 self._type_error(path, "a list", value)
             for i, item in enumerate(value):
+                if item is None and isinstance(schema[0], dict):
+                    value[i] = item = {}  # Go decodes null in a list of structs as the zero struct
                 self.walk(item, schema[0], f"{path}[{i}]")
         else:
             self._leaf(value, schema, path)
