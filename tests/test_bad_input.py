@@ -463,13 +463,27 @@ def test_bad_fleet_options(args, fragments, tmp_path, capsys):
     (["capacity", "-f", "{f}", "--pod", "ghost"], ["no pod named 'ghost'"]),
     (["score", "-f", "{f}", "--scoring", "v2"], ["--scoring"]),
     (["config", "convert", "-f", "{c}", "--to", "v2"], ["--to", "unsupported target version"]),
+    (["simulate", "-f", "{f}", "--compare", "Foo"], ["--compare 'Foo'", "neither a strategy"]),
+    (["simulate", "-f", "{f}", "--compare", "{b}"], ["{b}", 'unknown field "bogus"']),
+    (["simulate", "-f", "{f}", "--plot", "{d}/absent/plot.png"], ["{d}/absent/plot.png", "cannot write the plot"]),
+    (["estimate", "-f", "{k}", "--member", "m1={f}", "--request", "cpu=x1"], ["--request cpu", "'x1'"]),
 ])
 def test_bad_scheduler_options(args, fragments, tmp_path, capsys):
     path = write_input(tmp_path, docs(NODE, POD))
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG.replace("/v1\n", "/v1beta1\n"))
-    argv = [a.replace("{f}", path).replace("{c}", str(config)) for a in args]
-    assert_one_clear_error(*run(capsys, argv), fragments)
+    bad_config = tmp_path / "bad-config.yaml"
+    bad_config.write_text(CONFIG + "bogus: 1\n")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(docs(CLUSTER, BINDING))
+    names = {"{f}": path, "{c}": str(config), "{b}": str(bad_config), "{d}": str(tmp_path), "{k}": str(fleet)}
+
+    def fill(text: str) -> str:
+        for key, value in names.items():
+            text = text.replace(key, value)
+        return text
+
+    assert_one_clear_error(*run(capsys, [fill(a) for a in args]), [fill(f) for f in fragments])
 
 
 @pytest.mark.parametrize(("args", "fragments"), [
@@ -604,13 +618,20 @@ def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
     (["summary"], docs(CONFIG, CLUSTER, NODE), "KubeSchedulerConfiguration #1"),
     (["models", "classify"], docs(CLUSTER, NODE, BINDING), "ResourceBinding/rb"),
     (["models", "validate"], docs(CLUSTER, NODE, POD), "Node/n1, {f}: Pod/p1"),
-], ids=["score", "simulate", "capacity", "summary", "models-classify", "models-validate"])
+    (["estimate", "-f", "{k}", "--member", "m1={f}"], docs(NODE, CONFIG, CLUSTER), "KubeSchedulerConfiguration #2"),
+], ids=["score", "simulate", "capacity", "summary", "models-classify", "models-validate", "estimate-member"])
 def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp_path, capsys):
     path = write_input(tmp_path, content)
-    rc, out, err = run(capsys, [*verb, "-f", path, "-o", "json"])
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(docs(CLUSTER, BINDING))
+    argv = [a.replace("{k}", str(fleet)).replace("{f}", path) for a in verb]
+    rc, out, err = run(capsys, [*argv, *(() if "-f" in argv else ("-f", path)), "-o", "json"])
     assert rc == 0, err
     json.loads(out)
-    assert_warned_once(err, f"kubefit {' '.join(verb)} does not read {path}: {ignored.replace('{f}', path)}")
+    said = " ".join(verb[:1] + [a for a in verb[1:] if not a.startswith("-") and "{" not in a])
+    if verb[0] == "estimate":
+        said = "estimate --member m1"
+    assert_warned_once(err, f"kubefit {said} does not read {path}: {ignored.replace('{f}', path)}")
 
 
 # --------------------------------------------------------------------------- mutations never crash

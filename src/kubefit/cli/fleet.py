@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kubefit.api.karmada import quantity_text
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
 from kubefit.errors import InputError
 from kubefit.load import Document, Scenario, add_document, decode_pod, load_scenario, read_documents
 from kubefit.quantity import QuantityError, parse_quantity
@@ -250,6 +250,7 @@ def estimate(
             raise InputError(f"unknown cluster {name!r} (clusters: {', '.join(c.name for c in fleet.clusters)})",
                              field="--member")
         members[name] = load_scenario([path])
+        warn_ignored(members[name], f"estimate --member {name}", members=True)
     if members and req is None:
         raise InputError("the exact count needs a request (a binding with replicaRequirements or --request)",
                          field="--member")
