@@ -109,3 +109,8 @@ def test_study_comparison_is_the_golden_runs(trace_file):
         assert result.placement() == expect["placement"], result.label
         assert result.final() == expect["final"], result.label
         assert (result.scheduled, result.unschedulable) == (expect["scheduled"], expect["unschedulable"])
+    # the study's plot draws the GPUs beside cpu and memory
+    from kubefit.report.plots import node_allocation
+
+    gpu = node_allocation(results[1])["nvidia.com/gpu"]
+    assert len(gpu) == 1213 and 0 <= gpu.min() and gpu.max() == 100

@@ -6,25 +6,35 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kubefit.resourcenames import CPU, MEMORY
+from kubefit.resourcenames import CPU, MEMORY, is_scalar
 
-PLOTTED = (CPU, MEMORY)
+PLOTTED = (CPU, MEMORY)  # always drawn; scalar resources some node has (e.g. nvidia.com/gpu) are added
+
+
+def plotted_resources(state) -> list[str]:
+    """cpu, memory, then each scalar resource (extended, hugepages) that some node offers."""
+    extra = [r for r, col in state.index.items()
+             if r not in PLOTTED and is_scalar(r) and (state.allocatable[:, col] > 0).any()]
+    return [*PLOTTED, *sorted(extra)]
 
 
 def node_allocation(result) -> dict[str, np.ndarray]:
-    """Per plotted resource, requested / allocatable in percent for every node with capacity."""
+    """Per plotted resource, requested / allocatable in percent for every node (NaN where the node has none
+    of a scalar resource, so its line has a gap rather than a misleading 0)."""
     state = result.state
     out = {}
-    for name in PLOTTED:
+    for name in plotted_resources(state):
         col = state.index[name]
         alloc = state.allocatable[:, col].astype(np.float64)
         req = state.requested[:, col].astype(np.float64)
-        out[name] = np.where(alloc > 0, 100.0 * req / np.where(alloc > 0, alloc, 1.0), 0.0)
+        empty = 0.0 if name in PLOTTED else np.nan
+        out[name] = np.where(alloc > 0, 100.0 * req / np.where(alloc > 0, alloc, 1.0), empty)
     return out
 
 
 def plot_allocation(results: Sequence, path: str) -> None:
-    """One panel per configuration: per-node cpu and memory allocation, nodes sorted by their fuller resource."""
+    """One panel per configuration: per-node allocation of cpu, memory and any extended resource (e.g. GPUs),
+    nodes sorted by the fuller of cpu and memory."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,8 +45,8 @@ def plot_allocation(results: Sequence, path: str) -> None:
         alloc = node_allocation(result)
         order = np.argsort(-np.maximum(alloc[CPU], alloc[MEMORY]), kind="stable")
         x = np.arange(len(order))
-        for name in PLOTTED:
-            ax.plot(x, alloc[name][order], label=name, linewidth=1.2)
+        for name, values in alloc.items():
+            ax.plot(x, values[order], label=name, linewidth=1.2)
         m = result.metrics()
         ax.set_title(f"{result.label or 'simulation'}: {m['nodesUsed']} nodes used, "
                      f"{result.unschedulable} pending", fontsize=10)
