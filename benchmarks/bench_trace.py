@@ -69,7 +69,7 @@ def run(strategy: str, trace_dir: Path, repeat: int) -> dict:
         total.append(time.perf_counter() - t0)
     best = min(replay)
     return {"strategy": strategy, "nodes": len(nodes), "pods": len(pods), "replaySeconds": round(best, 2),
-            "podsPerSecond": round(len(pods) / best), "strandedSeconds": round(min(total) - best, 2),
+            "podsPerSecond": round(len(pods) / best), "strandedSeconds": round(max(min(total) - best, 0.0), 2),
             "importSeconds": round(imported, 2), "peakRssMiB": round(_rss_mib()),
             "scheduled": result.scheduled, "unschedulable": result.unschedulable}
 
