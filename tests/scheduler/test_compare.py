@@ -98,3 +98,31 @@ def test_bad_compare(tmp_path, capsys, spec):
     path = write(tmp_path, "s.json", [*NODES, *PODS])
     assert main(["simulate", "-f", path, "--compare", spec]) == 2
     assert "neither a strategy" in capsys.readouterr().err
+
+
+def test_compare_values_separated_by_spaces(tmp_path, capsys):
+    """`--compare A B` (as the issue writes it) runs the same configurations as `--compare A --compare B`
+    and `--compare A,B`; options after the values are still options."""
+    path = write(tmp_path, "s.json", [*NODES, *PODS, BIG])
+    spaced = run_json(capsys, "simulate", "-f", path, "--compare", "MostAllocated", "RequestedToCapacityRatio",
+                      "--tie-break", "first")
+    repeated = run_json(capsys, "simulate", "-f", path, "--tie-break", "first",
+                        "--compare", "MostAllocated", "--compare", "RequestedToCapacityRatio")
+    commas = run_json(capsys, "simulate", "-f", path, "--tie-break", "first",
+                      "--compare=MostAllocated,RequestedToCapacityRatio")
+    assert [c["name"] for c in spaced["configurations"]] == ["scenario", "MostAllocated", "RequestedToCapacityRatio"]
+    assert spaced == repeated == commas
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["simulate", "-f", "a", "--compare", "A", "B", "-o", "json"],
+     ["simulate", "-f", "a", "--compare", "A", "--compare", "B", "-o", "json"]),
+    (["simulate", "--compare=A", "B", "--plot", "p.png"],
+     ["simulate", "--compare=A", "--compare", "B", "--plot", "p.png"]),
+    (["score", "-f", "a", "b"], ["score", "-f", "a", "b"]),  # other verbs: untouched, click reports the extra
+    (["simulate", "--compare", "A", "--", "B"], ["simulate", "--compare", "A", "--", "B"]),
+])
+def test_expand_multi_value_options(argv, expected):
+    from kubefit.cli import expand_multi_value_options
+
+    assert expand_multi_value_options(argv) == expected

@@ -75,6 +75,35 @@ def _register_verbs() -> None:
                 raise
 
 
+# Options that take several values separated by spaces (`--compare A B C`), by verb; click options take
+# one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
+# positional arguments are listed: there a bare word after the option can only be one of its values.
+MULTI_VALUE_OPTIONS = {"simulate": ("--compare",)}
+
+
+def expand_multi_value_options(args: list[str]) -> list[str]:
+    """`simulate --compare A B -o json` → `simulate --compare A --compare B -o json`."""
+    verb = next((a for a in args if not a.startswith("-")), None)
+    options = MULTI_VALUE_OPTIONS.get(verb or "", ())
+    out: list[str] = []
+    current: str | None = None  # the multi-value option whose values are being read
+    awaiting = False  # the option was just given without `=`: the next word is its first value
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        if arg.startswith("-") and arg != "-":
+            name = arg.split("=", 1)[0]
+            current = name if name in options else None
+            awaiting = current is not None and "=" not in arg
+            out.append(arg)
+        elif current is not None and not awaiting:
+            out += [current, arg]  # a further value of the option: repeat the option
+        else:
+            awaiting = False
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a verb; bad input becomes one clear line on stderr and exit 2.
 
@@ -87,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
 
     _register_verbs()
     command = typer.main.get_command(app)
+    args = expand_multi_value_options(list(sys.argv[1:] if argv is None else argv))
     try:
-        result = command.main(args=argv, prog_name="kubefit", standalone_mode=False)
+        result = command.main(args=args, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -71,7 +71,8 @@ def simulate(
     seed: SeedOption = 0,
     compare: Annotated[list[str] | None, typer.Option(
         "--compare", help="Also run under this configuration: a strategy (LeastAllocated, MostAllocated, "
-        "RequestedToCapacityRatio) or a scheduler config file. Repeat, or separate with commas.")] = None,
+        "RequestedToCapacityRatio) or a scheduler config file; several: separated by spaces or commas, "
+        "or the option repeated.")] = None,
     plot: Annotated[str | None, typer.Option("--plot", help="Write per-node allocation, sorted, to this PNG.")] = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
