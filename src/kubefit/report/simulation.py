@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from kubefit.quantity import format_quantity
+
 MAX_STEP_ROWS = 50  # longer workloads show placement and metrics, not every step
 
 
@@ -23,11 +25,14 @@ def simulation_table(console: Console, data: dict) -> None:
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
     final, placement = data["final"], data["placement"]
     t = Table(title="Nodes", title_justify="left")
-    for col in ("node", "placed", "pods", "cpu (m)", "memory"):
+    extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()
+                                  if v and r not in ("cpu", "memory")))  # other resources, where any is in use
+    for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended):
         t.add_column(col, justify="right" if col != "node" else "left")
     for node, usage in final.items():
-        t.add_row(node, str(placement.get(node, 0)), str(usage["pods"]), str(usage["requested"].get("cpu", 0)),
-                  _bytes(usage["requested"].get("memory", 0)))
+        requested = usage["requested"]
+        t.add_row(node, str(placement.get(node, 0)), str(usage["pods"]), str(requested.get("cpu", 0)),
+                  _bytes(requested.get("memory", 0)), *[str(requested.get(r, 0)) for r in extended])
     if len(final) <= 200:
         console.print(t)
     _metrics_table(console, [("", data["metrics"])])
@@ -68,7 +73,7 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
             for col in ("pending shape (e.g.)", "requests", "pending", "copies that fit", "copies if pooled"):
                 s.add_column(col)
             for item in m["stranded"]:
-                s.add_row(item["pod"], ", ".join(f"{k}={v}" for k, v in item["requests"].items()),
+                s.add_row(item["pod"], ", ".join(f"{k}={format_quantity(k, v)}" for k, v in item["requests"].items()),
                           str(item["pending"]), str(item["copiesThatFit"]), _fmt(item["copiesIfPooled"]))
             console.print(s)
 

@@ -84,6 +84,10 @@ def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], co
 
 
 def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
-    """`{"configurations": [{name, scheduled, unschedulable, metrics}]}` in the order given."""
+    """`{"configurations": [{name, scheduled, unschedulable, placement, metrics}]}` in the order given.
+
+    Steps are left out (a run of each configuration with plain `simulate` gives them); placement says
+    where each configuration put the pods, node by node.
+    """
     return {"configurations": [{"name": r.label, "scheduled": r.scheduled, "unschedulable": r.unschedulable,
-                                "metrics": r.metrics()} for r in results]}
+                                "placement": r.placement(), "metrics": r.metrics()} for r in results]}
