@@ -27,10 +27,10 @@ from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Framework,
-    _pre_filter,
-    _restricting,
     new_context,
     profile_framework,
+    restricting_plugins,
+    run_pre_filters,
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
@@ -185,7 +185,7 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
-        active, failure, names, _skipped = _pre_filter(fw, state, ctx)
+        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
             sh.failure = ", ".join(pre.reasons)
@@ -195,7 +195,7 @@ class Engine:
         sh.filters = active
         if names is not None:
             sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
-            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
         try:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring

@@ -112,7 +112,11 @@ def new_context(state: ClusterState, pod: Pod, demand: PodDemand | None = None) 
     return CycleContext(pod, demand, state.demand_vector(demand))
 
 
-def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[list, tuple[str, PreFilterOutcome] | None, set[str] | None, list[str]]:
+def run_pre_filters(fw: Framework, state: ClusterState,
+                    ctx: CycleContext) -> tuple[list, tuple[str, PreFilterOutcome] | None, set[str] | None, list[str]]:
+    """PreFilter of every filter plugin, as RunPreFilterPlugins: the plugins whose Filter still runs, the
+    first failure (plugin, outcome) if any, the intersection of the node names they restrict to (None:
+    all nodes), and the plugins that asked to be skipped."""
     active, skipped, names = [], [], None
     for name, plugin in fw.filters:
         pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
@@ -133,7 +137,7 @@ def _pre_filter(fw: Framework, state: ClusterState, ctx: CycleContext) -> tuple[
 def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: CycleResult,
                 idx: np.ndarray) -> np.ndarray:
     """PreFilter + Filter over nodes `idx`; fills statuses in `result`, returns the feasible node indices."""
-    active, failure, names, skipped = _pre_filter(fw, state, ctx)
+    active, failure, names, skipped = run_pre_filters(fw, state, ctx)
     result.skipped_filter_plugins = skipped
     if failure is not None:
         plugin_name, failure = failure
@@ -148,7 +152,7 @@ def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: C
         result.pre_filter_node_names = sorted(names)  # the PreFilterResult set, names that are no node included
         outside = np.array([state.nodes[int(n)].name not in names for n in idx], dtype=bool)
         if outside.any():
-            reason = f"node(s) didn't satisfy plugin(s) [{', '.join(_restricting(fw, ctx, state))}]"
+            reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
             for node in idx[outside].tolist():
                 result.codes[node] = UNRESOLVABLE
                 result.reasons[node] = [reason]
@@ -179,7 +183,8 @@ def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return patterns, which.ravel()
 
 
-def _restricting(fw: Framework, ctx: CycleContext, state: ClusterState) -> list[str]:
+def restricting_plugins(fw: Framework, ctx: CycleContext, state: ClusterState) -> list[str]:
+    """The PreFilter plugins that restricted the node set (named in "didn't satisfy plugin(s) [...]")."""
     out = []
     for name, plugin in fw.filters:
         pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
