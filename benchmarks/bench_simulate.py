@@ -8,6 +8,7 @@ evaluated (`percentageOfNodesToScore: 100`).
     .venv/bin/python benchmarks/bench_simulate.py                 # every size
     .venv/bin/python benchmarks/bench_simulate.py --sizes 1000x2000 5000x5000
     .venv/bin/python benchmarks/bench_simulate.py --check         # also compare with the plain framework
+    .venv/bin/python benchmarks/bench_simulate.py --profile default   # kube-scheduler's default profile
 """
 
 from __future__ import annotations
@@ -92,8 +93,13 @@ def synthetic_pods(n: int, rng: np.random.Generator) -> list[Pod]:
     return pods
 
 
-def config() -> SchedulerConfiguration:
-    """MostAllocated + BalancedAllocation, every node evaluated."""
+def config(profile_name: str = "bin-packing") -> SchedulerConfiguration:
+    """MostAllocated + BalancedAllocation (or kube-scheduler's default profile), every node evaluated."""
+    if profile_name == "default":
+        from kubefit.scheduler.config import decode_v1
+
+        return decode_v1({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                          "percentageOfNodesToScore": 100}, "default profile")
     profile = Profile(
         filter_plugins=("NodeResourcesFit",),
         score_plugins=(ScorePlugin("NodeResourcesFit", 1), ScorePlugin("NodeResourcesBalancedAllocation", 1)),
@@ -103,18 +109,18 @@ def config() -> SchedulerConfiguration:
     return SchedulerConfiguration((profile,), 100)
 
 
-def run(nodes_n: int, pods_n: int, seed: int, check: bool) -> dict:
+def run(nodes_n: int, pods_n: int, seed: int, check: bool, profile_name: str = "bin-packing") -> dict:
     from kubefit.scheduler.simulate import simulate
 
     rng = np.random.default_rng(seed)
     nodes, pods = synthetic_nodes(nodes_n, rng), synthetic_pods(pods_n, rng)
-    cfg = config()
+    cfg = config(profile_name)
     state = compile_state(nodes, pods)
     before = _rss_mib()
     t0 = time.perf_counter()
     result = simulate(state, cfg, pods, tie_break="random", seed=seed)
     elapsed = time.perf_counter() - t0
-    out = {"nodes": nodes_n, "pods": pods_n, "seconds": round(elapsed, 2), "podsPerSecond": round(pods_n / elapsed),
+    out = {"profile": profile_name, "nodes": nodes_n, "pods": pods_n, "seconds": round(elapsed, 2), "podsPerSecond": round(pods_n / elapsed),
            "scheduled": result.scheduled, "unschedulable": result.unschedulable,
            "nodesUsed": result.metrics()["nodesUsed"], "peakRssMiB": round(_rss_mib()),
            "inputsRssMiB": round(before)}
@@ -153,14 +159,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="NODESxPODS sizes to run (default: all), each in a fresh process")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", action="store_true", help="also replay with the plain framework (slow)")
+    parser.add_argument("--profile", choices=("bin-packing", "default"), default="bin-packing",
+                        help="bin-packing: MostAllocated + BalancedAllocation (the issue's figure); default: "
+                             "kube-scheduler's default profile (LeastAllocated, TaintToleration and NodeAffinity scores too)")
     parser.add_argument("--one", choices=list(SIZES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        out = run(*SIZES[args.one], args.seed, args.check)
+        out = run(*SIZES[args.one], args.seed, args.check, args.profile)
         print(" ".join(f"{k}={v}" for k, v in out.items()), flush=True)
         return 0
     for size in args.sizes:  # a fresh process per size: its peak memory is its own
-        cmd = [sys.executable, __file__, "--one", size, "--seed", str(args.seed)] + (["--check"] if args.check else [])
+        cmd = [sys.executable, __file__, "--one", size, "--seed", str(args.seed), "--profile", args.profile]
+        cmd += ["--check"] if args.check else []
         subprocess.run(cmd, check=True)
     return 0
 
