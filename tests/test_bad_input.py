@@ -213,6 +213,17 @@ NODE_POD_SHAPES = [
      ["Pod/p1", "metadata.annotations.kubefit.io/queued", "'maybe'"]),
     ("pod-unknown-spec-field", with_node(pod("nodeSelecter: {a: b},")),
      ["Pod/p1", "spec.nodeSelecter", "unknown field"]),
+    ("status-allocated-bad", with_node(pod("nodeName: n1,", container="{name: c}") +
+                                       "status: {containerStatuses: [{name: c, allocatedResources: {cpu: 2x}}]}\n"),
+     ["Pod/p1", "status.containerStatuses[0].allocatedResources.cpu", "'2x'"]),
+    ("status-resources-bad", with_node(pod() + "status: {initContainerStatuses: [{name: i, resources: "
+                                               "{requests: {memory: '-1'}}}]}\n"),
+     ["Pod/p1", "status.initContainerStatuses[0].resources.requests.memory", "greater than or equal to 0"]),
+    ("status-container-statuses-a-string", with_node(pod() + "status: {containerStatuses: x}\n"),
+     ["Pod/p1", "status.containerStatuses", "must be a list"]),
+    ("status-condition-reason-a-list", with_node(pod() + "status: {conditions: [{type: PodResizePending, "
+                                                         "reason: [Infeasible]}]}\n"),
+     ["Pod/p1", "status.conditions[0].reason", "must be a string"]),
     ("two-nodes-one-name", docs(NODE, NODE, POD), ["Node/n1", "metadata.name", "a second Node named 'n1'"]),
     ("two-pods-one-name", docs(NODE, POD, POD), ["Pod/p1", "metadata.name", "a second Pod named 'default/p1'"]),
 ]

@@ -13,7 +13,16 @@ from typing import Any
 
 import yaml
 
-from kubefit.api.core import Container, Node, Pod, ResourceList, Taint, Toleration
+from kubefit.api.core import (
+    Container,
+    ContainerStatus,
+    Node,
+    Pod,
+    PodCondition,
+    ResourceList,
+    Taint,
+    Toleration,
+)
 from kubefit.errors import InputError
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
@@ -460,11 +469,49 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         affinity=_mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
         tolerations=tolerations,
         phase=str(status.get("phase") or ""),
+        container_statuses=_container_statuses(status, "containerStatuses", doc),
+        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
+        conditions=_pod_conditions(status, doc),
         scheduler_name=_string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
         queued=_queued(doc, meta),
         raw=doc.body,
         source=doc.source,
     )
+
+
+def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:
+    """`status.containerStatuses` / `initContainerStatuses`: name, resources.requests, allocatedResources.
+
+    Only these are read (an in-place resize is accounted from them); the kubelet's other fields pass unread.
+    """
+    out = []
+    for i, raw in enumerate(_list(status.get(key), doc, f"status.{key}")):
+        path = f"status.{key}[{i}]"
+        if raw is None:
+            raise _fail(doc, path, "must be a container status (a mapping with name, resources, ...), got null")
+        cs = _mapping(raw, doc, path)
+        resources = cs.get("resources")
+        requests = None
+        if resources is not None:  # present, even empty: the kubelet reported what it actuated
+            requests = decode_resource_list(_mapping(resources, doc, f"{path}.resources").get("requests"), doc,
+                                            f"{path}.resources.requests")
+        allocated = decode_resource_list(cs.get("allocatedResources"), doc, f"{path}.allocatedResources")
+        out.append(ContainerStatus(name=_string(cs.get("name"), doc, f"{path}.name"), requests=requests,
+                                   allocated_resources=allocated))
+    return tuple(out)
+
+
+def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition, ...]:
+    """`status.conditions[].{type, reason}` (a `PodResizePending` condition changes how a pod is accounted)."""
+    out = []
+    for i, raw in enumerate(_list(status.get("conditions"), doc, "status.conditions")):
+        path = f"status.conditions[{i}]"
+        if raw is None:
+            raise _fail(doc, path, "must be a condition (a mapping with type and status), got null")
+        condition = _mapping(raw, doc, path)
+        out.append(PodCondition(type=_string(condition.get("type"), doc, f"{path}.type"),
+                                reason=_string(condition.get("reason"), doc, f"{path}.reason")))
+    return tuple(out)
 
 
 def _check_affinity(value: Any, doc: Document) -> None:

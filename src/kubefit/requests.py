@@ -6,14 +6,15 @@ Three views of one pod (SPEC-kube-scheduler §2, §4):
 - `nonzero`: the node's `NonZeroRequested` cpu/memory (100m / 200Mi for a container lacking the key);
 - `score_requests`: what NodeResourcesFit scoring uses for the incoming pod — the non-zero variant
   with pod-level resources ignored (the v1.34.1 quirk).
-All values are scheduler integers: millicores for cpu, whole units otherwise.
+A pod bound to a node is accounted with its container statuses' resources max-ed in (in-place resize,
+`use_status_resources`). All values are scheduler integers: millicores for cpu, whole units otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kubefit.api.core import Container, Pod, ResourceList
+from kubefit.api.core import Container, ContainerStatus, Pod, ResourceList
 from kubefit.quantity import NANO, scheduler_units
 from kubefit.resourcenames import CPU, MEMORY, is_hugepages
 
@@ -48,21 +49,55 @@ def is_sidecar(container: Container) -> bool:
     return container.restart_policy == "Always"
 
 
-def aggregate_container_requests(pod: Pod, non_missing: ResourceList | None = None) -> ResourceList:
-    """`AggregateContainerRequests`: Σ containers + sidecars, then max with the init-container peaks."""
+def is_pod_resize_infeasible(pod: Pod) -> bool:
+    """`IsPodResizeInfeasible`: the first `PodResizePending` condition has reason `Infeasible`."""
+    for condition in pod.conditions:
+        if condition.type == "PodResizePending":
+            return condition.reason == "Infeasible"
+    return False
+
+
+def _max_of(*lists: ResourceList | None) -> ResourceList:
+    """`max(a, b...)`: per name over the union of keys, the larger quantity."""
+    out: ResourceList = {}
+    for rl in lists:
+        _max_into(out, rl or {})
+    return out
+
+
+def _status_requests(pod: Pod, container: Container, status: ContainerStatus | None) -> ResourceList:
+    """A container's requests for node accounting (`determineContainerReqs` when its status has `resources`)."""
+    if status is None or status.requests is None:
+        return container.requests
+    if is_pod_resize_infeasible(pod):
+        return _max_of(status.requests, status.allocated_resources)
+    return _max_of(container.requests, status.requests, status.allocated_resources)
+
+
+def aggregate_container_requests(pod: Pod, non_missing: ResourceList | None = None, *,
+                                 use_status_resources: bool = False) -> ResourceList:
+    """`AggregateContainerRequests`: Σ containers + sidecars, then max with the init-container peaks.
+
+    `use_status_resources` (`opts.UseStatusResources`, on for pods bound to a node under
+    InPlacePodVerticalScaling): a container or sidecar whose status carries `resources` counts the
+    max of its spec, status and allocated requests (spec ignored while a resize is infeasible).
+    """
+    statuses: dict[str, ContainerStatus] = {}
+    if use_status_resources:
+        statuses = {cs.name: cs for cs in (*pod.container_statuses, *pod.init_container_statuses)}
     reqs: ResourceList = {}
     for c in pod.containers:
-        _add(reqs, _with_defaults(c.requests, non_missing))
+        _add(reqs, _with_defaults(_status_requests(pod, c, statuses.get(c.name)), non_missing))
     sidecars: ResourceList = {}
     init_peak: ResourceList = {}
     for c in pod.init_containers:
-        own = _with_defaults(c.requests, non_missing)
         if is_sidecar(c):
+            own = _with_defaults(_status_requests(pod, c, statuses.get(c.name)), non_missing)
             _add(reqs, own)
             _add(sidecars, own)
             candidate = sidecars
         else:
-            candidate = dict(own)
+            candidate = dict(_with_defaults(c.requests, non_missing))
             _add(candidate, sidecars)
         _max_into(init_peak, candidate)
     _max_into(reqs, init_peak)
@@ -78,9 +113,10 @@ def is_pod_level_requests_set(pod: Pod) -> bool:
     return bool(pod.pod_requests) and any(is_supported_pod_level_resource(n) for n in pod.pod_requests or {})
 
 
-def pod_requests_nanos(pod: Pod, *, non_missing: ResourceList | None = None, pod_level: bool = True) -> ResourceList:
+def pod_requests_nanos(pod: Pod, *, non_missing: ResourceList | None = None, pod_level: bool = True,
+                       use_status_resources: bool = False) -> ResourceList:
     """`PodRequests(pod, opts)` as exact quantities (nano-units)."""
-    reqs = aggregate_container_requests(pod, non_missing)
+    reqs = aggregate_container_requests(pod, non_missing, use_status_resources=use_status_resources)
     if pod_level and is_pod_level_requests_set(pod):
         for name, q in (pod.pod_requests or {}).items():
             if is_supported_pod_level_resource(name):
@@ -104,14 +140,20 @@ class PodDemand:
     score_requests: dict[str, int]  # NodeResourcesFit scoring, incoming pod side
 
 
-def pod_demand(pod: Pod) -> PodDemand:
-    """Compute the three request views of `pod` (SPEC §2 and §4)."""
-    plain = pod_requests_nanos(pod)
+def pod_demand(pod: Pod, *, use_status_resources: bool = False) -> PodDemand:
+    """Compute the three request views of `pod` (SPEC §2 and §4).
+
+    `use_status_resources=True` is for a pod bound to a node (`NodeInfo` accounting, InPlacePodVerticalScaling
+    on as in v1.34): `requests` and the non-zero view take the container statuses' resources into account.
+    The pod being scheduled leaves it off (Filter and scoring read its spec only), and so does Karmada.
+    """
+    plain = pod_requests_nanos(pod, use_status_resources=use_status_resources)
     if is_pod_level_requests_set(pod):
         non_missing = {k: v for k, v in NON_ZERO_DEFAULTS.items() if k not in plain}
     else:
         non_missing = NON_ZERO_DEFAULTS
-    nonzero = pod_requests_nanos(pod, non_missing=non_missing) if non_missing else plain
+    nonzero = (pod_requests_nanos(pod, non_missing=non_missing, use_status_resources=use_status_resources)
+               if non_missing else plain)
     score = pod_requests_nanos(pod, non_missing=NON_ZERO_DEFAULTS, pod_level=False)
     return PodDemand(
         requests=to_units(plain),

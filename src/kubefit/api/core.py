@@ -31,6 +31,21 @@ class Container:
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
 
 
+@dataclass(frozen=True)
+class ContainerStatus:
+    """`status.containerStatuses[]` / `initContainerStatuses[]`: what the kubelet has actuated (in-place resize)."""
+
+    name: str
+    requests: ResourceList | None = None  # status.resources.requests; None when status.resources is absent
+    allocated_resources: ResourceList = field(default_factory=dict)  # status.allocatedResources
+
+
+@dataclass(frozen=True)
+class PodCondition:
+    type: str
+    reason: str = ""
+
+
 @dataclass
 class Node:
     name: str
@@ -56,6 +71,9 @@ class Pod:
     affinity: dict[str, Any] | None = None  # spec.affinity as given (nodeAffinity is read by plugins)
     tolerations: tuple[Toleration, ...] = ()
     phase: str = ""
+    container_statuses: tuple[ContainerStatus, ...] = ()  # status.containerStatuses
+    init_container_statuses: tuple[ContainerStatus, ...] = ()  # status.initContainerStatuses
+    conditions: tuple[PodCondition, ...] = ()  # status.conditions (type, reason)
     scheduler_name: str = "default-scheduler"
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
     raw: dict[str, Any] = field(default_factory=dict, repr=False)

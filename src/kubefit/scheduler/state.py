@@ -88,8 +88,11 @@ def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
                 seen.add(name)
                 names.append(name)
     for pod in pods:
-        for c in (*pod.containers, *pod.init_containers):
-            for name in c.requests:
+        statuses = (*pod.container_statuses, *pod.init_container_statuses)
+        lists = [*(c.requests for c in (*pod.containers, *pod.init_containers)),
+                 *(rl for cs in statuses for rl in (cs.requests or {}, cs.allocated_resources))]
+        for rl in lists:
+            for name in rl:
                 if name not in seen and is_scalar(name):
                     seen.add(name)
                     names.append(name)
@@ -116,7 +119,7 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = ()) -> ClusterSta
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            state.bind(node, pod_demand(pod))
+            state.bind(node, pod_demand(pod, use_status_resources=True))  # NodeInfo: in-place resizes count
     state.version = 0
     return state
 
