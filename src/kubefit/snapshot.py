@@ -21,7 +21,7 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 # The pod list kube-scheduler's informer watches: everything not finished.
 NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
 
-# What a scenario needs of each object; everything else (managedFields, conditions, images, ...) is noise.
+# What a scenario needs of each object; everything else (managedFields, most conditions, images, ...) is noise.
 NODE_META = ("name", "labels", "creationTimestamp")
 NODE_SPEC = ("unschedulable", "taints")
 NODE_STATUS = ("capacity", "allocatable")
@@ -31,6 +31,9 @@ POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preem
             "overhead", "resources", "hostNetwork", "runtimeClassName")
 CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
 POD_STATUS = ("phase",)
+# A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
+# PodResizePending condition; those parts of the status are kept, the rest is noise.
+RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
@@ -187,7 +190,40 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
         spec["initContainers"] = inits
     out: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
                            "metadata": _pick(pod.get("metadata"), POD_META), "spec": spec}
-    status = _pick(pod.get("status"), POD_STATUS)
+    raw_status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
+    status = _pick(raw_status, POD_STATUS)
+    if spec.get("nodeName"):
+        status.update(_resize_status(raw_status))
     if status:
         out["status"] = status
+    return out
+
+
+def _trim_statuses(statuses: Any) -> list[dict[str, Any]]:
+    """Container statuses that report `resources` (the others leave the spec's requests standing)."""
+    trimmed = []
+    for cs in statuses if isinstance(statuses, list) else []:
+        if not isinstance(cs, dict) or cs.get("resources") is None:
+            continue
+        resources = cs["resources"]
+        kept = {"requests": resources["requests"]} if isinstance(resources, dict) and "requests" in resources \
+            else {}
+        trimmed.append({"name": cs.get("name"), "resources": kept,
+                        **_pick(cs, ("allocatedResources",))})
+    return trimmed
+
+
+def _resize_status(status: dict[str, Any]) -> dict[str, Any]:
+    """containerStatuses / initContainerStatuses (name, resources.requests, allocatedResources) and
+    the PodResizePending conditions (type, status, reason) of a bound pod."""
+    out: dict[str, Any] = {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        statuses = _trim_statuses(status.get(key))
+        if statuses:
+            out[key] = statuses
+    raw = status.get("conditions")
+    conditions = [_pick(c, ("type", "status", "reason")) for c in raw if isinstance(c, dict)
+                  and c.get("type") == RESIZE_CONDITION] if isinstance(raw, list) else []
+    if conditions:
+        out["conditions"] = conditions
     return out

@@ -19,6 +19,8 @@ import yaml
 
 from kubefit.cli import main
 from kubefit.load import load_scenario, read_documents
+from kubefit.requests import pod_demand
+from kubefit.scheduler.state import compile_state
 from kubefit.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -169,9 +171,12 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     for name, doc in by_name.items():
         text = json.dumps(doc)
         for noise in ("managedFields", "conditions", "images", "nodeInfo", "uid", "resourceVersion",
-                      "containerStatuses", "volumeMounts", "image", "annotations"):
+                      "volumeMounts", "image", "imageID", "state", "annotations"):
             assert f'"{noise}"' not in text, (name, noise)
         assert doc["metadata"]["labels"] == raw[name]["metadata"]["labels"]
+        if doc["kind"] == "Pod":  # a bound pod keeps what an in-place resize is accounted from
+            statuses = doc.get("status", {}).get("containerStatuses")
+            assert (statuses is not None) == bool(doc["spec"].get("nodeName")), name
     cordoned = by_name["kind-worker2"]
     assert cordoned["spec"] == {"unschedulable": True, "taints": raw["kind-worker2"]["spec"]["taints"]}
     assert cordoned["status"] == {k: raw["kind-worker2"]["status"][k] for k in ("capacity", "allocatable")}
@@ -182,6 +187,9 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     assert web["spec"]["containers"] == [{"name": "nginx", "resources": raw_web["containers"][0]["resources"],
                                           "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]
     assert [c.get("restartPolicy") for c in web["spec"]["initContainers"]] == [None, "Always"]
+    assert web["status"] == {"phase": "Running", "containerStatuses": [
+        {"name": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}},
+         "allocatedResources": {"cpu": "500m", "memory": "256Mi"}}]}
     trainer = by_name["trainer-0"]
     raw_trainer = raw["trainer-0"]["spec"]
     assert "nodeName" not in trainer["spec"] and trainer["status"] == {"phase": "Pending"}
@@ -212,6 +220,53 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     as_json = tmp_path / "cluster.json"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(as_json)]) == 0
     assert [d.body for d in read_documents(as_json)] == [d.body for d in read_documents(out)]
+
+
+def _mid_resize_pods() -> dict[str, Any]:
+    """The pod recording with web-…-abcde in the middle of an infeasible in-place resize.
+
+    Its spec now asks nginx for 4 cpus, which kind-worker cannot give (PodResizePending/Infeasible): the
+    kubelet still runs 500m. Its sidecar log-shipper was resized earlier to 300m (spec 50m).
+    """
+    recording = json.loads(json.dumps(RECORDED["/api/v1/pods"]))
+    web = next(p for page in recording["pages"] for p in page["items"] if p["metadata"]["name"] == "web-5f8d7c9b4-abcde")
+    web["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "4"
+    web["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "4"
+    web["status"]["conditions"].append({"type": "PodResizePending", "status": "True", "reason": "Infeasible",
+                                        "message": "Node didn't have enough capacity: cpu, requested: 4000, "
+                                                   "capacity: 8000", "lastProbeTime": None,
+                                        "lastTransitionTime": "2025-10-02T09:00:00Z"})
+    web["status"]["initContainerStatuses"] = [
+        {"name": "wait-db", "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}, "ready": True,
+         "restartCount": 0, "image": "busybox:1.36", "imageID": "busybox@sha256:1b2c", "started": False,
+         "allocatedResources": {"cpu": "200m", "memory": "64Mi"},
+         "resources": {"requests": {"cpu": "200m", "memory": "64Mi"}}},
+        {"name": "log-shipper", "state": {"running": {"startedAt": "2025-10-02T08:00:00Z"}}, "ready": True,
+         "restartCount": 0, "image": "fluent/fluent-bit:3.1", "imageID": "fluent-bit@sha256:7d8e", "started": True,
+         "allocatedResources": {"cpu": "300m", "memory": "32Mi"},
+         "resources": {"requests": {"cpu": "300m", "memory": "32Mi"}}}]
+    return recording
+
+
+def test_snapshot_of_a_pod_mid_resize_is_accounted_as_the_scheduler_does(
+        server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(RECORDED, "/api/v1/pods", _mid_resize_pods())
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    web = next(d.body for d in read_documents(out) if d.name == "web-5f8d7c9b4-abcde")
+    assert web["status"]["conditions"] == [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+    assert [s["name"] for s in web["status"]["initContainerStatuses"]] == ["wait-db", "log-shipper"]
+    assert web["status"]["initContainerStatuses"][1] == {
+        "name": "log-shipper", "resources": {"requests": {"cpu": "300m", "memory": "32Mi"}},
+        "allocatedResources": {"cpu": "300m", "memory": "32Mi"}}
+    scenario = load_scenario([out])
+    state = compile_state(scenario.nodes, scenario.pods)
+    worker, cpu = state.node_index["kind-worker"], state.column("cpu")
+    # web: nginx 500m (infeasible: the spec's 4 is ignored) + sidecar 300m (status) = 800m, the init peaks
+    # (wait-db 200m, log-shipper 300m) are below it; kindnet 100m runs there too
+    assert state.requested[worker, cpu] == 800 + 100
+    pod = next(p for p in scenario.pods if p.name == "web-5f8d7c9b4-abcde")
+    assert pod_demand(pod).requests["cpu"] == 4000 + 50  # its spec alone, as a pod to schedule
 
 
 def test_kubeconfig_from_environment_and_context(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
