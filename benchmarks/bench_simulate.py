@@ -120,7 +120,8 @@ def run(nodes_n: int, pods_n: int, seed: int, check: bool, profile_name: str = "
     t0 = time.perf_counter()
     result = simulate(state, cfg, pods, tie_break="random", seed=seed)
     elapsed = time.perf_counter() - t0
-    out = {"profile": profile_name, "nodes": nodes_n, "pods": pods_n, "seconds": round(elapsed, 2), "podsPerSecond": round(pods_n / elapsed),
+    out = {"profile": profile_name, "nodes": nodes_n, "pods": pods_n, "seconds": round(elapsed, 2),
+           "podsPerSecond": round(pods_n / elapsed),
            "scheduled": result.scheduled, "unschedulable": result.unschedulable,
            "nodesUsed": result.metrics()["nodesUsed"], "peakRssMiB": round(_rss_mib()),
            "inputsRssMiB": round(before)}

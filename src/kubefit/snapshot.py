@@ -205,10 +205,7 @@ def _trim_statuses(statuses: Any) -> list[dict[str, Any]]:
     for cs in statuses if isinstance(statuses, list) else []:
         if not isinstance(cs, dict) or cs.get("resources") is None:
             continue
-        resources = cs["resources"]
-        kept = {"requests": resources["requests"]} if isinstance(resources, dict) and "requests" in resources \
-            else {}
-        trimmed.append({"name": cs.get("name"), "resources": kept,
+        trimmed.append({"name": cs.get("name"), "resources": _pick(cs["resources"], ("requests",)),
                         **_pick(cs, ("allocatedResources",))})
     return trimmed
 
