@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kubefit.labels import selector_matches
+
 MAX_INT32 = 2**31 - 1
 
 
@@ -122,27 +124,6 @@ def spread_replicas(num_replicas: int, targets: list[dict[str, Any]], uid: str =
 
 # --------------------------------------------------------------------------- cluster affinity
 
-def _label_selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    for k, v in (selector.get("matchLabels") or {}).items():
-        if labels.get(k) != v:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or []
-        if op == "In":
-            ok = key in labels and labels[key] in values
-        elif op == "NotIn":
-            ok = key not in labels or labels[key] not in values
-        elif op == "Exists":
-            ok = key in labels
-        elif op == "DoesNotExist":
-            ok = key not in labels
-        else:
-            return False
-        if not ok:
-            return False
-    return True
-
-
 def _field_selector_matches(selector: Mapping[str, Any], cluster: Mapping[str, Any]) -> bool:
     spec = cluster.get("spec") or {}
     for expr in selector.get("matchExpressions") or []:
@@ -171,7 +152,7 @@ def cluster_matches(cluster: Mapping[str, Any], affinity: Mapping[str, Any] | No
     name = meta.get("name", "")
     if name in (affinity.get("exclude") or []):
         return False
-    if affinity.get("labelSelector") is not None and not _label_selector_matches(
+    if affinity.get("labelSelector") is not None and not selector_matches(
             affinity["labelSelector"], meta.get("labels") or {}):
         return False
     if affinity.get("fieldSelector") is not None and not _field_selector_matches(affinity["fieldSelector"], cluster):
