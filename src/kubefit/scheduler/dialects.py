@@ -81,6 +81,9 @@ DEFAULT_PREDICATES = ("NoVolumeZoneConflict", "MaxEBSVolumeCount", "MaxGCEPDVolu
                       "MaxAzureDiskVolumeCount", "MaxCSIVolumeCountPred", "MatchInterPodAffinity",
                       "NoDiskConflict", "GeneralPredicates", "CheckNodeUnschedulable",
                       "PodToleratesNodeTaints", "CheckVolumeBinding")
+# v1.16 register_predicates.go: RegisterMandatoryFitPredicate — run whatever the Policy lists
+# (factory/plugins.go getFitPredicateFunctions: "Always include mandatory fit predicates").
+MANDATORY_PREDICATES = ("CheckNodeUnschedulable", "PodToleratesNodeTaints")
 
 # Legacy priorities → (v1 score plugin, NodeResourcesFit strategy or None).
 PRIORITIES: dict[str, tuple[str, str | None]] = {
@@ -598,7 +601,18 @@ def _policy_predicates(doc: Document, notes: list[str], errors: list[str]) -> li
             plugins.update(PREDICATES[name])
         else:
             errors.append(f'Invalid predicate name "{name}" specified - no corresponding function found')
+    _add_mandatory(plugins, notes)
     return sorted(plugins, key=_order_key)
+
+
+def _add_mandatory(plugins: set[str], notes: list[str]) -> None:
+    """v1.16 always ran the mandatory predicates, listed or not; their v1 filters are kept."""
+    for name in MANDATORY_PREDICATES:
+        (plugin,) = PREDICATES[name]
+        if plugin not in plugins:
+            notes.append(f"predicate {name} is mandatory in v1.16 (run even when the Policy does not list it); "
+                         f"kept as the {plugin} filter")
+            plugins.add(plugin)
 
 
 def _policy_body(filters: list[str], scores: dict[str, Any], hard: int | None) -> dict[str, Any]:
