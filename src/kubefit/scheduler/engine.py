@@ -291,7 +291,9 @@ class Engine:
         order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
         m = len(order)
         k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
-        if not sh.fw.scorers:
+        if not sh.fw.scorers and self.tie_break == "first":
+            # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
+            # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
         if k >= m:
             if sh.allowed is not None and len(self.state):
