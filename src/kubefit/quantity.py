@@ -54,7 +54,7 @@ def parse_quantity(text: str | int | float) -> int:
     if suffix in _BINARY:
         num, den = mantissa * _BINARY[suffix] * NANO, 10**scale
     else:
-        exp = int(suffix[1:]) if suffix[:1] in ("e", "E") else _DECIMAL_EXP[suffix]
+        exp = _DECIMAL_EXP[suffix] if suffix in _DECIMAL_EXP else int(suffix[1:])  # "E" alone is exa
         exp += 9 - scale  # to nano-units
         num, den = (mantissa * 10**exp, 1) if exp >= 0 else (mantissa, 10**-exp)
     nanos = _ceil_div(num, den)
