@@ -104,8 +104,8 @@ PLACEMENT_SHAPE = {
 BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
                  "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str}
 POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
-                                       "labelSelector": {"matchLabels": dict}}],
-                "placement": PLACEMENT_SHAPE}
+                                       "labelSelector": {"matchLabels": dict, "matchExpressions": [dict]}}],
+                "priority": int, "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
 
 
@@ -161,7 +161,8 @@ def _check_requests(binding: Any, doc: Document) -> None:
 def load_fleet(files: list[str]) -> Fleet:
     """Clusters plus one ResourceBinding (or a workload and the PropagationPolicy selecting it)."""
     from kubefit.api.karmada import decode_cluster, decode_resource_binding
-    from kubefit.multicluster.schedule import binding_from_workload, policy_matches
+    from kubefit.multicluster.resourceselector import claiming_policy
+    from kubefit.multicluster.schedule import binding_from_workload
 
     fleet = Fleet()
     workloads: list[Document] = []
@@ -203,11 +204,14 @@ def load_fleet(files: list[str]) -> Fleet:
         raise InputError(f"cluster names must be unique: {', '.join(sorted(dup))}", file=", ".join(files))
     if fleet.binding is None and workloads:
         wl = workloads[0]
-        pols = [p for p in policies if policy_matches(p.body, wl.body)]
-        if not pols:
-            raise InputError("no PropagationPolicy selects this workload", file=wl.source, obj=wl.label)
-        fleet.binding = {"spec": binding_from_workload(wl.body, pols[0].body, _template_requests(wl)), "status": {}}
-        fleet.binding_source = f"{wl.source}: {wl.label} with {pols[0].label}"
+        chosen = claiming_policy([p.body for p in policies], wl.body)
+        if chosen is None:
+            raise InputError("no PropagationPolicy selects this workload (Karmada's ResourceMatches: apiVersion, "
+                             "kind and namespace equal, then the name, else the labelSelector)",
+                             file=wl.source, obj=wl.label)
+        pol = policies[chosen]
+        fleet.binding = {"spec": binding_from_workload(wl.body, pol.body, _template_requests(wl)), "status": {}}
+        fleet.binding_source = f"{wl.source}: {wl.label} with {pol.label}"
     return fleet
 
 
@@ -295,46 +299,76 @@ def schedule(
     files: FilesOption,
     feature_gates: GatesOption = None,
     score: Annotated[list[str] | None, typer.Option(
-        "--score", help="NAME=N: the scheduler's score of a cluster (default 0).")] = None,
+        "--score", help="NAME=N: a cluster's score, replacing the Score plugins (ClusterLocality, "
+                   "ClusterAffinity); clusters not named score 0.")] = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
     """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
-    from kubefit.multicluster.schedule import schedule as run_schedule
+    from kubefit.multicluster.schedule import schedule_binding
 
     gates = parse_gates(feature_gates)
     fleet = load_fleet(files)
     if fleet.binding is None:
         raise InputError("no ResourceBinding, and no workload with a PropagationPolicy, in the files",
                          file=", ".join(files))
+    scores = _parse_scores(score)
+    result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
+    overflow = result.pop("overflow")
+    if overflow:
+        _warn_overflow(overflow)
+    result["replicas"] = {c.name: 0 for c in fleet.clusters} | {c["name"]: c["replicas"]
+                                                               for c in result["clusters"] or []}
+    for w in _unchecked_api(fleet):
+        warn(w)
+
+    def table(console: Console) -> None:
+        _schedule_table(console, fleet, result)
+
+    emit(result, output, table)
+    if result["error"]:
+        raise typer.Exit(1)
+
+
+def _parse_scores(items: list[str] | None) -> dict[str, int] | None:
+    """`--score NAME=N` → {name: N}; None when not given (the Score plugins decide)."""
+    if not items:
+        return None
     scores = {}
-    for item in score or []:
+    for item in items:
         k, _, v = item.partition("=")
         try:
             scores[k] = int(v)
         except ValueError:
             raise InputError(f"expected NAME=INTEGER, got {item!r}", field="--score") from None
-    result = run_schedule(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
-    overflow = result.pop("overflow")
-    if overflow:
-        _warn_overflow(overflow)
+    return scores
 
-    def table(console: Console) -> None:
-        t = Table(title=f"candidates for {fleet.binding_source}")
-        for col in ("cluster", "available", "allocatable"):
-            t.add_column(col, justify="left" if col == "cluster" else "right")
-        for c in result["candidates"]:
-            t.add_row(c["name"], str(c["availableReplicas"]), str(c["allocatableReplicas"]))
-        console.print(t)
-        if result["error"]:
-            console.print(f"[red]scheduling failed:[/red] {result['error']}")
-        else:
-            a = Table(title="spec.clusters")
-            a.add_column("cluster")
-            a.add_column("replicas", justify="right")
-            for c in result["clusters"]:
-                a.add_row(c["name"], str(c["replicas"]))
-            console.print(a)
 
-    emit(result, output, table)
+def _unchecked_api(fleet: Fleet) -> list[str]:
+    """Clusters APIEnablement could not check (no status.apiEnablements), as one warning."""
+    names = [c.name for c in fleet.clusters if ((c.raw or {}).get("status") or {}).get("apiEnablements") is None]
+    if not names:
+        return []
+    res = (fleet.binding or {}).get("spec", {}).get("resource") or {}
+    return [f"cluster(s) {', '.join(names)}: no status.apiEnablements, so the APIEnablement filter was not "
+            f"evaluated (Karmada would find no {res.get('apiVersion', '')} {res.get('kind', '')} there and reject "
+            f"them: \"cluster(s) did not have the API resource\")"]
+
+
+def _schedule_table(console: Console, fleet: Fleet, result: dict[str, Any]) -> None:
+    """Every cluster: the filter that rejected it (and why), or its estimate, score and replicas."""
+    t = Table(title=f"clusters for {fleet.binding_source}")
+    for col in ("cluster", "filter", "score", "available", "allocatable", "replicas"):
+        t.add_column(col, justify="left" if col in ("cluster", "filter") else "right")
+    cands = {c["name"]: c for c in result["candidates"]}
+    for c in fleet.clusters:
+        rej = result["filter"].get(c.name)
+        cand = cands.get(c.name, {})
+        t.add_row(c.name, f"{rej['plugin']}: {rej['reason']}" if rej else "fits",
+                  str(result["scores"].get(c.name, "")), str(cand.get("availableReplicas", "")),
+                  str(cand.get("allocatableReplicas", "")), str(result["replicas"][c.name]))
+    console.print(t)
+    for attempt in result.get("affinityAttempts") or []:
+        console.print(f"clusterAffinities term {attempt['affinityName']!r}: "
+                      f"{attempt['error'] or 'scheduled'}", markup=False)
     if result["error"]:
-        raise typer.Exit(1)
+        console.print(f"[red]scheduling failed:[/red] {result['error']}")
