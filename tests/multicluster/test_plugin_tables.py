@@ -1,0 +1,47 @@
+"""Karmada's own unit-test tables for its scheduler plugins and selectors (tests/multicluster/data/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubefit.multicluster.affinity import cluster_matches, match_zones
+from kubefit.multicluster.filters import FILTERS
+from kubefit.multicluster.resourceselector import selector_priority
+from kubefit.multicluster.scores import SCORES
+
+DATA = Path(__file__).parent / "data" / "karmada-scheduler-plugin-tests.jsonl"
+ROWS = [json.loads(line) for line in DATA.read_text().splitlines()]
+
+
+def _run(row: dict) -> dict:
+    op = row["op"]
+    if op == "filter":
+        reason = dict(FILTERS)[row["plugin"]](row.get("spec") or {}, row.get("status") or {}, row["cluster"])
+        return {"code": "Success" if reason is None else "Unschedulable", "reason": reason}
+    if op == "score":
+        name = (row["cluster"].get("metadata") or {}).get("name", "")
+        return {"score": dict(SCORES)[row["plugin"]](row.get("spec") or {}, name)}
+    if op == "selectorPriority":
+        return {"priority": selector_priority(row["resource"], row["selector"])}
+    if op == "clusterMatches":
+        return {"matches": cluster_matches(row["cluster"], row["affinity"])}
+    return {"matched": match_zones(row["operator"], row["values"], row["zones"])}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r['op']}:{r.get('plugin', '')}:{r['name']}" for r in ROWS])
+def test_karmada_table_row(row: dict) -> None:
+    got = _run(row)
+    expect = dict(row["expect"])
+    contains = expect.pop("reasonContains", None)
+    assert {k: got[k] for k in expect} == expect
+    if contains is not None:
+        assert contains in got["reason"]
+
+
+def test_every_filter_and_score_plugin_has_rows() -> None:
+    plugins = {(r["op"], r.get("plugin")) for r in ROWS}
+    assert {("filter", name) for name, _ in FILTERS} <= plugins
+    assert {("score", name) for name, _ in SCORES} <= plugins

@@ -1,0 +1,166 @@
+"""`kubefit schedule` runs Karmada's filters, scores and clusterAffinities failover (hand-checked cases).
+
+The base scenario is examples/karmada/samples-nginx: Karmada's samples/nginx Deployment (2 replicas) and
+PropagationPolicy (clusterAffinity member1+member2, static weights 1:1) over member1, member2 (tainted
+maintenance=true:NoSchedule) and member3.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kubefit.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "karmada" / "samples-nginx"
+AFFINITY = "cluster(s) did not match the placement cluster affinity constraint"
+TAINT = "cluster(s) had untolerated taint {maintenance=true:NoSchedule}"
+
+
+def _docs(name: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((EXAMPLE / name).read_text()) if d]
+
+
+@pytest.fixture
+def scenario() -> dict[str, Any]:
+    return {"clusters": _docs("clusters.yaml"), "deployment": _docs("deployment.yaml")[0],
+            "policy": _docs("propagationpolicy.yaml")[0]}
+
+
+def _schedule(tmp_path: Path, capsys, docs: list[dict[str, Any]], *args: str) -> tuple[int, dict, str]:
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    rc = main(["schedule", "-f", str(path), "-o", "json", *args])
+    out = capsys.readouterr()
+    return rc, json.loads(out.out), out.err
+
+
+def _all(s: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*s["clusters"], s["deployment"], s["policy"]]
+
+
+def test_samples_nginx_example_as_shipped(capsys) -> None:
+    files = [a for f in ("clusters.yaml", "deployment.yaml", "propagationpolicy.yaml") for a in ("-f", str(EXAMPLE / f))]
+    assert main(["schedule", *files, "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["replicas"] == {"member1": 2, "member2": 0, "member3": 0}
+    assert data["filter"] == {"member2": {"plugin": "TaintToleration", "reason": TAINT},
+                              "member3": {"plugin": "ClusterAffinity", "reason": AFFINITY}}
+    assert [c["name"] for c in data["candidates"]] == ["member1"]
+
+
+def test_without_the_taint_the_static_weights_split_one_one(tmp_path, capsys, scenario) -> None:
+    del scenario["clusters"][1]["spec"]["taints"]
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 0
+    assert data["replicas"] == {"member1": 1, "member2": 1, "member3": 0}
+    assert list(data["filter"]) == ["member3"]
+
+
+def test_a_tolerated_taint_passes(tmp_path, capsys, scenario) -> None:
+    scenario["policy"]["spec"]["placement"]["clusterTolerations"] = [
+        {"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 0 and data["replicas"] == {"member1": 1, "member2": 1, "member3": 0}
+
+
+def test_no_cluster_left_is_karmadas_fit_error(tmp_path, capsys, scenario) -> None:
+    scenario["clusters"][0]["spec"]["taints"] = copy.deepcopy(scenario["clusters"][1]["spec"]["taints"])
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 1
+    assert data["error"] == f"0/3 clusters are available: 1 {AFFINITY}, 2 {TAINT}."
+    assert data["clusters"] is None and data["replicas"] == {"member1": 0, "member2": 0, "member3": 0}
+
+
+def test_every_rejecting_filter_is_listed(tmp_path, capsys, scenario) -> None:
+    scenario["clusters"][2]["spec"]["taints"] = copy.deepcopy(scenario["clusters"][1]["spec"]["taints"])
+    _, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert data["filter"]["member3"] == {"plugin": "TaintToleration", "reason": TAINT,
+                                         "alsoRejectedBy": ["ClusterAffinity"]}
+
+
+def test_cluster_affinities_are_failover_groups(tmp_path, capsys, scenario) -> None:
+    placement = scenario["policy"]["spec"]["placement"]
+    del placement["clusterAffinity"]
+    placement["clusterAffinities"] = [{"affinityName": "primary", "clusterNames": ["member2"]},
+                                      {"affinityName": "backup", "clusterNames": ["member1", "member3"]}]
+    placement["replicaScheduling"] = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 0
+    assert data["affinityName"] == "backup"
+    assert data["affinityAttempts"] == [
+        {"affinityName": "primary", "error": f"0/3 clusters are available: 1 {TAINT}, 2 {AFFINITY}."},
+        {"affinityName": "backup", "error": None}]
+    # Aggregated over member1 and member3 (100 free pods each): the first candidate takes both replicas
+    assert sum(data["replicas"].values()) == 2 and data["replicas"]["member2"] == 0
+
+
+def test_all_affinity_terms_failing_report_the_first_error(tmp_path, capsys, scenario) -> None:
+    placement = scenario["policy"]["spec"]["placement"]
+    del placement["clusterAffinity"]
+    placement["clusterAffinities"] = [{"affinityName": "a", "clusterNames": ["member2"]},
+                                      {"affinityName": "b", "clusterNames": ["nowhere"]}]
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 1 and data["affinityName"] is None
+    assert data["error"] == data["affinityAttempts"][0]["error"] == f"0/3 clusters are available: 1 {TAINT}, 2 {AFFINITY}."
+    # member2 fails TaintToleration before ClusterAffinity (registry order), so term b reads the same
+    assert data["affinityAttempts"][1]["error"] == f"0/3 clusters are available: 1 {TAINT}, 2 {AFFINITY}."
+
+
+def test_cluster_locality_prefers_the_previous_clusters(tmp_path, capsys, scenario) -> None:
+    """A binding already on member3: ClusterLocality scores it 100, the others 0, so it leads the candidates."""
+    del scenario["clusters"][1]["spec"]["taints"]
+    binding = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding",
+               "metadata": {"name": "nginx-deployment", "namespace": "default"},
+               "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"},
+                        "replicas": 2, "clusters": [{"name": "member3", "replicas": 2}],
+                        "placement": {"replicaScheduling": {"replicaSchedulingType": "Divided",
+                                                            "replicaDivisionPreference": "Aggregated"}}}}
+    rc, data, _ = _schedule(tmp_path, capsys, [*scenario["clusters"], binding])
+    assert rc == 0
+    assert data["scores"] == {"member1": 0, "member2": 0, "member3": 100}
+    assert data["candidates"][0]["name"] == "member3"
+    rc, given, _ = _schedule(tmp_path, capsys, [*scenario["clusters"], binding], "--score", "member1=7")
+    assert given["scores"] == {"member1": 7, "member2": 0, "member3": 0}
+
+
+def test_api_enablement(tmp_path, capsys, scenario) -> None:
+    scenario["clusters"][0]["status"]["apiEnablements"] = [{"groupVersion": "v1", "resources": [{"kind": "Pod"}]}]
+    del scenario["clusters"][1]["status"]["apiEnablements"]
+    rc, data, err = _schedule(tmp_path, capsys, _all(scenario))
+    assert data["filter"]["member1"] == {"plugin": "APIEnablement", "reason": "cluster(s) did not have the API resource"}
+    assert "member2: no status.apiEnablements" in err  # not checked, said so
+
+
+@pytest.mark.parametrize(("selector", "selects"), [
+    ({"name": "nginx", "labelSelector": {"matchLabels": {"app": "other"}}}, True),  # name only, selector ignored
+    ({"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["nginx"]}]}}, True),
+    ({"labelSelector": {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["nginx"]}]}}, False),
+    ({"name": "nginx", "namespace": "prod"}, False),
+    ({}, True),  # neither name nor selector: every Deployment
+])
+def test_resource_selectors(tmp_path, capsys, scenario, selector, selects) -> None:
+    scenario["policy"]["spec"]["resourceSelectors"] = [{"apiVersion": "apps/v1", "kind": "Deployment", **selector}]
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump_all(_all(scenario)))
+    rc = main(["schedule", "-f", str(path), "-o", "json"])
+    err = capsys.readouterr().err
+    assert rc == (0 if selects else 2)
+    assert ("no PropagationPolicy selects this workload" in err) is not selects
+
+
+def test_the_higher_priority_policy_claims_the_workload(tmp_path, capsys, scenario) -> None:
+    other = copy.deepcopy(scenario["policy"])
+    other["metadata"]["name"] = "a-everything"  # alphabetically first, but matches all Deployments only
+    other["spec"]["resourceSelectors"] = [{"apiVersion": "apps/v1", "kind": "Deployment"}]
+    other["spec"]["placement"]["clusterAffinity"] = {"clusterNames": ["member3"]}
+    rc, data, _ = _schedule(tmp_path, capsys, [*_all(scenario), other])
+    assert rc == 0 and data["replicas"]["member1"] == 2  # the name match outranks match-all
+    other["spec"]["priority"] = 5  # explicit priority first
+    rc, data, _ = _schedule(tmp_path, capsys, [*_all(scenario), other])
+    assert data["replicas"] == {"member1": 0, "member2": 0, "member3": 2}
