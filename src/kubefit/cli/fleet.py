@@ -305,6 +305,7 @@ def schedule(
 ) -> None:
     """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
     from kubefit.multicluster.schedule import schedule_binding
+    from kubefit.multicluster.spread import SpreadNotEvaluated
 
     gates = parse_gates(feature_gates)
     fleet = load_fleet(files)
@@ -312,7 +313,10 @@ def schedule(
         raise InputError("no ResourceBinding, and no workload with a PropagationPolicy, in the files",
                          file=", ".join(files))
     scores = _parse_scores(score)
-    result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
+    try:
+        result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
+    except SpreadNotEvaluated as exc:
+        raise InputError(str(exc), obj=fleet.binding_source, field="placement.spreadConstraints") from None
     overflow = result.pop("overflow")
     if overflow:
         _warn_overflow(overflow)

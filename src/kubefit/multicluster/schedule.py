@@ -16,6 +16,7 @@ from kubefit.multicluster.divide import MAX_INT32, Candidate, divide
 from kubefit.multicluster.estimate import ClusterEstimate, max_available_replicas, parse_request
 from kubefit.multicluster.filters import Rejection, fit_error, run_filters
 from kubefit.multicluster.scores import prioritize
+from kubefit.multicluster.spread import SpreadError, select_best_clusters
 
 
 def binding_request(spec: Mapping[str, Any]) -> dict[str, int] | None:
@@ -60,8 +61,15 @@ def select_candidates(clusters: Sequence[Cluster], spec: Mapping[str, Any], scor
 
 def schedule(clusters: Sequence[Cluster], spec: Mapping[str, Any], status: Mapping[str, Any] | None = None,
              scores: Mapping[str, int] | None = None, gates: Mapping[str, bool] | None = None) -> dict[str, Any]:
-    """`{"candidates": [...], "clusters": [...] sorted by name or None, "error": None or message}`."""
+    """`{"candidates": [...], "clusters": [...] sorted by name or None, "error": None or message}`.
+
+    Candidates are those `SelectBestClusters` keeps (spreadConstraints, kubefit.multicluster.spread)."""
     cands, estimates = select_candidates(clusters, spec, scores, gates)
+    try:
+        cands = select_best_clusters(cands, spec.get("placement") or {}, int(spec.get("replicas", 0) or 0))
+    except SpreadError as exc:
+        return {"candidates": [], "clusters": None, "error": str(exc),
+                "overflow": sorted(e.name for e in estimates if e.overflow)}
     result = divide(cands, spec, status)
     return {
         "candidates": [{"name": c.name, "availableReplicas": c.available_replicas,
