@@ -164,3 +164,26 @@ def test_the_higher_priority_policy_claims_the_workload(tmp_path, capsys, scenar
     other["spec"]["priority"] = 5  # explicit priority first
     rc, data, _ = _schedule(tmp_path, capsys, [*_all(scenario), other])
     assert data["replicas"] == {"member1": 0, "member2": 0, "member3": 2}
+
+
+def test_webhook_defaults_apply_to_a_policy(tmp_path, capsys, scenario) -> None:
+    """Divided without a preference becomes Weighted (static weight 1 each, as no weightPreference);
+    the default not-ready toleration (NoExecute) lets a cluster with that NoExecute taint pass, not a NoSchedule one."""
+    placement = scenario["policy"]["spec"]["placement"]
+    placement["replicaScheduling"] = {"replicaSchedulingType": "Divided"}
+    scenario["clusters"][1]["spec"]["taints"] = [{"key": "cluster.karmada.io/not-ready", "effect": "NoExecute"}]
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 0 and data["replicas"] == {"member1": 1, "member2": 1, "member3": 0}
+    scenario["clusters"][1]["spec"]["taints"] = [{"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}]
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert data["filter"]["member2"]["reason"] == "cluster(s) had untolerated taint {cluster.karmada.io/not-ready:NoSchedule}"
+    assert data["replicas"] == {"member1": 2, "member2": 0, "member3": 0}
+
+
+def test_a_spread_constraint_without_field_spreads_by_cluster(tmp_path, capsys, scenario) -> None:
+    placement = scenario["policy"]["spec"]["placement"]
+    del scenario["clusters"][1]["spec"]["taints"]
+    placement["replicaScheduling"] = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}
+    placement["spreadConstraints"] = [{"maxGroups": 1}]  # → spreadByField cluster, minGroups 1
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 0 and [c["name"] for c in data["candidates"]] == ["member1"]

@@ -15,6 +15,7 @@ from kubefit.api.karmada import Cluster, quantity_text
 from kubefit.multicluster.divide import MAX_INT32, Candidate, divide
 from kubefit.multicluster.estimate import ClusterEstimate, max_available_replicas, parse_request
 from kubefit.multicluster.filters import Rejection, fit_error, run_filters
+from kubefit.multicluster.policydefaults import webhook_defaults
 from kubefit.multicluster.scores import prioritize
 from kubefit.multicluster.spread import SpreadError, select_best_clusters
 
@@ -146,7 +147,8 @@ def schedule_binding(clusters: Sequence[Cluster], spec: Mapping[str, Any], statu
 
 def binding_from_workload(workload: Mapping[str, Any], policy: Mapping[str, Any],
                           template_requests: Mapping[str, str] | None) -> dict[str, Any]:
-    """The ResourceBinding spec Karmada's detector builds for a Deployment-like workload and its policy.
+    """The ResourceBinding spec Karmada's detector builds for a Deployment-like workload and its policy
+    (the policy's placement with the mutating webhook's defaults, kubefit.multicluster.policydefaults).
 
     `template_requests` is the pod template's effective request (quantity strings), as Karmada's
     interpreter reads it (`resourcehelper.PodRequests`); empty means no replicaRequirements.
@@ -158,7 +160,7 @@ def binding_from_workload(workload: Mapping[str, Any], policy: Mapping[str, Any]
                      "namespace": meta.get("namespace") or "default", "name": meta.get("name", ""),
                      "uid": meta.get("uid", "")},
         "replicas": 1 if replicas is None else int(replicas),
-        "placement": (policy.get("spec") or {}).get("placement") or {},
+        "placement": webhook_defaults((policy.get("spec") or {}).get("placement") or {}),
     }
     if template_requests:
         spec["replicaRequirements"] = {"resourceRequest": dict(template_requests)}
