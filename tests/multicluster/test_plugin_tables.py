@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kubefit.multicluster.affinity import cluster_matches, match_zones
-from kubefit.multicluster.filters import FILTERS
+from kubefit.multicluster.filters import FILTERS, fit_error
 from kubefit.multicluster.resourceselector import selector_priority
 from kubefit.multicluster.scores import SCORES
 
@@ -26,6 +26,8 @@ def _run(row: dict) -> dict:
         return {"score": dict(SCORES)[row["plugin"]](row.get("spec") or {}, name)}
     if op == "selectorPriority":
         return {"priority": selector_priority(row["resource"], row["selector"])}
+    if op == "fitError":
+        return {"error": fit_error(row["numAllClusters"], row["reasons"])}
     if op == "clusterMatches":
         return {"matches": cluster_matches(row["cluster"], row["affinity"])}
     return {"matched": match_zones(row["operator"], row["values"], row["zones"])}
@@ -36,9 +38,13 @@ def test_karmada_table_row(row: dict) -> None:
     got = _run(row)
     expect = dict(row["expect"])
     contains = expect.pop("reasonContains", None)
+    prefix, parts, count = (expect.pop(k, None) for k in ("errorPrefix", "errorContains", "reasonCount"))
     assert {k: got[k] for k in expect} == expect
     if contains is not None:
         assert contains in got["reason"]
+    if prefix is not None:  # TestFitError_Error's own checks: prefix, each reason, their number
+        assert got["error"].startswith(prefix) and all(p in got["error"] for p in parts)
+        assert len(got["error"].removeprefix(prefix).split(",")) == count
 
 
 def test_every_filter_and_score_plugin_has_rows() -> None:

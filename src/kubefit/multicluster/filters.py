@@ -20,7 +20,7 @@ rejecting filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,12 +164,14 @@ def run_filters(spec: Mapping[str, Any], status: Mapping[str, Any], cluster: Map
     return Rejection(failed[0][0], failed[0][1], tuple(n for n, _ in failed[1:]))
 
 
-def fit_error(num_all_clusters: int, rejections: Mapping[str, Rejection]) -> str:
-    """`framework.FitError.Error()`: "0/N clusters are available: " + the sorted "count reason" histogram."""
-    if num_all_clusters == 0 or not rejections:
+def fit_error(num_all_clusters: int, reasons: Mapping[str, Sequence[str]]) -> str:
+    """`framework.FitError.Error()`: "0/N clusters are available: " + the sorted "count reason" histogram
+    over every rejected cluster's reasons."""
+    if num_all_clusters == 0 or not reasons:
         return f"0/{num_all_clusters} clusters are available: no cluster exists."
     counts: dict[str, int] = {}
-    for r in rejections.values():
-        counts[r.reason] = counts.get(r.reason, 0) + 1
+    for cluster_reasons in reasons.values():
+        for reason in cluster_reasons:
+            counts[reason] = counts.get(reason, 0) + 1
     parts = sorted(f"{n} {reason}" for reason, n in counts.items())
     return f"0/{num_all_clusters} clusters are available: {', '.join(parts)}."

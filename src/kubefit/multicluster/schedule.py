@@ -105,7 +105,7 @@ def schedule_once(clusters: Sequence[Cluster], spec: Mapping[str, Any], status: 
     """`genericScheduler.Schedule`: filter, score (or the given scores), select and assign."""
     feasible, rejected = find_feasible(clusters, spec, status)
     if not feasible:
-        result: dict[str, Any] = {"candidates": [], "clusters": None, "error": fit_error(len(clusters), rejected),
+        result: dict[str, Any] = {"candidates": [], "clusters": None, "error": fit_error(len(clusters), {n: [r.reason] for n, r in rejected.items()}),
                                   "overflow": []}
         given: Mapping[str, int] = {}
     else:
