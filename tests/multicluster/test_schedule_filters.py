@@ -20,6 +20,7 @@ from kubefit.cli import main
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "karmada" / "samples-nginx"
 AFFINITY = "cluster(s) did not match the placement cluster affinity constraint"
 TAINT = "cluster(s) had untolerated taint {maintenance=true:NoSchedule}"
+DUPLICATED = {"replicaSchedulingType": "Duplicated"}
 
 
 def _docs(name: str) -> list[dict[str, Any]]:
@@ -187,3 +188,27 @@ def test_a_spread_constraint_without_field_spreads_by_cluster(tmp_path, capsys, 
     placement["spreadConstraints"] = [{"maxGroups": 1}]  # → spreadByField cluster, minGroups 1
     rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
     assert rc == 0 and [c["name"] for c in data["candidates"]] == ["member1"]
+
+
+def test_a_deleting_cluster_is_skipped_but_counted(tmp_path, capsys, scenario) -> None:
+    """findClustersThatFit skips a cluster with a deletionTimestamp (no verdict); FitError still counts all 3."""
+    scenario["clusters"][0]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    rc, data, _ = _schedule(tmp_path, capsys, _all(scenario))
+    assert rc == 1 and "member1" not in data["filter"]
+    assert data["error"] == f"0/3 clusters are available: 1 {AFFINITY}, 1 {TAINT}."  # sorted: "did" < "had"
+
+
+def test_failover_starts_at_the_observed_affinity_term(tmp_path, capsys, scenario) -> None:
+    """A binding whose status names term "second" starts there, even though "first" would schedule."""
+    del scenario["clusters"][1]["spec"]["taints"]
+    binding = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding",
+               "metadata": {"name": "nginx-deployment", "namespace": "default"},
+               "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}, "replicas": 2,
+                        "placement": {"clusterAffinities": [{"affinityName": "first", "clusterNames": ["member1"]},
+                                                            {"affinityName": "second", "clusterNames": ["member2"]}],
+                                      "replicaScheduling": DUPLICATED}},
+               "status": {"schedulerObservingAffinityName": "second"}}
+    rc, data, _ = _schedule(tmp_path, capsys, [*scenario["clusters"], binding])
+    assert rc == 0 and data["affinityName"] == "second"
+    assert data["replicas"] == {"member1": 0, "member2": 2, "member3": 0}
+    assert [a["affinityName"] for a in data["affinityAttempts"]] == ["second"]
