@@ -212,3 +212,25 @@ def test_failover_starts_at_the_observed_affinity_term(tmp_path, capsys, scenari
     assert rc == 0 and data["affinityName"] == "second"
     assert data["replicas"] == {"member1": 0, "member2": 2, "member3": 0}
     assert [a["affinityName"] for a in data["affinityAttempts"]] == ["second"]
+
+
+@pytest.mark.parametrize(("where", "key", "value", "field"), [
+    ("cluster", ("spec", "taints"), "x", "Cluster/member1: spec.taints"),
+    ("cluster", ("status", "apiEnablements"), [{"groupVersion": "apps/v1", "resources": "x"}],
+     "Cluster/member1: status.apiEnablements[0].resources"),
+    ("placement", ("spreadConstraints",), [{"spreadByField": "cluster", "maxGroups": "a"}],
+     "spec.placement.spreadConstraints[0].maxGroups"),
+    ("placement", ("clusterAffinity",), {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In",
+                                                                                 "values": "x"}]}},
+     "spec.placement.clusterAffinity.labelSelector.matchExpressions[0].values"),
+])
+def test_bad_filter_inputs_are_one_line_errors(tmp_path, capsys, scenario, where, key, value, field) -> None:
+    target = scenario["clusters"][0] if where == "cluster" else scenario["policy"]["spec"]["placement"]
+    for k in key[:-1]:
+        target = target[k]
+    target[key[-1]] = value
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump_all(_all(scenario)))
+    assert main(["schedule", "-f", str(path), "-o", "json"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"error: {path}: ") and field in line

@@ -90,21 +90,28 @@ def _template_requests(workload: Document) -> dict[str, str]:
 
 
 # Expected types of the Karmada fields kubefit reads (other fields are passed through untouched).
-_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": dict, "fieldSelector": dict}
+_EXPRESSIONS = [{"key": str, "operator": str, "values": [str]}]
+_SELECTOR = {"matchLabels": dict, "matchExpressions": _EXPRESSIONS}
+_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": _SELECTOR,
+             "fieldSelector": {"matchExpressions": _EXPRESSIONS}}
 PLACEMENT_SHAPE = {
     "clusterAffinity": _AFFINITY,
     "clusterAffinities": [{"affinityName": str, **_AFFINITY}],
     "clusterTolerations": [dict],
-    "spreadConstraints": [dict],
+    "spreadConstraints": [{"spreadByField": str, "spreadByLabel": str, "maxGroups": int, "minGroups": int}],
     "replicaScheduling": {
         "replicaSchedulingType": str, "replicaDivisionPreference": str,
         "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
                              "dynamicWeight": str}},
 }
 BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
-                 "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str}
+                 "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str,
+                 "gracefulEvictionTasks": [{"fromCluster": str}]}
+# The Cluster fields Karmada's filters read (decode_cluster checks the rest).
+CLUSTER_SPEC_SHAPE = {"taints": [{"key": str, "value": str, "effect": str}]}
+CLUSTER_STATUS_SHAPE = {"apiEnablements": [{"groupVersion": str, "resources": [{"kind": str}]}]}
 POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
-                                       "labelSelector": {"matchLabels": dict, "matchExpressions": [dict]}}],
+                                       "labelSelector": _SELECTOR}],
                 "priority": int, "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
 
@@ -171,6 +178,8 @@ def load_fleet(files: list[str]) -> Fleet:
         for doc in read_documents(path, allow_empty=False):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
+                _check_shape(doc.body.get("spec"), CLUSTER_SPEC_SHAPE, doc, "spec")
+                _check_shape(doc.body.get("status"), CLUSTER_STATUS_SHAPE, doc, "status")
                 _check_models(fleet.clusters[-1], doc)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
