@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from kubefit.multicluster.affinity import cluster_matches, match_zones
+from kubefit.multicluster.divide import Candidate
 from kubefit.multicluster.filters import FILTERS, fit_error
 from kubefit.multicluster.resourceselector import selector_priority
 from kubefit.multicluster.scores import SCORES
+from kubefit.multicluster.spread import SpreadError, select_best_clusters
 
 DATA = Path(__file__).parent / "data" / "karmada-scheduler-plugin-tests.jsonl"
 ROWS = [json.loads(line) for line in DATA.read_text().splitlines()]
@@ -26,6 +28,13 @@ def _run(row: dict) -> dict:
         return {"score": dict(SCORES)[row["plugin"]](row.get("spec") or {}, name)}
     if op == "selectorPriority":
         return {"priority": selector_priority(row["resource"], row["selector"])}
+    if op == "selectBestClusters":
+        cands = [Candidate(c["name"], c["availableReplicas"], c["availableReplicas"], score=c["score"])
+                 for c in row["candidates"]]
+        try:
+            return {"clusters": [c.name for c in select_best_clusters(cands, row["placement"], row["needReplicas"])]}
+        except SpreadError as exc:
+            return {"error": str(exc)}
     if op == "fitError":
         return {"error": fit_error(row["numAllClusters"], row["reasons"])}
     if op == "clusterMatches":
