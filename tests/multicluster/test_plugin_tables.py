@@ -29,8 +29,10 @@ def _run(row: dict) -> dict:
     if op == "selectorPriority":
         return {"priority": selector_priority(row["resource"], row["selector"])}
     if op == "selectBestClusters":
-        cands = [Candidate(c["name"], c["availableReplicas"], c["availableReplicas"], score=c["score"])
+        cands = [Candidate(c["name"], c["availableReplicas"], c["availableReplicas"], score=c["score"],
+                           cluster={"metadata": {"name": c["name"]}, "spec": {"region": c.get("region", "")}})
                  for c in row["candidates"]]
+        cands.sort(key=lambda c: (-c.score, -c.available_replicas, c.name))  # candidate order
         try:
             return {"clusters": [c.name for c in select_best_clusters(cands, row["placement"], row["needReplicas"])]}
         except SpreadError as exc:

@@ -59,12 +59,13 @@ def test_zone_alone_is_karmadas_error() -> None:
                                         "replicaScheduling": DIVIDED}, 1)
 
 
-def _policy_run(tmp_path: Path, capsys, spread: list[dict]) -> tuple[int, str, str]:
+def _policy_run(tmp_path: Path, capsys, spread: list[dict], regions: tuple[str, ...] = ("r1", "r1", "r1")
+                ) -> tuple[int, str, str]:
     docs = [d for f in ("clusters.yaml", "deployment.yaml", "propagationpolicy.yaml")
             for d in yaml.safe_load_all((EXAMPLE / f).read_text()) if d]
     del docs[1]["spec"]["taints"]
-    for cluster in docs[:3]:
-        cluster["spec"]["region"] = "r1"  # else the SpreadConstraint filter rejects them for a region spread
+    for cluster, region in zip(docs[:3], regions, strict=True):
+        cluster["spec"]["region"] = region  # else the SpreadConstraint filter rejects them for a region spread
     placement = docs[-1]["spec"]["placement"]
     del placement["clusterAffinity"]
     placement.update({"spreadConstraints": spread, "replicaScheduling": DIVIDED})
@@ -82,9 +83,16 @@ def test_schedule_keeps_max_groups_clusters(tmp_path, capsys) -> None:
     assert data["replicas"] == {"member1": 2, "member2": 0, "member3": 0}
 
 
-def test_region_spread_is_refused_as_not_evaluated(tmp_path, capsys) -> None:
-    rc, _, err = _policy_run(tmp_path, capsys, [{"spreadByField": "region", "maxGroups": 1}])
-    assert rc == 2 and "region group selection is not evaluated by kubefit" in err
+def test_region_spread_picks_the_region_with_more_clusters(tmp_path, capsys) -> None:
+    """member1 and member3 in r1, member2 in r2, all scoring 0: one region of at least 1 cluster; both paths
+    weigh 0, so the one holding more clusters (r1) wins; its best cluster (member1, by name) then member3
+    up to the cluster constraint's maxGroups 2."""
+    spread = [{"spreadByField": "region", "minGroups": 1, "maxGroups": 1},
+              {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 2}]
+    rc, out, _ = _policy_run(tmp_path, capsys, spread, regions=("r1", "r2", "r1"))
+    data = json.loads(out)
+    assert rc == 0 and [c["name"] for c in data["candidates"]] == ["member1", "member3"]
+    assert data["replicas"] == {"member1": 2, "member2": 0, "member3": 0}
 
 
 def test_zone_spread_on_clusters_without_zones_is_a_fit_error(tmp_path, capsys) -> None:

@@ -314,7 +314,6 @@ def schedule(
 ) -> None:
     """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
     from kubefit.multicluster.schedule import schedule_binding
-    from kubefit.multicluster.spread import SpreadNotEvaluated
 
     gates = parse_gates(feature_gates)
     fleet = load_fleet(files)
@@ -322,10 +321,7 @@ def schedule(
         raise InputError("no ResourceBinding, and no workload with a PropagationPolicy, in the files",
                          file=", ".join(files))
     scores = _parse_scores(score)
-    try:
-        result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
-    except SpreadNotEvaluated as exc:
-        raise InputError(str(exc), obj=fleet.binding_source, field="placement.spreadConstraints") from None
+    result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], scores, gates)
     overflow = result.pop("overflow")
     if overflow:
         _warn_overflow(overflow)
