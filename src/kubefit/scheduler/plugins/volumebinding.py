@@ -27,6 +27,7 @@ from kubefit.scheduler.plugins.volumes import (
     not_found,
     pod_claims,
     pv_node_affinity_mask,
+    storage_view,
     topology_mask,
 )
 from kubefit.scheduler.state import ClusterState
@@ -72,22 +73,23 @@ class VolumeBinding:
         self.storage = storage
 
     # ------------------------------------------------------------------ PreFilter
-    def classify(self, ctx: CycleContext) -> VolumeClaims | str | None:
+    def classify(self, state: ClusterState, ctx: CycleContext) -> VolumeClaims | str | None:
         """The pod's claims, None when it uses none, or the UnschedulableAndUnresolvable reason of PreFilter."""
         pod = ctx.pod
+        view = storage_view(self.storage, state)
         claims = pod_claims(pod)
         if not claims:
             return None
         out = VolumeClaims()
         for name, ephemeral in claims:  # podHasPVCs: every claim must exist and be usable
-            pvc = self.storage.claim(pod.namespace, name)
+            pvc = view.claim(pod.namespace, name)
             if pvc is None:
                 return (f"waiting for ephemeral volume controller to create the persistentvolumeclaim \"{name}\""
                         if ephemeral else not_found("persistentvolumeclaim", name))
             if pvc.phase == "Lost":
                 return f"persistentvolumeclaim \"{name}\" bound to non-existent persistentvolume \"{pvc.volume_name}\""
         for name, _ephemeral in claims:
-            pvc = self.storage.claim(pod.namespace, name)
+            pvc = view.claim(pod.namespace, name)
             if pvc.volume_name and pvc.bind_completed:
                 out.bound.append(pvc)
             elif self.delay_binding(pvc) and not pvc.volume_name:
@@ -106,7 +108,7 @@ class VolumeBinding:
         return cls.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
-        claims = self.classify(ctx)
+        claims = self.classify(state, ctx)
         ctx.cache[NAME] = claims
         if claims is None:
             return PreFilterOutcome(skip=True)
@@ -114,13 +116,14 @@ class VolumeBinding:
             return PreFilterOutcome(code=UNRESOLVABLE, reasons=(claims,))
         if claims.immediate:
             return PreFilterOutcome(code=UNRESOLVABLE, reasons=(REASON_UNBOUND_IMMEDIATE,))
-        return PreFilterOutcome(node_names=self.eligible_nodes(claims))
+        return PreFilterOutcome(node_names=self.eligible_nodes(state, claims))
 
-    def eligible_nodes(self, claims: VolumeClaims) -> set[str] | None:
+    def eligible_nodes(self, state: ClusterState, claims: VolumeClaims) -> set[str] | None:
         """`GetEligibleNodes`: the intersection of the bound PVs' hostname pins (None: no restriction)."""
         eligible: set[str] | None = None
+        view = storage_view(self.storage, state)
         for pvc in claims.bound:
-            pv = self.storage.volumes.get(pvc.volume_name)
+            pv = view.volume(pvc.volume_name)
             if pv is None:
                 return None
             names = local_node_names(pv)
@@ -132,7 +135,7 @@ class VolumeBinding:
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         claims = ctx.cache.get(NAME)
         if claims is None or isinstance(claims, str):
-            claims = self.classify(ctx)
+            claims = self.classify(state, ctx)
         matrix = np.zeros((len(idx), len(REASONS)), dtype=bool)
         if isinstance(claims, VolumeClaims):
             self._bound(state, claims, idx, matrix)
@@ -146,8 +149,9 @@ class VolumeBinding:
     def _bound(self, state: ClusterState, claims: VolumeClaims, idx: np.ndarray, matrix: np.ndarray) -> None:
         """`checkBoundClaims`: a missing PV fails every node (PV not found), else every PV's node affinity."""
         ok = np.ones(len(state), dtype=bool)
+        view = storage_view(self.storage, state)
         for pvc in claims.bound:
-            pv = self.storage.volumes.get(pvc.volume_name)
+            pv = view.volume(pvc.volume_name)
             if pv is None:
                 matrix[:, 3] = True
                 return
@@ -191,7 +195,7 @@ class VolumeBinding:
         """`volume.FindMatchingVolume` on the scheduler path (node given, delay binding)."""
         selector = None if pvc.selector is None else parse_selector(pvc.selector)
         smallest = None
-        for pv in self.storage.volumes_of_class(pvc.class_name):
+        for pv in storage_view(self.storage, state).volumes_of_class(pvc.class_name):
             if pv.meta.name in excluded:
                 continue
             bound_to_claim = _bound_to(pv, pvc)
@@ -232,15 +236,16 @@ class VolumeBinding:
     # ------------------------------------------------------------------ bind
     def assume(self, state: ClusterState, ctx: CycleContext, node: int) -> None:
         """`AssumePodVolumes` after the pod is bound to `node`: static bindings and provisioning assumed."""
-        claims = self.classify(ctx)
+        claims = self.classify(state, ctx)
         if not isinstance(claims, VolumeClaims) or not claims.delay:
             return
+        view = storage_view(self.storage, state)
         to_match = [c for c in claims.delay if not c.selected_node]
         _ok, bindings, unmatched = self.match_volumes(state, to_match, node)
         for pv, pvc in bindings:
-            self.storage.assume_static(pv, pvc)
+            view.assume_static(pv, pvc)
         for pvc in unmatched:
-            self.storage.assume_provision(pvc, state.nodes[node].name)
+            view.assume_provision(pvc, state.nodes[node].name)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         return True  # no scorer without the StorageCapacityScoring feature gate: PreScore skips
@@ -252,8 +257,9 @@ class VolumeBinding:
         return raw
 
     def signature(self, pod) -> tuple:
-        """What this plugin reads of a pod: its namespace and volumes (the storage index version aside)."""
-        return (pod.namespace, repr(pod.volumes), self.storage.version)
+        """What this plugin reads of a pod: its namespace and volumes (its claims are its own, so a verdict
+        cached for them stays valid when other pods' bindings are assumed)."""
+        return (pod.namespace, repr(pod.volumes))
 
 
 def _bound_to(pv: PersistentVolume, pvc) -> bool:

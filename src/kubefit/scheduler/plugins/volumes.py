@@ -1,8 +1,9 @@
 """The storage objects of a scenario compiled once for the volume plugins: claims, volumes, classes, CSINodes.
 
 `StorageIndex` answers the listers' questions (`pvcLister.Get`, `pvLister.Get`, `classLister.Get`,
-`csiNodeLister.Get`) and keeps what a simulated bind assumes (the scheduler's assume cache): a PV chosen
-for a claim gets that claim in its `claimRef`, a claim to provision gets its selected node.
+`csiNodeLister.Get`); it is shared and never edited. What a simulated bind assumes (the volume binder's
+assume cache: a PV chosen for a claim gets that claim in its `claimRef`, a claim to provision gets its
+selected node) lives on the run's ClusterState, and `StorageView` reads both.
 """
 
 from __future__ import annotations
@@ -56,14 +57,13 @@ def not_found(kind: str, name: str) -> str:
 
 @dataclass
 class StorageIndex:
-    """Claims by namespace/name, volumes, classes, CSINodes and CSIDrivers by name, plus assumed bindings."""
+    """Claims by namespace/name, volumes, classes, CSINodes and CSIDrivers by name, as loaded (never edited)."""
 
     claims: dict[tuple[str, str], PersistentVolumeClaim] = field(default_factory=dict)
     volumes: dict[str, PersistentVolume] = field(default_factory=dict)
     classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
-    version: int = 0  # bumped on every assumed binding
 
     @classmethod
     def from_objects(cls, objects: ClusterObjects) -> StorageIndex:
@@ -76,21 +76,51 @@ class StorageIndex:
     def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         return self.claims.get((namespace, name))
 
+
+@dataclass
+class AssumedVolumes:
+    """The volume binder's assume cache for one run: PVs given a claimRef, claims given a selected node."""
+
+    volumes: dict[str, PersistentVolume] = field(default_factory=dict)
+    claims: dict[tuple[str, str], PersistentVolumeClaim] = field(default_factory=dict)
+
+
+def assumed_volumes(state: ClusterState) -> AssumedVolumes:
+    """The assume cache of a run, kept on its ClusterState (a copied or rebuilt state starts empty)."""
+    return state.__dict__.setdefault("_assumed_volumes", AssumedVolumes())
+
+
+@dataclass
+class StorageView:
+    """The objects as the binder sees them during a run: the loaded ones with the run's assumptions on top."""
+
+    storage: StorageIndex
+    assumed: AssumedVolumes
+
+    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        key = (namespace, name)
+        return self.assumed.claims.get(key) or self.storage.claims.get(key)
+
+    def volume(self, name: str) -> PersistentVolume | None:
+        return self.assumed.volumes.get(name) or self.storage.volumes.get(name)
+
     def volumes_of_class(self, class_name: str) -> list[PersistentVolume]:
-        """`pvCache.ListPVs(class)`: the volumes of one storage class (assumed claimRefs included)."""
-        return [v for v in self.volumes.values() if v.class_name == class_name]
+        """`pvCache.ListPVs(class)`: the volumes of one storage class, assumed claimRefs included."""
+        return [v for v in (self.volume(name) for name in self.storage.volumes) if v.class_name == class_name]
 
     def assume_static(self, pv: PersistentVolume, claim: PersistentVolumeClaim) -> None:
         """`AssumePodVolumes` for a static binding: the PV now names the claim."""
         ref = ClaimRef(claim.meta.namespace, claim.meta.name, claim.meta.uid)
-        self.volumes[pv.meta.name] = dataclasses.replace(pv, claim_ref=ref)
-        self.version += 1
+        self.assumed.volumes[pv.meta.name] = dataclasses.replace(pv, claim_ref=ref)
 
     def assume_provision(self, claim: PersistentVolumeClaim, node_name: str) -> None:
         """`AssumePodVolumes` for a claim to provision: it gets the selected-node annotation."""
-        key = (claim.meta.namespace, claim.meta.name)
-        self.claims[key] = dataclasses.replace(claim, selected_node=node_name)
-        self.version += 1
+        self.assumed.claims[(claim.meta.namespace, claim.meta.name)] = dataclasses.replace(
+            claim, selected_node=node_name)
+
+
+def storage_view(storage: StorageIndex, state: ClusterState) -> StorageView:
+    return StorageView(storage, assumed_volumes(state))
 
 
 def pv_node_affinity_mask(state: ClusterState, pv: PersistentVolume) -> np.ndarray:
