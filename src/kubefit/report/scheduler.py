@@ -9,6 +9,7 @@ from rich.table import Table
 
 from kubefit.scheduler.framework import CycleResult
 from kubefit.scheduler.plugins.base import CODE_NAMES, SUCCESS, FilterOutcome
+from kubefit.scheduler.postfilter import fit_error
 from kubefit.scheduler.state import ClusterState
 
 
@@ -39,7 +40,11 @@ def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = Fa
                                  for plugin, o in result.filter_by_plugin.items()}
         out["weights"] = dict(result.weights)
     if not len(result.feasible):
-        out["message"] = result.fit_error()
+        out["message"] = fit_error(result, result.post_filter)
+        if result.post_filter is not None:
+            nominated = result.post_filter.nominated_node
+            out["postFilter"] = {"nominatedNode": None if nominated is None else names[nominated],
+                                 "victims": result.post_filter.victim_keys()}
     return out
 
 

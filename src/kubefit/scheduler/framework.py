@@ -82,6 +82,7 @@ class CycleResult:
     total: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # over feasible
     best: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # node indices
     weights: dict[str, int] = field(default_factory=dict)
+    post_filter: object | None = None  # postfilter.PostFilterOutcome when no node fit (set by the caller)
 
     def code_name(self, node: int) -> str:
         return CODE_NAMES[int(self.codes[node])]

@@ -10,6 +10,7 @@ the FitError as `... <filter reasons>. <post-filter message>`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,10 +18,12 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.scheduler.config import Profile
+from kubefit.scheduler.engine import zone_order
 from kubefit.scheduler.framework import CycleResult, Framework, schedule_one
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
+from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.preemption import DryRun, PreemptionResult, preempt
-from kubefit.scheduler.state import ClusterState
+from kubefit.scheduler.state import ClusterState, compile_state
 
 DYNAMIC_RESOURCES, DEFAULT_PREEMPTION = "DynamicResources", "DefaultPreemption"
 NO_CLAIMS = "no new claims to deallocate"
@@ -78,22 +81,34 @@ def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
     return f"{text} {post.message}" if post is not None and post.message else text
 
 
-def rebuilt_dry_run(fw: Framework, preemptor: Pod, pods: Sequence[Pod],
-                    compile_without: Callable[[list[Pod]], ClusterState]) -> DryRun:
+def rebuilt_dry_run(fw: Framework, state: ClusterState, preemptor: Pod) -> DryRun:
     """A DryRun that compiles the cluster again without the removed pods and runs PreFilter + Filter on the
-    node: exact for every plugin (what upstream's AddPod/RemovePod extensions keep up to date)."""
+    node: exact for every plugin (what upstream's AddPod/RemovePod extensions keep up to date). The run's
+    assumed volume bindings carry over to the rebuilt state."""
+    bound = [(p, state.nodes[n].name) for n, pods in enumerate(state.pods) for p in pods]
+    nodes = np.asarray([0], dtype=np.int64)
 
     def dry_run(node: int, removed: Sequence[Pod]) -> tuple[int, list[str]]:
         gone = {id(p) for p in removed}
-        state = compile_without([p for p in pods if id(p) not in gone])
-        cycle = schedule_one(fw, state, preemptor, nodes=np.asarray([node], dtype=np.int64), score=False)
+        kept = [p if p.node_name == name and not p.queued else dataclasses.replace(p, node_name=name, queued=False)
+                for p, name in bound if id(p) not in gone]
+        trial = compile_state(state.nodes, kept, state.objects)
+        trial.__dict__["_assumed_volumes"] = assumed_volumes(state)
+        nodes[0] = node
+        cycle = schedule_one(fw, trial, preemptor, nodes=nodes, score=False)
         return int(cycle.codes[node]), list(cycle.reasons.get(node, []))
 
     return dry_run
 
 
-def default_preemption(preemptor: Pod, result: CycleResult, node_order: Sequence[int],
-                       node_pods: Callable[[int], Sequence[Pod]], pdbs: Sequence, dry_run: DryRun
-                       ) -> Callable[[], PreemptionResult]:
-    """DefaultPreemption for `run_post_filter`, over the cycle's node statuses."""
-    return lambda: preempt(preemptor, result.codes.tolist(), node_order, node_pods, pdbs, dry_run)
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
+                    dry_run: DryRun | None = None) -> PostFilterOutcome:
+    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
+    dry_run = dry_run or rebuilt_dry_run(fw, state, preemptor)
+    pdbs = state.objects.of("PodDisruptionBudget")
+    order = zone_order(state.nodes).tolist()
+
+    def preemption() -> PreemptionResult:
+        return preempt(preemptor, result.codes.tolist(), order, lambda n: state.pods[n], pdbs, dry_run)
+
+    return run_post_filter(fw.profile, result, preemption)

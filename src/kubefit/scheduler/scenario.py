@@ -9,6 +9,7 @@ from kubefit.errors import InputError
 from kubefit.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
+from kubefit.scheduler.postfilter import post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
 
@@ -81,4 +82,8 @@ def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
     """One scheduling cycle over every node, scoring the feasible ones (what `kubefit score` shows)."""
     if not prepared.state.nodes:
         raise InputError("the scenario has no Node objects")
-    return schedule_one(prepared.framework(pod), prepared.state, pod)
+    fw = prepared.framework(pod)
+    result = schedule_one(fw, prepared.state, pod)
+    if not len(result.feasible) and not getattr(result, "pre_enqueue", None):
+        result.post_filter = post_filter_for(fw, prepared.state, pod, result)  # PostFilter: preemption
+    return result
