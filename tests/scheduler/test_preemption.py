@@ -25,12 +25,26 @@ def pod(name: str, priority: int, cpu: int, second: int, **labels: str) -> Pod:
     return p
 
 
+class CapacityTrial:
+    """A node holding `pods`: the preemptor fits while their cpu plus its own stays within `capacity`."""
+
+    def __init__(self, capacity: int, pods: list[Pod], preemptor: Pod) -> None:
+        self.capacity, self.on, self.preemptor = capacity, list(pods), preemptor
+
+    def remove(self, pod: Pod) -> None:
+        self.on.remove(pod)
+
+    def add(self, pod: Pod) -> None:
+        self.on.append(pod)
+
+    def fits(self):
+        used = sum(p.raw["cpu"] for p in self.on) + self.preemptor.raw["cpu"]
+        return (SUCCESS, []) if used <= self.capacity else (UNSCHEDULABLE, ["Insufficient cpu"])
+
+
 def capacity_dry_run(capacity: dict[int, int], pods: dict[int, list[Pod]], preemptor: Pod):
-    def dry_run(node, removed):
-        gone = {id(p) for p in removed}
-        used = sum(p.raw["cpu"] for p in pods[node] if id(p) not in gone) + preemptor.raw["cpu"]
-        return (SUCCESS, []) if used <= capacity[node] else (UNSCHEDULABLE, ["Insufficient cpu"])
-    return dry_run
+    """Node → a fresh CapacityTrial of it."""
+    return lambda node: CapacityTrial(capacity[node], pods[node], preemptor)
 
 
 def pdb(name: str, allowed: int, namespace: str = "default", selector=None, disrupted=()) -> PodDisruptionBudget:
@@ -41,7 +55,7 @@ def test_reprieve_the_higher_priority_pod_first():
     p1, p2, p3 = pod("p1", 1, 4, 1), pod("p2", 2, 4, 2), pod("p3", 5, 2, 3)
     incoming = pod("in", 3, 4, 9)
     dry = capacity_dry_run({0: 10}, {0: [p1, p2, p3]}, incoming)
-    victims, violations, status = select_victims_on_node(incoming, 0, [p1, p2, p3], [], dry)
+    victims, violations, status = select_victims_on_node(incoming, [p1, p2, p3], [], dry(0))
     # all lower pods gone: 2 + 4 = 6 fits; p2 back: 10 fits; p1 back: 14 does not
     assert [v.name for v in victims] == ["p1"] and violations == 0 and status[0] == SUCCESS
 
@@ -49,7 +63,7 @@ def test_reprieve_the_higher_priority_pod_first():
 def test_no_lower_priority_pod_is_unresolvable():
     p = pod("p", 7, 4, 1)
     incoming = pod("in", 7, 4, 9)
-    victims, _, status = select_victims_on_node(incoming, 0, [p], [], capacity_dry_run({0: 5}, {0: [p]}, incoming))
+    victims, _, status = select_victims_on_node(incoming, [p], [], capacity_dry_run({0: 5}, {0: [p]}, incoming)(0))
     assert victims == [] and status == (UNRESOLVABLE, ["No preemption victims found for incoming pod"])
 
 
@@ -73,17 +87,17 @@ def test_violating_pods_are_reprieved_before_the_others():
     budget = pdb("x", 1, selector={"matchLabels": {"app": "x"}})
     incoming = pod("in", 5, 7, 9)
     dry = capacity_dry_run({0: 13}, {0: [a, b, c]}, incoming)
-    victims, violations, _ = select_victims_on_node(incoming, 0, [a, b, c], [budget], dry)
+    victims, violations, _ = select_victims_on_node(incoming, [a, b, c], [budget], dry(0))
     # b (violating) back first: 3 + 7 = 10 fits; a back: 13 fits; c back: 16 does not
     assert [v.name for v in victims] == ["c"] and violations == 0
     big = pod("big", 5, 10, 9)
-    victims, violations, _ = select_victims_on_node(big, 0, [a, b, c], [budget],
-                                                    capacity_dry_run({0: 13}, {0: [a, b, c]}, big))
+    victims, violations, _ = select_victims_on_node(big, [a, b, c], [budget],
+                                                    capacity_dry_run({0: 13}, {0: [a, b, c]}, big)(0))
     # b back: 13 fits; a back: 16 no; c back: 16 no -> victims a, c, none violating
     assert [v.name for v in victims] == ["a", "c"] and violations == 0
     huge = pod("huge", 5, 13, 9)
-    victims, violations, _ = select_victims_on_node(huge, 0, [a, b, c], [budget],
-                                                    capacity_dry_run({0: 13}, {0: [a, b, c]}, huge))
+    victims, violations, _ = select_victims_on_node(huge, [a, b, c], [budget],
+                                                    capacity_dry_run({0: 13}, {0: [a, b, c]}, huge)(0))
     # nothing can come back; both groups non-empty -> victims re-sorted by importance
     assert [v.name for v in victims] == ["a", "b", "c"] and violations == 1
 
@@ -118,7 +132,7 @@ def test_preempt_without_candidates_gives_its_own_fit_error():
 def test_preempt_policy_never():
     incoming = pod("in", 5, 4, 9)
     incoming.preemption_policy = "Never"
-    result = preempt(incoming, [UNSCHEDULABLE], [0], lambda n: [], [], lambda n, r: (SUCCESS, []))
+    result = preempt(incoming, [UNSCHEDULABLE], [0], lambda n: [], [], capacity_dry_run({0: 9}, {0: []}, incoming))
     assert result.message == "preemption: not eligible due to preemptionPolicy=Never."
 
 

@@ -6,24 +6,29 @@ rejected the pod as UnschedulableAndUnresolvable, and then it fails the whole Po
 "not found"), then DefaultPreemption (`preemption.preempt`). A success (a nominated node) ends PostFilter
 and adds nothing to the message; otherwise the rejections' reasons are joined with ", " and appended to
 the FitError as `... <filter reasons>. <post-filter message>`.
+
+In a simulation (the golden README's preemption rule) a nominated node's victims are deleted at once and
+the same pod is retried immediately, its nominated node first (`preemption_step`, `nominated_first`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
 from kubefit.api.core import Pod
+from kubefit.requests import pod_demand
 from kubefit.scheduler.config import Profile
-from kubefit.scheduler.engine import zone_order
+from kubefit.scheduler.engine import Decision, Engine, zone_order
 from kubefit.scheduler.framework import CycleResult, Framework, schedule_one
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
-from kubefit.scheduler.preemption import DryRun, PreemptionResult, preempt
-from kubefit.scheduler.state import ClusterState, compile_state
+from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
+from kubefit.scheduler.state import ClusterState
 
 DYNAMIC_RESOURCES, DEFAULT_PREEMPTION = "DynamicResources", "DefaultPreemption"
 NO_CLAIMS = "no new claims to deallocate"
@@ -81,34 +86,85 @@ def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
     return f"{text} {post.message}" if post is not None and post.message else text
 
 
-def rebuilt_dry_run(fw: Framework, state: ClusterState, preemptor: Pod) -> DryRun:
-    """A DryRun that compiles the cluster again without the removed pods and runs PreFilter + Filter on the
-    node: exact for every plugin (what upstream's AddPod/RemovePod extensions keep up to date). The run's
-    assumed volume bindings carry over to the rebuilt state."""
-    bound = [(p, state.nodes[n].name) for n, pods in enumerate(state.pods) for p in pods]
-    nodes = np.asarray([0], dtype=np.int64)
+@dataclass
+class StateTrial:
+    """A NodeTrial on a copy of the run's ClusterState: victims leave and come back through unbind/bind (so
+    every per-node structure behaves as NodeInfo does), and PreFilter + Filter run on that node alone."""
 
-    def dry_run(node: int, removed: Sequence[Pod]) -> tuple[int, list[str]]:
-        gone = {id(p) for p in removed}
-        kept = [p if p.node_name == name and not p.queued else dataclasses.replace(p, node_name=name, queued=False)
-                for p, name in bound if id(p) not in gone]
-        trial = compile_state(state.nodes, kept, state.objects)
-        trial.__dict__["_assumed_volumes"] = assumed_volumes(state)
-        nodes[0] = node
-        cycle = schedule_one(fw, trial, preemptor, nodes=nodes, score=False)
-        return int(cycle.codes[node]), list(cycle.reasons.get(node, []))
+    fw: Framework
+    state: ClusterState
+    preemptor: Pod
+    node: int
 
-    return dry_run
+    def remove(self, pod: Pod) -> None:
+        self.state.unbind(self.node, pod)
+
+    def add(self, pod: Pod) -> None:
+        self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+
+    def fits(self) -> tuple[int, list[str]]:
+        nodes = np.asarray([self.node], dtype=np.int64)
+        cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
+        return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
 
 
-def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
-                    dry_run: DryRun | None = None) -> PostFilterOutcome:
+def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable[[int], NodeTrial]:
+    """Node → a StateTrial on a fresh copy of `state` (with the run's assumed volume bindings)."""
+
+    def trial(node: int) -> NodeTrial:
+        copy = state.copy()
+        copy.__dict__["_assumed_volumes"] = assumed_volumes(state)
+        return StateTrial(fw, copy, preemptor, node)
+
+    return trial
+
+
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult) -> PostFilterOutcome:
     """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
-    dry_run = dry_run or rebuilt_dry_run(fw, state, preemptor)
+    trials = state_trials(fw, state, preemptor)
     pdbs = state.objects.of("PodDisruptionBudget")
     order = zone_order(state.nodes).tolist()
 
     def preemption() -> PreemptionResult:
-        return preempt(preemptor, result.codes.tolist(), order, lambda n: state.pods[n], pdbs, dry_run)
+        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials)
 
     return run_post_filter(fw.profile, result, preemption)
+
+
+# --------------------------------------------------------------------------- the sequence rule (simulate)
+
+SIMULATION_EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+def bound_copy(pod: Pod, step: int) -> Pod:
+    """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
+    (preemption orders victims and candidates by start time)."""
+    started = (SIMULATION_EPOCH + timedelta(seconds=step)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dataclasses.replace(pod, start_time=started)
+
+
+def evict(engine: Engine, pod: Pod) -> None:
+    """Delete a bound pod (a preemption victim): its node's row changes, as a bind's would."""
+    node = next(n for n, pods in enumerate(engine.state.pods) if any(p is pod for p in pods))
+    engine.state.unbind(node, pod)
+    engine.log.append(node)
+
+
+def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+    """PostFilter for a pod whose cycle found no node: the FitError text and DefaultPreemption's answer;
+    a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
+    fw = engine.framework(pod)
+    result = schedule_one(fw, engine.state, pod, score=False)
+    post = post_filter_for(fw, engine.state, pod, result)
+    for victim in post.victims:
+        evict(engine, victim)
+    return fit_error(result, post), post
+
+
+def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
+    """`evaluateNominatedNode`: the retry tries the nominated node alone; a pass binds it there unscored
+    (None: it fails a filter, and the cycle goes on over every node)."""
+    shape = engine.shape(pod)
+    if shape.ok is None or not shape.ok[node]:
+        return None
+    return Decision(node, np.asarray([node], dtype=np.int64), int(shape.n_ok), shape)

@@ -10,7 +10,8 @@
 4. `pickOneNodeForPreemption`: fewest PDB violations, lowest highest victim priority, smallest priority
    sum, fewest victims, latest start time of the highest-priority victims, then node order.
 
-The framework gives a `DryRun`: the preemptor's Filter verdict on one node with some of its pods gone.
+The framework gives a `NodeTrial` per node: a copy of the cluster where pods leave and come back, and the
+preemptor's Filter verdict on that node in between (NodeInfo semantics, e.g. host ports kept as a set).
 Without a candidate the answer is a FitError of its own (`preemption: 0/N nodes are available: ...`).
 """
 
@@ -35,11 +36,18 @@ NO_VICTIMS = "No preemption victims found for incoming pod"
 NEVER = "not eligible due to preemptionPolicy=Never."
 
 
-class DryRun(Protocol):
-    """The framework's answer to "would the preemptor pass every Filter on `node` without `removed`?"."""
+class NodeTrial(Protocol):
+    """One node of a copy of the cluster (upstream: a NodeInfo snapshot and a cloned CycleState): pods are
+    removed and added back one at a time, and the preemptor's Filter verdict asked in between."""
 
-    def __call__(self, node: int, removed: Sequence[Pod]) -> tuple[int, list[str]]:
-        """(status code, reasons) of the first failing Filter plugin; (SUCCESS, []) when all pass."""
+    def remove(self, pod: Pod) -> None:
+        """`removePod`: the pod leaves the node (and the PreFilter state sees it gone)."""
+
+    def add(self, pod: Pod) -> None:
+        """`addPod`: the pod is back on the node."""
+
+    def fits(self) -> tuple[int, list[str]]:
+        """`RunFilterPluginsWithNominatedPods`: (code, reasons) of the first failing Filter, (SUCCESS, []) if none."""
 
 
 @dataclass
@@ -110,26 +118,26 @@ def split_by_pdb_violation(pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudg
 
 # --------------------------------------------------------------------------- one node
 
-def select_victims_on_node(preemptor: Pod, node: int, pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget],
-                           dry_run: DryRun) -> tuple[list[Pod], int, tuple[int, list[str]]]:
+def select_victims_on_node(preemptor: Pod, pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget],
+                           trial: NodeTrial) -> tuple[list[Pod], int, tuple[int, list[str]]]:
     """`SelectVictimsOnNode`: (victims most important first, PDB violations, status of the node)."""
     potential = [p for p in pods if p.priority < preemptor.priority]
+    for pod in potential:
+        trial.remove(pod)
     if not potential:
         return [], 0, (UNRESOLVABLE, [NO_VICTIMS])
-    status = dry_run(node, potential)
+    status = trial.fits()
     if status[0] != SUCCESS:
         return [], 0, status
     potential.sort(key=importance_key)
     violating, non_violating = split_by_pdb_violation(potential, pdbs)
-    removed = list(potential)
     victims: list[Pod] = []
     violations = 0
     for group, counts in ((violating, True), (non_violating, False)):
         for pod in group:
-            trial = [p for p in removed if p is not pod]
-            if dry_run(node, trial)[0] == SUCCESS:
-                removed = trial
-            else:
+            trial.add(pod)
+            if trial.fits()[0] != SUCCESS:
+                trial.remove(pod)
                 victims.append(pod)
                 violations += counts
     if violating and non_violating:
@@ -177,16 +185,17 @@ def fit_error_text(num_nodes: int, statuses: dict[int, list[str]], absent_reason
 
 
 def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], node_pods: Callable[[int], Sequence[Pod]],
-            pdbs: Sequence[PodDisruptionBudget], dry_run: DryRun) -> PreemptionResult:
+            pdbs: Sequence[PodDisruptionBudget], trial: Callable[[int], NodeTrial]) -> PreemptionResult:
     """DefaultPreemption's PostFilter for a pod that fit nowhere; `codes[n]` is node n's Filter status code,
-    `node_order` the snapshot's node list (candidates are tried and tie-broken in that order)."""
+    `node_order` the snapshot's node list (candidates are tried and tie-broken in that order), `trial(n)` a
+    fresh copy of node n to try victims on."""
     if preemptor.preemption_policy == "Never":
         return PreemptionResult(message=f"preemption: {NEVER}")
     potential = [n for n in node_order if codes[n] == UNSCHEDULABLE]
     candidates: list[Candidate] = []
     statuses: dict[int, list[str]] = {}
     for node in potential:
-        victims, violations, status = select_victims_on_node(preemptor, node, node_pods(node), pdbs, dry_run)
+        victims, violations, status = select_victims_on_node(preemptor, node_pods(node), pdbs, trial(node))
         if status[0] == SUCCESS and victims:
             candidates.append(Candidate(node, victims, violations))
         else:

@@ -7,6 +7,7 @@ per-node usage and the metrics: nodes used, allocation, pending pods by reason, 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
+from kubefit.scheduler.postfilter import bound_copy, nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
 
 _NO_TIES = np.zeros(0, dtype=np.int64)
@@ -40,6 +42,9 @@ class Step:
     tie_count: int = 0  # how many nodes shared it
     message: str | None = None  # FitError, when pending
     feasible: int = 0
+    victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
+    nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
+    nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
 
 
 @dataclass
@@ -58,7 +63,8 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        return len(self.steps) - self.scheduled
+        """Queued pods left pending (a step that nominated a node is followed by the pod's retry)."""
+        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None)
 
     def placement(self) -> dict[str, int]:
         names = self.state.node_names
@@ -82,6 +88,10 @@ class SimulationResult:
                     d["tieCount"] = s.tie_count
             if s.message is not None:
                 d["message"] = s.message
+            if s.nominated_node is not None:
+                d["victims"], d["nominatedNode"] = list(s.victims), names[s.nominated_node]
+            if s.nominated_first:
+                d["nominatedNodeFirst"] = True
             steps.append(d)
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
                 "placement": self.placement(), "final": self.final(), "metrics": self.metrics()}
@@ -167,18 +177,31 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
              label: str = "", max_ties: int = 256, legacy: bool | None = None) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling, legacy=legacy)
+    preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
     for i, pod in enumerate(pods):
         d = engine.cycle(pod)
+        first = False
+        if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
+            message, post = preemption_step(engine, pod)
+            nominated = post.nominated_node
+            steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated))
+            if nominated is None:
+                pending.append((pod, d.shape.ctx.demand))
+                continue
+            pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
+            d = nominated_first(engine, pod, nominated)
+            first = d is not None
+            d = d or engine.cycle(pod)
         if d.node is None:
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
             pending.append((pod, d.shape.ctx.demand))
         else:
-            engine.bind(d.node, d.shape)
-            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
-            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible))
+            engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
+            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 and not first else _NO_TIES
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=first))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:
