@@ -65,13 +65,13 @@ def test_assumed_binding_takes_the_volume_away():
                                     claim("c1", "10Gi"), claim("c2", "10Gi"), claim("c3", "10Gi"),
                                     pod("p1", "c1"), pod("p2", "c2"), pod("p3", "c3"))
     p1, p2, p3 = scenario.pending_pods
-    codes, ctx = verdict(plugin, state, p1)
+    codes, _ = verdict(plugin, state, p1)
     assert codes == [(SUCCESS, []), (SUCCESS, [])]
     assert [pv.meta.name for pv, _c in plugin.match_volumes(state, [scenario.objects.of(
         "PersistentVolumeClaim")[0]], 0)[1]] == ["pv-a"]  # the smaller of pv-a (10Gi) and pv-a2 (50Gi)
-    plugin.assume(state, ctx, 0)  # p1 bound to n1: pv-a now belongs to c1
-    _codes, ctx2 = verdict(plugin, state, p2)
-    plugin.assume(state, ctx2, 0)  # p2 on n1 takes pv-a2
+    plugin.assume(state, p1, 0)  # p1 bound to n1: pv-a now belongs to c1
+    verdict(plugin, state, p2)
+    plugin.assume(state, p2, 0)  # p2 on n1 takes pv-a2
     codes, _ = verdict(plugin, state, p3)
     # zone a has no free PV left and the class cannot provision; zone b still has pv-b
     assert codes == [(UNRESOLVABLE, [REASON_BIND_CONFLICT]), (SUCCESS, [])]

@@ -26,6 +26,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
+from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
 
@@ -200,6 +201,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             pending.append((pod, d.shape.ctx.demand))
         else:
             engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
+            assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 and not first else _NO_TIES
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=first))
         if progress is not None and (i & 255) == 255:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kubefit.api.core import Pod
 from kubefit.api.storage import NOT_SUPPORTED_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, PersistentVolume
 from kubefit.labels import parse_selector
 from kubefit.scheduler.plugins.base import (
@@ -73,9 +74,8 @@ class VolumeBinding:
         self.storage = storage
 
     # ------------------------------------------------------------------ PreFilter
-    def classify(self, state: ClusterState, ctx: CycleContext) -> VolumeClaims | str | None:
+    def classify(self, state: ClusterState, pod: Pod) -> VolumeClaims | str | None:
         """The pod's claims, None when it uses none, or the UnschedulableAndUnresolvable reason of PreFilter."""
-        pod = ctx.pod
         view = storage_view(self.storage, state)
         claims = pod_claims(pod)
         if not claims:
@@ -108,7 +108,7 @@ class VolumeBinding:
         return cls.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
-        claims = self.classify(state, ctx)
+        claims = self.classify(state, ctx.pod)
         ctx.cache[NAME] = claims
         if claims is None:
             return PreFilterOutcome(skip=True)
@@ -135,7 +135,7 @@ class VolumeBinding:
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         claims = ctx.cache.get(NAME)
         if claims is None or isinstance(claims, str):
-            claims = self.classify(state, ctx)
+            claims = self.classify(state, ctx.pod)
         matrix = np.zeros((len(idx), len(REASONS)), dtype=bool)
         if isinstance(claims, VolumeClaims):
             self._bound(state, claims, idx, matrix)
@@ -234,9 +234,9 @@ class VolumeBinding:
         return True, True
 
     # ------------------------------------------------------------------ bind
-    def assume(self, state: ClusterState, ctx: CycleContext, node: int) -> None:
-        """`AssumePodVolumes` after the pod is bound to `node`: static bindings and provisioning assumed."""
-        claims = self.classify(state, ctx)
+    def assume(self, state: ClusterState, pod: Pod, node: int) -> None:
+        """`AssumePodVolumes` (Reserve) after `pod` is bound to `node`: static bindings and provisioning."""
+        claims = self.classify(state, pod)
         if not isinstance(claims, VolumeClaims) or not claims.delay:
             return
         view = storage_view(self.storage, state)
@@ -268,3 +268,10 @@ def _bound_to(pv: PersistentVolume, pvc) -> bool:
     if ref is None or ref.name != pvc.meta.name or ref.namespace != pvc.meta.namespace:
         return False
     return not ref.uid or ref.uid == pvc.meta.uid
+
+
+def assume_pod_volumes(filters: list, state: ClusterState, pod: Pod, node: int) -> None:
+    """VolumeBinding's Reserve for a pod just bound to `node`, when the profile (its `filters`) has it."""
+    for _name, plugin in filters:
+        if isinstance(plugin, VolumeBinding):
+            plugin.assume(state, pod, node)
