@@ -65,8 +65,14 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
     assert data["steps"] == [
         {"pod": "gpu", "node": "large"},
         {"pod": "web", "node": "small"},
-        {"pod": "gpu-big", "node": None, "message": "0/3 nodes are available: 1 Insufficient cpu, 3 Insufficient nvidia.com/gpu."},
-        {"pod": "wide", "node": None, "message": "0/3 nodes are available: 3 Insufficient cpu."},
+        # the default profile's PostFilter: DynamicResources (no claims), then DefaultPreemption, whose own
+        # diagnosis finds every node beyond help (a request above allocatable) or without lower-priority pods
+        {"pod": "gpu-big", "node": None, "message": "0/3 nodes are available: 1 Insufficient cpu, 3 Insufficient "
+         "nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not "
+         "helpful for scheduling."},
+        {"pod": "wide", "node": None, "message": "0/3 nodes are available: 3 Insufficient cpu. no new claims to "
+         "deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+         "2 Preemption is not helpful for scheduling."},
     ]
     assert (data["scheduled"], data["unschedulable"]) == (2, 2)
     assert data["placement"] == {"small": 1, "large": 1}

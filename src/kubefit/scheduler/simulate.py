@@ -134,17 +134,18 @@ def workload_metrics(result: SimulationResult) -> dict:
     used = np.flatnonzero(pods > 0)
     by_reason: Counter[str] = Counter()
     for s in result.steps:
-        if s.message is not None:
+        if s.message is not None and s.nominated_node is None:  # a pod left pending (not one retried)
             by_reason.update(set(_message_reasons(s.message)))
     return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
             "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
             "pendingByReason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "stranded": result.stranded}
+            "evicted": sum(len(s.victims) for s in result.steps), "stranded": result.stranded}
 
 
 def _message_reasons(message: str) -> list[str]:
-    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 …`)."""
-    body = message.split(":", 1)[1].strip().rstrip(".")
+    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 ….`), the
+    PostFilter part after it (`… preemption: …`) left out."""
+    body = message.split(":", 1)[1].strip().split(". ", 1)[0].rstrip(".")
     out = []
     for part in body.split(", "):
         count, _, reason = part.partition(" ")
