@@ -100,3 +100,14 @@ def test_bad_storage_objects_are_refused_with_one_line(tmp_path, capsys, name, t
     assert len(err) == 1 and err[0].startswith("error:") and "Traceback" not in err[0]
     for fragment in [str(path), *fragments]:
         assert fragment in err[0], (fragment, err[0])
+
+
+def test_what_kubefit_does_not_evaluate_is_a_warning():
+    driver = ("apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: ebs.csi.aws.com}\n"
+              "spec: {storageCapacity: true}\n")
+    in_tree = PV.replace("csi: {driver: ebs.csi.aws.com, volumeHandle: vol-1}", "awsElasticBlockStore: {volumeID: v}")
+    warnings = load(driver, in_tree).warnings
+    assert len(warnings) == 2
+    assert "CSIDriver/ebs.csi.aws.com" in warnings[0] and "CSIStorageCapacity" in warnings[0]
+    assert "PersistentVolume/pv1" in warnings[1] and "spec.awsElasticBlockStore" in warnings[1]
+    assert load(PV, CLASS, CSI_NODE, PDB).warnings == []

@@ -47,6 +47,9 @@ PV_SOURCES = frozenset({
     "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder", "cephfs",
     "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk",
     "portworxVolume", "scaleIO", "local", "storageos", "csi"})
+# in-tree sources the CSI translation library migrates (counted by NodeVolumeLimits upstream)
+MIGRATABLE_SOURCES = frozenset({"gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder",
+                                "vsphereVolume", "portworxVolume"})
 PV_SPEC_FIELDS = PV_SOURCES | {"capacity", "persistentVolumeReclaimPolicy", "accessModes", "claimRef",
                                "storageClassName", "mountOptions", "volumeMode", "nodeAffinity",
                                "volumeAttributesClassName"}
@@ -141,6 +144,11 @@ def decode_pv(doc: Document, warnings: list[str]) -> PersistentVolume:
     csi = _mapping(spec.get("csi"), doc, "spec.csi")
     _check_fields(csi, CSI_SOURCE_FIELDS, doc, "spec.csi")
     raw_meta = _mapping(doc.body.get("metadata"), doc, "metadata")
+    in_tree = sorted(k for k in spec if k in MIGRATABLE_SOURCES)
+    if in_tree:
+        warnings.append(f"{doc.source}: {doc.label}: spec.{in_tree[0]}: an in-tree volume kube-scheduler counts "
+                        f"against its CSI driver's limit after CSI migration; kubefit does not translate it, so "
+                        f"NodeVolumeLimits leaves it out")
     return PersistentVolume(
         meta, storage_class_name=_string(spec.get("storageClassName"), doc, "spec.storageClassName"),
         beta_class_annotation=_annotations(doc).get(BETA_CLASS_ANNOTATION),
@@ -203,8 +211,13 @@ def decode_csi_driver(doc: Document, warnings: list[str]) -> CSIDriver:
     _check_api_version(doc, "storage.k8s.io/v1")
     meta, spec, _status = object_meta(doc, namespaced=False)
     _check_fields(spec, CSI_DRIVER_SPEC_FIELDS, doc, "spec")
-    return CSIDriver(meta, attach_required=_bool(spec.get("attachRequired"), doc, "spec.attachRequired", True),
-                     storage_capacity=_bool(spec.get("storageCapacity"), doc, "spec.storageCapacity", False))
+    driver = CSIDriver(meta, attach_required=_bool(spec.get("attachRequired"), doc, "spec.attachRequired", True),
+                       storage_capacity=_bool(spec.get("storageCapacity"), doc, "spec.storageCapacity", False))
+    if driver.storage_capacity:
+        warnings.append(f"{doc.source}: {doc.label}: spec.storageCapacity: kubefit reads no CSIStorageCapacity "
+                        f"objects, so VolumeBinding finds no room to provision a claim with this driver (as "
+                        f"kube-scheduler does when there are none)")
+    return driver
 
 
 def decode_pdb(doc: Document, warnings: list[str]) -> PodDisruptionBudget:
