@@ -162,9 +162,17 @@ def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
 
 
 def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
-    """`evaluateNominatedNode`: the retry tries the nominated node alone; a pass binds it there unscored
-    (None: it fails a filter, and the cycle goes on over every node)."""
+    """`evaluateNominatedNode`: the nominated node alone; if it passes the filters the pod is bound there
+    unscored (None: it fails one, and the cycle goes on over every node)."""
     shape = engine.shape(pod)
     if shape.ok is None or not shape.ok[node]:
         return None
     return Decision(node, np.asarray([node], dtype=np.int64), int(shape.n_ok), shape)
+
+
+def cycle_nominated_first(engine: Engine, pod: Pod) -> tuple[Decision, bool]:
+    """A cycle as `schedulePod` runs it: a pod with `status.nominatedNodeName` (a node of the cluster) tries
+    that node first; (decision, whether the nominated node took it)."""
+    node = engine.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+    decision = nominated_first(engine, pod, node) if node is not None else None
+    return (decision, True) if decision is not None else (engine.cycle(pod), False)

@@ -27,7 +27,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     zone_order,
 )
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
-from kubefit.scheduler.postfilter import bound_copy, nominated_first, preemption_step
+from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
 
 _NO_TIES = np.zeros(0, dtype=np.int64)
@@ -184,20 +184,20 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
     for i, pod in enumerate(pods):
-        d = engine.cycle(pod)
-        first = False
+        d, first = cycle_nominated_first(engine, pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
             message, post = preemption_step(engine, pod)
             nominated = post.nominated_node
             steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated))
-            if nominated is None:
+            if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
-                continue
-            pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
-            d = nominated_first(engine, pod, nominated)
-            first = d is not None
-            d = d or engine.cycle(pod)
-        if d.node is None:
+                d = None
+            else:
+                pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
+                d, first = cycle_nominated_first(engine, pod)
+        if d is None:
+            pass
+        elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
             pending.append((pod, d.shape.ctx.demand))
         else:
