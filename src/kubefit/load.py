@@ -5,6 +5,7 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -120,9 +121,11 @@ class Scenario:
 
     @property
     def pending_pods(self) -> list[Pod]:
-        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: higher `spec.priority` first, then document order."""
+        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: by arrival
+        (`metadata.creationTimestamp`; a pod without one arrives first), then higher `spec.priority`
+        first among pods that arrive together, then document order."""
         pending = [p for p in self.pods if not p.bound]
-        return sorted(pending, key=lambda p: -p.priority)  # sort is stable: document order kept
+        return sorted(pending, key=lambda p: (p.created is not None, p.created or 0.0, -p.priority))
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
         return [d for d in self.fleet if d.kind in kinds]
@@ -553,11 +556,27 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
                       enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
         preemption_policy=_string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy") or "PreemptLowerPriority",
         start_time=_string(status.get("startTime"), doc, "status.startTime"),
+        created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
         nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
         queued=_queued(doc, meta),
         raw=doc.body,
         source=doc.source,
     )
+
+
+def _timestamp(value: Any, doc: Document, path: str) -> float | None:
+    """An RFC 3339 time (`2023-11-15T00:57:48Z`) as seconds since the epoch; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):  # YAML reads unquoted timestamps as datetimes
+        stamp = value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
+        return stamp.timestamp()
+    text = _string(value, doc, path)
+    try:
+        stamp = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise _fail(doc, path, f"must be an RFC 3339 time such as 2024-01-31T12:00:00Z, got {text!r}") from None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=datetime.UTC)).timestamp()
 
 
 def _owner_references(meta: dict[str, Any], doc: Document) -> tuple[OwnerReference, ...]:
@@ -569,7 +588,8 @@ def _owner_references(meta: dict[str, Any], doc: Document) -> tuple[OwnerReferen
         controller = ref.get("controller")
         if controller is not None and not isinstance(controller, bool):
             raise _fail(doc, f"{path}.controller", f"must be true or false, got {controller!r}")
-        out.append(OwnerReference(kind=_string(ref.get("kind"), doc, f"{path}.kind"),
+        out.append(OwnerReference(api_version=_string(ref.get("apiVersion"), doc, f"{path}.apiVersion"),
+                                  kind=_string(ref.get("kind"), doc, f"{path}.kind"),
                                   name=_string(ref.get("name"), doc, f"{path}.name"),
                                   uid=_string(ref.get("uid"), doc, f"{path}.uid"), controller=bool(controller)))
     return tuple(out)

@@ -45,6 +45,7 @@ class Container:
 
 @dataclass(frozen=True)
 class OwnerReference:
+    api_version: str
     kind: str
     name: str
     uid: str = ""
@@ -113,6 +114,7 @@ class Pod:
     volumes: tuple[dict[str, Any], ...] = ()  # spec.volumes as given (the volume plugins read them)
     preemption_policy: str = "PreemptLowerPriority"
     start_time: str = ""  # status.startTime (RFC 3339), "" when absent
+    created: float | None = None  # metadata.creationTimestamp, seconds since the epoch
     nominated_node_name: str = ""  # status.nominatedNodeName
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
     raw: dict[str, Any] = field(default_factory=dict, repr=False)

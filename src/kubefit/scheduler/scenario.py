@@ -24,7 +24,8 @@ class Prepared:
 
     def framework(self, pod: Pod) -> Framework:
         """The framework of the profile that schedules `pod` (`spec.schedulerName`)."""
-        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy)
+        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy,
+                                 objects=self.state.objects)
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
@@ -56,7 +57,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
-    state = compile_state(scenario.nodes, scenario.pods)
+    state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
 
 

@@ -26,6 +26,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
+from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
@@ -43,6 +44,7 @@ class Step:
     tie_count: int = 0  # how many nodes shared it
     message: str | None = None  # FitError, when pending
     feasible: int = 0
+    pre_enqueue: str | None = None  # the PreEnqueue plugin that kept the pod out of the queue (SchedulingGates)
     victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
     nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
@@ -82,7 +84,12 @@ class SimulationResult:
         names = self.state.node_names
         steps = []
         for s in self.steps:
-            d: dict = {"pod": s.pod.name, "node": None if s.node is None else names[s.node]}
+            d: dict = {"pod": s.pod.name}
+            if s.pod.namespace != "default":
+                d["namespace"] = s.pod.namespace
+            d["node"] = None if s.node is None else names[s.node]
+            if s.pre_enqueue is not None:
+                d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
                 d["ties"] = [names[i] for i in s.ties]
                 if s.tie_count > len(s.ties):
@@ -184,6 +191,10 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
     for i, pod in enumerate(pods):
+        gate = run_pre_enqueue(engine.framework(pod), pod)
+        if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
+            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0]))
+            continue
         d, first = cycle_nominated_first(engine, pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
             message, post = preemption_step(engine, pod)
