@@ -49,7 +49,7 @@ def test_hand_computed(tmp_path, capsys):
     rc, out = run(capsys, "capacity", "-f", path, "-o", "json")
     assert rc == 0
     assert out == {"pod": "default/web", "count": 7, "perNode": {"a": 4, "b": 3}, "stopReason": "Unschedulable",
-                   "message": "0/2 nodes are available: 1 Insufficient cpu, 1 Too many pods."}
+                   "message": "0/2 nodes are available: 1 Insufficient cpu, 1 Too many pods.", "warnings": []}
 
 
 def test_bound_pods_are_accounted_and_pending_ones_ignored(tmp_path, capsys):

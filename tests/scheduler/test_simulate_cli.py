@@ -61,7 +61,7 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
                        "--tie-break", "first")
     assert rc == 0, err
     data = json.loads(out)
-    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "metrics"]
+    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "metrics", "warnings"]
     assert data["steps"] == [
         {"pod": "gpu", "node": "large"},
         {"pod": "web", "node": "small"},
