@@ -24,7 +24,7 @@ from kubefit.api.core import Pod
 from kubefit.requests import pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.engine import Decision, Engine, zone_order
-from kubefit.scheduler.framework import CycleResult, Framework, schedule_one
+from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
@@ -78,6 +78,19 @@ def run_post_filter(profile: Profile, result: CycleResult,
                 return PostFilterOutcome(answer.nominated_node, answer.victims)
             reasons.append(answer.message)
     return PostFilterOutcome(message=", ".join(reasons))
+
+
+def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post: PostFilterOutcome) -> dict:
+    """Each Filter plugin alone on every node as the golden cases show it after a preemption: with the
+    cycle's PreFilter state (computed before PostFilter) on the nodes as PostFilter left them (victims
+    deleted): what calling the plugins' Filter once the cycle is over gives."""
+    ctx = new_context(state, pod)
+    active, _failure, _names, _skipped = run_pre_filters(fw, state, ctx)
+    after = state.copy()
+    for victim in post.victims:
+        after.unbind(post.nominated_node, victim)
+    idx = np.arange(len(after), dtype=np.int64)
+    return {name: plugin.filter(after, ctx, idx) for name, plugin in active}
 
 
 def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:

@@ -9,7 +9,7 @@ from kubefit.errors import InputError
 from kubefit.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
-from kubefit.scheduler.postfilter import post_filter_for
+from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
 
@@ -86,5 +86,7 @@ def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
     fw = prepared.framework(pod)
     result = schedule_one(fw, prepared.state, pod)
     if not len(result.feasible) and not getattr(result, "pre_enqueue", None):
-        result.post_filter = post_filter_for(fw, prepared.state, pod, result)  # PostFilter: preemption
+        post = result.post_filter = post_filter_for(fw, prepared.state, pod, result)  # PostFilter: preemption
+        if post.nominated_node is not None:  # victims deleted: each plugin alone now sees them gone
+            result.filter_by_plugin = filters_after_preemption(fw, prepared.state, pod, post)
     return result
