@@ -163,15 +163,23 @@ def evict(engine: Engine, pod: Pod) -> None:
     engine.log.append(node)
 
 
-def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
-    """PostFilter for a pod whose cycle found no node: the FitError text and DefaultPreemption's answer;
-    a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
+def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+    """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
+    evicted yet)."""
     fw = engine.framework(pod)
     result = schedule_one(fw, engine.state, pod, score=False)
+    if not fw.profile.extension_points.get("postFilter"):
+        return result.fit_error(), PostFilterOutcome()
     post = post_filter_for(fw, engine.state, pod, result)
+    return fit_error(result, post), post
+
+
+def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+    """`post_filter_cycle`, then a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
+    message, post = post_filter_cycle(engine, pod)
     for victim in post.victims:
         evict(engine, victim)
-    return fit_error(result, post), post
+    return message, post
 
 
 def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
