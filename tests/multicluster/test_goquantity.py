@@ -4,7 +4,7 @@ strings, cached-string struct equality, BinarySI clamp — hand-computed cases a
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kubefit.multicluster import goquantity as gq
@@ -80,5 +80,7 @@ def test_value_matches_exact_rounding_in_safe_range(text):
 
 @given(quantities)
 def test_canonical_string_reparses_to_same_value(text):
+    """Outside the overflow range (2^62 base units and more, where Go's int64 arithmetic wraps)."""
+    assume(abs(parse_quantity(text)) < 2**62 * 10**9)
     q = gq.parse(text)
     assert parse_quantity(gq.canonical(q)) == parse_quantity(text) or q.format == gq.BINARY_SI
