@@ -4,7 +4,7 @@ strings, cached-string struct equality, BinarySI clamp — hand-computed cases a
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kubefit.multicluster import goquantity as gq
@@ -80,6 +80,8 @@ def test_value_matches_exact_rounding_in_safe_range(text):
 
 @given(quantities)
 def test_canonical_string_reparses_to_same_value(text):
+    """Outside the overflow range (2^62 base units and more, where Go's int64 arithmetic wraps)."""
+    assume(abs(parse_quantity(text)) < 2**62 * 10**9)
     q = gq.parse(text)
     # Go's DecimalSI has no suffix beyond E (10^18): CanonicalizeBytes then drops the exponent ("1000000000000G"
     # prints as "1"), so only values below 1000E round-trip.

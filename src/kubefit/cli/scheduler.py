@@ -35,6 +35,7 @@ def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: 
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
+    data["warnings"] = list(prepared.notes)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:
         data["explain"] = details

@@ -32,14 +32,15 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
-    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
+def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState, list[str]]:
+    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know
+    (on stderr, and returned for the result's `warnings`)."""
     scenario = load_scenario(files)
     warn_ignored(scenario, verb, config=True, members=True)
     prepared = prepare(scenario)
     for note in prepared.notes:
         warn(note)
-    return scenario, prepared.config, prepared.state
+    return scenario, prepared.config, prepared.state, list(prepared.notes)
 
 
 @contextmanager
@@ -81,7 +82,7 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, config, state = _prepare(files, "simulate")
+    scenario, config, state, notes = _prepare(files, "simulate")
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if not specs:
@@ -91,6 +92,7 @@ def simulate(
         if plot:
             _plot([result], plot)
         data = result.to_dict()
+        data["warnings"] = notes
         emit(data, output, lambda console: report.simulation_table(console, data))
         return
     cands = candidates(config, specs)
@@ -99,12 +101,13 @@ def simulate(
             warn(note)
     with _progress(len(queue), len(cands)) as tick:
         results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break.value, seed=seed,
-                              progress=tick)
+                              progress=tick, objects=scenario.objects)
     if plot:
         _plot(results, plot)
     from kubefit.scheduler.compare import comparison_to_dict
 
     data = comparison_to_dict(results)
+    data["warnings"] = notes + [n for cand in cands[1:] for n in cand.notes]
     emit(data, output, lambda console: report.comparison_table(console, data))
 
 
@@ -131,10 +134,11 @@ def capacity(
     from kubefit.report import simulation as report
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state = _prepare(files, "capacity")
+    scenario, config, state, notes = _prepare(files, "capacity")
     target = _find_pod(scenario, pod)
     result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
     data = result.to_dict()
+    data["warnings"] = notes
     emit(data, output, lambda console: report.capacity_table(console, data))
 
 

@@ -2,7 +2,7 @@
 
 Each copy is a full scheduling cycle on the cluster as it is (bound pods accounted, other pending pods
 ignored), bound to the selected node before the next copy, until a copy fits nowhere or `limit` copies
-were placed.
+were placed. Copies never preempt: the count is what fits beside the pods already running.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from kubefit.errors import InputError
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
 
 UNSCHEDULABLE = "Unschedulable"
@@ -62,8 +63,8 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
         decision = engine.cycle(pod, demand)
-        if decision.node is None:
-            return len(nodes), nodes, engine.fit_error(decision.shape)
+        if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
+            return len(nodes), nodes, post_filter_cycle(engine, pod)[0]
         engine.bind(decision.node, decision.shape)
         nodes.append(decision.node)
     return len(nodes), nodes, None

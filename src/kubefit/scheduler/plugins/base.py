@@ -21,6 +21,13 @@ def go_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
     return np.where((a < 0) != (b < 0), -q, q)
 
 
+def normalize_scores(plugin, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:
+    """The plugin's NormalizeScore of `raw` (plugins that set `normalize_needs_context` also get the cycle)."""
+    if getattr(plugin, "normalize_needs_context", False):
+        return plugin.normalize(raw, ctx)
+    return plugin.normalize(raw)
+
+
 class StatusError(Exception):
     """A plugin's error status (`framework.AsStatus(err)`): the framework fails the cycle, naming the plugin."""
 
