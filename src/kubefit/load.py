@@ -5,13 +5,10 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from kubefit.api.core import (
     Container,
@@ -24,13 +21,9 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.parse import parse_bodies, read_bounded
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
-
-try:  # the C loader is ~10x faster on large snapshots and traces
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
@@ -129,10 +122,15 @@ def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Docume
 
 
 def _read_bodies(path: str | Path) -> list[Any]:
-    """The parsed YAML/JSON documents of one file, before `kind: List` expansion."""
+    """The parsed YAML/JSON documents of one file, before `kind: List` expansion (see `kubefit.parse`)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8") if source != "-" else _read_stdin()
+        if source == "-":
+            data = _read_stdin()
+        else:
+            with open(path, "rb") as fh:
+                data = read_bounded(fh, source)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise InputError("no such file", file=source) from None
     except IsADirectoryError:
@@ -145,36 +143,18 @@ def _read_bodies(path: str | Path) -> list[Any]:
         raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
     if "\x00" in text:
         raise InputError("not a text file (it holds NUL bytes); expected YAML or JSON", file=source)
-    return _parse_bodies(text, source)
+    return parse_bodies(text, source)
 
 
-def _read_stdin() -> str:
+def _read_stdin() -> bytes:
     import sys
 
-    return sys.stdin.read()
+    return read_bounded(getattr(sys.stdin, "buffer", sys.stdin), "-")
 
 
 def parse_documents(text: str, source: str = "<string>") -> list[Document]:
     """Parse text holding YAML or JSON documents; `kind: List` items are expanded in order."""
-    return _documents(_parse_bodies(text, source), source)
-
-
-def _parse_bodies(text: str, source: str) -> list[Any]:
-    stripped = text.lstrip()
-    try:
-        if stripped.startswith(("{", "[")):
-            bodies: list[Any] = [json.loads(text)]
-        else:
-            bodies = list(yaml.load_all(text, Loader=_Loader))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                         file=source) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"malformed YAML{where}: {problem}", file=source) from None
-    return bodies
+    return _documents(parse_bodies(text, source), source)
 
 
 def _documents(bodies: list[Any], source: str) -> list[Document]:
