@@ -346,6 +346,8 @@ def judge(mutant: Mutant, path: str, outcome: Outcome, *, time_bound: float = 20
         return Verdict("control-char", repr(next(ln for ln in (outcome.stdout + outcome.stderr).splitlines()
                                                   if any(ch in _CONTROL for ch in ln if ch != "\t"))[:120]))
     errors = [ln for ln in lines if ln.startswith("error: ")]
+    if outcome.code == 2 and not errors and outcome.stdout.startswith(f"{path}: invalid scheduler configuration:"):
+        return Verdict()  # `config validate`'s answer: kube-scheduler's messages on stdout
     if outcome.code == 2:
         if len(errors) != 1:
             return Verdict("multi-line", f"{len(errors)} error lines")
@@ -356,7 +358,8 @@ def judge(mutant: Mutant, path: str, outcome: Outcome, *, time_bound: float = 20
         return Verdict("error-with-success", errors[0][:160])
     if mutant.expect_refusal:
         return Verdict("dropped-key", "a duplicated key was accepted")
-    if mutant.unknown_field and "kubefitFuzzField" not in outcome.stderr:
+    said = "kubefitFuzzField" in outcome.stderr or "; ignored" in outcome.stderr  # the object was not read
+    if mutant.unknown_field and not said:
         return Verdict("ignored-field", mutant.unknown_field, tags=[mutant.seed_name])
     return Verdict()
 

@@ -53,6 +53,13 @@ CONTAINER_FIELDS = frozenset({
     "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
     "securityContext", "stdin", "stdinOnce", "tty"})
 RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+NODE_STATUS_FIELDS = frozenset({
+    "capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images",
+    "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features"})
+POD_STATUS_FIELDS = frozenset({
+    "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
+    "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
+    "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus"})
 TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
@@ -91,6 +98,12 @@ class Scenario:
     pods: list[Pod] = field(default_factory=list)  # document order, bound and pending
     fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
     warnings: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
+
+    @property
+    def files(self) -> str:
+        """The files the scenario was read from, for a message about the scenario as a whole."""
+        return ", ".join(self.sources) or "<scenario>"
 
     @property
     def bound_pods(self) -> list[Pod]:
@@ -209,6 +222,7 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
     """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
     scenario = Scenario()
     for path in paths:
+        scenario.sources.append(str(path))
         for doc in read_documents(path, allow_empty=False):
             add_document(scenario, doc)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
@@ -341,6 +355,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
     _check_fields(spec, NODE_SPEC_FIELDS, doc, "spec")
+    _check_fields(status, NODE_STATUS_FIELDS, doc, "status")
     if "allocatable" in status:
         allocatable = decode_resource_list(status["allocatable"], doc, "status.allocatable", warnings)
     elif "capacity" in status:
@@ -413,6 +428,7 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
     _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
+    _check_fields(status, POD_STATUS_FIELDS, doc, "status")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,

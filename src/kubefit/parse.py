@@ -289,11 +289,15 @@ def _too_deep(source: str) -> InputError:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def escape_control(text: str) -> str:
-    """Control characters (newlines, ESC, bidi overrides, …) as `\\n`, `\\x1b`, `\\u202e`: one safe line."""
+def escape_control(text: str, *, keep: str = "") -> str:
+    """Control characters (newlines, ESC, bidi overrides, …) as `\\n`, `\\x1b`, `\\u202e`: one safe line.
+
+    `keep`: control characters left as they are (`"\\n"` for a multi-line table cell).
+    """
     if not _CONTROL.search(text):
         return text
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else
+                        m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def shorten(text: str, limit: int = 80) -> str:

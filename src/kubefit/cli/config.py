@@ -6,9 +6,10 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import OutputFormat, app
+from kubefit.cli import OutputFormat, app, name_some, warn
 from kubefit.errors import ConfigError, InputError
 from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario, add_document, read_documents
+from kubefit.parse import escape_control
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 
@@ -27,6 +28,9 @@ def config_document(path: str) -> Document | None:
         if doc.kind not in (*SCHEDULER_CONFIG_KINDS, "Node", "Pod", *FLEET_KINDS):
             add_document(Scenario(), doc)
     docs = [d for d in every if d.kind in SCHEDULER_CONFIG_KINDS]
+    others = [f"{d.source}: {d.label}" for d in every if d.kind not in SCHEDULER_CONFIG_KINDS]
+    if others:  # a scenario's nodes, pods, fleet objects: said, not dropped silently
+        warn(f"kubefit config reads only the scheduler configuration, not {name_some(others)}; ignored")
     if len(docs) > 1:
         raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(docs)} "
                          f"(the first is {docs[0].label})", file=path, obj=docs[1].label)
@@ -43,12 +47,12 @@ def validate(filename: ConfigFileOption) -> None:
     try:
         config = _load(filename)
     except ConfigError as exc:
-        print(f"{filename}: invalid scheduler configuration:")
+        print(escape_control(f"{filename}: invalid scheduler configuration:"))
         for message in exc.errors:
-            print(f"  {message}")
+            print(f"  {escape_control(message)}")
         raise typer.Exit(exc.exit_code) from None
     for note in config.notes:
-        print(f"note: {note}")
+        print(f"note: {escape_control(note)}")
     print("valid")
 
 

@@ -143,7 +143,8 @@ def _find_pod(scenario: Scenario, name: str | None):
     if name is None:
         pending = scenario.pending_pods
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod")
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
+                             file=scenario.files)
         return pending[0]
     for p in (*scenario.pending_pods, *scenario.bound_pods):
         if name in (p.name, p.key):
