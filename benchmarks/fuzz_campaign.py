@@ -20,11 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fuzzing import VERBS, judge, mutate, run_isolated, seed_texts  # noqa: E402
+from fuzzing import VERBS, judge, mutate, preload, run_isolated, seed_texts  # noqa: E402
 
 
 def campaign(mutants: int, seed: int, workdir: Path, examples: int = 3) -> tuple[Counter, dict, float]:
     """Run the campaign; (breaches by class, first examples by class, slowest run in seconds)."""
+    preload()
     rng = random.Random(seed)
     seeds = seed_texts(golden_cases=24, rng=random.Random(seed))
     breaches: Counter = Counter()

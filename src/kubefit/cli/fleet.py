@@ -89,22 +89,27 @@ def _template_requests(workload: Document) -> dict[str, str]:
     return {k: f"{v}n" for k, v in pod_requests_nanos(pod).items()}
 
 
-# Expected types of the Karmada fields kubefit reads (other fields are passed through untouched).
-_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": dict, "fieldSelector": dict}
-PLACEMENT_SHAPE = {
+class Complete(dict):
+    """A shape listing every field of its Karmada type: any other field is refused (strict decoding)."""
+
+
+# Expected types of the Karmada fields kubefit reads (other fields of an open shape pass untouched).
+_AFFINITY = Complete({"clusterNames": [str], "exclude": [str], "labelSelector": dict, "fieldSelector": dict})
+PLACEMENT_SHAPE = Complete({
     "clusterAffinity": _AFFINITY,
-    "clusterAffinities": [{"affinityName": str, **_AFFINITY}],
+    "clusterAffinities": [Complete({"affinityName": str, **_AFFINITY})],
     "clusterTolerations": [dict],
     "spreadConstraints": [dict],
-    "replicaScheduling": {
+    "replicaScheduling": Complete({
         "replicaSchedulingType": str, "replicaDivisionPreference": str,
-        "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
-                             "dynamicWeight": str}},
-}
-BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
+        "weightPreference": Complete({"staticWeightList": [Complete({"targetCluster": _AFFINITY, "weight": int})],
+                                      "dynamicWeight": str})}),
+})
+BINDING_SHAPE = {"resource": Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str,
+                                       "resourceVersion": str}),
                  "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str}
-POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
-                                       "labelSelector": {"matchLabels": dict}}],
+POLICY_SHAPE = {"resourceSelectors": [Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str,
+                                                "labelSelector": {"matchLabels": dict}})],
                 "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
 
@@ -117,6 +122,11 @@ def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         word = {dict: "a mapping", list: "a list", str: "a string", int: "an integer"}[expected]
         raise InputError(f"must be {word}, got {value!r}", file=doc.source, obj=doc.label, field=path)
+    if isinstance(shape, Complete):
+        unknown = sorted(str(k) for k in value if k not in shape)
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r}", file=doc.source, obj=doc.label,
+                             field=f"{path}.{unknown[0]}")
     if isinstance(shape, dict):
         for key, sub in shape.items():
             _check_shape(value.get(key), sub, doc, f"{path}.{key}")

@@ -7,6 +7,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -81,6 +82,8 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
+    if plot:
+        _check_plot_path(plot)
     scenario, config, state = _prepare(files, "simulate")
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
@@ -106,6 +109,17 @@ def simulate(
 
     data = comparison_to_dict(results)
     emit(data, output, lambda console: report.comparison_table(console, data))
+
+
+def _check_plot_path(path: str) -> None:
+    """`--plot out.txt` is a usage error before any work: the extension names one of matplotlib's formats."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = Path(path).suffix.lstrip(".").lower()
+    if extension and extension not in formats:  # none: matplotlib writes a PNG
+        raise typer.BadParameter(f"{path!r} has extension {extension!r}; supported: {', '.join(sorted(formats))}",
+                                 param_hint="'--plot'")
 
 
 def _plot(results, path: str) -> None:

@@ -315,7 +315,7 @@ def _beta_profile(doc: Document, version: str, prof: dict[str, Any], path: str, 
     fit_args = _fit_args_beta(doc, version, args, path, notes, errors)
     strategy_weight: tuple[str, int] | None = None
     if version == "v1beta1":
-        strategy_weight = _v1beta1_strategy(enabled, disabled, path, notes)
+        strategy_weight = _v1beta1_strategy(doc, enabled, disabled, path, notes)
         if strategy_weight is not None:
             kind = strategy_weight[0]
             plugin = next(p for p, t in V1BETA1_STRATEGY_PLUGINS.items() if t == kind)
@@ -400,19 +400,19 @@ def _drop_removed_elsewhere(plugins: dict[str, Any], path: str, notes: list[str]
             plugins[point][key] = keep
 
 
-def _v1beta1_strategy(enabled: list[dict[str, Any]], disabled: set[str], path: str,
+def _v1beta1_strategy(doc: Document, enabled: list[dict[str, Any]], disabled: set[str], path: str,
                       notes: list[str]) -> tuple[str, int] | None:
     """Which v1beta1 resource strategy scores (type, weight): the default LeastAllocated unless
     disabled, then each enabled one; v1 keeps one (the last enabled) and notes the rest."""
     active: list[tuple[str, str, int]] = []
     if "*" not in disabled and "NodeResourcesLeastAllocated" not in disabled:
         active.append(("NodeResourcesLeastAllocated", "LeastAllocated", 1))
-    for p in enabled:
+    for i, p in enumerate(enabled):
         name = str(p.get("name", ""))
         if name in V1BETA1_STRATEGY_PLUGINS:
-            weight = p.get("weight") or 1
+            weight = _int(p.get("weight"), doc, f"{path}.plugins.score.enabled[{i}].weight") or 1
             active = [a for a in active if a[0] != name]
-            active.append((name, V1BETA1_STRATEGY_PLUGINS[name], int(weight)))
+            active.append((name, V1BETA1_STRATEGY_PLUGINS[name], weight))
     if not active:
         return None
     if len(active) > 1:
