@@ -356,7 +356,7 @@ def judge(mutant: Mutant, path: str, outcome: Outcome, *, time_bound: float = 20
     if outcome.code not in (0, 1, 2):
         return Verdict("exit-code", str(outcome.code))
     lines = outcome.stderr.splitlines()
-    stray = [ln for ln in lines if not ln.startswith(("error: ", "warning: "))]
+    stray = [ln for ln in lines if not ln.startswith(("error: ", "warning: ", "note: "))]
     if stray:
         return Verdict("multi-line", repr(stray[0][:120]))
     if any(ch in _CONTROL for ch in outcome.stdout + outcome.stderr if ch != "\t"):

@@ -60,6 +60,17 @@ POD_STATUS_FIELDS = frozenset({
     "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
     "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
     "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus"})
+NODE_CONDITION_FIELDS = frozenset({"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"})
+POD_CONDITION_FIELDS = frozenset({"type", "observedGeneration", "status", "lastProbeTime", "lastTransitionTime",
+                                  "reason", "message"})
+CONTAINER_STATUS_FIELDS = frozenset({
+    "name", "state", "lastState", "ready", "restartCount", "image", "imageID", "containerID", "started",
+    "allocatedResources", "resources", "volumeMounts", "user", "allocatedResourcesStatus", "stopSignal"})
+AFFINITY_FIELDS = frozenset({"nodeAffinity", "podAffinity", "podAntiAffinity"})
+NODE_AFFINITY_FIELDS = frozenset({"requiredDuringSchedulingIgnoredDuringExecution",
+                                  "preferredDuringSchedulingIgnoredDuringExecution"})
+TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
+REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})
 TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
@@ -371,6 +382,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
         if raw is None:
             raise _fail(doc, f"status.conditions[{i}]", "must be a condition (a mapping with type and status), got null")
         condition = _mapping(raw, doc, f"status.conditions[{i}]")
+        _check_fields(condition, NODE_CONDITION_FIELDS, doc, f"status.conditions[{i}]")
         for key in ("type", "status"):
             _string(condition.get(key), doc, f"status.conditions[{i}].{key}")
     unschedulable = spec.get("unschedulable")
@@ -486,6 +498,7 @@ def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tupl
         if raw is None:
             raise _fail(doc, path, "must be a container status (a mapping with name, resources, ...), got null")
         cs = _mapping(raw, doc, path)
+        _check_fields(cs, CONTAINER_STATUS_FIELDS, doc, path)
         resources = cs.get("resources")
         requests = None
         if resources is not None:  # present, even empty: the kubelet reported what it actuated
@@ -505,6 +518,7 @@ def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition
         if raw is None:
             raise _fail(doc, path, "must be a condition (a mapping with type and status), got null")
         condition = _mapping(raw, doc, path)
+        _check_fields(condition, POD_CONDITION_FIELDS, doc, path)
         out.append(PodCondition(type=_string(condition.get("type"), doc, f"{path}.type"),
                                 reason=_string(condition.get("reason"), doc, f"{path}.reason")))
     return tuple(out)
@@ -513,12 +527,16 @@ def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition
 def _check_affinity(value: Any, doc: Document) -> None:
     """The shape of spec.affinity.nodeAffinity (types only; operators and values are the plugin's to judge)."""
     affinity = _mapping(value, doc, "spec.affinity")
+    _check_fields(affinity, AFFINITY_FIELDS, doc, "spec.affinity")
     path = "spec.affinity.nodeAffinity"
     node_affinity = _mapping(affinity.get("nodeAffinity"), doc, path)
+    _check_fields(node_affinity, NODE_AFFINITY_FIELDS, doc, path)
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required is not None:
         rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
-        terms = _mapping(required, doc, rpath).get("nodeSelectorTerms")
+        selector = _mapping(required, doc, rpath)
+        _check_fields(selector, frozenset({"nodeSelectorTerms"}), doc, rpath)
+        terms = selector.get("nodeSelectorTerms")
         for i, term in enumerate(_list(terms, doc, f"{rpath}.nodeSelectorTerms")):
             _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -526,6 +544,7 @@ def _check_affinity(value: Any, doc: Document) -> None:
         if raw is None:
             raise _fail(doc, f"{ppath}[{i}]", "must be a mapping with weight and preference, got null")
         pref = _mapping(raw, doc, f"{ppath}[{i}]")
+        _check_fields(pref, frozenset({"weight", "preference"}), doc, f"{ppath}[{i}]")
         weight = pref.get("weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
             raise _fail(doc, f"{ppath}[{i}].weight", f"must be an integer, got {weight!r}")
@@ -534,12 +553,14 @@ def _check_affinity(value: Any, doc: Document) -> None:
 
 def _check_term(value: Any, doc: Document, path: str) -> None:
     term = _mapping(value, doc, path)
+    _check_fields(term, TERM_FIELDS, doc, path)
     for part in ("matchExpressions", "matchFields"):
         for j, raw in enumerate(_list(term.get(part), doc, f"{path}.{part}")):
             where = f"{path}.{part}[{j}]"
             if raw is None:
                 raise _fail(doc, where, "must be a requirement (a mapping with key, operator, values), got null")
             requirement = _mapping(raw, doc, where)
+            _check_fields(requirement, REQUIREMENT_FIELDS, doc, where)
             _string(requirement.get("key"), doc, f"{where}.key")
             _string(requirement.get("operator"), doc, f"{where}.operator")
             for k, v in enumerate(_list(requirement.get("values"), doc, f"{where}.values")):

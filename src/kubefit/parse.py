@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from itertools import accumulate
 from typing import Any
 
+import numpy as np
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
@@ -100,7 +100,7 @@ _StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
 
 def _yaml_bodies(text: str, source: str) -> tuple[list[Any], bool]:
     """The documents of a YAML stream; whether a value was refused (to be located by `locate_refusal`)."""
-    check_nodes = "&" in text or _cheap_depth_bound(text) > MAX_DEPTH
+    check_nodes = "&" in text or _may_nest_deeper(text, MAX_DEPTH, block=True)
     loader = _StrictLoader(text)
     bodies = []
     try:
@@ -154,10 +154,14 @@ class _JsonHooks:
     def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         mapping = dict(pairs)
         if len(mapping) != len(pairs):
-            seen: set[str] = set()
-            key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-            mapping[key] = _Refused(_duplicate(key))
-            self.refused = True
+            return self._with_duplicate(mapping, pairs)
+        return mapping
+
+    def _with_duplicate(self, mapping: dict[str, Any], pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        mapping[key] = _Refused(_duplicate(key))
+        self.refused = True
         return mapping
 
     def integer(self, text: str) -> Any:
@@ -172,7 +176,7 @@ class _JsonHooks:
 def _json_body(text: str, source: str) -> tuple[Any, bool]:
     hooks = _JsonHooks()
     body = json.loads(text, object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
-    if _cheap_depth_bound(text) > MAX_DEPTH:
+    if _may_nest_deeper(text, MAX_DEPTH, block=False):
         _check_object_depth(body, source)
     return body, hooks.refused
 
@@ -189,10 +193,11 @@ def _out_of_int64(text: str) -> str:
 
 def parse_bodies(text: str, source: str) -> list[Any]:
     """Every top-level document of `text` (JSON if it starts with `{` or `[`, else YAML), checked."""
-    if _cheap_depth_bound(text) > HARD_DEPTH:
+    is_json = _JSON_START.match(text) is not None
+    if _may_nest_deeper(text, HARD_DEPTH, block=not is_json):
         raise _too_deep(source)
     try:
-        if text.lstrip().startswith(("{", "[")):
+        if is_json:
             body, refused = _json_body(text, source)
             bodies = [body]
         else:
@@ -257,17 +262,20 @@ def _object_label(body: Any, path: str, index: int) -> str:
     return f"{kind or 'document'} #{index}"
 
 
-_BRACKET_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
-_BRACKETS = re.compile(r"[\[\]{}]")
-_LEADING = re.compile(r"^[ \t?:-]+", re.M)
+_JSON_START = re.compile(r"\s*[\[{]")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 
-def _cheap_depth_bound(text: str) -> int:
-    """An upper bound of the nesting depth, at C speed: bracket depth plus the longest line indentation."""
-    brackets = _BRACKETS.findall(text)
-    flow = max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0) if brackets else 0
-    block = max(map(len, _LEADING.findall(text)), default=0)
-    return flow + block
+def _may_nest_deeper(text: str, limit: int, *, block: bool) -> bool:
+    """Whether `text` could nest deeper than `limit`, at C speed: its bracket depth (strings included, so
+    an over-estimate), or for YAML (`block`) a line indented by `limit` characters or more."""
+    brackets = text.encode("utf-8", "surrogateescape").translate(None, _NOT_BRACKETS)
+    if len(brackets) > limit:
+        codes = np.frombuffer(brackets, dtype=np.uint8)
+        opening = (codes == ord("[")) | (codes == ord("{"))
+        if int(np.cumsum(np.where(opening, 1, -1), dtype=np.int64).max()) > limit:
+            return True
+    return block and re.search(rf"^[ \t?:-]{{{limit}}}", text, re.M) is not None
 
 
 def _check_object_depth(body: Any, source: str) -> None:

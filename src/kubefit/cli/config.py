@@ -12,6 +12,7 @@ from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario
 from kubefit.parse import escape_control
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.dialects import print_notes
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
 app.add_typer(config_app, name="config")
@@ -63,6 +64,7 @@ def view(
 ) -> None:
     """Print the effective v1 configuration after kube-scheduler's defaulting."""
     config = _load(filename)
+    print_notes(config.notes)  # what the conversion and defaulting chose, on stderr
     fmt = "json" if output == OutputFormat.json else "yaml"
     emit(config.effective or {}, fmt)
 

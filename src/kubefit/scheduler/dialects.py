@@ -663,5 +663,7 @@ _SCORERS = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit", "Vo
 
 def print_notes(notes: list[str]) -> None:
     """Each note on stderr, as `note: …`."""
+    from kubefit.parse import escape_control
+
     for n in notes:
-        print(f"note: {n}", file=sys.stderr)
+        print(f"note: {escape_control(n)}", file=sys.stderr)
