@@ -100,7 +100,7 @@ _StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
 
 def _yaml_bodies(text: str, source: str) -> tuple[list[Any], bool]:
     """The documents of a YAML stream; whether a value was refused (to be located by `locate_refusal`)."""
-    check_nodes = "&" in text or _may_nest_deeper(text, MAX_DEPTH, block=True)
+    check_nodes = _ANCHOR.search(text) is not None or _may_nest_deeper(text, MAX_DEPTH, block=True)
     loader = _StrictLoader(text)
     bodies = []
     try:
@@ -262,6 +262,7 @@ def _object_label(body: Any, path: str, index: int) -> str:
     return f"{kind or 'document'} #{index}"
 
 
+_ANCHOR = re.compile(r"(?<![^\s\[{,])&")  # `&name` as YAML writes it, not the `&` of a URL or a string
 _JSON_START = re.compile(r"\s*[\[{]")
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
