@@ -7,7 +7,10 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN_DIR = ROOT.parent / "shared" / "golden"
+SHARED_DIR = ROOT.parent / "shared"
+GOLDEN_DIR = SHARED_DIR / "golden"
+SHARED_ABSENT = (f"golden data absent: {SHARED_DIR} (../shared next to the project) does not exist; "
+                 f"CI always has it (.ci/run sets KUBEFIT_REQUIRE_GOLDEN=1, which makes this an error)")
 
 
 @cache

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import datetime
 import importlib
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import (
@@ -32,13 +29,9 @@ from kubefit.api.core import (
 )
 from kubefit.errors import InputError
 from kubefit.labels import SelectorError, parse_selector
+from kubefit.parse import parse_bodies, read_bounded
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
-
-try:  # the C loader is ~10x faster on large snapshots and traces
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
@@ -68,6 +61,24 @@ CONTAINER_FIELDS = frozenset({
     "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
     "securityContext", "stdin", "stdinOnce", "tty"})
 RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+NODE_STATUS_FIELDS = frozenset({
+    "capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images",
+    "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features"})
+POD_STATUS_FIELDS = frozenset({
+    "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
+    "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
+    "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus"})
+NODE_CONDITION_FIELDS = frozenset({"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"})
+POD_CONDITION_FIELDS = frozenset({"type", "observedGeneration", "status", "lastProbeTime", "lastTransitionTime",
+                                  "reason", "message"})
+CONTAINER_STATUS_FIELDS = frozenset({
+    "name", "state", "lastState", "ready", "restartCount", "image", "imageID", "containerID", "started",
+    "allocatedResources", "resources", "volumeMounts", "user", "allocatedResourcesStatus", "stopSignal"})
+AFFINITY_FIELDS = frozenset({"nodeAffinity", "podAffinity", "podAntiAffinity"})
+NODE_AFFINITY_FIELDS = frozenset({"requiredDuringSchedulingIgnoredDuringExecution",
+                                  "preferredDuringSchedulingIgnoredDuringExecution"})
+TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
+REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})
 TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
@@ -113,6 +124,12 @@ class Scenario:
     fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
     objects: ClusterObjects = field(default_factory=ClusterObjects)  # Services, ReplicaSets, PVCs, ... by kind
     warnings: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
+
+    @property
+    def files(self) -> str:
+        """The files the scenario was read from, for a message about the scenario as a whole."""
+        return ", ".join(self.sources) or "<scenario>"
 
     @property
     def bound_pods(self) -> list[Pod]:
@@ -146,10 +163,15 @@ def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Docume
 
 
 def _read_bodies(path: str | Path) -> list[Any]:
-    """The parsed YAML/JSON documents of one file, before `kind: List` expansion."""
+    """The parsed YAML/JSON documents of one file, before `kind: List` expansion (see `kubefit.parse`)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8") if source != "-" else _read_stdin()
+        if source == "-":
+            data = _read_stdin()
+        else:
+            with open(path, "rb") as fh:
+                data = read_bounded(fh, source)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise InputError("no such file", file=source) from None
     except IsADirectoryError:
@@ -162,36 +184,18 @@ def _read_bodies(path: str | Path) -> list[Any]:
         raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
     if "\x00" in text:
         raise InputError("not a text file (it holds NUL bytes); expected YAML or JSON", file=source)
-    return _parse_bodies(text, source)
+    return parse_bodies(text, source)
 
 
-def _read_stdin() -> str:
+def _read_stdin() -> bytes:
     import sys
 
-    return sys.stdin.read()
+    return read_bounded(getattr(sys.stdin, "buffer", sys.stdin), "-")
 
 
 def parse_documents(text: str, source: str = "<string>") -> list[Document]:
     """Parse text holding YAML or JSON documents; `kind: List` items are expanded in order."""
-    return _documents(_parse_bodies(text, source), source)
-
-
-def _parse_bodies(text: str, source: str) -> list[Any]:
-    stripped = text.lstrip()
-    try:
-        if stripped.startswith(("{", "[")):
-            bodies: list[Any] = [json.loads(text)]
-        else:
-            bodies = list(yaml.load_all(text, Loader=_Loader))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                         file=source) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"malformed YAML{where}: {problem}", file=source) from None
-    return bodies
+    return _documents(parse_bodies(text, source), source)
 
 
 def _documents(bodies: list[Any], source: str) -> list[Document]:
@@ -246,6 +250,7 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
     """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
     scenario = Scenario()
     for path in paths:
+        scenario.sources.append(str(path))
         for doc in read_documents(path, allow_empty=False):
             add_document(scenario, doc)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
@@ -402,6 +407,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
     _check_fields(spec, NODE_SPEC_FIELDS, doc, "spec")
+    _check_fields(status, NODE_STATUS_FIELDS, doc, "status")
     if "allocatable" in status:
         allocatable = decode_resource_list(status["allocatable"], doc, "status.allocatable", warnings)
     elif "capacity" in status:
@@ -417,6 +423,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
         if raw is None:
             raise _fail(doc, f"status.conditions[{i}]", "must be a condition (a mapping with type and status), got null")
         condition = _mapping(raw, doc, f"status.conditions[{i}]")
+        _check_fields(condition, NODE_CONDITION_FIELDS, doc, f"status.conditions[{i}]")
         for key in ("type", "status"):
             _string(condition.get(key), doc, f"status.conditions[{i}].{key}")
     unschedulable = spec.get("unschedulable")
@@ -505,6 +512,7 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
     _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
+    _check_fields(status, POD_STATUS_FIELDS, doc, "status")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,
@@ -678,6 +686,7 @@ def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tupl
         if raw is None:
             raise _fail(doc, path, "must be a container status (a mapping with name, resources, ...), got null")
         cs = _mapping(raw, doc, path)
+        _check_fields(cs, CONTAINER_STATUS_FIELDS, doc, path)
         resources = cs.get("resources")
         requests = None
         if resources is not None:  # present, even empty: the kubelet reported what it actuated
@@ -697,6 +706,7 @@ def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition
         if raw is None:
             raise _fail(doc, path, "must be a condition (a mapping with type and status), got null")
         condition = _mapping(raw, doc, path)
+        _check_fields(condition, POD_CONDITION_FIELDS, doc, path)
         out.append(PodCondition(type=_string(condition.get("type"), doc, f"{path}.type"),
                                 reason=_string(condition.get("reason"), doc, f"{path}.reason")))
     return tuple(out)
@@ -705,13 +715,17 @@ def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition
 def _check_affinity(value: Any, doc: Document) -> None:
     """The shape of spec.affinity.nodeAffinity (types only; operators and values are the plugin's to judge)."""
     affinity = _mapping(value, doc, "spec.affinity")
+    _check_fields(affinity, AFFINITY_FIELDS, doc, "spec.affinity")
     _check_pod_affinity(affinity, doc)
     path = "spec.affinity.nodeAffinity"
     node_affinity = _mapping(affinity.get("nodeAffinity"), doc, path)
+    _check_fields(node_affinity, NODE_AFFINITY_FIELDS, doc, path)
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required is not None:
         rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
-        terms = _mapping(required, doc, rpath).get("nodeSelectorTerms")
+        selector = _mapping(required, doc, rpath)
+        _check_fields(selector, frozenset({"nodeSelectorTerms"}), doc, rpath)
+        terms = selector.get("nodeSelectorTerms")
         for i, term in enumerate(_list(terms, doc, f"{rpath}.nodeSelectorTerms")):
             _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -719,6 +733,7 @@ def _check_affinity(value: Any, doc: Document) -> None:
         if raw is None:
             raise _fail(doc, f"{ppath}[{i}]", "must be a mapping with weight and preference, got null")
         pref = _mapping(raw, doc, f"{ppath}[{i}]")
+        _check_fields(pref, frozenset({"weight", "preference"}), doc, f"{ppath}[{i}]")
         weight = pref.get("weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
             raise _fail(doc, f"{ppath}[{i}].weight", f"must be an integer, got {weight!r}")
@@ -727,12 +742,14 @@ def _check_affinity(value: Any, doc: Document) -> None:
 
 def _check_term(value: Any, doc: Document, path: str) -> None:
     term = _mapping(value, doc, path)
+    _check_fields(term, TERM_FIELDS, doc, path)
     for part in ("matchExpressions", "matchFields"):
         for j, raw in enumerate(_list(term.get(part), doc, f"{path}.{part}")):
             where = f"{path}.{part}[{j}]"
             if raw is None:
                 raise _fail(doc, where, "must be a requirement (a mapping with key, operator, values), got null")
             requirement = _mapping(raw, doc, where)
+            _check_fields(requirement, REQUIREMENT_FIELDS, doc, where)
             _string(requirement.get("key"), doc, f"{where}.key")
             _string(requirement.get("operator"), doc, f"{where}.operator")
             for k, v in enumerate(_list(requirement.get("values"), doc, f"{where}.values")):

@@ -3,6 +3,12 @@
 A quantity is parsed exactly and rounded up to nano precision, as `resource.ParseQuantity` does, so
 every quantity is an integer number of nano-units (a Python int, no overflow).  `milli_value` and
 `value` are `Quantity.MilliValue()` / `Quantity.Value()`: ceilings away from zero.
+
+Bounds, checked before any power of ten is built: a binary-suffixed quantity above 2^63-1 is capped
+there, as `ParseQuantity` caps BinarySI; an exponent outside int32 is refused ("unable to parse
+quantity's suffix"); a value of more than `MAX_DIGITS` integer digits is refused (no resource kubefit
+reads can hold it: kube-scheduler counts in int64); a positive value below one nano-unit is one
+nano-unit, without computing it (ParseQuantity rounds up to nano).
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import re
 
 NANO = 10**9
+MAX_INT64 = 2**63 - 1
+MAX_DIGITS = 40  # integer digits of a value, far above int64's 19 (a sum, a wrap still computes exactly)
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_EXP = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -36,8 +44,12 @@ def parse_quantity(text: str | int | float) -> int:
     if isinstance(text, bool):
         raise QuantityError(f"quantities must match the regular expression, got {text!r}")
     if isinstance(text, int):
+        if abs(text) >= 10**MAX_DIGITS:
+            raise _too_large(str(text))
         return text * NANO
     if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):
+            raise QuantityError(f"quantities must be finite numbers, got {text!r}")
         text = repr(text)
     if not isinstance(text, str):
         raise QuantityError(f"quantities must be strings or numbers, got {type(text).__name__}")
@@ -46,19 +58,43 @@ def parse_quantity(text: str | int | float) -> int:
     if not s or m is None or (not m.group("int") and not m.group("frac")):
         raise QuantityError(
             f"quantities must match the regular expression "
-            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
-    digits = (m.group("int") or "") + (m.group("frac") or "")
-    scale = len(m.group("frac") or "")  # number = int(digits) / 10**scale
-    mantissa = int(digits) if digits else 0
-    suffix = m.group("suffix") or ""
-    if suffix in _BINARY:
-        num, den = mantissa * _BINARY[suffix] * NANO, 10**scale
-    else:
-        exp = _DECIMAL_EXP[suffix] if suffix in _DECIMAL_EXP else int(suffix[1:])  # "E" alone is exa
-        exp += 9 - scale  # to nano-units
-        num, den = (mantissa * 10**exp, 1) if exp >= 0 else (mantissa, 10**-exp)
-    nanos = _ceil_div(num, den)
+            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {_shown(text)}")
+    nanos = _unsigned_nanos(m.group("int") or "", m.group("frac") or "", m.group("suffix") or "", text)
     return -nanos if m.group("sign") == "-" else nanos
+
+
+def _unsigned_nanos(whole: str, frac: str, suffix: str, text: str) -> int:
+    """|quantity| in nano-units, rounded up; magnitudes checked before 10**exp is computed."""
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return 0
+    if suffix in _BINARY:
+        if len(whole.lstrip("0")) > MAX_DIGITS:
+            raise _too_large(text)
+        nanos = _ceil_div(int(digits) * _BINARY[suffix] * NANO, 10 ** len(frac))
+        return min(nanos, MAX_INT64 * NANO)  # ParseQuantity caps BinarySI at 2^63-1
+    exp = _DECIMAL_EXP.get(suffix)
+    if exp is None:
+        exp = int(suffix[1:])
+        if not -(2**31) <= exp < 2**31:
+            raise QuantityError(f"unable to parse quantity's suffix, got {_shown(text)}")
+    exp += 9 - len(frac)  # number = int(digits) × 10**exp nano-units
+    if len(digits) + exp > MAX_DIGITS + 9:
+        raise _too_large(text)
+    if len(digits) + exp <= 0:  # below one nano-unit: rounds up to one
+        return 1
+    return int(digits) * 10**exp if exp >= 0 else _ceil_div(int(digits), 10**-exp)
+
+
+def _too_large(text: str) -> QuantityError:
+    return QuantityError(f"quantity {_shown(text)} is too large (more than {MAX_DIGITS} digits; "
+                         f"kube-scheduler counts in int64, at most {MAX_INT64})")
+
+
+def _shown(text: str) -> str:
+    from kubefit.parse import shorten
+
+    return repr(shorten(text, 40))
 
 
 def milli_value(nanos: int) -> int:
@@ -72,8 +108,13 @@ def value(nanos: int) -> int:
 
 
 def scheduler_units(name: str, nanos: int) -> int:
-    """The integer kube-scheduler keeps for a resource: millicores for cpu, whole units otherwise."""
-    return milli_value(nanos) if name == "cpu" else value(nanos)
+    """The integer kube-scheduler keeps for a resource: millicores for cpu, whole units otherwise.
+
+    Saturated at int64's bounds (Go's MilliValue/Value would wrap a value beyond them; a request that
+    large can never fit, and saturating keeps it so instead of turning it negative).
+    """
+    units = milli_value(nanos) if name == "cpu" else value(nanos)
+    return min(max(units, -MAX_INT64 - 1), MAX_INT64)
 
 
 def format_quantity(name: str, amount: int) -> str:

@@ -14,12 +14,14 @@ from hypothesis import strategies as st
 from kubefit.cli import main
 from kubefit.importers.alibaba import import_alibaba_gpu
 from kubefit.load import Document, decode_node, decode_pod, load_scenario, parse_documents, read_documents
+from tests_support import SHARED_ABSENT
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 TRACE = SHARED / "traces" / "alibaba-gpu-v2023"
 GOLDEN = SHARED / "golden" / "kube-scheduler" / "trace-alibaba.jsonl"
 NODES_CSV = TRACE / "openb_node_list_gpu_node.csv"
 PODS_CSV = TRACE / "openb_pod_list_default.csv"
+pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason=SHARED_ABSENT)
 
 
 @pytest.fixture(scope="module")

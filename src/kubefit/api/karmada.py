@@ -217,10 +217,12 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
     if value is None:
         return None
     summary = _mapping(value, doc, field_path)
+    check_fields(summary, RESOURCE_SUMMARY_FIELDS, doc, field_path)
     modelings = []
     for i, raw in enumerate(_list(summary.get("allocatableModelings"), doc, f"{field_path}.allocatableModelings")):
         where = f"{field_path}.allocatableModelings[{i}]"
         m = _mapping(raw, doc, where)
+        check_fields(m, frozenset({"grade", "count"}), doc, where)
         modelings.append(AllocatableModeling(_int(m.get("grade", 0), doc, f"{where}.grade"),
                                              _int(m.get("count", 0), doc, f"{where}.count")))
     return ResourceSummary(
@@ -235,6 +237,27 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
 CLUSTER_SPEC_FIELDS = frozenset({
     "id", "syncMode", "apiEndpoint", "secretRef", "impersonatorSecretRef", "insecureSkipTLSVerification",
     "proxyURL", "proxyHeader", "provider", "region", "zone", "zones", "taints", "resourceModels"})
+CLUSTER_STATUS_FIELDS = frozenset({
+    "kubernetesVersion", "apiEnablements", "conditions", "nodeSummary", "resourceSummary", "remedyActions"})
+RESOURCE_SUMMARY_FIELDS = frozenset({"allocatable", "allocating", "allocated", "allocatableModelings"})
+# ResourceBinding (work.karmada.io/v1alpha2) fields, as Karmada's strict decoding knows them.
+BINDING_SPEC_FIELDS = frozenset({
+    "resource", "propagateDeps", "replicaRequirements", "replicas", "clusters", "placement",
+    "gracefulEvictionTasks", "requiredBy", "schedulerName", "failover", "conflictResolution",
+    "rescheduleTriggeredAt", "suspension", "preserveResourcesOnDeletion", "components", "schedulePriority"})
+BINDING_STATUS_FIELDS = frozenset({
+    "schedulerObservedGeneration", "schedulerObservingAffinityName", "lastScheduledTime", "conditions",
+    "aggregatedStatus"})
+OBJECT_REFERENCE_FIELDS = frozenset({"apiVersion", "kind", "namespace", "name", "uid", "resourceVersion"})
+REPLICA_REQUIREMENTS_FIELDS = frozenset({"nodeClaim", "resourceRequest", "namespace", "priorityClassName"})
+
+
+def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
+    """An unknown field is a typo the API server refuses: the first is reported, none is ignored."""
+    unknown = sorted(str(k) for k in value if k not in known)
+    if unknown:
+        raise _fail(doc, f"{field_path}.{unknown[0]}" if field_path else unknown[0],
+                    f"unknown field {unknown[0]!r}")
 
 
 def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True) -> Cluster:
@@ -245,11 +268,9 @@ def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True)
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
     status = _mapping(doc.body.get("status"), doc, "status")
-    for part, value, known in (("", doc.body, OBJECT_FIELDS), ("metadata.", meta, METADATA_FIELDS),
-                               ("spec.", spec, CLUSTER_SPEC_FIELDS)):
-        unknown = sorted(str(k) for k in value if k not in known)
-        if unknown:  # a typo the API server refuses; never silently ignored
-            raise _fail(doc, part + unknown[0], f"unknown field {unknown[0]!r}")
+    for part, value, known in (("", doc.body, OBJECT_FIELDS), ("metadata", meta, METADATA_FIELDS),
+                               ("spec", spec, CLUSTER_SPEC_FIELDS), ("status", status, CLUSTER_STATUS_FIELDS)):
+        check_fields(value, known, doc, part)
     labels = {str(k): str(v) for k, v in _mapping(meta.get("labels"), doc, "metadata.labels").items()}
     zones = tuple(str(z) for z in _list(spec.get("zones"), doc, "spec.zones"))
     return Cluster(
@@ -276,14 +297,21 @@ def decode_resource_binding(doc: Document | dict[str, Any]) -> ResourceBinding:
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
     status = _mapping(doc.body.get("status"), doc, "status")
+    for part, value, known in (("", doc.body, OBJECT_FIELDS), ("metadata", meta, METADATA_FIELDS),
+                               ("spec", spec, BINDING_SPEC_FIELDS), ("status", status, BINDING_STATUS_FIELDS),
+                               ("spec.resource", _mapping(spec.get("resource"), doc, "spec.resource"),
+                                OBJECT_REFERENCE_FIELDS)):
+        check_fields(value, known, doc, part)
     if "replicas" in spec and spec["replicas"] is not None:
         _int(spec["replicas"], doc, "spec.replicas")
     requirements = spec.get("replicaRequirements")
     if requirements is not None:
         req = _mapping(requirements, doc, "spec.replicaRequirements")
+        check_fields(req, REPLICA_REQUIREMENTS_FIELDS, doc, "spec.replicaRequirements")
         decode_quantities(req.get("resourceRequest"), doc, "spec.replicaRequirements.resourceRequest")
     for i, target in enumerate(_list(spec.get("clusters"), doc, "spec.clusters")):
         t = _mapping(target, doc, f"spec.clusters[{i}]")
+        check_fields(t, frozenset({"name", "replicas"}), doc, f"spec.clusters[{i}]")
         if not isinstance(t.get("name"), str):
             raise _fail(doc, f"spec.clusters[{i}].name", "a cluster name is required")
         if t.get("replicas") is not None:

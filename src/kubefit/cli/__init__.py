@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from kubefit.errors import KubefitError
+from kubefit.parse import escape_control, shorten
 
 app = typer.Typer(
     name="kubefit",
@@ -41,7 +42,7 @@ OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="tabl
 
 def warn(message: str) -> None:
     """A note for the user on stderr (never mixed into -o json/yaml output)."""
-    print(f"warning: {message}", file=sys.stderr)
+    print(f"warning: {escape_control(message)}", file=sys.stderr)
 
 
 def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
@@ -58,8 +59,12 @@ def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config
         ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
         ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
     if ignored:
-        shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
-        warn(f"kubefit {verb} does not read {shown}; ignored")
+        warn(f"kubefit {verb} does not read {name_some(ignored)}; ignored")
+
+
+def name_some(items: list[str], shown: int = 4) -> str:
+    """`a, b, c, d and 5 more`: a list for a one-line message."""
+    return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
 def _register_verbs() -> None:
@@ -120,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = command.main(args=args, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {escape_control(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except NoArgsIsHelpError as exc:  # `kubefit` or `kubefit models` alone: the help, as typer shows it
         from typer import rich_utils
@@ -129,10 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "kubefit"
-        print(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')", file=sys.stderr)
+        print(f"error: {escape_control(exc.format_message().rstrip('.'))} (see '{where} --help')", file=sys.stderr)
         return 2
     except ClickException as exc:
-        print(f"error: {exc.format_message()}", file=sys.stderr)
+        print(f"error: {escape_control(exc.format_message())}", file=sys.stderr)
         return exc.exit_code
     except Abort:
         print("error: aborted", file=sys.stderr)
@@ -144,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last resort: never a traceback for the user
         if os.environ.get("KUBEFIT_TRACEBACK"):
             raise
-        print(f"error: internal error: {type(exc).__name__}: {exc} (please report)", file=sys.stderr)
+        print(f"error: internal error: {type(exc).__name__}: {shorten(str(exc), 200)} (please report)",
+              file=sys.stderr)
         return 70
     # A command returns normally (None), or typer.Exit(code) comes back as its code.
     return result if isinstance(result, int) and not isinstance(result, bool) else 0

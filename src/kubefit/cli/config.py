@@ -6,11 +6,13 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import OutputFormat, app
+from kubefit.cli import OutputFormat, app, name_some, warn
 from kubefit.errors import ConfigError, InputError
 from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario, add_document, read_documents
+from kubefit.parse import escape_control
 from kubefit.report.output import emit
 from kubefit.scheduler.config import V1, SchedulerConfiguration, load_configuration
+from kubefit.scheduler.dialects import print_notes
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
 app.add_typer(config_app, name="config")
@@ -27,6 +29,9 @@ def config_document(path: str) -> Document | None:
         if doc.kind not in (*SCHEDULER_CONFIG_KINDS, "Node", "Pod", *FLEET_KINDS):
             add_document(Scenario(), doc)
     docs = [d for d in every if d.kind in SCHEDULER_CONFIG_KINDS]
+    others = [f"{d.source}: {d.label}" for d in every if d.kind not in SCHEDULER_CONFIG_KINDS]
+    if others:  # a scenario's nodes, pods, fleet objects: said, not dropped silently
+        warn(f"kubefit config reads only the scheduler configuration, not {name_some(others)}; ignored")
     if len(docs) > 1:
         raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(docs)} "
                          f"(the first is {docs[0].label})", file=path, obj=docs[1].label)
@@ -50,19 +55,19 @@ def validate(filename: ConfigFileOption) -> None:
     try:
         config = load_configuration(doc)
     except ConfigError as exc:
-        print(f"{filename}: invalid scheduler configuration:")
+        print(escape_control(f"{filename}: invalid scheduler configuration:"))
         for message in exc.errors:
-            print(f"  {message}")
+            print(f"  {escape_control(message)}")
         raise typer.Exit(exc.exit_code) from None
     for note in config.notes:
-        print(f"note: {note}")
+        print(f"note: {escape_control(note)}")
     if config.dialect in ("v1", "default"):
         print("valid")
         return
     old = "a legacy Policy" if config.dialect == "Policy" else f"{V1.rsplit('/', 1)[0]}/{config.dialect}"
     print(f"valid as {old}")
-    print(f"note: kube-scheduler v1.34 loads only {V1} (it refuses {old}); "
-          f"convert the file with: kubefit config convert -f {filename}")
+    print(escape_control(f"note: kube-scheduler v1.34 loads only {V1} (it refuses {old}); "
+                         f"convert the file with: kubefit config convert -f {filename}"))
 
 
 @config_app.command("view")
@@ -72,6 +77,7 @@ def view(
 ) -> None:
     """Print the effective v1 configuration after kube-scheduler's defaulting."""
     config = _load(filename)
+    print_notes(config.notes)  # what the conversion and defaulting chose, on stderr
     fmt = "json" if output == OutputFormat.json else "yaml"
     emit(config.effective or {}, fmt)
 

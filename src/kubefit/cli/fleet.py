@@ -89,29 +89,35 @@ def _template_requests(workload: Document) -> dict[str, str]:
     return {k: f"{v}n" for k, v in pod_requests_nanos(pod).items()}
 
 
-# Expected types of the Karmada fields kubefit reads (other fields are passed through untouched).
-_EXPRESSIONS = [{"key": str, "operator": str, "values": [str]}]
-_SELECTOR = {"matchLabels": dict, "matchExpressions": _EXPRESSIONS}
-_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": _SELECTOR,
-             "fieldSelector": {"matchExpressions": _EXPRESSIONS}}
-PLACEMENT_SHAPE = {
+class Complete(dict):
+    """A shape listing every field of its Karmada type: any other field is refused (strict decoding)."""
+
+
+# Expected types of the Karmada fields kubefit reads (other fields of an open shape pass untouched).
+_EXPRESSIONS = [Complete({"key": str, "operator": str, "values": [str]})]
+_SELECTOR = Complete({"matchLabels": dict, "matchExpressions": _EXPRESSIONS})
+_AFFINITY = Complete({"clusterNames": [str], "exclude": [str], "labelSelector": _SELECTOR,
+                      "fieldSelector": Complete({"matchExpressions": _EXPRESSIONS})})
+PLACEMENT_SHAPE = Complete({
     "clusterAffinity": _AFFINITY,
-    "clusterAffinities": [{"affinityName": str, **_AFFINITY}],
+    "clusterAffinities": [Complete({"affinityName": str, **_AFFINITY})],
     "clusterTolerations": [dict],
-    "spreadConstraints": [{"spreadByField": str, "spreadByLabel": str, "maxGroups": int, "minGroups": int}],
-    "replicaScheduling": {
+    "spreadConstraints": [Complete({"spreadByField": str, "spreadByLabel": str, "maxGroups": int,
+                                    "minGroups": int})],
+    "replicaScheduling": Complete({
         "replicaSchedulingType": str, "replicaDivisionPreference": str,
-        "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
-                             "dynamicWeight": str}},
-}
-BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
+        "weightPreference": Complete({"staticWeightList": [Complete({"targetCluster": _AFFINITY, "weight": int})],
+                                      "dynamicWeight": str})}),
+})
+BINDING_SHAPE = {"resource": Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str,
+                                       "resourceVersion": str}),
                  "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str,
                  "gracefulEvictionTasks": [{"fromCluster": str}]}
 # The Cluster fields Karmada's filters read (decode_cluster checks the rest).
-CLUSTER_SPEC_SHAPE = {"taints": [{"key": str, "value": str, "effect": str}]}
-CLUSTER_STATUS_SHAPE = {"apiEnablements": [{"groupVersion": str, "resources": [{"kind": str}]}]}
-POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
-                                       "labelSelector": _SELECTOR}],
+CLUSTER_SPEC_SHAPE = {"taints": [Complete({"key": str, "value": str, "effect": str, "timeAdded": str})]}
+CLUSTER_STATUS_SHAPE = {"apiEnablements": [Complete({"groupVersion": str, "resources": [{"kind": str}]})]}
+POLICY_SHAPE = {"resourceSelectors": [Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str,
+                                                "labelSelector": _SELECTOR})],
                 "priority": int, "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
 
@@ -124,6 +130,11 @@ def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         word = {dict: "a mapping", list: "a list", str: "a string", int: "an integer"}[expected]
         raise InputError(f"must be {word}, got {value!r}", file=doc.source, obj=doc.label, field=path)
+    if isinstance(shape, Complete):
+        unknown = sorted(str(k) for k in value if k not in shape)
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r}", file=doc.source, obj=doc.label,
+                             field=f"{path}.{unknown[0]}")
     if isinstance(shape, dict):
         for key, sub in shape.items():
             _check_shape(value.get(key), sub, doc, f"{path}.{key}")

@@ -14,7 +14,9 @@ from kubefit.report.scheduler import cycle_to_dict, score_table
 from kubefit.scheduler.explain import explain as explain_cycle
 from kubefit.scheduler.scenario import find_pending_pod, prepare, score_pod
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"  # the repository's examples/ (editable install)
+# The examples, shipped as package data: `src/kubefit/examples` links to the repository's examples/ (an
+# editable install reads them there), a wheel holds a copy.
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @app.command()

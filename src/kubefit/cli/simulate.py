@@ -7,6 +7,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -82,6 +83,8 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
+    if plot:
+        _check_plot_path(plot)
     scenario, config, state, notes = _prepare(files, "simulate")
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
@@ -109,6 +112,17 @@ def simulate(
     data = comparison_to_dict(results)
     data["warnings"] = notes + [n for cand in cands[1:] for n in cand.notes]
     emit(data, output, lambda console: report.comparison_table(console, data))
+
+
+def _check_plot_path(path: str) -> None:
+    """`--plot out.txt` is a usage error before any work: the extension names one of matplotlib's formats."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = Path(path).suffix.lstrip(".").lower()
+    if extension and extension not in formats:  # none: matplotlib writes a PNG
+        raise typer.BadParameter(f"{path!r} has extension {extension!r}; supported: {', '.join(sorted(formats))}",
+                                 param_hint="'--plot'")
 
 
 def _plot(results, path: str) -> None:
@@ -147,7 +161,8 @@ def _find_pod(scenario: Scenario, name: str | None):
     if name is None:
         pending = scenario.pending_pods
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod")
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
+                             file=scenario.files)
         return pending[0]
     for p in (*scenario.pending_pods, *scenario.bound_pods):
         if name in (p.name, p.key):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from kubefit.quantity import QuantityError
 
 MAX_INT64 = 2**63 - 1
+MAX_QUANTITY_DIGITS = 400  # Go would build 10^exponent for "1e99999999"; kubefit refuses it up front
 MIN_INT64 = -(2**63)
 DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
 
@@ -212,6 +213,10 @@ def _parse_big(value: str, base: int, exponent: int, fmt: str) -> GoQuantity:
         dec_scale -= exponent
     else:
         unscaled <<= exponent
+    if unscaled != 0 and len(str(unscaled)) - dec_scale > MAX_QUANTITY_DIGITS:
+        raise QuantityError(f"quantity too large (more than {MAX_QUANTITY_DIGITS} integer digits)")
+    if unscaled != 0 and dec_scale - 9 > len(str(unscaled)):  # below one nano: rounds up to 1n
+        unscaled, dec_scale = 1, 9
     if unscaled != 0:  # round up (away from zero) to nano
         if dec_scale > 9:
             d = 10 ** (dec_scale - 9)

@@ -10,6 +10,15 @@ from typing import Any
 import yaml
 from rich.console import Console
 
+from kubefit.parse import escape_control
+
+
+class SafeConsole(Console):
+    """A rich Console whose text never carries the input's control characters (ESC, CR, …) to the terminal."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(escape_control(text, keep="\n"), **kwargs)
+
 
 def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None = None) -> None:
     """Write `data` to stdout as `fmt` (json|yaml|table); `table` renders the people's view."""
@@ -20,7 +29,7 @@ def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None
     elif fmt == "yaml":
         yaml.safe_dump(data, sys.stdout, sort_keys=False, default_flow_style=False)
     else:
-        console = Console(width=max(Console().width, 120) if sys.stdout.isatty() else 160)
+        console = SafeConsole(width=max(Console().width, 120) if sys.stdout.isatty() else 160)
         if table is None:
             console.print_json(json.dumps(data))
         else:

@@ -207,11 +207,19 @@ def _resources(raw: Any, doc: Document, field: str) -> list[dict[str, Any]]:
     return out or copy.deepcopy(DEFAULT_RESOURCES)
 
 
-def _shape(raw: Any, doc: Document, field: str) -> list[dict[str, int]]:
-    """Shape points `[{utilization, score}]` as integers."""
+def _shape(raw: Any, doc: Document, field: str, notes: list[str] | None = None) -> list[dict[str, int]]:
+    """Shape points `[{utilization, score}]` as integers; an unknown field is refused (strict decoding of
+    the beta versions) or, with `notes` (a Policy, decoded leniently by v1.16), noted as ignored."""
     points = []
     for i, item in enumerate(_list(raw, doc, field)):
         item = _map(item, doc, f"{field}[{i}]")
+        if notes is None:
+            unknown = sorted(set(item) - {"utilization", "score"})
+            if unknown:
+                raise InputError(f'strict decoding error: unknown field "{unknown[0]}"', file=doc.source,
+                                 obj=_obj(doc), field=f"{field}[{i}]")
+        else:
+            _note_unknown_policy_fields(item, {"utilization", "score"}, f"{field}[{i}]", notes)
         points.append({"utilization": _int(item.get("utilization"), doc, f"{field}[{i}].utilization"),
                        "score": _int(item.get("score"), doc, f"{field}[{i}].score")})
     return points
@@ -299,6 +307,10 @@ def _beta_profile(doc: Document, version: str, prof: dict[str, Any], path: str, 
     args: dict[str, dict[str, Any]] = {}
     for j, cfg in enumerate(configs):
         cfg = _map(cfg, doc, f"{path}.pluginConfig[{j}]")
+        unknown = sorted(str(k) for k in set(cfg) - {"name", "args"})
+        if unknown:  # the beta versions decode strictly, as v1 does
+            raise ConfigError([f'strict decoding error: unknown field "{path}.pluginConfig[{j}].{unknown[0]}"'],
+                              file=doc.source)
         args[str(cfg.get("name", ""))] = _map(cfg.get("args"), doc, f"{path}.pluginConfig[{j}].args")
     score = _map(plugins.get("score"), doc, f"{path}.plugins.score")
     enabled = [_map(p, doc, f"{path}.plugins.score.enabled") for p in _list(score.get("enabled"), doc,
@@ -310,7 +322,7 @@ def _beta_profile(doc: Document, version: str, prof: dict[str, Any], path: str, 
     fit_args = _fit_args_beta(doc, version, args, path, notes, errors)
     strategy_weight: tuple[str, int] | None = None
     if version == "v1beta1":
-        strategy_weight = _v1beta1_strategy(enabled, disabled, path, notes)
+        strategy_weight = _v1beta1_strategy(doc, enabled, disabled, path, notes)
         if strategy_weight is not None:
             kind = strategy_weight[0]
             plugin = next(p for p, t in V1BETA1_STRATEGY_PLUGINS.items() if t == kind)
@@ -396,19 +408,19 @@ def _drop_removed_elsewhere(plugins: dict[str, Any], path: str, notes: list[str]
             plugins[point][key] = keep
 
 
-def _v1beta1_strategy(enabled: list[dict[str, Any]], disabled: set[str], path: str,
+def _v1beta1_strategy(doc: Document, enabled: list[dict[str, Any]], disabled: set[str], path: str,
                       notes: list[str]) -> tuple[str, int] | None:
     """Which v1beta1 resource strategy scores (type, weight): the default LeastAllocated unless
     disabled, then each enabled one; v1 keeps one (the last enabled) and notes the rest."""
     active: list[tuple[str, str, int]] = []
     if "*" not in disabled and "NodeResourcesLeastAllocated" not in disabled:
         active.append(("NodeResourcesLeastAllocated", "LeastAllocated", 1))
-    for p in enabled:
+    for i, p in enumerate(enabled):
         name = str(p.get("name", ""))
         if name in V1BETA1_STRATEGY_PLUGINS:
-            weight = p.get("weight") or 1
+            weight = _int(p.get("weight"), doc, f"{path}.plugins.score.enabled[{i}].weight") or 1
             active = [a for a in active if a[0] != name]
-            active.append((name, V1BETA1_STRATEGY_PLUGINS[name], int(weight)))
+            active.append((name, V1BETA1_STRATEGY_PLUGINS[name], weight))
     if not active:
         return None
     if len(active) > 1:
@@ -468,8 +480,7 @@ def _policy_to_v1(doc: Document, notes: list[str]) -> dict[str, Any]:
     body = doc.body
     known = {"apiVersion", "kind", "predicates", "priorities", "extenders", "extenderConfigs",
              "hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates"}
-    for key in sorted(set(body) - known):
-        notes.append(f'Policy field "{key}" is not part of the Policy API; ignored')
+    _note_unknown_policy_fields(body, known, "", notes)
     errors: list[str] = []
     scores = _policy_priorities(doc, notes, errors)
     filters = _policy_predicates(doc, notes, errors)
@@ -492,6 +503,12 @@ def _policy_to_v1(doc: Document, notes: list[str]) -> dict[str, Any]:
     return _policy_body(filters, scores, hard)
 
 
+def _note_unknown_policy_fields(item: dict[str, Any], known: set[str], path: str, notes: list[str]) -> None:
+    """v1.16 decoded a Policy leniently (unknown fields ignored); kubefit says so for each, never silently."""
+    for key in sorted(str(k) for k in set(item) - known):
+        notes.append(f'Policy field "{f"{path}.{key}" if path else key}" is not part of the Policy API; ignored')
+
+
 def _policy_priorities(doc: Document, notes: list[str], errors: list[str]) -> dict[str, Any]:
     """Priorities → {plugin: weight}, plus `_fit` (scoringStrategy) when a resource priority is kept."""
     raw = doc.body.get("priorities")
@@ -505,11 +522,15 @@ def _policy_priorities(doc: Document, notes: list[str], errors: list[str]) -> di
     strategies: list[tuple[str, int, dict[str, Any]]] = []
     for i, item in enumerate(items):
         item = _map(item, doc, f"priorities[{i}]")
+        _note_unknown_policy_fields(item, {"name", "weight", "argument"}, f"priorities[{i}]", notes)
         name = str(item.get("name", ""))
         weight = _int(item.get("weight"), doc, f"priorities[{i}].weight")
         if weight <= 0 or weight >= MAX_WEIGHT:
             errors.append(f"Priority {name} should have a positive weight applied to it or it has overflown")
         argument = _map(item.get("argument"), doc, f"priorities[{i}].argument")
+        _note_unknown_policy_fields(argument, {"serviceAntiAffinity", "labelPreference",
+                                               "requestedToCapacityRatioArguments"}, f"priorities[{i}].argument",
+                                    notes)
         if name in PRIORITIES_GONE:
             notes.append(f"priority {name} (weight {weight}) dropped: {PRIORITIES_GONE[name]}")
             continue
@@ -549,12 +570,13 @@ def _policy_strategy(doc: Document, name: str, strategy: str, argument: dict[str
     rargs = _map(argument.get("requestedToCapacityRatioArguments"), doc,
                  f"{path}.argument.requestedToCapacityRatioArguments")
     field = f"{path}.argument.requestedToCapacityRatioArguments"
+    _note_unknown_policy_fields(rargs, {"shape", "utilizationShape", "resources"}, field, notes)
     if "shape" in rargs:
-        shape = _shape(rargs["shape"], doc, f"{field}.shape")
+        shape = _shape(rargs["shape"], doc, f"{field}.shape", notes)
         if "utilizationShape" in rargs:
             notes.append(f"{name}: both shape and utilizationShape given; shape used (v1.16 read only shape)")
     elif "utilizationShape" in rargs:
-        shape = _shape(rargs["utilizationShape"], doc, f"{field}.utilizationShape")
+        shape = _shape(rargs["utilizationShape"], doc, f"{field}.utilizationShape", notes)
         notes.append(f"{name}: utilizationShape is the v1.15 form (cpu and memory only); converted to shape")
     else:
         shape = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
@@ -565,6 +587,7 @@ def _policy_strategy(doc: Document, name: str, strategy: str, argument: dict[str
     resources = []
     for i, r in enumerate(_list(rargs.get("resources"), doc, f"{field}.resources")):
         r = _map(r, doc, f"{field}.resources[{i}]")
+        _note_unknown_policy_fields(r, {"name", "weight"}, f"{field}.resources[{i}]", notes)
         rname = str(r.get("name", ""))
         weight = _int(r.get("weight"), doc, f"{field}.resources[{i}].weight")
         if weight == 0:
@@ -595,8 +618,11 @@ def _policy_predicates(doc: Document, notes: list[str], errors: list[str]) -> li
     plugins: set[str] = set()
     for i, item in enumerate(items):
         item = _map(item, doc, f"predicates[{i}]")
+        _note_unknown_policy_fields(item, {"name", "argument"}, f"predicates[{i}]", notes)
         name = str(item.get("name", ""))
         argument = _map(item.get("argument"), doc, f"predicates[{i}].argument")
+        _note_unknown_policy_fields(argument, {"serviceAffinity", "labelsPresence"}, f"predicates[{i}].argument",
+                                    notes)
         if name in PREDICATES_GONE:
             notes.append(f"predicate {name} dropped: {PREDICATES_GONE[name]}")
         elif "serviceAffinity" in argument or "labelsPresence" in argument:
@@ -656,8 +682,10 @@ _SCORERS = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit", "Vo
 
 def print_notes(notes: list[str]) -> None:
     """Each note on stderr, as `note: …`."""
+    from kubefit.parse import escape_control
+
     for n in notes:
-        print(f"note: {n}", file=sys.stderr)
+        print(f"note: {escape_control(n)}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- out-of-tree plugins

@@ -36,7 +36,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     file (the dialect it was written for) and v1.34 otherwise.
     """
     if not scenario.nodes:
-        raise InputError("the scenario has no Node objects")
+        raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
@@ -66,7 +66,8 @@ def find_pending_pod(scenario: Scenario, name: str | None) -> Pod:
     pending = scenario.pending_pods
     if name is None:
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) to schedule")
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) to schedule",
+                             file=scenario.files)
         return pending[0]
     for pod in pending:
         if name in (pod.name, pod.key):
@@ -74,15 +75,15 @@ def find_pending_pod(scenario: Scenario, name: str | None) -> Pod:
     bound = [p for p in scenario.bound_pods if name in (p.name, p.key)]
     if bound:
         raise InputError(f"pod {name!r} is already bound to node {bound[0].node_name!r}; "
-                         f"only pending pods (no spec.nodeName) are scheduled")
+                         f"only pending pods (no spec.nodeName) are scheduled", file=bound[0].source)
     names = ", ".join(p.key for p in pending[:10]) or "none"
-    raise InputError(f"no pending pod named {name!r} (pending pods: {names})")
+    raise InputError(f"no pending pod named {name!r} (pending pods: {names})", file=scenario.files)
 
 
 def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
     """One scheduling cycle over every node, scoring the feasible ones (what `kubefit score` shows)."""
     if not prepared.state.nodes:
-        raise InputError("the scenario has no Node objects")
+        raise InputError("the scenario has no Node objects", file=prepared.scenario.files)
     fw = prepared.framework(pod)
     result = schedule_one(fw, prepared.state, pod)
     if not len(result.feasible) and not getattr(result, "pre_enqueue", None):

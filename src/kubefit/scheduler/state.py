@@ -88,9 +88,10 @@ class ClusterState:
 
     def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None, pod: Pod | None = None) -> None:
         """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods."""
-        self.requested[node] += self.demand_vector(demand) if row is None else row
-        self.nonzero_requested[node, 0] += demand.nonzero_cpu
-        self.nonzero_requested[node, 1] += demand.nonzero_memory
+        with np.errstate(over="ignore"):  # int64 sums wrap, as NodeInfo's do in Go (only absurd inputs get there)
+            self.requested[node] += self.demand_vector(demand) if row is None else row
+            self.nonzero_requested[node, 0] += demand.nonzero_cpu
+            self.nonzero_requested[node, 1] += demand.nonzero_memory
         if pod is not None:
             self.pods[node].append(pod)
             self.changes.append((node, pod, 1))
