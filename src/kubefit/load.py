@@ -24,6 +24,8 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.kinds import WORKLOAD_KINDS, skipped_kind
+from kubefit.names import generate_name
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
 
@@ -32,12 +34,13 @@ try:  # the C loader is ~10x faster on large snapshots and traces
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
 QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
 LIST_KINDS = ("List", "NodeList", "PodList")
-# Kinds read by other layers (Karmada fleets, workloads); kept as raw documents for them to decode.
-FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy",
-               "Deployment", "StatefulSet", "ReplicaSet", "Job")
+# Kinds read by other layers (Karmada fleets); kept as raw documents for them to decode.
+FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy")
+MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")  # what `kubectl -f DIR` reads of a folder
 # Fields of the core/v1 types (v1.34) kubefit reads; any other is a typo the API server would refuse.
 OBJECT_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 METADATA_FIELDS = frozenset({
@@ -72,6 +75,7 @@ class Document:
     body: dict[str, Any]
     source: str
     index: int  # position among the documents of `source` (1-based), for messages
+    position: int = 0  # a workload: how many pods preceded it (its pods are queued there)
 
     @property
     def kind(self) -> str:
@@ -96,7 +100,9 @@ class Scenario:
     scheduler_config: Document | None = None
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)  # document order, bound and pending
-    fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
+    fleet: list[Document] = field(default_factory=list)  # Karmada objects, raw
+    workloads: list[Document] = field(default_factory=list)  # Deployment, StatefulSet, …, raw (workloads.py)
+    skipped: list[Document] = field(default_factory=list)  # kinds that do not affect scheduling, raw
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -106,8 +112,11 @@ class Scenario:
 
     @property
     def pending_pods(self) -> list[Pod]:
-        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: higher `spec.priority` first, then document order."""
-        pending = [p for p in self.pods if not p.bound]
+        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: higher `spec.priority` first, then document order.
+
+        Terminal pods (`Succeeded`/`Failed`) are not queued: the scheduler only takes pods still to run.
+        """
+        pending = [p for p in self.pods if not p.bound and p.phase not in TERMINAL_PHASES]
         return sorted(pending, key=lambda p: -p.priority)  # sort is stable: document order kept
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
@@ -225,12 +234,32 @@ def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
 
 # --------------------------------------------------------------------------- documents → scenario
 
-def load_scenario(paths: Iterable[str | Path]) -> Scenario:
-    """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
+def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:
+    """`path` itself, or for a folder its .json/.yaml/.yml files in name order (sub-folders with `recursive`), as kubectl -f DIR reads them."""
+    folder = Path(path)
+    if str(path) == "-" or not folder.is_dir():
+        return [str(path)]
+    pattern = "**/*" if recursive else "*"
+    found = [f for f in folder.glob(pattern) if f.is_file() and f.suffix in MANIFEST_EXTENSIONS]
+    files = [str(f) for f in sorted(found, key=lambda f: f.relative_to(folder).parts)]  # filepath.Walk's order
+    if not files:
+        raise InputError(f"is a directory with no {', '.join(MANIFEST_EXTENSIONS)} files"
+                         + ("" if recursive else " (sub-folders are read with -R)"), file=str(path))
+    return files
+
+
+def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Scenario:
+    """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
+    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create."""
+    from kubefit.workloads import expand_workloads
+
     scenario = Scenario()
     for path in paths:
-        for doc in read_documents(path, allow_empty=False):
-            add_document(scenario, doc)
+        files = manifest_files(path, recursive=recursive)
+        for file in files:
+            for doc in read_documents(file, allow_empty=len(files) > 1 or file != str(path)):
+                add_document(scenario, doc)
+    expand_workloads(scenario)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     return scenario
@@ -238,6 +267,7 @@ def load_scenario(paths: Iterable[str | Path]) -> Scenario:
 
 def add_document(scenario: Scenario, doc: Document) -> None:
     kind = doc.kind
+    _name_generated(scenario, doc)
     if kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
@@ -250,10 +280,15 @@ def add_document(scenario: Scenario, doc: Document) -> None:
         scenario.scheduler_config = doc
     elif kind in FLEET_KINDS:
         scenario.fleet.append(doc)
+    elif kind in WORKLOAD_KINDS:
+        scenario.workloads.append(doc)
+        doc.position = len(scenario.pods)  # its pods join the queue here, in document order
     elif not kind:
         raise InputError("object has no kind", file=doc.source, obj=doc.label, field="kind")
+    elif skipped_kind(doc):
+        scenario.skipped.append(doc)
     else:
-        supported = ", ".join(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS))
+        supported = ", ".join(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS, *WORKLOAD_KINDS))
         raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
                          file=doc.source, obj=doc.label, field="kind")
 
@@ -296,8 +331,17 @@ def _name(doc: Document) -> str:
     if name is not None and not isinstance(name, str):
         raise _fail(doc, "metadata.name", f"must be a string, got {_type_name(name)} {name!r}")
     if not name:
-        raise _fail(doc, "metadata.name", "a name is required")
+        raise _fail(doc, "metadata.name", "a name is required (or metadata.generateName)")
     return name
+
+
+def _name_generated(scenario: Scenario, doc: Document) -> None:
+    """An object with `generateName` and no name is named as the API server would (stable suffix per position)."""
+    meta = doc.body.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name") or not isinstance(meta.get("generateName"), str):
+        return
+    seed = (doc.kind, str(len(scenario.nodes)), str(len(scenario.pods)), str(len(scenario.workloads)))
+    meta["name"] = generate_name(meta["generateName"], *seed)
 
 
 def _string(value: Any, doc: Document, field_path: str, default: str = "") -> str:

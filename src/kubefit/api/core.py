@@ -76,6 +76,7 @@ class Pod:
     conditions: tuple[PodCondition, ...] = ()  # status.conditions (type, reason)
     scheduler_name: str = "default-scheduler"
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
+    created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
 

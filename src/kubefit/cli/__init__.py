@@ -35,7 +35,8 @@ class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by valu
     yaml = "yaml"
 
 
-FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s): YAML, JSON or kind: List; '-' is stdin.")]
+FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s) or folder(s): YAML, JSON or kind: List; '-' is stdin.")]
+RecursiveOption = Annotated[bool, typer.Option("-R", "--recursive", help="Read the folders given with -f and their sub-folders, like kubectl.")]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="table for people, json/yaml for programs.")]
 
 
@@ -55,8 +56,9 @@ def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config
     if scenario.scheduler_config is not None and not config:
         ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
     if not members:
+        ignored += [f"{d.source}: {d.label}" for d in getattr(scenario, "workloads", ()) if d.kind not in keep]
         ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
-        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
+        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods if not p.created_by]
     if ignored:
         shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
         warn(f"kubefit {verb} does not read {shown}; ignored")

@@ -194,7 +194,10 @@ def load_fleet(files: list[str]) -> Fleet:
                 warn(f"{doc.source}: {doc.label}: a kube-scheduler configuration plays no part in Karmada's "
                      f"estimate and schedule; ignored")
             else:
-                add_document(Scenario(), doc)  # reports an unknown or missing kind
+                skipped = Scenario()
+                add_document(skipped, doc)  # reports an unknown or missing kind
+                for other in skipped.skipped + skipped.workloads:
+                    warn(f"{other.source}: {other.label}: plays no part in Karmada's estimate and schedule; ignored")
     if not fleet.clusters:
         raise InputError("no Karmada Cluster objects in the files", file=", ".join(files))
     names = [c.name for c in fleet.clusters]

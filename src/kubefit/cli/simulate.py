@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn, warn_ignored
 from kubefit.errors import InputError
 from kubefit.load import Scenario, load_scenario
 from kubefit.report.output import emit
@@ -32,9 +32,10 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
+def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scenario, SchedulerConfiguration,
+                                                                          ClusterState]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
-    scenario = load_scenario(files)
+    scenario = load_scenario(files, recursive=recursive)
     warn_ignored(scenario, verb, config=True, members=True)
     prepared = prepare(scenario)
     for note in prepared.notes:
@@ -74,6 +75,7 @@ def simulate(
         "RequestedToCapacityRatio) or a scheduler config file; several: separated by spaces or commas, "
         "or the option repeated.")] = None,
     plot: Annotated[str | None, typer.Option("--plot", help="Write per-node allocation, sorted, to this PNG.")] = None,
+    recursive: RecursiveOption = False,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
@@ -81,7 +83,7 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, config, state = _prepare(files, "simulate")
+    scenario, config, state = _prepare(files, "simulate", recursive)
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if not specs:
@@ -126,12 +128,13 @@ def capacity(
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
     seed: SeedOption = 0,
+    recursive: RecursiveOption = False,
 ) -> None:
     """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
     from kubefit.report import simulation as report
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state = _prepare(files, "capacity")
+    scenario, config, state = _prepare(files, "capacity", recursive)
     target = _find_pod(scenario, pod)
     result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
     data = result.to_dict()

@@ -131,8 +131,15 @@ def workload_metrics(result: SimulationResult) -> dict:
             "stranded": result.stranded}
 
 
+def unserved_message(pod: Pod) -> str:
+    """Why a pod whose `schedulerName` no profile has stays pending (kube-scheduler never queues it)."""
+    return f"no profile serves schedulerName {pod.scheduler_name!r}; kube-scheduler leaves the pod pending"
+
+
 def _message_reasons(message: str) -> list[str]:
-    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 …`)."""
+    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 …`), or the message."""
+    if not message.startswith("0/"):
+        return [message.split(";")[0]]
     body = message.split(":", 1)[1].strip().rstrip(".")
     out = []
     for part in body.split(", "):
@@ -170,7 +177,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
+    served = {p.scheduler_name for p in config.profiles}
     for i, pod in enumerate(pods):
+        if pod.scheduler_name not in served:
+            steps.append(Step(pod, None, message=unserved_message(pod)))
+            continue
         d = engine.cycle(pod)
         if d.node is None:
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
