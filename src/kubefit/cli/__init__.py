@@ -69,7 +69,7 @@ def _register_verbs() -> None:
     # One import per family; a module missing here simply has no verbs yet.
     import importlib
 
-    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet"):
+    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif"):
         try:
             importlib.import_module(f"kubefit.cli.{module}")
         except ModuleNotFoundError as exc:
@@ -80,7 +80,8 @@ def _register_verbs() -> None:
 # Options that take several values separated by spaces (`--compare A B C`), by verb; click options take
 # one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
 # positional arguments are listed: there a bare word after the option can only be one of its values.
-MULTI_VALUE_OPTIONS = {"simulate": ("--compare",)}
+MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
+                       "plan": ("--cordon", "--drain", "--remove", "--node-template")}
 
 
 def expand_multi_value_options(args: list[str]) -> list[str]:

@@ -11,12 +11,12 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn, warn_ignored
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, evictions, load_prepared, node_actions
 from kubefit.errors import InputError
-from kubefit.load import Scenario, load_scenario
+from kubefit.load import Scenario
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.scenario import prepare
 from kubefit.scheduler.state import ClusterState
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
@@ -35,11 +35,9 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scenario, SchedulerConfiguration,
                                                                           ClusterState]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
-    scenario = load_scenario(files, recursive=recursive)
-    warn_ignored(scenario, verb, config=True, members=True)
-    prepared = prepare(scenario)
-    for note in prepared.notes:
-        warn(note)
+    from kubefit.cli.whatif import load_prepared
+
+    scenario, prepared, _ = load_prepared(files, verb, recursive)
     return scenario, prepared.config, prepared.state
 
 
@@ -76,14 +74,20 @@ def simulate(
         "or the option repeated.")] = None,
     plot: Annotated[str | None, typer.Option("--plot", help="Write per-node allocation, sorted, to this PNG.")] = None,
     recursive: RecursiveOption = False,
+    cordon: CordonOption = None,
+    drain: DrainOption = None,
+    remove: RemoveOption = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
+    from kubefit.report.whatif import actions_table
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, config, state = _prepare(files, "simulate", recursive)
+    actions = node_actions(cordon, drain, remove)
+    scenario, prepared, evicted = load_prepared(files, "simulate", recursive, actions)
+    config, state = prepared.config, prepared.state
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if not specs:
@@ -93,7 +97,11 @@ def simulate(
         if plot:
             _plot([result], plot)
         data = result.to_dict()
-        emit(data, output, lambda console: report.simulation_table(console, data))
+        if actions:
+            data["nodeActions"] = evictions(data, actions, evicted)
+        emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
+        if actions and not data["nodeActions"]["allPlaced"]:
+            raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
         return
     cands = candidates(config, specs)
     for cand in cands[1:]:
