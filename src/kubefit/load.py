@@ -28,6 +28,7 @@ from kubefit.kinds import WORKLOAD_KINDS, skipped_kind
 from kubefit.names import generate_name
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
+from kubefit.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 try:  # the C loader is ~10x faster on large snapshots and traces
     _Loader: type = yaml.CSafeLoader
@@ -518,6 +519,8 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         conditions=_pod_conditions(status, doc),
         scheduler_name=_string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
         queued=_queued(doc, meta),
+        arrival=_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
+        duration=_time_annotation(doc, meta, DURATION_ANNOTATION),
         raw=doc.body,
         source=doc.source,
     )
@@ -603,6 +606,17 @@ def _queued(doc: Document, meta: dict[str, Any]) -> bool:
         raise InputError(f'must be "true" or "false", got {value!r}', file=doc.source, obj=doc.label,
                          field=f"metadata.annotations.{QUEUED_ANNOTATION}")
     return str(value).lower() == "true"
+
+
+def _time_annotation(doc: Document, meta: dict[str, Any], key: str) -> int | None:
+    """`kubefit.io/arrival` / `kubefit.io/duration` in nanoseconds (None when absent)."""
+    value = _mapping(meta.get("annotations"), doc, "metadata.annotations").get(key)
+    if value is None:
+        return None
+    try:
+        return parse_duration(str(value))
+    except DurationError as exc:
+        raise _fail(doc, f"metadata.annotations.{key}", str(exc)) from None
 
 
 def _check_api_version(doc: Document, expected: str) -> None:

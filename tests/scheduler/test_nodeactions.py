@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from kubefit.cli import main
+from tests_support import run_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAIN = ROOT / "examples" / "drain" / "cluster.yaml"
 SMALL = ROOT / "examples" / "plan" / "small.yaml"
 
-
-def run_json(capsys, *args: str) -> tuple[int, dict, str]:
-    rc = main([*args, "-o", "json"])
-    out = capsys.readouterr()
-    return rc, (json.loads(out.out) if out.out.strip() else {}), out.err
 
 
 def test_drain_moves_all_but_daemon_set_pods(capsys):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,15 +14,11 @@ from kubefit.cli import main
 from kubefit.load import load_scenario
 from kubefit.scheduler.config import load_configuration
 from kubefit.scheduler.plan import Planner, Template, plan
+from tests_support import run_json
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "plan"
 
-
-def run_json(capsys, *args: str) -> tuple[int, dict, str]:
-    rc = main([*args, "-o", "json"])
-    out = capsys.readouterr()
-    return rc, (json.loads(out.out) if out.out.strip() else {}), out.err
 
 
 def planned_cluster(tmp_path: Path, data: dict, templates: dict[str, Path], fewer: str | None = None) -> Path:

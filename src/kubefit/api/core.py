@@ -76,6 +76,8 @@ class Pod:
     conditions: tuple[PodCondition, ...] = ()  # status.conditions (type, reason)
     scheduler_name: str = "default-scheduler"
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
+    arrival: int = 0  # kubefit.io/arrival, nanoseconds from the start of a timeline
+    duration: int | None = None  # kubefit.io/duration, nanoseconds it runs once bound (None: it never ends)
     created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""

@@ -77,6 +77,9 @@ def simulate(
     cordon: CordonOption = None,
     drain: DrainOption = None,
     remove: RemoveOption = None,
+    timeline: Annotated[bool, typer.Option(
+        "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
+        "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
@@ -90,6 +93,12 @@ def simulate(
     config, state = prepared.config, prepared.state
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
+    if timeline:
+        if specs:
+            raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
+                             field="--timeline")
+        _timeline(scenario, config, state, queue, output, tie_break.value, seed, plot)
+        return
     if not specs:
         with _progress(len(queue)) as tick:
             result = run(state, config, queue, tie_break=tie_break.value, seed=seed, progress=tick)
@@ -116,6 +125,24 @@ def simulate(
 
     data = comparison_to_dict(results)
     emit(data, output, lambda console: report.comparison_table(console, data))
+
+
+def _timeline(scenario: Scenario, config: SchedulerConfiguration, state: ClusterState, queue, output,
+              tie_break: str, seed: int, plot: str | None) -> None:
+    """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
+    from kubefit.report.timeline import plot_timeline, timeline_table
+    from kubefit.scheduler.timeline import timeline as run_timeline
+
+    with _progress(len(queue)) as tick:
+        result = run_timeline(state, config, queue, scenario.bound_pods, tie_break=tie_break, seed=seed,
+                              progress=tick)
+    data = result.to_dict()
+    if plot:
+        try:
+            plot_timeline(data, plot)
+        except OSError as exc:
+            raise InputError(f"cannot write the plot: {exc}", file=plot) from None
+    emit(data, output, lambda console: timeline_table(console, data))
 
 
 def _plot(results, path: str) -> None:

@@ -74,6 +74,13 @@ class ClusterState:
         self.nonzero_requested[node, 1] += demand.nonzero_memory
         self.version += 1
 
+    def unbind(self, node: int, demand: PodDemand, row: np.ndarray | None = None) -> None:
+        """Forget a pod that ended on `node` (the cache's RemovePod): its request leaves the row."""
+        self.requested[node] -= self.demand_vector(demand) if row is None else row
+        self.nonzero_requested[node, 0] -= demand.nonzero_cpu
+        self.nonzero_requested[node, 1] -= demand.nonzero_memory
+        self.version += 1
+
     def copy(self) -> ClusterState:
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
                             self.requested.copy(), self.nonzero_requested.copy())
