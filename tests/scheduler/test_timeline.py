@@ -66,6 +66,9 @@ def test_full_trace_conserves_capacity():
     assert len(result.runs) == 8152 and all(r.ended_at is not None for r in result.runs)
     assert np.array_equal(result.freed, _requests(scenario, result.state, result.runs))
     assert not result.state.requested.any() and not result.state.nonzero_requested.any()
+    # the README: every pod placed on arrival in one cycle; no sample above 2 % of any resource
+    assert all(r.bound_at == r.arrival for r in result.runs) and set(result.attempts.tolist()) == {1}
+    assert max(v for s in result.samples for v in s["allocation"].values()) < 2
 
 
 @pytest.mark.skipif(not TRACE.exists(), reason="the Alibaba trace is not next to the repository")
