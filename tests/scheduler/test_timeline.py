@@ -6,12 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kubefit.cli import main
 from kubefit.importers.alibaba import import_alibaba_gpu
 from kubefit.load import Document, Scenario, add_document, load_scenario
 from kubefit.requests import pod_demand
 from kubefit.scheduler.scenario import prepare
+from kubefit.scheduler.simulate import simulate
 from kubefit.scheduler.timeline import timeline
 from tests_support import GOLDEN_DIR, run_json
 
@@ -115,3 +118,27 @@ def test_timeline_plot_is_written(tmp_path, capsys):
     rc, _data, err = run_json(capsys, "simulate", "-f", str(TIMELINE), "--timeline", "--plot", str(png))
     assert rc == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n"
+POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{priority: {prio}, containers: [{{name: c, "
+       "resources: {{requests: {{cpu: '{cpu}', memory: {mem}Mi}}}}}}]}}\n")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(nodes=st.lists(st.integers(1, 8), min_size=1, max_size=5),
+       pods=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 2048), st.integers(0, 2)), min_size=1,
+                     max_size=25))
+def test_timeline_without_times_is_simulate(tmp_path, nodes, pods):
+    """All pods at 0 s and none ending: the replay places every pod where `simulate` does, in the same cycles."""
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([NODE.format(i=i, cpu=c) for i, c in enumerate(nodes)]
+                                 + [POD.format(i=i, cpu=f"{c}m", mem=m, prio=p) for i, (c, m, p) in enumerate(pods)]))
+    scenario = load_scenario([path])
+    one = prepare(scenario)
+    simulated = simulate(one.state, one.config, scenario.pending_pods, seed=7)
+    two = prepare(scenario)
+    replayed = timeline(two.state, two.config, scenario.pending_pods, seed=7)
+    assert [s.node for s in simulated.steps] == [r.node for r in replayed.runs]
+    assert np.array_equal(one.state.requested, two.state.requested)
+    assert [s.message for s in simulated.steps] == [replayed.messages[i] for i in range(len(replayed.runs))]
