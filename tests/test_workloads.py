@@ -279,3 +279,38 @@ def test_terminal_pods_hold_nothing_and_are_not_queued(tmp_path, capsys):
     rc, data, _err = simulate_json(capsys, "-f", str(path))
     assert rc == 0
     assert data["steps"] == [] and data["final"]["n1"]["pods"] == 0
+
+
+# --------------------------------------------------------------------------- priority classes
+
+PRIORITY_CLASS = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\nvalue: {value}\n{extra}"
+
+
+def test_priority_class_orders_the_queue(tmp_path):
+    """A pod naming a class without spec.priority takes its value (the API server's Priority admission);
+    the global default (the lowest if several) goes to pods naming none; spec.priority, when given, wins."""
+    high = PRIORITY_CLASS.format(name="high", value=1000, extra="")
+    low_default = PRIORITY_CLASS.format(name="low", value=10, extra="globalDefault: true\n")
+    other_default = PRIORITY_CLASS.format(name="other", value=20, extra="globalDefault: true\n")
+    plain = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: plain}}\nspec: {{{CONTAINERS}}}\n"
+    given = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: given}}\nspec: {{priority: 5, {CONTAINERS}}}\n"
+    deploy = workload("Deployment", "web", "replicas: 1, selector: {matchLabels: {app: web}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{priorityClassName: high, {CONTAINERS}")
+    critical = plain.replace("name: plain", "name: critical").replace("spec: {", "spec: {priorityClassName: "
+                                                                      "system-node-critical, ")
+    scenario = load(tmp_path, nodes(), high, low_default, other_default, plain, given, deploy, critical)
+    priorities = {p.name.split("-")[0]: p.priority for p in scenario.pods}
+    assert priorities == {"plain": 10, "given": 5, "web": 1000, "critical": 2000001000}
+    assert [p.name.split("-")[0] for p in scenario.pending_pods] == ["critical", "web", "plain", "given"]
+
+
+def test_unknown_priority_class_is_refused(tmp_path, capsys):
+    deploy = workload("Deployment", "web", "replicas: 1, selector: {matchLabels: {app: web}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{priorityClassName: urgent, {CONTAINERS}")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), deploy]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1
+    assert all(f in err for f in (str(path), "Deployment/web", "spec.template.spec.priorityClassName",
+                                  "no PriorityClass with name urgent was found")), err

@@ -27,10 +27,11 @@ SKIPPED_KINDS = frozenset({
     "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration", "ResourceClaim",
     "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"})
 
-# Of those, the ones a real cluster would let change where or whether pods run; the note says so.
+# Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
+# evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
 AFFECTS_SCHEDULING = frozenset({
     "Service", "Namespace", "LimitRange", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim",
-    "PersistentVolume", "StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity", "PriorityClass",
+    "PersistentVolume", "StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
     "HorizontalPodAutoscaler", "CronJob", "RuntimeClass", "ResourceClaim", "ResourceClaimTemplate",
     "DeviceClass", "ResourceSlice"})
 

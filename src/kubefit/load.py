@@ -252,6 +252,7 @@ def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:
 def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Scenario:
     """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
     `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create."""
+    from kubefit.priority import resolve_priorities
     from kubefit.workloads import expand_workloads
 
     scenario = Scenario()
@@ -261,6 +262,7 @@ def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Sc
             for doc in read_documents(file, allow_empty=len(files) > 1 or file != str(path)):
                 add_document(scenario, doc)
     expand_workloads(scenario)
+    resolve_priorities(scenario)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     return scenario

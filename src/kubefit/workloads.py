@@ -375,9 +375,10 @@ def expand_workloads(scenario: Scenario) -> None:
         if rs is not None:
             scenario.workloads.append(rs)
             try:
-                created.append((doc.position, expanders["ReplicaSet"](rs)))
+                pods = expanders["ReplicaSet"](rs)
             except InputError as exc:  # the template is the Deployment's: name it there
                 raise InputError(exc.message, file=doc.source, obj=doc.label, field=exc.field) from None
+            created.append((doc.position, [replace(p, created_by=doc.label) for p in pods]))
     pods: list[Pod] = []
     start = 0
     for position, new in sorted(created, key=lambda c: c[0]):  # stable: document order among equals
