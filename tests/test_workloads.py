@@ -314,3 +314,13 @@ def test_unknown_priority_class_is_refused(tmp_path, capsys):
     assert err.count("error:") == 1
     assert all(f in err for f in (str(path), "Deployment/web", "spec.template.spec.priorityClassName",
                                   "no PriorityClass with name urgent was found")), err
+
+
+def test_indexed_job_names_free_indexes(tmp_path):
+    job = workload("Job", "train", "parallelism: 2, completions: 4, completionMode: Indexed", api="batch/v1")
+    done = owned_pod("train-0-abcde", "Job", "train", phase="Succeeded").replace(
+        "labels: {app: train}", "labels: {app: train, batch.kubernetes.io/job-completion-index: '0'}")
+    scenario = load(tmp_path, nodes(), job, done)
+    created = [p for p in scenario.pods if p.created_by]
+    assert [re.sub(f"-{SUFFIX}$", "", p.name) for p in created] == ["train-1", "train-2"]
+    assert [p.raw["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] for p in created] == ["1", "2"]

@@ -7,7 +7,8 @@ else kind and name) and creates only the difference, named as it names them:
   Deployment creates none), which the ReplicaSet rule then expands;
 - ReplicaSet / ReplicationController → `<name>-<5 chars>` until `spec.replicas` pods are active;
 - StatefulSet → `<name>-<ordinal>` for each missing ordinal (`spec.ordinals.start` first);
-- Job → `min(parallelism, completions − succeeded) − active` pods `<job>-<5 chars>` (none when suspended);
+- Job → `min(parallelism, completions − succeeded) − active` pods `<job>-<5 chars>` (none when suspended;
+  an Indexed Job's `<job>-<index>-<5 chars>`, lowest free indexes first);
 - DaemonSet → one pod per eligible node without one, pinned by the `matchFields metadata.name` required
   node affinity kube-scheduler sees, with the controller's default tolerations.
 
@@ -31,6 +32,7 @@ from kubefit.load import TERMINAL_PHASES, Document, Scenario, _fail, _mapping, d
 from kubefit.names import random_suffix, safe_encode, seeded
 
 POD_TEMPLATE_HASH = "pod-template-hash"
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 SPEC_FIELDS = {
     "Deployment": {"replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
                    "paused", "progressDeadlineSeconds"},
@@ -252,7 +254,8 @@ def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[
 
 
 def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
-    """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended)."""
+    """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended);
+    an Indexed Job's are `<job>-<index>-<5 chars>` for the lowest indexes without a pod."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     parallelism = _count(doc, spec, "parallelism", 1) or 0
@@ -272,7 +275,13 @@ def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
                                          "batch.kubernetes.io/job-name": doc.name, "controller-uid": uid,
                                          "job-name": doc.name}, doc, warnings)
     rng = seeded(doc.source, doc.kind, doc.name)
-    return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(max(wanted - active, 0))]
+    count = max(wanted - active, 0)
+    if spec.get("completionMode") != "Indexed" or completions is None:
+        return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
+    taken = {p.raw.get("metadata", {}).get("labels", {}).get(COMPLETION_INDEX) for p in owned
+             if p.phase == "Succeeded" or _active(p)}
+    indexes = [i for i in range(completions) if str(i) not in taken][:count]
+    return [factory.pod(f"{doc.name}-{i}-{random_suffix(rng)}", {COMPLETION_INDEX: str(i)}) for i in indexes]
 
 
 def _daemon_tolerations(spec: dict[str, Any]) -> list[dict[str, Any]]:
