@@ -91,8 +91,8 @@ FILE_SHAPES = [
     ("no-kind", "apiVersion: v1\nmetadata: {name: x}\n", ["{f}", "object/x", "kind", "no kind"]),
     ("kind-not-a-string", "apiVersion: v1\nkind: [Node]\nmetadata: {name: x}\n",
      ["{f}", "document #1", "kind", "must be a string"]),
-    ("unknown-kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
-     ["{f}", "ConfigMap/web", "kind", "unknown kind 'ConfigMap'"]),
+    ("unknown-kind", "apiVersion: v1\nkind: Sevrice\nmetadata: {name: web}\n",
+     ["{f}", "Sevrice/web", "kind", "unknown kind 'Sevrice'"]),
 ]
 
 FILE_CASES = [pytest.param(verb, content, fragments, id=f"{'-'.join(verb)}:{name}")
@@ -363,8 +363,8 @@ FLEET_SHAPES = [
      ["PropagationPolicy/pp", "spec.placement", "must be a mapping"]),
     ("no-policy-selects-workload", docs(CLUSTER, DEPLOYMENT), ["Deployment/web", "no PropagationPolicy selects"]),
     ("member-node-in-fleet-file", docs(CLUSTER, BINDING, NODE), ["Node/n1", "--member NAME=FILE"]),
-    ("unknown-kind", docs(CLUSTER, BINDING, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"),
-     ["ConfigMap/web", "unknown kind"]),
+    ("unknown-kind", docs(CLUSTER, BINDING, "apiVersion: v1\nkind: Sevrice\nmetadata: {name: web}\n"),
+     ["Sevrice/web", "unknown kind"]),
 ]
 
 FLEET_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.join(verb)}:{name}")
@@ -626,7 +626,7 @@ def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
 @pytest.mark.parametrize(("verb", "content", "ignored"), [
     (["score"], docs(NODE, POD, CLUSTER), "Cluster/m1"),
     (["simulate"], docs(NODE, POD, BINDING), "ResourceBinding/rb"),
-    (["capacity"], docs(NODE, POD, DEPLOYMENT, POLICY), "Deployment/web, {f}: PropagationPolicy/pp"),
+    (["capacity"], docs(NODE, POD, BINDING, POLICY), "ResourceBinding/rb, {f}: PropagationPolicy/pp"),
     (["summary"], docs(CONFIG, CLUSTER, NODE), "KubeSchedulerConfiguration #1"),
     (["models", "classify"], docs(CLUSTER, NODE, BINDING), "ResourceBinding/rb"),
     (["models", "validate"], docs(CLUSTER, NODE, POD), "Node/n1, {f}: Pod/p1"),

@@ -22,3 +22,12 @@ def _read(relative: str) -> tuple[dict, ...]:
 def golden_cases(relative: str) -> list[dict]:
     """The cases of one golden file (e.g. "kube-scheduler/cases.jsonl"), in file order."""
     return list(_read(relative))
+
+
+def run_json(capsys, *args: str) -> tuple[int, dict, str]:
+    """Run `kubefit ARGS -o json` in-process: exit code, the parsed output ({} when none), stderr."""
+    from kubefit.cli import main
+
+    rc = main([*args, "-o", "json"])
+    out = capsys.readouterr()
+    return rc, (json.loads(out.out) if out.out.strip() else {}), out.err

@@ -28,17 +28,21 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.kinds import WORKLOAD_KINDS, skipped_kind
 from kubefit.labels import SelectorError, parse_selector
+from kubefit.names import generate_name
 from kubefit.parse import parse_bodies, read_bounded
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
+from kubefit.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
 QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
 LIST_KINDS = ("List", "NodeList", "PodList")
-# Kinds read by other layers (Karmada fleets, workloads); kept as raw documents for them to decode.
-FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy",
-               "Deployment", "StatefulSet", "ReplicaSet", "Job")
+# Kinds read by other layers (Karmada fleets); kept as raw documents for them to decode.
+FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy")
+MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")  # what `kubectl -f DIR` reads of a folder
 # Fields of the core/v1 types (v1.34) kubefit reads; any other is a typo the API server would refuse.
 OBJECT_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 METADATA_FIELDS = frozenset({
@@ -97,6 +101,7 @@ class Document:
     body: dict[str, Any]
     source: str
     index: int  # position among the documents of `source` (1-based), for messages
+    position: int = 0  # a workload: how many pods preceded it (its pods are queued there)
 
     @property
     def kind(self) -> str:
@@ -121,8 +126,10 @@ class Scenario:
     scheduler_config: Document | None = None
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)  # document order, bound and pending
-    fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
+    fleet: list[Document] = field(default_factory=list)  # Karmada objects, raw
     objects: ClusterObjects = field(default_factory=ClusterObjects)  # Services, ReplicaSets, PVCs, ... by kind
+    workloads: list[Document] = field(default_factory=list)  # Deployment, StatefulSet, …, raw (workloads.py)
+    skipped: list[Document] = field(default_factory=list)  # kinds that do not affect scheduling, raw
     warnings: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
 
@@ -140,8 +147,11 @@ class Scenario:
     def pending_pods(self) -> list[Pod]:
         """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: by arrival
         (`metadata.creationTimestamp`; a pod without one arrives first), then higher `spec.priority`
-        first among pods that arrive together, then document order."""
-        pending = [p for p in self.pods if not p.bound]
+        first among pods that arrive together, then document order.
+
+        Terminal pods (`Succeeded`/`Failed`) are not queued: the scheduler only takes pods still to run.
+        """
+        pending = [p for p in self.pods if not p.bound and p.phase not in TERMINAL_PHASES]
         return sorted(pending, key=lambda p: (p.created is not None, p.created or 0.0, -p.priority))
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
@@ -246,13 +256,35 @@ def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
 
 # --------------------------------------------------------------------------- documents → scenario
 
-def load_scenario(paths: Iterable[str | Path]) -> Scenario:
-    """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
+def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:
+    """`path` itself, or for a folder its .json/.yaml/.yml files in name order (sub-folders with `recursive`), as kubectl -f DIR reads them."""
+    folder = Path(path)
+    if str(path) == "-" or not folder.is_dir():
+        return [str(path)]
+    pattern = "**/*" if recursive else "*"
+    found = [f for f in folder.glob(pattern) if f.is_file() and f.suffix in MANIFEST_EXTENSIONS]
+    files = [str(f) for f in sorted(found, key=lambda f: f.relative_to(folder).parts)]  # filepath.Walk's order
+    if not files:
+        raise InputError(f"is a directory with no {', '.join(MANIFEST_EXTENSIONS)} files"
+                         + ("" if recursive else " (sub-folders are read with -R)"), file=str(path))
+    return files
+
+
+def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Scenario:
+    """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
+    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create."""
+    from kubefit.priority import resolve_priorities
+    from kubefit.workloads import expand_workloads
+
     scenario = Scenario()
     for path in paths:
         scenario.sources.append(str(path))
-        for doc in read_documents(path, allow_empty=False):
-            add_document(scenario, doc)
+        files = manifest_files(path, recursive=recursive)
+        for file in files:
+            for doc in read_documents(file, allow_empty=len(files) > 1 or file != str(path)):
+                add_document(scenario, doc)
+    expand_workloads(scenario)
+    resolve_priorities(scenario)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     for kind, items in scenario.objects.by_kind.items():
@@ -281,6 +313,7 @@ def cluster_object_decoders() -> dict[str, Callable[[Document, list[str]], Any]]
 
 def add_document(scenario: Scenario, doc: Document) -> None:
     kind = doc.kind
+    _name_generated(scenario, doc)
     if kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
@@ -291,15 +324,21 @@ def add_document(scenario: Scenario, doc: Document) -> None:
             raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
                              f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
         scenario.scheduler_config = doc
-    elif kind in cluster_object_decoders():
-        scenario.objects.add(kind, cluster_object_decoders()[kind](doc, scenario.warnings))
+    elif kind in cluster_object_decoders() or kind in WORKLOAD_KINDS:
+        if kind in cluster_object_decoders():  # read by plugins (a ReplicaSet's selector for spreading)
+            scenario.objects.add(kind, cluster_object_decoders()[kind](doc, scenario.warnings))
+        if kind in WORKLOAD_KINDS:  # and expanded into the pods its controller would still create
+            scenario.workloads.append(doc)
+            doc.position = len(scenario.pods)  # its pods join the queue here, in document order
     elif kind in FLEET_KINDS:
         scenario.fleet.append(doc)
     elif not kind:
         raise InputError("object has no kind", file=doc.source, obj=doc.label, field="kind")
+    elif skipped_kind(doc):
+        scenario.skipped.append(doc)
     else:
         supported = ", ".join(dict.fromkeys(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS,
-                                             *cluster_object_decoders())))
+                                             *WORKLOAD_KINDS, *cluster_object_decoders())))
         raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
                          file=doc.source, obj=doc.label, field="kind")
 
@@ -342,8 +381,17 @@ def _name(doc: Document) -> str:
     if name is not None and not isinstance(name, str):
         raise _fail(doc, "metadata.name", f"must be a string, got {_type_name(name)} {name!r}")
     if not name:
-        raise _fail(doc, "metadata.name", "a name is required")
+        raise _fail(doc, "metadata.name", "a name is required (or metadata.generateName)")
     return name
+
+
+def _name_generated(scenario: Scenario, doc: Document) -> None:
+    """An object with `generateName` and no name is named as the API server would (stable suffix per position)."""
+    meta = doc.body.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name") or not isinstance(meta.get("generateName"), str):
+        return
+    seed = (doc.kind, str(len(scenario.nodes)), str(len(scenario.pods)), str(len(scenario.workloads)))
+    meta["name"] = generate_name(meta["generateName"], *seed)
 
 
 def _string(value: Any, doc: Document, field_path: str, default: str = "") -> str:
@@ -567,6 +615,8 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
         created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
         nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
         queued=_queued(doc, meta),
+        arrival=_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
+        duration=_time_annotation(doc, meta, DURATION_ANNOTATION),
         raw=doc.body,
         source=doc.source,
     )
@@ -765,6 +815,17 @@ def _queued(doc: Document, meta: dict[str, Any]) -> bool:
         raise InputError(f'must be "true" or "false", got {value!r}', file=doc.source, obj=doc.label,
                          field=f"metadata.annotations.{QUEUED_ANNOTATION}")
     return str(value).lower() == "true"
+
+
+def _time_annotation(doc: Document, meta: dict[str, Any], key: str) -> int | None:
+    """`kubefit.io/arrival` / `kubefit.io/duration` in nanoseconds (None when absent)."""
+    value = _mapping(meta.get("annotations"), doc, "metadata.annotations").get(key)
+    if value is None:
+        return None
+    try:
+        return parse_duration(str(value))
+    except DurationError as exc:
+        raise _fail(doc, f"metadata.annotations.{key}", str(exc)) from None
 
 
 def _check_api_version(doc: Document, expected: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -76,10 +77,33 @@ def test_nodes_equal_golden_field_by_field(imported: dict[str, Any], golden_case
     assert len(imported["nodes"]) == 1213
 
 
+def _without_times(pod: dict[str, Any]) -> dict[str, Any]:
+    """The pod without the timeline annotations (the golden queue is a one-shot replay and has none)."""
+    meta = dict(pod["metadata"])
+    annotations = {k: v for k, v in (meta.pop("annotations", None) or {}).items()
+                   if k not in ("kubefit.io/arrival", "kubefit.io/duration")}
+    if annotations:
+        meta["annotations"] = annotations
+    return {**pod, "metadata": meta}
+
+
 def test_pods_equal_golden_queue_field_by_field(imported: dict[str, Any],
                                                 golden_cases: list[dict[str, Any]]) -> None:
-    _compare_all(imported["pods"], golden_cases[0]["queue"], "pods")
+    _compare_all([_without_times(p) for p in imported["pods"]], golden_cases[0]["queue"], "pods")
     assert len(imported["pods"]) == 8152
+
+
+def test_pod_times_come_from_creation_and_deletion(imported: dict[str, Any]) -> None:
+    """arrival = creation_time, duration = deletion_time − creation_time (none when the pod never ended)."""
+    with open(PODS_CSV, newline="", encoding="utf-8") as fh:
+        rows = {r["name"]: r for r in csv.DictReader(fh)}
+    for pod in imported["pods"]:
+        row, annotations = rows[pod["metadata"]["name"]], pod["metadata"]["annotations"]
+        assert annotations["kubefit.io/arrival"] == f"{int(row['creation_time'])}s"
+        if row["deletion_time"]:
+            assert annotations["kubefit.io/duration"] == f"{int(row['deletion_time']) - int(row['creation_time'])}s"
+        else:
+            assert "kubefit.io/duration" not in annotations
 
 
 def test_scenario_decodes_like_golden(imported: dict[str, Any], golden_cases: list[dict[str, Any]]) -> None:
@@ -90,8 +114,8 @@ def test_scenario_decodes_like_golden(imported: dict[str, Any], golden_cases: li
     golden_nodes = [decode_node(Document(n, "golden", i), warnings) for i, n in enumerate(case["nodes"])]
     golden_pods = [decode_pod(Document(p, "golden", i), warnings) for i, p in enumerate(case["queue"])]
 
-    def strip(obj: Any) -> tuple[Any, ...]:
-        fields = {k: v for k, v in vars(obj).items() if k not in ("raw", "source")}
+    def strip(obj: Any) -> tuple[Any, ...]:  # times: the timeline's, absent from the one-shot golden queue
+        fields = {k: v for k, v in vars(obj).items() if k not in ("raw", "source", "arrival", "duration")}
         return tuple(sorted(fields.items(), key=lambda kv: kv[0]))
 
     assert [strip(n) for n in scenario.nodes] == [strip(n) for n in golden_nodes]
@@ -151,7 +175,7 @@ def test_hand_made_trace(tmp_path: Path) -> None:
     assert terms == {"nodeSelectorTerms": [{"matchExpressions": [
         {"key": "gpu-model", "operator": "In", "values": ["T4", "G2"]}]}]}
     assert "affinity" not in trace.pods[3]["spec"]
-    assert any("qos, pod_phase, deletion_time, scheduled_time" in w for w in trace.warnings)
+    assert any("qos, pod_phase, scheduled_time" in w for w in trace.warnings)
 
 
 def test_multigpu_variant_without_times_keeps_file_order(tmp_path: Path) -> None:

@@ -117,6 +117,9 @@ class Pod:
     created: float | None = None  # metadata.creationTimestamp, seconds since the epoch
     nominated_node_name: str = ""  # status.nominatedNodeName
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
+    arrival: int = 0  # kubefit.io/arrival, nanoseconds from the start of a timeline
+    duration: int | None = None  # kubefit.io/duration, nanoseconds it runs once bound (None: it never ends)
+    created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
 

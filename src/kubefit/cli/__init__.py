@@ -36,7 +36,8 @@ class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by valu
     yaml = "yaml"
 
 
-FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s): YAML, JSON or kind: List; '-' is stdin.")]
+FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s) or folder(s): YAML, JSON or kind: List; '-' is stdin.")]
+RecursiveOption = Annotated[bool, typer.Option("-R", "--recursive", help="Read the folders given with -f and their sub-folders, like kubectl.")]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="table for people, json/yaml for programs.")]
 
 
@@ -56,8 +57,9 @@ def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config
     if scenario.scheduler_config is not None and not config:
         ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
     if not members:
+        ignored += [f"{d.source}: {d.label}" for d in getattr(scenario, "workloads", ()) if d.kind not in keep]
         ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
-        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
+        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods if not p.created_by]
     if ignored:
         warn(f"kubefit {verb} does not read {name_some(ignored)}; ignored")
 
@@ -72,7 +74,7 @@ def _register_verbs() -> None:
     # One import per family; a module missing here simply has no verbs yet.
     import importlib
 
-    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet"):
+    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif"):
         try:
             importlib.import_module(f"kubefit.cli.{module}")
         except ModuleNotFoundError as exc:
@@ -83,7 +85,8 @@ def _register_verbs() -> None:
 # Options that take several values separated by spaces (`--compare A B C`), by verb; click options take
 # one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
 # positional arguments are listed: there a bare word after the option can only be one of its values.
-MULTI_VALUE_OPTIONS = {"simulate": ("--compare",)}
+MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
+                       "plan": ("--cordon", "--drain", "--remove", "--node-template")}
 
 
 def expand_multi_value_options(args: list[str]) -> list[str]:

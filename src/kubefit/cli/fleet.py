@@ -115,7 +115,7 @@ BINDING_SHAPE = {"resource": Complete({"apiVersion": str, "kind": str, "name": s
                  "gracefulEvictionTasks": [{"fromCluster": str}]}
 # The Cluster fields Karmada's filters read (decode_cluster checks the rest).
 CLUSTER_SPEC_SHAPE = {"taints": [Complete({"key": str, "value": str, "effect": str, "timeAdded": str})]}
-CLUSTER_STATUS_SHAPE = {"apiEnablements": [Complete({"groupVersion": str, "resources": [{"kind": str}]})]}
+CLUSTER_STATUS_SHAPE = {"apiEnablements": [Complete({"groupVersion": str, "resources": [Complete({"name": str, "kind": str})]})]}
 POLICY_SHAPE = {"resourceSelectors": [Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str,
                                                 "labelSelector": _SELECTOR})],
                 "priority": int, "placement": PLACEMENT_SHAPE}
@@ -215,7 +215,10 @@ def load_fleet(files: list[str]) -> Fleet:
                 warn(f"{doc.source}: {doc.label}: a kube-scheduler configuration plays no part in Karmada's "
                      f"estimate and schedule; ignored")
             else:
-                add_document(Scenario(), doc)  # reports an unknown or missing kind
+                skipped = Scenario()
+                add_document(skipped, doc)  # reports an unknown or missing kind
+                for other in skipped.skipped + skipped.workloads:
+                    warn(f"{other.source}: {other.label}: plays no part in Karmada's estimate and schedule; ignored")
     if not fleet.clusters:
         raise InputError("no Karmada Cluster objects in the files", file=", ".join(files))
     names = [c.name for c in fleet.clusters]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn, warn_ignored
 from kubefit.load import load_scenario
 from kubefit.report.output import emit
 from kubefit.report.scheduler import cycle_to_dict, score_table
@@ -28,8 +28,8 @@ def version() -> None:
 
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
-              scoring: str | None = None) -> int:
-    scenario = load_scenario(files)
+              scoring: str | None = None, recursive: bool = False) -> int:
+    scenario = load_scenario(files, recursive=recursive)
     warn_ignored(scenario, "score", config=True, members=True)
     prepared = prepare(scenario, scoring=scoring)
     for note in prepared.notes:
@@ -53,9 +53,10 @@ def score(
     explain: Annotated[bool, typer.Option("--explain", help="Per node and resource: allocatable, requested, utilization, score, weight.")] = False,
     detail: Annotated[bool, typer.Option("--detail", help="Add the failing plugin, raw scores, per-plugin filter verdicts and PreFilter node sets.")] = False,
     scoring: Annotated[str | None, typer.Option("--scoring", help="v1.34 (0..100, today's kube-scheduler) or legacy (the v1.16 0..10 scale the old docs describe); default: legacy for a Policy file, v1.34 otherwise.")] = None,
+    recursive: RecursiveOption = False,
 ) -> None:
     """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
-    run_score(files, pod, output, explain, detail, scoring)
+    run_score(files, pod, output, explain, detail, scoring, recursive)
 
 
 @app.command()

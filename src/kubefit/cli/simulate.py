@@ -12,12 +12,12 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, evictions, load_prepared, node_actions
 from kubefit.errors import InputError
-from kubefit.load import Scenario, load_scenario
+from kubefit.load import Scenario
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.scenario import prepare
 from kubefit.scheduler.state import ClusterState
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
@@ -33,14 +33,13 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState, list[str]]:
+def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scenario, SchedulerConfiguration,
+                                                                          ClusterState, list[str]]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know
     (on stderr, and returned for the result's `warnings`)."""
-    scenario = load_scenario(files)
-    warn_ignored(scenario, verb, config=True, members=True)
-    prepared = prepare(scenario)
-    for note in prepared.notes:
-        warn(note)
+    from kubefit.cli.whatif import load_prepared
+
+    scenario, prepared, _ = load_prepared(files, verb, recursive)
     return scenario, prepared.config, prepared.state, list(prepared.notes)
 
 
@@ -76,18 +75,34 @@ def simulate(
         "RequestedToCapacityRatio) or a scheduler config file; several: separated by spaces or commas, "
         "or the option repeated.")] = None,
     plot: Annotated[str | None, typer.Option("--plot", help="Write per-node allocation, sorted, to this PNG.")] = None,
+    recursive: RecursiveOption = False,
+    cordon: CordonOption = None,
+    drain: DrainOption = None,
+    remove: RemoveOption = None,
+    timeline: Annotated[bool, typer.Option(
+        "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
+        "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
+    from kubefit.report.whatif import actions_table
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
     if plot:
         _check_plot_path(plot)
-    scenario, config, state, notes = _prepare(files, "simulate")
+    actions = node_actions(cordon, drain, remove)
+    scenario, prepared, evicted = load_prepared(files, "simulate", recursive, actions)
+    config, state, notes = prepared.config, prepared.state, list(prepared.notes)
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
+    if timeline:
+        if specs:
+            raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
+                             field="--timeline")
+        _timeline(scenario, config, state, queue, output, tie_break.value, seed, plot, notes)
+        return
     if not specs:
         with _progress(len(queue)) as tick:
             result = run(state, config, queue, tie_break=tie_break.value, seed=seed, progress=tick)
@@ -96,7 +111,11 @@ def simulate(
             _plot([result], plot)
         data = result.to_dict()
         data["warnings"] = notes
-        emit(data, output, lambda console: report.simulation_table(console, data))
+        if actions:
+            data["nodeActions"] = evictions(data, actions, evicted)
+        emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
+        if actions and not data["nodeActions"]["allPlaced"]:
+            raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
         return
     cands = candidates(config, specs)
     for cand in cands[1:]:
@@ -125,6 +144,28 @@ def _check_plot_path(path: str) -> None:
                                  param_hint="'--plot'")
 
 
+def _timeline(scenario: Scenario, config: SchedulerConfiguration, state: ClusterState, queue, output,
+              tie_break: str, seed: int, plot: str | None, notes: list[str]) -> None:
+    """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
+    from kubefit.report.timeline import plot_timeline, timeline_table
+    from kubefit.scheduler.timeline import timeline as run_timeline
+    from kubefit.scheduler.timeline import timeline_warnings
+
+    with _progress(len(queue)) as tick:
+        result = run_timeline(state, config, queue, scenario.bound_pods, tie_break=tie_break, seed=seed,
+                              progress=tick)
+    data = result.to_dict()
+    data["warnings"] = notes + timeline_warnings(config, queue, scenario.bound_pods)
+    for note in data["warnings"][len(notes):]:
+        warn(note)
+    if plot:
+        try:
+            plot_timeline(data, plot)
+        except OSError as exc:
+            raise InputError(f"cannot write the plot: {exc}", file=plot) from None
+    emit(data, output, lambda console: timeline_table(console, data))
+
+
 def _plot(results, path: str) -> None:
     from kubefit.report.plots import plot_allocation
 
@@ -143,12 +184,13 @@ def capacity(
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
     seed: SeedOption = 0,
+    recursive: RecursiveOption = False,
 ) -> None:
     """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
     from kubefit.report import simulation as report
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state, notes = _prepare(files, "capacity")
+    scenario, config, state, notes = _prepare(files, "capacity", recursive)
     target = _find_pod(scenario, pod)
     result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
     data = result.to_dict()

@@ -23,9 +23,10 @@ NAMESPACE = "default"
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
 POD_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
 # Optional pod columns kubefit reads; the multigpu variants of the trace lack them.
-POD_OPTIONAL = ("gpu_spec", "creation_time")
-# Columns of the trace a one-shot scheduling scenario has no place for (pods never leave).
-POD_IGNORED = ("qos", "pod_phase", "deletion_time", "scheduled_time")
+POD_OPTIONAL = ("gpu_spec", "creation_time", "deletion_time")
+# Columns of the trace a scheduling scenario has no place for.
+POD_IGNORED = ("qos", "pod_phase", "scheduled_time")
+ARRIVAL, DURATION = "kubefit.io/arrival", "kubefit.io/duration"  # see kubefit.timing
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _rows(path: str | Path, required: tuple[str, ...], optional: tuple[str, ...]
     unknown = [c for c in header if c not in (*required, *optional)]
     if unknown:
         warnings.append(f"{source}: column(s) {', '.join(unknown)} not imported (a scenario has no place "
-                        f"for them: pods arrive once and never leave)")
+                        f"for them: a pod's phase and scheduling time are what kubefit computes)")
     return rows
 
 
@@ -195,5 +196,23 @@ def _pod(row: _Row) -> dict[str, Any]:
         term = {"matchExpressions": [{"key": GPU_MODEL_LABEL, "operator": "In", "values": models}]}
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
                                              {"nodeSelectorTerms": [term]}}}
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": _name(row, "name"), "namespace": NAMESPACE}, "spec": spec}
+    metadata: dict[str, Any] = {"name": _name(row, "name"), "namespace": NAMESPACE}
+    times = _times(row)
+    if times:
+        metadata["annotations"] = times
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _times(row: _Row) -> dict[str, str]:
+    """`kubefit.io/arrival` from creation_time and `kubefit.io/duration` = deletion_time − creation_time
+    (seconds); a pod without deletion_time runs to the end of the trace."""
+    out: dict[str, str] = {}
+    if row.text("creation_time"):
+        out[ARRIVAL] = f"{row.integer('creation_time')}s"
+        if row.text("deletion_time"):
+            end = row.integer("deletion_time")
+            if end < row.integer("creation_time"):
+                raise row.error("deletion_time", f"must not be before creation_time ({row.text('creation_time')}), "
+                                                 f"got {end}: the pod would have a negative duration")
+            out[DURATION] = f"{end - row.integer('creation_time')}s"
+    return out

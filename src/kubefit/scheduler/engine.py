@@ -405,6 +405,14 @@ class Engine:
         self.state.unbind(node, pod)
         self.log.append(node)
 
+    def unbind(self, node: int, sh: Shape, pod: Pod) -> np.ndarray:
+        """`pod`, of the shape, ended on `node`: its row changes back; returns the request vector freed."""
+        if len(sh.ctx.row) != len(self.state.resources):
+            sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
+        self.state.unbind(node, pod, sh.ctx.demand, sh.ctx.row)
+        self.log.append(node)
+        return sh.ctx.row
+
     def fit_error(self, sh: Shape) -> str:
         """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.
 

@@ -48,8 +48,8 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     strangers = [p for p in scenario.pending_pods if p.scheduler_name not in profiles]
     if strangers:
         notes.append(f"{len(strangers)} pending pod(s) name a schedulerName no profile has (e.g. {strangers[0].key}: "
-                     f"{strangers[0].scheduler_name!r}); kube-scheduler would leave them alone, kubefit schedules "
-                     f"them with profile {config.profiles[0].scheduler_name}")
+                     f"{strangers[0].scheduler_name!r}); kube-scheduler leaves them pending, and so does kubefit "
+                     f"(`score` still scores them with profile {config.profiles[0].scheduler_name})")
     for profile in config.profiles:
         if profile.not_simulated:
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "

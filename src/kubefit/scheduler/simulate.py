@@ -149,9 +149,16 @@ def workload_metrics(result: SimulationResult) -> dict:
             "evicted": sum(len(s.victims) for s in result.steps), "stranded": result.stranded}
 
 
+def unserved_message(pod: Pod) -> str:
+    """Why a pod whose `schedulerName` no profile has stays pending (kube-scheduler never queues it)."""
+    return f"no profile serves schedulerName {pod.scheduler_name!r}; kube-scheduler leaves the pod pending"
+
+
 def _message_reasons(message: str) -> list[str]:
     """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 ….`), the
-    PostFilter part after it (`… preemption: …`) left out."""
+    PostFilter part after it (`… preemption: …`) left out; any other message as it is."""
+    if not message.startswith("0/"):
+        return [message.split(";")[0]]
     body = message.split(":", 1)[1].strip().split(". ", 1)[0].rstrip(".")
     out = []
     for part in body.split(", "):
@@ -190,7 +197,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
+    served = {p.scheduler_name for p in config.profiles}
     for i, pod in enumerate(pods):
+        if pod.scheduler_name not in served:
+            steps.append(Step(pod, None, message=unserved_message(pod)))
+            continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
             steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0]))

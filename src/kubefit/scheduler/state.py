@@ -99,10 +99,11 @@ class ClusterState:
                 self.used_ports[node].setdefault(ip, set()).add((proto, port))
         self.version += 1
 
-    def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None) -> None:
-        """Remove `pod` from `node` (a preemption victim): its requests and its place among the node's pods."""
+    def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None, row: np.ndarray | None = None) -> None:
+        """Remove `pod` from `node` (a preemption victim, or a pod that ended: the cache's RemovePod): its
+        requests and its place among the node's pods."""
         demand = demand or pod_demand(pod, use_status_resources=True)
-        self.requested[node] -= self.demand_vector(demand)
+        self.requested[node] -= self.demand_vector(demand) if row is None else row
         self.nonzero_requested[node, 0] -= demand.nonzero_cpu
         self.nonzero_requested[node, 1] -= demand.nonzero_memory
         self.pods[node] = [p for p in self.pods[node] if p is not pod]

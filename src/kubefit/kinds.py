@@ -1,0 +1,64 @@
+"""Which kinds of object a scenario reads as workloads, and which it skips (named once to the user).
+
+Workload controllers (Deployment, ReplicaSet, StatefulSet, ReplicationController, Job, DaemonSet) are
+expanded into the pods they create (workloads.py).  Objects that place no pod themselves (Secret,
+ConfigMap, RBAC, custom resources, …) are kept aside and named in one note, never dropped
+silently; a kind that is neither is a typo and refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+# kind → the apiVersion its controller reads
+WORKLOAD_KINDS = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
+                  "DaemonSet": "apps/v1", "ReplicationController": "v1", "Job": "batch/v1"}
+
+# Built-in kinds that create no pod when a scenario is loaded.
+SKIPPED_KINDS = frozenset({
+    "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
+    "CustomResourceDefinition", "Endpoints", "EndpointSlice", "Ingress", "IngressClass",
+    "NetworkPolicy", "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "CSIStorageCapacity", "VolumeAttachment",
+    "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
+    "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "RuntimeClass", "PodSecurityPolicy",
+    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration", "ResourceClaim",
+    "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"})
+
+# Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
+# evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
+AFFECTS_SCHEDULING = frozenset({
+    "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "CSIStorageCapacity",
+    "HorizontalPodAutoscaler", "CronJob", "RuntimeClass", "ResourceClaim", "ResourceClaimTemplate",
+    "DeviceClass", "ResourceSlice"})
+
+
+def custom_resource(body: dict[str, Any]) -> bool:
+    """An object of a CustomResourceDefinition: its API group is not a Kubernetes one (`*.k8s.io`)."""
+    version = body.get("apiVersion")
+    if not isinstance(version, str) or "/" not in version:
+        return False
+    group = version.split("/", 1)[0]
+    return "." in group and not group.endswith(".k8s.io") and group != "k8s.io"
+
+
+def skipped_kind(doc: Any) -> bool:
+    """A document (load.Document) of a kind that places no pod: kept aside, named once."""
+    return doc.kind in SKIPPED_KINDS or custom_resource(doc.body)
+
+
+def skipped_note(docs: list[Any]) -> str | None:
+    """One note naming every skipped kind with its count (None when nothing was skipped)."""
+    if not docs:
+        return None
+    counts = Counter(d.kind for d in docs)
+    named = ", ".join(f"{kind} ({n})" for kind, n in sorted(counts.items()))
+    note = f"skipped {len(docs)} object(s) that place no pod: {named}"
+    relevant = sorted(k for k in counts if k in AFFECTS_SCHEDULING)
+    if relevant:
+        note += (f"; in a real cluster {', '.join(relevant)} can still change where or whether pods run, "
+                 f"kubefit does not evaluate them")
+    return note

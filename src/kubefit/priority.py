@@ -1,0 +1,64 @@
+"""Pod priority as the API server's Priority admission sets it: `priorityClassName` → `spec.priority`.
+
+A pod given without `spec.priority` takes the value of its PriorityClass (the scenario's
+`scheduling.k8s.io/v1` PriorityClass objects, plus the built-in `system-cluster-critical` and
+`system-node-critical`), or, naming none, the global default class's (the lowest value if several are
+marked `globalDefault`).  A class that does not exist is refused, as the API server refuses the pod.
+Pods that carry `spec.priority` (everything `kubectl get -o yaml` prints) are used as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from kubefit.errors import InputError
+from kubefit.load import Document, Scenario
+
+SYSTEM_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
+
+
+def _classes(docs: list[Document]) -> tuple[dict[str, int], int | None]:
+    """PriorityClass name → value, and the global default's value (None when no class is the default)."""
+    classes = dict(SYSTEM_CLASSES)
+    default: int | None = None
+    for doc in docs:
+        value = doc.body.get("value")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"must be an integer, got {value!r}", file=doc.source, obj=doc.label, field="value")
+        if value > HIGHEST_USER_DEFINABLE_PRIORITY and doc.name not in SYSTEM_CLASSES:
+            raise InputError(f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}",
+                             file=doc.source, obj=doc.label, field="value")
+        classes[doc.name] = value
+        if doc.body.get("globalDefault") is True:
+            default = value if default is None else min(default, value)
+    return classes, default
+
+
+def _where(pod: Any) -> tuple[str, str]:
+    """The object and field path that name a pod's priority class (its workload's template when generated)."""
+    if pod.created_by:
+        return pod.created_by, "spec.template.spec.priorityClassName"
+    return f"Pod/{pod.name}", "spec.priorityClassName"
+
+
+def resolve_priorities(scenario: Scenario) -> None:
+    """Give each pod without `spec.priority` the value of its (or the default) PriorityClass."""
+    classes, default = _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
+    for i, pod in enumerate(scenario.pods):
+        spec = pod.raw.get("spec") or {}
+        if spec.get("priority") is not None:
+            continue
+        name = spec.get("priorityClassName")
+        if name:
+            if name not in classes:
+                obj, field = _where(pod)
+                raise InputError(f"no PriorityClass with name {name} was found", file=pod.source, obj=obj,
+                                 field=field)
+            value = classes[name]
+        elif default is not None:
+            value = default
+        else:
+            continue
+        scenario.pods[i] = replace(pod, priority=value)

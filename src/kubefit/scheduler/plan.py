@@ -1,0 +1,245 @@
+"""`plan`: the fewest template nodes to add so that every pending pod that can fit is scheduled.
+
+Every candidate cluster is judged by a full simulation with the real profile (the queue, scores and
+tie-breaks of `simulate`), never by a resource sum.  The target is what the most generous cluster
+schedules: `--max-nodes` copies of every template (default: one per queued pod, so each pod finds an
+empty node of every template at its turn; the bound is per template).  Then:
+
+- one template: binary search over the count; the answer `k` schedules the target and `k − 1` does not
+  (each was simulated);
+- several templates: candidates from a greedy build-up (one node at a time, the template that schedules
+  the most further pods per unit of cost, as the cluster-autoscaler's expander compares options) and from
+  cutting the generous cluster down template by template (binary search, in every order for up to three
+  templates); each is pruned node by node while the target holds, so removing any one planned node loses
+  a pod; the cheapest candidate wins.  Placement is not monotone in the node count, so "fewest" is the
+  best of these searches, each answer checked by simulation, not a proof of optimality.
+
+Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from itertools import permutations
+
+from kubefit.api.core import Node
+from kubefit.errors import InputError
+from kubefit.load import Scenario
+from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.simulate import SimulationResult, simulate
+from kubefit.scheduler.state import compile_state
+
+COST_LABEL = "kubefit.io/cost"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+
+
+@dataclass
+class Template:
+    """A Node manifest to copy, and what one copy costs."""
+
+    node: Node
+    cost: Decimal = Decimal(1)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@dataclass
+class Plan:
+    """Nodes to add per template, the simulation of the planned cluster and what still cannot fit."""
+
+    templates: list[Template]
+    counts: list[int]
+    result: SimulationResult
+    target: int  # pods the most generous cluster schedules
+    pending_before: int  # pods pending on the cluster as it is
+    existing: int  # nodes of the cluster as it is (the planned ones follow them in the state)
+    simulations: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cost(self) -> Decimal:
+        return sum((t.cost * c for t, c in zip(self.templates, self.counts, strict=True)), Decimal(0))
+
+    def to_dict(self) -> dict:
+        sim = self.result.to_dict()
+        added = [n.name for n in self.result.state.nodes[self.existing:]]
+        return {
+            "add": {t.name: c for t, c in zip(self.templates, self.counts, strict=True)},
+            "cost": _number(self.cost),
+            "templates": [{"name": t.name, "cost": _number(t.cost)} for t in self.templates],
+            "nodesAdded": added,
+            "pendingBefore": self.pending_before,
+            "scheduled": sim["scheduled"],
+            "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s["node"] is None],
+            "simulations": self.simulations,
+            "placement": sim["placement"],
+            "simulation": sim,
+        }
+
+
+def _number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def template_cost(node: Node) -> Decimal:
+    """The `kubefit.io/cost` label of a template (default 1): a non-negative decimal number."""
+    raw = node.labels.get(COST_LABEL)
+    if raw is None:
+        return Decimal(1)
+    try:
+        cost = Decimal(raw)
+    except InvalidOperation:
+        cost = Decimal(-1)
+    if not cost.is_finite() or cost < 0:
+        raise InputError(f"must be a non-negative number, got {raw!r}", file=node.source, obj=f"Node/{node.name}",
+                         field=f"metadata.labels.{COST_LABEL}")
+    return cost
+
+
+def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
+    """`count` nodes made from the template, named `<template>-<i>` (skipping names already in the cluster)."""
+    out: list[Node] = []
+    i = 0
+    while len(out) < count:
+        i += 1
+        name = f"{template.name}-{i}"
+        if name in taken:
+            continue
+        labels = dict(template.node.labels)
+        if HOSTNAME_LABEL in labels:
+            labels[HOSTNAME_LABEL] = name
+        out.append(replace(template.node, name=name, labels=labels))
+    return out
+
+
+class Planner:
+    """Simulates the scenario with some count of each template added."""
+
+    def __init__(self, scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
+                 tie_break: str = "random", seed: int = 0) -> None:
+        self.scenario, self.config, self.templates = scenario, config, templates
+        self.tie_break, self.seed = tie_break, seed
+        self.queue = scenario.pending_pods
+        self.taken = {n.name for n in scenario.nodes}
+        self.runs = 0
+        self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
+
+    def run(self, counts: list[int]) -> SimulationResult:
+        nodes = list(self.scenario.nodes)
+        for template, count in zip(self.templates, counts, strict=True):
+            nodes += copies(template, count, self.taken)
+        state = compile_state(nodes, self.scenario.pods)
+        self.runs += 1
+        return simulate(state, self.config, self.queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+
+    def scheduled(self, counts: list[int]) -> int:
+        key = tuple(counts)
+        if key not in self.memo:
+            self.memo[key] = self.run(counts).scheduled
+        return self.memo[key]
+
+
+def _smallest(ok: Callable[[int], bool], high: int) -> int:
+    """The smallest k in [0, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = 0."""
+    low = 0
+    while low < high:
+        mid = (low + high) // 2
+        if ok(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
+    """From nothing, one node at a time: the template scheduling the most further pods per unit of cost
+    (ties: cheaper, then first); None when no single node helps any more before the target."""
+    counts = [0] * len(planner.templates)
+    done = planner.scheduled(counts)
+    while done < target and sum(counts) < limit:
+        best: tuple | None = None
+        for t, template in enumerate(planner.templates):
+            trial = counts.copy()
+            trial[t] += 1
+            gain = planner.scheduled(trial) - done
+            rate = Decimal(gain) / template.cost if template.cost else Decimal("Infinity")
+            key = (rate, -template.cost, -t)
+            if gain > 0 and (best is None or key > best[0]):
+                best = (key, t, gain)
+        if best is None:
+            return None
+        counts[best[1]] += 1
+        done += best[2]
+    return counts if done >= target else None
+
+
+def _descend(planner: Planner, counts: list[int], target: int, order: Sequence[int]) -> list[int]:
+    """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
+    it (binary search, the others fixed)."""
+    counts = counts.copy()
+    for t in order:
+        def holds(k: int, t: int = t) -> bool:
+            return planner.scheduled([*counts[:t], k, *counts[t + 1:]]) >= target
+        counts[t] = _smallest(holds, counts[t])
+    return counts
+
+
+def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
+    """Remove single nodes while the target still holds (dearest templates first), until none can go: then one
+    node fewer of any template loses a pod (each such cluster was simulated)."""
+    order = sorted(range(len(counts)), key=lambda i: (-planner.templates[i].cost, i))
+    changed = True
+    while changed:
+        changed = False
+        for t in order:
+            if counts[t] == 0:
+                continue
+            trial = counts.copy()
+            trial[t] -= 1
+            if planner.scheduled(trial) >= target:
+                counts, changed = trial, True
+    return counts
+
+
+def _several(planner: Planner, target: int, limit: int) -> list[int]:
+    """Candidates from the greedy build-up and from cutting the generous cluster down in several template
+    orders; each pruned, the cheapest kept (then the fewest nodes, then the first found)."""
+    n = len(planner.templates)
+    orders = list(permutations(range(n))) if n <= MAX_ORDERS_TEMPLATES else [
+        sorted(range(n), key=lambda i: (-planner.templates[i].cost, i)),
+        sorted(range(n), key=lambda i: (planner.templates[i].cost, i))]
+    starts = [_descend(planner, [limit] * n, target, order) for order in orders]
+    greedy = _greedy(planner, target, limit * n)
+    if greedy is not None:
+        starts.insert(0, greedy)
+    found = [_prune(planner, c, target) for c in starts]
+    cost = [sum((t.cost * k for t, k in zip(planner.templates, c, strict=True)), Decimal(0)) for c in found]
+    best = min(range(len(found)), key=lambda i: (cost[i], sum(found[i]), i))
+    return found[best]
+
+
+def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
+         max_nodes: int | None = None, tie_break: str = "random", seed: int = 0) -> Plan:
+    """The fewest nodes of the templates to add so that every pod that can fit is scheduled."""
+    if not templates:
+        raise InputError("give at least one node template (--node-template FILE)")
+    planner = Planner(scenario, config, templates, tie_break=tie_break, seed=seed)
+    before = planner.run([0] * len(templates))
+    pending = before.unschedulable
+    limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
+    if pending == 0 or limit == 0:
+        counts = [0] * len(templates)
+        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs)
+    target = planner.scheduled([limit] * len(templates))
+    if len(templates) == 1:
+        k = _smallest(lambda n: planner.scheduled([n]) >= target, limit)
+        counts = [k]
+    else:
+        counts = _several(planner, target, limit)
+    result = planner.run(counts)
+    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs)

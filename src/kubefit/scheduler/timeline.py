@@ -1,0 +1,266 @@
+"""`simulate --timeline`: an event-driven replay where pods arrive, run for their duration and leave.
+
+Events are pod arrivals (`kubefit.io/arrival`) and completions (bind time + `kubefit.io/duration`); at
+one instant completions come first (their capacity is free), then arrivals.  After the events of an
+instant the scheduling queue runs: the active pods in queue order (higher priority first, then
+arrival order), each through the same cycle as `simulate`.  A pod that fits nowhere waits among the
+unschedulable pods; a completion frees capacity, so, as kube-scheduler moves unschedulable pods back
+to the active queue on a pod-delete event, every waiting pod is tried again after it.  (Back-off
+timers are not modelled: simulated time jumps from event to event.)
+
+Metrics are sampled after each instant (at most `max_samples`, evenly spread, plus the last):
+allocation of every resource in percent, pods pending and running, and stranded capacity — the free
+capacity on nodes where no waiting pod fits.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Pod
+from kubefit.requests import pod_demand
+from kubefit.resourcenames import PODS
+from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.engine import Engine, shape_key
+from kubefit.scheduler.simulate import allocation, unserved_message
+from kubefit.scheduler.state import ClusterState
+from kubefit.timing import seconds
+
+COMPLETION, ARRIVAL = 0, 1  # at one instant completions are handled first
+
+
+@dataclass
+class PodRun:
+    """One queued pod's life: when it came, where and when it ran, when it ended."""
+
+    pod: Pod
+    arrival: int
+    node: int | None = None
+    bound_at: int | None = None
+    ended_at: int | None = None
+    times: list[int] | None = None  # every attempt's time, when recorded (`record_attempts`)
+
+
+@dataclass
+class TimelineResult:
+    """Every pod's run, the sampled metrics, the completions, and what they freed."""
+
+    state: ClusterState
+    runs: list[PodRun]
+    samples: list[dict]
+    attempts: np.ndarray  # scheduling cycles per run
+    messages: list[str | None]  # the last FitError of each pod still pending
+    completions: list[tuple[int, int]] = field(default_factory=list)  # (time, run index), queued pods only
+    retries: list[tuple[int, int, int]] = field(default_factory=list)  # (time, pods waiting, of them retried)
+    freed: np.ndarray | None = None  # Σ request vectors released by completions (state columns)
+    released_bound: int = 0  # completions of pods that were bound from the start
+
+    def to_dict(self) -> dict:
+        names = self.state.node_names
+        pods = [{"pod": r.pod.name, "arrival": seconds(r.arrival),
+                 "node": None if r.node is None else names[r.node],
+                 "start": None if r.bound_at is None else seconds(r.bound_at),
+                 "end": None if r.ended_at is None else seconds(r.ended_at),
+                 "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {})}
+                for i, r in enumerate(self.runs)]
+        keys = sorted({k for s in self.samples for k in s["allocation"]})
+        stranded = sorted({k for s in self.samples for k in s["stranded"]})
+        series = {"time": [seconds(s["time"]) for s in self.samples],
+                  "pending": [s["pending"] for s in self.samples], "running": [s["running"] for s in self.samples],
+                  "allocation": {k: [s["allocation"].get(k, 0.0) for s in self.samples] for k in keys},
+                  "stranded": {k: [s["stranded"].get(k, 0) for s in self.samples] for k in stranded}}
+        scheduled = sum(1 for r in self.runs if r.node is not None)
+        return {"pods": pods, "series": series, "scheduled": scheduled, "unschedulable": len(self.runs) - scheduled,
+                "completed": len(self.completions) + self.released_bound,
+                "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {}}
+
+
+class Replay:
+    """The event loop over one engine: a heap of events, the active queue and the waiting pods.
+
+    Waiting pods are kept in groups of one priority and one shape (everything the plugins read).  Within
+    an instant only binds happen after the completions, and a bind only takes capacity away, so once a
+    pod of a group fails, every later pod of that group fails too: the group is tried once and its other
+    pods are counted as tried, with the same FitError (what trying each would give, faster).
+    """
+
+    def __init__(self, engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod], served: set[str],
+                 record: bool = False) -> None:
+        self.engine, self.state = engine, engine.state
+        self.runs = [PodRun(p, p.arrival, times=[] if record else None) for p in pods]
+        self.keys: list[tuple | None] = [None] * len(self.runs)
+        self.attempts = np.zeros(len(self.runs), dtype=np.int64)
+        self.messages: list[str | None] = [None] * len(self.runs)
+        self.events: list[tuple[int, int, int, object]] = []
+        self.active: list[tuple[int, int, tuple | None, list[int] | None]] = []  # (-priority, first, group, pods)
+        self.waiting: dict[tuple, list[int]] = {}
+        self.running = sum(1 for p in bound if self.state.node_index.get(p.node_name) is not None)
+        self.shapes: dict[int, object] = {}
+        self.freed = np.zeros(len(self.state.resources), dtype=np.int64)
+        self.completions: list[tuple[int, int]] = []
+        self.retries: list[tuple[int, int, int]] = []
+        self.released_bound = 0
+        self.served = served
+        self.seq = 0
+        for i, run in enumerate(self.runs):
+            self._event(run.arrival, ARRIVAL, i)
+        for pod in bound:
+            node = self.state.node_index.get(pod.node_name)
+            if node is not None and pod.duration is not None:
+                self._event(pod.arrival + pod.duration, COMPLETION, (node, pod))
+
+    def _event(self, time: int, kind: int, payload: object) -> None:
+        heapq.heappush(self.events, (time, kind, self.seq, payload))
+        self.seq += 1
+
+    def _group(self, i: int) -> tuple:
+        if self.keys[i] is None:
+            pod = self.runs[i].pod
+            self.keys[i] = (pod.priority, shape_key(pod))
+        return self.keys[i]
+
+    def _free(self, row: np.ndarray) -> None:
+        if len(self.freed) < len(row):
+            self.freed = np.concatenate([self.freed, np.zeros(len(row) - len(self.freed), dtype=np.int64)])
+        self.freed[:len(row)] += row
+
+    def instant(self) -> int:
+        """Handle every event of the next instant, then run the queue; returns its time."""
+        now = self.events[0][0]
+        completed = False
+        while self.events and self.events[0][0] == now:
+            _t, kind, _seq, payload = heapq.heappop(self.events)
+            if kind == ARRIVAL:
+                heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
+                continue
+            completed = True
+            self.running -= 1
+            if isinstance(payload, tuple):  # a pod bound from the start
+                self._free(self._release(*payload))
+                self.released_bound += 1
+            else:
+                self.runs[payload].ended_at = now
+                self._free(self.engine.unbind(self.runs[payload].node, self.shapes.pop(payload), self.runs[payload].pod))
+                self.completions.append((now, payload))
+        if not completed:
+            self._schedule(now)
+            return now
+        # MoveAllToActiveOrBackoffQueue on a pod delete: every waiting pod is tried again
+        waiting = np.fromiter((i for g in self.waiting.values() for i in g), dtype=np.int64)
+        before = self.attempts[waiting].copy()
+        for group, members in self.waiting.items():
+            heapq.heappush(self.active, (-group[0], members[0], group, members))
+        self.waiting = {}
+        self._schedule(now)
+        self.retries.append((now, len(waiting), int(np.count_nonzero(self.attempts[waiting] > before))))
+        return now
+
+    def _release(self, node: int, pod: Pod) -> np.ndarray:
+        demand = pod_demand(pod, use_status_resources=True)
+        row = self.state.demand_vector(demand)
+        self.state.unbind(node, pod, demand, row)
+        self.engine.log.append(node)
+        return row
+
+    def _schedule(self, now: int) -> None:
+        failed: dict[tuple, str] = {}  # groups that failed at this instant, with their FitError
+        while self.active:
+            _p, first, group, members = heapq.heappop(self.active)
+            if group is None:
+                group, members = self._group(first), [first]
+            if group in failed:
+                self._wait(group, members, now, failed[group])
+                continue
+            run = self.runs[first]
+            if run.pod.scheduler_name not in self.served:
+                self._tried(members, now)
+                for i in members:
+                    self.messages[i] = unserved_message(run.pod)  # never queued by kube-scheduler, never retried
+                continue
+            d = self.engine.cycle(run.pod)
+            if d.node is None:
+                failed[group] = self.engine.fit_error(d.shape)
+                self._wait(group, members, now, failed[group])
+                continue
+            self._tried([first], now)
+            self._bind(first, d, now)
+            if len(members) > 1:
+                heapq.heappush(self.active, (-group[0], members[1], group, members[1:]))
+
+    def _tried(self, members: list[int], now: int) -> None:
+        self.attempts[members] += 1
+        if self.runs[members[0]].times is not None:
+            for i in members:
+                self.runs[i].times.append(now)
+
+    def _wait(self, group: tuple, members: list[int], now: int, message: str) -> None:
+        self._tried(members, now)
+        for i in members:
+            self.messages[i] = message
+        mine = self.waiting.get(group)
+        self.waiting[group] = members if mine is None else sorted(mine + members)
+
+    def _bind(self, i: int, d, now: int) -> None:
+        run = self.runs[i]
+        self.engine.bind(d.node, d.shape, run.pod)
+        run.node, run.bound_at, self.messages[i] = d.node, now, None
+        self.running += 1
+        if run.pod.duration is not None:
+            self.shapes[i] = d.shape
+            self._event(now + run.pod.duration, COMPLETION, i)
+
+    def pending(self) -> int:
+        return sum(len(g) for g in self.waiting.values())
+
+    def sample(self, now: int) -> dict:
+        """Allocation %, pending, running, and the free capacity on nodes no waiting pod fits."""
+        state = self.state
+        free = np.maximum(state.allocatable - state.requested, 0)
+        usable = np.zeros(len(state), dtype=bool)
+        for members in self.waiting.values():
+            usable |= self.engine.shape(self.runs[members[0]].pod).ok
+        stranded = free[~usable].sum(axis=0) if self.waiting else np.zeros(len(state.resources), dtype=np.int64)
+        return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running,
+                "stranded": {r: int(stranded[c]) for r, c in state.index.items() if r != PODS}}
+
+
+def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = (),
+             *, tie_break: str = "random", seed: int | None = 0, max_samples: int = 500,
+             progress: Callable[[int], None] | None = None, record_attempts: bool = False) -> TimelineResult:
+    """Replay `pods` (queue order) on `state` as they arrive and end; `bound` pods with a duration end too."""
+    engine = Engine(state, config, tie_break=tie_break, seed=seed)
+    replay = Replay(engine, pods, bound, {p.scheduler_name for p in config.profiles}, record_attempts)
+    instants = len({r.arrival for r in replay.runs}) + sum(1 for p in pods if p.duration is not None) \
+        + sum(1 for p in bound if p.duration is not None)
+    every = max(1, -(-instants // max(1, max_samples)))
+    samples: list[dict] = []
+    k = 0
+    now = 0
+    while replay.events:
+        now = replay.instant()
+        k += 1
+        if k % every == 0:
+            samples.append(replay.sample(now))
+        if progress is not None and (k & 255) == 0:
+            progress(int(np.count_nonzero(replay.attempts)))
+    if not samples or samples[-1]["time"] != now:
+        samples.append(replay.sample(now))
+    if progress is not None:
+        progress(len(replay.runs))
+    return TimelineResult(state, replay.runs, samples, replay.attempts, replay.messages, replay.completions,
+                          replay.retries, replay.freed[:len(state.resources)], replay.released_bound)
+
+
+def timeline_warnings(config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = ()) -> list[str]:
+    """What the replay leaves out that kube-scheduler would do with these pods: preemption (PostFilter) when
+    pods of different priorities meet under a profile that preempts."""
+    preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
+    if not preempting or len({p.priority for p in (*pods, *bound)}) < 2:
+        return []
+    return ["--timeline does not replay preemption (DefaultPreemption): a pod that fits nowhere waits for "
+            "capacity to free, and its message is the FitError without the PostFilter part; run simulate "
+            "without --timeline to see which pods kube-scheduler would evict"]

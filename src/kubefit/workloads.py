@@ -1,0 +1,407 @@
+"""Workload controllers → the pods they would still create (Deployment, ReplicaSet, StatefulSet, …).
+
+Each controller compares what it wants with the active pods it already owns (`ownerReferences` uid,
+else kind and name) and creates only the difference, named as it names them:
+
+- Deployment → its ReplicaSet `<deployment>-<pod-template-hash>` (unless one it owns is given; a paused
+  Deployment creates none), which the ReplicaSet rule then expands;
+- ReplicaSet / ReplicationController → `<name>-<5 chars>` until `spec.replicas` pods are active;
+- StatefulSet → `<name>-<ordinal>` for each missing ordinal (`spec.ordinals.start` first);
+- Job → `min(parallelism, completions − succeeded) − active` pods `<job>-<5 chars>` (none when suspended;
+  an Indexed Job's `<job>-<index>-<5 chars>`, lowest free indexes first);
+- DaemonSet → one pod per eligible node without one, pinned by the `matchFields metadata.name` required
+  node affinity kube-scheduler sees, with the controller's default tolerations.
+
+Random suffixes come from a generator seeded by the object, so a scenario loads the same every time.
+The workload objects stay in `Scenario.workloads` (a generated ReplicaSet is added there too).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from kubefit.api.core import Node, Pod
+from kubefit.errors import InputError
+from kubefit.kinds import WORKLOAD_KINDS, skipped_note
+from kubefit.labels import SelectorError, parse_selector
+from kubefit.load import (
+    TERMINAL_PHASES,
+    Document,
+    Scenario,
+    _fail,
+    _mapping,
+    cluster_object_decoders,
+    decode_pod,
+)
+from kubefit.names import random_suffix, safe_encode, seeded
+
+POD_TEMPLATE_HASH = "pod-template-hash"
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+SPEC_FIELDS = {
+    "Deployment": {"replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
+                   "paused", "progressDeadlineSeconds"},
+    "ReplicaSet": {"replicas", "minReadySeconds", "selector", "template"},
+    "ReplicationController": {"replicas", "minReadySeconds", "selector", "template"},
+    "StatefulSet": {"serviceName", "replicas", "selector", "template", "volumeClaimTemplates",
+                    "podManagementPolicy", "updateStrategy", "revisionHistoryLimit", "minReadySeconds",
+                    "persistentVolumeClaimRetentionPolicy", "ordinals"},
+    "DaemonSet": {"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"},
+    "Job": {"parallelism", "completions", "activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
+            "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "selector", "manualSelector", "template",
+            "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy", "managedBy"},
+}
+# util.AddOrUpdateDaemonPodTolerations (pkg/controller/daemon/util), in its order
+DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
+                      ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+                      ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+                      ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+                      ("node.kubernetes.io/unschedulable", "NoSchedule"))
+HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+
+
+# --------------------------------------------------------------------------- names
+
+def pod_template_hash(template: dict[str, Any]) -> str:
+    """`controller.ComputeHash`: FNV-32a of the template, rendered with `rand.SafeEncodeString`.
+
+    Go hashes its own printing of the struct; kubefit hashes the template's canonical JSON, so the value
+    differs from a live cluster's but is stable and changes when the template does.
+    """
+    h = 0x811C9DC5
+    for byte in json.dumps(template, sort_keys=True, default=str).encode():
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return safe_encode(str(h))
+
+
+# --------------------------------------------------------------------------- reading a workload
+
+def _count(doc: Document, spec: dict[str, Any], key: str, default: int | None) -> int | None:
+    """A non-negative integer field of the spec (None stays None when there is no default)."""
+    value = spec.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(doc, f"spec.{key}", f"must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _meta(doc: Document) -> dict[str, Any]:
+    return _mapping(doc.body.get("metadata"), doc, "metadata")
+
+
+def _namespace(doc: Document) -> str:
+    return str(_meta(doc).get("namespace") or "default")
+
+
+def _uid(doc: Document) -> str:
+    """The object's uid, or a stable one made from its kind, namespace and name."""
+    uid = _meta(doc).get("uid")
+    return str(uid) if uid else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{doc.kind}/{_namespace(doc)}/{doc.name}"))
+
+
+def _spec(doc: Document) -> dict[str, Any]:
+    """The workload's spec, its apiVersion and fields checked."""
+    expected = WORKLOAD_KINDS[doc.kind]
+    if doc.body.get("apiVersion") != expected:
+        raise _fail(doc, "apiVersion", f"unsupported apiVersion {doc.body.get('apiVersion')!r} for {doc.kind} "
+                    f"(expected {expected!r})")
+    if not doc.name:
+        raise _fail(doc, "metadata.name", "a name is required")
+    spec = _mapping(doc.body.get("spec"), doc, "spec")
+    unknown = sorted(str(k) for k in spec if k not in SPEC_FIELDS[doc.kind])
+    if unknown:
+        raise _fail(doc, f"spec.{unknown[0]}", f"unknown field {unknown[0]!r}")
+    return spec
+
+
+def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """`spec.template` and its labels; the selector must select them, as the API server checks."""
+    template = _mapping(spec.get("template"), doc, "spec.template")
+    if not template:
+        raise _fail(doc, "spec.template", "a pod template is required")
+    labels = _mapping(_mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels"), doc,
+                      "spec.template.metadata.labels")
+    labels = {str(k): str(v) for k, v in labels.items()}
+    selector = spec.get("selector")
+    if doc.kind == "ReplicationController":
+        selector = {"matchLabels": selector} if selector else None
+    if selector is not None and not (doc.kind == "Job" and not spec.get("manualSelector")):
+        try:
+            ok = parse_selector(_mapping(selector, doc, "spec.selector")).matches(labels)
+        except SelectorError as exc:
+            raise _fail(doc, "spec.selector", str(exc)) from None
+        if not ok:
+            raise _fail(doc, "spec.selector", "selector does not match template labels")
+    elif selector is None and doc.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
+        raise _fail(doc, "spec.selector", "a selector is required")
+    return template, labels
+
+
+def _owner_reference(doc: Document) -> dict[str, Any]:
+    return {"apiVersion": WORKLOAD_KINDS[doc.kind], "kind": doc.kind, "name": doc.name, "uid": _uid(doc),
+            "controller": True, "blockOwnerDeletion": True}
+
+
+def owned_by(body: dict[str, Any], owner: Document) -> bool:
+    """An object's `ownerReferences` name `owner`: by uid when both have one, else by kind and name."""
+    meta = body.get("metadata") or {}
+    if not isinstance(meta, dict) or str(meta.get("namespace") or "default") != _namespace(owner):
+        return False
+    owner_uid = _meta(owner).get("uid")
+    for ref in meta.get("ownerReferences") or []:
+        if not isinstance(ref, dict):
+            continue
+        if owner_uid and ref.get("uid"):
+            if ref["uid"] == owner_uid:
+                return True
+        elif ref.get("kind") == owner.kind and ref.get("name") == owner.name:
+            return True
+    return False
+
+
+def _active(pod: Pod) -> bool:
+    """`controller.IsPodActive`: not Succeeded/Failed, not being deleted."""
+    return pod.phase not in TERMINAL_PHASES and not (pod.raw.get("metadata") or {}).get("deletionTimestamp")
+
+
+# --------------------------------------------------------------------------- pods from a template
+
+class PodFactory:
+    """Pods of one workload's template: decoded once, then copied under each new name."""
+
+    def __init__(self, doc: Document, template: dict[str, Any], labels: dict[str, str], owner: Document,
+                 warnings: list[str]) -> None:
+        self.doc, self.owner = doc, owner
+        meta = _mapping(template.get("metadata"), doc, "spec.template.metadata")
+        self.meta = {k: v for k, v in meta.items() if k not in ("name", "generateName", "namespace")}
+        self.meta["labels"] = labels
+        self.meta["namespace"] = _namespace(owner)
+        self.meta["ownerReferences"] = [_owner_reference(owner)]
+        self.spec = _mapping(template.get("spec"), doc, "spec.template.spec")
+        self.base = self._decode(self._body(f"{owner.name}-template", self.spec), warnings)
+
+    def _body(self, name: str, spec: dict[str, Any], labels: dict[str, str] | None = None) -> dict[str, Any]:
+        meta = {**self.meta, "name": name}
+        if labels:
+            meta["labels"] = {**self.meta["labels"], **labels}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+    def _decode(self, body: dict[str, Any], warnings: list[str] | None = None) -> Pod:
+        """The template as a pod; its problems (and warnings) are named at the workload's `spec.template`."""
+        notes: list[str] = []
+        try:
+            pod = decode_pod(Document(body, self.doc.source, self.doc.index), notes)
+        except InputError as exc:
+            where = f"spec.template.{exc.field}" if exc.field else "spec.template"
+            raise InputError(exc.message, file=self.doc.source, obj=self.doc.label, field=where) from None
+        if warnings is not None:
+            label = f"Pod/{body['metadata']['name']}: "
+            warnings += [w.replace(label + "spec.", f"{self.doc.label}: spec.template.spec.") for w in notes]
+        return pod
+
+    def pod(self, name: str, labels: dict[str, str] | None = None, spec: dict[str, Any] | None = None) -> Pod:
+        """A pod of the template named `name`, with extra labels or a changed spec."""
+        body = self._body(name, self.spec if spec is None else spec, labels)
+        if spec is not None:
+            return replace(self._decode(body), source=self.doc.source, created_by=self.doc.label)
+        return replace(self.base, name=name, raw=body, source=self.doc.source, created_by=self.doc.label)
+
+
+# --------------------------------------------------------------------------- the controllers
+
+def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+    """ReplicaSet / ReplicationController: new pods until `spec.replicas` are active."""
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    replicas = _count(doc, spec, "replicas", 1) or 0
+    active = sum(1 for p in pods if _active(p) and owned_by(p.raw, doc))
+    factory = PodFactory(doc, template, labels, doc, warnings)
+    rng = seeded(doc.source, doc.kind, doc.name)
+    return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(max(replicas - active, 0))]
+
+
+def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Document | None:
+    """The ReplicaSet a Deployment would create (None: it owns one already, or it is paused)."""
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    if spec.get("paused") is True or any(w.kind == "ReplicaSet" and owned_by(w.body, doc) for w in workloads):
+        return None
+    digest = pod_template_hash(template)
+    meta = _mapping(template.get("metadata"), doc, "spec.template.metadata")
+    selector = _mapping(spec.get("selector"), doc, "spec.selector")
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": f"{doc.name}-{digest}", "namespace": _namespace(doc),
+                       "labels": {**labels, POD_TEMPLATE_HASH: digest}, "ownerReferences": [_owner_reference(doc)]},
+          "spec": {"replicas": _count(doc, spec, "replicas", 1),
+                   "selector": {**selector, "matchLabels": {**(selector.get("matchLabels") or {}),
+                                                            POD_TEMPLATE_HASH: digest}},
+                   "template": {**template, "metadata": {**meta, "labels": {**labels, POD_TEMPLATE_HASH: digest}}}}}
+    return Document(rs, doc.source, doc.index, doc.position)
+
+
+def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+    """StatefulSet: `<name>-<ordinal>` for the lowest ordinals without a pod (from `spec.ordinals.start`),
+    until `spec.replicas` pods it owns are active (a snapshot's owned pods count whatever their names)."""
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    start = _count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0
+    replicas = _count(doc, spec, "replicas", 1) or 0
+    namespace = _namespace(doc)
+    existing = {p.name for p in pods if p.namespace == namespace}
+    missing = replicas - sum(1 for p in pods if _active(p) and owned_by(p.raw, doc))
+    factory = PodFactory(doc, template, labels, doc, warnings)
+    out = []
+    for ordinal in range(start, start + replicas):
+        name = f"{doc.name}-{ordinal}"
+        if name not in existing and len(out) < missing:
+            out.append(factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal),
+                                          "statefulset.kubernetes.io/pod-name": name}))
+    return out
+
+
+def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+    """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended);
+    an Indexed Job's are `<job>-<index>-<5 chars>` for the lowest indexes without a pod."""
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    parallelism = _count(doc, spec, "parallelism", 1) or 0
+    completions = _count(doc, spec, "completions", None)
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        completions = 1  # the API server defaults both to 1
+    owned = [p for p in pods if owned_by(p.raw, doc)]
+    succeeded = sum(1 for p in owned if p.phase == "Succeeded")
+    active = sum(1 for p in owned if _active(p))
+    if spec.get("suspend") is True:
+        return []
+    wanted = parallelism if completions is None else min(parallelism, max(completions - succeeded, 0))
+    if completions is None and succeeded:
+        wanted = 0  # a work-queue Job is done once one pod succeeded
+    uid = _uid(doc)
+    factory = PodFactory(doc, template, {**labels, "batch.kubernetes.io/controller-uid": uid,
+                                         "batch.kubernetes.io/job-name": doc.name, "controller-uid": uid,
+                                         "job-name": doc.name}, doc, warnings)
+    rng = seeded(doc.source, doc.kind, doc.name)
+    count = max(wanted - active, 0)
+    if spec.get("completionMode") != "Indexed" or completions is None:
+        return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
+    taken = {p.raw.get("metadata", {}).get("labels", {}).get(COMPLETION_INDEX) for p in owned
+             if p.phase == "Succeeded" or _active(p)}
+    indexes = [i for i in range(completions) if str(i) not in taken][:count]
+    return [factory.pod(f"{doc.name}-{i}-{random_suffix(rng)}", {COMPLETION_INDEX: str(i)}) for i in indexes]
+
+
+def _daemon_tolerations(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The template's tolerations with the DaemonSet controller's defaults added or updated."""
+    out = [dict(t) for t in spec.get("tolerations") or [] if isinstance(t, dict)]
+    defaults = [*DAEMON_TOLERATIONS, *([HOST_NETWORK_TOLERATION] if spec.get("hostNetwork") else [])]
+    for key, effect in defaults:
+        wanted = {"key": key, "operator": "Exists", "effect": effect}
+        same = [i for i, t in enumerate(out) if t.get("key") == key and t.get("effect") == effect]
+        if same:  # AddOrUpdateTolerationInPodSpec: replace an existing one for the same key and effect
+            out[same[0]] = wanted
+        else:
+            out.append(wanted)
+    return out
+
+
+def pinned_affinity(affinity: dict[str, Any] | None, node: str) -> dict[str, Any]:
+    """`ReplaceDaemonSetPodNodeNameNodeAffinity`: the required terms become one `metadata.name In [node]`."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    affinity = dict(affinity or {})
+    node_affinity = dict(affinity.get("nodeAffinity") or {})
+    required = dict(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    required["nodeSelectorTerms"] = [term]
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = required
+    affinity["nodeAffinity"] = node_affinity
+    return affinity
+
+
+def daemon_nodes(pod: Pod, nodes: list[Node]) -> tuple[list[int], list[int]]:
+    """`NodeShouldRunDaemonPod`'s predicates: (nodes the selector and required affinity match, of those the
+    ones whose NoSchedule/NoExecute taints the pod tolerates)."""
+    from kubefit.scheduler.plugins.selectors import NodeLabels, NodeSelector, label_set_mask
+    from kubefit.scheduler.plugins.tainttoleration import NodeTaints
+
+    table = NodeLabels(nodes)
+    mask = label_set_mask(table, pod.node_selector or {})
+    required = ((pod.affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is not None:
+        mask &= NodeSelector.parse(required).mask(table)
+    taints = NodeTaints.build(nodes)
+    tolerated = taints.tolerated(pod.tolerations)[taints.filtering].all(axis=1)
+    matched = [int(i) for i in mask.nonzero()[0]]
+    return matched, [i for i in matched if tolerated[i]]
+
+
+def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: list[str]) -> list[Pod]:
+    """DaemonSet: one pod per eligible node that has none, pinned to it by node affinity."""
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    factory = PodFactory(doc, template, labels, doc, warnings)
+    pod_spec = {**factory.spec, "tolerations": _daemon_tolerations(factory.spec)}
+    probe = factory.pod(f"{doc.name}-probe", spec=pod_spec)
+    if not nodes:
+        warnings.append(f"{doc.source}: {doc.label}: the scenario has no Node objects; the DaemonSet creates no pod")
+        return []
+    matched, eligible = daemon_nodes(probe, nodes)
+    if not matched:
+        by_labels = bool(probe.node_selector) and not daemon_nodes(replace(probe, affinity=None), nodes)[0]
+        field = "nodeSelector" if by_labels else "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        raise _fail(doc, f"spec.template.spec.{field}", "matches no node of the scenario; the DaemonSet would run "
+                    "nowhere")
+    if not eligible:
+        warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
+                        f"the DaemonSet creates no pod")
+    served = {p.node_name for p in pods if p.node_name and _active(p) and owned_by(p.raw, doc)}
+    rng = seeded(doc.source, doc.kind, doc.name)
+    out = []
+    for i in eligible:
+        name = nodes[i].name
+        if name not in served:
+            node_spec = {**pod_spec, "affinity": pinned_affinity(pod_spec.get("affinity"), name)}
+            out.append(factory.pod(f"{doc.name}-{random_suffix(rng)}", spec=node_spec))
+    return out
+
+
+# --------------------------------------------------------------------------- the scenario
+
+def expand_workloads(scenario: Scenario) -> None:
+    """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
+    still create; note the skipped kinds once."""
+    note = skipped_note(scenario.skipped)
+    if note:
+        scenario.warnings.append(note)
+    if not scenario.workloads:
+        return
+    given = list(scenario.pods)
+    expanders: dict[str, Callable[[Document], list[Pod]]] = {
+        "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings),
+        "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings),
+        "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings),
+        "Job": lambda d: _job_pods(d, given, scenario.warnings),
+        "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings),
+    }
+    created: list[tuple[int, list[Pod]]] = []
+    for doc in list(scenario.workloads):
+        if doc.kind != "Deployment":
+            created.append((doc.position, expanders[doc.kind](doc)))
+            continue
+        rs = _deployment_replica_set(doc, scenario.workloads)
+        if rs is not None:
+            scenario.workloads.append(rs)
+            scenario.objects.add("ReplicaSet", cluster_object_decoders()["ReplicaSet"](rs, scenario.warnings))
+            try:
+                pods = expanders["ReplicaSet"](rs)
+            except InputError as exc:  # the template is the Deployment's: name it there
+                raise InputError(exc.message, file=doc.source, obj=doc.label, field=exc.field) from None
+            created.append((doc.position, [replace(p, created_by=doc.label) for p in pods]))
+    pods: list[Pod] = []
+    start = 0
+    for position, new in sorted(created, key=lambda c: c[0]):  # stable: document order among equals
+        pods += given[start:position] + new
+        start = max(start, position)
+    scenario.pods = pods + given[start:]

@@ -1,0 +1,327 @@
+"""Workload expansion: the pods Deployment / ReplicaSet / StatefulSet / Job / DaemonSet controllers create."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kubefit.cli import main
+from kubefit.load import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFESTS = ROOT / "examples" / "manifests"
+SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+
+NODE = """apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{disk: {disk}}}}}
+spec: {{unschedulable: {cordoned}}}
+status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}
+"""
+CONTAINERS = "containers: [{name: c, resources: {requests: {cpu: 500m, memory: 1Gi}}}]"
+
+
+def nodes(n: int = 2, cordoned: str = "false") -> str:
+    return "---\n".join(NODE.format(name=f"n{i}", disk="ssd" if i % 2 else "hdd", cordoned=cordoned)
+                        for i in range(1, n + 1))
+
+
+def workload(kind: str, name: str, spec: str, api: str = "apps/v1", meta: str = "") -> str:
+    return (f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}{meta}}}\n"
+            f"spec: {{{spec}, template: {{metadata: {{labels: {{app: {name}}}}}, spec: {{{CONTAINERS}}}}}}}\n")
+
+
+def owned_pod(name: str, owner_kind: str, owner: str, phase: str = "Running", node: str = "n1") -> str:
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{app: {owner}}}, ownerReferences: "
+            f"[{{apiVersion: apps/v1, kind: {owner_kind}, name: {owner}, controller: true}}]}}\n"
+            f"spec: {{nodeName: {node}, {CONTAINERS}}}\nstatus: {{phase: {phase}}}\n")
+
+
+def load(tmp_path: Path, *parts: str):
+    path = tmp_path / "scenario.yaml"
+    path.write_text("---\n".join(parts))
+    return load_scenario([path])
+
+
+def names(scenario, created: bool = True) -> list[str]:
+    return [p.name for p in scenario.pods if bool(p.created_by) == created]
+
+
+def simulate_json(capsys, *args: str) -> tuple[int, dict, str]:
+    rc = main(["simulate", *args, "-o", "json"])
+    out = capsys.readouterr()
+    return rc, (json.loads(out.out) if rc == 0 else {}), out.err
+
+
+# --------------------------------------------------------------------------- the example folder
+
+def test_folder_of_real_manifests_simulates(capsys):
+    """Deployment + StatefulSet + DaemonSets + Service + ConfigMap + Secret, read with -f DIR -R."""
+    rc, data, err = simulate_json(capsys, "-f", str(MANIFESTS), "-R")
+    assert rc == 0, err
+    placed = {s["pod"]: s["node"] for s in data["steps"]}
+    assert data["unschedulable"] == 0 and len(placed) == 14
+    assert [p for p in placed if p.startswith("db-")] == ["db-0", "db-1", "db-2"]
+    web = [p for p in placed if p.startswith("web-")]
+    assert len(web) == 4 and all(re.fullmatch(f"web-{SUFFIX[:-3]}{{6,10}}-{SUFFIX}", p) for p in web), web
+    exporter = {placed[p] for p in placed if p.startswith("node-exporter-")}
+    agent = [placed[p] for p in placed if p.startswith("log-agent-")]
+    assert exporter == {"worker-1", "worker-2", "worker-3", "control-plane"}  # tolerates every taint
+    assert sorted(agent) == ["worker-1", "worker-2", "worker-3"]  # the control-plane taint is not tolerated
+    skipped = [line for line in err.splitlines() if "skipped" in line]
+    assert len(skipped) == 1 and all(k in skipped[0] for k in ("ConfigMap (1)", "Secret (1)"))
+    assert "Service" not in skipped[0]  # read: PodTopologySpread's system defaults select pods through it
+
+
+def test_folder_without_recursive_reads_only_its_own_files(capsys):
+    rc, data, err = simulate_json(capsys, "-f", str(MANIFESTS))
+    assert rc == 0, err
+    assert not any(s["pod"].startswith(("node-exporter-", "log-agent-")) for s in data["steps"])
+    assert len(data["steps"]) == 7
+
+
+def test_folder_with_no_manifests_is_an_error(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main(["simulate", "-f", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and str(tmp_path) in err and "no .json, .yaml, .yml files" in err
+
+
+def test_deployment_chain_of_owners(tmp_path):
+    scenario = load(tmp_path, nodes(), workload("Deployment", "web", "replicas: 2, selector: {matchLabels: {app: web}}"))
+    rs = [w for w in scenario.workloads if w.kind == "ReplicaSet"]
+    assert len(rs) == 1
+    digest = rs[0].body["metadata"]["labels"]["pod-template-hash"]
+    assert rs[0].name == f"web-{digest}"
+    assert rs[0].body["metadata"]["ownerReferences"][0]["kind"] == "Deployment"
+    pods = [p for p in scenario.pods if p.created_by]
+    assert len(pods) == 2
+    for pod in pods:
+        meta = pod.raw["metadata"]
+        assert re.fullmatch(f"web-{digest}-{SUFFIX}", pod.name)
+        assert meta["labels"] == {"app": "web", "pod-template-hash": digest}
+        assert meta["ownerReferences"][0]["kind"] == "ReplicaSet" and meta["ownerReferences"][0]["name"] == rs[0].name
+
+
+def test_names_are_stable_between_loads(tmp_path):
+    content = (nodes(), workload("Deployment", "web", "replicas: 3, selector: {matchLabels: {app: web}}"),
+               workload("Job", "batch", "parallelism: 2", api="batch/v1"))
+    assert names(load(tmp_path, *content)) == names(load(tmp_path, *content))
+
+
+# --------------------------------------------------------------------------- only what the controller still creates
+
+def test_replica_set_with_its_pods_does_not_grow(tmp_path):
+    rs = workload("ReplicaSet", "api", "replicas: 3, selector: {matchLabels: {app: api}}")
+    pods = [owned_pod(f"api-{i}", "ReplicaSet", "api") for i in range(3)]
+    assert names(load(tmp_path, nodes(), rs, *pods)) == []
+
+
+def test_replica_set_replaces_a_failed_pod(tmp_path):
+    rs = workload("ReplicaSet", "api", "replicas: 3, selector: {matchLabels: {app: api}}")
+    pods = [owned_pod("api-a", "ReplicaSet", "api"), owned_pod("api-b", "ReplicaSet", "api"),
+            owned_pod("api-c", "ReplicaSet", "api", phase="Failed")]
+    scenario = load(tmp_path, nodes(), rs, *pods)
+    assert len(names(scenario)) == 1
+    assert "api-c" not in [p.name for p in scenario.pending_pods]  # terminal: not queued
+
+
+def test_ownership_by_uid_wins_over_name(tmp_path):
+    rs = workload("ReplicaSet", "api", "replicas: 2, selector: {matchLabels: {app: api}}", meta=", uid: u-1")
+    other = owned_pod("api-a", "ReplicaSet", "api").replace("controller: true", "controller: true, uid: u-2")
+    mine = owned_pod("api-b", "ReplicaSet", "api").replace("controller: true", "controller: true, uid: u-1")
+    assert len(names(load(tmp_path, nodes(), rs, other, mine))) == 1
+
+
+def test_deployment_with_its_replica_set_adds_no_new_one(tmp_path):
+    deploy = workload("Deployment", "web", "replicas: 2, selector: {matchLabels: {app: web}}")
+    rs = workload("ReplicaSet", "web-abc", "replicas: 2, selector: {matchLabels: {app: web-abc}}",
+                  meta=", ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web}]")
+    scenario = load(tmp_path, nodes(), deploy, rs, owned_pod("web-abc-x", "ReplicaSet", "web-abc"))
+    assert [w.name for w in scenario.workloads] == ["web", "web-abc"]
+    assert len(names(scenario)) == 1 and names(scenario)[0].startswith("web-abc-")
+
+
+def test_paused_deployment_creates_nothing(tmp_path):
+    deploy = workload("Deployment", "web", "replicas: 2, paused: true, selector: {matchLabels: {app: web}}")
+    assert names(load(tmp_path, nodes(), deploy)) == []
+
+
+def test_stateful_set_fills_missing_ordinals(tmp_path):
+    sts = workload("StatefulSet", "db", "replicas: 3, selector: {matchLabels: {app: db}}")
+    scenario = load(tmp_path, nodes(), sts, owned_pod("db-1", "StatefulSet", "db"))
+    assert names(scenario) == ["db-0", "db-2"]
+    assert scenario.pods[0].raw["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "0"
+
+
+def test_stateful_set_ordinals_start(tmp_path):
+    sts = workload("StatefulSet", "db", "replicas: 2, ordinals: {start: 5}, selector: {matchLabels: {app: db}}")
+    assert names(load(tmp_path, nodes(), sts)) == ["db-5", "db-6"]
+
+
+@pytest.mark.parametrize(("spec", "succeeded", "active", "expected"), [
+    ("parallelism: 3, completions: 5", 0, 0, 3),
+    ("parallelism: 3, completions: 5", 3, 0, 2),  # min(3, 5 - 3)
+    ("parallelism: 3, completions: 5", 1, 2, 1),  # min(3, 4) - 2 active
+    ("parallelism: 2", 0, 0, 2),  # work queue: parallelism pods
+    ("parallelism: 2", 1, 0, 0),  # work queue done once one succeeded
+    ("completions: 4", 0, 0, 1),  # parallelism defaults to 1
+    ("parallelism: 4, completions: 4, suspend: true", 0, 0, 0),
+], ids=["fresh", "some-succeeded", "some-active", "work-queue", "work-queue-done", "default-parallelism",
+        "suspended"])
+def test_job_pods(tmp_path, spec, succeeded, active, expected):
+    job = workload("Job", "batch", spec, api="batch/v1")
+    pods = [owned_pod(f"batch-s{i}", "Job", "batch", phase="Succeeded") for i in range(succeeded)]
+    pods += [owned_pod(f"batch-a{i}", "Job", "batch") for i in range(active)]
+    scenario = load(tmp_path, nodes(), job, *pods)
+    created = [p for p in scenario.pods if p.created_by]
+    assert len(created) == expected
+    assert all(p.raw["metadata"]["labels"]["job-name"] == "batch" for p in created)
+
+
+# --------------------------------------------------------------------------- DaemonSets
+
+def test_daemon_set_pods_are_pinned_by_node_affinity(tmp_path):
+    ds = workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}")
+    scenario = load(tmp_path, nodes(3), ds)
+    pods = [p for p in scenario.pods if p.created_by]
+    pinned = [p.affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+              for p in pods]
+    assert pinned == [[{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [f"n{i}"]}]}]
+                      for i in (1, 2, 3)]
+    assert any(t.key == "node.kubernetes.io/unschedulable" for t in pods[0].tolerations)
+
+
+def test_daemon_set_skips_nodes_it_already_runs_on_and_unselected_ones(tmp_path):
+    ds = workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{nodeSelector: {{disk: ssd}}, {CONTAINERS}")
+    scenario = load(tmp_path, nodes(4), ds, owned_pod("agent-x", "DaemonSet", "agent", node="n1"))
+    pods = [p for p in scenario.pods if p.created_by]
+    assert [p.affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+            ["matchFields"][0]["values"] for p in pods] == [["n3"]]
+
+
+def test_daemon_set_pods_land_on_cordoned_nodes(tmp_path, capsys):
+    """The controller's unschedulable toleration lets kube-scheduler place them on cordoned nodes."""
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(2, cordoned="true"),
+                                  workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}")]))
+    rc, data, err = simulate_json(capsys, "-f", str(path))
+    assert rc == 0, err
+    assert sorted(s["node"] for s in data["steps"]) == ["n1", "n2"]
+
+
+def test_daemon_set_selector_matching_no_node_is_an_error(tmp_path, capsys):
+    ds = workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{nodeSelector: {{disk: nvme}}, {CONTAINERS}")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(2), ds]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    errors = [e for e in err if e.startswith("error:")]
+    assert len(errors) == 1
+    assert all(f in errors[0] for f in (str(path), "DaemonSet/agent", "spec.template.spec.nodeSelector", "no node"))
+
+
+# --------------------------------------------------------------------------- bad templates, names, odd pods
+
+@pytest.mark.parametrize(("spec", "fragments"), [
+    ("replicas: 2, selector: {matchLabels: {app: other}}", ["spec.selector", "does not match template labels"]),
+    ("replicas: -1, selector: {matchLabels: {app: web}}", ["spec.replicas", "non-negative"]),
+    ("replicas: 2, replica: 3, selector: {matchLabels: {app: web}}", ["spec.replica", "unknown field"]),
+    ("replicas: 2", ["spec.selector", "required"]),
+], ids=["selector-mismatch", "negative-replicas", "unknown-field", "no-selector"])
+def test_bad_workload_is_one_clear_error(tmp_path, capsys, spec, fragments):
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), workload("Deployment", "web", spec)]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "Traceback" not in err
+    assert all(f in err for f in (str(path), "Deployment/web", *fragments)), err
+
+
+def test_bad_template_is_named_at_the_workload(tmp_path, capsys):
+    deploy = workload("Deployment", "web", "replicas: 2, selector: {matchLabels: {app: web}}").replace("500m", "5x")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), deploy]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Deployment/web: spec.template.spec.containers[0].resources.requests.cpu" in err
+
+
+def test_generate_name(tmp_path):
+    pod = f"apiVersion: v1\nkind: Pod\nmetadata: {{generateName: job-}}\nspec: {{{CONTAINERS}}}\n"
+    first = load(tmp_path, nodes(), pod, pod)
+    got = [p.name for p in first.pods]
+    assert all(re.fullmatch(f"job-{SUFFIX}", n) for n in got) and got[0] != got[1]
+    assert got == [p.name for p in load(tmp_path, nodes(), pod, pod).pods]
+
+
+def test_unserved_scheduler_name_stays_pending(tmp_path, capsys):
+    pod = (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\n"
+           f"spec: {{schedulerName: my-scheduler, {CONTAINERS}}}\n")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), pod]))
+    rc, data, _err = simulate_json(capsys, "-f", str(path))
+    assert rc == 0
+    assert data["steps"] == [{"pod": "p", "node": None, "message": "no profile serves schedulerName 'my-scheduler'; "
+                                                                   "kube-scheduler leaves the pod pending"}]
+
+
+def test_terminal_pods_hold_nothing_and_are_not_queued(tmp_path, capsys):
+    done = owned_pod("old", "Job", "x", phase="Succeeded", node="n1")
+    pending_done = (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: gone}}\n"
+                    f"spec: {{{CONTAINERS}}}\nstatus: {{phase: Failed}}\n")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(1), done, pending_done]))
+    rc, data, _err = simulate_json(capsys, "-f", str(path))
+    assert rc == 0
+    assert data["steps"] == [] and data["final"]["n1"]["pods"] == 0
+
+
+# --------------------------------------------------------------------------- priority classes
+
+PRIORITY_CLASS = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\nvalue: {value}\n{extra}"
+
+
+def test_priority_class_orders_the_queue(tmp_path):
+    """A pod naming a class without spec.priority takes its value (the API server's Priority admission);
+    the global default (the lowest if several) goes to pods naming none; spec.priority, when given, wins."""
+    high = PRIORITY_CLASS.format(name="high", value=1000, extra="")
+    low_default = PRIORITY_CLASS.format(name="low", value=10, extra="globalDefault: true\n")
+    other_default = PRIORITY_CLASS.format(name="other", value=20, extra="globalDefault: true\n")
+    plain = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: plain}}\nspec: {{{CONTAINERS}}}\n"
+    given = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: given}}\nspec: {{priority: 5, {CONTAINERS}}}\n"
+    deploy = workload("Deployment", "web", "replicas: 1, selector: {matchLabels: {app: web}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{priorityClassName: high, {CONTAINERS}")
+    critical = plain.replace("name: plain", "name: critical").replace("spec: {", "spec: {priorityClassName: "
+                                                                      "system-node-critical, ")
+    scenario = load(tmp_path, nodes(), high, low_default, other_default, plain, given, deploy, critical)
+    priorities = {p.name.split("-")[0]: p.priority for p in scenario.pods}
+    assert priorities == {"plain": 10, "given": 5, "web": 1000, "critical": 2000001000}
+    assert [p.name.split("-")[0] for p in scenario.pending_pods] == ["critical", "web", "plain", "given"]
+
+
+def test_unknown_priority_class_is_refused(tmp_path, capsys):
+    deploy = workload("Deployment", "web", "replicas: 1, selector: {matchLabels: {app: web}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{priorityClassName: urgent, {CONTAINERS}")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), deploy]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1
+    assert all(f in err for f in (str(path), "Deployment/web", "spec.template.spec.priorityClassName",
+                                  "no PriorityClass with name urgent was found")), err
+
+
+def test_indexed_job_names_free_indexes(tmp_path):
+    job = workload("Job", "train", "parallelism: 2, completions: 4, completionMode: Indexed", api="batch/v1")
+    done = owned_pod("train-0-abcde", "Job", "train", phase="Succeeded").replace(
+        "labels: {app: train}", "labels: {app: train, batch.kubernetes.io/job-completion-index: '0'}")
+    scenario = load(tmp_path, nodes(), job, done)
+    created = [p for p in scenario.pods if p.created_by]
+    assert [re.sub(f"-{SUFFIX}$", "", p.name) for p in created] == ["train-1", "train-2"]
+    assert [p.raw["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] for p in created] == ["1", "2"]
