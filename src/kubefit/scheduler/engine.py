@@ -195,6 +195,9 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
+        # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
+        sh.global_ = any(getattr(p, "reads_other_nodes", False) for _n, p in fw.filters) or any(
+            getattr(p, "reads_other_nodes", False) for _n, p, _w in fw.scorers)
         active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
@@ -210,8 +213,6 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
-        sh.global_ = any(getattr(p, "reads_other_nodes", False) for _n, p in active) or any(
-            getattr(p, "reads_other_nodes", False) for _n, p, _w in sh.scorers)
         sh.per_cycle = [s for s, (_n, p, _w) in enumerate(sh.scorers) if getattr(p, "scores_feasible_set", False)]
         sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
         sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
