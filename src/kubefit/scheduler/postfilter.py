@@ -139,7 +139,8 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     order = zone_order(state.nodes).tolist()
 
     def preemption() -> PreemptionResult:
-        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials)
+        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION))
 
     return run_post_filter(fw.profile, result, preemption)
 
