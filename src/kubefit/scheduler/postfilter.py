@@ -157,13 +157,6 @@ def bound_copy(pod: Pod, step: int) -> Pod:
     return dataclasses.replace(pod, start_time=started)
 
 
-def evict(engine: Engine, pod: Pod) -> None:
-    """Delete a bound pod (a preemption victim): its node's row changes, as a bind's would."""
-    node = next(n for n, pods in enumerate(engine.state.pods) if any(p is pod for p in pods))
-    engine.state.unbind(node, pod)
-    engine.log.append(node)
-
-
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
     evicted yet)."""
@@ -178,8 +171,8 @@ def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]
 def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """`post_filter_cycle`, then a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
     message, post = post_filter_cycle(engine, pod)
-    for victim in post.victims:
-        evict(engine, victim)
+    for victim in post.victims:  # all on the nominated node
+        engine.evict(post.nominated_node, victim)
     return message, post
 
 
