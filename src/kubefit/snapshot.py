@@ -25,12 +25,12 @@ NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
 NODE_META = ("name", "labels", "creationTimestamp")
 NODE_SPEC = ("unschedulable", "taints")
 NODE_STATUS = ("capacity", "allocatable")
-POD_META = ("name", "namespace", "labels", "creationTimestamp")
+POD_META = ("name", "namespace", "uid", "labels", "creationTimestamp", "ownerReferences")
 POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy",
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
-            "overhead", "resources", "hostNetwork", "runtimeClassName")
+            "overhead", "resources", "hostNetwork", "runtimeClassName", "volumes", "resourceClaims")
 CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
-POD_STATUS = ("phase",)
+POD_STATUS = ("phase", "startTime", "nominatedNodeName")  # preemption orders victims by start time
 # A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
 # PodResizePending condition; those parts of the status are kept, the rest is noise.
 RESIZE_CONDITION = "PodResizePending"

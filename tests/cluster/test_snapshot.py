@@ -170,10 +170,14 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     raw = {d["metadata"]["name"]: d for d in _all_recorded("nodes") + _all_recorded("pods")}
     for name, doc in by_name.items():
         text = json.dumps(doc)
-        for noise in ("managedFields", "conditions", "images", "nodeInfo", "uid", "resourceVersion",
+        for noise in ("managedFields", "conditions", "images", "nodeInfo", "resourceVersion",
                       "volumeMounts", "image", "imageID", "state", "annotations"):
             assert f'"{noise}"' not in text, (name, noise)
         assert doc["metadata"]["labels"] == raw[name]["metadata"]["labels"]
+        if doc["kind"] == "Pod":  # what the volume plugins, spread defaults and preemption read
+            for part, key in (("metadata", "uid"), ("metadata", "ownerReferences"), ("spec", "volumes"),
+                              ("status", "startTime")):
+                assert doc.get(part, {}).get(key) == raw[name][part].get(key), (name, key)
         if doc["kind"] == "Pod":  # a bound pod keeps what an in-place resize is accounted from
             statuses = doc.get("status", {}).get("containerStatuses")
             assert (statuses is not None) == bool(doc["spec"].get("nodeName")), name
@@ -187,7 +191,7 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     assert web["spec"]["containers"] == [{"name": "nginx", "resources": raw_web["containers"][0]["resources"],
                                           "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]
     assert [c.get("restartPolicy") for c in web["spec"]["initContainers"]] == [None, "Always"]
-    assert web["status"] == {"phase": "Running", "containerStatuses": [
+    assert web["status"] == {"phase": "Running", "startTime": "2025-10-02T08:00:00Z", "containerStatuses": [
         {"name": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}},
          "allocatedResources": {"cpu": "500m", "memory": "256Mi"}}]}
     trainer = by_name["trainer-0"]
