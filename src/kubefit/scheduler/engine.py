@@ -34,7 +34,7 @@ from kubefit.scheduler.framework import (
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, normalize_scores
+from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
@@ -85,6 +85,20 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
 
 def _containers_key(containers: Sequence) -> tuple:
     return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
+
+
+def demand_key(pod: Pod) -> tuple:
+    """What the engine itself reads of a pod: the inputs of its request vector."""
+    return (_containers_key(pod.containers), _containers_key(pod.init_containers), tuple(pod.overhead.items()),
+            None if pod.pod_requests is None else tuple(pod.pod_requests.items()))
+
+
+def signature_key(fw: Framework, pod: Pod) -> tuple | None:
+    """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
+    plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
+    if not all(isinstance(p, SignPlugin) for p in plugins):
+        return None
+    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in plugins))
 
 
 def shape_key(pod: Pod) -> tuple:
@@ -172,7 +186,8 @@ class Engine:
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
-        key = shape_key(pod)
+        fw = self.framework(pod)
+        key = signature_key(fw, pod) or shape_key(pod)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))

@@ -30,7 +30,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
 )
 from kubefit.scheduler.plugins.podcounts import counts_of
-from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.selectors import freeze, node_labels
 from kubefit.scheduler.state import ClusterState
 
 NAME = "InterPodAffinity"
@@ -312,4 +312,5 @@ class InterPodAffinity:
         return (100.0 * ((raw - lo).astype(np.float64) / float(hi - lo))).astype(np.int64)
 
     def signature(self, pod: Pod) -> tuple:
-        return (pod.namespace, tuple(sorted(pod.labels.items())), repr(pod.affinity))
+        return (pod.namespace, tuple(sorted(pod.labels.items())),
+                freeze((pod.affinity or {}).get("podAffinity")), freeze((pod.affinity or {}).get("podAntiAffinity")))

@@ -35,7 +35,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podcounts import matching_counts
-from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.selectors import freeze, node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
 
@@ -261,4 +261,6 @@ class PodTopologySpread:
 
     def signature(self, pod: Pod) -> tuple:
         return (pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
-                repr(pod.topology_spread_constraints))
+                freeze(list(pod.topology_spread_constraints)), pod.tolerations,  # taints / affinity policies
+                None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
+                freeze((pod.affinity or {}).get("nodeAffinity")))
