@@ -36,6 +36,7 @@ from kubefit.scheduler.framework import (
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.interpodaffinity import carries_affinity_terms
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -85,6 +86,12 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
 
 def _containers_key(containers: Sequence) -> tuple:
     return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
+
+
+def _reads_other_nodes(plugin, state: ClusterState, ctx: CycleContext) -> bool:
+    """Whether a bind on another node can change the plugin's verdicts or scores for this pod."""
+    decide = getattr(plugin, "reads_other_nodes_for", None)
+    return decide(state, ctx) if decide is not None else bool(getattr(plugin, "reads_other_nodes", False))
 
 
 def demand_key(pod: Pod) -> tuple:
@@ -144,7 +151,8 @@ class Shape:
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
     norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
-    global_: bool = False  # an active plugin reads other nodes' pods (spread, inter-pod affinity)
+    global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
+    epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
 
 
@@ -174,6 +182,7 @@ class Engine:
         self.frameworks: dict[str, Framework] = {}
         self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
+        self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         n = len(state)
         self.order = zone_order(state.nodes)
         self._order2 = np.concatenate([self.order, self.order])
@@ -197,7 +206,7 @@ class Engine:
                 self.shapes.popitem(last=False)
         else:
             self.shapes.move_to_end(key)
-            if sh.global_ and sh.seen != len(self.log):  # a bind anywhere may change its verdicts: redo all
+            if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
                 sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
                 self._full(sh)
                 self.shapes[key] = sh
@@ -211,8 +220,9 @@ class Engine:
         n = len(state)
         sh.seen = len(self.log)
         # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
-        sh.global_ = any(getattr(p, "reads_other_nodes", False) for _n, p in fw.filters) or any(
-            getattr(p, "reads_other_nodes", False) for _n, p, _w in fw.scorers)
+        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
+        sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
+        sh.epoch = self.epoch
         active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
@@ -411,8 +421,11 @@ class Engine:
         pods; every shape sees it on its next cycle."""
         if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
-        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod if pod is not None else sh.ctx.pod)
+        pod = pod if pod is not None else sh.ctx.pod
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod)
         self.log.append(node)
+        if carries_affinity_terms(pod):
+            self.epoch += 1
 
     def evict(self, node: int, pod: Pod) -> None:
         """Delete `pod` from `node` (a preemption victim): its row changes, every shape sees it next cycle."""

@@ -127,6 +127,11 @@ def namespace_labels(objects: ClusterObjects, namespace: str) -> dict[str, str] 
 KINDS = ("required_affinity", "required_anti_affinity", "preferred_affinity", "preferred_anti_affinity")
 
 
+def carries_affinity_terms(pod: Pod) -> bool:
+    """Whether binding `pod` can change InterPodAffinity's verdicts for pods without terms of their own."""
+    return not pod_terms(pod).empty
+
+
 def term_carriers(state: ClusterState, kind: str, term: AffinityTerm) -> np.ndarray:
     """int64 [N]: per node, how many of its pods carry `term` among their `kind` terms."""
     return counts_of(state, ("carries", kind, term), lambda p: getattr(pod_terms(p), kind).count(term))
@@ -194,6 +199,11 @@ class InterPodAffinity:
 
     def _objects(self) -> ClusterObjects:
         return self.objects if self.objects is not None else ClusterObjects()
+
+    def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds elsewhere can change this pod's verdicts: when it or a bound pod has affinity terms
+        (the engine redoes every shape once a pod with terms is bound: `carries_affinity_terms`)."""
+        return not pod_terms(ctx.pod).empty or bool(distinct_terms(state))
 
     # ------------------------------------------------------------------ Filter
     def _pre_filter_state(self, state: ClusterState, ctx: CycleContext) -> PreFilterState:

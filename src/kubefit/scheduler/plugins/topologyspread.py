@@ -155,6 +155,10 @@ class PodTopologySpread:
             ctx.cache[key] = self.constraints(ctx.pod, action)
         return ctx.cache[key]  # type: ignore[return-value]
 
+    def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds elsewhere can change this pod's verdicts: only when it has constraints."""
+        return bool(self._cached(ctx, DO_NOT_SCHEDULE) or self._cached(ctx, SCHEDULE_ANYWAY))
+
     # ------------------------------------------------------------------ node sets
     @staticmethod
     def _codes(state: ClusterState, constraints: list[Constraint]) -> list[np.ndarray]:
