@@ -238,6 +238,11 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
+        # plugins that only declare `reads_other_nodes` matter when they run for this pod (their PreFilter /
+        # PreScore skips depend on the pod alone); those that decide per pod said so above
+        running = [p for _n, p in active] + [p for _n, p, _w in sh.scorers]
+        sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
+                         for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
         sh.per_cycle = [s for s, (_n, p, _w) in enumerate(sh.scorers) if getattr(p, "scores_feasible_set", False)]
         sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
         sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
