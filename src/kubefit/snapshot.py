@@ -1,4 +1,5 @@
-"""A live cluster → a scenario: its nodes and non-terminal pods, trimmed to what scheduling reads.
+"""A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets and non-terminal pods,
+trimmed to what scheduling reads.
 
 The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
 path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
@@ -25,19 +26,20 @@ NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
 NODE_META = ("name", "labels", "creationTimestamp")
 NODE_SPEC = ("unschedulable", "taints")
 NODE_STATUS = ("capacity", "allocatable")
-POD_META = ("name", "namespace", "labels", "creationTimestamp")
+POD_META = ("name", "namespace", "uid", "labels", "creationTimestamp", "ownerReferences")
 POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy",
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
-            "overhead", "resources", "hostNetwork", "runtimeClassName")
+            "overhead", "resources", "hostNetwork", "runtimeClassName", "volumes", "resourceClaims")
 CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
-POD_STATUS = ("phase",)
+POD_STATUS = ("phase", "startTime", "nominatedNodeName")  # preemption orders victims by start time
 # A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
 # PodResizePending condition; those parts of the status are kept, the rest is noise.
 RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
-    """Nodes then non-terminal pods of the cluster, trimmed; pods in creation order (queue order)."""
+    """Nodes, storage objects and PDBs, then non-terminal pods of the cluster, trimmed; pods in creation order
+    (queue order)."""
     from kubernetes import client
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
@@ -47,7 +49,59 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[
                                            field_selector=NON_TERMINAL)
             if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
     pods.sort(key=lambda p: str(p["metadata"].get("creationTimestamp") or ""))  # stable: API order kept
-    return [*nodes, *pods]
+    return [*nodes, *_storage_objects(api.api_client, where), *pods]
+
+
+# The storage objects the volume plugins read and the PodDisruptionBudgets preemption reads:
+# (API group class, list method, resource, apiVersion, kind, kept top-level fields, kept spec, kept status).
+STORAGE_KINDS = (
+    ("CoreV1Api", "list_persistent_volume_claim_for_all_namespaces", "persistentvolumeclaims", "v1",
+     "PersistentVolumeClaim", (), ("accessModes", "selector", "resources", "volumeName", "storageClassName",
+                                   "volumeMode"), ("phase",)),
+    ("CoreV1Api", "list_persistent_volume", "persistentvolumes", "v1", "PersistentVolume", (),
+     ("capacity", "accessModes", "claimRef", "storageClassName", "volumeMode", "nodeAffinity", "csi",
+      "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder", "vsphereVolume",
+      "portworxVolume", "local", "hostPath"), ("phase",)),
+    ("StorageV1Api", "list_storage_class", "storageclasses", "storage.k8s.io/v1", "StorageClass",
+     ("provisioner", "volumeBindingMode", "allowedTopologies"), (), ()),
+    ("StorageV1Api", "list_csi_node", "csinodes", "storage.k8s.io/v1", "CSINode", (), ("drivers",), ()),
+    ("StorageV1Api", "list_csi_driver", "csidrivers", "storage.k8s.io/v1", "CSIDriver", (),
+     ("attachRequired", "storageCapacity"), ()),
+    ("PolicyV1Api", "list_pod_disruption_budget_for_all_namespaces", "poddisruptionbudgets", "policy/v1",
+     "PodDisruptionBudget", (), ("minAvailable", "maxUnavailable", "selector"), ("disruptionsAllowed",
+                                                                                 "disruptedPods")),
+)
+STORAGE_META = ("name", "namespace", "uid", "labels")
+# annotations the volume plugins read (binding state, selected node, the beta storage class)
+STORAGE_ANNOTATIONS = ("pv.kubernetes.io/bind-completed", "volume.kubernetes.io/selected-node",
+                       "volume.beta.kubernetes.io/storage-class")
+
+
+def _storage_objects(api_client: Any, where: str) -> list[dict[str, Any]]:
+    """Every object of STORAGE_KINDS, trimmed to what the volume plugins and preemption read."""
+    from kubernetes import client
+
+    out = []
+    for group, method, resource, version, kind, top, spec, status in STORAGE_KINDS:
+        call = getattr(getattr(client, group)(api_client), method)
+        for item in _list_all(call, resource, where):
+            out.append(trim_object(item, version, kind, top, spec, status))
+    return out
+
+
+def trim_object(item: dict[str, Any], version: str, kind: str, top: tuple[str, ...], spec: tuple[str, ...],
+                status: tuple[str, ...]) -> dict[str, Any]:
+    """An object with its identity, the volume plugins' annotations and the given fields."""
+    meta = _pick(item.get("metadata"), STORAGE_META)
+    annotations = _pick((item.get("metadata") or {}).get("annotations"), STORAGE_ANNOTATIONS)
+    if annotations:
+        meta["annotations"] = annotations
+    out: dict[str, Any] = {"apiVersion": version, "kind": kind, "metadata": meta, **_pick(item, top)}
+    for part, keys in (("spec", spec), ("status", status)):
+        picked = _pick(item.get(part), keys)
+        if picked:
+            out[part] = picked
+    return out
 
 
 # --------------------------------------------------------------------------- connecting

@@ -25,7 +25,8 @@ from kubefit.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").read_text()),
-            "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text())}
+            "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text()),
+            **json.loads((FIXTURES / "apiserver" / "storage.json").read_text())}  # PVCs, PVs, ..., PDBs: 8 objects
 TOKEN = "kubefit-test-token"
 
 
@@ -158,7 +159,7 @@ def test_snapshot_reads_every_page(server: str, tmp_path: Path) -> None:
     tokens = {path: [None] + [p["metadata"]["continue"] for p in rec["pages"][:-1]]
               for path, rec in RECORDED.items()}
     assert calls == [(path, [str(RECORDED[path]["limit"])], None if t is None else [t])
-                     for path in ("/api/v1/nodes", "/api/v1/pods") for t in tokens[path]]
+                     for path in RECORDED for t in tokens[path]]  # nodes, pods, storage objects and PDBs
     pod_queries = [q for path, q, _ in _APIServer.requests if path == "/api/v1/pods"]
     assert all(q["fieldSelector"] == ["status.phase!=Succeeded,status.phase!=Failed"] for q in pod_queries)
     assert all(auth == f"Bearer {TOKEN}" for _, _, auth in _APIServer.requests)
@@ -169,11 +170,17 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     by_name = {d["metadata"]["name"]: d for d in documents}
     raw = {d["metadata"]["name"]: d for d in _all_recorded("nodes") + _all_recorded("pods")}
     for name, doc in by_name.items():
+        if doc["kind"] not in ("Node", "Pod"):
+            continue
         text = json.dumps(doc)
-        for noise in ("managedFields", "conditions", "images", "nodeInfo", "uid", "resourceVersion",
+        for noise in ("managedFields", "conditions", "images", "nodeInfo", "resourceVersion",
                       "volumeMounts", "image", "imageID", "state", "annotations"):
             assert f'"{noise}"' not in text, (name, noise)
         assert doc["metadata"]["labels"] == raw[name]["metadata"]["labels"]
+        if doc["kind"] == "Pod":  # what the volume plugins, spread defaults and preemption read
+            for part, key in (("metadata", "uid"), ("metadata", "ownerReferences"), ("spec", "volumes"),
+                              ("status", "startTime")):
+                assert doc.get(part, {}).get(key) == raw[name][part].get(key), (name, key)
         if doc["kind"] == "Pod":  # a bound pod keeps what an in-place resize is accounted from
             statuses = doc.get("status", {}).get("containerStatuses")
             assert (statuses is not None) == bool(doc["spec"].get("nodeName")), name
@@ -187,7 +194,7 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     assert web["spec"]["containers"] == [{"name": "nginx", "resources": raw_web["containers"][0]["resources"],
                                           "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]
     assert [c.get("restartPolicy") for c in web["spec"]["initContainers"]] == [None, "Always"]
-    assert web["status"] == {"phase": "Running", "containerStatuses": [
+    assert web["status"] == {"phase": "Running", "startTime": "2025-10-02T08:00:00Z", "containerStatuses": [
         {"name": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}},
          "allocatedResources": {"cpu": "500m", "memory": "256Mi"}}]}
     trainer = by_name["trainer-0"]
@@ -206,8 +213,9 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     config = write_kubeconfig(tmp_path / "config", server)
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
-    assert "wrote 3 nodes and 5 pods (2 pending)" in capsys.readouterr().err
-    assert len(read_documents(out)) == 8
+    assert "wrote 3 nodes, 8 storage objects and disruption budgets and 5 pods (2 pending)" in \
+        capsys.readouterr().err
+    assert len(read_documents(out)) == 16
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -398,3 +406,26 @@ def test_kubectl_get_output_loads(name: str) -> None:
     assert [c.restart_policy for c in web.init_containers] == [None, "Always"]
     coredns = next(p for p in scenario.pods if p.name.startswith("coredns"))
     assert coredns.priority == 2000000000 and coredns.node_selector == {"kubernetes.io/os": "linux"}
+
+
+def test_snapshot_keeps_storage_objects_and_budgets_as_the_plugins_read_them(server: str, tmp_path: Path) -> None:
+    """PVCs (every page), PVs, StorageClasses, CSINodes, CSIDrivers and PDBs are listed, trimmed, and load."""
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    kinds = [d["kind"] for d in documents]
+    assert kinds.count("PersistentVolumeClaim") == 3 and kinds.index("PersistentVolumeClaim") < kinds.index("Pod")
+    by_name = {(d["kind"], d["metadata"]["name"]): d for d in documents}
+    bound = by_name[("PersistentVolumeClaim", "data-db-0")]
+    assert bound["metadata"] == {"name": "data-db-0", "namespace": "shop", "uid": "pvc-1",
+                                 "annotations": {"pv.kubernetes.io/bind-completed": "yes"}}
+    assert bound["spec"]["volumeName"] == "pv-db-0" and bound["status"] == {"phase": "Bound"}
+    assert by_name[("StorageClass", "gp3")] == {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                                               "metadata": {"name": "gp3", "uid": "sc-1"},
+                                               "provisioner": "ebs.csi.aws.com",
+                                               "volumeBindingMode": "WaitForFirstConsumer"}
+    assert by_name[("PodDisruptionBudget", "web")]["status"] == {"disruptionsAllowed": 1}
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump_all(documents))
+    objects = load_scenario([path]).objects
+    assert [len(objects.of(k)) for k in ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+                                         "CSIDriver", "PodDisruptionBudget")] == [3, 1, 1, 1, 1, 1]
+    assert objects.of("CSINode")[0].limits() == {"ebs.csi.aws.com": 25}

@@ -143,3 +143,22 @@ def test_preempt_nominates_the_node_with_the_cheapest_victims():
                      capacity_dry_run({0: 4, 1: 4, 2: 4}, pods, incoming))
     # node 0's victim has priority 5; nodes 1 and 2 tie on priority 1, node 1 has the smaller sum
     assert result.nominated_node == 1 and result.victim_keys() == ["default/a1"] and result.message == ""
+
+
+def test_num_candidates():
+    """10% of the nodes, at least 100, at most all of them (calculateNumCandidates)."""
+    from kubefit.scheduler.preemption import num_candidates
+    assert [num_candidates(n, None) for n in (5, 100, 999, 1000, 5000)] == [5, 100, 100, 100, 500]
+    assert num_candidates(50, {"minCandidateNodesPercentage": 40, "minCandidateNodesAbsolute": 0}) == 20
+
+
+def test_dry_run_stops_at_enough_candidates():
+    """With one candidate wanted, the first node with victims and no PDB violation ends the search."""
+    incoming = pod("in", 10, 4, 30)
+    pods = {0: [pod("a0", 1, 4, 1)], 1: [pod("a1", 0, 4, 2)]}
+    args = {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}
+    result = preempt(incoming, [UNSCHEDULABLE] * 2, [0, 1], lambda n: pods[n], [],
+                     capacity_dry_run({0: 4, 1: 4}, pods, incoming), args)
+    assert result.nominated_node == 0  # node 1's cheaper victim is never looked at
+    assert preempt(incoming, [UNSCHEDULABLE] * 2, [0, 1], lambda n: pods[n], [],
+                   capacity_dry_run({0: 4, 1: 4}, pods, incoming)).nominated_node == 1

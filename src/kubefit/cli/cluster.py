@@ -64,13 +64,17 @@ def snapshot(
     context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context to use.")] = None,
     output: ScenarioOut = None,
 ) -> None:
-    """Nodes and non-terminal pods of a live cluster → a scenario (pending pods stay pending)."""
+    """Nodes, storage objects, PDBs and non-terminal pods of a live cluster → a scenario (pending pods stay
+    pending)."""
     from kubefit.snapshot import snapshot as read_cluster
 
     documents = read_cluster(kubeconfig, context)
     write_scenario(documents, output)
     if output:
         nodes = sum(1 for d in documents if d["kind"] == "Node")
+        pods = sum(1 for d in documents if d["kind"] == "Pod")
         pending = sum(1 for d in documents if d["kind"] == "Pod" and not d["spec"].get("nodeName"))
-        print(f"wrote {nodes} nodes and {len(documents) - nodes} pods ({pending} pending) to {output}",
+        others = len(documents) - nodes - pods
+        more = f", {others} storage objects and disruption budgets" if others else ""
+        print(f"wrote {nodes} nodes{more} and {pods} pods ({pending} pending) to {output}",
               file=sys.stderr)

@@ -92,6 +92,9 @@ def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] 
         console.print(f"skipped score plugins (PreScore Skip): {', '.join(data['skippedScorePlugins'])}")
     if data.get("message"):
         console.print(f"[red]{data['message']}[/red]")
+        post = data.get("postFilter") or {}
+        if post.get("nominatedNode"):
+            console.print(f"preemption: nominated node {post['nominatedNode']}, evicting {', '.join(post['victims'])}")
     elif data["best"]:
         console.print(f"best: {', '.join(data['best'])}")
     if explain:

@@ -34,8 +34,9 @@ from kubefit.scheduler.framework import (
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, normalize_scores
+from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.interpodaffinity import carries_affinity_terms
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -87,6 +88,26 @@ def _containers_key(containers: Sequence) -> tuple:
     return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
 
 
+def _reads_other_nodes(plugin, state: ClusterState, ctx: CycleContext) -> bool:
+    """Whether a bind on another node can change the plugin's verdicts or scores for this pod."""
+    decide = getattr(plugin, "reads_other_nodes_for", None)
+    return decide(state, ctx) if decide is not None else bool(getattr(plugin, "reads_other_nodes", False))
+
+
+def demand_key(pod: Pod) -> tuple:
+    """What the engine itself reads of a pod: the inputs of its request vector."""
+    return (_containers_key(pod.containers), _containers_key(pod.init_containers), tuple(pod.overhead.items()),
+            None if pod.pod_requests is None else tuple(pod.pod_requests.items()))
+
+
+def signature_key(fw: Framework, pod: Pod) -> tuple | None:
+    """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
+    plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
+    if not all(isinstance(p, SignPlugin) for p in plugins):
+        return None
+    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in plugins))
+
+
 def shape_key(pod: Pod) -> tuple:
     """Everything a plugin reads of a pod (its name aside): pods with equal keys behave alike."""
     return (pod.scheduler_name, pod.node_name, _containers_key(pod.containers), _containers_key(pod.init_containers),
@@ -130,7 +151,8 @@ class Shape:
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
     norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
-    global_: bool = False  # an active plugin reads other nodes' pods (spread, inter-pod affinity)
+    global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
+    epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
 
 
@@ -160,6 +182,7 @@ class Engine:
         self.frameworks: dict[str, Framework] = {}
         self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
+        self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         n = len(state)
         self.order = zone_order(state.nodes)
         self._order2 = np.concatenate([self.order, self.order])
@@ -172,7 +195,8 @@ class Engine:
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
-        key = shape_key(pod)
+        fw = self.framework(pod)
+        key = signature_key(fw, pod) or shape_key(pod)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -182,7 +206,7 @@ class Engine:
                 self.shapes.popitem(last=False)
         else:
             self.shapes.move_to_end(key)
-            if sh.global_ and sh.seen != len(self.log):  # a bind anywhere may change its verdicts: redo all
+            if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
                 sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
                 self._full(sh)
                 self.shapes[key] = sh
@@ -195,6 +219,10 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
+        # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
+        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
+        sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
+        sh.epoch = self.epoch
         active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
@@ -210,8 +238,11 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
-        sh.global_ = any(getattr(p, "reads_other_nodes", False) for _n, p in active) or any(
-            getattr(p, "reads_other_nodes", False) for _n, p, _w in sh.scorers)
+        # plugins that only declare `reads_other_nodes` matter when they run for this pod (their PreFilter /
+        # PreScore skips depend on the pod alone); those that decide per pod said so above
+        running = [p for _n, p in active] + [p for _n, p, _w in sh.scorers]
+        sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
+                         for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
         sh.per_cycle = [s for s, (_n, p, _w) in enumerate(sh.scorers) if getattr(p, "scores_feasible_set", False)]
         sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
         sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
@@ -397,8 +428,11 @@ class Engine:
         pods; every shape sees it on its next cycle."""
         if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
-        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod if pod is not None else sh.ctx.pod)
+        pod = pod if pod is not None else sh.ctx.pod
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod)
         self.log.append(node)
+        if carries_affinity_terms(pod):
+            self.epoch += 1
 
     def evict(self, node: int, pod: Pod) -> None:
         """Delete `pod` from `node` (a preemption victim): its row changes, every shape sees it next cycle."""

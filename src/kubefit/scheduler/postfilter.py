@@ -102,32 +102,57 @@ def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
 @dataclass
 class StateTrial:
     """A NodeTrial on a copy of the run's ClusterState: victims leave and come back through unbind/bind (so
-    every per-node structure behaves as NodeInfo does), and PreFilter + Filter run on that node alone."""
+    every per-node structure behaves as NodeInfo does), and PreFilter + Filter run on that node alone.
+    `restore` undoes the trial, so one copy serves every node (plugins' count memos follow the change log)."""
 
     fw: Framework
     state: ClusterState
     preemptor: Pod
     node: int
+    ops: list = field(default_factory=list)  # (pod, +1 added / -1 removed)
+    saved: tuple = ()
+
+    def __post_init__(self) -> None:
+        n = self.node
+        self.saved = (list(self.state.pods[n]), {ip: set(pp) for ip, pp in self.state.used_ports[n].items()})
 
     def remove(self, pod: Pod) -> None:
         self.state.unbind(self.node, pod)
+        self.ops.append((pod, -1))
 
     def add(self, pod: Pod) -> None:
         self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+        self.ops.append((pod, 1))
 
     def fits(self) -> tuple[int, list[str]]:
         nodes = np.asarray([self.node], dtype=np.int64)
         cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
         return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
 
+    def restore(self) -> None:
+        """Undo every remove/add (pod order and the node's used ports exactly as before)."""
+        for pod, delta in reversed(self.ops):
+            if delta > 0:
+                self.state.unbind(self.node, pod)
+            else:
+                self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+        self.state.pods[self.node], self.state.used_ports[self.node] = self.saved
+        self.ops = []
+
 
 def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable[[int], NodeTrial]:
-    """Node → a StateTrial on a fresh copy of `state` (with the run's assumed volume bindings)."""
+    """Node → a StateTrial on one copy of `state` (with the run's assumed volume bindings), the previous
+    node's trial undone first."""
+    shared: dict[str, object] = {}
 
     def trial(node: int) -> NodeTrial:
-        copy = state.copy()
-        copy.__dict__["_assumed_volumes"] = assumed_volumes(state)
-        return StateTrial(fw, copy, preemptor, node)
+        if "copy" not in shared:
+            shared["copy"] = state.copy()
+            shared["copy"].__dict__["_assumed_volumes"] = assumed_volumes(state)
+        else:
+            shared["last"].restore()
+        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node)
+        return shared["last"]
 
     return trial
 
@@ -139,7 +164,8 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     order = zone_order(state.nodes).tolist()
 
     def preemption() -> PreemptionResult:
-        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials)
+        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION))
 
     return run_post_filter(fw.profile, result, preemption)
 
@@ -156,13 +182,6 @@ def bound_copy(pod: Pod, step: int) -> Pod:
     return dataclasses.replace(pod, start_time=started)
 
 
-def evict(engine: Engine, pod: Pod) -> None:
-    """Delete a bound pod (a preemption victim): its node's row changes, as a bind's would."""
-    node = next(n for n, pods in enumerate(engine.state.pods) if any(p is pod for p in pods))
-    engine.state.unbind(node, pod)
-    engine.log.append(node)
-
-
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
     evicted yet)."""
@@ -177,8 +196,8 @@ def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]
 def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """`post_filter_cycle`, then a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
     message, post = post_filter_cycle(engine, pod)
-    for victim in post.victims:
-        evict(engine, victim)
+    for victim in post.victims:  # all on the nominated node
+        engine.evict(post.nominated_node, victim)
     return message, post
 
 

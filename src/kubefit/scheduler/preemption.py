@@ -184,20 +184,34 @@ def fit_error_text(num_nodes: int, statuses: dict[int, list[str]], absent_reason
     return f"0/{num_nodes} nodes are available: {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
 
 
+def num_candidates(num_nodes: int, args: dict | None) -> int:
+    """`calculateNumCandidates`: minCandidateNodesPercentage of the nodes, at least minCandidateNodesAbsolute,
+    at most every node."""
+    args = args or {}
+    n = num_nodes * int(args.get("minCandidateNodesPercentage", 10)) // 100
+    return min(max(n, int(args.get("minCandidateNodesAbsolute", 100))), num_nodes)
+
+
 def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], node_pods: Callable[[int], Sequence[Pod]],
-            pdbs: Sequence[PodDisruptionBudget], trial: Callable[[int], NodeTrial]) -> PreemptionResult:
+            pdbs: Sequence[PodDisruptionBudget], trial: Callable[[int], NodeTrial],
+            args: dict | None = None) -> PreemptionResult:
     """DefaultPreemption's PostFilter for a pod that fit nowhere; `codes[n]` is node n's Filter status code,
     `node_order` the snapshot's node list (candidates are tried and tie-broken in that order), `trial(n)` a
-    fresh copy of node n to try victims on."""
+    fresh copy of node n to try victims on, `args` the plugin's DefaultPreemptionArgs. `DryRunPreemption`
+    stops once it has a non-violating candidate and `num_candidates` in all; upstream starts at a random
+    offset (it matters only beyond 100 candidate nodes), kubefit at the first node."""
     if preemptor.preemption_policy == "Never":
         return PreemptionResult(message=f"preemption: {NEVER}")
     potential = [n for n in node_order if codes[n] == UNSCHEDULABLE]
+    wanted = num_candidates(len(potential), args)
     candidates: list[Candidate] = []
     statuses: dict[int, list[str]] = {}
     for node in potential:
         victims, violations, status = select_victims_on_node(preemptor, node_pods(node), pdbs, trial(node))
         if status[0] == SUCCESS and victims:
             candidates.append(Candidate(node, victims, violations))
+            if any(c.pdb_violations == 0 for c in candidates) and len(candidates) >= wanted:
+                break
         else:
             statuses[node] = status[1]
     if not candidates:

@@ -21,7 +21,7 @@ from kubefit.scheduler.plugins.strategies import MAX_UTILIZATION, scaled_shape
 from kubefit.scheduler.state import ClusterState
 
 # Filter / Score plugins whose outcome depends on the node's labels, taints and flags only.
-STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
+STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "ImageLocality"})
 SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows to the plugins
 
 RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value

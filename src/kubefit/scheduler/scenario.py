@@ -54,11 +54,39 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
         if profile.not_simulated:
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
                          f"{', '.join(profile.not_simulated)}")
+    notes += unevaluated_pod_fields(scenario.pods)
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:
+    """One note per pod field kubefit does not evaluate the way a cluster would (the first pod named)."""
+    notes = []
+    claims = [p for p in pods if p.resource_claims]
+    if claims:
+        notes.append(f"{claims[0].source}: Pod/{claims[0].name}: spec.resourceClaims: dynamic resource allocation "
+                     f"is not modelled; {len(claims)} pod(s) with claims are refused by DynamicResources, never "
+                     f"placed as if they had none")
+    keyed = [p for p in pods if any(term.get(k) for term in _pod_affinity_terms(p)
+                                    for k in ("matchLabelKeys", "mismatchLabelKeys"))]
+    if keyed:
+        notes.append(f"{keyed[0].source}: Pod/{keyed[0].name}: pod (anti-)affinity matchLabelKeys/mismatchLabelKeys "
+                     f"are merged into the labelSelector by the API server when a pod is created, not by the "
+                     f"scheduler; kubefit uses the {len(keyed)} pod(s) as given (their keys are not applied)")
+    return notes
+
+
+def _pod_affinity_terms(pod: Pod) -> list[dict]:
+    out = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = (pod.affinity or {}).get(kind) or {}
+        out += list(section.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
+        out += [(w or {}).get("podAffinityTerm") or {} for w in
+                section.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]
+    return out
 
 
 def find_pending_pod(scenario: Scenario, name: str | None) -> Pod:

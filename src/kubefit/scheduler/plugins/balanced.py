@@ -61,3 +61,7 @@ class NodeResourcesBalancedAllocation:
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         return raw
+
+    def signature(self, pod) -> tuple:
+        """What this plugin reads of a pod: its requests (the engine keys every shape by them already)."""
+        return ()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -66,3 +68,46 @@ class PreFilterOutcome:
     node_names: set[str] | None = None
     code: int = SUCCESS
     reasons: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- extension points (typed)
+# A plugin implements the points it takes part in; the framework asks `isinstance(plugin, FilterPlugin)`.
+
+@runtime_checkable
+class PreEnqueuePlugin(Protocol):
+    def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
+        """None: the pod may enter the queue; else the rejecting status."""
+
+
+@runtime_checkable
+class PreFilterPlugin(Protocol):
+    def pre_filter(self, state, ctx: CycleContext) -> PreFilterOutcome:
+        """Skip, a node-name subset, or a failure for every node."""
+
+
+@runtime_checkable
+class FilterPlugin(Protocol):
+    def filter(self, state, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
+        """The verdict on nodes `idx`."""
+
+
+@runtime_checkable
+class PreScorePlugin(Protocol):
+    def pre_score(self, state, ctx: CycleContext) -> bool:
+        """True: Skip (the plugin does not score this pod)."""
+
+
+@runtime_checkable
+class ScorePlugin(Protocol):
+    def score(self, state, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        """Raw scores of nodes `idx`."""
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        """NormalizeScore of the raw scores."""
+
+
+@runtime_checkable
+class SignPlugin(Protocol):
+    def signature(self, pod: Pod) -> Hashable:
+        """Everything of `pod` the plugin's verdicts and scores depend on (upstream's SignPlugin): pods
+        with equal signatures for every plugin of a profile are scheduled alike."""

@@ -14,7 +14,6 @@ pod's domain; normalized to 0..100 between the minimum and the maximum.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,8 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.podcounts import counts_of
+from kubefit.scheduler.plugins.selectors import freeze, node_labels
 from kubefit.scheduler.state import ClusterState
 
 NAME = "InterPodAffinity"
@@ -124,25 +124,60 @@ def namespace_labels(objects: ClusterObjects, namespace: str) -> dict[str, str] 
     return None
 
 
-def _bump(counts: dict[tuple[str, str], int], node_labels_map: dict[str, str], key: str, value: int) -> None:
-    if key in node_labels_map:
-        pair = (key, node_labels_map[key])
-        counts[pair] = counts.get(pair, 0) + value
+KINDS = ("required_affinity", "required_anti_affinity", "preferred_affinity", "preferred_anti_affinity")
+
+
+def carries_affinity_terms(pod: Pod) -> bool:
+    """Whether binding `pod` can change InterPodAffinity's verdicts for pods without terms of their own."""
+    return not pod_terms(pod).empty
+
+
+def term_carriers(state: ClusterState, kind: str, term: AffinityTerm) -> np.ndarray:
+    """int64 [N]: per node, how many of its pods carry `term` among their `kind` terms."""
+    return counts_of(state, ("carries", kind, term), lambda p: getattr(pod_terms(p), kind).count(term))
+
+
+def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], None]:
+    """Every (kind, term) some pod bound so far carries, in first-seen order (kept up to date by binds)."""
+    memo = state.__dict__.get("_affinity_terms")
+    if memo is None:
+        memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}}
+        new = state.all_pods()
+    else:
+        new = [p for _n, p, delta in state.changes[memo["seen"]:] if delta > 0]
+        memo["seen"] = len(state.changes)
+    for p in new:
+        terms = pod_terms(p)
+        if not terms.empty:
+            for kind in KINDS:
+                for t in getattr(terms, kind):
+                    memo["terms"].setdefault((kind, t), None)
+    return memo["terms"]
+
+
+def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
+    """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
+    return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)))
+
+
+def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarray:
+    """int64 [N]: per node, Σ per_node over the nodes of its `key` domain (0 when it lacks the label)."""
+    column = node_labels(state).column(key)
+    codes = column.codes
+    has = codes >= 0
+    sums = np.bincount(codes[has], weights=per_node[has], minlength=len(column.vocab)).astype(np.int64)
+    return np.where(has, sums[np.maximum(codes, 0)] if len(sums) else 0, 0)
 
 
 @dataclass
 class PreFilterState:
     terms: PodTerms
-    existing_anti: dict[tuple[str, str], int] = field(default_factory=dict)
-    affinity: dict[tuple[str, str], int] = field(default_factory=dict)
-    anti: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
-def _with_affinity(state: ClusterState) -> Iterable[tuple[int, Pod]]:
-    for n, pods in enumerate(state.pods):
-        for p in pods:
-            if p.affinity and (p.affinity.get("podAffinity") or p.affinity.get("podAntiAffinity")):
-                yield n, p
+    existing_anti: np.ndarray  # bool [N]: an existing pod's required anti-affinity matches in the node's domain
+    affinity: dict[str, np.ndarray] = field(default_factory=dict)  # key → domain count of pods matching all terms
+    anti: list[np.ndarray] = field(default_factory=list)  # per required anti-affinity term: domain counts
+    any_existing_anti: bool = False
+    any_affinity: bool = False
+    any_anti: bool = False
 
 
 @dataclass
@@ -165,6 +200,11 @@ class InterPodAffinity:
     def _objects(self) -> ClusterObjects:
         return self.objects if self.objects is not None else ClusterObjects()
 
+    def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds elsewhere can change this pod's verdicts: when it or a bound pod has affinity terms
+        (the engine redoes every shape once a pod with terms is bound: `carries_affinity_terms`)."""
+        return not pod_terms(ctx.pod).empty or bool(distinct_terms(state))
+
     # ------------------------------------------------------------------ Filter
     def _pre_filter_state(self, state: ClusterState, ctx: CycleContext) -> PreFilterState:
         key = f"{NAME}/pre"
@@ -174,39 +214,33 @@ class InterPodAffinity:
         raw = pod_terms(pod)
         terms = PodTerms(tuple(_merged(t, objects) for t in raw.required_affinity),
                          tuple(_merged(t, objects) for t in raw.required_anti_affinity))
-        s = PreFilterState(terms)
         ns_labels = namespace_labels(objects, pod.namespace)
-        nodes = state.nodes
-        for n, existing in _with_affinity(state):
-            for t in pod_terms(existing).required_anti_affinity:
-                if t.matches(pod, ns_labels):
-                    _bump(s.existing_anti, nodes[n].labels, t.topology_key, 1)
-        if terms.required_affinity or terms.required_anti_affinity:
-            for n, pods in enumerate(state.pods):
-                labels = nodes[n].labels
-                for existing in pods:
-                    if terms.required_affinity and all(t.matches(existing, None) for t in terms.required_affinity):
-                        for t in terms.required_affinity:
-                            _bump(s.affinity, labels, t.topology_key, 1)
-                    for t in terms.required_anti_affinity:
-                        if t.matches(existing, None):
-                            _bump(s.anti, labels, t.topology_key, 1)
+        n = len(state)
+        existing = np.zeros(n, dtype=bool)
+        any_existing = False
+        for kind, t in distinct_terms(state):
+            if kind == "required_anti_affinity" and t.matches(pod, ns_labels):
+                carriers = term_carriers(state, kind, t)
+                if carriers.any() and node_labels(state).column(t.topology_key).present[carriers > 0].any():
+                    any_existing = True
+                    existing |= domain_sums(state, t.topology_key, carriers) > 0
+        s = PreFilterState(terms, existing, any_existing_anti=any_existing)
+        if terms.required_affinity:
+            matched = matched_counts(state, terms.required_affinity)
+            for t in terms.required_affinity:
+                s.affinity[t.topology_key] = domain_sums(state, t.topology_key, matched)
+                s.any_affinity |= bool(node_labels(state).column(t.topology_key).present[matched > 0].any())
+        for t in terms.required_anti_affinity:
+            matched = matched_counts(state, (t,))
+            s.anti.append(domain_sums(state, t.topology_key, matched))
+            s.any_anti |= bool(node_labels(state).column(t.topology_key).present[matched > 0].any())
         ctx.cache[key] = s
         return s
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         s = self._pre_filter_state(state, ctx)
-        skip = not s.existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
+        skip = not s.any_existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
         return PreFilterOutcome(skip=skip)
-
-    @staticmethod
-    def _domain_hits(state: ClusterState, counts: dict[tuple[str, str], int], key: str) -> np.ndarray:
-        """bool [N]: the node carries `key` and its domain has a positive count."""
-        column = node_labels(state).column(key)
-        hit = np.zeros(len(column.vocab) + 1, dtype=bool)
-        for value, code in column.vocab.items():
-            hit[code] = counts.get((key, value), 0) > 0
-        return hit[column.codes]
 
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         s = self._pre_filter_state(state, ctx)
@@ -215,61 +249,57 @@ class InterPodAffinity:
         affinity_ok = np.ones(n, dtype=bool)
         if s.terms.required_affinity:
             has_keys = np.logical_and.reduce([table.column(t.topology_key).present for t in s.terms.required_affinity])
-            exist = np.logical_and.reduce([self._domain_hits(state, s.affinity, t.topology_key)
-                                           for t in s.terms.required_affinity])
-            self_ok = not s.affinity and all(t.matches(ctx.pod, None) for t in s.terms.required_affinity)
+            exist = np.logical_and.reduce([s.affinity[t.topology_key] > 0 for t in s.terms.required_affinity])
+            self_ok = not s.any_affinity and all(t.matches(ctx.pod, None) for t in s.terms.required_affinity)
             affinity_ok = has_keys & (exist | self_ok)
         anti_ok = np.ones(n, dtype=bool)
-        if s.anti:
-            for t in s.terms.required_anti_affinity:
-                anti_ok &= ~self._domain_hits(state, s.anti, t.topology_key)
-        existing_ok = np.ones(n, dtype=bool)
-        if s.existing_anti:
-            for key in {k for k, _ in s.existing_anti}:
-                existing_ok &= ~self._domain_hits(state, s.existing_anti, key)
+        if s.any_anti:
+            for sums in s.anti:
+                anti_ok &= ~(sums > 0)
+        existing_ok = ~s.existing_anti
         a, b, c = ~affinity_ok[idx], affinity_ok[idx] & ~anti_ok[idx], affinity_ok[idx] & anti_ok[idx] & ~existing_ok[idx]
         codes = np.where(a, UNRESOLVABLE, np.where(b | c, UNSCHEDULABLE, 0)).astype(np.int8)
         return FilterOutcome(codes, [REASON_AFFINITY, REASON_ANTI_AFFINITY, REASON_EXISTING_ANTI_AFFINITY],
                              np.column_stack([a, b, c]))
 
     # ------------------------------------------------------------------ Score
-    def _topology_score(self, state: ClusterState, ctx: CycleContext) -> dict[tuple[str, str], int]:
+    def _topology_score(self, state: ClusterState, ctx: CycleContext) -> np.ndarray | None:
+        """int64 [N]: every node's raw score (None: no term contributes anywhere, PreScore skips)."""
         key = f"{NAME}/score"
         if key in ctx.cache:
             return ctx.cache[key]  # type: ignore[return-value]
         pod, objects = ctx.pod, self._objects()
         raw = pod_terms(pod)
-        preferred = tuple(_merged(t, objects) for t in raw.preferred_affinity)
-        preferred_anti = tuple(_merged(t, objects) for t in raw.preferred_anti_affinity)
         ns_labels = namespace_labels(objects, pod.namespace)
-        scores: dict[tuple[str, str], int] = {}
-        if preferred or preferred_anti:
-            candidates: Iterable[tuple[int, Pod]] = ((n, p) for n, pods in enumerate(state.pods) for p in pods)
-        else:
-            candidates = _with_affinity(state)
-        for n, existing in candidates:
-            labels = state.nodes[n].labels
-            if not labels:
+        table = node_labels(state)
+        labelled = np.array([bool(node.labels) for node in state.nodes], dtype=bool)
+        total = np.zeros(len(state), dtype=np.int64)
+        contributed = False
+
+        def add(term: AffinityTerm, per_node: np.ndarray, weight: int) -> None:
+            nonlocal total, contributed
+            per_node = np.where(labelled, per_node, 0)
+            if weight and (per_node[table.column(term.topology_key).present] != 0).any():
+                contributed = True
+                total = total + weight * domain_sums(state, term.topology_key, per_node)
+
+        for t in raw.preferred_affinity:
+            merged = _merged(t, objects)
+            add(merged, matched_counts(state, (merged,)), t.weight)
+        for t in raw.preferred_anti_affinity:
+            merged = _merged(t, objects)
+            add(merged, matched_counts(state, (merged,)), -t.weight)
+        for kind, t in distinct_terms(state):
+            if kind == "required_anti_affinity" or not t.matches(pod, ns_labels):
                 continue
-            for t in preferred:
-                if t.matches(existing, None):
-                    _bump(scores, labels, t.topology_key, t.weight)
-            for t in preferred_anti:
-                if t.matches(existing, None):
-                    _bump(scores, labels, t.topology_key, -t.weight)
-            theirs = pod_terms(existing)
-            if self.hard_pod_affinity_weight > 0:
-                for t in theirs.required_affinity:
-                    if t.matches(pod, ns_labels):
-                        _bump(scores, labels, t.topology_key, self.hard_pod_affinity_weight)
-            for t in theirs.preferred_affinity:
-                if t.matches(pod, ns_labels):
-                    _bump(scores, labels, t.topology_key, t.weight)
-            for t in theirs.preferred_anti_affinity:
-                if t.matches(pod, ns_labels):
-                    _bump(scores, labels, t.topology_key, -t.weight)
-        ctx.cache[key] = scores
-        return scores
+            if kind == "required_affinity":
+                if self.hard_pod_affinity_weight > 0:
+                    add(t, term_carriers(state, kind, t), self.hard_pod_affinity_weight)
+            else:
+                add(t, term_carriers(state, kind, t), t.weight if kind == "preferred_affinity" else -t.weight)
+        result = total if contributed else None
+        ctx.cache[key] = result
+        return result
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Skip when nothing scores: no preferences anywhere (or ignored, as the args say)."""
@@ -277,19 +307,11 @@ class InterPodAffinity:
         has_constraints = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return True
-        return not self._topology_score(state, ctx)
+        return self._topology_score(state, ctx) is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         scores = self._topology_score(state, ctx)
-        table = node_labels(state)
-        out = np.zeros(len(idx), dtype=np.int64)
-        for key in {k for k, _ in scores}:
-            column = table.column(key)
-            per_code = np.zeros(len(column.vocab) + 1, dtype=np.int64)
-            for value, code in column.vocab.items():
-                per_code[code] = scores.get((key, value), 0)
-            out += per_code[column.codes[idx]]
-        return out
+        return np.zeros(len(idx), dtype=np.int64) if scores is None else scores[idx]
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         if not len(raw):
@@ -300,4 +322,5 @@ class InterPodAffinity:
         return (100.0 * ((raw - lo).astype(np.float64) / float(hi - lo))).astype(np.int64)
 
     def signature(self, pod: Pod) -> tuple:
-        return (pod.namespace, tuple(sorted(pod.labels.items())), repr(pod.affinity))
+        return (pod.namespace, tuple(sorted(pod.labels.items())),
+                freeze((pod.affinity or {}).get("podAffinity")), freeze((pod.affinity or {}).get("podAntiAffinity")))

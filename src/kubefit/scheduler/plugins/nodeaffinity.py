@@ -26,6 +26,7 @@ from kubefit.scheduler.plugins.selectors import (
     OBJECT_NAME_FIELD,
     NodeSelector,
     PreferredTerms,
+    freeze,
     label_set_mask,
     node_labels,
 )
@@ -143,3 +144,8 @@ class NodeAffinity:
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         return default_normalize(raw, reverse=False)
+
+    def signature(self, pod) -> tuple:
+        """What this plugin reads of a pod (kube-scheduler's SignPlugin): nodeSelector, nodeAffinity."""
+        return (None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
+                freeze((pod.affinity or {}).get("nodeAffinity")))

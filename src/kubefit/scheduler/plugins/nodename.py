@@ -24,3 +24,7 @@ class NodeName:
             return FilterOutcome.passing(len(idx))
         other = node_labels(state).names[idx] != wanted
         return FilterOutcome(np.where(other, UNRESOLVABLE, 0).astype(np.int8), [REASON], other[:, None])
+
+    def signature(self, pod) -> tuple:
+        """What this plugin reads of a pod (kube-scheduler's SignPlugin)."""
+        return (pod.node_name,)

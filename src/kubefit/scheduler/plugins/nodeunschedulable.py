@@ -31,3 +31,7 @@ class NodeUnschedulable:
         if tolerates_any(ctx.pod.tolerations, UNSCHEDULABLE_TAINT):
             cordoned = np.zeros(len(idx), dtype=bool)
         return FilterOutcome(np.where(cordoned, UNRESOLVABLE, 0).astype(np.int8), [REASON], cordoned[:, None])
+
+    def signature(self, pod) -> tuple:
+        """What this plugin reads of a pod (kube-scheduler's SignPlugin)."""
+        return pod.tolerations

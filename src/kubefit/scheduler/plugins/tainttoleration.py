@@ -123,3 +123,7 @@ class TaintToleration:
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         return default_normalize(raw, reverse=True)
+
+    def signature(self, pod) -> tuple:
+        """What this plugin reads of a pod (kube-scheduler's SignPlugin)."""
+        return pod.tolerations

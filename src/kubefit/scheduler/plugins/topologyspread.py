@@ -35,7 +35,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podcounts import matching_counts
-from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.selectors import freeze, node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
 
@@ -155,6 +155,10 @@ class PodTopologySpread:
             ctx.cache[key] = self.constraints(ctx.pod, action)
         return ctx.cache[key]  # type: ignore[return-value]
 
+    def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds elsewhere can change this pod's verdicts: only when it has constraints."""
+        return bool(self._cached(ctx, DO_NOT_SCHEDULE) or self._cached(ctx, SCHEDULE_ANYWAY))
+
     # ------------------------------------------------------------------ node sets
     @staticmethod
     def _codes(state: ClusterState, constraints: list[Constraint]) -> list[np.ndarray]:
@@ -261,4 +265,6 @@ class PodTopologySpread:
 
     def signature(self, pod: Pod) -> tuple:
         return (pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
-                repr(pod.topology_spread_constraints))
+                freeze(list(pod.topology_spread_constraints)), pod.tolerations,  # taints / affinity policies
+                None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
+                freeze((pod.affinity or {}).get("nodeAffinity")))

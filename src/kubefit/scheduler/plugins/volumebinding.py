@@ -70,6 +70,8 @@ def local_node_names(pv: PersistentVolume) -> set[str] | None:
 class VolumeBinding:
     """The VolumeBinding plugin over a scenario's StorageIndex."""
 
+    reads_other_nodes = True  # a bind anywhere may take a PV (the assume cache): verdicts elsewhere change
+
     def __init__(self, storage: StorageIndex) -> None:
         self.storage = storage
 

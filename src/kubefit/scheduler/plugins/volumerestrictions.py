@@ -59,6 +59,8 @@ def _disks_conflict(a: tuple[str, Any, bool], b: tuple[str, Any, bool]) -> bool:
 class VolumeRestrictions:
     """The VolumeRestrictions plugin; `all_pods(state)` lists every bound pod, `node_pods(state, n)` one node's."""
 
+    reads_other_nodes = True  # a ReadWriteOncePod claim used by a pod bound anywhere rejects every node
+
     def __init__(self, storage: StorageIndex, all_pods: Callable[[ClusterState], Sequence[Pod]],
                  node_pods: Callable[[ClusterState, int], Sequence[Pod]]) -> None:
         self.storage = storage
