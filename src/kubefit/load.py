@@ -13,6 +13,11 @@ from typing import Any
 
 import yaml
 
+try:  # JSON files load 10-20x faster; the standard parser stays the reference (see parse_json)
+    from orjson import loads as _orjson_loads
+except ImportError:  # pragma: no cover - a declared dependency; kept usable without it
+    _orjson_loads = json.loads
+
 from kubefit.api.core import (
     Container,
     ContainerStatus,
@@ -163,7 +168,7 @@ def _parse_bodies(text: str, source: str) -> list[Any]:
     stripped = text.lstrip()
     try:
         if stripped.startswith(("{", "[")):
-            bodies: list[Any] = [json.loads(text)]
+            bodies: list[Any] = [parse_json(text, source)]
         else:
             bodies = list(yaml.load_all(text, Loader=_Loader))
     except json.JSONDecodeError as exc:
@@ -175,6 +180,19 @@ def _parse_bodies(text: str, source: str) -> list[Any]:
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"malformed YAML{where}: {problem}", file=source) from None
     return bodies
+
+
+def parse_json(text: str, source: str) -> Any:
+    """One JSON document → Python values, exactly as `json.loads` gives them, at orjson's speed.
+
+    orjson parses 10-20x faster; what it refuses but `json.loads` accepts (integers beyond 64 bits,
+    NaN/Infinity) or what is malformed goes through `json.loads`, so values and messages stay the same.
+    Neither notices a duplicate key (the last wins), as before. `source` names the file in messages.
+    """
+    try:
+        return _orjson_loads(text)
+    except ValueError:  # orjson.JSONDecodeError: let the standard parser accept it or say why not
+        return json.loads(text)
 
 
 def _documents(bodies: list[Any], source: str) -> list[Document]:
