@@ -62,12 +62,23 @@ def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config
         warn(f"kubefit {verb} does not read {shown}; ignored")
 
 
-def _register_verbs() -> None:
-    """Import the verb modules; each adds its commands to `app`."""
+VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet")
+# The family modules a verb lives in: running one verb imports only those (a faster start); any other
+# word (`--help`, a verb not listed here) imports them all.
+FAMILY_OF_VERB = {
+    "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
+    "simulate": ("simulate",), "capacity": ("simulate",),
+    "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
+    "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
+}
+
+
+def _register_verbs(verb: str | None = None) -> None:
+    """Import the verb modules (only `verb`'s family when it is known); each adds its commands to `app`."""
     # One import per family; a module missing here simply has no verbs yet.
     import importlib
 
-    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet"):
+    for module in FAMILY_OF_VERB.get(verb or "", VERB_FAMILIES):
         try:
             importlib.import_module(f"kubefit.cli.{module}")
         except ModuleNotFoundError as exc:
@@ -114,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
     from typer.exceptions import Abort
 
-    _register_verbs()
-    command = typer.main.get_command(app)
     args = expand_multi_value_options(list(sys.argv[1:] if argv is None else argv))
+    _register_verbs(args[0] if args else None)
+    command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:
