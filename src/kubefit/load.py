@@ -5,6 +5,7 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -330,11 +331,16 @@ def _string(value: Any, doc: Document, field_path: str, default: str = "") -> st
 
 def _string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
     """A map[string]string (labels, annotations, nodeSelector)."""
+    mapping = _mapping(value, doc, field_path)
+    if all(type(v) is str for v in mapping.values()):
+        return {str(k): v for k, v in mapping.items()}
     return {str(k): _string(v, doc, f"{field_path}.{k}") for k, v in _mapping(value, doc, field_path).items()}
 
 
 def _check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
     """Unknown fields are typos the API server would refuse: report the first, never ignore it."""
+    if value.keys() <= known:
+        return
     unknown = sorted(str(k) for k in value if k not in known)
     if unknown:
         where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
@@ -352,8 +358,30 @@ def _object_parts(doc: Document) -> tuple[dict[str, Any], dict[str, Any], dict[s
 def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: list[str] | None = None,
                          *, allow_negative: bool = False) -> ResourceList:
     """A `ResourceList` mapping → {name: nanos}; bad or negative quantities are errors."""
+    mapping = _mapping(value, doc, field_path)
+    if all(type(raw) is str for raw in mapping.values()):  # the usual case: one parse per distinct list
+        try:
+            decoded, non_negative, schedulable = _string_resource_list(tuple(mapping.items()))
+        except QuantityError:
+            pass  # the loop below names the field
+        else:
+            if (allow_negative or non_negative) and (warnings is None or schedulable):
+                return dict(decoded)
+    return _decode_resource_list(mapping, doc, field_path, warnings, allow_negative)
+
+
+@functools.lru_cache(maxsize=4096)
+def _string_resource_list(items: tuple[tuple[str, str], ...]) -> tuple[ResourceList, bool, bool]:
+    """A resource list of quantity strings → (decoded, none negative, all schedulable); cached, as a
+    cluster repeats a few resource lists thousands of times."""
+    decoded = {str(name): parse_quantity(raw) for name, raw in items}
+    return decoded, all(q >= 0 for q in decoded.values()), all(is_schedulable(n) for n in decoded)
+
+
+def _decode_resource_list(mapping: dict[str, Any], doc: Document, field_path: str, warnings: list[str] | None,
+                          allow_negative: bool) -> ResourceList:
     out: ResourceList = {}
-    for name, raw in _mapping(value, doc, field_path).items():
+    for name, raw in mapping.items():
         where = f"{field_path}.{name}"
         if isinstance(raw, bool) or raw is None:
             got = "null" if raw is None else f"a boolean {str(raw).lower()}"
