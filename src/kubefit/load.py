@@ -15,9 +15,13 @@ from typing import Any
 import yaml
 
 try:  # JSON files load 10-20x faster; the standard parser stays the reference (see parse_json)
+    from orjson import dumps as _orjson_dumps
     from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - a declared dependency; kept usable without it
     _orjson_loads = json.loads
+
+    def _orjson_dumps(value: Any) -> bytes:
+        return json.dumps(value).encode()
 
 from kubefit.api.core import (
     Container,
@@ -104,6 +108,7 @@ class Scenario:
     pods: list[Pod] = field(default_factory=list)  # document order, bound and pending
     fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
     warnings: list[str] = field(default_factory=list)
+    pod_specs: dict[bytes, tuple] = field(default_factory=dict, repr=False, compare=False)  # decode_pod's memo
 
     @property
     def bound_pods(self) -> list[Pod]:
@@ -186,14 +191,25 @@ def _parse_bodies(text: str, source: str) -> list[Any]:
 def parse_json(text: str, source: str) -> Any:
     """One JSON document → Python values, exactly as `json.loads` gives them, at orjson's speed.
 
-    orjson parses 10-20x faster; what it refuses but `json.loads` accepts (integers beyond 64 bits,
-    NaN/Infinity) or what is malformed goes through `json.loads`, so values and messages stay the same.
+    orjson parses 10-20x faster; what it refuses but `json.loads` accepts (NaN/Infinity), what it would
+    read differently (an integer beyond 64 bits becomes a float there) and what is malformed go through
+    `json.loads`, so values and messages stay the same.
     Neither notices a duplicate key (the last wins), as before. `source` names the file in messages.
     """
+    if _may_hold_a_long_integer(text):  # orjson would turn an integer beyond 64 bits into a float
+        return json.loads(text)
     try:
         return _orjson_loads(text)
     except ValueError:  # orjson.JSONDecodeError: let the standard parser accept it or say why not
         return json.loads(text)
+
+
+_DIGITS_ONLY = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))  # every digit → "0", the rest → " "
+
+
+def _may_hold_a_long_integer(text: str) -> bool:
+    """Whether `text` has a run of 19 digits (an integer literal that may not fit in 64 bits), at C speed."""
+    return text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY).find(b"0" * 19) >= 0
 
 
 def _documents(bodies: list[Any], source: str) -> list[Document]:
@@ -260,7 +276,7 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     if kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
-        scenario.pods.append(decode_pod(doc, scenario.warnings))
+        scenario.pods.append(decode_pod(doc, scenario.warnings, scenario.pod_specs))
     elif kind in SCHEDULER_CONFIG_KINDS:
         if scenario.scheduler_config is not None:
             first = scenario.scheduler_config
@@ -474,10 +490,50 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
     return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart)
 
 
-def decode_pod(doc: Document, warnings: list[str]) -> Pod:
+def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | None = None) -> Pod:
+    """A v1 Pod. With `memo`, a spec equal to one decoded before (the same bytes) is not decoded again:
+    pods of one workload share their spec, and a snapshot holds thousands of them."""
     _check_api_version(doc, "v1")
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
+    key = _spec_key(spec) if memo is not None else None
+    cached = memo.get(key) if key is not None else None
+    if cached is None:
+        notes: list[str] = []
+        parts = _pod_spec(doc, spec, meta, notes)
+        warnings += notes
+        prefix = f"{doc.source}: {doc.label}: "
+        if key is not None and all(n.startswith(prefix) for n in notes):
+            memo[key] = (parts, [n[len(prefix):] for n in notes])
+    else:
+        parts, notes = cached
+        _string_map(meta.get("annotations"), doc, "metadata.annotations")
+        _string(meta.get("namespace"), doc, "metadata.namespace")
+        warnings += [f"{doc.source}: {doc.label}: {n}" for n in notes]
+    return Pod(
+        name=name,
+        namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
+        **parts,
+        phase=str(status.get("phase") or ""),
+        container_statuses=_container_statuses(status, "containerStatuses", doc),
+        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
+        conditions=_pod_conditions(status, doc),
+        queued=_queued(doc, meta),
+        raw=doc.body,
+        source=doc.source,
+    )
+
+
+def _spec_key(spec: dict[str, Any]) -> bytes | None:
+    """The spec's exact bytes (key order kept: it orders resources), None when orjson cannot write it."""
+    try:
+        return _orjson_dumps(spec)
+    except TypeError:
+        return None
+
+
+def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The Pod fields read from `spec`, checked in document order (metadata.annotations among them)."""
     _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
@@ -502,27 +558,14 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     if affinity is not None:
         _check_affinity(affinity, doc)
     _string_map(meta.get("annotations"), doc, "metadata.annotations")
-    return Pod(
-        name=name,
-        namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
-        node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
-        priority=priority,
-        containers=containers,
-        init_containers=inits,
-        overhead=decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings),
-        pod_requests=pod_requests,
-        node_selector=node_selector,
-        affinity=_mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
-        tolerations=tolerations,
-        phase=str(status.get("phase") or ""),
-        container_statuses=_container_statuses(status, "containerStatuses", doc),
-        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
-        conditions=_pod_conditions(status, doc),
-        scheduler_name=_string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
-        queued=_queued(doc, meta),
-        raw=doc.body,
-        source=doc.source,
-    )
+    _string(meta.get("namespace"), doc, "metadata.namespace")
+    node_name = _string(spec.get("nodeName"), doc, "spec.nodeName")
+    overhead = decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings)
+    return {"node_name": node_name, "priority": priority, "containers": containers, "init_containers": inits,
+            "overhead": overhead, "pod_requests": pod_requests, "node_selector": node_selector,
+            "affinity": _mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
+            "tolerations": tolerations,
+            "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler"}
 
 
 def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:

@@ -1,0 +1,66 @@
+"""The fast loading paths give what the reference paths give: orjson vs json, decode_pod's spec memo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubefit.errors import InputError
+from kubefit.load import Document, Scenario, add_document, decode_pod, parse_json
+
+
+def pod(name: str, spec: dict, **meta) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta}, "spec": spec}
+
+
+SPEC = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}, "limits": {"memory": "1Gi"}}}],
+        "tolerations": [{"key": "k", "operator": "Exists"}], "priority": 5}
+
+
+def test_pods_sharing_a_spec_decode_alike_and_warn_each_under_its_own_name():
+    scenario = Scenario()
+    for i in range(3):
+        add_document(scenario, Document(pod(f"p{i}", json.loads(json.dumps(SPEC))), "f.yaml", i + 1))
+    alone = [decode_pod(Document(pod(f"p{i}", SPEC), "f.yaml", i + 1), []) for i in range(3)]
+    for got, want in zip(scenario.pods, alone, strict=True):
+        assert (got.name, got.containers, got.tolerations, got.priority) == (want.name, want.containers,
+                                                                             want.tolerations, want.priority)
+    assert len(scenario.pod_specs) == 1  # decoded once
+    assert [w.split(":")[1].strip() for w in scenario.warnings] == ["Pod/p0", "Pod/p1", "Pod/p2"]
+    assert all("limits without requests for memory" in w for w in scenario.warnings)
+
+
+def test_a_known_spec_does_not_hide_bad_metadata():
+    scenario = Scenario()
+    add_document(scenario, Document(pod("a", SPEC), "f.yaml", 1))
+    with pytest.raises(InputError, match="metadata.annotations.x"):
+        add_document(scenario, Document(pod("b", SPEC, annotations={"x": 1}), "f.yaml", 2))
+    with pytest.raises(InputError, match="metadata.namespace"):
+        add_document(scenario, Document(pod("c", SPEC, namespace=7), "f.yaml", 3))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_parse_json_equals_the_json_module(value):
+    """Integers beyond 64 bits and everything else: the values json.loads gives, with their types."""
+    text = json.dumps(value)
+    got, want = parse_json(text, "t.json"), json.loads(text)
+    assert got == want and json.dumps(got) == json.dumps(want)
+
+
+def test_parse_json_keeps_the_json_module_for_what_orjson_refuses():
+    assert parse_json('{"a": NaN}', "t.json")["a"] != parse_json('{"a": NaN}', "t.json")["a"]  # NaN, as json
+    with pytest.raises(json.JSONDecodeError) as exc:
+        parse_json('{"a": 1,}', "t.json")
+    with pytest.raises(json.JSONDecodeError) as ref:
+        json.loads('{"a": 1,}')
+    assert (exc.value.msg, exc.value.lineno, exc.value.colno) == (ref.value.msg, ref.value.lineno, ref.value.colno)
