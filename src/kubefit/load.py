@@ -125,6 +125,25 @@ class Scenario:
         return [d for d in self.fleet if d.kind in kinds]
 
 
+def unread_objects(scenario: Scenario, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
+                   members: bool = False) -> str | None:
+    """One sentence naming the objects of the files `kubefit <verb>` does not read, None when it reads all.
+
+    `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
+    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
+    """
+    ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
+    if scenario.scheduler_config is not None and not config:
+        ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
+    if not members:
+        ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
+        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
+    if not ignored:
+        return None
+    shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
+    return f"kubefit {verb} does not read {shown}; ignored"
+
+
 # --------------------------------------------------------------------------- files → documents
 
 def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Document]:

@@ -46,20 +46,12 @@ def warn(message: str) -> None:
 
 def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
                  members: bool = False) -> None:
-    """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently).
+    """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently)."""
+    from kubefit.load import unread_objects
 
-    `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
-    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
-    """
-    ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
-    if scenario.scheduler_config is not None and not config:
-        ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
-    if not members:
-        ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
-        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods]
-    if ignored:
-        shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
-        warn(f"kubefit {verb} does not read {shown}; ignored")
+    message = unread_objects(scenario, verb, keep=keep, config=config, members=members)
+    if message:
+        warn(message)
 
 
 VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet")
