@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
 from kubefit.errors import InputError
-from kubefit.load import Scenario, load_scenario
+from kubefit.load import Scenario
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.scenario import prepare
 from kubefit.scheduler.state import ClusterState
+from kubefit.verbs import prepare_files
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
 
@@ -34,11 +33,7 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 
 def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
-    scenario = load_scenario(files)
-    warn_ignored(scenario, verb, config=True, members=True)
-    prepared = prepare(scenario)
-    for note in prepared.notes:
-        warn(note)
+    scenario, prepared = prepare_files(files, verb, warn)
     return scenario, prepared.config, prepared.state
 
 
@@ -126,26 +121,14 @@ def capacity(
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
     seed: SeedOption = 0,
+    check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
+                                        "where the count is computed (same answer, slower).")] = False,
 ) -> None:
     """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
+    from kubefit import verbs
     from kubefit.report import simulation as report
-    from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state = _prepare(files, "capacity")
-    target = _find_pod(scenario, pod)
-    result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
+    result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
+                            warn=warn)
     data = result.to_dict()
     emit(data, output, lambda console: report.capacity_table(console, data))
-
-
-def _find_pod(scenario: Scenario, name: str | None):
-    """The pod named `name` (`pod` or `namespace/pod`, pending or bound), else the first pending pod."""
-    if name is None:
-        pending = scenario.pending_pods
-        if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod")
-        return pending[0]
-    for p in (*scenario.pending_pods, *scenario.bound_pods):
-        if name in (p.name, p.key):
-            return replace(p, node_name="")  # a copy is a new, pending pod
-    raise InputError(f"no pod named {name!r} in the scenario")
