@@ -64,3 +64,35 @@ def test_parse_json_keeps_the_json_module_for_what_orjson_refuses():
     with pytest.raises(json.JSONDecodeError) as ref:
         json.loads('{"a": 1,}')
     assert (exc.value.msg, exc.value.lineno, exc.value.colno) == (ref.value.msg, ref.value.lineno, ref.value.colno)
+
+
+def test_load_scenario_reports_progress_per_file(tmp_path):
+    from kubefit.load import load_scenario
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
+    pods = [pod(f"p{i}", {"containers": [{"name": "c"}]}) for i in range(2500)]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, *pods]}))
+    calls: list[tuple[str, int, int]] = []
+    scenario = load_scenario([path], progress=lambda *a: calls.append(a))
+    assert len(scenario.pods) == 2500
+    assert calls == [(str(path), n, 2501) for n in (0, 1024, 2048, 2501)]
+
+
+def test_the_loading_bar_is_drawn_only_on_a_terminal_for_large_files(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from kubefit.cli import simulate as cli
+
+    path = tmp_path / "f.yaml"
+    path.write_text("a: 1\n")
+    with cli._loading_progress([str(path)]) as tick:
+        assert tick is None  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with cli._loading_progress([str(path)]) as tick:
+        assert tick is None  # a small file
+    monkeypatch.setattr(cli, "LOADING_MIN_BYTES", 1)
+    with cli._loading_progress([str(path)]) as tick:
+        tick(str(path), 0, 10)
+        tick(str(path), 10, 10)
+    assert "loading" in capsys.readouterr().err

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,12 +279,23 @@ def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
 
 # --------------------------------------------------------------------------- documents → scenario
 
-def load_scenario(paths: Iterable[str | Path]) -> Scenario:
-    """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file")."""
+def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None) -> Scenario:
+    """Read every file and sort its objects into a `Scenario` (see DESIGN.md, "The scenario file").
+
+    `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
+    every 1,024 objects and at the file's end.
+    """
     scenario = Scenario()
     for path in paths:
-        for doc in read_documents(path, allow_empty=False):
+        docs = read_documents(path, allow_empty=False)
+        if progress is not None:
+            progress(str(path), 0, len(docs))
+        for i, doc in enumerate(docs, start=1):
             add_document(scenario, doc)
+            if progress is not None and (i & 1023) == 0:
+                progress(str(path), i, len(docs))
+        if progress is not None:
+            progress(str(path), len(docs), len(docs))
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     return scenario

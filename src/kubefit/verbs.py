@@ -39,16 +39,17 @@ def python_warning(message: str) -> None:
     warnings.warn(message, KubefitWarning, stacklevel=3)
 
 
-def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *,
-                  scoring: str | None = None) -> tuple[Scenario, Prepared]:
+def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
+                  progress: Callable[[str, int, int], None] | None = None) -> tuple[Scenario, Prepared]:
     """Load the scenario files and compile them for scheduling (what every kube-scheduler verb starts with).
 
-    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`.
+    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`;
+    `progress` follows the loading (see `kubefit.load.load_scenario`).
     """
     from kubefit.load import load_scenario, unread_objects
     from kubefit.scheduler.scenario import prepare
 
-    scenario = load_scenario([str(f) for f in files])
+    scenario = load_scenario([str(f) for f in files], progress)
     unread = unread_objects(scenario, verb, config=True, members=True)
     if unread:
         warn(unread)

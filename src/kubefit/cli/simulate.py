@@ -3,6 +3,7 @@ and `capacity` (how many more copies of one pod fit)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from enum import StrEnum
@@ -19,6 +20,7 @@ from kubefit.scheduler.state import ClusterState
 from kubefit.verbs import prepare_files
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
+LOADING_MIN_BYTES = 16 << 20  # smaller files load in well under a second
 
 
 class TieBreak(StrEnum):
@@ -33,8 +35,30 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 
 def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
-    scenario, prepared = prepare_files(files, verb, warn)
+    with _loading_progress(files) as tick:
+        scenario, prepared = prepare_files(files, verb, warn, progress=tick)
     return scenario, prepared.config, prepared.state
+
+
+@contextmanager
+def _loading_progress(files: list[str]):
+    """On a terminal, while large files (together LOADING_MIN_BYTES or more) load: a bar per file."""
+    size = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
+    if not sys.stderr.isatty() or size < LOADING_MIN_BYTES:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("loading {task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(path: str, done: int, total: int) -> None:
+            if path not in tasks:
+                tasks[path] = bar.add_task(path, total=total)
+            bar.update(tasks[path], completed=done, total=total)
+        yield update
 
 
 @contextmanager
