@@ -61,7 +61,7 @@ def _parse_text(text: str) -> int:
     if suffix in _BINARY:
         num, den = mantissa * _BINARY[suffix] * NANO, 10**scale
     else:
-        exp = int(suffix[1:]) if suffix[:1] in ("e", "E") else _DECIMAL_EXP[suffix]
+        exp = int(suffix[1:]) if len(suffix) > 1 else _DECIMAL_EXP[suffix]  # "E" alone is exa, "E3" 10^3
         exp += 9 - scale  # to nano-units
         num, den = (mantissa * 10**exp, 1) if exp >= 0 else (mantissa, 10**-exp)
     nanos = _ceil_div(num, den)
