@@ -148,7 +148,7 @@ def capacity(
     check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
                                         "where the count is computed (same answer, slower).")] = False,
 ) -> None:
-    """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
+    """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit import verbs
     from kubefit.report import simulation as report
 
