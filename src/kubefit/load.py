@@ -543,6 +543,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
     return Pod(
         name=name,
         namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
+        node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
         **parts,
         phase=str(status.get("phase") or ""),
         container_statuses=_container_statuses(status, "containerStatuses", doc),
@@ -554,12 +555,27 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
     )
 
 
+# What decode_pod reads of a spec besides its containers and nodeName: the spec's memo key holds these as
+# given, the names of all fields (they are checked), and each container's field names, name, resources
+# and restartPolicy. What is not read (volumes, volumeMounts, env, ...) differs from pod to pod in a
+# real cluster (kube-api-access-xxxxx) and stays out of the key.
+_SPEC_READ = frozenset({"resources", "priority", "nodeSelector", "tolerations", "affinity", "schedulerName",
+                        "overhead"})
+
+
 def _spec_key(spec: dict[str, Any]) -> bytes | None:
-    """The spec's exact bytes (key order kept: it orders resources), None when orjson cannot write it."""
+    """The bytes of what decode_pod reads of `spec` (key order kept: it orders resources); None when the
+    spec is malformed (the slow path says where) or orjson cannot write it."""
     try:
-        return _orjson_dumps(spec)
-    except TypeError:
+        containers = [_container_key(c) for c in spec.get("containers") or ()]
+        inits = [_container_key(c) for c in spec.get("initContainers") or ()]
+        return _orjson_dumps([list(spec), {k: v for k, v in spec.items() if k in _SPEC_READ}, containers, inits])
+    except (TypeError, AttributeError):
         return None
+
+
+def _container_key(c: dict[str, Any]) -> list[Any]:
+    return [list(c), c.get("name"), c.get("resources"), c.get("restartPolicy")]
 
 
 def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
@@ -589,9 +605,9 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
         _check_affinity(affinity, doc)
     _string_map(meta.get("annotations"), doc, "metadata.annotations")
     _string(meta.get("namespace"), doc, "metadata.namespace")
-    node_name = _string(spec.get("nodeName"), doc, "spec.nodeName")
+    _string(spec.get("nodeName"), doc, "spec.nodeName")
     overhead = decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings)
-    return {"node_name": node_name, "priority": priority, "containers": containers, "init_containers": inits,
+    return {"priority": priority, "containers": containers, "init_containers": inits,
             "overhead": overhead, "pod_requests": pod_requests, "node_selector": node_selector,
             "affinity": _mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
             "tolerations": tolerations,
