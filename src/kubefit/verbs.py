@@ -400,6 +400,7 @@ def summary(files: Files, *, feature_gates: str | None = None, warn: Warn = pyth
     >>> out["nodeSummary"], out["resourceSummary"]["allocated"]
     ({'totalNum': 2, 'readyNum': 2}, {'cpu': '4', 'memory': '16Gi', 'pods': '2'})
     """
-    from kubefit.multicluster.member import member_summary, parse_feature_gates
+    from kubefit.multicluster.fleet import parse_gates
+    from kubefit.multicluster.member import member_summary
 
-    return member_summary(files, parse_feature_gates(feature_gates), warn)
+    return member_summary(files, parse_gates(feature_gates), warn)

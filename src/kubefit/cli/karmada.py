@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.multicluster.fleet import parse_gates
 from kubefit.multicluster.member import (
     classify_nodes,
     member_summary,
-    parse_feature_gates,
     validate_models,
 )
 from kubefit.multicluster.models import default_models, to_json
@@ -41,7 +41,7 @@ def summary(files: FilesOption, output: OutputOption = OutputFormat.table,
     """A member's nodes and pods → resourceSummary and nodeSummary, as Karmada's status controller sets them."""
     from rich.table import Table
 
-    result = member_summary(files, parse_feature_gates(feature_gates), warn)
+    result = member_summary(files, parse_gates(feature_gates), warn)
 
     def table(console: Console) -> None:
         rs = result["resourceSummary"]

@@ -46,13 +46,16 @@ def _pairs(text: str | None, option: str) -> list[tuple[str, str]]:
 
 
 def parse_gates(text: str | None) -> dict[str, bool]:
-    """`K=bool,…` → {K: bool}."""
+    """`Name=bool,…` (`--feature-gates`) → Karmada's gates, defaults filled in; unknown names and values
+    other than true/false are errors."""
+    from kubefit.multicluster.estimate import feature_gates
+
     gates = {}
     for k, v in _pairs(text, "--feature-gates"):
         if v.lower() not in ("true", "false"):
             raise InputError(f"{k}: expected true or false, got {v!r}", field="--feature-gates")
         gates[k] = v.lower() == "true"
-    return gates
+    return feature_gates(gates)
 
 
 def parse_request_option(text: str, warn: Warn = _ignore) -> dict[str, str]:

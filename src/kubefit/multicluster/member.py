@@ -11,23 +11,11 @@ from typing import Any
 from kubefit.api.karmada import Cluster, decode_cluster
 from kubefit.errors import InputError
 from kubefit.load import Scenario, load_scenario, unread_objects
-from kubefit.multicluster.estimate import feature_gates
 from kubefit.multicluster.models import Verdict, allocatable_modelings, validate_cluster
 from kubefit.multicluster.summary import overflow_resources, resource_summary
 from kubefit.resourcenames import BASIC_RESOURCES, is_scalar
 
 Warn = Callable[[str], None]
-
-
-def parse_feature_gates(text: str | None) -> dict[str, bool]:
-    """`Name=bool,…` → Karmada's gates (defaults filled in); unknown names and bad values are errors."""
-    overrides = {}
-    for item in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or value.strip().lower() not in ("true", "false"):
-            raise InputError(f"expected Name=true|false, got {item!r}", field="--feature-gates")
-        overrides[name.strip()] = value.strip().lower() == "true"
-    return feature_gates(overrides)
 
 
 def load_member(files: Sequence[str | Path], verb: str, warn: Warn, *,
