@@ -555,27 +555,16 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
     )
 
 
-# What decode_pod reads of a spec besides its containers and nodeName: the spec's memo key holds these as
-# given, the names of all fields (they are checked), and each container's field names, name, resources
-# and restartPolicy. What is not read (volumes, volumeMounts, env, ...) differs from pod to pod in a
-# real cluster (kube-api-access-xxxxx) and stays out of the key.
-_SPEC_READ = frozenset({"resources", "priority", "nodeSelector", "tolerations", "affinity", "schedulerName",
-                        "overhead"})
-
-
 def _spec_key(spec: dict[str, Any]) -> bytes | None:
-    """The bytes of what decode_pod reads of `spec` (key order kept: it orders resources); None when the
-    spec is malformed (the slow path says where) or orjson cannot write it."""
+    """The spec's exact bytes but for `nodeName` (decoded per pod); key order kept, as it orders resources.
+
+    The whole spec, not only the fields read today: a field a plugin comes to read can never be served
+    from another pod's decoding. None when orjson cannot write it (the pod is decoded alone).
+    """
     try:
-        containers = [_container_key(c) for c in spec.get("containers") or ()]
-        inits = [_container_key(c) for c in spec.get("initContainers") or ()]
-        return _orjson_dumps([list(spec), {k: v for k, v in spec.items() if k in _SPEC_READ}, containers, inits])
-    except (TypeError, AttributeError):
+        return _orjson_dumps({k: v for k, v in spec.items() if k != "nodeName"})
+    except TypeError:
         return None
-
-
-def _container_key(c: dict[str, Any]) -> list[Any]:
-    return [list(c), c.get("name"), c.get("resources"), c.get("restartPolicy")]
 
 
 def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
