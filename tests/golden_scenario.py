@@ -4,7 +4,8 @@
 disables `*` and enables exactly the plugins of `pluginWeights` (with their weights) plus PrioritySort
 and DefaultBinder, in the default profile's order, and whose `pluginConfig` holds `fitArgs`,
 `balancedArgs` and each `pluginArgs` entry (in that order, only those given).
-`case_scenario_docs(case)` adds the nodes, the bound pods and the pending pod(s).
+`case_scenario_docs(case)` adds the extra cluster objects of a `"profile": "default"` case (golden
+README, "Extension: profile default"), the nodes, the bound pods and the pending pod(s).
 """
 
 from __future__ import annotations
@@ -24,8 +25,25 @@ def case_plugin_weights(case: dict[str, Any]) -> dict[str, Any]:
     return dict(DEFAULT_WEIGHTS if weights is None else weights)
 
 
+# The extra objects of a `"profile": "default"` case, in the order they go into the scenario file.
+EXTRA_OBJECT_FIELDS = ("namespaces", "services", "replicaSets", "statefulSets", "replicationControllers", "pvcs",
+                       "pvs", "storageClasses", "csiNodes", "csiDrivers", "pdbs")
+
+
+def default_profile_config(case: dict[str, Any]) -> dict[str, Any]:
+    """`"profile": "default"`: the default profile unchanged, every node scored, `pluginArgs` as pluginConfig."""
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler"}
+    plugin_config = [{"name": name, "args": copy.deepcopy(args)} for name, args in (case.get("pluginArgs") or {}).items()]
+    if plugin_config:
+        profile["pluginConfig"] = plugin_config
+    return {"apiVersion": V1, "kind": "KubeSchedulerConfiguration", "percentageOfNodesToScore": 100,
+            "profiles": [profile]}
+
+
 def case_config(case: dict[str, Any]) -> dict[str, Any]:
     """The v1 KubeSchedulerConfiguration body of a golden case."""
+    if case.get("profile") == "default":
+        return default_profile_config(case)
     weights = case_plugin_weights(case)
     unknown = set(weights) - set(DEFAULT_ORDER)
     if unknown:
@@ -72,5 +90,6 @@ def case_pending_pods(case: dict[str, Any]) -> list[dict[str, Any]]:
 
 def case_scenario_docs(case: dict[str, Any]) -> list[dict[str, Any]]:
     """Configuration, nodes, bound pods, pending pod(s): the documents of the case's scenario file."""
-    return [case_config(case), *copy.deepcopy(case.get("nodes") or []), *copy.deepcopy(case.get("pods") or []),
-            *copy.deepcopy(case_pending_pods(case))]
+    extra = [obj for key in EXTRA_OBJECT_FIELDS for obj in copy.deepcopy(case.get(key) or [])]
+    return [case_config(case), *extra, *copy.deepcopy(case.get("nodes") or []),
+            *copy.deepcopy(case.get("pods") or []), *copy.deepcopy(case_pending_pods(case))]

@@ -39,3 +39,19 @@ def test_bad_expressions_are_errors():
 def test_match_labels_is_subset(selector, labels):
     """matchLabels selects exactly the label sets that contain it."""
     assert selector_matches({"matchLabels": selector}, labels) == (selector.items() <= labels.items())
+
+
+@pytest.mark.parametrize(("selector", "expected"), [
+    ({"matchLabels": {"": "bar"}}, False),  # Karmada TestClusterMatches "test label selector error"
+    ({"matchLabels": {"example.com/app": "web"}}, False),  # valid prefixed key, label absent
+    ({"matchLabels": {"app": "-web"}}, False),  # invalid value
+    ({"matchExpressions": [{"key": "Bad_Prefix/app", "operator": "Exists"}]}, False),
+    ({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", ""]}]}, True),  # "" is a valid value
+])
+def test_keys_and_values_are_validated(selector, expected):
+    assert selector_matches(selector, {**LABELS, "example.com/x": "1"}) is expected
+
+
+def test_invalid_key_is_an_error():
+    with pytest.raises(SelectorError, match="key: Invalid value"):
+        parse_selector({"matchLabels": {"a/b/c": "x"}})

@@ -24,6 +24,7 @@ from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
         ("5.", 5000, 5),
         ("256Mi", 268435456000, 268435456),
         ("1M", 10**9, 10**6),
+        ("2E", 2 * 10**21, 2 * 10**18),  # "E" alone is the exa suffix, not an exponent
         ("0", 0, 0),
         (4, 4000, 4),
     ],

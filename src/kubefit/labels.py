@@ -8,11 +8,14 @@ DoesNotExist also match objects that lack the key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 class SelectorError(ValueError):
@@ -60,6 +63,33 @@ NOTHING = Selector(nothing=True)
 EVERYTHING = Selector()
 
 
+def key_error(key: str) -> str | None:
+    """`validation.IsQualifiedName`: [prefix/]name, name ≤ 63 alphanumerics with -_. inside; None when valid."""
+    prefix, _, name = key.rpartition("/") if "/" in key else ("", "", key)
+    if key.count("/") > 1 or ("/" in key and not (prefix and len(prefix) <= 253
+                                                  and _DNS1123_SUBDOMAIN.fullmatch(prefix))):
+        return f"key: Invalid value: {key!r}: a qualified name needs an optional DNS subdomain prefix and '/'"
+    if not name or len(name) > 63 or not _NAME.fullmatch(name):
+        return (f"key: Invalid value: {key!r}: name part must consist of alphanumeric characters, '-', '_' or "
+                "'.', and must start and end with an alphanumeric character")
+    return None
+
+
+def value_error(value: str) -> str | None:
+    """`validation.IsValidLabelValue`: empty, or ≤ 63 alphanumerics with -_. inside; None when valid."""
+    if value == "" or (len(value) <= 63 and _NAME.fullmatch(value)):
+        return None
+    return f"values[0]: Invalid value: {value!r}: a valid label must be an empty string or consist of alphanumerics"
+
+
+def _checked(key: str, op: str, values: Sequence[Any]) -> Requirement:
+    """`labels.NewRequirement`'s key and value checks."""
+    problem = key_error(key) or next(filter(None, (value_error(str(v)) for v in values)), None)
+    if problem:
+        raise SelectorError(problem)
+    return Requirement(key, op, frozenset(str(v) for v in values))
+
+
 def requirement(expr: Mapping[str, Any]) -> Requirement:
     """One matchExpressions entry as `labels.NewRequirement` accepts it; SelectorError otherwise."""
     key, op = str(expr.get("key") or ""), expr.get("operator") or ""
@@ -72,14 +102,14 @@ def requirement(expr: Mapping[str, Any]) -> Requirement:
     if op in ("Exists", "DoesNotExist") and values:
         raise SelectorError("values: Invalid value: "
                             f"{list(values)!r}: values set must be empty for exists and does not exist")
-    return Requirement(key, op, frozenset(str(v) for v in values))
+    return _checked(key, op, values)
 
 
 def parse_selector(selector: Mapping[str, Any] | None) -> Selector:
     """`metav1.LabelSelectorAsSelector`: None → nothing, {} → everything; SelectorError on a bad expression."""
     if selector is None:
         return NOTHING
-    reqs = [Requirement(str(k), "In", frozenset({str(v)})) for k, v in (selector.get("matchLabels") or {}).items()]
+    reqs = [_checked(str(k), "In", [str(v)]) for k, v in (selector.get("matchLabels") or {}).items()]
     reqs += [requirement(e or {}) for e in selector.get("matchExpressions") or []]
     return Selector(tuple(reqs))
 

@@ -5,10 +5,13 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
+import datetime
 import functools
+import importlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +26,14 @@ except ImportError:  # pragma: no cover - a declared dependency; kept usable wit
     def _orjson_dumps(value: Any) -> bytes:
         return json.dumps(value).encode()
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import (
     Container,
+    ContainerImage,
+    ContainerPort,
     ContainerStatus,
     Node,
+    OwnerReference,
     Pod,
     PodCondition,
     ResourceList,
@@ -34,6 +41,7 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.labels import SelectorError, parse_selector
 from kubefit.quantity import QuantityError, parse_quantity
 from kubefit.resourcenames import is_schedulable
 
@@ -73,6 +81,12 @@ RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
 TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
+PORT_FIELDS = frozenset({"name", "hostPort", "containerPort", "protocol", "hostIP"})
+OWNER_FIELDS = frozenset({"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"})
+SPREAD_FIELDS = frozenset({"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+                           "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys"})
+POD_AFFINITY_TERM_FIELDS = frozenset({"labelSelector", "namespaces", "topologyKey", "namespaceSelector",
+                                      "matchLabelKeys", "mismatchLabelKeys"})
 
 
 @dataclass
@@ -107,6 +121,7 @@ class Scenario:
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)  # document order, bound and pending
     fleet: list[Document] = field(default_factory=list)  # Karmada / workload objects, raw
+    objects: ClusterObjects = field(default_factory=ClusterObjects)  # Services, ReplicaSets, PVCs, ... by kind
     warnings: list[str] = field(default_factory=list)
     pod_specs: dict[bytes, tuple] = field(default_factory=dict, repr=False, compare=False)  # decode_pod's memo
 
@@ -117,9 +132,11 @@ class Scenario:
 
     @property
     def pending_pods(self) -> list[Pod]:
-        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: higher `spec.priority` first, then document order."""
+        """Pods without `spec.nodeName` (or annotated `kubefit.io/queued`), in queue order: by arrival
+        (`metadata.creationTimestamp`; a pod without one arrives first), then higher `spec.priority`
+        first among pods that arrive together, then document order."""
         pending = [p for p in self.pods if not p.bound]
-        return sorted(pending, key=lambda p: -p.priority)  # sort is stable: document order kept
+        return sorted(pending, key=lambda p: (p.created is not None, p.created or 0.0, -p.priority))
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
         return [d for d in self.fleet if d.kind in kinds]
@@ -298,7 +315,28 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
             progress(str(path), len(docs), len(docs))
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
+    for kind, items in scenario.objects.by_kind.items():
+        _refuse_duplicates(kind, [(o.meta.key, f"{kind}/{o.meta.name}", o.meta.source) for o in items])
     return scenario
+
+
+# Modules decoding the cluster objects beyond Nodes and Pods; each has `DECODERS: {kind: decoder}`.
+CLUSTER_OBJECT_MODULES = ("kubefit.load_cluster", "kubefit.load_storage")
+
+
+@cache
+def cluster_object_decoders() -> dict[str, Callable[[Document, list[str]], Any]]:
+    """Kind → decoder of every cluster object kind kubefit reads (Namespace, Service, ReplicaSet, PVC, ...)."""
+    out: dict[str, Callable[[Document, list[str]], Any]] = {}
+    for name in CLUSTER_OBJECT_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        out.update(module.DECODERS)
+    return out
 
 
 def add_document(scenario: Scenario, doc: Document) -> None:
@@ -313,12 +351,15 @@ def add_document(scenario: Scenario, doc: Document) -> None:
             raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
                              f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
         scenario.scheduler_config = doc
+    elif kind in cluster_object_decoders():
+        scenario.objects.add(kind, cluster_object_decoders()[kind](doc, scenario.warnings))
     elif kind in FLEET_KINDS:
         scenario.fleet.append(doc)
     elif not kind:
         raise InputError("object has no kind", file=doc.source, obj=doc.label, field="kind")
     else:
-        supported = ", ".join(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS))
+        supported = ", ".join(dict.fromkeys(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS,
+                                             *cluster_object_decoders())))
         raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
                          file=doc.source, obj=doc.label, field="kind")
 
@@ -474,7 +515,19 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     if unschedulable is not None and not isinstance(unschedulable, bool):
         raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
     return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(unschedulable),
-                taints=taints, raw=doc.body, source=doc.source)
+                taints=taints, images=_node_images(status, doc), raw=doc.body, source=doc.source)
+
+
+def _node_images(status: dict[str, Any], doc: Document) -> tuple[ContainerImage, ...]:
+    """`status.images[]`: names and sizeBytes (ImageLocality)."""
+    out = []
+    for i, raw in enumerate(_list(status.get("images"), doc, "status.images")):
+        path = f"status.images[{i}]"
+        image = _mapping(raw, doc, path)
+        names = tuple(_string(n, doc, f"{path}.names[{k}]") for k, n in enumerate(_list(image.get("names"), doc,
+                                                                                       f"{path}.names")))
+        out.append(ContainerImage(names, _int(image.get("sizeBytes"), doc, f"{path}.sizeBytes")))
+    return tuple(out)
 
 
 def _taint(raw: Any, doc: Document, path: str) -> Taint:
@@ -517,7 +570,26 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
         warnings.append(f"{doc.source}: {doc.label}: {path}.resources: limits without requests for "
                         f"{', '.join(missing)}; the API server would copy them into requests, kubefit uses "
                         f"the pod as given (no request)")
-    return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart)
+    ports = tuple(_port(p, doc, f"{path}.ports[{i}]") for i, p in enumerate(_list(c.get("ports"), doc, f"{path}.ports")))
+    return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart,
+                     image=_string(c.get("image"), doc, f"{path}.image"), ports=ports)
+
+
+def _int(value: Any, doc: Document, path: str, default: int = 0) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(doc, path, f"must be an integer, got {_type_name(value)} {value!r}")
+    return value
+
+
+def _port(raw: Any, doc: Document, path: str) -> ContainerPort:
+    port = _mapping(raw, doc, path)
+    _check_fields(port, PORT_FIELDS, doc, path)
+    return ContainerPort(container_port=_int(port.get("containerPort"), doc, f"{path}.containerPort"),
+                         host_port=_int(port.get("hostPort"), doc, f"{path}.hostPort"),
+                         protocol=_string(port.get("protocol"), doc, f"{path}.protocol") or "TCP",
+                         host_ip=_string(port.get("hostIP"), doc, f"{path}.hostIP"))
 
 
 def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | None = None) -> Pod:
@@ -549,6 +621,12 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         container_statuses=_container_statuses(status, "containerStatuses", doc),
         init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
         conditions=_pod_conditions(status, doc),
+        labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
+        uid=_string(meta.get("uid"), doc, "metadata.uid"),
+        owner_references=_owner_references(meta, doc),
+        start_time=_string(status.get("startTime"), doc, "status.startTime"),
+        created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
+        nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
         queued=_queued(doc, meta),
         raw=doc.body,
         source=doc.source,
@@ -600,7 +678,118 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "overhead": overhead, "pod_requests": pod_requests, "node_selector": node_selector,
             "affinity": _mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
             "tolerations": tolerations,
-            "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler"}
+            "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
+            "topology_spread_constraints": _spread_constraints(spec, doc),
+            "scheduling_gates": _scheduling_gates(spec, doc),
+            "resource_claims": tuple(_mapping(c, doc, f"spec.resourceClaims[{i}]") for i, c in
+                                     enumerate(_list(spec.get("resourceClaims"), doc, "spec.resourceClaims"))),
+            "volumes": tuple(_mapping(v, doc, f"spec.volumes[{i}]") for i, v in
+                             enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
+            "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
+            or "PreemptLowerPriority"}
+
+
+def _timestamp(value: Any, doc: Document, path: str) -> float | None:
+    """An RFC 3339 time (`2023-11-15T00:57:48Z`) as seconds since the epoch; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):  # YAML reads unquoted timestamps as datetimes
+        stamp = value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
+        return stamp.timestamp()
+    text = _string(value, doc, path)
+    try:
+        stamp = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise _fail(doc, path, f"must be an RFC 3339 time such as 2024-01-31T12:00:00Z, got {text!r}") from None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=datetime.UTC)).timestamp()
+
+
+def _owner_references(meta: dict[str, Any], doc: Document) -> tuple[OwnerReference, ...]:
+    out = []
+    for i, raw in enumerate(_list(meta.get("ownerReferences"), doc, "metadata.ownerReferences")):
+        path = f"metadata.ownerReferences[{i}]"
+        ref = _mapping(raw, doc, path)
+        _check_fields(ref, OWNER_FIELDS, doc, path)
+        controller = ref.get("controller")
+        if controller is not None and not isinstance(controller, bool):
+            raise _fail(doc, f"{path}.controller", f"must be true or false, got {controller!r}")
+        out.append(OwnerReference(api_version=_string(ref.get("apiVersion"), doc, f"{path}.apiVersion"),
+                                  kind=_string(ref.get("kind"), doc, f"{path}.kind"),
+                                  name=_string(ref.get("name"), doc, f"{path}.name"),
+                                  uid=_string(ref.get("uid"), doc, f"{path}.uid"), controller=bool(controller)))
+    return tuple(out)
+
+
+def _scheduling_gates(spec: dict[str, Any], doc: Document) -> tuple[str, ...]:
+    out = []
+    for i, raw in enumerate(_list(spec.get("schedulingGates"), doc, "spec.schedulingGates")):
+        gate = _mapping(raw, doc, f"spec.schedulingGates[{i}]")
+        _check_fields(gate, frozenset({"name"}), doc, f"spec.schedulingGates[{i}]")
+        out.append(_string(gate.get("name"), doc, f"spec.schedulingGates[{i}].name"))
+    return tuple(out)
+
+
+def _selector(value: Any, doc: Document, path: str) -> None:
+    """A metav1.LabelSelector: mapping, matchLabels strings, expressions kube-scheduler can parse."""
+    if value is None:
+        return
+    selector = _mapping(value, doc, path)
+    _check_fields(selector, frozenset({"matchLabels", "matchExpressions"}), doc, path)
+    _string_map(selector.get("matchLabels"), doc, f"{path}.matchLabels")
+    try:
+        parse_selector(selector)
+    except SelectorError as exc:
+        raise _fail(doc, f"{path}.matchExpressions", str(exc)) from None
+
+
+def _string_list(value: Any, doc: Document, path: str) -> list[str]:
+    return [_string(v, doc, f"{path}[{i}]") for i, v in enumerate(_list(value, doc, path))]
+
+
+def _spread_constraints(spec: dict[str, Any], doc: Document) -> tuple[dict[str, Any], ...]:
+    """`spec.topologySpreadConstraints`, fields and types checked, kept as given for PodTopologySpread."""
+    out = []
+    for i, raw in enumerate(_list(spec.get("topologySpreadConstraints"), doc, "spec.topologySpreadConstraints")):
+        path = f"spec.topologySpreadConstraints[{i}]"
+        c = _mapping(raw, doc, path)
+        _check_fields(c, SPREAD_FIELDS, doc, path)
+        _int(c.get("maxSkew"), doc, f"{path}.maxSkew")
+        _int(c.get("minDomains"), doc, f"{path}.minDomains")
+        for key in ("topologyKey", "whenUnsatisfiable", "nodeAffinityPolicy", "nodeTaintsPolicy"):
+            _string(c.get(key), doc, f"{path}.{key}")
+        _selector(c.get("labelSelector"), doc, f"{path}.labelSelector")
+        _string_list(c.get("matchLabelKeys"), doc, f"{path}.matchLabelKeys")
+        out.append(c)
+    return tuple(out)
+
+
+def _check_pod_affinity(affinity: dict[str, Any], doc: Document) -> None:
+    """spec.affinity.podAffinity / podAntiAffinity: terms' fields, selectors, weights."""
+    for kind in ("podAffinity", "podAntiAffinity"):
+        path = f"spec.affinity.{kind}"
+        section = _mapping(affinity.get(kind), doc, path)
+        _check_fields(section, frozenset({"requiredDuringSchedulingIgnoredDuringExecution",
+                                          "preferredDuringSchedulingIgnoredDuringExecution"}), doc, path)
+        rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+        for i, term in enumerate(_list(section.get("requiredDuringSchedulingIgnoredDuringExecution"), doc, rpath)):
+            _check_pod_affinity_term(term, doc, f"{rpath}[{i}]")
+        ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+        for i, raw in enumerate(_list(section.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath)):
+            weighted = _mapping(raw, doc, f"{ppath}[{i}]")
+            _check_fields(weighted, frozenset({"weight", "podAffinityTerm"}), doc, f"{ppath}[{i}]")
+            _int(weighted.get("weight"), doc, f"{ppath}[{i}].weight")
+            _check_pod_affinity_term(weighted.get("podAffinityTerm"), doc, f"{ppath}[{i}].podAffinityTerm")
+
+
+def _check_pod_affinity_term(value: Any, doc: Document, path: str) -> None:
+    term = _mapping(value, doc, path)
+    _check_fields(term, POD_AFFINITY_TERM_FIELDS, doc, path)
+    _selector(term.get("labelSelector"), doc, f"{path}.labelSelector")
+    _selector(term.get("namespaceSelector"), doc, f"{path}.namespaceSelector")
+    _string_list(term.get("namespaces"), doc, f"{path}.namespaces")
+    _string(term.get("topologyKey"), doc, f"{path}.topologyKey")
+    for key in ("matchLabelKeys", "mismatchLabelKeys"):
+        _string_list(term.get(key), doc, f"{path}.{key}")
 
 
 def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:
@@ -641,6 +830,7 @@ def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition
 def _check_affinity(value: Any, doc: Document) -> None:
     """The shape of spec.affinity.nodeAffinity (types only; operators and values are the plugin's to judge)."""
     affinity = _mapping(value, doc, "spec.affinity")
+    _check_pod_affinity(affinity, doc)
     path = "spec.affinity.nodeAffinity"
     node_affinity = _mapping(affinity.get("nodeAffinity"), doc, path)
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")

@@ -99,6 +99,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
+    data["warnings"] = list(prepared.notes)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:
         data["explain"] = details
@@ -131,8 +132,11 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0,
     >>> result = kubefit.simulate(["examples/workload/cluster.yaml"], tie_break="first")
     >>> result.scheduled, result.unschedulable
     (20, 1)
-    >>> result.steps[-1].message
-    '0/7 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 Insufficient memory, 6 Insufficient cpu.'
+    >>> message = result.steps[-1].message
+    >>> message.split(". ")[0]
+    '0/7 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 Insufficient memory, 6 Insufficient cpu'
+    >>> message.split(". ")[1]
+    'no new claims to deallocate, preemption: 0/7 nodes are available: 2 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.'
     """
     from kubefit.scheduler.simulate import simulate as run
 

@@ -4,7 +4,7 @@ strings, cached-string struct equality, BinarySI clamp — hand-computed cases a
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kubefit.multicluster import goquantity as gq
@@ -80,11 +80,10 @@ def test_value_matches_exact_rounding_in_safe_range(text):
 
 @given(quantities)
 def test_canonical_string_reparses_to_same_value(text):
+    """Outside the overflow range (2^62 base units and more, where Go's int64 arithmetic wraps)."""
+    assume(abs(parse_quantity(text)) < 2**62 * 10**9)
     q = gq.parse(text)
-    shown = gq.canonical(q)
-    if parse_quantity(shown) == parse_quantity(text) or q.format == gq.BINARY_SI:
-        return
-    # Go's DecimalSI has no suffix past E (10^18): when the canonical exponent is beyond it,
-    # `constructBytes(10, exponent, DecimalSI)` fails and the mantissa is printed bare (1000000000000G → "1").
-    assert q.format == gq.DECIMAL_SI and abs(parse_quantity(text)) >= 10**21 * 10**9
-    assert shown.lstrip("-").isdigit()
+    # Go's DecimalSI has no suffix beyond E (10^18): CanonicalizeBytes then drops the exponent ("1000000000000G"
+    # prints as "1"), so only values below 1000E round-trip.
+    beyond_e = q.format == gq.DECIMAL_SI and abs(parse_quantity(text)) >= 10**21 * 10**9
+    assert parse_quantity(gq.canonical(q)) == parse_quantity(text) or q.format == gq.BINARY_SI or beyond_e

@@ -1,7 +1,8 @@
 """Every `schedule` case of the Karmada golden files through `kubefit schedule -f … -o json`.
 
 A case becomes its clusters plus a ResourceBinding with the case's spec and status; the case's
-cluster scores go in as `--score NAME=N`. Exit code 1 exactly when scheduling fails.
+cluster scores go in as `--score NAME=N` (the op takes scores as input, absent = 0 for every cluster, so
+they replace the Score plugins such as ClusterLocality). Exit code 1 exactly when scheduling fails.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def write_binding_scenario(tmp_path: Path, clusters: list[dict], spec: dict, sta
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_schedule_case(case: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_binding_scenario(tmp_path, case["clusters"], case["spec"], case.get("status"))
-    scores = [a for n, s in (case.get("scores") or {}).items() for a in ("--score", f"{n}={s}")]
+    given = case.get("scores") or {c["metadata"]["name"]: 0 for c in case["clusters"]}
+    scores = [a for n, s in given.items() for a in ("--score", f"{n}={s}")]
     rc = main(["schedule", "-f", path, "-o", "json", *scores])
     out = capsys.readouterr()
     data = json.loads(out.out)

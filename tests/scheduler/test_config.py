@@ -70,7 +70,7 @@ def test_no_configuration_is_the_default_profile():
     assert profile.plugin_args["NodeResourcesBalancedAllocation"] == BalancedAllocationArgs()
     assert profile.plugin_args["NodeAffinity"] == NodeAffinityArgs(None)
     assert "NodeResourcesFit" not in profile.not_simulated
-    assert profile.not_simulated[:3] == ("SchedulingGates", "NodePorts", "VolumeRestrictions")
+    assert profile.not_simulated == ()  # every plugin of the default profile is evaluated
     assert profile.extension_points["queueSort"] == ("PrioritySort",)
     assert profile.extension_points["bind"] == ("DefaultBinder",)
     assert config.percentage_of_nodes_to_score == 0 and config.parallelism == 16

@@ -122,9 +122,10 @@ def test_policy_docs_example_equals_the_v1_docs_example() -> None:
     body, notes = to_v1(_example("policy-docs-worked-example.yaml"))
     assert _fit_args(body) == _fit_args(_example("v1-docs-worked-example.yaml").body)
     assert any("0..10 scale" in n for n in notes)
+    # PodFitsResources plus v1.16's mandatory CheckNodeUnschedulable and PodToleratesNodeTaints
     assert body["profiles"][0]["plugins"]["multiPoint"] == {
-        "enabled": [{"name": "PrioritySort"}, {"name": "NodeResourcesFit", "weight": 1},
-                    {"name": "DefaultBinder"}],
+        "enabled": [{"name": "PrioritySort"}, {"name": "NodeUnschedulable"}, {"name": "TaintToleration"},
+                    {"name": "NodeResourcesFit", "weight": 1}, {"name": "DefaultBinder"}],
         "disabled": [{"name": "*"}]}
 
 

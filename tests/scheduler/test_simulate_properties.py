@@ -22,6 +22,7 @@ from kubefit.scheduler.config import (
     ShapePoint,
 )
 from kubefit.scheduler.framework import Framework, schedule_one
+from kubefit.scheduler.postfilter import bound_copy, fit_error, post_filter_for
 from kubefit.scheduler.state import compile_state
 
 NANO = 10**9
@@ -99,18 +100,35 @@ def config_st(draw) -> SchedulerConfiguration:
 
 
 def reference(nodes, bound, queue, config, choose=None, legacy=False):
-    """The plain framework, pod after pod: (node, best nodes, FitError) per pod; `choose` picks among best."""
+    """The plain framework, pod after pod: (node, best nodes, FitError) per step; `choose` picks among best.
+    A profile with PostFilter preempts as the golden README's rule says: victims deleted, the pod retried at
+    once on its nominated node alone, then on every node."""
     state = compile_state(nodes, bound + queue)
     fw = Framework.build(config.profiles[0], legacy=legacy)
+    preempting = bool(fw.profile.extension_points.get("postFilter"))
     out = []
     for i, pod in enumerate(queue):
         r = schedule_one(fw, state, pod)
+        if len(r.feasible) == 0 and preempting:
+            post = post_filter_for(fw, state, pod, r)
+            out.append((None, [], fit_error(r, post)))
+            if post.nominated_node is None:
+                continue
+            nominated = post.nominated_node
+            for victim in post.victims:
+                state.unbind(nominated, victim)
+            alone = schedule_one(fw, state, pod, nodes=np.asarray([nominated]), score=False)
+            if len(alone.feasible):
+                state.bind(nominated, pod_demand(pod), pod=bound_copy(pod, len(out)))
+                out.append((nominated, [], None))
+                continue
+            r = schedule_one(fw, state, pod)
         if len(r.feasible) == 0:
             out.append((None, [], r.fit_error()))
             continue
         best = [int(b) for b in (r.best if len(r.feasible) > 1 else r.feasible)]
         node = best[0] if choose is None else choose(i, best)
-        state.bind(node, pod_demand(pod))
+        state.bind(node, pod_demand(pod), pod=bound_copy(pod, len(out)))
         out.append((node, best, None))
     return out, state
 

@@ -25,10 +25,39 @@ class Toleration:
 
 
 @dataclass(frozen=True)
+class ContainerPort:
+    """`ports[]` of a container: NodePorts reads those with a hostPort."""
+
+    container_port: int = 0
+    host_port: int = 0
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+@dataclass(frozen=True)
 class Container:
     name: str
     requests: ResourceList = field(default_factory=dict)
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+    image: str = ""
+    ports: tuple[ContainerPort, ...] = ()
+
+
+@dataclass(frozen=True)
+class OwnerReference:
+    api_version: str
+    kind: str
+    name: str
+    uid: str = ""
+    controller: bool = False
+
+
+@dataclass(frozen=True)
+class ContainerImage:
+    """`status.images[]` of a node: the names an image is known by and its size (ImageLocality)."""
+
+    names: tuple[str, ...]
+    size_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +82,7 @@ class Node:
     labels: dict[str, str] = field(default_factory=dict)
     unschedulable: bool = False
     taints: tuple[Taint, ...] = ()
+    images: tuple[ContainerImage, ...] = ()  # status.images
     raw: dict[str, Any] = field(default_factory=dict, repr=False)  # the manifest as given
     source: str = ""  # file the node came from
 
@@ -75,6 +105,17 @@ class Pod:
     init_container_statuses: tuple[ContainerStatus, ...] = ()  # status.initContainerStatuses
     conditions: tuple[PodCondition, ...] = ()  # status.conditions (type, reason)
     scheduler_name: str = "default-scheduler"
+    labels: dict[str, str] = field(default_factory=dict)
+    uid: str = ""
+    owner_references: tuple[OwnerReference, ...] = ()
+    topology_spread_constraints: tuple[dict[str, Any], ...] = ()  # as given, shapes checked by the loader
+    scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates[].name
+    resource_claims: tuple[dict[str, Any], ...] = ()  # spec.resourceClaims (DynamicResources)
+    volumes: tuple[dict[str, Any], ...] = ()  # spec.volumes as given (the volume plugins read them)
+    preemption_policy: str = "PreemptLowerPriority"
+    start_time: str = ""  # status.startTime (RFC 3339), "" when absent
+    created: float | None = None  # metadata.creationTimestamp, seconds since the epoch
+    nominated_node_name: str = ""  # status.nominatedNodeName
     queued: bool = False  # annotation kubefit.io/queued: schedule it although spec.nodeName is set
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""

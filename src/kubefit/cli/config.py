@@ -10,7 +10,7 @@ from kubefit.cli import OutputFormat, app
 from kubefit.errors import ConfigError, InputError
 from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario, add_document, read_documents
 from kubefit.report.output import emit
-from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.config import V1, SchedulerConfiguration, load_configuration
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
 app.add_typer(config_app, name="config")
@@ -39,9 +39,16 @@ def _load(path: str) -> SchedulerConfiguration:
 
 @config_app.command("validate")
 def validate(filename: ConfigFileOption) -> None:
-    """Check a configuration the way kube-scheduler does: prints "valid" or its messages (exit 2)."""
+    """Check a configuration the way kube-scheduler does: prints "valid" or its messages (exit 2).
+
+    An older apiVersion (or a legacy Policy) is checked as that version was, and the answer says that
+    kube-scheduler v1.34 reads only v1 and how to convert the file."""
+    doc = config_document(filename)
+    if doc is None:
+        raise InputError("no KubeSchedulerConfiguration or Policy to validate (a file without one means "
+                         "kube-scheduler's defaults: see `kubefit config view`)", file=filename)
     try:
-        config = _load(filename)
+        config = load_configuration(doc)
     except ConfigError as exc:
         print(f"{filename}: invalid scheduler configuration:")
         for message in exc.errors:
@@ -49,7 +56,13 @@ def validate(filename: ConfigFileOption) -> None:
         raise typer.Exit(exc.exit_code) from None
     for note in config.notes:
         print(f"note: {note}")
-    print("valid")
+    if config.dialect in ("v1", "default"):
+        print("valid")
+        return
+    old = "a legacy Policy" if config.dialect == "Policy" else f"{V1.rsplit('/', 1)[0]}/{config.dialect}"
+    print(f"valid as {old}")
+    print(f"note: kube-scheduler v1.34 loads only {V1} (it refuses {old}); "
+          f"convert the file with: kubefit config convert -f {filename}")
 
 
 @config_app.command("view")

@@ -10,15 +10,22 @@ import yaml
 from kubefit.cli.config import config_app, config_document
 from kubefit.errors import InputError
 from kubefit.load import Document
-from kubefit.scheduler.dialects import print_notes, to_v1
+from kubefit.scheduler.dialects import out_of_tree_plugins, print_notes, to_v1, without_plugins
 
 
 def convert_document(doc: Document) -> tuple[str, list[str]]:
-    """The v1 YAML text (notes as `# note:` comments on top) and the notes, validated as v1."""
+    """The v1 YAML text (notes as `# note:` comments on top) and the notes, validated as v1.
+
+    Out-of-tree plugins are kept as given, with a note; the rest is validated as v1 without them."""
     from kubefit.scheduler.config import load_configuration
 
     body, notes = to_v1(doc)
-    load_configuration(Document(body=body, source=doc.source, index=doc.index))  # refuse what v1 refuses
+    foreign = out_of_tree_plugins(body)
+    for path, name in foreign:
+        notes.append(f"{path}: plugin {name} is not built into kube-scheduler v1.34 (an out-of-tree plugin): kept "
+                     "as given; kube-scheduler needs a build that registers it, and kubefit cannot evaluate it")
+    checked = without_plugins(body, {name for _, name in foreign})
+    load_configuration(Document(body=checked, source=doc.source, index=doc.index))  # refuse what v1 refuses
     head = "".join(f"# note: {n}\n" for n in notes)
     return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False), notes
 

@@ -13,6 +13,8 @@ from kubefit.report.output import emit
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from kubefit.multicluster.fleet import FleetSchedule
+
 RequestOption = Annotated[str | None, typer.Option(
     "--request", help="Per-replica request, e.g. cpu=3,memory=20Gi (overrides the binding's).")]
 GatesOption = Annotated[str | None, typer.Option(
@@ -63,33 +65,36 @@ def schedule(
     files: FilesOption,
     feature_gates: GatesOption = None,
     score: Annotated[list[str] | None, typer.Option(
-        "--score", help="NAME=N: the scheduler's score of a cluster (default 0).")] = None,
+        "--score", help="NAME=N: a cluster's score, replacing the Score plugins (ClusterLocality, "
+                   "ClusterAffinity); clusters not named score 0.")] = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
     """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
-    from rich.table import Table
-
     gates = parse_gates(feature_gates)
     scheduled = schedule_fleet(load_fleet(files, warn), score or [], gates, warn=warn)
-    result = scheduled.result
-
-    def table(console: Console) -> None:
-        t = Table(title=f"candidates for {scheduled.binding_source}")
-        for col in ("cluster", "available", "allocatable"):
-            t.add_column(col, justify="left" if col == "cluster" else "right")
-        for c in result["candidates"]:
-            t.add_row(c["name"], str(c["availableReplicas"]), str(c["allocatableReplicas"]))
-        console.print(t)
-        if result["error"]:
-            console.print(f"[red]scheduling failed:[/red] {result['error']}")
-        else:
-            a = Table(title="spec.clusters")
-            a.add_column("cluster")
-            a.add_column("replicas", justify="right")
-            for c in result["clusters"]:
-                a.add_row(c["name"], str(c["replicas"]))
-            console.print(a)
-
-    emit(result, output, table)
-    if result["error"]:
+    emit(scheduled.result, output, lambda console: _schedule_table(console, scheduled))
+    if scheduled.result["error"]:
         raise typer.Exit(1)
+
+
+def _schedule_table(console: Console, scheduled: FleetSchedule) -> None:
+    """Every cluster: the filter that rejected it (and why), or its estimate, score and replicas."""
+    from rich.table import Table
+
+    result = scheduled.result
+    t = Table(title=f"clusters for {scheduled.binding_source}")
+    for col in ("cluster", "filter", "score", "available", "allocatable", "replicas"):
+        t.add_column(col, justify="left" if col in ("cluster", "filter") else "right")
+    cands = {c["name"]: c for c in result["candidates"]}
+    for c in scheduled.fleet.clusters:
+        rej = result["filter"].get(c.name)
+        cand = cands.get(c.name, {})
+        t.add_row(c.name, f"{rej['plugin']}: {rej['reason']}" if rej else "fits",
+                  str(result["scores"].get(c.name, "")), str(cand.get("availableReplicas", "")),
+                  str(cand.get("allocatableReplicas", "")), str(result["replicas"][c.name]))
+    console.print(t)
+    for attempt in result.get("affinityAttempts") or []:
+        console.print(f"clusterAffinities term {attempt['affinityName']!r}: "
+                      f"{attempt['error'] or 'scheduled'}", markup=False)
+    if result["error"]:
+        console.print(f"[red]scheduling failed:[/red] {result['error']}")

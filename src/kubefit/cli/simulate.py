@@ -17,7 +17,7 @@ from kubefit.load import Scenario
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.state import ClusterState
-from kubefit.verbs import prepare_files
+from kubefit.verbs import find_pod, prepare_files
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
 LOADING_MIN_BYTES = 16 << 20  # smaller files load in well under a second
@@ -33,11 +33,12 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState]:
-    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know."""
+def _prepare(files: list[str], verb: str) -> tuple[Scenario, SchedulerConfiguration, ClusterState, list[str]]:
+    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know
+    (on stderr, and returned for the result's `warnings`)."""
     with _loading_progress(files) as tick:
         scenario, prepared = prepare_files(files, verb, warn, progress=tick)
-    return scenario, prepared.config, prepared.state
+    return scenario, prepared.config, prepared.state, list(prepared.notes)
 
 
 @contextmanager
@@ -100,7 +101,7 @@ def simulate(
     from kubefit.scheduler.compare import compare as run_compare
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, config, state = _prepare(files, "simulate")
+    scenario, config, state, notes = _prepare(files, "simulate")
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if not specs:
@@ -110,6 +111,7 @@ def simulate(
         if plot:
             _plot([result], plot)
         data = result.to_dict()
+        data["warnings"] = notes
         emit(data, output, lambda console: report.simulation_table(console, data))
         return
     cands = candidates(config, specs)
@@ -118,12 +120,13 @@ def simulate(
             warn(note)
     with _progress(len(queue), len(cands)) as tick:
         results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break.value, seed=seed,
-                              progress=tick)
+                              progress=tick, objects=scenario.objects)
     if plot:
         _plot(results, plot)
     from kubefit.scheduler.compare import comparison_to_dict
 
     data = comparison_to_dict(results)
+    data["warnings"] = notes + [n for cand in cands[1:] for n in cand.notes]
     emit(data, output, lambda console: report.comparison_table(console, data))
 
 
@@ -149,10 +152,12 @@ def capacity(
                                         "where the count is computed (same answer, slower).")] = False,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
-    from kubefit import verbs
     from kubefit.report import simulation as report
+    from kubefit.scheduler.capacity import estimate_capacity
 
-    result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
-                            warn=warn)
+    scenario, config, state, notes = _prepare(files, "capacity")
+    result = estimate_capacity(state, config, find_pod(scenario, pod), limit=max_copies, tie_break=tie_break.value,
+                               seed=seed, replay=check)
     data = result.to_dict()
+    data["warnings"] = notes
     emit(data, output, lambda console: report.capacity_table(console, data))

@@ -91,22 +91,29 @@ def _template_requests(workload: Document) -> dict[str, str]:
 
 
 # Expected types of the Karmada fields kubefit reads (other fields are passed through untouched).
-_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": dict, "fieldSelector": dict}
+_EXPRESSIONS = [{"key": str, "operator": str, "values": [str]}]
+_SELECTOR = {"matchLabels": dict, "matchExpressions": _EXPRESSIONS}
+_AFFINITY = {"clusterNames": [str], "exclude": [str], "labelSelector": _SELECTOR,
+             "fieldSelector": {"matchExpressions": _EXPRESSIONS}}
 PLACEMENT_SHAPE = {
     "clusterAffinity": _AFFINITY,
     "clusterAffinities": [{"affinityName": str, **_AFFINITY}],
     "clusterTolerations": [dict],
-    "spreadConstraints": [dict],
+    "spreadConstraints": [{"spreadByField": str, "spreadByLabel": str, "maxGroups": int, "minGroups": int}],
     "replicaScheduling": {
         "replicaSchedulingType": str, "replicaDivisionPreference": str,
         "weightPreference": {"staticWeightList": [{"targetCluster": _AFFINITY, "weight": int}],
                              "dynamicWeight": str}},
 }
 BINDING_SHAPE = {"resource": {"apiVersion": str, "kind": str, "name": str, "namespace": str, "uid": str},
-                 "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str}
+                 "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str,
+                 "gracefulEvictionTasks": [{"fromCluster": str}]}
+# The Cluster fields Karmada's filters read (decode_cluster checks the rest).
+CLUSTER_SPEC_SHAPE = {"taints": [{"key": str, "value": str, "effect": str}]}
+CLUSTER_STATUS_SHAPE = {"apiEnablements": [{"groupVersion": str, "resources": [{"kind": str}]}]}
 POLICY_SHAPE = {"resourceSelectors": [{"apiVersion": str, "kind": str, "name": str, "namespace": str,
-                                       "labelSelector": {"matchLabels": dict}}],
-                "placement": PLACEMENT_SHAPE}
+                                       "labelSelector": _SELECTOR}],
+                "priority": int, "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
 
 
@@ -166,7 +173,8 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
     """
     files = [str(f) for f in files]
     from kubefit.api.karmada import decode_cluster, decode_resource_binding
-    from kubefit.multicluster.schedule import binding_from_workload, policy_matches
+    from kubefit.multicluster.resourceselector import claiming_policy
+    from kubefit.multicluster.schedule import binding_from_workload
 
     fleet = Fleet(files=files)
     workloads: list[Document] = []
@@ -175,6 +183,8 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
         for doc in read_documents(path, allow_empty=False):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
+                _check_shape(doc.body.get("spec"), CLUSTER_SPEC_SHAPE, doc, "spec")
+                _check_shape(doc.body.get("status"), CLUSTER_STATUS_SHAPE, doc, "status")
                 _check_models(fleet.clusters[-1], doc, warn)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
@@ -208,11 +218,14 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
         raise InputError(f"cluster names must be unique: {', '.join(sorted(dup))}", file=", ".join(files))
     if fleet.binding is None and workloads:
         wl = workloads[0]
-        pols = [p for p in policies if policy_matches(p.body, wl.body)]
-        if not pols:
-            raise InputError("no PropagationPolicy selects this workload", file=wl.source, obj=wl.label)
-        fleet.binding = {"spec": binding_from_workload(wl.body, pols[0].body, _template_requests(wl)), "status": {}}
-        fleet.binding_source = f"{wl.source}: {wl.label} with {pols[0].label}"
+        chosen = claiming_policy([p.body for p in policies], wl.body)
+        if chosen is None:
+            raise InputError("no PropagationPolicy selects this workload (Karmada's ResourceMatches: apiVersion, "
+                             "kind and namespace equal, then the name, else the labelSelector)",
+                             file=wl.source, obj=wl.label)
+        pol = policies[chosen]
+        fleet.binding = {"spec": binding_from_workload(wl.body, pol.body, _template_requests(wl)), "status": {}}
+        fleet.binding_source = f"{wl.source}: {wl.label} with {pol.label}"
     return fleet
 
 
@@ -290,10 +303,14 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
 
 @dataclass
 class FleetSchedule:
-    """Karmada's candidates and replica assignment for the fleet's binding (`binding_source` names it)."""
+    """Karmada's filter verdicts, scores, candidates and replica assignment for the fleet's binding."""
 
-    binding_source: str
-    result: dict[str, Any]  # {"candidates", "clusters", "error", ...} as multicluster.schedule gives it
+    fleet: Fleet
+    result: dict[str, Any]  # {"filter", "scores", "candidates", "clusters", "replicas", "error", ...}
+
+    @property
+    def binding_source(self) -> str:
+        return self.fleet.binding_source
 
     def to_dict(self) -> dict[str, Any]:
         return self.result
@@ -301,19 +318,43 @@ class FleetSchedule:
 
 def schedule_fleet(fleet: Fleet, scores: Sequence[str] = (), gates: dict[str, bool] | None = None, *,
                    warn: Warn = _ignore) -> FleetSchedule:
-    """How Karmada's scheduler divides the binding's replicas (`kubefit schedule`); `scores`: `NAME=N`."""
-    from kubefit.multicluster.schedule import schedule as run_schedule
+    """How Karmada's scheduler places the binding's replicas (`kubefit schedule`); `scores`: `NAME=N`,
+    replacing the Score plugins (clusters not named score 0)."""
+    from kubefit.multicluster.schedule import schedule_binding
 
     if fleet.binding is None:
         raise InputError("no ResourceBinding, and no workload with a PropagationPolicy, in the files",
                          file=", ".join(fleet.files))
-    by_name = {}
-    for item in scores:
+    result = schedule_binding(fleet.clusters, fleet.binding["spec"], fleet.binding["status"],
+                              _parse_scores(scores), gates)
+    warn_overflow(result.pop("overflow"), warn)
+    result["replicas"] = {c.name: 0 for c in fleet.clusters} | {c["name"]: c["replicas"]
+                                                               for c in result["clusters"] or []}
+    for w in _unchecked_api(fleet):
+        warn(w)
+    return FleetSchedule(fleet, result)
+
+
+def _parse_scores(items: Sequence[str]) -> dict[str, int] | None:
+    """`--score NAME=N` → {name: N}; None when not given (the Score plugins decide)."""
+    if not items:
+        return None
+    scores = {}
+    for item in items:
         k, _, v = item.partition("=")
         try:
-            by_name[k] = int(v)
+            scores[k] = int(v)
         except ValueError:
             raise InputError(f"expected NAME=INTEGER, got {item!r}", field="--score") from None
-    result = run_schedule(fleet.clusters, fleet.binding["spec"], fleet.binding["status"], by_name, gates)
-    warn_overflow(result.pop("overflow"), warn)
-    return FleetSchedule(fleet.binding_source, result)
+    return scores
+
+
+def _unchecked_api(fleet: Fleet) -> list[str]:
+    """Clusters APIEnablement could not check (no status.apiEnablements), as one warning."""
+    names = [c.name for c in fleet.clusters if ((c.raw or {}).get("status") or {}).get("apiEnablements") is None]
+    if not names:
+        return []
+    res = (fleet.binding or {}).get("spec", {}).get("resource") or {}
+    return [f"cluster(s) {', '.join(names)}: no status.apiEnablements, so the APIEnablement filter was not "
+            f"evaluated (Karmada would find no {res.get('apiVersion', '')} {res.get('kind', '')} there and reject "
+            f"them: \"cluster(s) did not have the API resource\")"]

@@ -9,11 +9,16 @@ from rich.table import Table
 
 from kubefit.scheduler.framework import CycleResult
 from kubefit.scheduler.plugins.base import CODE_NAMES, SUCCESS, FilterOutcome
+from kubefit.scheduler.postfilter import fit_error
 from kubefit.scheduler.state import ClusterState
 
 
 def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = False) -> dict[str, Any]:
     """The `kubefit score -o json` object: the fields of the golden `expect`, same meaning."""
+    if result.pre_enqueue is not None:
+        plugin, status = result.pre_enqueue
+        return {"pod": result.pod.key, "preEnqueue": {"code": CODE_NAMES[status.code], "reasons": list(status.reasons),
+                                                      "plugin": plugin}}
     names = state.node_names
     feasible = [names[int(i)] for i in result.feasible]
     filt: dict[str, dict[str, Any]] = {}
@@ -27,19 +32,23 @@ def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = Fa
         "filter": filt,
         "feasible": feasible,
         "score": {p: dict(zip(feasible, map(int, v), strict=True)) for p, v in result.scores.items()},
-        "skippedScorePlugins": list(result.skipped_score_plugins),
+        "skippedScorePlugins": sorted(result.skipped_score_plugins),  # a set upstream; sorted
         "total": dict(zip(feasible, map(int, result.total), strict=True)) if len(result.feasible) else {},
         "best": [names[int(i)] for i in result.best],
     }
     if detail:
         out["scoreRaw"] = {p: dict(zip(feasible, map(int, v), strict=True)) for p, v in result.raw_scores.items()}
-        out["skippedFilterPlugins"] = list(result.skipped_filter_plugins)
+        out["skippedFilterPlugins"] = sorted(result.skipped_filter_plugins)  # a set upstream; sorted
         out["preFilterNodeNames"] = result.pre_filter_node_names
         out["filterByPlugin"] = {plugin: _plugin_statuses(plugin, o, names)
                                  for plugin, o in result.filter_by_plugin.items()}
         out["weights"] = dict(result.weights)
     if not len(result.feasible):
-        out["message"] = result.fit_error()
+        out["message"] = fit_error(result, result.post_filter)
+        if result.post_filter is not None:
+            nominated = result.post_filter.nominated_node
+            out["postFilter"] = {"nominatedNode": None if nominated is None else names[nominated],
+                                 "victims": result.post_filter.victim_keys()}
     return out
 
 
@@ -57,6 +66,10 @@ def _plugin_statuses(plugin: str, outcome: FilterOutcome, names: list[str]) -> d
 
 def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] | None = None) -> None:
     """Per node: verdict, reasons, each plugin's score, the weighted total; best nodes marked."""
+    if "preEnqueue" in data:
+        gate = data["preEnqueue"]
+        console.print(f"pod {data['pod']} gets no scheduling cycle: {gate['plugin']}: {', '.join(gate['reasons'])}")
+        return
     plugins = list(data["score"])
     table = Table(title=f"kubefit score — pod {data['pod']}", title_justify="left")
     table.add_column("node", style="bold")

@@ -20,7 +20,13 @@ def simulation_table(console: Console, data: dict) -> None:
         for i, s in enumerate(steps, 1):
             extra = s.get("message") or (", ".join(s["ties"]) + (f" (+{s['tieCount'] - len(s['ties'])})"
                                          if s.get("tieCount") else "") if s.get("ties") else "")
-            t.add_row(str(i), s["pod"], s["node"] or "[red]pending[/red]", extra)
+            node = s["node"] or "[red]pending[/red]"
+            if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
+                node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
+                extra = f"evicts {', '.join(s['victims'])}"
+            elif s.get("nominatedNodeFirst"):
+                extra = "nominated node"
+            t.add_row(str(i), s["pod"], node, extra)
         console.print(t)
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
     final, placement = data["final"], data["placement"]
@@ -56,6 +62,8 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
     for key in ("scheduled", "unschedulable"):
         if key in runs[0][1]:
             row(key, lambda m, k=key: m.get(k))
+    if any(m.get("evicted") for _, m in runs):
+        row("evicted by preemption", lambda m: m.get("evicted", 0))
     row("nodes used", lambda m: m["nodesUsed"])
     row("empty nodes", lambda m: m["emptyNodes"])
     resources = list(dict.fromkeys(r for _, m in runs for r in m["allocation"]))

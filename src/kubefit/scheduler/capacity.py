@@ -2,7 +2,7 @@
 
 Each copy is a full scheduling cycle on the cluster as it is (bound pods accounted, other pending pods
 ignored), bound to the selected node before the next copy, until a copy fits nowhere or `limit` copies
-were placed.
+were placed. Copies never preempt: the count is what fits beside the pods already running.
 
 When every Filter plugin that runs for the pod judges a node by that node alone (its own requested
 resources, labels, taints, name), copies placed elsewhere never change a node's verdict, so placing
@@ -27,6 +27,7 @@ from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.plugins.base import SUCCESS
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
+from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
 
 UNSCHEDULABLE = "Unschedulable"
@@ -128,7 +129,7 @@ def full_cluster(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
     decision = engine.cycle(pod, demand)
     if decision.node is not None:  # pragma: no cover - a copy still fits: trust the replay instead
         return None
-    return per, engine.fit_error(decision.shape)
+    return per, post_filter_cycle(engine, pod)[0]  # the replay's message: PostFilter part included
 
 
 def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
@@ -139,8 +140,8 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
         decision = engine.cycle(pod, demand)
-        if decision.node is None:
-            return len(nodes), nodes, engine.fit_error(decision.shape)
+        if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
+            return len(nodes), nodes, post_filter_cycle(engine, pod)[0]
         engine.bind(decision.node, decision.shape)
         nodes.append(decision.node)
     return len(nodes), nodes, None

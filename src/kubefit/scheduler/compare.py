@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
@@ -72,11 +73,12 @@ def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: s
 
 def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], configs: Sequence[Candidate], *,
             tie_break: str = "random", seed: int | None = 0,
-            progress: Callable[[str, int], None] | None = None) -> list[SimulationResult]:
-    """Simulate `queue` on a fresh state of `nodes` + bound `pods` under each configuration."""
+            progress: Callable[[str, int], None] | None = None, objects: Any = None) -> list[SimulationResult]:
+    """Simulate `queue` on a fresh state of `nodes` + bound `pods` (+ the cluster `objects`) under each
+    configuration."""
     results = []
     for cand in configs:
-        state = compile_state(nodes, pods)
+        state = compile_state(nodes, pods, objects)
         tick = None if progress is None else (lambda done, label=cand.label: progress(label, done))
         results.append(simulate(state, cand.config, queue, tie_break=tie_break, seed=seed, progress=tick,
                                 label=cand.label))

@@ -44,6 +44,9 @@ SIMULATED_PLUGINS = frozenset({
     "NodeResourcesFit", "NodeResourcesBalancedAllocation",
     "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
     "PrioritySort", "DefaultBinder",
+    "SchedulingGates", "NodePorts", "PodTopologySpread", "InterPodAffinity", "ImageLocality",
+    "DynamicResources",  # pods without claims; a pod with claims is refused (not modelled)
+    "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DefaultPreemption",
 })
 
 

@@ -35,6 +35,10 @@ REMOVED_PLUGINS = {
     "ServiceAffinity": "removed in Kubernetes 1.23 (use InterPodAffinity)",
     "SelectorSpread": "removed in Kubernetes 1.27 (PodTopologySpread's system default constraints replace it)",
 }
+# The in-tree volume limit plugins v1 refuses by name (validation.go invalidPluginsByVersion).
+for _name in ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"):
+    REMOVED_PLUGINS[_name] = ("removed from kube-scheduler (v1 refuses the name); NodeVolumeLimits, in the default "
+                              "profile, counts these volumes through their CSI drivers")
 # Default score weights of v1beta1/v1beta2 that v1beta3 and v1 raised.
 BETA_DEFAULT_SCORE_WEIGHTS = {"TaintToleration": 1, "NodeAffinity": 1, "PodTopologySpread": 1,
                               "InterPodAffinity": 1}
@@ -81,6 +85,9 @@ DEFAULT_PREDICATES = ("NoVolumeZoneConflict", "MaxEBSVolumeCount", "MaxGCEPDVolu
                       "MaxAzureDiskVolumeCount", "MaxCSIVolumeCountPred", "MatchInterPodAffinity",
                       "NoDiskConflict", "GeneralPredicates", "CheckNodeUnschedulable",
                       "PodToleratesNodeTaints", "CheckVolumeBinding")
+# v1.16 register_predicates.go: RegisterMandatoryFitPredicate — run whatever the Policy lists
+# (factory/plugins.go getFitPredicateFunctions: "Always include mandatory fit predicates").
+MANDATORY_PREDICATES = ("CheckNodeUnschedulable", "PodToleratesNodeTaints")
 
 # Legacy priorities → (v1 score plugin, NodeResourcesFit strategy or None).
 PRIORITIES: dict[str, tuple[str, str | None]] = {
@@ -373,8 +380,8 @@ def _order_key(name: str) -> tuple[int, str]:
 
 
 def _drop_removed_elsewhere(plugins: dict[str, Any], path: str, notes: list[str]) -> None:
-    """Removed plugins named at extension points other than score are dropped, with a note."""
-    for point in EXTENSION_POINTS:
+    """Removed plugins named at extension points other than score (multiPoint too) are dropped, each with a note."""
+    for point in (*EXTENSION_POINTS, "multiPoint"):
         if point == "score" or not isinstance(plugins.get(point), dict):
             continue
         for key in ("enabled", "disabled"):
@@ -383,8 +390,9 @@ def _drop_removed_elsewhere(plugins: dict[str, Any], path: str, notes: list[str]
                 continue
             keep = [p for p in items if not (isinstance(p, dict) and p.get("name") in REMOVED_PLUGINS)]
             for p in items:
-                if isinstance(p, dict) and p.get("name") in REMOVED_PLUGINS and key == "enabled":
-                    notes.append(f"{path}: {point} plugin {p['name']} dropped: {REMOVED_PLUGINS[p['name']]}")
+                if isinstance(p, dict) and p.get("name") in REMOVED_PLUGINS:
+                    what = "plugin" if key == "enabled" else "disabled entry for"
+                    notes.append(f"{path}: {point} {what} {p['name']} dropped: {REMOVED_PLUGINS[p['name']]}")
             plugins[point][key] = keep
 
 
@@ -598,7 +606,18 @@ def _policy_predicates(doc: Document, notes: list[str], errors: list[str]) -> li
             plugins.update(PREDICATES[name])
         else:
             errors.append(f'Invalid predicate name "{name}" specified - no corresponding function found')
+    _add_mandatory(plugins, notes)
     return sorted(plugins, key=_order_key)
+
+
+def _add_mandatory(plugins: set[str], notes: list[str]) -> None:
+    """v1.16 always ran the mandatory predicates, listed or not; their v1 filters are kept."""
+    for name in MANDATORY_PREDICATES:
+        (plugin,) = PREDICATES[name]
+        if plugin not in plugins:
+            notes.append(f"predicate {name} is mandatory in v1.16 (run even when the Policy does not list it); "
+                         f"kept as the {plugin} filter")
+            plugins.add(plugin)
 
 
 def _policy_body(filters: list[str], scores: dict[str, Any], hard: int | None) -> dict[str, Any]:
@@ -639,3 +658,46 @@ def print_notes(notes: list[str]) -> None:
     """Each note on stderr, as `note: …`."""
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- out-of-tree plugins
+
+
+def out_of_tree_plugins(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(profile path, name) of every plugin a v1 body names that kube-scheduler v1.34 does not build in."""
+    from kubefit.scheduler.config import PLUGIN_EXTENSIONS
+
+    found: list[tuple[str, str]] = []
+    for i, prof in enumerate(body.get("profiles") or []):
+        if not isinstance(prof, dict):
+            continue
+        for name in _plugin_names(prof):
+            if name not in PLUGIN_EXTENSIONS and name != "*" and (f"profiles[{i}]", name) not in found:
+                found.append((f"profiles[{i}]", name))
+    return found
+
+
+def _plugin_names(prof: dict[str, Any]) -> list[str]:
+    """Names a profile enables or disables at any extension point, then those of its pluginConfig."""
+    names = []
+    plugins = prof.get("plugins") if isinstance(prof.get("plugins"), dict) else {}
+    for point in (*EXTENSION_POINTS, "multiPoint"):
+        sets = plugins.get(point) if isinstance(plugins.get(point), dict) else {}
+        for key in ("enabled", "disabled"):
+            names += [str(p.get("name", "")) for p in sets.get(key) or [] if isinstance(p, dict)]
+    return names + [str(c.get("name", "")) for c in prof.get("pluginConfig") or [] if isinstance(c, dict)]
+
+
+def without_plugins(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """A copy of the v1 body with the named plugins removed from every plugin list and pluginConfig."""
+    out = copy.deepcopy(body)
+    for prof in out.get("profiles") or []:
+        if not isinstance(prof, dict):
+            continue
+        for sets in (prof.get("plugins") or {}).values():
+            for key in ("enabled", "disabled"):
+                if isinstance(sets, dict) and isinstance(sets.get(key), list):
+                    sets[key] = [p for p in sets[key] if not (isinstance(p, dict) and p.get("name") in names)]
+        if isinstance(prof.get("pluginConfig"), list):
+            prof["pluginConfig"] = [c for c in prof["pluginConfig"] if not (isinstance(c, dict) and c.get("name") in names)]
+    return out

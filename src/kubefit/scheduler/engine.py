@@ -35,7 +35,7 @@ from kubefit.scheduler.framework import (
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, CycleContext
+from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
@@ -85,7 +85,7 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
 # --------------------------------------------------------------------------- per-shape cache
 
 def _containers_key(containers: Sequence) -> tuple:
-    return tuple((tuple(c.requests.items()), c.restart_policy) for c in containers)
+    return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
 
 
 def shape_key(pod: Pod) -> tuple:
@@ -94,7 +94,10 @@ def shape_key(pod: Pod) -> tuple:
             tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()),
             None if pod.node_selector is None else tuple(sorted(pod.node_selector.items())),
             None if pod.affinity is None else json.dumps(pod.affinity, sort_keys=True, default=str),
-            pod.tolerations)
+            pod.tolerations, pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
+            json.dumps(pod.topology_spread_constraints, sort_keys=True, default=str), pod.scheduling_gates,
+            bool(pod.resource_claims), json.dumps(pod.volumes, sort_keys=True, default=str), pod.priority,
+            pod.preemption_policy)
 
 
 @dataclass
@@ -128,6 +131,8 @@ class Shape:
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
     norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
+    global_: bool = False  # an active plugin reads other nodes' pods (spread, inter-pod affinity)
+    per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
 
 
 # --------------------------------------------------------------------------- the engine
@@ -164,7 +169,7 @@ class Engine:
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
-        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy)
+        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy, objects=self.state.objects)
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
@@ -178,7 +183,12 @@ class Engine:
                 self.shapes.popitem(last=False)
         else:
             self.shapes.move_to_end(key)
-            self._sync(sh)
+            if sh.global_ and sh.seen != len(self.log):  # a bind anywhere may change its verdicts: redo all
+                sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
+                self._full(sh)
+                self.shapes[key] = sh
+            else:
+                self._sync(sh)
         return sh
 
     def _full(self, sh: Shape) -> None:
@@ -201,6 +211,9 @@ class Engine:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
             sh.prescore_error, sh.scorers = True, []
+        sh.global_ = any(getattr(p, "reads_other_nodes", False) for _n, p in active) or any(
+            getattr(p, "reads_other_nodes", False) for _n, p, _w in sh.scorers)
+        sh.per_cycle = [s for s, (_n, p, _w) in enumerate(sh.scorers) if getattr(p, "scores_feasible_set", False)]
         sh.direct = [s for s, (_n, p, _w) in enumerate(sh.scorers) if type(p) in _IDENTITY_NORMALIZE]
         sh.normed = [s for s in range(len(sh.scorers)) if s not in sh.direct]
         sh.identity = not sh.normed
@@ -292,7 +305,9 @@ class Engine:
         order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
         m = len(order)
         k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
-        if not sh.fw.scorers:
+        if not sh.fw.scorers and self.tie_break == "first":
+            # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
+            # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
         if k >= m:
             if sh.allowed is not None and len(self.state):
@@ -359,7 +374,8 @@ class Engine:
         total = np.zeros(len(feasible), dtype=np.int64)
         for s in sh.normed:
             _name, plugin, w = sh.scorers[s]
-            norm = plugin.normalize(sh.raw[s, feasible])
+            raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
+            norm = normalize_scores(plugin, raw, sh.ctx)
             if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
                 self._raise_score_error(sh, feasible)
             total += w * norm
@@ -377,11 +393,17 @@ class Engine:
         return int(best[self.rng.integers(len(best))])
 
     # ---------------------------------------------------------------- bind, FitError
-    def bind(self, node: int, sh: Shape) -> None:
-        """Assume the pod on `node`: its row changes, every shape sees it on its next cycle."""
+    def bind(self, node: int, sh: Shape, pod: Pod | None = None) -> None:
+        """Assume `pod` (default: the shape's first pod) on `node`: its row changes, and it joins the node's
+        pods; every shape sees it on its next cycle."""
         if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
-        self.state.bind(node, sh.ctx.demand, sh.ctx.row)
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod if pod is not None else sh.ctx.pod)
+        self.log.append(node)
+
+    def evict(self, node: int, pod: Pod) -> None:
+        """Delete `pod` from `node` (a preemption victim): its row changes, every shape sees it next cycle."""
+        self.state.unbind(node, pod)
         self.log.append(node)
 
     def fit_error(self, sh: Shape) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
 from kubefit.errors import KubefitError
 from kubefit.requests import PodDemand, pod_demand
@@ -24,6 +25,7 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
     StatusError,
+    normalize_scores,
 )
 from kubefit.scheduler.plugins.legacy import LEGACY_PLUGINS
 from kubefit.scheduler.state import ClusterState
@@ -44,17 +46,31 @@ class Framework:
     profile: Profile
     filters: list = field(default_factory=list)  # (name, plugin) in profile order
     scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
+    pre_enqueue: list = field(default_factory=list)  # (name, plugin): PreEnqueue plugins (SchedulingGates)
 
     @classmethod
-    def build(cls, profile: Profile, *, legacy: bool = False) -> Framework:
-        """Construct the profile's plugins; `legacy` scores the resource plugins on the v1.16 0..10 scale."""
+    def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None) -> Framework:
+        """Construct the profile's plugins (one object per plugin, shared by its extension points);
+        `legacy` scores the resource plugins on the v1.16 0..10 scale; `objects` feed their listers."""
         fw = cls(profile)
+        objects = objects if objects is not None else ClusterObjects()
+        built: dict[str, object] = {}
+
+        def plugin_of(name: str):
+            if name not in built:
+                built[name] = registry.build(name, profile.plugin_args.get(name), objects)
+            return built[name]
+
+        for name in profile.extension_points.get("preEnqueue", ()):
+            plugin = plugin_of(name)
+            if plugin is not None and hasattr(plugin, "pre_enqueue"):
+                fw.pre_enqueue.append((name, plugin))
         for name in profile.filter_plugins:
-            plugin = registry.build(name, profile.plugin_args.get(name))
+            plugin = plugin_of(name)
             if plugin is not None and hasattr(plugin, "filter"):
                 fw.filters.append((name, plugin))
         for sp in profile.score_plugins:
-            plugin = registry.build(sp.name, profile.plugin_args.get(sp.name))
+            plugin = plugin_of(sp.name)
             if legacy and sp.name in LEGACY_PLUGINS:
                 plugin = LEGACY_PLUGINS[sp.name](plugin.args)
             if plugin is not None and hasattr(plugin, "score"):
@@ -82,6 +98,7 @@ class CycleResult:
     total: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # over feasible
     best: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # node indices
     weights: dict[str, int] = field(default_factory=dict)
+    post_filter: object | None = None  # postfilter.PostFilterOutcome when no node fit (set by the caller)
 
     def code_name(self, node: int) -> str:
         return CODE_NAMES[int(self.codes[node])]
@@ -105,12 +122,12 @@ def fit_error_text(num_nodes: int, pre_filter_message: str | None, counts: Count
 
 
 def profile_framework(cache: dict[str, Framework], config: SchedulerConfiguration, pod: Pod, *,
-                      legacy: bool = False) -> Framework:
+                      legacy: bool = False, objects: ClusterObjects | None = None) -> Framework:
     """The (cached) framework of the profile that schedules `pod` (`spec.schedulerName`)."""
     profile = config.profile(pod.scheduler_name)
     fw = cache.get(profile.scheduler_name)
     if fw is None:
-        fw = cache[profile.scheduler_name] = Framework.build(profile, legacy=legacy)
+        fw = cache[profile.scheduler_name] = Framework.build(profile, legacy=legacy, objects=objects)
     return fw
 
 
@@ -216,7 +233,7 @@ def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: Cy
             scoring.append((name, plugin, weight))
     for name, plugin, weight in scoring:
         raw = plugin.score(state, ctx, feasible)
-        norm = plugin.normalize(raw)
+        norm = normalize_scores(plugin, raw, ctx)
         bad = (norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)
         if bad.any():
             value = int(norm[np.flatnonzero(bad)[0]])
@@ -231,6 +248,15 @@ def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: Cy
     result.best = feasible[total == total.max()] if len(feasible) else feasible
 
 
+def run_pre_enqueue(fw: Framework, pod: Pod) -> tuple[str, PreFilterOutcome] | None:
+    """PreEnqueue plugins in order: the first that rejects the pod, with its status (None: it may be queued)."""
+    for name, plugin in fw.pre_enqueue:
+        status = plugin.pre_enqueue(pod)
+        if status is not None:
+            return name, status
+    return None
+
+
 def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDemand | None = None,
                  nodes: np.ndarray | None = None, score: bool = True) -> CycleResult:
     """One scheduling cycle of `pod` over `nodes` (default: every node, in order)."""
@@ -238,6 +264,9 @@ def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDem
     n = len(state)
     idx = np.arange(n, dtype=np.int64) if nodes is None else np.asarray(nodes, dtype=np.int64)
     result = CycleResult(pod, n, np.zeros(n, dtype=np.int8), [None] * n, {}, np.zeros(0, dtype=np.int64))
+    result.pre_enqueue = run_pre_enqueue(fw, pod)
+    if result.pre_enqueue is not None:
+        return result  # the pod never gets a scheduling cycle
     feasible = run_filters(fw, state, ctx, result, idx)
     result.feasible = feasible
     if score and len(feasible):

@@ -9,6 +9,7 @@ from kubefit.errors import InputError
 from kubefit.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
+from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
 
@@ -23,7 +24,8 @@ class Prepared:
 
     def framework(self, pod: Pod) -> Framework:
         """The framework of the profile that schedules `pod` (`spec.schedulerName`)."""
-        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy)
+        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy,
+                                 objects=self.state.objects)
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
@@ -55,7 +57,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
-    state = compile_state(scenario.nodes, scenario.pods)
+    state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
 
 
@@ -81,4 +83,10 @@ def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
     """One scheduling cycle over every node, scoring the feasible ones (what `kubefit score` shows)."""
     if not prepared.state.nodes:
         raise InputError("the scenario has no Node objects")
-    return schedule_one(prepared.framework(pod), prepared.state, pod)
+    fw = prepared.framework(pod)
+    result = schedule_one(fw, prepared.state, pod)
+    if not len(result.feasible) and not getattr(result, "pre_enqueue", None):
+        post = result.post_filter = post_filter_for(fw, prepared.state, pod, result)  # PostFilter: preemption
+        if post.nominated_node is not None:  # victims deleted: each plugin alone now sees them gone
+            result.filter_by_plugin = filters_after_preemption(fw, prepared.state, pod, post)
+    return result

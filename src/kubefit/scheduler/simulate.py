@@ -7,6 +7,7 @@ per-node usage and the metrics: nodes used, allocation, pending pods by reason, 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
+from kubefit.scheduler.framework import run_pre_enqueue
+from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
+from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
 
 _NO_TIES = np.zeros(0, dtype=np.int64)
@@ -40,6 +44,10 @@ class Step:
     tie_count: int = 0  # how many nodes shared it
     message: str | None = None  # FitError, when pending
     feasible: int = 0
+    pre_enqueue: str | None = None  # the PreEnqueue plugin that kept the pod out of the queue (SchedulingGates)
+    victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
+    nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
+    nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
 
 
 @dataclass
@@ -58,7 +66,8 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        return len(self.steps) - self.scheduled
+        """Queued pods left pending (a step that nominated a node is followed by the pod's retry)."""
+        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None)
 
     def placement(self) -> dict[str, int]:
         names = self.state.node_names
@@ -75,13 +84,22 @@ class SimulationResult:
         names = self.state.node_names
         steps = []
         for s in self.steps:
-            d: dict = {"pod": s.pod.name, "node": None if s.node is None else names[s.node]}
+            d: dict = {"pod": s.pod.name}
+            if s.pod.namespace != "default":
+                d["namespace"] = s.pod.namespace
+            d["node"] = None if s.node is None else names[s.node]
+            if s.pre_enqueue is not None:
+                d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
                 d["ties"] = [names[i] for i in s.ties]
                 if s.tie_count > len(s.ties):
                     d["tieCount"] = s.tie_count
             if s.message is not None:
                 d["message"] = s.message
+            if s.nominated_node is not None:
+                d["victims"], d["nominatedNode"] = list(s.victims), names[s.nominated_node]
+            if s.nominated_first:
+                d["nominatedNodeFirst"] = True
             steps.append(d)
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
                 "placement": self.placement(), "final": self.final(), "metrics": self.metrics()}
@@ -123,17 +141,18 @@ def workload_metrics(result: SimulationResult) -> dict:
     used = np.flatnonzero(pods > 0)
     by_reason: Counter[str] = Counter()
     for s in result.steps:
-        if s.message is not None:
+        if s.message is not None and s.nominated_node is None:  # a pod left pending (not one retried)
             by_reason.update(set(_message_reasons(s.message)))
     return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
             "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
             "pendingByReason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "stranded": result.stranded}
+            "evicted": sum(len(s.victims) for s in result.steps), "stranded": result.stranded}
 
 
 def _message_reasons(message: str) -> list[str]:
-    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 …`)."""
-    body = message.split(":", 1)[1].strip().rstrip(".")
+    """The reason strings of a FitError (`0/N nodes are available: 2 Insufficient cpu, 1 ….`), the
+    PostFilter part after it (`… preemption: …`) left out."""
+    body = message.split(":", 1)[1].strip().split(". ", 1)[0].rstrip(".")
     out = []
     for part in body.split(", "):
         count, _, reason = part.partition(" ")
@@ -169,18 +188,36 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
              label: str = "", max_ties: int = 256, legacy: bool | None = None) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling, legacy=legacy)
+    preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
     for i, pod in enumerate(pods):
-        d = engine.cycle(pod)
-        if d.node is None:
+        gate = run_pre_enqueue(engine.framework(pod), pod)
+        if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
+            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0]))
+            continue
+        d, first = cycle_nominated_first(engine, pod)
+        if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
+            message, post = preemption_step(engine, pod)
+            nominated = post.nominated_node
+            steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated))
+            if nominated is None:  # that step is final
+                pending.append((pod, d.shape.ctx.demand))
+                d = None
+            else:
+                pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
+                d, first = cycle_nominated_first(engine, pod)
+        if d is None:
+            pass
+        elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
             pending.append((pod, d.shape.ctx.demand))
         else:
-            engine.bind(d.node, d.shape)
-            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
-            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible))
+            engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
+            assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
+            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 and not first else _NO_TIES
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=first))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:

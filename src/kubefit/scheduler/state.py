@@ -12,12 +12,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node, Pod
 from kubefit.quantity import scheduler_units
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
+ANY_IP = "0.0.0.0"
+
+
+def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
+    """The pod's container ports with a host port, sanitized as `HostPortInfo` does: (hostIP or 0.0.0.0,
+    protocol or TCP, hostPort)."""
+    return [(p.host_ip or ANY_IP, p.protocol or "TCP", p.host_port)
+            for c in pod.containers for p in c.ports if p.host_port > 0]
 
 
 @dataclass
@@ -30,10 +39,20 @@ class ClusterState:
     index: dict[str, int] = field(default_factory=dict)
     node_index: dict[str, int] = field(default_factory=dict)
     version: int = 0  # bumped on every bind, lets callers cache per-state work
+    pods: list[list[Pod]] = field(default_factory=list)  # per node: the pods bound there (NodeInfo.Pods)
+    objects: ClusterObjects = field(default_factory=ClusterObjects)  # Services, ReplicaSets, PVCs, ...
+    changes: list[tuple[int, Pod, int]] = field(default_factory=list)  # (node, pod, +1 bound / -1 removed)
+    # per node, NodeInfo.UsedPorts: hostIP → {(protocol, hostPort)}; a SET, so removing a pod frees its ports
+    # even when another pod on the node declared the same one (upstream's bookkeeping, kept exactly)
+    used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
         self.node_index = {n.name: i for i, n in enumerate(self.nodes)}
+        if len(self.pods) != len(self.nodes):
+            self.pods = [[] for _ in self.nodes]
+        if len(self.used_ports) != len(self.nodes):
+            self.used_ports = [{} for _ in self.nodes]
 
     @property
     def node_names(self) -> list[str]:
@@ -67,16 +86,39 @@ class ClusterState:
         row[self.index[PODS]] = 1
         return row
 
-    def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None) -> None:
-        """Account the pod on `node` (what the scheduler cache's assume does)."""
+    def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None, pod: Pod | None = None) -> None:
+        """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods."""
         self.requested[node] += self.demand_vector(demand) if row is None else row
         self.nonzero_requested[node, 0] += demand.nonzero_cpu
         self.nonzero_requested[node, 1] += demand.nonzero_memory
+        if pod is not None:
+            self.pods[node].append(pod)
+            self.changes.append((node, pod, 1))
+            for ip, proto, port in host_ports(pod):
+                self.used_ports[node].setdefault(ip, set()).add((proto, port))
         self.version += 1
+
+    def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None) -> None:
+        """Remove `pod` from `node` (a preemption victim): its requests and its place among the node's pods."""
+        demand = demand or pod_demand(pod, use_status_resources=True)
+        self.requested[node] -= self.demand_vector(demand)
+        self.nonzero_requested[node, 0] -= demand.nonzero_cpu
+        self.nonzero_requested[node, 1] -= demand.nonzero_memory
+        self.pods[node] = [p for p in self.pods[node] if p is not pod]
+        self.changes.append((node, pod, -1))
+        for ip, proto, port in host_ports(pod):
+            self.used_ports[node].get(ip, set()).discard((proto, port))
+        self.version += 1
+
+    def all_pods(self) -> list[Pod]:
+        """Every pod bound to a node, node by node."""
+        return [p for pods in self.pods for p in pods]
 
     def copy(self) -> ClusterState:
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
-                            self.requested.copy(), self.nonzero_requested.copy())
+                            self.requested.copy(), self.nonzero_requested.copy(),
+                            pods=[list(p) for p in self.pods], objects=self.objects,
+                            used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports])
 
 
 def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
@@ -103,8 +145,10 @@ def _clamp(x: int) -> int:
     return min(max(x, -INT64_MAX - 1), INT64_MAX)
 
 
-def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = ()) -> ClusterState:
-    """Build the arrays from nodes and every pod bound to one of them (`spec.nodeName`)."""
+def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: ClusterObjects | None = None
+                  ) -> ClusterState:
+    """Build the arrays from nodes and every pod bound to one of them (`spec.nodeName`); `objects` are the
+    scenario's other cluster objects (Services, ReplicaSets, ...) the plugins read."""
     pods = list(pods)
     resources = _resource_index(nodes, pods)
     index = {name: i for i, name in enumerate(resources)}
@@ -119,7 +163,9 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = ()) -> ClusterSta
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            state.bind(node, pod_demand(pod, use_status_resources=True))  # NodeInfo: in-place resizes count
+            state.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)  # in-place resizes count
+    if objects is not None:
+        state.objects = objects
     state.version = 0
     return state
 

@@ -17,6 +17,13 @@ CODE_NAMES = ("Success", "Unschedulable", "UnschedulableAndUnresolvable")
 go_div = go_div_array  # the plugins' name for Go's int64 `/` (kubefit.gomath)
 
 
+def normalize_scores(plugin, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:
+    """The plugin's NormalizeScore of `raw` (plugins that set `normalize_needs_context` also get the cycle)."""
+    if getattr(plugin, "normalize_needs_context", False):
+        return plugin.normalize(raw, ctx)
+    return plugin.normalize(raw)
+
+
 class StatusError(Exception):
     """A plugin's error status (`framework.AsStatus(err)`): the framework fails the cycle, naming the plugin."""
 

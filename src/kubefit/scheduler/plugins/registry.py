@@ -1,34 +1,91 @@
-"""Plugin name → constructor from its (defaulted) args; the framework builds a profile's plugins here."""
+"""Plugin name → constructor from its (defaulted) args and the cluster's objects; the framework builds a
+profile's plugins here (`build`), one registry made by `default_registry()`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.scheduler.config import BalancedAllocationArgs, NodeResourcesFitArgs
-from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.fit import NodeResourcesFit
-from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.nodename import NodeName
-from kubefit.scheduler.plugins.nodeunschedulable import NodeUnschedulable
-from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 
-FACTORIES: dict[str, Callable[[Any], Any]] = {
-    "NodeUnschedulable": lambda args: NodeUnschedulable(),
-    "NodeName": lambda args: NodeName(),
-    "TaintToleration": lambda args: TaintToleration(),
-    "NodeAffinity": NodeAffinity.from_args,
-    "NodeResourcesFit": lambda args: NodeResourcesFit(args or NodeResourcesFitArgs()),
-    "NodeResourcesBalancedAllocation": lambda args: NodeResourcesBalancedAllocation(args or BalancedAllocationArgs()),
-}
+Factory = Callable[[Any, ClusterObjects], Any]  # (args, objects) -> plugin
+EXTRA: dict[str, Factory] = {}  # registered at run time (tests, extensions)
 
 
-def register(name: str, factory: Callable[[Any], Any]) -> None:
-    """Make plugin `name` buildable (placement plugins register themselves on import)."""
-    FACTORIES[name] = factory
+@cache
+def default_registry() -> dict[str, Factory]:
+    """Every plugin kubefit evaluates, by its kube-scheduler name."""
+    from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+    from kubefit.scheduler.plugins.dynamicresources import DynamicResources
+    from kubefit.scheduler.plugins.fit import NodeResourcesFit
+    from kubefit.scheduler.plugins.imagelocality import ImageLocality
+    from kubefit.scheduler.plugins.interpodaffinity import InterPodAffinity
+    from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+    from kubefit.scheduler.plugins.nodename import NodeName
+    from kubefit.scheduler.plugins.nodeports import NodePorts
+    from kubefit.scheduler.plugins.nodeunschedulable import NodeUnschedulable
+    from kubefit.scheduler.plugins.schedulinggates import SchedulingGates
+    from kubefit.scheduler.plugins.tainttoleration import TaintToleration
+    from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
+
+    factories: dict[str, Factory] = {
+        "SchedulingGates": lambda args, objects: SchedulingGates(),
+        "NodeUnschedulable": lambda args, objects: NodeUnschedulable(),
+        "NodeName": lambda args, objects: NodeName(),
+        "TaintToleration": lambda args, objects: TaintToleration(),
+        "NodeAffinity": lambda args, objects: NodeAffinity.from_args(args),
+        "NodePorts": lambda args, objects: NodePorts(),
+        "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
+        "PodTopologySpread": PodTopologySpread.from_args,
+        "InterPodAffinity": InterPodAffinity.from_args,
+        "DynamicResources": lambda args, objects: DynamicResources(),
+        "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
+            args or BalancedAllocationArgs()),
+        "ImageLocality": lambda args, objects: ImageLocality(),
+    }
+    factories.update(_storage_factories())
+    return factories
 
 
-def build(name: str, args: Any) -> Any | None:
-    """The plugin object, or None for a plugin kubefit does not simulate."""
-    factory = FACTORIES.get(name)
-    return factory(args) if factory else None
+def _storage_factories() -> dict[str, Factory]:
+    """The volume plugins, sharing one StorageIndex per set of cluster objects."""
+    try:
+        from kubefit.scheduler.plugins.nodevolumelimits import NodeVolumeLimits
+        from kubefit.scheduler.plugins.volumebinding import VolumeBinding
+        from kubefit.scheduler.plugins.volumerestrictions import VolumeRestrictions
+        from kubefit.scheduler.plugins.volumes import StorageIndex
+        from kubefit.scheduler.plugins.volumezone import VolumeZone
+    except ImportError:  # pragma: no cover - the volume plugins are optional while being built
+        return {}
+
+    def storage(objects: ClusterObjects) -> StorageIndex:
+        memo = objects.__dict__.setdefault("_memo", {})
+        if "storage" not in memo:
+            memo["storage"] = StorageIndex.from_objects(objects)
+        return memo["storage"]
+
+    def node_pods(state, n):
+        return state.pods[n]
+
+    def all_pods(state):
+        return state.all_pods()
+
+    return {
+        "VolumeRestrictions": lambda args, objects: VolumeRestrictions(storage(objects), all_pods, node_pods),
+        "NodeVolumeLimits": lambda args, objects: NodeVolumeLimits(storage(objects), node_pods),
+        "VolumeBinding": lambda args, objects: VolumeBinding(storage(objects)),
+        "VolumeZone": lambda args, objects: VolumeZone(storage(objects)),
+    }
+
+
+def register(name: str, factory: Factory) -> None:
+    """Make plugin `name` buildable beyond the default registry."""
+    EXTRA[name] = factory
+
+
+def build(name: str, args: Any, objects: ClusterObjects | None = None) -> Any | None:
+    """The plugin object, or None for a plugin kubefit does not evaluate."""
+    factory = EXTRA.get(name) or default_registry().get(name)
+    return factory(args, objects if objects is not None else ClusterObjects()) if factory else None

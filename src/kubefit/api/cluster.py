@@ -1,0 +1,73 @@
+"""Cluster-wide objects beyond Nodes and Pods, as the scheduler's plugins read them, and their store.
+
+`ClusterObjects` holds every such object of a scenario by kind (`objects.of("Service")`), in document
+order; each kind has its decoder in a loader module (`kubefit.load_cluster`, `kubefit.load_storage`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ObjectMeta:
+    """What the plugins read of any object's metadata."""
+
+    name: str
+    namespace: str = ""  # "" for cluster-scoped kinds
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    source: str = ""  # the file it came from
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """v1 Namespace: its labels feed `namespaceSelector` of pod (anti-)affinity terms."""
+
+    meta: ObjectMeta
+
+
+@dataclass(frozen=True)
+class Service:
+    """v1 Service: `spec.selector` (a map; None or empty selects no pod for the scheduler)."""
+
+    meta: ObjectMeta
+    selector: dict[str, str] | None = field(default=None, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A ReplicaSet, StatefulSet (apps/v1; `spec.selector` a LabelSelector) or ReplicationController
+    (v1; `spec.selector` a map), read by PodTopologySpread's system-default constraints."""
+
+    kind: str
+    meta: ObjectMeta
+    selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)  # as given
+
+
+@dataclass
+class ClusterObjects:
+    """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order."""
+
+    by_kind: dict[str, list[Any]] = field(default_factory=dict)
+
+    def add(self, kind: str, obj: Any) -> None:
+        self.by_kind.setdefault(kind, []).append(obj)
+
+    def of(self, kind: str) -> list[Any]:
+        """The objects of one kind (an empty list when the scenario has none)."""
+        return self.by_kind.get(kind, [])
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        for kind, items in self.by_kind.items():
+            for obj in items:
+                yield kind, obj
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_kind.values())

@@ -1,0 +1,80 @@
+"""ImageLocality: favour nodes that already hold the pod's images (node `status.images`).
+
+Per container image (init containers, then containers) found on the node under its normalized name
+(":latest" added when the name has no tag): size × (nodes holding it / all nodes), truncated; the sum is
+clamped to [23 MiB, 1000 MiB × containers] and scaled to 0..100 with integer division.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kubefit.api.core import Node, Pod
+from kubefit.scheduler.plugins.base import CycleContext
+from kubefit.scheduler.plugins.selectors import cached_on
+from kubefit.scheduler.state import ClusterState
+
+NAME = "ImageLocality"
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+MAX_NODE_SCORE = 100
+
+
+def normalized_image_name(name: str) -> str:
+    """`normalizedImageName`: add ":latest" when the last ':' is not after the last '/'."""
+    return name if name.rfind(":") > name.rfind("/") else name + ":latest"
+
+
+@dataclass
+class ImageIndex:
+    """Per image name: the size on each node holding it (0 elsewhere) and on how many nodes it is."""
+
+    sizes: dict[str, np.ndarray]
+    num_nodes: dict[str, int]
+
+    @classmethod
+    def build(cls, nodes: list[Node]) -> ImageIndex:
+        sizes: dict[str, np.ndarray] = {}
+        present: dict[str, np.ndarray] = {}
+        for i, node in enumerate(nodes):
+            for image in node.images:
+                for name in image.names:
+                    if name not in sizes:
+                        sizes[name] = np.zeros(len(nodes), dtype=np.int64)
+                        present[name] = np.zeros(len(nodes), dtype=bool)
+                    sizes[name][i] = image.size_bytes
+                    present[name][i] = True
+        return cls(sizes, {name: int(mask.sum()) for name, mask in present.items()})
+
+
+@dataclass
+class ImageLocality:
+    name: str = NAME
+
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        return False
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        index = cached_on(state, "images", ImageIndex.build)
+        total = len(state)
+        pod = ctx.pod
+        acc = np.zeros(len(idx), dtype=np.int64)
+        for container in (*pod.init_containers, *pod.containers):
+            name = normalized_image_name(container.image)
+            sizes = index.sizes.get(name)
+            if sizes is None:
+                continue
+            spread = index.num_nodes[name] / total
+            acc += (sizes[idx].astype(np.float64) * spread).astype(np.int64)
+        max_threshold = MAX_CONTAINER_THRESHOLD * (len(pod.init_containers) + len(pod.containers))
+        clamped = np.clip(acc, MIN_THRESHOLD, max_threshold)
+        return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        return raw
+
+    def signature(self, pod: Pod) -> tuple:
+        return tuple(c.image for c in (*pod.init_containers, *pod.containers))

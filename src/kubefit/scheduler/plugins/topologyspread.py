@@ -1,0 +1,264 @@
+"""PodTopologySpread (v1.34.1): spread matching pods evenly over topology domains.
+
+Constraints are the pod's own `topologySpreadConstraints` (DoNotSchedule ones filter, ScheduleAnyway
+ones score) or, when it has none, the args' defaults: `defaultingType: System` gives hostname (maxSkew 3)
+and zone (maxSkew 5) ScheduleAnyway constraints whose selector is built from the Services,
+ReplicationControllers, ReplicaSets and StatefulSets selecting the pod (`helper.DefaultSelector`).
+
+Filter: per constraint, the matching pods of the pod's namespace are counted per domain over the nodes
+that carry every constraint's key and pass the inclusion policies (nodeAffinityPolicy Honor: the pod's
+required node affinity; nodeTaintsPolicy Honor: no untolerated NoSchedule/NoExecute taint); a node is
+rejected when `count(domain) + selfMatch − globalMin > maxSkew` (globalMin is 0 below `minDomains`).
+Score: per node Σ count·log(domains + 2) + (maxSkew − 1) over the constraints, rounded; normalized as
+`100·(max + min − s) / max`; nodes missing a key are ignored (0). Everything is a whole-array operation
+over the nodes (label codes per key, counts per node from `podcounts`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kubefit.api.cluster import ClusterObjects
+from kubefit.api.core import Pod
+from kubefit.labels import Requirement, Selector, SelectorError, parse_selector
+from kubefit.scheduler.plugins.base import (
+    UNRESOLVABLE,
+    UNSCHEDULABLE,
+    CycleContext,
+    FilterOutcome,
+    PreFilterOutcome,
+    StatusError,
+)
+from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.podcounts import matching_counts
+from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.tainttoleration import node_taints
+from kubefit.scheduler.state import ClusterState
+
+NAME = "PodTopologySpread"
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+REASON_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+REASON_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+SYSTEM_DEFAULTS = ({"maxSkew": 3, "topologyKey": HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
+                   {"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY})
+MAX_INT32 = 2**31 - 1
+CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """`topologySpreadConstraint`: the parsed form the plugin works with."""
+
+    max_skew: int
+    topology_key: str
+    selector: Selector
+    min_domains: int = 1
+    honor_affinity: bool = True  # nodeAffinityPolicy Honor (default)
+    honor_taints: bool = False  # nodeTaintsPolicy Ignore (default)
+
+
+def _merge_match_label_keys(selector: Selector, keys: list[str], labels: dict[str, str]) -> Selector:
+    """`mergeLabelSetWithSelector`: the pod's values of `matchLabelKeys` join the selector."""
+    extra = tuple(Requirement(k, "In", frozenset({labels[k]})) for k in keys if k in labels)
+    return Selector(extra + selector.requirements, selector.nothing) if extra else selector
+
+
+def parse_constraints(raw: tuple[dict[str, Any], ...] | list[dict[str, Any]], labels: dict[str, str],
+                      action: str) -> list[Constraint]:
+    """`filterTopologySpreadConstraints`: the constraints whose whenUnsatisfiable is `action`, parsed."""
+    out = []
+    for c in raw:
+        if c.get("whenUnsatisfiable") != action:
+            continue
+        try:
+            selector = parse_selector(c.get("labelSelector"))
+        except SelectorError as exc:
+            raise StatusError(str(exc)) from None
+        selector = _merge_match_label_keys(selector, list(c.get("matchLabelKeys") or []), labels)
+        min_domains = c.get("minDomains")
+        out.append(Constraint(int(c.get("maxSkew") or 0), str(c.get("topologyKey") or ""), selector,
+                              1 if min_domains is None else int(min_domains),
+                              (c.get("nodeAffinityPolicy") or "Honor") == "Honor",
+                              (c.get("nodeTaintsPolicy") or "Ignore") == "Honor"))
+    return out
+
+
+def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
+    """`helper.DefaultSelector`: Services selecting the pod (their selectors merged), then the controller
+    owning it (ReplicationController selector merged; ReplicaSet/StatefulSet requirements added)."""
+    label_set: dict[str, str] = {}
+    for svc in objects.of("Service"):
+        if svc.meta.namespace != pod.namespace or svc.selector is None:
+            continue
+        if all(pod.labels.get(k) == v for k, v in svc.selector.items()):
+            label_set.update(svc.selector)
+    requirements = [Requirement(k, "In", frozenset({v})) for k, v in sorted(label_set.items())]
+    owner = next((r for r in pod.owner_references if r.controller), None)
+    if owner is None or (owner.api_version, owner.kind) not in CONTROLLER_KINDS:
+        return Selector(tuple(requirements))
+    ctrl = next((c for c in objects.of(owner.kind) if c.meta.namespace == pod.namespace
+                 and c.meta.name == owner.name), None)
+    if ctrl is None:
+        return Selector(tuple(requirements))
+    if owner.kind == "ReplicationController":
+        label_set.update((ctrl.selector or {}).get("matchLabels") or {})
+        return Selector(tuple(Requirement(k, "In", frozenset({v})) for k, v in sorted(label_set.items())))
+    try:
+        other = parse_selector(ctrl.selector)
+    except SelectorError:
+        return Selector(tuple(requirements))
+    if other.nothing:
+        return Selector(tuple(requirements))
+    return Selector(tuple(requirements) + other.requirements)
+
+
+@dataclass
+class PodTopologySpread:
+    defaulting_type: str = "System"
+    default_constraints: tuple[dict[str, Any], ...] = ()
+    objects: ClusterObjects | None = None
+    name: str = NAME
+    reads_other_nodes = True  # a bind on any node can change its verdicts and scores
+    scores_feasible_set = True  # its raw scores depend on which nodes passed the filters
+    normalize_needs_context = True
+
+    @classmethod
+    def from_args(cls, args: Any, objects: ClusterObjects) -> PodTopologySpread:
+        args = args or {}
+        kind = args.get("defaultingType") or "System"
+        listed = tuple(args.get("defaultConstraints") or ()) if kind == "List" else SYSTEM_DEFAULTS
+        return cls(kind, listed, objects)
+
+    # ------------------------------------------------------------------ constraints
+    def constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        """`getConstraints` / `buildDefaultConstraints` for one action (DoNotSchedule or ScheduleAnyway)."""
+        if pod.topology_spread_constraints:
+            return parse_constraints(pod.topology_spread_constraints, pod.labels, action)
+        defaults = parse_constraints(self.default_constraints, pod.labels, action)
+        if not defaults:
+            return []
+        selector = default_selector(pod, self.objects or ClusterObjects())
+        if selector.nothing or not selector.requirements:
+            return []
+        return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_affinity, c.honor_taints)
+                for c in defaults]
+
+    def _cached(self, ctx: CycleContext, action: str) -> list[Constraint]:
+        key = f"{NAME}/{action}"
+        if key not in ctx.cache:
+            ctx.cache[key] = self.constraints(ctx.pod, action)
+        return ctx.cache[key]  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ node sets
+    @staticmethod
+    def _codes(state: ClusterState, constraints: list[Constraint]) -> list[np.ndarray]:
+        table = node_labels(state)
+        return [table.column(c.topology_key).codes for c in constraints]
+
+    @staticmethod
+    def _inclusion(state: ClusterState, ctx: CycleContext, c: Constraint) -> np.ndarray:
+        """`matchNodeInclusionPolicies` for every node."""
+        mask = np.ones(len(state), dtype=bool)
+        if c.honor_affinity:
+            mask &= NodeAffinity()._pod_mask(state, ctx)
+        if c.honor_taints:
+            taints = node_taints(state)
+            mask &= taints.tolerated(ctx.pod.tolerations)[taints.filtering].all(axis=1)
+        return mask
+
+    # ------------------------------------------------------------------ Filter
+    def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
+        return PreFilterOutcome(skip=not self._cached(ctx, DO_NOT_SCHEDULE))
+
+    def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
+        constraints = self._cached(ctx, DO_NOT_SCHEDULE)
+        m = len(idx)
+        missing = np.zeros(m, dtype=bool)
+        skewed = np.zeros(m, dtype=bool)
+        if constraints:
+            codes = self._codes(state, constraints)
+            has_all = np.logical_and.reduce([c >= 0 for c in codes])
+            decided = np.zeros(m, dtype=bool)
+            for c, code in zip(constraints, codes, strict=True):
+                eligible = has_all & self._inclusion(state, ctx, c)
+                counts = matching_counts(state, c.selector, ctx.pod.namespace)
+                per_domain = np.bincount(code[eligible], weights=counts[eligible],
+                                         minlength=int(code.max()) + 1 if len(code) else 0).astype(np.int64)
+                domains = np.unique(code[eligible])
+                global_min = int(per_domain[domains].min()) if len(domains) else MAX_INT32
+                if len(domains) < c.min_domains:
+                    global_min = 0
+                self_match = 1 if c.selector.matches(ctx.pod.labels) else 0
+                node_code = code[idx]
+                lacks = (node_code < 0) & ~decided
+                missing |= lacks
+                decided |= lacks
+                match = np.where(node_code >= 0, per_domain[np.maximum(node_code, 0)] if len(per_domain) else 0, 0)
+                over = (match + self_match - global_min > c.max_skew) & ~decided
+                skewed |= over
+                decided |= over
+        codes_out = np.where(missing, UNRESOLVABLE, np.where(skewed, UNSCHEDULABLE, 0)).astype(np.int8)
+        return FilterOutcome(codes_out, [REASON_MISSING_LABEL, REASON_NOT_MATCH], np.column_stack([missing, skewed]))
+
+    # ------------------------------------------------------------------ Score
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        return len(state) == 0 or not self._cached(ctx, SCHEDULE_ANYWAY)
+
+    def _ignored(self, state: ClusterState, ctx: CycleContext, codes: list[np.ndarray]) -> np.ndarray:
+        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
+        if not require_all:
+            return np.zeros(len(state), dtype=bool)
+        return ~np.logical_and.reduce([c >= 0 for c in codes])
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        """Raw scores of the nodes `idx`, which are the filtered nodes of the cycle (PreScore's input)."""
+        constraints = self._cached(ctx, SCHEDULE_ANYWAY)
+        codes = self._codes(state, constraints)
+        ignored_all = self._ignored(state, ctx, codes)
+        ignored = ignored_all[idx]
+        considered = idx[~ignored]
+        total = np.zeros(len(idx), dtype=np.float64)
+        for c, code in zip(constraints, codes, strict=True):
+            counts = matching_counts(state, c.selector, ctx.pod.namespace)
+            dom = code + 1  # 0: the label is absent (Go reads it as "")
+            if c.topology_key == HOSTNAME:
+                size = len(considered)
+                cnt = counts[idx]
+            else:
+                known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
+                known[dom[considered]] = True
+                size = int(known.sum())
+                contributing = ~ignored_all & self._inclusion(state, ctx, c) & known[dom]
+                per_domain = np.bincount(dom[contributing], weights=counts[contributing],
+                                         minlength=len(known)).astype(np.int64)
+                cnt = per_domain[dom[idx]]
+            weight = math.log(size + 2)
+            part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+            total = total + np.where(code[idx] >= 0, part, 0.0)
+        raw = np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
+        ctx.cache[f"{NAME}/ignored"] = ignored
+        return np.where(ignored, 0, raw)
+
+    def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
+        ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
+        if ignored is None or len(ignored) != len(raw):
+            ignored = np.zeros(len(raw), dtype=bool)
+        valid = raw[~ignored]
+        if not len(valid):
+            return np.zeros(len(raw), dtype=np.int64)
+        lo, hi = int(valid.min()), max(int(valid.max()), 0)
+        if hi == 0:
+            out = np.full(len(raw), 100, dtype=np.int64)
+        else:
+            out = 100 * (hi + lo - raw) // hi
+        return np.where(ignored, 0, out).astype(np.int64)
+
+    def signature(self, pod: Pod) -> tuple:
+        return (pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
+                repr(pod.topology_spread_constraints))

@@ -1,0 +1,148 @@
+"""The storage objects of a scenario compiled once for the volume plugins: claims, volumes, classes, CSINodes.
+
+`StorageIndex` answers the listers' questions (`pvcLister.Get`, `pvLister.Get`, `classLister.Get`,
+`csiNodeLister.Get`); it is shared and never edited. What a simulated bind assumes (the volume binder's
+assume cache: a PV chosen for a claim gets that claim in its `claimRef`, a claim to provision gets its
+selected node) lives on the run's ClusterState, and `StorageView` reads both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kubefit.api.cluster import ClusterObjects
+from kubefit.api.core import Pod
+from kubefit.api.storage import (
+    ClaimRef,
+    CSIDriver,
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
+from kubefit.scheduler.plugins.selectors import NodeSelector, node_labels
+from kubefit.scheduler.state import ClusterState
+
+RESTRICTED_INLINE_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
+
+
+def claim_name(pod: Pod, volume: dict[str, Any]) -> str | None:
+    """The PVC a volume uses (`ephemeral.VolumeClaimName` for generic ephemeral volumes), None for others."""
+    if volume.get("persistentVolumeClaim") is not None:
+        return str((volume["persistentVolumeClaim"] or {}).get("claimName") or "")
+    if volume.get("ephemeral") is not None:
+        return f"{pod.name}-{volume.get('name', '')}"
+    return None
+
+
+def pod_claims(pod: Pod) -> list[tuple[str, bool]]:
+    """(claim name, is ephemeral) of each PVC-backed volume of the pod, in `spec.volumes` order."""
+    out = []
+    for volume in pod.volumes:
+        name = claim_name(pod, volume)
+        if name is not None:
+            out.append((name, volume.get("ephemeral") is not None))
+    return out
+
+
+def not_found(kind: str, name: str) -> str:
+    """The API's NotFound text, as the listers' errors print it."""
+    return f"{kind} \"{name}\" not found"
+
+
+@dataclass
+class StorageIndex:
+    """Claims by namespace/name, volumes, classes, CSINodes and CSIDrivers by name, as loaded (never edited)."""
+
+    claims: dict[tuple[str, str], PersistentVolumeClaim] = field(default_factory=dict)
+    volumes: dict[str, PersistentVolume] = field(default_factory=dict)
+    classes: dict[str, StorageClass] = field(default_factory=dict)
+    csi_nodes: dict[str, CSINode] = field(default_factory=dict)
+    csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+
+    @classmethod
+    def from_objects(cls, objects: ClusterObjects) -> StorageIndex:
+        return cls(claims={(c.meta.namespace, c.meta.name): c for c in objects.of("PersistentVolumeClaim")},
+                   volumes={v.meta.name: v for v in objects.of("PersistentVolume")},
+                   classes={c.meta.name: c for c in objects.of("StorageClass")},
+                   csi_nodes={c.meta.name: c for c in objects.of("CSINode")},
+                   csi_drivers={d.meta.name: d for d in objects.of("CSIDriver")})
+
+    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        return self.claims.get((namespace, name))
+
+
+@dataclass
+class AssumedVolumes:
+    """The volume binder's assume cache for one run: PVs given a claimRef, claims given a selected node."""
+
+    volumes: dict[str, PersistentVolume] = field(default_factory=dict)
+    claims: dict[tuple[str, str], PersistentVolumeClaim] = field(default_factory=dict)
+
+
+def assumed_volumes(state: ClusterState) -> AssumedVolumes:
+    """The assume cache of a run, kept on its ClusterState (a copied or rebuilt state starts empty)."""
+    return state.__dict__.setdefault("_assumed_volumes", AssumedVolumes())
+
+
+@dataclass
+class StorageView:
+    """The objects as the binder sees them during a run: the loaded ones with the run's assumptions on top."""
+
+    storage: StorageIndex
+    assumed: AssumedVolumes
+
+    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        key = (namespace, name)
+        return self.assumed.claims.get(key) or self.storage.claims.get(key)
+
+    def volume(self, name: str) -> PersistentVolume | None:
+        return self.assumed.volumes.get(name) or self.storage.volumes.get(name)
+
+    def volumes_of_class(self, class_name: str) -> list[PersistentVolume]:
+        """`pvCache.ListPVs(class)`: the volumes of one storage class, assumed claimRefs included."""
+        return [v for v in (self.volume(name) for name in self.storage.volumes) if v.class_name == class_name]
+
+    def assume_static(self, pv: PersistentVolume, claim: PersistentVolumeClaim) -> None:
+        """`AssumePodVolumes` for a static binding: the PV now names the claim."""
+        ref = ClaimRef(claim.meta.namespace, claim.meta.name, claim.meta.uid)
+        self.assumed.volumes[pv.meta.name] = dataclasses.replace(pv, claim_ref=ref)
+
+    def assume_provision(self, claim: PersistentVolumeClaim, node_name: str) -> None:
+        """`AssumePodVolumes` for a claim to provision: it gets the selected-node annotation."""
+        self.assumed.claims[(claim.meta.namespace, claim.meta.name)] = dataclasses.replace(
+            claim, selected_node=node_name)
+
+
+def storage_view(storage: StorageIndex, state: ClusterState) -> StorageView:
+    return StorageView(storage, assumed_volumes(state))
+
+
+def pv_node_affinity_mask(state: ClusterState, pv: PersistentVolume) -> np.ndarray:
+    """`volume.CheckNodeAffinity` over every node: no `required` selector matches every node."""
+    if pv.node_affinity is None:
+        return np.ones(len(state), dtype=bool)
+    return NodeSelector.parse(pv.node_affinity).mask(node_labels(state))
+
+
+def topology_mask(state: ClusterState, terms: Iterable[dict[str, Any]]) -> np.ndarray:
+    """`v1helper.MatchTopologySelectorTerms` (a class's `allowedTopologies`): no term matches everything;
+    a term ANDs its `matchLabelExpressions` (key In values), an empty term matches nothing, terms are ORed."""
+    terms = list(terms)
+    if not terms:
+        return np.ones(len(state), dtype=bool)
+    table = node_labels(state)
+    out = np.zeros(len(state), dtype=bool)
+    for term in terms:
+        if not term.get("matchLabelExpressions"):
+            continue
+        mask = np.ones(len(state), dtype=bool)
+        for expr in term.get("matchLabelExpressions") or []:
+            mask &= table.column(str(expr.get("key") or "")).isin([str(v) for v in expr.get("values") or []])
+        out |= mask
+    return out

@@ -1,0 +1,199 @@
+"""PostFilter of a pod that fit nowhere (`RunPostFilterPlugins`), and the FitError text that includes it.
+
+The default profile's PostFilter plugins run in order: DynamicResources first (a pod without claims:
+Unschedulable "no new claims to deallocate"; its cycle state is missing when an earlier PreFilter
+rejected the pod as UnschedulableAndUnresolvable, and then it fails the whole PostFilter with the error
+"not found"), then DefaultPreemption (`preemption.preempt`). A success (a nominated node) ends PostFilter
+and adds nothing to the message; otherwise the rejections' reasons are joined with ", " and appended to
+the FitError as `... <filter reasons>. <post-filter message>`.
+
+In a simulation (the golden README's preemption rule) a nominated node's victims are deleted at once and
+the same pod is retried immediately, its nominated node first (`preemption_step`, `nominated_first`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from kubefit.api.core import Pod
+from kubefit.requests import pod_demand
+from kubefit.scheduler.config import Profile
+from kubefit.scheduler.engine import Decision, Engine, zone_order
+from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
+from kubefit.scheduler.plugins.base import UNRESOLVABLE
+from kubefit.scheduler.plugins.volumes import assumed_volumes
+from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
+from kubefit.scheduler.state import ClusterState
+
+DYNAMIC_RESOURCES, DEFAULT_PREEMPTION = "DynamicResources", "DefaultPreemption"
+NO_CLAIMS = "no new claims to deallocate"
+DRA_STATE_MISSING = "not found"
+
+
+@dataclass
+class PostFilterOutcome:
+    """What PostFilter decided: the nominated node (None: none), its victims, the status message."""
+
+    nominated_node: int | None = None
+    victims: list[Pod] = field(default_factory=list)
+    message: str = ""
+
+    def victim_keys(self) -> list[str]:
+        return sorted(p.key for p in self.victims)
+
+
+def _pre_filter_rejector(result: CycleResult) -> str | None:
+    """The PreFilter plugin that rejected the pod as UnschedulableAndUnresolvable (None: none did)."""
+    if result.pre_filter_message is None or not len(result.codes) or int(result.codes[0]) != UNRESOLVABLE:
+        return None
+    return result.failed_plugin[0]
+
+
+def _dra_state_missing(profile: Profile, result: CycleResult) -> bool:
+    """DynamicResources' PreFilter never ran: an earlier PreFilter plugin stopped the cycle."""
+    rejector = _pre_filter_rejector(result)
+    order = list(profile.extension_points.get("preFilter", ()))
+    if rejector is None or DYNAMIC_RESOURCES not in order:
+        return False
+    return rejector not in order or order.index(rejector) < order.index(DYNAMIC_RESOURCES)
+
+
+def run_post_filter(profile: Profile, result: CycleResult,
+                    preemption: Callable[[], PreemptionResult]) -> PostFilterOutcome:
+    """`RunPostFilterPlugins` of `profile` for the failed cycle `result`; `preemption()` runs DefaultPreemption."""
+    reasons: list[str] = []
+    for name in profile.extension_points.get("postFilter", ()):
+        if name == DYNAMIC_RESOURCES:
+            if _dra_state_missing(profile, result):
+                return PostFilterOutcome(message=DRA_STATE_MISSING)
+            reasons.append(NO_CLAIMS)
+        elif name == DEFAULT_PREEMPTION:
+            answer = preemption()
+            if answer.nominated_node is not None:
+                return PostFilterOutcome(answer.nominated_node, answer.victims)
+            reasons.append(answer.message)
+    return PostFilterOutcome(message=", ".join(reasons))
+
+
+def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post: PostFilterOutcome) -> dict:
+    """Each Filter plugin alone on every node as the golden cases show it after a preemption: with the
+    cycle's PreFilter state (computed before PostFilter) on the nodes as PostFilter left them (victims
+    deleted): what calling the plugins' Filter once the cycle is over gives."""
+    ctx = new_context(state, pod)
+    active, _failure, _names, _skipped = run_pre_filters(fw, state, ctx)
+    after = state.copy()
+    for victim in post.victims:
+        after.unbind(post.nominated_node, victim)
+    idx = np.arange(len(after), dtype=np.int64)
+    return {name: plugin.filter(after, ctx, idx) for name, plugin in active}
+
+
+def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
+    """kube-scheduler's FitError text: the filter diagnosis, then the PostFilter message when there is one."""
+    text = result.fit_error()
+    return f"{text} {post.message}" if post is not None and post.message else text
+
+
+@dataclass
+class StateTrial:
+    """A NodeTrial on a copy of the run's ClusterState: victims leave and come back through unbind/bind (so
+    every per-node structure behaves as NodeInfo does), and PreFilter + Filter run on that node alone."""
+
+    fw: Framework
+    state: ClusterState
+    preemptor: Pod
+    node: int
+
+    def remove(self, pod: Pod) -> None:
+        self.state.unbind(self.node, pod)
+
+    def add(self, pod: Pod) -> None:
+        self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+
+    def fits(self) -> tuple[int, list[str]]:
+        nodes = np.asarray([self.node], dtype=np.int64)
+        cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
+        return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
+
+
+def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable[[int], NodeTrial]:
+    """Node → a StateTrial on a fresh copy of `state` (with the run's assumed volume bindings)."""
+
+    def trial(node: int) -> NodeTrial:
+        copy = state.copy()
+        copy.__dict__["_assumed_volumes"] = assumed_volumes(state)
+        return StateTrial(fw, copy, preemptor, node)
+
+    return trial
+
+
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult) -> PostFilterOutcome:
+    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
+    trials = state_trials(fw, state, preemptor)
+    pdbs = state.objects.of("PodDisruptionBudget")
+    order = zone_order(state.nodes).tolist()
+
+    def preemption() -> PreemptionResult:
+        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials)
+
+    return run_post_filter(fw.profile, result, preemption)
+
+
+# --------------------------------------------------------------------------- the sequence rule (simulate)
+
+SIMULATION_EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+def bound_copy(pod: Pod, step: int) -> Pod:
+    """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
+    (preemption orders victims and candidates by start time)."""
+    started = (SIMULATION_EPOCH + timedelta(seconds=step)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dataclasses.replace(pod, start_time=started)
+
+
+def evict(engine: Engine, pod: Pod) -> None:
+    """Delete a bound pod (a preemption victim): its node's row changes, as a bind's would."""
+    node = next(n for n, pods in enumerate(engine.state.pods) if any(p is pod for p in pods))
+    engine.state.unbind(node, pod)
+    engine.log.append(node)
+
+
+def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+    """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
+    evicted yet)."""
+    fw = engine.framework(pod)
+    result = schedule_one(fw, engine.state, pod, score=False)
+    if not fw.profile.extension_points.get("postFilter"):
+        return result.fit_error(), PostFilterOutcome()
+    post = post_filter_for(fw, engine.state, pod, result)
+    return fit_error(result, post), post
+
+
+def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+    """`post_filter_cycle`, then a nominated node's victims are deleted at once (SchedulerAsyncPreemption off)."""
+    message, post = post_filter_cycle(engine, pod)
+    for victim in post.victims:
+        evict(engine, victim)
+    return message, post
+
+
+def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
+    """`evaluateNominatedNode`: the nominated node alone; if it passes the filters the pod is bound there
+    unscored (None: it fails one, and the cycle goes on over every node)."""
+    shape = engine.shape(pod)
+    if shape.ok is None or not shape.ok[node]:
+        return None
+    return Decision(node, np.asarray([node], dtype=np.int64), int(shape.n_ok), shape)
+
+
+def cycle_nominated_first(engine: Engine, pod: Pod) -> tuple[Decision, bool]:
+    """A cycle as `schedulePod` runs it: a pod with `status.nominatedNodeName` (a node of the cluster) tries
+    that node first; (decision, whether the nominated node took it)."""
+    node = engine.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+    decision = nominated_first(engine, pod, node) if node is not None else None
+    return (decision, True) if decision is not None else (engine.cycle(pod), False)

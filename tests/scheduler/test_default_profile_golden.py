@@ -1,0 +1,89 @@
+"""Every case of golden/kube-scheduler/default-profile-cases.jsonl through the user's path.
+
+A case becomes one scenario file (golden_scenario.case_scenario_docs: a v1 configuration with
+`percentageOfNodesToScore: 100` and the default profile unchanged, then the extra cluster objects,
+the nodes, the bound pods and the pending pod(s)). Single cases go through
+`kubefit score -f FILE -o json --detail` and compare every field of the real scheduler's cycle
+(filter verdicts with the failing plugin, each Filter plugin alone, PreFilter, scores raw and
+normalised, totals, best nodes, the PreEnqueue rejection, the FitError text with its PostFilter part,
+DefaultPreemption's nominated node and victims). Sequence cases go through
+`kubefit simulate -f FILE -o json --tie-break first` and compare each step (node, ties, message,
+victims, nominated node) and the final placement and usage.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from golden_scenario import case_scenario_docs
+from kubefit.cli import main
+from tests_support import golden_cases
+
+ALL = golden_cases("kube-scheduler/default-profile-cases.jsonl")
+SINGLE = [c for c in ALL if c.get("mode") != "sequence"]
+SEQUENCES = [c for c in ALL if c.get("mode") == "sequence"]
+# What `kubefit score -o json --detail` states of a cycle, in the golden file's vocabulary.
+SINGLE_KEYS = ("filter", "filterByPlugin", "preFilterNodeNames", "skippedFilterPlugins", "feasible", "score",
+               "scoreRaw", "skippedScorePlugins", "total", "best", "preEnqueue", "message", "postFilter")
+STEP_KEYS = ("pod", "namespace", "node", "ties", "message", "victims", "nominatedNode", "nominatedNodeFirst",
+             "preEnqueue")
+
+
+def _run(case: dict[str, Any], verb: list[str], tmp_path, capsys) -> tuple[int, str, str]:
+    path = tmp_path / f"{case['id']}.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
+    capsys.readouterr()
+    rc = main([verb[0], "-f", str(path), *verb[1:]])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _nothing(value: Any) -> bool:
+    return value is None or value == [] or value == {}
+
+
+def _same(got: Any, want: Any) -> bool:
+    """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
+    return got == want or (_nothing(got) and _nothing(want))
+
+
+@pytest.mark.parametrize("case", SINGLE, ids=[c["id"] for c in SINGLE])
+def test_default_profile_single(case, tmp_path, capsys):
+    expect = case["expect"]
+    rc, out, err = _run(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
+    if expect.get("error"):
+        assert rc == 1, out
+        assert expect["error"] in err
+        return
+    assert rc == 0, err
+    got = json.loads(out)
+    for key in SINGLE_KEYS:
+        if key == "filterByPlugin" and expect.get("preFilter"):
+            continue  # PreFilter rejected the pod: no Filter plugin ran
+        assert _same(got.get(key), expect.get(key)), key
+
+
+def _golden_step(step: dict[str, Any]) -> dict[str, Any]:
+    return {k: step[k] for k in STEP_KEYS if k in step}
+
+
+@pytest.mark.parametrize("case", SEQUENCES, ids=[c["id"] for c in SEQUENCES])
+def test_default_profile_sequence(case, tmp_path, capsys):
+    expect = case["expect"]
+    rc, out, err = _run(case, ["simulate", "-o", "json", "--tie-break", "first"], tmp_path, capsys)
+    assert rc == 0, err
+    got = json.loads(out)
+    assert len(got["steps"]) == len(expect["steps"])
+    for i, (g, e) in enumerate(zip(got["steps"], expect["steps"], strict=True)):
+        assert {k: g[k] for k in STEP_KEYS if k in g} == _golden_step(e), f"step {i}"
+    for key in ("scheduled", "unschedulable", "placement", "final"):
+        assert got[key] == expect[key], key
+
+
+def test_case_accounting():
+    """126 single-pod and 24 sequence cases (12 of them with preemption), every one run above."""
+    assert len(SINGLE) == 126 and len(SEQUENCES) == 24
+    assert sum(1 for c in SEQUENCES if "preempt" in c["id"]) == 12
