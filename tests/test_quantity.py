@@ -49,3 +49,9 @@ def test_bad_quantities_are_refused(bad):
 def test_integer_milli_roundtrip(n):
     assert milli_value(parse_quantity(f"{n}m")) == n
     assert value(parse_quantity(str(n))) == n
+
+
+def test_exa_suffix_alone_is_not_an_exponent():
+    """`E` is the exa suffix (10^18); `E3` / `e3` are exponents (found by a property of goquantity)."""
+    assert parse_quantity("125E") == 125 * 10**18 * 10**9
+    assert parse_quantity("1E3") == parse_quantity("1e3") == 1000 * 10**9

@@ -1,6 +1,13 @@
 """kubefit: where do these pods go, and how much more fits — kube-scheduler v1.34 and Karmada, exactly.
 
-The Python API and the `kubefit` command are thin layers over the same functions:
+The Python API and the `kubefit` command are thin layers over the same functions. One function per
+verb reads scenario files as the command does and returns the result the command renders:
+
+- kube-scheduler: `score`, `simulate`, `compare`, `capacity`;
+- Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
+  `models_classify`.
+
+Step by step, the same pipeline is `load_scenario` → `prepare` → `score_pod`:
 
     >>> import kubefit
     >>> scenario = kubefit.load_scenario(["examples/docs-bin-packing/cluster.yaml",
@@ -16,9 +23,29 @@ from kubefit.load import Scenario, load_scenario
 from kubefit.quantity import milli_value, parse_quantity, value
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
+from kubefit.verbs import (
+    KubefitWarning,
+    capacity,
+    compare,
+    divide,
+    estimate,
+    models_classify,
+    models_defaults,
+    models_validate,
+    schedule,
+    score,
+    simulate,
+    summary,
+)
 
 __all__ = [
-    "ConfigError", "InputError", "KubefitError", "PodDemand", "Prepared", "Scenario",
-    "find_pending_pod", "load_scenario", "milli_value", "parse_quantity", "pod_demand", "prepare",
-    "score_pod", "value",
+    # one function per verb
+    "capacity", "compare", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "schedule", "score", "simulate", "summary",
+    # the pipeline step by step
+    "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",
+    # quantities
+    "milli_value", "parse_quantity", "value",
+    # errors and warnings
+    "ConfigError", "InputError", "KubefitError", "KubefitWarning",
 ]

@@ -6,12 +6,15 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 from __future__ import annotations
 
 import datetime
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import (
@@ -137,6 +140,7 @@ class Scenario:
     def files(self) -> str:
         """The files the scenario was read from, for a message about the scenario as a whole."""
         return ", ".join(self.sources) or "<scenario>"
+    pod_specs: dict[bytes, tuple] = field(default_factory=dict, repr=False, compare=False)  # decode_pod's memo
 
     @property
     def bound_pods(self) -> list[Pod]:
@@ -156,6 +160,26 @@ class Scenario:
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
         return [d for d in self.fleet if d.kind in kinds]
+
+
+def unread_objects(scenario: Scenario, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
+                   members: bool = False) -> str | None:
+    """One sentence naming the objects of the files `kubefit <verb>` does not read, None when it reads all.
+
+    `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
+    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
+    """
+    ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
+    if scenario.scheduler_config is not None and not config:
+        ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
+    if not members:
+        ignored += [f"{d.source}: {d.label}" for d in scenario.workloads if d.kind not in keep]
+        ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
+        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods if not p.created_by]
+    if not ignored:
+        return None
+    shown = ", ".join(ignored[:4]) + (f" and {len(ignored) - 4} more" if len(ignored) > 4 else "")
+    return f"kubefit {verb} does not read {shown}; ignored"
 
 
 # --------------------------------------------------------------------------- files → documents
@@ -270,9 +294,14 @@ def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:
     return files
 
 
-def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Scenario:
+def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,
+                  recursive: bool = False) -> Scenario:
     """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
-    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create."""
+    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create.
+
+    `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
+    every 1,024 objects and at the file's end.
+    """
     from kubefit.priority import resolve_priorities
     from kubefit.workloads import expand_workloads
 
@@ -281,8 +310,15 @@ def load_scenario(paths: Iterable[str | Path], *, recursive: bool = False) -> Sc
         scenario.sources.append(str(path))
         files = manifest_files(path, recursive=recursive)
         for file in files:
-            for doc in read_documents(file, allow_empty=len(files) > 1 or file != str(path)):
+            docs = read_documents(file, allow_empty=len(files) > 1 or file != str(path))
+            if progress is not None:
+                progress(file, 0, len(docs))
+            for i, doc in enumerate(docs, start=1):
                 add_document(scenario, doc)
+                if progress is not None and (i & 1023) == 0:
+                    progress(file, i, len(docs))
+            if progress is not None:
+                progress(file, len(docs), len(docs))
     expand_workloads(scenario)
     resolve_priorities(scenario)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
@@ -317,7 +353,7 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     if kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
-        scenario.pods.append(decode_pod(doc, scenario.warnings))
+        scenario.pods.append(decode_pod(doc, scenario.warnings, scenario.pod_specs))
     elif kind in SCHEDULER_CONFIG_KINDS:
         if scenario.scheduler_config is not None:
             first = scenario.scheduler_config
@@ -406,11 +442,16 @@ def _string(value: Any, doc: Document, field_path: str, default: str = "") -> st
 
 def _string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
     """A map[string]string (labels, annotations, nodeSelector)."""
+    mapping = _mapping(value, doc, field_path)
+    if all(type(v) is str for v in mapping.values()):
+        return {str(k): v for k, v in mapping.items()}
     return {str(k): _string(v, doc, f"{field_path}.{k}") for k, v in _mapping(value, doc, field_path).items()}
 
 
 def _check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
     """Unknown fields are typos the API server would refuse: report the first, never ignore it."""
+    if value.keys() <= known:
+        return
     unknown = sorted(str(k) for k in value if k not in known)
     if unknown:
         where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
@@ -428,8 +469,30 @@ def _object_parts(doc: Document) -> tuple[dict[str, Any], dict[str, Any], dict[s
 def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: list[str] | None = None,
                          *, allow_negative: bool = False) -> ResourceList:
     """A `ResourceList` mapping → {name: nanos}; bad or negative quantities are errors."""
+    mapping = _mapping(value, doc, field_path)
+    if all(type(raw) is str for raw in mapping.values()):  # the usual case: one parse per distinct list
+        try:
+            decoded, non_negative, schedulable = _string_resource_list(tuple(mapping.items()))
+        except QuantityError:
+            pass  # the loop below names the field
+        else:
+            if (allow_negative or non_negative) and (warnings is None or schedulable):
+                return dict(decoded)
+    return _decode_resource_list(mapping, doc, field_path, warnings, allow_negative)
+
+
+@functools.lru_cache(maxsize=4096)
+def _string_resource_list(items: tuple[tuple[str, str], ...]) -> tuple[ResourceList, bool, bool]:
+    """A resource list of quantity strings → (decoded, none negative, all schedulable); cached, as a
+    cluster repeats a few resource lists thousands of times."""
+    decoded = {str(name): parse_quantity(raw) for name, raw in items}
+    return decoded, all(q >= 0 for q in decoded.values()), all(is_schedulable(n) for n in decoded)
+
+
+def _decode_resource_list(mapping: dict[str, Any], doc: Document, field_path: str, warnings: list[str] | None,
+                          allow_negative: bool) -> ResourceList:
     out: ResourceList = {}
-    for name, raw in _mapping(value, doc, field_path).items():
+    for name, raw in mapping.items():
         where = f"{field_path}.{name}"
         if isinstance(raw, bool) or raw is None:
             got = "null" if raw is None else f"a boolean {str(raw).lower()}"
@@ -555,12 +618,65 @@ def _port(raw: Any, doc: Document, path: str) -> ContainerPort:
                          host_ip=_string(port.get("hostIP"), doc, f"{path}.hostIP"))
 
 
-def decode_pod(doc: Document, warnings: list[str]) -> Pod:
+def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | None = None) -> Pod:
+    """A v1 Pod. With `memo`, a spec equal to one decoded before (the same bytes) is not decoded again:
+    pods of one workload share their spec, and a snapshot holds thousands of them."""
     _check_api_version(doc, "v1")
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
-    _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
     _check_fields(status, POD_STATUS_FIELDS, doc, "status")
+    key = _spec_key(spec) if memo is not None else None
+    cached = memo.get(key) if key is not None else None
+    if cached is None:
+        notes: list[str] = []
+        parts = _pod_spec(doc, spec, meta, notes)
+        warnings += notes
+        prefix = f"{doc.source}: {doc.label}: "
+        if key is not None and all(n.startswith(prefix) for n in notes):
+            memo[key] = (parts, [n[len(prefix):] for n in notes])
+    else:
+        parts, notes = cached
+        _string_map(meta.get("annotations"), doc, "metadata.annotations")
+        _string(meta.get("namespace"), doc, "metadata.namespace")
+        warnings += [f"{doc.source}: {doc.label}: {n}" for n in notes]
+    return Pod(
+        name=name,
+        namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
+        node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
+        **parts,
+        phase=str(status.get("phase") or ""),
+        container_statuses=_container_statuses(status, "containerStatuses", doc),
+        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
+        conditions=_pod_conditions(status, doc),
+        labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
+        uid=_string(meta.get("uid"), doc, "metadata.uid"),
+        owner_references=_owner_references(meta, doc),
+        start_time=_string(status.get("startTime"), doc, "status.startTime"),
+        created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
+        nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
+        queued=_queued(doc, meta),
+        arrival=_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
+        duration=_time_annotation(doc, meta, DURATION_ANNOTATION),
+        raw=doc.body,
+        source=doc.source,
+    )
+
+
+def _spec_key(spec: dict[str, Any]) -> bytes | None:
+    """The spec's exact bytes but for `nodeName` (decoded per pod); key order kept, as it orders resources.
+
+    The whole spec, not only the fields read today: a field a plugin comes to read can never be served
+    from another pod's decoding. None when orjson cannot write it (the pod is decoded alone).
+    """
+    try:
+        return orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"})
+    except TypeError:
+        return None
+
+
+def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The Pod fields read from `spec`, checked in document order (metadata.annotations among them)."""
+    _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,
@@ -584,42 +700,22 @@ def decode_pod(doc: Document, warnings: list[str]) -> Pod:
     if affinity is not None:
         _check_affinity(affinity, doc)
     _string_map(meta.get("annotations"), doc, "metadata.annotations")
-    return Pod(
-        name=name,
-        namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
-        node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
-        priority=priority,
-        containers=containers,
-        init_containers=inits,
-        overhead=decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings),
-        pod_requests=pod_requests,
-        node_selector=node_selector,
-        affinity=_mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
-        tolerations=tolerations,
-        phase=str(status.get("phase") or ""),
-        container_statuses=_container_statuses(status, "containerStatuses", doc),
-        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
-        conditions=_pod_conditions(status, doc),
-        scheduler_name=_string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
-        labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
-        uid=_string(meta.get("uid"), doc, "metadata.uid"),
-        owner_references=_owner_references(meta, doc),
-        topology_spread_constraints=_spread_constraints(spec, doc),
-        scheduling_gates=_scheduling_gates(spec, doc),
-        resource_claims=tuple(_mapping(c, doc, f"spec.resourceClaims[{i}]") for i, c in
-                              enumerate(_list(spec.get("resourceClaims"), doc, "spec.resourceClaims"))),
-        volumes=tuple(_mapping(v, doc, f"spec.volumes[{i}]") for i, v in
-                      enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
-        preemption_policy=_string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy") or "PreemptLowerPriority",
-        start_time=_string(status.get("startTime"), doc, "status.startTime"),
-        created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
-        nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
-        queued=_queued(doc, meta),
-        arrival=_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
-        duration=_time_annotation(doc, meta, DURATION_ANNOTATION),
-        raw=doc.body,
-        source=doc.source,
-    )
+    _string(meta.get("namespace"), doc, "metadata.namespace")
+    _string(spec.get("nodeName"), doc, "spec.nodeName")
+    overhead = decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings)
+    return {"priority": priority, "containers": containers, "init_containers": inits,
+            "overhead": overhead, "pod_requests": pod_requests, "node_selector": node_selector,
+            "affinity": _mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
+            "tolerations": tolerations,
+            "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
+            "topology_spread_constraints": _spread_constraints(spec, doc),
+            "scheduling_gates": _scheduling_gates(spec, doc),
+            "resource_claims": tuple(_mapping(c, doc, f"spec.resourceClaims[{i}]") for i, c in
+                                     enumerate(_list(spec.get("resourceClaims"), doc, "spec.resourceClaims"))),
+            "volumes": tuple(_mapping(v, doc, f"spec.volumes[{i}]") for i, v in
+                             enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
+            "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
+            or "PreemptLowerPriority"}
 
 
 def _timestamp(value: Any, doc: Document, path: str) -> float | None:

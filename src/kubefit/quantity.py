@@ -13,6 +13,7 @@ nano-unit, without computing it (ParseQuantity rounds up to nano).
 
 from __future__ import annotations
 
+import functools
 import re
 
 NANO = 10**9
@@ -53,6 +54,12 @@ def parse_quantity(text: str | int | float) -> int:
         text = repr(text)
     if not isinstance(text, str):
         raise QuantityError(f"quantities must be strings or numbers, got {type(text).__name__}")
+    return _parse_text(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> int:
+    """`parse_quantity` of a string; cached, as a cluster repeats a few quantities thousands of times."""
     s = text.strip()
     m = _QUANTITY.match(s)
     if not s or m is None or (not m.group("int") and not m.group("frac")):

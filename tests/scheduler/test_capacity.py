@@ -126,3 +126,86 @@ def test_no_fit_filter_needs_max(tmp_path, capsys):
     assert rc == 2 and "give --max" in err
     rc, out = run(capsys, "capacity", "-f", path, "--max", "5", "-o", "json")
     assert out["count"] == 5 and out["stopReason"] == "LimitReached"
+
+
+# ------------------------------------------------------------------ computed == replayed
+
+TAINTS = [None, {"key": "gpu", "value": "true", "effect": "NoSchedule"}, {"key": "x", "effect": "PreferNoSchedule"}]
+
+
+def _scenario_node(i: int, cpu: str, memory: str, pods: str, gpus: int, taint: int, cordoned: bool) -> dict:
+    body = node(f"n{i}", cpu, memory, pods)
+    body["metadata"]["labels"] = {"pool": "a" if i % 2 else "b"}
+    if gpus:
+        body["status"]["allocatable"]["example.com/gpu"] = str(gpus)
+    spec: dict = {"unschedulable": True} if cordoned else {}
+    if TAINTS[taint]:
+        spec["taints"] = [TAINTS[taint]]
+    body["spec"] = spec
+    return body
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["0", "500m", "1", "3", "8"]), st.sampled_from(["0", "1Gi", "3Gi", "8Gi"]),
+                          st.sampled_from(["0", "2", "5", "110"]), st.integers(0, 3), st.integers(0, 2),
+                          st.booleans()), min_size=1, max_size=7),
+       st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["100m", "1", "2"]), st.sampled_from(["0", "1Gi"])),
+                max_size=5),
+       st.sampled_from(["", "100m", "700m", "1500m"]), st.sampled_from(["", "128Mi", "2500Mi"]),
+       st.integers(0, 2), st.booleans(), st.booleans(),
+       st.sampled_from(["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]),
+       st.one_of(st.none(), st.integers(1, 40)), st.booleans())
+def test_computed_capacity_equals_the_replay(nodes, bound, cpu, memory, gpus, tolerate, select, strategy, limit,
+                                             ignore_gpu):
+    """Copies computed per node (`copies_per_node`) give the replay's count, placement and FitError text,
+    under every strategy, with bound pods, taints, cordoned nodes, a nodeSelector, an extended resource
+    (ignored by Filter or not) and `--max` limits."""
+    from kubefit.load import Document, decode_node, decode_pod
+    from kubefit.requests import pod_demand
+    from kubefit.scheduler.capacity import copies_per_node
+
+    warnings: list[str] = []
+    ns = [decode_node(Document(_scenario_node(i, *spec), "t", i), warnings) for i, spec in enumerate(nodes)]
+    running = [decode_pod(Document(pod(f"b{k}", c, m, node_name=f"n{i % len(nodes)}"), "t", k), warnings)
+               for k, (i, c, m) in enumerate(bound)]
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory), ("example.com/gpu", str(gpus) if gpus else ""))
+                if v}
+    spec: dict = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
+    if tolerate:
+        spec["tolerations"] = [{"operator": "Exists"}]
+    if select:
+        spec["nodeSelector"] = {"pool": "a"}
+    template = decode_pod(Document({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec},
+                                   "t", 0), warnings)
+    fit_args: dict = {"scoringStrategy": {"type": strategy}}
+    if strategy == "RequestedToCapacityRatio":
+        fit_args["scoringStrategy"]["requestedToCapacityRatio"] = {"shape": [{"utilization": 0, "score": 0},
+                                                                             {"utilization": 100, "score": 10}]}
+    if ignore_gpu:
+        fit_args["ignoredResources"] = ["example.com/gpu"]
+    config = load_configuration(Document({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": fit_args}]}]}, "t", 0))
+    state = compile_state(ns, running)
+    assert copies_per_node(state.copy(), config, template, pod_demand(template)) is not None  # computed, not replayed
+    computed = estimate_capacity(state, config, template, limit=limit)
+    replayed = estimate_capacity(state, config, template, limit=limit, replay=True)
+    assert computed.to_dict() == replayed.to_dict()
+
+
+def test_filters_not_known_to_be_per_node_are_replayed(monkeypatch):
+    """A Filter plugin outside PER_NODE_FILTERS (topology spread, ports, ... — here TaintToleration taken out
+    of the set) sends the count to the replay, which still gives the hand-computed answer."""
+    from kubefit.load import Document, decode_node, decode_pod
+    from kubefit.requests import pod_demand
+    from kubefit.scheduler import capacity
+
+    warnings: list[str] = []
+    ns = [decode_node(Document(n, "t", i), warnings) for i, n in enumerate(CLUSTER)]
+    template = decode_pod(Document(pod("web", "500m", "512Mi"), "t", 0), warnings)
+    config = load_configuration(None)
+    state = compile_state(ns, [])
+    assert capacity.copies_per_node(state, config, template, pod_demand(template)).tolist() == [4, 3]
+    monkeypatch.setattr(capacity, "PER_NODE_FILTERS", capacity.PER_NODE_FILTERS - {"TaintToleration"})
+    assert capacity.copies_per_node(state, config, template, pod_demand(template)) is None
+    assert estimate_capacity(state, config, template).per_node == {"a": 4, "b": 3}

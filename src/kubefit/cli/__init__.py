@@ -48,20 +48,12 @@ def warn(message: str) -> None:
 
 def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
                  members: bool = False) -> None:
-    """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently).
+    """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently)."""
+    from kubefit.load import unread_objects
 
-    `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
-    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
-    """
-    ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
-    if scenario.scheduler_config is not None and not config:
-        ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
-    if not members:
-        ignored += [f"{d.source}: {d.label}" for d in getattr(scenario, "workloads", ()) if d.kind not in keep]
-        ignored += [f"{n.source}: Node/{n.name}" for n in scenario.nodes]
-        ignored += [f"{p.source}: Pod/{p.name}" for p in scenario.pods if not p.created_by]
-    if ignored:
-        warn(f"kubefit {verb} does not read {name_some(ignored)}; ignored")
+    message = unread_objects(scenario, verb, keep=keep, config=config, members=members)
+    if message:
+        warn(message)
 
 
 def name_some(items: list[str], shown: int = 4) -> str:
@@ -69,12 +61,23 @@ def name_some(items: list[str], shown: int = 4) -> str:
     return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
-def _register_verbs() -> None:
-    """Import the verb modules; each adds its commands to `app`."""
+VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif")
+# The family modules a verb lives in: running one verb imports only those (a faster start); any other
+# word (`--help`, a verb not listed here) imports them all.
+FAMILY_OF_VERB = {
+    "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
+    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",),
+    "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
+    "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
+}
+
+
+def _register_verbs(verb: str | None = None) -> None:
+    """Import the verb modules (only `verb`'s family when it is known); each adds its commands to `app`."""
     # One import per family; a module missing here simply has no verbs yet.
     import importlib
 
-    for module in ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif"):
+    for module in FAMILY_OF_VERB.get(verb or "", VERB_FAMILIES):
         try:
             importlib.import_module(f"kubefit.cli.{module}")
         except ModuleNotFoundError as exc:
@@ -122,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
     from typer.exceptions import Abort
 
-    _register_verbs()
-    command = typer.main.get_command(app)
     args = expand_multi_value_options(list(sys.argv[1:] if argv is None else argv))
+    _register_verbs(args[0] if args else None)
+    command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:

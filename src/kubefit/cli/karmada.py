@@ -1,32 +1,29 @@
 """Karmada cluster resource modeling verbs: `summary` and `models defaults|validate|classify`.
 
 Adding a verb: write a function decorated with `@app.command()` (top level, like `summary`) or
-`@models_app.command()` (under `kubefit models`), load the files with `_load`, compute with a
-`kubefit.multicluster` function and print with `emit(data, output, table)`. The fleet verbs
+`@models_app.command()` (under `kubefit models`), compute with a `kubefit.multicluster`
+function (`multicluster/member.py` loads the files) and print with `emit(data, output, table)`. The fleet verbs
 `estimate` and `schedule` live in `cli/fleet.py`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from kubefit.api.karmada import Cluster, decode_cluster
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn, warn_ignored
-from kubefit.errors import InputError
-from kubefit.load import Scenario, load_scenario
-from kubefit.multicluster.models import (
-    allocatable_modelings,
-    default_models,
-    to_json,
-    validate_cluster,
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.multicluster.fleet import parse_gates
+from kubefit.multicluster.member import (
+    classify_nodes,
+    member_summary,
+    validate_models,
 )
-from kubefit.multicluster.summary import overflow_resources, resource_summary
+from kubefit.multicluster.models import default_models, to_json
 from kubefit.report.output import emit
-from kubefit.resourcenames import BASIC_RESOURCES, is_scalar
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 models_app = typer.Typer(help="Cluster resource models: defaults, validation, node classification.",
                          no_args_is_help=True)
@@ -34,61 +31,6 @@ app.add_typer(models_app, name="models")
 
 GatesOption = Annotated[str | None, typer.Option(
     "--feature-gates", help="Karmada feature gates, e.g. CustomizedClusterResourceModeling=false.")]
-KNOWN_GATES = ("CustomizedClusterResourceModeling", "SchedulingOvercommitProtection")
-DEFAULT_GATES = {"CustomizedClusterResourceModeling": True, "SchedulingOvercommitProtection": False}
-
-
-def parse_feature_gates(text: str | None) -> dict[str, bool]:
-    """`Name=bool,…` → Karmada's gates (defaults filled in); unknown names and bad values are errors."""
-    gates = dict(DEFAULT_GATES)
-    for item in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or value.strip().lower() not in ("true", "false"):
-            raise InputError(f"expected Name=true|false, got {item!r}", field="--feature-gates")
-        if name.strip() not in KNOWN_GATES:
-            raise InputError(f"unknown feature gate {name.strip()!r} (known: {', '.join(KNOWN_GATES)})",
-                             field="--feature-gates")
-        gates[name.strip()] = value.strip().lower() == "true"
-    return gates
-
-
-def _load(files: list[str]) -> tuple[Scenario, list[Cluster]]:
-    """The scenario of the files and its Karmada Clusters (decoded)."""
-    scenario = load_scenario(files)
-    clusters = [decode_cluster(d, require_name=False) for d in scenario.fleet_objects("Cluster")]
-    return scenario, clusters
-
-
-def _one_cluster(clusters: list[Cluster], files: list[str]) -> Cluster:
-    if len(clusters) != 1:
-        raise InputError(f"expected exactly one Cluster (cluster.karmada.io/v1alpha1), found {len(clusters)}",
-                         file=", ".join(files))
-    return clusters[0]
-
-
-def _warn_overflow(scenario: Scenario) -> None:
-    names = overflow_resources(scenario.nodes, scenario.pods)
-    if names:
-        warn(f"{', '.join(names)}: quantities of 2^62 base units (cpu: millicores) or more; Karmada's int64 "
-             f"arithmetic wraps silently there, so its numbers for these resources are not meaningful")
-
-
-def _warn_dropped_requests(scenario: Scenario) -> None:
-    """Pod requests Karmada's accounting drops (not cpu/memory/ephemeral-storage/pods/scalar), and
-    nodes without status.allocatable (Karmada does not fall back to capacity)."""
-    for node in scenario.nodes:
-        if (node.raw.get("status") or {}).get("allocatable") is None:
-            warn(f"{node.source}: Node/{node.name}: no status.allocatable; Karmada counts nothing for this node")
-    dropped: dict[str, int] = {}
-    for pod in scenario.pods:
-        spec = pod.raw.get("spec") or {}
-        for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
-            for name in ((c.get("resources") or {}).get("requests") or {}):
-                if name not in BASIC_RESOURCES and not is_scalar(name):
-                    dropped[name] = dropped.get(name, 0) + 1
-    for name, n in sorted(dropped.items()):
-        warn(f"request {name!r} ({n} container(s)) is not counted by Karmada's resourceSummary "
-             f"(only cpu, memory, ephemeral-storage, pods and extended/hugepages resources are)")
 
 
 # --------------------------------------------------------------------------- summary
@@ -97,16 +39,9 @@ def _warn_dropped_requests(scenario: Scenario) -> None:
 def summary(files: FilesOption, output: OutputOption = OutputFormat.table,
             feature_gates: GatesOption = None) -> None:
     """A member's nodes and pods → resourceSummary and nodeSummary, as Karmada's status controller sets them."""
-    gates = parse_feature_gates(feature_gates)
-    scenario, clusters = _load(files)
-    warn_ignored(scenario, "summary", keep=("Cluster",), members=True)
-    if len(clusters) > 1:
-        raise InputError(f"summary describes one member cluster; found {len(clusters)} Cluster objects",
-                         file=", ".join(files))
-    _warn_dropped_requests(scenario)
-    _warn_overflow(scenario)
-    result = resource_summary(scenario.nodes, scenario.pods, clusters[0] if clusters else None,
-                              customized_modeling=gates["CustomizedClusterResourceModeling"])
+    from rich.table import Table
+
+    result = member_summary(files, parse_gates(feature_gates), warn)
 
     def table(console: Console) -> None:
         rs = result["resourceSummary"]
@@ -129,6 +64,8 @@ def summary(files: FilesOption, output: OutputOption = OutputFormat.table,
 # --------------------------------------------------------------------------- models
 
 def _models_table(console: Console, models: list[dict[str, Any]], title: str) -> None:
+    from rich.table import Table
+
     t = Table(title=title)
     t.add_column("grade", justify="right")
     names = [r["name"] for r in models[0]["ranges"]] if models else []
@@ -140,6 +77,8 @@ def _models_table(console: Console, models: list[dict[str, Any]], title: str) ->
 
 
 def _modelings_table(console: Console, modelings: list[dict[str, int]]) -> None:
+    from rich.table import Table
+
     t = Table(title="allocatableModelings")
     t.add_column("grade", justify="right")
     t.add_column("nodes", justify="right")
@@ -158,18 +97,8 @@ def defaults(output: OutputOption = OutputFormat.table) -> None:
 @models_app.command()
 def validate(files: FilesOption, output: OutputOption = OutputFormat.table) -> None:
     """Karmada's verdict on creating each Cluster (exit 1 when refused); warnings for silently repaired rules."""
-    scenario, clusters = _load(files)
-    warn_ignored(scenario, "models validate", keep=("Cluster",))
-    if not clusters:
-        raise InputError("no Cluster (cluster.karmada.io/v1alpha1) in the files", file=", ".join(files))
-    verdicts = [(c, validate_cluster(c)) for c in clusters]
-    if len(verdicts) == 1:
-        data = verdicts[0][1].as_dict()
-    else:
-        data = {"valid": all(v.valid for _, v in verdicts),
-                "errors": [f"{c.name}: {e}" for c, v in verdicts for e in v.errors],
-                "warnings": [f"{c.name}: {w}" for c, v in verdicts for w in v.warnings],
-                "clusters": {c.name: v.as_dict() for c, v in verdicts}}
+    checked = validate_models(files, warn)
+    verdicts, data = checked.verdicts, checked.to_dict()
     if output != OutputFormat.table:
         for _, v in verdicts:
             for w in v.warnings:
@@ -193,17 +122,6 @@ def validate(files: FilesOption, output: OutputOption = OutputFormat.table) -> N
 @models_app.command()
 def classify(files: FilesOption, output: OutputOption = OutputFormat.table) -> None:
     """Classify a member's nodes into the Cluster's grades → status.resourceSummary.allocatableModelings."""
-    scenario, clusters = _load(files)
-    warn_ignored(scenario, "models classify", keep=("Cluster",), members=True)
-    cluster = _one_cluster(clusters, files)
-    if not cluster.resource_models:
-        warn(f"Cluster {cluster.name}: spec.resourceModels is empty, so Karmada reports no allocatableModelings "
-             f"(the API server would have filled in the defaults: see `kubefit models defaults`)")
-    _warn_dropped_requests(scenario)
-    _warn_overflow(scenario)
-    modelings = allocatable_modelings(cluster, scenario.nodes, scenario.pods)
-    if modelings is None and cluster.resource_models:
-        warn(f"Cluster {cluster.name}: the models' resource names disagree (InitSummary fails), so Karmada "
-             f"reports no allocatableModelings")
+    modelings = classify_nodes(files, warn)
     data = {"allocatableModelings": modelings}
     emit(data, output, lambda c: _modelings_table(c, modelings or []))

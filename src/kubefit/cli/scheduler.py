@@ -7,12 +7,9 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn, warn_ignored
-from kubefit.load import load_scenario
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
 from kubefit.report.output import emit
-from kubefit.report.scheduler import cycle_to_dict, score_table
-from kubefit.scheduler.explain import explain as explain_cycle
-from kubefit.scheduler.scenario import find_pending_pod, prepare, score_pod
+from kubefit.report.scheduler import score_table
 
 # The examples, shipped as package data: `src/kubefit/examples` links to the repository's examples/ (an
 # editable install reads them there), a wheel holds a copy.
@@ -29,19 +26,10 @@ def version() -> None:
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
               scoring: str | None = None, recursive: bool = False) -> int:
-    scenario = load_scenario(files, recursive=recursive)
-    warn_ignored(scenario, "score", config=True, members=True)
-    prepared = prepare(scenario, scoring=scoring)
-    for note in prepared.notes:
-        warn(note)
-    target = find_pending_pod(scenario, pod)
-    result = score_pod(prepared, target)
-    data = cycle_to_dict(result, prepared.state, detail=detail)
-    data["warnings"] = list(prepared.notes)
-    details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
-    if details is not None:
-        data["explain"] = details
-    emit(data, output, lambda console: score_table(console, data, details))
+    from kubefit import verbs
+
+    data = verbs.score(files, pod, scoring=scoring, detail=detail, explain=explain, warn=warn, recursive=recursive)
+    emit(data, output, lambda console: score_table(console, data, data.get("explain")))
     return 0
 
 

@@ -3,9 +3,9 @@ and `capacity` (how many more copies of one pod fit)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
-from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -19,8 +19,10 @@ from kubefit.load import Scenario
 from kubefit.report.output import emit
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.state import ClusterState
+from kubefit.verbs import find_pod
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
+LOADING_MIN_BYTES = 16 << 20  # smaller files load in well under a second
 
 
 class TieBreak(StrEnum):
@@ -39,8 +41,30 @@ def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scen
     (on stderr, and returned for the result's `warnings`)."""
     from kubefit.cli.whatif import load_prepared
 
-    scenario, prepared, _ = load_prepared(files, verb, recursive)
+    with _loading_progress(files) as tick:
+        scenario, prepared, _ = load_prepared(files, verb, recursive, progress=tick)
     return scenario, prepared.config, prepared.state, list(prepared.notes)
+
+
+@contextmanager
+def _loading_progress(files: list[str]):
+    """On a terminal, while large files (together LOADING_MIN_BYTES or more) load: a bar per file."""
+    size = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
+    if not sys.stderr.isatty() or size < LOADING_MIN_BYTES:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("loading {task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(path: str, done: int, total: int) -> None:
+            if path not in tasks:
+                tasks[path] = bar.add_task(path, total=total)
+            bar.update(tasks[path], completed=done, total=total)
+        yield update
 
 
 @contextmanager
@@ -185,28 +209,16 @@ def capacity(
     tie_break: TieBreakOption = TieBreak.first,
     seed: SeedOption = 0,
     recursive: RecursiveOption = False,
+    check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
+                                        "where the count is computed (same answer, slower).")] = False,
 ) -> None:
-    """How many more copies of a pod fit, placed one by one through the profile (cluster-capacity)."""
+    """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report import simulation as report
     from kubefit.scheduler.capacity import estimate_capacity
 
     scenario, config, state, notes = _prepare(files, "capacity", recursive)
-    target = _find_pod(scenario, pod)
-    result = estimate_capacity(state, config, target, limit=max_copies, tie_break=tie_break.value, seed=seed)
+    result = estimate_capacity(state, config, find_pod(scenario, pod), limit=max_copies, tie_break=tie_break.value,
+                               seed=seed, replay=check)
     data = result.to_dict()
     data["warnings"] = notes
     emit(data, output, lambda console: report.capacity_table(console, data))
-
-
-def _find_pod(scenario: Scenario, name: str | None):
-    """The pod named `name` (`pod` or `namespace/pod`, pending or bound), else the first pending pod."""
-    if name is None:
-        pending = scenario.pending_pods
-        if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
-                             file=scenario.files)
-        return pending[0]
-    for p in (*scenario.pending_pods, *scenario.bound_pods):
-        if name in (p.name, p.key):
-            return replace(p, node_name="")  # a copy is a new, pending pod
-    raise InputError(f"no pod named {name!r} in the scenario")

@@ -29,13 +29,13 @@ def node_actions(cordon: list[str] | None, drain: list[str] | None, remove: list
     return NodeActions(split(cordon), split(drain), split(remove))
 
 
-def load_prepared(files: list[str], verb: str, recursive: bool = False,
-                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, list]:
+def load_prepared(files: list[str], verb: str, recursive: bool = False, actions: NodeActions | None = None, *,
+                  progress=None) -> tuple[Scenario, Prepared, list]:
     """Load the scenario, apply the node actions, compile it; tell the user what to know.
 
     Returns the scenario, its prepared form and the pods the actions evicted into the queue.
     """
-    scenario = load_scenario(files, recursive=recursive)
+    scenario = load_scenario(files, progress, recursive=recursive)
     warn_ignored(scenario, verb, config=True, members=True)
     evicted: list = []
     if actions:

@@ -13,19 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kubefit.gomath import int32
 from kubefit.multicluster.affinity import cluster_matches
 
 MAX_INT32 = 2**31 - 1
-
-
-def int32(x: int) -> int:
-    """Go `int32(x)`: two's-complement truncation."""
-    return ((x + 2**31) % 2**32) - 2**31
-
-
-def int64(x: int) -> int:
-    """Go int64 wrap-around."""
-    return ((x + 2**63) % 2**64) - 2**63
 
 
 class DivisionError(Exception):

@@ -22,6 +22,7 @@ import numpy as np
 from kubefit.api.core import Node, Pod
 from kubefit.api.karmada import Cluster
 from kubefit.errors import InputError
+from kubefit.gomath import go_div, int32
 from kubefit.multicluster import goquantity as gq
 from kubefit.multicluster.goquantity import GoQuantity
 from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
@@ -35,11 +36,6 @@ OVERFLOW_UNITS = 2**62
 PODS_PER_MODEL_NODE = 110
 DEFAULT_GATES = {"CustomizedClusterResourceModeling": True, "SchedulingOvercommitProtection": False}
 DIMENSIONS = ("cpu", "memory", "ephemeral-storage", "pods")
-
-
-def int32(x: int) -> int:
-    """Go `int32(x)`: two's-complement truncation."""
-    return ((x + 2**31) % 2**32) - 2**31
 
 
 def feature_gates(overrides: Mapping[str, bool] | None) -> dict[str, bool]:
@@ -357,7 +353,7 @@ def go_summary_replicas(summary: Any, request_text: Mapping[str, str]) -> int:
             requested, available = q.milli_value(), a.milli_value()
         if requested == 0:
             raise ZeroDivisionError("integer divide by zero")  # Go panics here
-        best = min(best, gq._go_div(available, requested))
+        best = min(best, go_div(available, requested))
     return int32(min(best, pods))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kubefit.gomath import go_div, go_rem, int64
 from kubefit.quantity import QuantityError
 
 MAX_INT64 = 2**63 - 1
@@ -25,10 +26,7 @@ _SUFFIX_CHARS = set("eEinumkKMGTP")
 _FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-def wrap64(n: int) -> int:
-    """Two's-complement int64 wrap of a Python int (what Go's int64 multiply/convert leaves)."""
-    n &= (1 << 64) - 1
-    return n - (1 << 64) if n >= 1 << 63 else n
+wrap64 = int64  # Karmada's int64 arithmetic wraps silently (kubefit.gomath)
 
 
 @dataclass(frozen=True)
@@ -263,23 +261,14 @@ def _negative_scale(base: int, k: int) -> int:
         return base
     v, fraction = base, False
     for _ in range(k):
-        if not fraction and _go_rem(v, 10) != 0:
+        if not fraction and go_rem(v, 10) != 0:
             fraction = True
-        v = _go_div(v, 10)
+        v = go_div(v, 10)
         if v == 0:
             return (1 if base > 0 else -1) if fraction else 0
     if fraction:
         v += 1 if base > 0 else -1
     return v
-
-
-def _go_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def _go_rem(a: int, b: int) -> int:
-    return a - _go_div(a, b) * b
 
 
 def _as_scaled_int64(value: int, scale: int, new_scale: int) -> int:
@@ -304,7 +293,7 @@ def _big_scaled_value(unscaled: int, scale: int, new_scale: int) -> int:
     if unscaled < MAX_INT64 and dif < 19:
         u = _big_int64(unscaled)
         divide = 10**dif
-        result, mod = _go_div(u, divide), _go_rem(u, divide)
+        result, mod = go_div(u, divide), go_rem(u, divide)
         return result + 1 if mod != 0 else result
     q, r = divmod(unscaled, 10**dif)  # big.Int DivMod: Euclidean (r ≥ 0)
     return wrap64(_big_int64(q) + 1) if r != 0 else _big_int64(q)

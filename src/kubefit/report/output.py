@@ -5,32 +5,53 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from kubefit.parse import escape_control
 
 
-class SafeConsole(Console):
+def _safe_console(console: type[Console]) -> type[Console]:
     """A rich Console whose text never carries the input's control characters (ESC, CR, …) to the terminal."""
 
-    def render_str(self, text: str, **kwargs: Any) -> Any:
-        return super().render_str(escape_control(text, keep="\n"), **kwargs)
+    class SafeConsole(console):  # type: ignore[misc, valid-type]
+        def render_str(self, text: str, **kwargs: Any) -> Any:
+            return super().render_str(escape_control(text, keep="\n"), **kwargs)
+
+    return SafeConsole
 
 
 def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None = None) -> None:
     """Write `data` to stdout as `fmt` (json|yaml|table); `table` renders the people's view."""
     fmt = getattr(fmt, "value", fmt)
     if fmt == "json":
-        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write(to_json(data))
         sys.stdout.write("\n")
     elif fmt == "yaml":
         yaml.safe_dump(data, sys.stdout, sort_keys=False, default_flow_style=False)
     else:
-        console = SafeConsole(width=max(Console().width, 120) if sys.stdout.isatty() else 160)
+        from rich.console import Console  # only tables need rich: -o json/yaml start faster
+
+        console = _safe_console(Console)(width=max(Console().width, 120) if sys.stdout.isatty() else 160)
         if table is None:
             console.print_json(json.dumps(data))
         else:
             table(console)
+
+
+def to_json(data: Any) -> str:
+    """`json.dumps(data, indent=2)`, written by orjson when it can (10x faster on large results).
+
+    orjson keeps non-ASCII text as UTF-8 where `json` escapes it; values beyond its types (integers over
+    64 bits) fall back to the standard encoder.
+    """
+    try:
+        import orjson
+
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except (ImportError, TypeError):
+        return json.dumps(data, indent=2)

@@ -3,23 +3,39 @@
 Each copy is a full scheduling cycle on the cluster as it is (bound pods accounted, other pending pods
 ignored), bound to the selected node before the next copy, until a copy fits nowhere or `limit` copies
 were placed. Copies never preempt: the count is what fits beside the pods already running.
+
+When every Filter plugin that runs for the pod judges a node by that node alone (its own requested
+resources, labels, taints, name), copies placed elsewhere never change a node's verdict, so placing
+stops exactly when every node is full, whatever order the scores chose: the count is computed, not
+replayed (`copies_per_node`: per node, the minimum over the requested resources of
+⌊free / request⌋, capped by the pods the node still takes). Plugins whose verdicts interact across
+nodes (topology spread, inter-pod affinity, ports, volumes, ...) and `--max` limits the count would reach
+are replayed copy by copy.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.requests import PodDemand, pod_demand
+from kubefit.resourcenames import PODS
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.plugins.base import SUCCESS
+from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
 
 UNSCHEDULABLE = "Unschedulable"
 LIMIT_REACHED = "LimitReached"
+# Filter plugins whose verdict on a node reads only that node and the pod: copies bound on other nodes
+# never change it, and on the node itself only NodeResourcesFit's accounting moves.
+PER_NODE_FILTERS = frozenset({"NodeResourcesFit", "NodeUnschedulable", "NodeName", "TaintToleration",
+                              "NodeAffinity"})
 
 
 @dataclass
@@ -38,21 +54,82 @@ class CapacityResult:
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,
-                      tie_break: str = "first", seed: int | None = 0) -> CapacityResult:
-    """Place copies of `pod` on a copy of `state` until one fits nowhere (or `limit` is reached)."""
+                      tie_break: str = "first", seed: int | None = 0, replay: bool = False) -> CapacityResult:
+    """Place copies of `pod` on a copy of `state` until one fits nowhere (or `limit` is reached).
+
+    The count is computed where the pod's filters are per-node (`copies_per_node`) and replayed copy by
+    copy otherwise, or when `replay` is set (both give the same counts and message).
+    """
     profile = config.profile(pod.scheduler_name)
     if limit is None and "NodeResourcesFit" not in profile.filter_plugins:
         raise InputError(f"profile {profile.scheduler_name} does not filter with NodeResourcesFit: every copy "
                          f"would fit; give --max")
-    count, nodes, message = count_copies(state.copy(), config, pod, pod_demand(pod), limit=limit,
-                                         tie_break=tie_break, seed=seed)
+    state = state.copy()  # the pod's resources may add columns (demand_vector); the caller's state stays
+    demand = pod_demand(pod)
+    computed = None if replay else full_cluster(state, config, pod, demand, limit=limit)
+    if computed is not None:
+        per, message = computed
+        count = int(per.sum())
+    else:
+        count, nodes, message = count_copies(state, config, pod, demand, limit=limit,
+                                             tie_break=tie_break, seed=seed)
+        per = np.bincount(np.asarray(nodes, dtype=np.int64), minlength=len(state))
     names = state.node_names
-    per = Counter(nodes)
-    per_node = {names[i]: per[i] for i in sorted(per)}
+    per_node = {names[i]: int(per[i]) for i in np.flatnonzero(per).tolist()}
     if message is None:
         return CapacityResult(pod, count, per_node, LIMIT_REACHED,
                               f"the limit of {limit} cop{'y' if limit == 1 else 'ies'} (--max) was reached")
     return CapacityResult(pod, count, per_node, UNSCHEDULABLE, message)
+
+
+def copies_per_node(state: ClusterState, config: SchedulerConfiguration, pod: Pod,
+                    demand: PodDemand) -> np.ndarray | None:
+    """Copies of `pod` each node takes before its filters refuse one, or None when that is not closed-form.
+
+    Closed-form when PreFilter lets the pod through, NodeResourcesFit filters and every other Filter plugin
+    that runs is per-node (`PER_NODE_FILTERS`): a node the static filters reject takes 0 copies, any other
+    min(allocatable pods − pods, ⌊(allocatable − requested) / request⌋ for each resource Filter checks).
+    """
+    sh = Engine(state, config).shape(pod, demand)
+    names = [name for name, _plugin in sh.filters]
+    if sh.failure is not None or "NodeResourcesFit" not in names or not set(names) <= PER_NODE_FILTERS:
+        return None
+    static = np.ones(len(state), dtype=bool) if sh.allowed is None else sh.allowed.copy()
+    for p, (name, plugin) in enumerate(sh.filters):
+        if name != "NodeResourcesFit":
+            static &= sh.codes[p] == SUCCESS
+        else:
+            fit: NodeResourcesFit = plugin
+    pods = state.index[PODS]
+    copies = state.allocatable[:, pods] - state.requested[:, pods]
+    for name in checked_resources(demand.requests, fit.args):
+        col, want = state.index[name], demand.requests[name]
+        if want <= 0:  # pragma: no cover - requests are never negative (the loader refuses them)
+            continue
+        free = np.maximum(state.allocatable[:, col] - state.requested[:, col], 0)
+        copies = np.minimum(copies, free // want)
+    return np.where(static, np.maximum(copies, 0), 0)
+
+
+def full_cluster(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
+                 limit: int | None = None) -> tuple[np.ndarray, str] | None:
+    """Copies per node and the FitError of the copy that no longer fits, computed (`copies_per_node`).
+
+    None when the count is not closed-form, or `limit` copies would be placed first (then which copies
+    go where depends on the scores: replay). The message is the cycle's on the filled cluster.
+    """
+    per = copies_per_node(state, config, pod, demand)
+    if per is None or (limit is not None and int(per.sum()) >= limit):
+        return None
+    full = state.copy()
+    row = full.demand_vector(demand)
+    full.requested += per[:, None] * row
+    full.nonzero_requested += per[:, None] * np.array([demand.nonzero_cpu, demand.nonzero_memory], dtype=np.int64)
+    engine = Engine(full, config)
+    decision = engine.cycle(pod, demand)
+    if decision.node is not None:  # pragma: no cover - a copy still fits: trust the replay instead
+        return None
+    return per, post_filter_cycle(engine, pod)[0]  # the replay's message: PostFilter part included
 
 
 def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,

@@ -27,6 +27,7 @@ from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Framework,
+    fit_error_text,
     new_context,
     profile_framework,
     restricting_plugins,
@@ -454,12 +455,8 @@ class Engine:
         """
         if sh.message is not None and sh.message_seen == len(self.log):
             return sh.message
-        head = f"0/{len(self.state)} nodes are available:"
-        if sh.failure is not None:
-            sh.message = f"{head} {sh.failure}."
-        else:
-            histogram = sorted(f"{c} {r}" for r, c in self._reason_counts(sh).items() if c > 0)
-            sh.message = f"{head} {', '.join(histogram)}." if histogram else head  # Go adds " %v." per part
+        counts = Counter() if sh.failure is not None else self._reason_counts(sh)
+        sh.message = fit_error_text(len(self.state), sh.failure, counts)
         sh.message_seen = len(self.log)
         return sh.message
 

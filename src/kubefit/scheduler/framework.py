@@ -105,13 +105,20 @@ class CycleResult:
 
     def fit_error(self) -> str:
         """kube-scheduler's FitError text: `0/N nodes are available: 2 Insufficient cpu, 1 Too many pods.`"""
-        head = f"0/{self.num_nodes} nodes are available:"
-        if self.pre_filter_message:
-            return f"{head} {self.pre_filter_message}."
         counts: Counter[str] = Counter()
         for reasons in self.reasons.values():
             counts.update(reasons)
-        return f"{head} {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
+        return fit_error_text(self.num_nodes, self.pre_filter_message, counts)
+
+
+def fit_error_text(num_nodes: int, pre_filter_message: str | None, counts: Counter[str]) -> str:
+    """`FitError.Error()`: the PreFilter message, else the sorted histogram of the nodes' reasons, each
+    part appended as " %v." (none: the head alone)."""
+    head = f"0/{num_nodes} nodes are available:"
+    if pre_filter_message:
+        return f"{head} {pre_filter_message}."
+    histogram = sorted(f"{c} {r}" for r, c in counts.items() if c > 0)
+    return f"{head} {', '.join(histogram)}." if histogram else head
 
 
 def profile_framework(cache: dict[str, Framework], config: SchedulerConfiguration, pod: Pod, *,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from kubefit.gomath import go_div
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import CycleContext
@@ -25,11 +26,6 @@ STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", 
 SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows to the plugins
 
 RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value
-
-
-def _go_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return -q if (a < 0) != (b < 0) else q
 
 
 def fit_filter_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesFit) -> RowFn:
@@ -71,7 +67,7 @@ def _broken_linear(u: int, shape: list[tuple[int, int]]) -> int:
             if k == 0:
                 return sk
             u0, s0 = shape[k - 1]
-            return s0 + _go_div((sk - s0) * (u - u0), uk - u0)
+            return s0 + go_div((sk - s0) * (u - u0), uk - u0)
     return shape[-1][1]
 
 
@@ -98,11 +94,11 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             if abs(a) > SAFE or abs(r) > SAFE:
                 raise OverflowError
             if kind == "LeastAllocated":
-                s = 0 if r > a else _go_div((a - r) * 100, a)
+                s = 0 if r > a else go_div((a - r) * 100, a)
             elif kind == "MostAllocated":
-                s = _go_div(min(r, a) * 100, a)
+                s = go_div(min(r, a) * 100, a)
             else:
-                u = MAX_UTILIZATION if r > a else _go_div(r * MAX_UTILIZATION, a)
+                u = MAX_UTILIZATION if r > a else go_div(r * MAX_UTILIZATION, a)
                 s = _broken_linear(u, shape)
                 if s <= 0:
                     continue
@@ -112,7 +108,7 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             return 0
         if kind == "RequestedToCapacityRatio":
             return (2 * num + den) // (2 * den)
-        return _go_div(num, den)
+        return go_div(num, den)
     return row
 
 

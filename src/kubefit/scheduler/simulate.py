@@ -17,7 +17,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.requests import PodDemand
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from kubefit.scheduler.capacity import count_copies
+from kubefit.scheduler.capacity import copies_per_node, count_copies
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulation's vocabulary
     TIE_BREAKS,
@@ -180,7 +180,9 @@ def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], 
         row = state.demand_vector(demand)
         need = row > 0
         pooled = int((free[need] // row[need]).min()) if need.any() else None
-        fits = count_copies(engine.state.copy(), engine.config, pod, demand, limit=limit)[0]
+        per_node = copies_per_node(state.copy(), engine.config, pod, demand)
+        fits = (min(int(per_node.sum()), limit) if per_node is not None
+                else count_copies(state.copy(), engine.config, pod, demand, limit=limit)[0])
         out.append({"pod": pod.name, "pending": count,
                     "requests": {r: int(row[c]) for r, c in state.index.items() if row[c] and r != PODS},
                     "copiesThatFit": fits, "copiesIfPooled": pooled})

@@ -9,18 +9,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from kubefit.api.core import Pod
+from kubefit.gomath import go_div_array
 from kubefit.requests import PodDemand
 
 SUCCESS, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2
 CODE_NAMES = ("Success", "Unschedulable", "UnschedulableAndUnresolvable")
 
 
-def go_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
-    """Go's int64 `/`: truncates toward zero (numpy's `//` floors)."""
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
-    return np.where((a < 0) != (b < 0), -q, q)
+go_div = go_div_array  # the plugins' name for Go's int64 `/` (kubefit.gomath)
 
 
 def normalize_scores(plugin, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:

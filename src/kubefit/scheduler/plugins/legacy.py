@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kubefit.gomath import go_div_array
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
@@ -26,12 +27,6 @@ MAX_UTILIZATION = 100
 Shape = Sequence[tuple[int, int]]  # (utilization 0..100, score 0..10), utilizations increasing
 
 
-def _go_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
-    """Go integer division (truncation toward zero) on int64 arrays; `den` must be non-zero."""
-    q = np.abs(num) // np.abs(den)
-    return np.where((num < 0) != (np.asarray(den) < 0), -q, q)
-
-
 def legacy_broken_linear(utilization: np.ndarray, shape: Shape) -> np.ndarray:
     """v1.16 `buildBrokenLinearFunction`: the shape on 0..10, interpolated with Go truncation."""
     p = np.asarray(utilization, dtype=np.int64)
@@ -43,7 +38,7 @@ def legacy_broken_linear(utilization: np.ndarray, shape: Shape) -> np.ndarray:
             out[hit] = s
         else:
             u0, s0 = shape[i - 1]
-            seg = s0 + _go_div((s - s0) * (p - u0), u - u0)
+            seg = s0 + go_div_array((s - s0) * (p - u0), u - u0)
             out[hit] = seg[hit]
         done |= hit
     return out

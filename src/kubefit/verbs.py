@@ -1,0 +1,413 @@
+"""One function per `kubefit` verb: what the command computes, returned as the result objects it renders.
+
+The command line is a thin layer over these functions (it adds option parsing, the tables and exit
+codes). Every function reads scenario files as the command does (YAML, JSON, `kind: List`, several
+files), raises `kubefit.InputError` for bad input and reports what the user should know (ignored
+objects, plugins not simulated, Karmada's int64 wrap-around) through `warn`: by default a
+`KubefitWarning` through Python's `warnings`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kubefit.errors import InputError
+
+if TYPE_CHECKING:
+    from kubefit.api.core import Pod
+    from kubefit.load import Scenario
+    from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
+    from kubefit.multicluster.member import ModelsVerdict
+    from kubefit.scheduler.capacity import CapacityResult
+    from kubefit.scheduler.scenario import Prepared
+    from kubefit.scheduler.simulate import SimulationResult
+
+Files = Sequence[str | Path]
+Warn = Callable[[str], None]
+
+
+class KubefitWarning(UserWarning):
+    """Something the input holds that kubefit reads differently from, or not at all like, the real system."""
+
+
+def python_warning(message: str) -> None:
+    """The default `warn`: a `KubefitWarning` (shown once per message by Python's warnings filter)."""
+    warnings.warn(message, KubefitWarning, stacklevel=3)
+
+
+def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
+                  progress: Callable[[str, int, int], None] | None = None,
+                  recursive: bool = False) -> tuple[Scenario, Prepared]:
+    """Load the scenario files and compile them for scheduling (what every kube-scheduler verb starts with).
+
+    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`;
+    `progress` follows the loading (see `kubefit.load.load_scenario`).
+    """
+    from kubefit.load import load_scenario, unread_objects
+    from kubefit.scheduler.scenario import prepare
+
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
+    unread = unread_objects(scenario, verb, config=True, members=True)
+    if unread:
+        warn(unread)
+    prepared = prepare(scenario, scoring=scoring)
+    for note in prepared.notes:
+        warn(note)
+    return scenario, prepared
+
+
+def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
+          explain: bool = False, warn: Warn = python_warning, recursive: bool = False) -> dict[str, Any]:
+    """Where would this pod go, and why (`kubefit score`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files: nodes, pods, at most one scheduler configuration.
+    pod : str, optional
+        The pending pod to score (`name` or `namespace/name`); default the first in queue order.
+    scoring : {"v1.34", "legacy"}, optional
+        The score scale; default legacy (0..10) for a `Policy` file, v1.34 (0..100) otherwise.
+    detail, explain : bool
+        Add the failing plugins and raw scores / the per-resource arithmetic (`--detail`, `--explain`).
+    warn : callable, optional
+        Told what the user should know; default a `KubefitWarning`.
+
+    Returns
+    -------
+    dict
+        The fields of the golden cases: ``pod``, ``filter``, ``feasible``, ``score``, ``total``, ``best``...
+
+    Examples
+    --------
+    The worked example of the Kubernetes "Resource Bin Packing" docs, as kube-scheduler v1.34 scores it:
+
+    >>> import kubefit
+    >>> out = kubefit.score(["examples/docs-bin-packing/cluster.yaml",
+    ...                      "examples/docs-bin-packing/requested-to-capacity-ratio.yaml"])
+    >>> out["total"], out["best"]
+    ({'node1': 60, 'node2': 69}, ['node2'])
+    """
+    from kubefit.report.scheduler import cycle_to_dict
+    from kubefit.scheduler.explain import explain as explain_cycle
+    from kubefit.scheduler.scenario import find_pending_pod, score_pod
+
+    scenario, prepared = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
+    target = find_pending_pod(scenario, pod)
+    result = score_pod(prepared, target)
+    data = cycle_to_dict(result, prepared.state, detail=detail)
+    data["warnings"] = list(prepared.notes)
+    data["warnings"] = list(prepared.notes)
+    details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
+    if details is not None:
+        data["explain"] = details
+    return data
+
+
+def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0,
+             progress: Callable[[int], None] | None = None, warn: Warn = python_warning) -> SimulationResult:
+    """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files: nodes, bound and pending pods, at most one scheduler configuration.
+    tie_break : {"random", "first"}
+        Among nodes sharing the best total: seeded random (kube-scheduler) or the first in node order.
+    seed : int, optional
+        Seed of the random tie-break.
+    progress : callable, optional
+        Called with the number of pods scheduled so far, every 256 pods and at the end.
+
+    Returns
+    -------
+    kubefit.scheduler.simulate.SimulationResult
+        Every step, the final state and the packing metrics; ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> result = kubefit.simulate(["examples/workload/cluster.yaml"], tie_break="first")
+    >>> result.scheduled, result.unschedulable
+    (20, 1)
+    >>> message = result.steps[-1].message
+    >>> message.split(". ")[0]
+    '0/7 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 Insufficient memory, 6 Insufficient cpu'
+    >>> message.split(". ")[1]
+    'no new claims to deallocate, preemption: 0/7 nodes are available: 2 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.'
+    """
+    from kubefit.scheduler.simulate import simulate as run
+
+    scenario, prepared = prepare_files(files, "simulate", warn)
+    result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
+                 progress=progress)
+    result.label = "scenario"
+    return result
+
+
+def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
+            progress: Callable[[str, int], None] | None = None,
+            warn: Warn = python_warning) -> list[SimulationResult]:
+    """The scenario's workload under its own configuration and under each of `configurations`
+    (`kubefit simulate --compare`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files.
+    configurations : sequence of str
+        Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
+    progress : callable, optional
+        Called with (configuration label, pods scheduled so far).
+
+    Returns
+    -------
+    list of SimulationResult
+        The scenario's run first, then one per configuration, labelled;
+        ``kubefit.scheduler.compare.comparison_to_dict`` is `-o json`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> runs = kubefit.compare(["examples/workload/cluster.yaml"], ["MostAllocated"], tie_break="first")
+    >>> [(r.label, r.scheduled) for r in runs]
+    [('scenario', 20), ('MostAllocated', 21)]
+    """
+    from kubefit.scheduler.compare import candidates
+    from kubefit.scheduler.compare import compare as run_compare
+
+    scenario, prepared = prepare_files(files, "simulate", warn)
+    cands = candidates(prepared.config, configurations)
+    for cand in cands[1:]:
+        for note in cand.notes:
+            warn(note)
+    return run_compare(scenario.nodes, scenario.pods, scenario.pending_pods, cands, tie_break=tie_break,
+                       seed=seed, progress=progress)
+
+
+def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
+             seed: int | None = 0, replay: bool = False, warn: Warn = python_warning) -> CapacityResult:
+    """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files.
+    pod : str, optional
+        The pod to copy (`name` or `namespace/name`, pending or bound); default the first pending pod.
+    limit : int, optional
+        Stop after this many copies (`--max`).
+    replay : bool
+        Place the copies one by one even where the count is closed-form (a check; same answer).
+
+    Returns
+    -------
+    kubefit.scheduler.capacity.CapacityResult
+        ``count``, ``per_node``, ``stop_reason`` and the FitError ``message``; ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> result = kubefit.capacity(["examples/workload/cluster.yaml"], "report-0")
+    >>> result.count, result.per_node
+    (2, {'highmem-1': 1, 'highmem-2': 1})
+    """
+    from kubefit.scheduler.capacity import estimate_capacity
+
+    scenario, prepared = prepare_files(files, "capacity", warn)
+    target = find_pod(scenario, pod)
+    return estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
+                             replay=replay)
+
+
+def find_pod(scenario: Scenario, name: str | None) -> Pod:
+    """The pod named `name` (`pod` or `namespace/pod`, pending or bound) as a new pending pod, else the
+    first pending pod in queue order."""
+    if name is None:
+        pending = scenario.pending_pods
+        if not pending:
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
+                             file=scenario.files)
+        return pending[0]
+    for p in (*scenario.pending_pods, *scenario.bound_pods):
+        if name in (p.name, p.key):
+            return replace(p, node_name="")  # a copy is a new, pending pod
+    raise InputError(f"no pod named {name!r} in the scenario", file=scenario.files)
+
+
+def estimate(files: Files, *, request: str | None = None, members: Sequence[str] = (),
+             feature_gates: str | None = None, explain: bool = False,
+             warn: Warn = python_warning) -> FleetEstimate:
+    """Available replicas per member cluster, as Karmada's general estimator computes them (`kubefit estimate`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Karmada `Cluster` objects, and a `ResourceBinding` (or a workload with its `PropagationPolicy`).
+    request : str, optional
+        Per-replica request such as ``"cpu=3,memory=20Gi"``; default the binding's.
+    members : sequence of str
+        ``NAME=FILE``: a member's nodes and pods, for the exact node-level count beside Karmada's.
+    feature_gates : str, optional
+        Karmada feature gates, e.g. ``"CustomizedClusterResourceModeling=false"``.
+
+    Returns
+    -------
+    kubefit.multicluster.fleet.FleetEstimate
+        Per cluster its estimate (path, replicas, the arithmetic); ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    The docs' example: 500m per replica on three member clusters.
+
+    >>> import kubefit
+    >>> kubefit.estimate(["examples/karmada/estimate-general-500m.yaml"]).to_dict()["availableReplicas"]
+    {'member1': 6, 'member2': 4, 'member3': 0}
+    """
+    from kubefit.multicluster.fleet import estimate_fleet, load_fleet, parse_gates
+
+    gates = parse_gates(feature_gates)
+    return estimate_fleet(load_fleet(files, warn), request, members, gates, explain=explain, warn=warn)
+
+
+def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | None = None,
+             warn: Warn = python_warning) -> FleetSchedule:
+    """How Karmada's scheduler divides a binding's replicas among the clusters (`kubefit schedule`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Karmada `Cluster` objects and a `ResourceBinding` (or a workload with its `PropagationPolicy`).
+    scores : sequence of str
+        ``NAME=N``: the scheduler's score of a cluster (default 0).
+
+    Returns
+    -------
+    kubefit.multicluster.fleet.FleetSchedule
+        ``result`` holds the candidates, the assignment (``clusters``) or the ``error``.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> out = kubefit.schedule(["examples/karmada/schedule-general-prefers-member1.yaml"]).result
+    >>> [(c["name"], c["availableReplicas"]) for c in out["candidates"]], out["clusters"]
+    ([('member1', 6), ('member2', 4), ('member3', 0)], [{'name': 'member1', 'replicas': 1}])
+    """
+    from kubefit.multicluster.fleet import load_fleet, parse_gates, schedule_fleet
+
+    gates = parse_gates(feature_gates)
+    return schedule_fleet(load_fleet(files, warn), scores, gates, warn=warn)
+
+
+def divide(candidates: Sequence[dict[str, Any]], spec: dict[str, Any],
+           status: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Karmada's replica division for a binding `spec` among candidate clusters and their estimates.
+
+    Parameters
+    ----------
+    candidates : sequence of dict
+        ``{"name", "availableReplicas", "allocatableReplicas", "score"?, "cluster"?}`` per selected cluster.
+    spec, status : dict
+        The ResourceBinding's spec (``replicas``, ``placement``...) and status.
+
+    Returns
+    -------
+    dict
+        ``{"clusters": [{"name", "replicas"}...] or None, "error": None or Karmada's message}``.
+
+    Examples
+    --------
+    Aggregated: as few clusters as possible, the most available first.
+
+    >>> import kubefit
+    >>> spec = {"replicas": 5, "placement": {"replicaScheduling": {
+    ...     "replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}}}
+    >>> kubefit.divide([{"name": "a", "availableReplicas": 3, "allocatableReplicas": 3},
+    ...                 {"name": "b", "availableReplicas": 10, "allocatableReplicas": 10}], spec)
+    {'clusters': [{'name': 'b', 'replicas': 5}], 'error': None}
+    """
+    from kubefit.multicluster.divide import candidate_from_dict
+    from kubefit.multicluster.divide import divide as run_divide
+
+    return run_divide([candidate_from_dict(c) for c in candidates], spec, status)
+
+
+def models_defaults() -> list[dict[str, Any]]:
+    """The 9 default resource models Karmada gives a Cluster without `spec.resourceModels`.
+
+    Returns
+    -------
+    list of dict
+        ``{"grade", "ranges": [{"name", "min", "max"}...]}`` per grade, as `kubefit models defaults -o json`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> models = kubefit.models_defaults()
+    >>> len(models), models[1]["ranges"][0]
+    (9, {'name': 'cpu', 'min': '1', 'max': '2'})
+    """
+    from kubefit.multicluster.models import default_models, to_json
+
+    return to_json(default_models())
+
+
+def models_validate(files: Files, *, warn: Warn = python_warning) -> ModelsVerdict:
+    """Karmada's verdict on creating each Cluster of the files (`kubefit models validate`).
+
+    Returns
+    -------
+    kubefit.multicluster.member.ModelsVerdict
+        ``valid``, and per Cluster its errors, warnings and models after `PrepareForCreate`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> kubefit.models_validate(["examples/karmada/three-grade-cluster.yaml"]).valid
+    True
+    """
+    from kubefit.multicluster.member import validate_models
+
+    return validate_models(files, warn)
+
+
+def models_classify(files: Files, *, warn: Warn = python_warning) -> list[dict[str, int]] | None:
+    """A member's nodes classified into its Cluster's grades (`kubefit models classify`).
+
+    Returns
+    -------
+    list of dict or None
+        ``status.resourceSummary.allocatableModelings``: ``{"grade", "count"}`` per grade; None when
+        Karmada reports none.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> kubefit.models_classify(["examples/karmada/three-grade-cluster.yaml",
+    ...                          "examples/karmada/member1-nodes-and-pods.yaml"])
+    [{'grade': 0, 'count': 1}, {'grade': 1, 'count': 1}, {'grade': 2, 'count': 0}]
+    """
+    from kubefit.multicluster.member import classify_nodes
+
+    return classify_nodes(files, warn)
+
+
+def summary(files: Files, *, feature_gates: str | None = None, warn: Warn = python_warning) -> dict[str, Any]:
+    """A member's `resourceSummary` and `nodeSummary`, as Karmada's cluster status controller sets them
+    (`kubefit summary`).
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> out = kubefit.summary(["examples/karmada/member1-nodes-and-pods.yaml"])
+    >>> out["nodeSummary"], out["resourceSummary"]["allocated"]
+    ({'totalNum': 2, 'readyNum': 2}, {'cpu': '4', 'memory': '16Gi', 'pods': '2'})
+    """
+    from kubefit.multicluster.fleet import parse_gates
+    from kubefit.multicluster.member import member_summary
+
+    return member_summary(files, parse_gates(feature_gates), warn)

@@ -1,0 +1,144 @@
+"""The fast loading paths give what the reference paths give: orjson vs json, decode_pod's spec memo."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubefit.errors import InputError
+from kubefit.load import Document, Scenario, add_document, decode_pod
+from kubefit.parse import _fast_json, parse_bodies
+
+
+def pod(name: str, spec: dict, **meta) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta}, "spec": spec}
+
+
+SPEC = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}, "limits": {"memory": "1Gi"}}}],
+        "tolerations": [{"key": "k", "operator": "Exists"}], "priority": 5}
+
+
+def test_pods_sharing_a_spec_decode_alike_and_warn_each_under_its_own_name():
+    scenario = Scenario()
+    for i in range(3):
+        add_document(scenario, Document(pod(f"p{i}", json.loads(json.dumps(SPEC))), "f.yaml", i + 1))
+    alone = [decode_pod(Document(pod(f"p{i}", SPEC), "f.yaml", i + 1), []) for i in range(3)]
+    for got, want in zip(scenario.pods, alone, strict=True):
+        assert (got.name, got.containers, got.tolerations, got.priority) == (want.name, want.containers,
+                                                                             want.tolerations, want.priority)
+    assert len(scenario.pod_specs) == 1  # decoded once
+    assert [w.split(":")[1].strip() for w in scenario.warnings] == ["Pod/p0", "Pod/p1", "Pod/p2"]
+    assert all("limits without requests for memory" in w for w in scenario.warnings)
+
+
+def test_a_known_spec_does_not_hide_bad_metadata():
+    scenario = Scenario()
+    add_document(scenario, Document(pod("a", SPEC), "f.yaml", 1))
+    with pytest.raises(InputError, match="metadata.annotations.x"):
+        add_document(scenario, Document(pod("b", SPEC, annotations={"x": 1}), "f.yaml", 2))
+    with pytest.raises(InputError, match="metadata.namespace"):
+        add_document(scenario, Document(pod("c", SPEC, namespace=7), "f.yaml", 3))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=8) | st.sampled_from(['":', '" :', '\\":']),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_fast_json_is_the_checked_parse_or_steps_aside(value):
+    """orjson's answer is used only where it equals json.loads' (values and types); else None (checked path)."""
+    text = json.dumps(value)
+    fast = _fast_json(text)
+    if fast is not None:
+        want = json.loads(text)
+        assert fast == want and json.dumps(fast) == json.dumps(want)
+    if "9223372036854775807"[:19] in text or any(len(t) >= 19 for t in re.findall(r"\d+", text)):
+        assert fast is None  # a 19-digit run may be beyond int64: the checked path decides
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), st.text(max_size=6) | st.sampled_from(['":', 'x" :y']), min_size=1,
+                       max_size=5), st.sampled_from(["", " ", "\n  "]))
+def test_a_duplicate_key_is_refused_whatever_the_strings_hold(mapping, space):
+    """The fast path's key count cannot be fooled: a repeated key is always the checked path's refusal."""
+    key = next(iter(mapping))
+    text = "{" + ", ".join(f"{json.dumps(k)}{space}: {json.dumps(v)}" for k, v in mapping.items())
+    text += f", {json.dumps(key)}{space}: 1}}"
+    with pytest.raises(InputError, match="duplicate field"):
+        parse_bodies('{"apiVersion": "v1", "kind": "List", "items": [], "x": ' + text + "}", "t.json")
+
+
+def test_what_orjson_refuses_gets_the_json_modules_answer():
+    assert _fast_json('{"a": NaN}') is None and _fast_json('{"a": 1,}') is None
+    assert parse_bodies('{"a": NaN}', "t.json")[0]["a"] != parse_bodies('{"a": NaN}', "t.json")[0]["a"]  # NaN
+    with pytest.raises(InputError, match="malformed JSON at line 1, column 9"):
+        parse_bodies('{"a": 1,}', "t.json")
+
+
+def test_load_scenario_reports_progress_per_file(tmp_path):
+    from kubefit.load import load_scenario
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
+    pods = [pod(f"p{i}", {"containers": [{"name": "c"}]}) for i in range(2500)]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, *pods]}))
+    calls: list[tuple[str, int, int]] = []
+    scenario = load_scenario([path], progress=lambda *a: calls.append(a))
+    assert len(scenario.pods) == 2500
+    assert calls == [(str(path), n, 2501) for n in (0, 1024, 2048, 2501)]
+
+
+def test_the_loading_bar_is_drawn_only_on_a_terminal_for_large_files(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from kubefit.cli import simulate as cli
+
+    path = tmp_path / "f.yaml"
+    path.write_text("a: 1\n")
+    with cli._loading_progress([str(path)]) as tick:
+        assert tick is None  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with cli._loading_progress([str(path)]) as tick:
+        assert tick is None  # a small file
+    monkeypatch.setattr(cli, "LOADING_MIN_BYTES", 1)
+    with cli._loading_progress([str(path)]) as tick:
+        tick(str(path), 0, 10)
+        tick(str(path), 10, 10)
+    assert "loading" in capsys.readouterr().err
+
+
+def test_bound_pods_differing_only_in_their_node_share_a_decoding():
+    scenario = Scenario()
+    for i in range(3):
+        spec = json.loads(json.dumps(SPEC))
+        spec["nodeName"] = f"node-{i}"
+        add_document(scenario, Document(pod(f"p{i}", spec), "f.yaml", i + 1))
+    assert len(scenario.pod_specs) == 1
+    assert [p.node_name for p in scenario.pods] == ["node-0", "node-1", "node-2"]
+    spec = json.loads(json.dumps(SPEC))
+    spec["containers"][0]["volumeMount"] = []  # a typo: another spec, so decoded (and refused) again
+    with pytest.raises(InputError, match=r"spec.containers\[0\].volumeMount"):
+        add_document(scenario, Document(pod("typo", spec), "f.yaml", 4))
+    spec = json.loads(json.dumps(SPEC))
+    spec["nodeName"] = 5
+    with pytest.raises(InputError, match="spec.nodeName"):
+        add_document(scenario, Document(pod("bad-node", spec), "f.yaml", 5))
+
+
+@pytest.mark.parametrize("path", ["tests/fixtures/kubectl-get-nodes-pods.json", "examples/workload/cluster.yaml"])
+def test_the_memo_changes_nothing(path):
+    from kubefit.load import load_scenario, read_documents
+
+    loaded = load_scenario([path])
+    warnings: list[str] = []
+    alone = [decode_pod(d, warnings) for d in read_documents(path) if d.kind == "Pod"]
+    assert loaded.pods == alone
+    assert [w for w in loaded.warnings if "Pod/" in w] == warnings
