@@ -283,3 +283,10 @@ def test_unknown_field_in_beta_score_plugins_is_refused(tmp_path, capsys, score,
                     f"profiles:\n- plugins:\n    score: {score}\n")
     code, out, _ = run(capsys, ["config", "validate", "-f", str(path)])
     assert code == 2 and f'strict decoding error: unknown field "{field}"' in out
+
+
+def test_a_complex_mapping_key_is_a_yaml_error_not_a_crash(tmp_path, capsys):
+    path = tmp_path / "complex.yaml"
+    path.write_text("? [a, b]\n: 1\n")
+    code, _, err = run(capsys, ["score", "-f", str(path)])
+    assert code == 2 and one_error(err) == f"error: {path}: malformed YAML at line 1, column 3: found unhashable key"
