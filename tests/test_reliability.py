@@ -270,3 +270,23 @@ def test_plot_with_an_unsupported_extension_is_a_usage_error(tmp_path, capsys):
     code, _, err = run(capsys, ["simulate", "-f", str(path), "--plot", str(tmp_path / "out.txt")])
     assert code == 2 and "'--plot'" in one_error(err) and "'txt'" in err
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(("score", "field"), [
+    ("{enabled: [{name: NodeResourcesMostAllocated}], bogus: 1}", "profiles[0].plugins.score.bogus"),
+    ("{disabled: [{name: NodeResourcesLeastAllocated, bogus: 1}]}", "profiles[0].plugins.score.disabled[0].bogus"),
+])
+def test_unknown_field_in_beta_score_plugins_is_refused(tmp_path, capsys, score, field):
+    """The conversion rewrites plugins.score: what it does not carry over must not vanish silently."""
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                    f"profiles:\n- plugins:\n    score: {score}\n")
+    code, out, _ = run(capsys, ["config", "validate", "-f", str(path)])
+    assert code == 2 and f'strict decoding error: unknown field "{field}"' in out
+
+
+def test_a_complex_mapping_key_is_a_yaml_error_not_a_crash(tmp_path, capsys):
+    path = tmp_path / "complex.yaml"
+    path.write_text("? [a, b]\n: 1\n")
+    code, _, err = run(capsys, ["score", "-f", str(path)])
+    assert code == 2 and one_error(err) == f"error: {path}: malformed YAML at line 1, column 3: found unhashable key"

@@ -70,19 +70,28 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     refused = False
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[tuple[str, str]] = set()
-        duplicate = None
-        for key_node, _ in node.value:
-            if isinstance(key_node, ScalarNode) and key_node.tag != _MERGE_TAG:
-                key = (key_node.tag, key_node.value)
-                if key in seen and duplicate is None:
-                    duplicate = key_node
-                seen.add(key)
+        try:
+            distinct = len({k.value for k, _ in node.value}) == len(node.value)
+        except TypeError:  # a mapping or sequence as a key (the constructor refuses it below)
+            distinct = False
+        duplicate = None if distinct else self._duplicate_key(node)  # rare: look closer
         mapping = super().construct_mapping(node, deep=deep)
         if duplicate is not None:
             self.refused = True
             mapping[self.construct_object(duplicate)] = _Refused(_duplicate(duplicate.value))
         return mapping
+
+    @staticmethod
+    def _duplicate_key(node: MappingNode) -> ScalarNode | None:
+        """The first scalar key given twice with one tag (`<<` merge keys may repeat)."""
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.tag != _MERGE_TAG:
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    return key_node
+                seen.add(key)
+        return None
 
     def construct_yaml_int(self, node: ScalarNode) -> Any:
         digits = node.value.replace("_", "").lstrip("+-0") or "0"

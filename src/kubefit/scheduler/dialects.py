@@ -299,6 +299,13 @@ def _beta_to_v1(doc: Document, version: str, notes: list[str]) -> dict[str, Any]
     return body
 
 
+def _refuse_unknown(value: dict[str, Any], known: set[str], doc: Document, path: str) -> None:
+    """The beta versions decode strictly, as v1 does: an unknown field is kube-scheduler's decoding error."""
+    unknown = sorted(str(k) for k in set(value) - known)
+    if unknown:
+        raise ConfigError([f'strict decoding error: unknown field "{path}.{unknown[0]}"'], file=doc.source)
+
+
 def _beta_profile(doc: Document, version: str, prof: dict[str, Any], path: str, notes: list[str],
                   errors: list[str]) -> dict[str, Any]:
     """One profile: rename removed plugins, fold the v1beta1 strategies into NodeResourcesFit."""
@@ -307,12 +314,14 @@ def _beta_profile(doc: Document, version: str, prof: dict[str, Any], path: str, 
     args: dict[str, dict[str, Any]] = {}
     for j, cfg in enumerate(configs):
         cfg = _map(cfg, doc, f"{path}.pluginConfig[{j}]")
-        unknown = sorted(str(k) for k in set(cfg) - {"name", "args"})
-        if unknown:  # the beta versions decode strictly, as v1 does
-            raise ConfigError([f'strict decoding error: unknown field "{path}.pluginConfig[{j}].{unknown[0]}"'],
-                              file=doc.source)
+        _refuse_unknown(cfg, {"name", "args"}, doc, f"{path}.pluginConfig[{j}]")
         args[str(cfg.get("name", ""))] = _map(cfg.get("args"), doc, f"{path}.pluginConfig[{j}].args")
     score = _map(plugins.get("score"), doc, f"{path}.plugins.score")
+    _refuse_unknown(score, {"enabled", "disabled"}, doc, f"{path}.plugins.score")
+    for key in ("enabled", "disabled"):
+        for j, plugin in enumerate(_list(score.get(key), doc, f"{path}.plugins.score.{key}")):
+            _refuse_unknown(_map(plugin, doc, f"{path}.plugins.score.{key}[{j}]"), {"name", "weight"}, doc,
+                            f"{path}.plugins.score.{key}[{j}]")
     enabled = [_map(p, doc, f"{path}.plugins.score.enabled") for p in _list(score.get("enabled"), doc,
                                                                               f"{path}.plugins.score.enabled")]
     disabled = {str(_map(p, doc, f"{path}.plugins.score.disabled").get("name", ""))
