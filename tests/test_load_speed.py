@@ -1,9 +1,8 @@
-"""The fast loading paths give what the reference paths give: orjson vs json, decode_pod's spec memo."""
+"""The fast loading paths give what the reference paths give: the checked JSON parse, decode_pod's spec memo."""
 
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 
 from kubefit.errors import InputError
 from kubefit.load import Document, Scenario, add_document, decode_pod
-from kubefit.parse import _fast_json, parse_bodies
+from kubefit.parse import parse_bodies
 
 
 def pod(name: str, spec: dict, **meta) -> dict:
@@ -51,24 +50,38 @@ JSON_VALUES = st.recursive(
     max_leaves=20)
 
 
+INT64 = 2**63
+
+
+def _has_big_int(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not -INT64 <= value < INT64
+    if isinstance(value, dict):
+        return any(_has_big_int(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_big_int(v) for v in value)
+    return False
+
+
 @settings(max_examples=300, deadline=None)
-@given(JSON_VALUES)
-def test_fast_json_is_the_checked_parse_or_steps_aside(value):
-    """orjson's answer is used only where it equals json.loads' (values and types); else None (checked path)."""
-    text = json.dumps(value)
-    fast = _fast_json(text)
-    if fast is not None:
-        want = json.loads(text)
-        assert fast == want and json.dumps(fast) == json.dumps(want)
-    if "9223372036854775807"[:19] in text or any(len(t) >= 19 for t in re.findall(r"\d+", text)):
-        assert fast is None  # a 19-digit run may be beyond int64: the checked path decides
+@given(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4))
+def test_checked_json_is_the_json_module_or_a_refusal(value):
+    """Values and types as json.loads gives them; an integer beyond int64 is refused by name."""
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [], "x": value})
+    if _has_big_int(value):
+        with pytest.raises(InputError, match="outside int64"):
+            parse_bodies(text, "t.json")
+        return
+    got, want = parse_bodies(text, "t.json")[0], json.loads(text)
+    assert got == want and json.dumps(got) == json.dumps(want)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), st.text(max_size=6) | st.sampled_from(['":', 'x" :y']), min_size=1,
                        max_size=5), st.sampled_from(["", " ", "\n  "]))
 def test_a_duplicate_key_is_refused_whatever_the_strings_hold(mapping, space):
-    """The fast path's key count cannot be fooled: a repeated key is always the checked path's refusal."""
     key = next(iter(mapping))
     text = "{" + ", ".join(f"{json.dumps(k)}{space}: {json.dumps(v)}" for k, v in mapping.items())
     text += f", {json.dumps(key)}{space}: 1}}"
@@ -76,8 +89,7 @@ def test_a_duplicate_key_is_refused_whatever_the_strings_hold(mapping, space):
         parse_bodies('{"apiVersion": "v1", "kind": "List", "items": [], "x": ' + text + "}", "t.json")
 
 
-def test_what_orjson_refuses_gets_the_json_modules_answer():
-    assert _fast_json('{"a": NaN}') is None and _fast_json('{"a": 1,}') is None
+def test_what_the_json_module_refuses_is_one_clear_error():
     assert parse_bodies('{"a": NaN}', "t.json")[0]["a"] != parse_bodies('{"a": NaN}', "t.json")[0]["a"]  # NaN
     with pytest.raises(InputError, match="malformed JSON at line 1, column 9"):
         parse_bodies('{"a": 1,}', "t.json")

@@ -17,7 +17,6 @@ import re
 from typing import Any
 
 import numpy as np
-import orjson
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
@@ -184,50 +183,11 @@ class _JsonHooks:
 
 
 def _json_body(text: str, source: str) -> tuple[Any, bool]:
-    body = _fast_json(text)
     hooks = _JsonHooks()
-    if body is None:
-        body = json.loads(text, object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
+    body = json.loads(text, object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
     if _may_nest_deeper(text, MAX_DEPTH, block=False):
         _check_object_depth(body, source)
     return body, hooks.refused
-
-
-_KEY_END = re.compile(rb'"[ \t\r\n]*:')  # where a key ends (and, inside a string value, where none does)
-_SPACED_KEY_END = re.compile(rb'"[ \t\r\n]+:')
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-
-
-def _fast_json(text: str) -> Any:
-    """orjson's parse where it provably equals the checked one, else None (then `json.loads` with hooks).
-
-    orjson keeps the last of duplicate keys and reads integers beyond 64 bits as floats, so it is used
-    only when the text has no 19-digit run and as many key ends (`"` then `:`) as the parse has keys:
-    every key ends so, a string value may add more, a duplicate key makes fewer, hence equal counts
-    prove there was no duplicate. Whatever orjson refuses (NaN, malformed text) goes to `json.loads`.
-    """
-    data = text.encode("utf-8", "surrogatepass")
-    if _LONG_DIGITS.search(data):
-        return None
-    try:
-        body = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    ends = len(_KEY_END.findall(data)) if _SPACED_KEY_END.search(data) else data.count(b'":')
-    return body if ends == _count_keys(body) else None
-
-
-def _count_keys(body: Any) -> int:
-    """How many keys the mappings of a parsed JSON value hold, all levels together."""
-    count, stack = 0, [body]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            count += len(value)
-            stack.extend(v for v in value.values() if isinstance(v, dict | list))
-        elif isinstance(value, list):
-            stack.extend(v for v in value if isinstance(v, dict | list))
-    return count
 
 
 def _duplicate(key: str) -> str:
