@@ -1,5 +1,5 @@
-"""A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets and non-terminal pods,
-trimmed to what scheduling reads.
+"""A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets, non-terminal pods,
+namespaces, services and pod controllers, trimmed to what scheduling reads.
 
 The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
 path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
@@ -22,15 +22,16 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 # The pod list kube-scheduler's informer watches: everything not finished.
 NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
 
-# What a scenario needs of each object; everything else (managedFields, most conditions, images, ...) is noise.
+# What a scenario needs of each object; everything else (managedFields, most conditions, ...) is noise.
 NODE_META = ("name", "labels", "creationTimestamp")
 NODE_SPEC = ("unschedulable", "taints")
-NODE_STATUS = ("capacity", "allocatable")
+NODE_STATUS = ("capacity", "allocatable", "images")
+IMAGE_FIELDS = ("names", "sizeBytes")  # of each node `status.images[]` (ImageLocality)
 POD_META = ("name", "namespace", "uid", "labels", "creationTimestamp", "ownerReferences")
 POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy",
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
             "overhead", "resources", "hostNetwork", "runtimeClassName", "volumes", "resourceClaims")
-CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
+CONTAINER_FIELDS = ("name", "image", "resources", "restartPolicy", "ports")  # image: ImageLocality
 POD_STATUS = ("phase", "startTime", "nominatedNodeName")  # preemption orders victims by start time
 # A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
 # PodResizePending condition; those parts of the status are kept, the rest is noise.
@@ -38,8 +39,8 @@ RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
-    """Nodes, storage objects and PDBs, then non-terminal pods of the cluster, trimmed; pods in creation order
-    (queue order)."""
+    """Nodes, storage objects, PDBs, namespaces, services and pod controllers, then non-terminal pods of the
+    cluster, trimmed; pods in creation order (queue order)."""
     from kubernetes import client
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
@@ -49,7 +50,8 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[
                                            field_selector=NON_TERMINAL)
             if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
     pods.sort(key=lambda p: str(p["metadata"].get("creationTimestamp") or ""))  # stable: API order kept
-    return [*nodes, *_storage_objects(api.api_client, where), *pods]
+    return [*nodes, *_objects(api.api_client, where, STORAGE_KINDS), *_objects(api.api_client, where, CLUSTER_KINDS),
+            *pods]
 
 
 # The storage objects the volume plugins read and the PodDisruptionBudgets preemption reads:
@@ -71,18 +73,30 @@ STORAGE_KINDS = (
      "PodDisruptionBudget", (), ("minAvailable", "maxUnavailable", "selector"), ("disruptionsAllowed",
                                                                                  "disruptedPods")),
 )
+# The objects PodTopologySpread's default constraints and InterPodAffinity's namespaceSelector read
+# (kubefit.load_cluster), the controllers also as workloads (kubefit.workloads: replicas, template).
+CLUSTER_KINDS = (
+    ("CoreV1Api", "list_namespace", "namespaces", "v1", "Namespace", (), (), ()),
+    ("CoreV1Api", "list_service_for_all_namespaces", "services", "v1", "Service", (), ("selector",), ()),
+    ("AppsV1Api", "list_replica_set_for_all_namespaces", "replicasets", "apps/v1", "ReplicaSet", (),
+     ("replicas", "selector", "template"), ()),
+    ("AppsV1Api", "list_stateful_set_for_all_namespaces", "statefulsets", "apps/v1", "StatefulSet", (),
+     ("replicas", "selector", "template", "ordinals"), ()),
+    ("CoreV1Api", "list_replication_controller_for_all_namespaces", "replicationcontrollers", "v1",
+     "ReplicationController", (), ("replicas", "selector", "template"), ()),
+)
 STORAGE_META = ("name", "namespace", "uid", "labels")
 # annotations the volume plugins read (binding state, selected node, the beta storage class)
 STORAGE_ANNOTATIONS = ("pv.kubernetes.io/bind-completed", "volume.kubernetes.io/selected-node",
                        "volume.beta.kubernetes.io/storage-class")
 
 
-def _storage_objects(api_client: Any, where: str) -> list[dict[str, Any]]:
-    """Every object of STORAGE_KINDS, trimmed to what the volume plugins and preemption read."""
+def _objects(api_client: Any, where: str, kinds: tuple[tuple[Any, ...], ...]) -> list[dict[str, Any]]:
+    """Every object of `kinds` (STORAGE_KINDS, CLUSTER_KINDS), trimmed to what the plugins read."""
     from kubernetes import client
 
     out = []
-    for group, method, resource, version, kind, top, spec, status in STORAGE_KINDS:
+    for group, method, resource, version, kind, top, spec, status in kinds:
         call = getattr(getattr(client, group)(api_client), method)
         for item in _list_all(call, resource, where):
             out.append(trim_object(item, version, kind, top, spec, status))
@@ -91,7 +105,8 @@ def _storage_objects(api_client: Any, where: str) -> list[dict[str, Any]]:
 
 def trim_object(item: dict[str, Any], version: str, kind: str, top: tuple[str, ...], spec: tuple[str, ...],
                 status: tuple[str, ...]) -> dict[str, Any]:
-    """An object with its identity, the volume plugins' annotations and the given fields."""
+    """An object with its identity, the volume plugins' annotations and the given fields (a pod template
+    trimmed as a pod: its labels and what scheduling reads of its spec)."""
     meta = _pick(item.get("metadata"), STORAGE_META)
     annotations = _pick((item.get("metadata") or {}).get("annotations"), STORAGE_ANNOTATIONS)
     if annotations:
@@ -99,6 +114,8 @@ def trim_object(item: dict[str, Any], version: str, kind: str, top: tuple[str, .
     out: dict[str, Any] = {"apiVersion": version, "kind": kind, "metadata": meta, **_pick(item, top)}
     for part, keys in (("spec", spec), ("status", status)):
         picked = _pick(item.get(part), keys)
+        if isinstance(picked.get("template"), dict):
+            picked["template"] = trim_template(picked["template"])
         if picked:
             out[part] = picked
     return out
@@ -213,13 +230,17 @@ def _pick(mapping: Any, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def trim_node(node: dict[str, Any]) -> dict[str, Any]:
-    """A Node with its name, labels, taints, unschedulable flag, capacity and allocatable."""
+    """A Node with its name, labels, taints, unschedulable flag, capacity, allocatable and images."""
     out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
                            "metadata": _pick(node.get("metadata"), NODE_META)}
     spec = _pick(node.get("spec"), NODE_SPEC)
     if spec:
         out["spec"] = spec
-    out["status"] = _pick(node.get("status"), NODE_STATUS)
+    status = _pick(node.get("status"), NODE_STATUS)
+    images = [_pick(i, IMAGE_FIELDS) for i in status.pop("images", None) or [] if isinstance(i, dict)]
+    if images:
+        status["images"] = images
+    out["status"] = status
     return out
 
 
@@ -251,6 +272,13 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
     if status:
         out["status"] = status
     return out
+
+
+def trim_template(template: dict[str, Any]) -> dict[str, Any]:
+    """A controller's pod template: its labels (what its selector matches) and its spec trimmed as a pod's
+    (the pods it still owes are made from it)."""
+    labels = _pick(template.get("metadata"), ("labels",))
+    return {**({"metadata": labels} if labels else {}), "spec": trim_pod(template)["spec"]}
 
 
 def _trim_statuses(statuses: Any) -> list[dict[str, Any]]:

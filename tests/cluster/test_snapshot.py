@@ -26,7 +26,9 @@ from kubefit.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").read_text()),
             "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text()),
-            **json.loads((FIXTURES / "apiserver" / "storage.json").read_text())}  # PVCs, PVs, ..., PDBs: 8 objects
+            **json.loads((FIXTURES / "apiserver" / "storage.json").read_text()),  # PVCs, PVs, ..., PDBs: 8 objects
+            # namespaces, services, ReplicaSets, StatefulSets, ReplicationControllers: 13 objects
+            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text())}
 TOKEN = "kubefit-test-token"
 
 
@@ -173,10 +175,16 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
         if doc["kind"] not in ("Node", "Pod"):
             continue
         text = json.dumps(doc)
-        for noise in ("managedFields", "conditions", "images", "nodeInfo", "resourceVersion",
-                      "volumeMounts", "image", "imageID", "state", "annotations"):
+        for noise in ("managedFields", "conditions", "nodeInfo", "resourceVersion",
+                      "volumeMounts", "imageID", "state", "annotations"):
             assert f'"{noise}"' not in text, (name, noise)
         assert doc["metadata"]["labels"] == raw[name]["metadata"]["labels"]
+        if doc["kind"] == "Node":  # ImageLocality reads the images a node holds: names and size
+            assert doc["status"]["images"] == [{"names": i["names"], "sizeBytes": i["sizeBytes"]}
+                                               for i in raw[name]["status"]["images"]], name
+        if doc["kind"] == "Pod":  # ... and the images a pod's containers run
+            assert [c["image"] for c in doc["spec"]["containers"]] == \
+                [c["image"] for c in raw[name]["spec"]["containers"]], name
         if doc["kind"] == "Pod":  # what the volume plugins, spread defaults and preemption read
             for part, key in (("metadata", "uid"), ("metadata", "ownerReferences"), ("spec", "volumes"),
                               ("status", "startTime")):
@@ -186,12 +194,13 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
             assert (statuses is not None) == bool(doc["spec"].get("nodeName")), name
     cordoned = by_name["kind-worker2"]
     assert cordoned["spec"] == {"unschedulable": True, "taints": raw["kind-worker2"]["spec"]["taints"]}
-    assert cordoned["status"] == {k: raw["kind-worker2"]["status"][k] for k in ("capacity", "allocatable")}
+    assert cordoned["status"] == {k: raw["kind-worker2"]["status"][k] for k in ("capacity", "allocatable", "images")}
     web = by_name["web-5f8d7c9b4-abcde"]
     raw_web = raw["web-5f8d7c9b4-abcde"]["spec"]
     assert web["spec"]["nodeName"] == "kind-worker"
     assert web["spec"]["topologySpreadConstraints"] == raw_web["topologySpreadConstraints"]
-    assert web["spec"]["containers"] == [{"name": "nginx", "resources": raw_web["containers"][0]["resources"],
+    assert web["spec"]["containers"] == [{"name": "nginx", "image": "nginx:1.27",
+                                          "resources": raw_web["containers"][0]["resources"],
                                           "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]
     assert [c.get("restartPolicy") for c in web["spec"]["initContainers"]] == [None, "Always"]
     assert web["status"] == {"phase": "Running", "startTime": "2025-10-02T08:00:00Z", "containerStatuses": [
@@ -213,9 +222,9 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     config = write_kubeconfig(tmp_path / "config", server)
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
-    assert "wrote 3 nodes, 8 storage objects and disruption budgets and 5 pods (2 pending)" in \
-        capsys.readouterr().err
-    assert len(read_documents(out)) == 16
+    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers "
+            "and 5 pods (2 pending)") in capsys.readouterr().err
+    assert len(read_documents(out)) == 29
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -429,3 +438,64 @@ def test_snapshot_keeps_storage_objects_and_budgets_as_the_plugins_read_them(ser
     assert [len(objects.of(k)) for k in ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
                                          "CSIDriver", "PodDisruptionBudget")] == [3, 1, 1, 1, 1, 1]
     assert objects.of("CSINode")[0].limits() == {"ebs.csi.aws.com": 25}
+
+
+def test_snapshot_keeps_namespaces_services_and_controllers_as_the_plugins_read_them(
+        server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Namespaces (every page), Services, ReplicaSets, StatefulSets and ReplicationControllers are listed,
+    trimmed to what PodTopologySpread, InterPodAffinity and the workload loader read, and load strictly."""
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    kinds = [d["kind"] for d in documents]
+    assert kinds.count("Namespace") == 5 and kinds.index("ReplicaSet") < kinds.index("Pod")
+    by_name = {(d["kind"], d["metadata"]["name"]): d for d in documents}
+    assert by_name[("Namespace", "ml")] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "ml", "uid": "ns-4", "labels": {"kubernetes.io/metadata.name": "ml", "team": "research",
+                                                "tier": "gpu"}}}
+    assert by_name[("Service", "web")]["spec"] == {"selector": {"app": "web"}}
+    assert "spec" not in by_name[("Service", "kubernetes")]  # no selector: selects no pod
+    web = by_name[("ReplicaSet", "web-5f8d7c9b4")]
+    labels = {"app": "web", "pod-template-hash": "5f8d7c9b4"}
+    assert web["metadata"]["uid"] == "5b1c0e7a-2f4d-4a9b-9c3e-1d2f3a4b5c03"
+    assert web["spec"] == {"replicas": 2, "selector": {"matchLabels": labels}, "template": {
+        "metadata": {"labels": labels},
+        "spec": {"schedulerName": "default-scheduler", "containers": [{
+            "name": "nginx", "image": "nginx:1.27",
+            "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}, "limits": {"cpu": "1", "memory": "512Mi"}},
+            "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]}]}}}
+    assert by_name[("ReplicaSet", "crash-7c9d8f6b5")]["spec"]["replicas"] == 0  # scaled to 0: not the default 1
+    assert by_name[("ReplicationController", "legacy")]["spec"]["selector"] == {"app": "legacy"}
+    for doc in documents:
+        assert "status" not in doc or doc["kind"] in ("Node", "Pod", "PersistentVolumeClaim", "PersistentVolume",
+                                                      "PodDisruptionBudget"), doc["metadata"]["name"]
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump_all(documents))
+    assert main(["score", "-f", str(path), "-o", "json"]) == 0, capsys.readouterr().err
+    scenario = load_scenario([path])
+    objects = scenario.objects
+    assert [len(objects.of(k)) for k in ("Namespace", "Service", "ReplicaSet", "StatefulSet",
+                                         "ReplicationController")] == [5, 3, 3, 1, 1]
+    assert next(n for n in objects.of("Namespace") if n.meta.name == "ml").meta.labels["team"] == "research"
+    assert {s.meta.key: s.selector for s in objects.of("Service")} == {
+        "default/kubernetes": None, "default/web": {"app": "web"}, "kube-system/kube-dns": {"k8s-app": "kube-dns"}}
+    assert objects.of("StatefulSet")[0].selector == {"matchLabels": {"app": "trainer"}}
+    assert objects.of("ReplicationController")[0].selector == {"matchLabels": {"app": "legacy"}}
+    # every controller has the pods it wants: loading owes none
+    assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]
+
+
+def test_snapshot_of_a_controller_short_of_pods_loads_the_pod_it_owes(
+        server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ReplicaSet scaled to 3 with 2 pods: the scenario gets the third from the trimmed template (not yet
+    created, it has no creationTimestamp: the loader queues it first)."""
+    recording = json.loads(json.dumps(RECORDED["/apis/apps/v1/replicasets"]))
+    web = next(r for page in recording["pages"] for r in page["items"] if r["metadata"]["name"] == "web-5f8d7c9b4")
+    web["spec"]["replicas"] = 3
+    monkeypatch.setitem(RECORDED, "/apis/apps/v1/replicasets", recording)
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    pending = load_scenario([out]).pending_pods
+    assert [p.name for p in pending][1:] == ["web-5f8d7c9b4-fghij", "trainer-0"]
+    owed = pending[0]
+    assert owed.name.startswith("web-5f8d7c9b4-") and owed.namespace == "default"
+    assert owed.labels == {"app": "web", "pod-template-hash": "5f8d7c9b4"}
+    assert owed.containers[0].image == "nginx:1.27" and owed.containers[0].requests["cpu"] == 500_000_000

@@ -64,9 +64,12 @@ def snapshot(
     context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context to use.")] = None,
     output: ScenarioOut = None,
 ) -> None:
-    """Nodes, storage objects, PDBs and non-terminal pods of a live cluster → a scenario (pending pods stay
-    pending)."""
+    """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services and pod controllers of a live
+    cluster → a scenario (pending pods stay pending)."""
+    from kubefit.snapshot import CLUSTER_KINDS
     from kubefit.snapshot import snapshot as read_cluster
+
+    cluster_kinds = {entry[4] for entry in CLUSTER_KINDS}
 
     documents = read_cluster(kubeconfig, context)
     write_scenario(documents, output)
@@ -74,7 +77,9 @@ def snapshot(
         nodes = sum(1 for d in documents if d["kind"] == "Node")
         pods = sum(1 for d in documents if d["kind"] == "Pod")
         pending = sum(1 for d in documents if d["kind"] == "Pod" and not d["spec"].get("nodeName"))
-        others = len(documents) - nodes - pods
+        cluster = sum(1 for d in documents if d["kind"] in cluster_kinds)
+        others = len(documents) - nodes - pods - cluster
         more = f", {others} storage objects and disruption budgets" if others else ""
+        more += f", {cluster} namespaces, services and controllers" if cluster else ""
         print(f"wrote {nodes} nodes{more} and {pods} pods ({pending} pending) to {output}",
               file=sys.stderr)
