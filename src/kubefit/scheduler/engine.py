@@ -312,17 +312,19 @@ class Engine:
         rows = np.asarray(sorted(set(changed)), dtype=np.int64)
         sh.seen = len(self.log)
         every = np.arange(len(state), dtype=np.int64)
+        few = [(state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist())
+               for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
         for p, (_name, plugin) in enumerate(active):
             if _global_plugin(plugin):
                 sh.codes[p] = plugin.filter(state, ctx, every).codes
-            elif len(rows):
+            elif len(rows) and fk[p] != "static" and not self._by_rows(sh.codes, p, rows, fk[p], few):
                 sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
         for s, (_name, plugin, _w) in enumerate(scorers):
             if s in sh.per_cycle:  # scored over the cycle's feasible nodes (`_normalized`), never read from raw
                 continue
             if _global_plugin(plugin):
                 sh.raw[s] = plugin.score(state, ctx, every)
-            elif len(rows):
+            elif len(rows) and sk[s] != "static" and not self._by_rows(sh.raw, s, rows, sk[s], few):
                 sh.raw[s, rows] = plugin.score(state, ctx, rows)
         ok = (sh.codes == SUCCESS).all(axis=0) if len(active) else np.ones(len(state), dtype=bool)
         if sh.allowed is not None:
@@ -338,6 +340,17 @@ class Engine:
         sh.n_bad = int(np.count_nonzero(sh.bad))
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
+        return True
+
+    @staticmethod
+    def _by_rows(out: np.ndarray, k: int, rows: np.ndarray, fn, few: list | None) -> bool:
+        """out[k, rows] from a scalar row kernel (rows.py) when there are few rows; False: not done."""
+        if few is None or not callable(fn):
+            return False
+        try:
+            out[k, rows] = [fn(a, r, z) for a, r, z in few]
+        except OverflowError:  # int64 wrap-around territory: let the plugin do it
+            return False
         return True
 
     def _evaluate(self, sh: Shape, rows: np.ndarray, full: bool = False) -> None:
