@@ -41,7 +41,8 @@ def scenario(nodes: int, pods: int, seed: int = 0) -> list[dict]:
         docs.append({"apiVersion": "apps/v1", "kind": "ReplicaSet",
                      "metadata": {"name": f"app{a}", "namespace": "default", "uid": f"rs-{a}"},
                      "spec": {"replicas": PER_REPLICA_SET, "selector": {"matchLabels": labels},
-                              "template": {"metadata": {"labels": labels}}}})
+                              "template": {"metadata": {"labels": labels},
+                                           "spec": {"containers": [{"name": "app", "image": "app"}]}}}})
     for i in range(nodes):
         cpu, memory, max_pods = NODE_TYPES[int(rng.integers(len(NODE_TYPES)))]
         alloc = {"cpu": cpu, "memory": memory, "pods": max_pods}

@@ -163,6 +163,48 @@ def owned_by(body: dict[str, Any], owner: Document) -> bool:
     return False
 
 
+_OWNER_INDEX: list = []  # [(pods, len(pods), index)]: the last pod list indexed by `_owned`
+
+
+def _owner_index(pods: list[Pod]) -> tuple[dict, list[int]]:
+    """Pod positions per owner reference uid and per (kind, name); positions of pods whose references
+    cannot be keyed (every owner must look at them)."""
+    keyed: dict = {}
+    loose: list[int] = []
+    for i, pod in enumerate(pods):
+        meta = pod.raw.get("metadata") or {}
+        refs = meta.get("ownerReferences") or [] if isinstance(meta, dict) else []
+        if not isinstance(refs, list):
+            loose.append(i)
+            continue
+        for ref in refs:
+            if not isinstance(ref, dict):
+                continue
+            uid, kind, name = ref.get("uid"), ref.get("kind"), ref.get("name")
+            if not all(v is None or isinstance(v, str) for v in (uid, kind, name)):
+                loose.append(i)
+                break
+            if uid:
+                keyed.setdefault(("uid", uid), []).append(i)
+            keyed.setdefault(("ref", kind, name), []).append(i)
+    return keyed, loose
+
+
+def _owned(pods: list[Pod], owner: Document) -> list[Pod]:
+    """The pods of `pods` that `owner` owns (`owned_by`), in list order; one index per pod list."""
+    if not _OWNER_INDEX or _OWNER_INDEX[0][0] is not pods or _OWNER_INDEX[0][1] != len(pods):
+        _OWNER_INDEX[:] = [(pods, len(pods), _owner_index(pods))]
+    keyed, loose = _OWNER_INDEX[0][2]
+    uid = _meta(owner).get("uid")
+    candidates = set(loose)
+    if uid and isinstance(uid, str):
+        candidates.update(keyed.get(("uid", uid), ()))
+    elif uid:
+        candidates = range(len(pods))
+    candidates = set(candidates) | set(keyed.get(("ref", owner.kind, owner.name), ()))
+    return [pods[i] for i in sorted(candidates) if owned_by(pods[i].raw, owner)]
+
+
 def _active(pod: Pod) -> bool:
     """`controller.IsPodActive`: not Succeeded/Failed, not being deleted."""
     return pod.phase not in TERMINAL_PHASES and not (pod.raw.get("metadata") or {}).get("deletionTimestamp")
@@ -218,7 +260,7 @@ def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[P
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     replicas = _count(doc, spec, "replicas", 1) or 0
-    active = sum(1 for p in pods if _active(p) and owned_by(p.raw, doc))
+    active = sum(1 for p in _owned(pods, doc) if _active(p))
     factory = PodFactory(doc, template, labels, doc, warnings)
     rng = seeded(doc.source, doc.kind, doc.name)
     return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(max(replicas - active, 0))]
@@ -252,7 +294,7 @@ def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[
     replicas = _count(doc, spec, "replicas", 1) or 0
     namespace = _namespace(doc)
     existing = {p.name for p in pods if p.namespace == namespace}
-    missing = replicas - sum(1 for p in pods if _active(p) and owned_by(p.raw, doc))
+    missing = replicas - sum(1 for p in _owned(pods, doc) if _active(p))
     factory = PodFactory(doc, template, labels, doc, warnings)
     out = []
     for ordinal in range(start, start + replicas):
@@ -272,7 +314,7 @@ def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
     completions = _count(doc, spec, "completions", None)
     if spec.get("completions") is None and spec.get("parallelism") is None:
         completions = 1  # the API server defaults both to 1
-    owned = [p for p in pods if owned_by(p.raw, doc)]
+    owned = _owned(pods, doc)
     succeeded = sum(1 for p in owned if p.phase == "Succeeded")
     active = sum(1 for p in owned if _active(p))
     if spec.get("suspend") is True:
@@ -356,7 +398,7 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
     if not eligible:
         warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
                         f"the DaemonSet creates no pod")
-    served = {p.node_name for p in pods if p.node_name and _active(p) and owned_by(p.raw, doc)}
+    served = {p.node_name for p in _owned(pods, doc) if p.node_name and _active(p)}
     rng = seeded(doc.source, doc.kind, doc.name)
     out = []
     for i in eligible:

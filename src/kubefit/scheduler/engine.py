@@ -38,6 +38,8 @@ from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import carries_affinity_terms
+from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -51,6 +53,9 @@ _INT64_MIN = np.iinfo(np.int64).min
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _FEW_ROWS = 24  # up to this many stale rows, re-evaluate them one by one in Python scalars
+# cycle-context entries that depend on the pod (and the scenario's objects) alone: kept when a shape is redone
+_POD_ONLY_CACHE = (f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}")
+_SIGNS: dict[int, tuple[Framework, bool]] = {}  # id(framework) → (framework, all its plugins sign)
 
 
 # --------------------------------------------------------------------------- node order, sampling
@@ -104,9 +109,17 @@ def demand_key(pod: Pod) -> tuple:
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
     plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
-    if not all(isinstance(p, SignPlugin) for p in plugins):
+    known = _SIGNS.get(id(fw))
+    if known is None or known[0] is not fw:  # runtime Protocol checks are slow: once per framework
+        known = _SIGNS[id(fw)] = (fw, all(isinstance(p, SignPlugin) for p in plugins))
+    if not known[1]:
         return None
     return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in plugins))
+
+
+def _global_plugin(plugin) -> bool:
+    """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
+    return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
 
 
 def shape_key(pod: Pod) -> tuple:
@@ -130,6 +143,7 @@ class Shape:
     seen: int = 0
     failure: str | None = None  # PreFilter rejected the pod on every node
     allowed: np.ndarray | None = None  # PreFilter node-name subset
+    names: set | None = None  # PreFilter's node names (None: every node)
     outside_reason: str = ""
     filters: list = field(default_factory=list)  # active (name, plugin)
     codes: np.ndarray | None = None  # int8 [P, N]
@@ -208,9 +222,10 @@ class Engine:
         else:
             self.shapes.move_to_end(key)
             if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
-                sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
-                self._full(sh)
-                self.shapes[key] = sh
+                if not self._redo(sh, pod):
+                    sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
+                    self._full(sh)
+                    self.shapes[key] = sh
             else:
                 self._sync(sh)
         return sh
@@ -232,6 +247,7 @@ class Engine:
             sh.filters, sh.scorers = [], []
             return
         sh.filters = active
+        sh.names = names
         if names is not None:
             sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
@@ -258,6 +274,84 @@ class Engine:
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         self._evaluate(sh, idx, full=True)
+
+    def _redo(self, sh: Shape, pod: Pod) -> bool:
+        """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again on a new
+        cycle context, the plugins that read other nodes over every node, the others over the rows bound
+        since (what `_full` gives, as they are row-local). False, nothing changed: a PreFilter / PreScore
+        outcome differs from the shape's, `_full` must redo it."""
+        if sh.failure is not None or sh.prescore_error:
+            return False
+        state, fw = self.state, sh.fw
+        ctx = new_context(state, pod, sh.ctx.demand)
+        for k in _POD_ONLY_CACHE:
+            if k in sh.ctx.cache:
+                ctx.cache[k] = sh.ctx.cache[k]
+        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
+        if failure is not None or names != sh.names or [n for n, _p in active] != [n for n, _p in sh.filters]:
+            return False
+        try:
+            scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
+        except Exception:  # noqa: BLE001 - a PreScore error status: `_full` records it
+            return False
+        if [n for n, _p, _w in scorers] != [n for n, _p, _w in sh.scorers]:
+            return False
+        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
+        running = [p for _n, p in active] + [p for _n, p, _w in scorers]
+        sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
+                         for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
+        sh.epoch = self.epoch
+        sh.ctx, sh.filters, sh.scorers = ctx, active, scorers
+        fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
+        sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in scorers]
+        sh.kernels = None
+        if (None not in fk and all(sk[s] is not None for s in sh.direct)
+                and all(sk[s] == "static" for s in sh.normed)):
+            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
+        changed = self.log[sh.seen:]
+        rows = np.asarray(sorted(set(changed)), dtype=np.int64)
+        sh.seen = len(self.log)
+        every = np.arange(len(state), dtype=np.int64)
+        few = [(state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist())
+               for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
+        for p, (_name, plugin) in enumerate(active):
+            if _global_plugin(plugin):
+                sh.codes[p] = plugin.filter(state, ctx, every).codes
+            elif len(rows) and fk[p] != "static" and not self._by_rows(sh.codes, p, rows, fk[p], few):
+                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        for s, (_name, plugin, _w) in enumerate(scorers):
+            if s in sh.per_cycle:  # scored over the cycle's feasible nodes (`_normalized`), never read from raw
+                continue
+            if _global_plugin(plugin):
+                sh.raw[s] = plugin.score(state, ctx, every)
+            elif len(rows) and sk[s] != "static" and not self._by_rows(sh.raw, s, rows, sk[s], few):
+                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+        ok = (sh.codes == SUCCESS).all(axis=0) if len(active) else np.ones(len(state), dtype=bool)
+        if sh.allowed is not None:
+            ok &= sh.allowed
+        sh.ok = ok
+        sh.n_ok = int(np.count_nonzero(ok))
+        raw = sh.raw[sh.direct]
+        total = np.zeros(len(state), dtype=np.int64)
+        for k, s in enumerate(sh.direct):
+            total += sh.scorers[s][2] * raw[k]
+        sh.total = np.where(ok, total, _INT64_MIN)
+        sh.bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
+        sh.n_bad = int(np.count_nonzero(sh.bad))
+        sh.norm_version += 1
+        sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
+        return True
+
+    @staticmethod
+    def _by_rows(out: np.ndarray, k: int, rows: np.ndarray, fn, few: list | None) -> bool:
+        """out[k, rows] from a scalar row kernel (rows.py) when there are few rows; False: not done."""
+        if few is None or not callable(fn):
+            return False
+        try:
+            out[k, rows] = [fn(a, r, z) for a, r, z in few]
+        except OverflowError:  # int64 wrap-around territory: let the plugin do it
+            return False
+        return True
 
     def _evaluate(self, sh: Shape, rows: np.ndarray, full: bool = False) -> None:
         """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows`."""

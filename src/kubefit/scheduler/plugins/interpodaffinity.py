@@ -30,7 +30,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
 )
 from kubefit.scheduler.plugins.podcounts import counts_of
-from kubefit.scheduler.plugins.selectors import freeze, node_labels
+from kubefit.scheduler.plugins.selectors import cached_on, freeze, node_labels
 from kubefit.scheduler.state import ClusterState
 
 NAME = "InterPodAffinity"
@@ -157,7 +157,8 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], None]:
 
 def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
     """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
-    return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)))
+    return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)),
+                     by_labels=True)
 
 
 def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarray:
@@ -272,7 +273,7 @@ class InterPodAffinity:
         raw = pod_terms(pod)
         ns_labels = namespace_labels(objects, pod.namespace)
         table = node_labels(state)
-        labelled = np.array([bool(node.labels) for node in state.nodes], dtype=bool)
+        labelled = cached_on(state, "labelled", lambda nodes: np.array([bool(n.labels) for n in nodes], dtype=bool))
         total = np.zeros(len(state), dtype=np.int64)
         contributed = False
 

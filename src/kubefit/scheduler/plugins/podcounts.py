@@ -24,14 +24,67 @@ class _Counts:
     seen: int  # position in state.changes already applied
 
 
-def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int]) -> np.ndarray:
-    """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result)."""
+@dataclass
+class _Groups:
+    """The bound pods grouped by (namespace, labels): per group one pod and its count per node."""
+
+    index: dict  # (namespace, labels) → group
+    pods: list  # one pod of each group
+    nodes: list  # per group {node: pods of the group on it}
+    seen: int  # position in state.changes already applied
+    size: int  # len(state) when built
+
+
+def _label_key(pod: Pod) -> tuple:
+    return pod.namespace, tuple(sorted(pod.labels.items()))
+
+
+def _add(groups: _Groups, node: int, pod: Pod, delta: int) -> None:
+    key = _label_key(pod)
+    g = groups.index.get(key)
+    if g is None:
+        g = groups.index[key] = len(groups.pods)
+        groups.pods.append(pod)
+        groups.nodes.append({})
+    per_node = groups.nodes[g]
+    per_node[node] = per_node.get(node, 0) + delta
+
+
+def _label_groups(state: ClusterState) -> _Groups:
+    """The state's bound pods by (namespace, labels), following `state.changes` like the counts do."""
+    groups = state.__dict__.get("_pod_label_groups")
+    if groups is None or groups.size != len(state):
+        groups = _Groups({}, [], [], len(state.changes), len(state))
+        for n, pods in enumerate(state.pods):
+            for p in pods:
+                _add(groups, n, p, 1)
+        state.__dict__["_pod_label_groups"] = groups
+    elif groups.seen < len(state.changes):
+        for node, pod, delta in state.changes[groups.seen:]:
+            _add(groups, node, pod, delta)
+        groups.seen = len(state.changes)
+    return groups
+
+
+def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], *,
+              by_labels: bool = False) -> np.ndarray:
+    """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result).
+    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group."""
     memo: dict = state.__dict__.setdefault("_pod_counts", {})
     entry = memo.get(key)
     if entry is None or len(entry.counts) != len(state):
         counts = np.zeros(len(state), dtype=np.int64)
-        for n, pods in enumerate(state.pods):
-            counts[n] = sum(weight(p) for p in pods)
+        if by_labels:
+            groups = _label_groups(state)
+            for pod, per_node in zip(groups.pods, groups.nodes, strict=True):
+                w = weight(pod)
+                if w and per_node:
+                    nodes = np.fromiter(per_node.keys(), dtype=np.int64, count=len(per_node))
+                    amounts = np.fromiter(per_node.values(), dtype=np.int64, count=len(per_node))
+                    np.add.at(counts, nodes, w * amounts)
+        else:
+            for n, pods in enumerate(state.pods):
+                counts[n] = sum(weight(p) for p in pods)
         memo[key] = _Counts(counts, len(state.changes))
         return counts
     if entry.seen < len(state.changes):
@@ -46,4 +99,4 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int]) 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
     """int64 [N]: per node, its pods in `namespace` whose labels `selector` matches (`countPodsMatchSelector`)."""
     return counts_of(state, ("selector", selector, namespace),
-                     lambda p: int(p.namespace == namespace and selector.matches(p.labels)))
+                     lambda p: int(p.namespace == namespace and selector.matches(p.labels)), by_labels=True)
