@@ -11,6 +11,7 @@ README, "Extension: profile default"), the nodes, the bound pods and the pending
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from kubefit.scheduler.config import DEFAULT_MULTIPOINT, V1
@@ -93,3 +94,25 @@ def case_scenario_docs(case: dict[str, Any]) -> list[dict[str, Any]]:
     extra = [obj for key in EXTRA_OBJECT_FIELDS for obj in copy.deepcopy(case.get(key) or [])]
     return [case_config(case), *extra, *copy.deepcopy(case.get("nodes") or []),
             *copy.deepcopy(case.get("pods") or []), *copy.deepcopy(case_pending_pods(case))]
+
+
+def run_case(case: dict[str, Any], args: list[str], tmp_path, capsys) -> tuple[int, str, str]:
+    """The case as one scenario file (a `kind: List`), through `kubefit VERB -f FILE ARGS…`: (rc, stdout, stderr)."""
+    from kubefit.cli import main
+
+    path = tmp_path / f"{case['id']}.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
+    capsys.readouterr()
+    rc = main([args[0], "-f", str(path), *args[1:]])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def nothing(value: Any) -> bool:
+    """Absent, null, [] and {}: what the golden files write as null."""
+    return value is None or value == [] or value == {}
+
+
+def same(got: Any, want: Any) -> bool:
+    """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
+    return got == want or (nothing(got) and nothing(want))

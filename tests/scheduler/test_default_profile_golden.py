@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from golden_scenario import case_scenario_docs
-from kubefit.cli import main
+from golden_scenario import run_case, same
 from tests_support import golden_cases
 
 ALL = golden_cases("kube-scheduler/default-profile-cases.jsonl")
@@ -32,28 +31,10 @@ STEP_KEYS = ("pod", "namespace", "node", "ties", "message", "victims", "nominate
              "preEnqueue")
 
 
-def _run(case: dict[str, Any], verb: list[str], tmp_path, capsys) -> tuple[int, str, str]:
-    path = tmp_path / f"{case['id']}.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
-    capsys.readouterr()
-    rc = main([verb[0], "-f", str(path), *verb[1:]])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _nothing(value: Any) -> bool:
-    return value is None or value == [] or value == {}
-
-
-def _same(got: Any, want: Any) -> bool:
-    """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
-    return got == want or (_nothing(got) and _nothing(want))
-
-
 @pytest.mark.parametrize("case", SINGLE, ids=[c["id"] for c in SINGLE])
 def test_default_profile_single(case, tmp_path, capsys):
     expect = case["expect"]
-    rc, out, err = _run(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
+    rc, out, err = run_case(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
     if expect.get("error"):
         assert rc == 1, out
         assert expect["error"] in err
@@ -63,7 +44,7 @@ def test_default_profile_single(case, tmp_path, capsys):
     for key in SINGLE_KEYS:
         if key == "filterByPlugin" and expect.get("preFilter"):
             continue  # PreFilter rejected the pod: no Filter plugin ran
-        assert _same(got.get(key), expect.get(key)), key
+        assert same(got.get(key), expect.get(key)), key
 
 
 def _golden_step(step: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +54,7 @@ def _golden_step(step: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("case", SEQUENCES, ids=[c["id"] for c in SEQUENCES])
 def test_default_profile_sequence(case, tmp_path, capsys):
     expect = case["expect"]
-    rc, out, err = _run(case, ["simulate", "-o", "json", "--tie-break", "first"], tmp_path, capsys)
+    rc, out, err = run_case(case, ["simulate", "-o", "json", "--tie-break", "first"], tmp_path, capsys)
     assert rc == 0, err
     got = json.loads(out)
     assert len(got["steps"]) == len(expect["steps"])

@@ -13,12 +13,10 @@ An incoming pod that carries `spec.nodeName` (the NodeName filter's cases) is an
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
-from golden_scenario import case_scenario_docs
-from kubefit.cli import main
+from golden_scenario import nothing, run_case, same
 from tests_support import golden_cases
 
 ALL = golden_cases("kube-scheduler/placement-cases.jsonl")
@@ -27,28 +25,10 @@ REFUSED = [c for c in SINGLE if c["expect"].get("validation")]
 CASES = [c for c in SINGLE if c not in REFUSED]
 
 
-def _score(case: dict[str, Any], tmp_path, capsys) -> tuple[int, str, str]:
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
-    capsys.readouterr()
-    rc = main(["score", "-f", str(path), "-o", "json", "--detail"])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _nothing(value: Any) -> bool:
-    return value is None or value == [] or value == {}
-
-
-def _same(got: Any, want: Any) -> bool:
-    """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
-    return got == want or (_nothing(got) and _nothing(want))
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_score_detail_matches_kube_scheduler(case, tmp_path, capsys):
     expect = case["expect"]
-    rc, out, err = _score(case, tmp_path, capsys)
+    rc, out, err = run_case(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
     if expect.get("error"):
         # a score plugin failed the cycle (PreScore error, score out of range): the scheduler's text, exit 1
         # (the input is valid; the cycle itself fails, as SchedulingCycleError says)
@@ -60,18 +40,18 @@ def test_score_detail_matches_kube_scheduler(case, tmp_path, capsys):
     assert got["filter"] == expect["filter"]
     if expect.get("preFilter"):
         # PreFilter rejected the pod: the scheduler ran no Filter plugin, so there is no per-plugin map
-        assert _nothing(got.get("filterByPlugin")), "filterByPlugin"
+        assert nothing(got.get("filterByPlugin")), "filterByPlugin"
     else:
         assert got["filterByPlugin"] == expect["filterByPlugin"]
     for key in ("preFilterNodeNames", "skippedFilterPlugins", "feasible", "score", "scoreRaw",
                 "skippedScorePlugins", "total", "best"):
-        assert _same(got[key], expect.get(key)), key
+        assert same(got[key], expect.get(key)), key
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c["id"] for c in REFUSED])
 def test_refused_added_affinity(case, tmp_path, capsys):
     """Args the real validation refused: `kubefit score` refuses them too, exit 2, the same messages."""
-    rc, out, err = _score(case, tmp_path, capsys)
+    rc, out, err = run_case(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
     assert rc == 2, out
     for message in case["expect"]["validationDetail"]["config"]:
         assert message in err
