@@ -39,8 +39,6 @@ def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scen
                                                                           ClusterState, list[str]]:
     """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know
     (on stderr, and returned for the result's `warnings`)."""
-    from kubefit.cli.whatif import load_prepared
-
     with _loading_progress(files) as tick:
         scenario, prepared, _ = load_prepared(files, verb, recursive, progress=tick)
     return scenario, prepared.config, prepared.state, list(prepared.notes)
@@ -117,7 +115,8 @@ def simulate(
     if plot:
         _check_plot_path(plot)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = load_prepared(files, "simulate", recursive, actions)
+    with _loading_progress(files) as tick:
+        scenario, prepared, evicted = load_prepared(files, "simulate", recursive, actions, progress=tick)
     config, state, notes = prepared.config, prepared.state, list(prepared.notes)
     queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
