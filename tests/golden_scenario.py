@@ -116,3 +116,15 @@ def nothing(value: Any) -> bool:
 def same(got: Any, want: Any) -> bool:
     """Equal, where absent / null / empty all mean "nothing" (the golden file writes null)."""
     return got == want or (nothing(got) and nothing(want))
+
+
+def score_detail(case: dict[str, Any], tmp_path, capsys) -> dict[str, Any] | None:
+    """`kubefit score -o json --detail` of a single case: its JSON, or None when the case expects the cycle to
+    fail (a plugin error: kube-scheduler's text on stderr, exit 1; checked here)."""
+    rc, out, err = run_case(case, ["score", "-o", "json", "--detail"], tmp_path, capsys)
+    if case["expect"].get("error"):
+        assert rc == 1, out
+        assert case["expect"]["error"] in err
+        return None
+    assert rc == 0, err
+    return json.loads(out)
