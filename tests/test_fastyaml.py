@@ -24,6 +24,13 @@ from kubefit.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+@pytest.fixture(autouse=True, scope="module")
+def every_size_takes_the_yaml_rs_path():
+    """Small texts go to PyYAML in use (`MIN_BYTES`); here every text is offered to yaml-rs."""
+    with mock.patch.object(fastyaml, "MIN_BYTES", 0):
+        yield
+
 TRICKY_SCALARS = [
     "yes", "Yes", "NO", "on", "Off", "y", "n", "true", "True", "TRUE", "tRUE", "false", "null", "Null", "NULL",
     "~", "0777", "017", "0o17", "0x1F", "0xAB", "0b101", "1e3", "1E3", "1.5e3", "1.5e+3", "1_000", "12:30",
@@ -183,6 +190,13 @@ def corpus() -> list[Path]:
 def test_every_example_reads_alike_on_both_paths(path):
     text = path.read_text()
     assert outcome(text) == pyyaml_outcome(text)
+
+
+def test_small_texts_are_left_to_pyyaml_in_use():
+    with mock.patch.object(fastyaml, "MIN_BYTES", 32 << 10):
+        assert fastyaml.fast_yaml_bodies("a: 1\n") is None
+        assert fastyaml.fast_yaml_bodies("a: 1\n" * (8 << 10)) is None  # a duplicate key: PyYAML refuses it
+        assert fastyaml.fast_yaml_bodies("".join(f"k{i}: {i}\n" for i in range(8 << 10))) is not None
 
 
 def test_kubectl_style_lists_take_the_yaml_rs_path():

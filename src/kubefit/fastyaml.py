@@ -45,6 +45,7 @@ _KEY = (rf"(?:(?!{_YAML11_ONLY}:)[A-Za-z](?:{_CHAR}|:(?={_CHAR})|[ ](?={_CHAR}))
         r"""|'(?:[^'\n]|''){0,500}'|"(?:[^"\\\n]|\\["\\nt]){0,500}")""")
 _LINE = (rf"[ ]*(?:(?:-[ ]+)+{_VALUE}|(?:-[ ]+)*{_KEY}:(?:[ ]+{_VALUE}|{_END})|(?:-[ ]+)*-?{_END}|\#.*)"
          rf"|---{_END}")
+MIN_BYTES = 32 << 10  # below this PyYAML takes < 20 ms, about what compiling the grammar costs once
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\n\x20-\x7e]")
 _CONTENT_LINE = re.compile(r"^[ ]*[^ #\n]", re.M)
 
@@ -72,8 +73,9 @@ def document_count(text: str) -> int:
 
 def fast_yaml_bodies(text: str) -> list[Any] | None:
     """The documents of `text` as PyYAML's SafeLoader reads them, or None where that is not proven
-    (outside the grammar, yaml-rs missing or refusing the text): the caller then uses PyYAML."""
-    if not in_agreed_grammar(text):
+    (shorter than `MIN_BYTES`, outside the grammar, yaml-rs missing or refusing the text): the caller then
+    uses PyYAML."""
+    if len(text) < MIN_BYTES or not in_agreed_grammar(text):
         return None
     try:
         import yaml_rs

@@ -11,6 +11,7 @@ import yaml
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 from kubefit.parse import escape_control
 
@@ -41,6 +42,13 @@ def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None
             console.print_json(json.dumps(data))
         else:
             table(console)
+
+
+def new_table(title: str) -> Table:
+    """A rich table titled on the left, as every report draws them (rich is imported only for tables)."""
+    from rich.table import Table
+
+    return Table(title=title, title_justify="left")
 
 
 def to_json(data: Any) -> str:

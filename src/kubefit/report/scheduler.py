@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
+from kubefit.report.output import new_table
 from kubefit.scheduler.framework import CycleResult
 from kubefit.scheduler.plugins.base import CODE_NAMES, SUCCESS, FilterOutcome
 from kubefit.scheduler.postfilter import fit_error
 from kubefit.scheduler.state import ClusterState
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def cycle_to_dict(result: CycleResult, state: ClusterState, *, detail: bool = False) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] 
         console.print(f"pod {data['pod']} gets no scheduling cycle: {gate['plugin']}: {', '.join(gate['reasons'])}")
         return
     plugins = list(data["score"])
-    table = Table(title=f"kubefit score — pod {data['pod']}", title_justify="left")
+    table = new_table(f"kubefit score — pod {data['pod']}")
     table.add_column("node", style="bold")
     table.add_column("filter")
     for p in plugins:
@@ -105,7 +106,7 @@ def explain_tables(console: Console, explain: dict[str, Any]) -> None:
     """The docs' worked example, computed: one table per feasible node and plugin."""
     for node, plugins in explain.items():
         for plugin, d in plugins.items():
-            t = Table(title=f"{node} · {plugin}", title_justify="left")
+            t = new_table(f"{node} · {plugin}")
             if plugin == "NodeResourcesFit":
                 for col in ("resource", "allocatable", "requested before", "requested after", "utilization %",
                             "score", "weight"):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from kubefit.quantity import format_quantity
+from kubefit.report.output import new_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MAX_STEP_ROWS = 50  # longer workloads show placement and metrics, not every step
 
@@ -14,7 +17,7 @@ def simulation_table(console: Console, data: dict) -> None:
     """Steps (short runs), placement per node, metrics."""
     steps = data["steps"]
     if len(steps) <= MAX_STEP_ROWS:
-        t = Table(title="Queue", title_justify="left")
+        t = new_table("Queue")
         for col in ("#", "pod", "node", "ties / message"):
             t.add_column(col)
         for i, s in enumerate(steps, 1):
@@ -30,7 +33,7 @@ def simulation_table(console: Console, data: dict) -> None:
         console.print(t)
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
     final, placement = data["final"], data["placement"]
-    t = Table(title="Nodes", title_justify="left")
+    t = new_table("Nodes")
     extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()
                                   if v and r not in ("cpu", "memory")))  # other resources, where any is in use
     for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended):
@@ -52,7 +55,7 @@ def comparison_table(console: Console, data: dict) -> None:
 
 
 def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
-    t = Table(title="Metrics", title_justify="left")
+    t = new_table("Metrics")
     t.add_column("metric")
     for name, _ in runs:
         t.add_column(name or "value", justify="right")
@@ -77,7 +80,7 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
     console.print(t)
     for name, m in runs:
         if m["stranded"]:
-            s = Table(title=f"Stranded capacity {name}".rstrip(), title_justify="left")
+            s = new_table(f"Stranded capacity {name}".rstrip())
             for col in ("pending shape (e.g.)", "requests", "pending", "copies that fit", "copies if pooled"):
                 s.add_column(col)
             for item in m["stranded"]:
@@ -88,7 +91,7 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
 
 def capacity_table(console: Console, data: dict) -> None:
     """Copies per node, the count and the message that stopped it."""
-    t = Table(title=f"Copies of {data['pod']}", title_justify="left")
+    t = new_table(f"Copies of {data['pod']}")
     t.add_column("node")
     t.add_column("copies", justify="right")
     for node, n in data["perNode"].items():

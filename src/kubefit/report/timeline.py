@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
+
+from kubefit.report.output import new_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TABLE_ROWS = 20  # the table shows this many evenly spaced samples (JSON has them all)
 
@@ -19,7 +23,7 @@ def timeline_table(console: Console, data: dict) -> None:
     series = data["series"]
     resources = list(series["allocation"])
     stranded = [r for r in series["stranded"] if any(series["stranded"][r])]
-    t = Table(title="Timeline", title_justify="left")
+    t = new_table("Timeline")
     for col in ("time (s)", "running", "pending", *(f"{r} %" for r in resources), *(f"stranded {r}" for r in stranded)):
         t.add_column(col, justify="right")
     for i in _rows(len(series["time"])):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
+
+from kubefit.report.output import new_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def actions_table(console: Console, data: dict) -> None:
@@ -12,7 +16,7 @@ def actions_table(console: Console, data: dict) -> None:
     if not actions:
         return
     done = ", ".join(f"{verb} {' '.join(actions[verb])}" for verb in ("cordon", "drain", "remove") if verb in actions)
-    t = Table(title=f"Evicted by: {done}", title_justify="left")
+    t = new_table(f"Evicted by: {done}")
     for col in ("pod", "from", "to"):
         t.add_column(col)
     for move in actions["evicted"]:
@@ -26,7 +30,7 @@ def actions_table(console: Console, data: dict) -> None:
 
 def plan_table(console: Console, data: dict) -> None:
     """Nodes to add per template and their cost, the placement on the planned nodes, what cannot fit."""
-    t = Table(title="Nodes to add", title_justify="left")
+    t = new_table("Nodes to add")
     for col in ("template", "cost each", "add"):
         t.add_column(col, justify="left" if col == "template" else "right")
     costs = {tpl["name"]: tpl["cost"] for tpl in data["templates"]}
@@ -41,7 +45,7 @@ def plan_table(console: Console, data: dict) -> None:
         console.print("placed on new nodes: " + ", ".join(f"{n} {c}" for n, c in data["placement"].items()
                                                           if n in added))
     if data["cannotFit"]:
-        t = Table(title="Cannot fit on any count of the templates", title_justify="left")
+        t = new_table("Cannot fit on any count of the templates")
         t.add_column("pod")
         t.add_column("why")
         for row in data["cannotFit"]:
