@@ -43,6 +43,9 @@ TRICKY_SCALARS = [
     '"yes"', "'0777'", "|\n  block\n", ">\n  folded\n", "|-\n  x\n", "!!str 1", '!!int "3"', "!foo bar",
     "&a x", "*a", "[a, b]", "[yes, 1e3, 'q', \"r\", 7]", "[a:b]", "{a: 1}", "{yes: no}", "{a: b, a: c}", "[]",
     "{}", "a #c", "a#b", "'x' #c", "a  b", "trailing ", "é", "caf\u00e9", "tab\there", "[a, [b]]",
+    "0b5e2c4e-7a2d-4b8e-9d1a-3c4e5f6a7b8c", "5f1c2a3b-7a2d", "1e-5", "1E-5", "12e-1", "1e-5x", "12-3", "1-",
+    "1234-5-6", "2001-1-1", "2001-12-14x", "0x1f-2", "1_0-1", "3-inf", "/dev/termination-log", "/", "25%",
+    "0%", "1.5%", "%x", "100%x", "-5%",
 ]
 TRICKY_KEYS = ["a", "b", "name", "yes", "on", "y", "n", "true", "null", "'a'", '"a"', "a:b", "'yes'", "<<",
                "? a", "1", "1e3", "kubernetes.io/name", "'multi word'", "x" * 1100, "a b", "&k a", "!!str k"]
@@ -143,7 +146,8 @@ def pyyaml_outcome(text: str) -> tuple[str, Any]:
 
 
 def test_the_clean_choice_keeps_edges():
-    assert {"True", '"yes"', "-0.0", "64Gi", "0n", "a:b", "infinity", "hello world", "[]"} <= set(CLEAN_SCALARS)
+    assert {"True", '"yes"', "-0.0", "64Gi", "0n", "a:b", "infinity", "hello world", "[]", "25%", "12-3",
+            "0b5e2c4e-7a2d-4b8e-9d1a-3c4e5f6a7b8c", "/dev/termination-log"} <= set(CLEAN_SCALARS)
     assert {"'yes'", "a:b", "kubernetes.io/name", "'multi word'"} <= set(CLEAN_KEYS)
 
 

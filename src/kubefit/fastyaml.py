@@ -8,8 +8,9 @@ builds the objects in Rust (≈ 20 MB/s) but reads YAML 1.2 scalars, so the two 
 `fast_yaml_bodies` returns the documents only when every line of the text is in a small grammar on which
 the two readers give the same values: block mappings and sequences, one-line flow collections of
 scalars, comments, `---`; keys that are letters-first words or quoted; plain values that are integers of
-at most 18 digits, decimals, quantities (`64Gi`, `100m`), `true`/`false`/`null` as both spell them, or
-letter-first words that are not YAML 1.1 booleans; quoted strings on one line with `\\\\ \\" \\n \\t` escapes
+at most 18 digits, decimals, quantities (`64Gi`, `100m`), percentages, digits-first words with a `-`
+(uids) that are neither dates nor exponents, `true`/`false`/`null` as both spell them, or letter- or
+`/`-first words that are not YAML 1.1 booleans; quoted strings on one line with `\\\\ \\" \\n \\t` escapes
 only; printable ASCII, no tabs. Anchors, aliases, merge keys, tags, block scalars, directives, multi-line
 scalars fall outside: the caller then reads the text with PyYAML. So does any text yaml-rs refuses
 (duplicate keys among them), so every error message stays PyYAML's. The grammar is checked per distinct
@@ -28,7 +29,10 @@ _YAML11_ONLY = r"(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|[yYnN]|(?i:true|fals
 _AGREED_WORDS = r"(?:true|True|TRUE|false|False|FALSE|null|Null|NULL|~)"
 _NUMBER = r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?"
 _QUANTITY = r"(?:0(?![xXoObB])|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?[A-DF-Za-df-z][A-Za-z]{0,8}"
-_WORDS = rf"[A-Za-z](?:{_CHAR}|:(?={_CHAR})|[ ](?={_CHAR})){{0,4000}}"
+_PERCENT = r"(?:0|[1-9][0-9]{0,17})%"  # maxSurge: 25%
+# digits first with a `-` inside (a uid): a string to both, but for a date (PyYAML) or `1e-5` (yaml-rs)
+_DASHED = rf"(?![0-9]{{4}}-)(?![0-9]+[eE]-[0-9]+{_END})[0-9][0-9A-Za-z]{{0,4000}}-[0-9A-Za-z-]{{0,4000}}"
+_WORDS = rf"[A-Za-z/](?:{_CHAR}|:(?={_CHAR})|[ ](?={_CHAR})){{0,4000}}"
 _FLOW_WORD = rf"[A-Za-z]{_CHAR}{{0,4000}}"
 _SINGLE = r"'(?:[^'\n]|''){0,4000}'"
 _DOUBLE = r'"(?:[^"\\\n]|\\["\\nt]){0,4000}"'
@@ -39,7 +43,7 @@ _FLOW_KEY = rf"(?:(?!{_YAML11_ONLY}:){_FLOW_WORD}|{_SINGLE}|{_DOUBLE})"
 _FLOW_SEQUENCE = rf"\[[ ]*(?:{_FLOW_SCALAR}[ ]*(?:,[ ]*{_FLOW_SCALAR}[ ]*)*)?\]"
 _FLOW_MAPPING = (rf"\{{[ ]*(?:{_FLOW_KEY}:[ ]+{_FLOW_SCALAR}[ ]*"
                  rf"(?:,[ ]*{_FLOW_KEY}:[ ]+{_FLOW_SCALAR}[ ]*)*)?\}}")
-_VALUE = (rf"(?:{_AGREED_WORDS}|{_NUMBER}|{_QUANTITY}|(?!{_YAML11_ONLY}{_END}){_WORDS}"
+_VALUE = (rf"(?:{_AGREED_WORDS}|{_NUMBER}|{_QUANTITY}|{_PERCENT}|{_DASHED}|(?!{_YAML11_ONLY}{_END}){_WORDS}"
           rf"|{_SINGLE}|{_DOUBLE}|{_FLOW_SEQUENCE}|{_FLOW_MAPPING}){_END}")
 _KEY = (rf"(?:(?!{_YAML11_ONLY}:)[A-Za-z](?:{_CHAR}|:(?={_CHAR})|[ ](?={_CHAR})){{0,500}}"  # libyaml: ≤ 1024
         r"""|'(?:[^'\n]|''){0,500}'|"(?:[^"\\\n]|\\["\\nt]){0,500}")""")

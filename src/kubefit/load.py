@@ -5,8 +5,10 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
+import gc
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -301,7 +303,32 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
     every 1,024 objects and at the file's end.
+
+    Python's cyclic garbage collector is paused meanwhile (see `collector_paused`).
     """
+    with collector_paused():
+        return _load_scenario(paths, progress, recursive)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a block, then as it was.
+
+    Parsed manifests and their decoded objects hold no reference cycles (refcounting frees them), but
+    each collection walks every container allocated so far: on a 155 MB List the collector took 4 of the
+    6 seconds of loading. A program that keeps the scenario to its end can `gc.freeze()` it after.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
+                   recursive: bool) -> Scenario:
     from kubefit.priority import resolve_priorities
     from kubefit.workloads import expand_workloads
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Annotated
 
 import typer
 
 from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn, warn_ignored
 from kubefit.errors import InputError
-from kubefit.load import Scenario, decode_node, load_scenario, manifest_files, read_documents
+from kubefit.load import (
+    Scenario,
+    collector_paused,
+    decode_node,
+    load_scenario,
+    manifest_files,
+    read_documents,
+)
 from kubefit.report.output import emit
 from kubefit.scheduler.nodeactions import NodeActions, apply_node_actions
 from kubefit.scheduler.scenario import Prepared, prepare
@@ -35,14 +43,16 @@ def load_prepared(files: list[str], verb: str, recursive: bool = False, actions:
 
     Returns the scenario, its prepared form and the pods the actions evicted into the queue.
     """
-    scenario = load_scenario(files, progress, recursive=recursive)
-    warn_ignored(scenario, verb, config=True, members=True)
-    evicted: list = []
-    if actions:
-        scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario)
-    for note in prepared.notes:
-        warn(note)
+    with collector_paused():
+        scenario = load_scenario(files, progress, recursive=recursive)
+        warn_ignored(scenario, verb, config=True, members=True)
+        evicted: list = []
+        if actions:
+            scenario, evicted = apply_node_actions(scenario, actions)
+        prepared = prepare(scenario)
+        for note in prepared.notes:
+            warn(note)
+    gc.freeze()  # the command ends with the scenario alive: no later collection need walk it (150k pods: -5 s)
     return scenario, prepared, evicted
 
 
