@@ -52,7 +52,8 @@ def load_prepared(files: list[str], verb: str, recursive: bool = False, actions:
         prepared = prepare(scenario)
         for note in prepared.notes:
             warn(note)
-    gc.freeze()  # the command ends with the scenario alive: no later collection need walk it (150k pods: -5 s)
+        gc.freeze()  # before the collector resumes: the command ends with the scenario alive, no collection
+        # need ever walk it (on 150k pods the first one after loading alone took 0.5 s, the engine's 2 s)
     return scenario, prepared, evicted
 
 

@@ -70,7 +70,7 @@ def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:
         notes.append(f"{claims[0].source}: Pod/{claims[0].name}: spec.resourceClaims: dynamic resource allocation "
                      f"is not modelled; {len(claims)} pod(s) with claims are refused by DynamicResources, never "
                      f"placed as if they had none")
-    keyed = [p for p in pods if any(term.get(k) for term in _pod_affinity_terms(p)
+    keyed = [p for p in pods if p.affinity and any(term.get(k) for term in _pod_affinity_terms(p)
                                     for k in ("matchLabelKeys", "mismatchLabelKeys"))]
     if keyed:
         notes.append(f"{keyed[0].source}: Pod/{keyed[0].name}: pod (anti-)affinity matchLabelKeys/mismatchLabelKeys "
