@@ -99,10 +99,10 @@ def render(node: Any, indent: int, width: int, flush_seq: bool) -> list[str]:
 @st.composite
 def yaml_texts(draw: st.DrawFn) -> str:
     """One or more rendered documents, some lines then moved, doubled, cut or commented."""
-    clean = draw(st.booleans())
-    scalars, keys = (CLEAN_SCALARS, CLEAN_KEYS) if clean else (TRICKY_SCALARS, TRICKY_KEYS)
     docs = []
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 4))):
+        clean = draw(st.booleans())  # per document: streams mixing both kinds take the mixed path
+        scalars, keys = (CLEAN_SCALARS, CLEAN_KEYS) if clean else (TRICKY_SCALARS, TRICKY_KEYS)
         node = draw(nodes(scalars, keys))
         lines = render(node, 0, draw(st.integers(1, 4)), draw(st.booleans()))
         docs.append(lines)
@@ -141,8 +141,30 @@ def outcome(text: str) -> tuple[str, Any]:
 
 
 def pyyaml_outcome(text: str) -> tuple[str, Any]:
-    with mock.patch.object(parse, "fast_yaml_bodies", lambda _: None):
+    with mock.patch.object(parse, "fast_yaml_bodies", lambda *_: None):
         return outcome(text)
+
+
+def pyyaml_part(part: str) -> tuple[list[Any], bool] | None:
+    """A stand-in for parse's PyYAML reading of a part: its documents, or None on an error."""
+    try:
+        return list(yaml.load_all(part, Loader=yaml.CSafeLoader)), False
+    except yaml.YAMLError:
+        return None
+
+
+def fast(text: str) -> list[Any] | None:
+    """The documents yaml-rs reads (with `pyyaml_part` for the documents outside the grammar), or None."""
+    outcome = fastyaml.fast_yaml_bodies(text, pyyaml_part)
+    return None if outcome is None else outcome[0]
+
+
+def path_taken(text: str) -> str:
+    calls = []
+    taken = fastyaml.fast_yaml_bodies(text, lambda part: calls.append(part) or ([], False))
+    if taken is None:
+        return "PyYAML (yaml-rs refused)" if fastyaml.in_agreed_grammar(text) else "PyYAML (outside the grammar)"
+    return "yaml-rs and PyYAML (mixed)" if calls else "yaml-rs"
 
 
 def test_the_clean_choice_keeps_edges():
@@ -154,9 +176,7 @@ def test_the_clean_choice_keeps_edges():
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_texts())
 def test_parse_answers_as_pyyaml_alone_on_generated_yaml(text):
-    grammar = fastyaml.in_agreed_grammar(text)
-    event("yaml-rs path" if fastyaml.fast_yaml_bodies(text) is not None else
-          "PyYAML path (yaml-rs refused)" if grammar else "PyYAML path (outside the grammar)")
+    event(path_taken(text))
     assert outcome(text) == pyyaml_outcome(text)
 
 
@@ -172,7 +192,7 @@ def test_parse_answers_as_pyyaml_alone_on_character_soup(text):
     "a: \"\\u00e9\"\n", "on: 1\n", "a:\tb\n", "a: b\r\n", "<<: {a: 1}\n",
 ])
 def test_texts_outside_the_grammar_are_left_to_pyyaml(text):
-    assert fastyaml.fast_yaml_bodies(text) is None
+    assert fast(text) is None
 
 
 @pytest.mark.parametrize(("text", "documents"), [
@@ -182,7 +202,7 @@ def test_texts_outside_the_grammar_are_left_to_pyyaml(text):
      [{"a": "True", "b": True, "c": "64Gi", "d": -7, "e": 1.5, "f": None, "g": ["x", "y", 3], "h": {"k": "v"}}]),
 ])
 def test_texts_in_the_grammar_are_read_by_yaml_rs_as_pyyaml_reads_them(text, documents):
-    assert fastyaml.fast_yaml_bodies(text) == documents
+    assert fast(text) == documents
     assert typed(documents) == typed(list(yaml.load_all(text, Loader=yaml.CSafeLoader)))
 
 
@@ -198,9 +218,9 @@ def test_every_example_reads_alike_on_both_paths(path):
 
 def test_small_texts_are_left_to_pyyaml_in_use():
     with mock.patch.object(fastyaml, "MIN_BYTES", 32 << 10):
-        assert fastyaml.fast_yaml_bodies("a: 1\n") is None
-        assert fastyaml.fast_yaml_bodies("a: 1\n" * (8 << 10)) is None  # a duplicate key: PyYAML refuses it
-        assert fastyaml.fast_yaml_bodies("".join(f"k{i}: {i}\n" for i in range(8 << 10))) is not None
+        assert fast("a: 1\n") is None
+        assert fast("a: 1\n" * (8 << 10)) is None  # a duplicate key: PyYAML refuses it
+        assert fast("".join(f"k{i}: {i}\n" for i in range(8 << 10))) is not None
 
 
 def test_kubectl_style_lists_take_the_yaml_rs_path():
@@ -209,6 +229,37 @@ def test_kubectl_style_lists_take_the_yaml_rs_path():
               "spec": {"containers": [{"name": "c", "image": "r/app:1", "resources": {
                   "requests": {"cpu": "100m", "memory": "64Mi"}}}], "priority": i}} for i in range(3)]
     text = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False)
-    assert fastyaml.fast_yaml_bodies(text) == [{"apiVersion": "v1", "kind": "List", "items": items}]
-    taken = [p for p in corpus() if fastyaml.fast_yaml_bodies(p.read_text()) is not None]
+    assert fast(text) == [{"apiVersion": "v1", "kind": "List", "items": items}]
+    taken = [p for p in corpus() if fast(p.read_text()) is not None]
     assert len(taken) >= len(corpus()) // 2, [str(p) for p in corpus() if p not in taken]
+
+
+MIXED = """a: 1
+---
+b: |
+  a block scalar, outside the grammar
+---
+c: [x, 'y']
+---
+d: yes
+"""
+
+
+def test_a_stream_is_read_by_parts_when_some_documents_are_outside_the_grammar():
+    parts = []
+
+    def pyyaml(part):
+        parts.append(part)
+        return pyyaml_part(part)
+
+    bodies, refused = fastyaml.fast_yaml_bodies(MIXED, pyyaml)
+    assert parts == ["---\nb: |\n  a block scalar, outside the grammar\n", "---\nd: yes\n"]
+    assert typed(bodies) == typed(list(yaml.load_all(MIXED, Loader=yaml.CSafeLoader))) and not refused
+    assert outcome(MIXED + "---\ne: 1\ne: 2\n") == pyyaml_outcome(MIXED + "---\ne: 1\ne: 2\n")
+
+
+@pytest.mark.parametrize("tail", ["%YAML 1.1\n---\nz: 1\n", "...\n", "--- |\n  x\n", "z: 'open\n---\nq'\n",
+                                  "z: |\n  x\n---\nq: 1\nq: 2\n"])
+def test_streams_whose_documents_could_be_tied_read_alike(tail):
+    text = MIXED + tail
+    assert outcome(text) == pyyaml_outcome(text)

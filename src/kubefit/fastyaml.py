@@ -19,8 +19,11 @@ line (a regular expression in C), which costs ≈ 0.03 s on a 4 MB `kind: List`.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
+from collections.abc import Callable
 from typing import Any
 
 _CHAR = r"[A-Za-z0-9._/@+=-]"  # what a plain word may hold (`:` only inside, before another of these)
@@ -67,6 +70,12 @@ def _lines() -> re.Pattern[str]:
     return re.compile(rf"(?:(?:{_LINE})\n)*+(?:{_LINE})?", re.M)
 
 
+@functools.cache
+def _line() -> re.Pattern[str]:
+    """The grammar of one line."""
+    return re.compile(rf"(?:{_LINE})")
+
+
 def document_count(text: str) -> int:
     """How many documents PyYAML finds in a text of the grammar: its `---` lines, plus one if anything but
     comments comes before the first (in the grammar a line starting with `---` is a document start)."""
@@ -75,12 +84,41 @@ def document_count(text: str) -> int:
     return markers + (_CONTENT_LINE.search(text, 0, first) is not None)
 
 
-def fast_yaml_bodies(text: str) -> list[Any] | None:
-    """The documents of `text` as PyYAML's SafeLoader reads them, or None where that is not proven
-    (shorter than `MIN_BYTES`, outside the grammar, yaml-rs missing or refusing the text): the caller then
-    uses PyYAML."""
-    if len(text) < MIN_BYTES or not in_agreed_grammar(text):
+def fast_yaml_bodies(text: str, pyyaml: Callable[[str], tuple[list[Any], bool] | None]
+                     ) -> tuple[list[Any], bool] | None:
+    """The documents of `text` as PyYAML's SafeLoader reads them, and whether `pyyaml` refused a value; or
+    None where that is not proven (shorter than `MIN_BYTES`, no document in the grammar, yaml-rs missing or
+    refusing a part, `pyyaml` failing on one): the caller then reads the whole text with PyYAML.
+
+    A stream whose documents are not all in the grammar is cut at its `---` lines: runs of documents in
+    the grammar go to yaml-rs, the others to `pyyaml` (text → documents and refusal, or None on an error).
+    """
+    if len(text) < MIN_BYTES:
         return None
+    if in_agreed_grammar(text):
+        bodies = _yaml_rs_documents(text)
+        return None if bodies is None else (bodies, False)
+    parts = _runs(text)
+    if parts is None:
+        return None
+    bodies, refused = [], False
+    for part, agreed in parts:
+        if agreed:
+            read = _yaml_rs_documents(part)
+            if read is None:
+                return None
+            bodies += read
+        else:
+            outcome = pyyaml(part)
+            if outcome is None:
+                return None
+            bodies += outcome[0]
+            refused |= outcome[1]
+    return bodies, refused
+
+
+def _yaml_rs_documents(text: str) -> list[Any] | None:
+    """yaml-rs's documents of a text in the grammar, or None if it refuses the text (or is missing)."""
     try:
         import yaml_rs
     except ImportError:  # pragma: no cover - a declared dependency; PyYAML alone still gives every answer
@@ -95,3 +133,25 @@ def fast_yaml_bodies(text: str) -> list[Any] | None:
     if count == 0:
         return [] if loaded is None else None
     return loaded if isinstance(loaded, list) and len(loaded) == count else None
+
+
+def _runs(text: str) -> list[tuple[str, bool]] | None:
+    """`text` cut before its `---` lines into runs of documents all in the grammar or not (True/False), or
+    None when no document is in it or when a directive (`%`) or document end (`...`) could tie documents."""
+    lines = text.split("\n")
+    outside = {line for line in dict.fromkeys(lines)
+               if _NOT_PRINTABLE_ASCII.search(line) or not _line().fullmatch(line)}
+    if any(line.startswith(("%", "...")) for line in outside):
+        return None
+    offsets = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+    starts = [0, *(i for i, line in enumerate(lines) if line[:3] == "---" and line not in outside and i)]
+    bad = {bisect.bisect_right(starts, i) - 1 for i, line in enumerate(lines) if line in outside}
+    runs: list[tuple[int, bool]] = []  # (first line, in the grammar)
+    for k, first in enumerate(starts):
+        if not runs or runs[-1][1] != (k not in bad):
+            runs.append((first, k not in bad))
+    if not any(agreed for _, agreed in runs):
+        return None
+    ends = [first for first, _ in runs[1:]] + [len(lines)]
+    return [(text[offsets[first]:min(offsets[end], len(text))], agreed)
+            for (first, agreed), end in zip(runs, ends, strict=True)]

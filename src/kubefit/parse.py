@@ -112,9 +112,23 @@ _StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
 def _yaml_bodies(text: str, source: str) -> tuple[list[Any], bool]:
     """The documents of a YAML stream; whether a value was refused (to be located by `locate_refusal`)."""
     check_nodes = ("&" in text and _ANCHOR.search(text) is not None) or _may_nest_deeper(text, MAX_DEPTH, block=True)
-    fast = None if check_nodes else fast_yaml_bodies(text)
-    if fast is not None:  # read by yaml-rs where it provably agrees (duplicates and big integers sent here)
-        return fast, False
+    if not check_nodes:  # where yaml-rs provably reads as PyYAML (duplicates and big integers are sent here)
+        fast = fast_yaml_bodies(text, lambda part: _libyaml_part(part, source))
+        if fast is not None:
+            return fast
+    return _libyaml_bodies(text, source, check_nodes)
+
+
+def _libyaml_part(text: str, source: str) -> tuple[list[Any], bool] | None:
+    """Some documents of a larger stream; None on an error (the whole stream is then read for its message)."""
+    try:
+        return _libyaml_bodies(text, source, check_nodes=False)
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+
+def _libyaml_bodies(text: str, source: str, check_nodes: bool) -> tuple[list[Any], bool]:
+    """PyYAML's documents (the reference reading), with the alias and depth walks if `check_nodes`."""
     loader = _StrictLoader(text)
     bodies = []
     try:
