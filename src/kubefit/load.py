@@ -500,7 +500,7 @@ def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: l
                          *, allow_negative: bool = False) -> ResourceList:
     """A `ResourceList` mapping → {name: nanos}; bad or negative quantities are errors."""
     mapping = _mapping(value, doc, field_path)
-    if all(type(raw) is str for raw in mapping.values()):  # the usual case: one parse per distinct list
+    if set(map(type, mapping.values())) <= _STR_ONLY:  # the usual case: one parse per distinct list
         try:
             decoded, non_negative, schedulable = _string_resource_list(tuple(mapping.items()))
         except QuantityError:
@@ -669,24 +669,25 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         _string_map(meta.get("annotations"), doc, "metadata.annotations")
         _string(meta.get("namespace"), doc, "metadata.namespace")
         warnings += [f"{doc.source}: {doc.label}: {n}" for n in notes]
-    return Pod(
+    annotated = meta.get("annotations") is not None  # a pending pod often has neither status nor annotations:
+    return Pod(  # what those would give is then known, in the order the checks would run
         name=name,
         namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
         node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
         **parts,
         phase=str(status.get("phase") or ""),
-        container_statuses=_container_statuses(status, "containerStatuses", doc),
-        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc),
-        conditions=_pod_conditions(status, doc),
+        container_statuses=_container_statuses(status, "containerStatuses", doc) if status else (),
+        init_container_statuses=_container_statuses(status, "initContainerStatuses", doc) if status else (),
+        conditions=_pod_conditions(status, doc) if status else (),
         labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
         uid=_string(meta.get("uid"), doc, "metadata.uid"),
         owner_references=_owner_references(meta, doc),
         start_time=_string(status.get("startTime"), doc, "status.startTime"),
         created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
         nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
-        queued=_queued(doc, meta),
-        arrival=_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
-        duration=_time_annotation(doc, meta, DURATION_ANNOTATION),
+        queued=_queued(doc, meta) if annotated else False,
+        arrival=(_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
+        duration=_time_annotation(doc, meta, DURATION_ANNOTATION) if annotated else None,
         raw=doc.body,
         source=doc.source,
     )
@@ -699,7 +700,7 @@ def _spec_key(spec: dict[str, Any]) -> bytes | None:
     from another pod's decoding. None when orjson cannot write it (the pod is decoded alone).
     """
     try:
-        return orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"})
+        return orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"} if "nodeName" in spec else spec)
     except TypeError:
         return None
 
