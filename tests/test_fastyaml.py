@@ -10,6 +10,7 @@ quoted scalars with escapes, duplicate keys, several documents, and lines indent
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -19,6 +20,8 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import test_fuzz
+from fuzzing import VERBS, preload, seed_texts
 from kubefit import fastyaml, parse
 from kubefit.errors import InputError
 
@@ -263,3 +266,15 @@ def test_a_stream_is_read_by_parts_when_some_documents_are_outside_the_grammar()
 def test_streams_whose_documents_could_be_tied_read_alike(tail):
     text = MIXED + tail
     assert outcome(text) == pyyaml_outcome(text)
+
+
+@pytest.fixture(scope="module")
+def fuzz_seeds() -> list[tuple[str, str]]:
+    preload()
+    return seed_texts(golden_cases=6, rng=random.Random(12))
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=lambda v: "-".join(a for a in v if a != "{f}"))
+def test_the_fuzz_contract_holds_with_every_yaml_offered_to_yaml_rs(tmp_path, fuzz_seeds, verb):
+    """tests/test_fuzz.py's mutants once more, each run forked from here, where `MIN_BYTES` is 0."""
+    test_fuzz.test_every_verb_keeps_the_contract_on_mutants(tmp_path, fuzz_seeds, verb)
