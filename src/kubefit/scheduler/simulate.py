@@ -30,6 +30,7 @@ from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
+from kubefit.told import told_keys
 
 _NO_TIES = np.zeros(0, dtype=np.int64)
 
@@ -59,6 +60,8 @@ class SimulationResult:
     initial_pods: np.ndarray  # pods per node before the run
     label: str = ""
     stranded: list[dict] = field(default_factory=list)
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
 
     @property
     def scheduled(self) -> int:
@@ -102,7 +105,8 @@ class SimulationResult:
                 d["nominatedNodeFirst"] = True
             steps.append(d)
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
-                "placement": self.placement(), "final": self.final(), "metrics": self.metrics()}
+                "placement": self.placement(), "final": self.final(), "metrics": self.metrics(),
+                **told_keys(self.warnings, self.node_actions)}
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
