@@ -70,7 +70,7 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
     if any(abs(w) > 1 << 20 or abs(p) > SAFE for *_, p, w in pairs):
         return None
     scorer = plugin.scorer
-    one, positive_only = scorer.resource, scorer.positive_only
+    one, positive_only, node_score = scorer.resource, scorer.positive_only, scorer.node_score
 
     def row(alloc: list, req: list, nz: list) -> int:
         num = den = 0
@@ -86,7 +86,7 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
                 continue
             num += s * w
             den += w
-        return scorer.node_score(num, den)
+        return node_score(num, den)
     return row
 
 
