@@ -27,6 +27,7 @@ from typing import Protocol
 from kubefit.api.core import Pod
 from kubefit.api.storage import PodDisruptionBudget
 from kubefit.labels import SelectorError, parse_selector
+from kubefit.scheduler.framework import fit_error_text
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, UNSCHEDULABLE
 
 NAME = "DefaultPreemption"
@@ -173,15 +174,16 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
 
 # --------------------------------------------------------------------------- PostFilter
 
-def fit_error_text(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
-    """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted."""
+def preemption_fit_error(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
+    """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted; the nodes
+    without a status count under `absent_reason` (`AbsentNodesStatus`)."""
     counts: Counter[str] = Counter()
     for reasons in statuses.values():
         counts.update(reasons)
     absent = num_nodes - len(statuses)
     if absent > 0:
         counts[absent_reason] += absent
-    return f"0/{num_nodes} nodes are available: {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
+    return fit_error_text(num_nodes, None, counts)
 
 
 def num_candidates(num_nodes: int, args: dict | None) -> int:
@@ -215,7 +217,7 @@ def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], nod
         else:
             statuses[node] = status[1]
     if not candidates:
-        text = fit_error_text(len(codes), statuses, NOT_HELPFUL)
+        text = preemption_fit_error(len(codes), statuses, NOT_HELPFUL)
         return PreemptionResult(message=f"preemption: {text}")
     non_violating = [c for c in candidates if c.pdb_violations == 0]
     ordered = non_violating + [c for c in candidates if c.pdb_violations != 0]
