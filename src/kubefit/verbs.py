@@ -51,7 +51,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
-    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`;
+    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
+    and into `prepared.notes` (the results' ``warnings``);
     `progress` follows the loading (see `kubefit.load.load_scenario`). Returns the scenario (after the
     actions), its prepared form and the pods the actions evicted into the queue.
     """
@@ -61,12 +62,12 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
 
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
     unread = unread_objects(scenario, verb, config=True, members=True)
-    if unread:
-        warn(unread)
     evicted: list[Pod] = []
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring)
+    if unread:
+        prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
         warn(note)
     return scenario, prepared, evicted
