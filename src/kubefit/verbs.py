@@ -194,7 +194,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                  progress=_every(progress, len(queue)))
     result.label = "scenario"
-    result.warnings = list(prepared.notes)
+    result.warnings = list(prepared.notes) + _run_notes(result, warn)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -247,7 +247,20 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
+    for result in results:
+        result.warnings += _run_notes(result, warn)
     return results
+
+
+def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
+    """What the run itself found to tell (a preemption kube-scheduler may resolve differently), told via `warn`."""
+    from kubefit.scheduler.simulate import preemption_note
+
+    note = preemption_note(result)
+    if note is None:
+        return []
+    warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
+    return [note]
 
 
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
