@@ -639,11 +639,13 @@ def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp
     argv = [a.replace("{k}", str(fleet)).replace("{f}", path) for a in verb]
     rc, out, err = run(capsys, [*argv, *(() if "-f" in argv else ("-f", path)), "-o", "json"])
     assert rc == 0, err
-    json.loads(out)
+    data = json.loads(out)
     said = " ".join(verb[:1] + [a for a in verb[1:] if not a.startswith("-") and "{" not in a])
     if verb[0] == "estimate":
         said = "estimate --member m1"
     assert_warned_once(err, f"kubefit {said} does not read {path}: {ignored.replace('{f}', path)}")
+    if verb[0] in ("score", "simulate", "capacity"):  # the scheduler verbs' JSON carries every warning
+        assert f"kubefit {said} does not read {path}: {ignored.replace('{f}', path)}; ignored" in data["warnings"]
 
 
 # --------------------------------------------------------------------------- mutations never crash

@@ -55,3 +55,21 @@ def test_exa_suffix_alone_is_not_an_exponent():
     """`E` is the exa suffix (10^18); `E3` / `e3` are exponents (found by a property of goquantity)."""
     assert parse_quantity("125E") == 125 * 10**18 * 10**9
     assert parse_quantity("1E3") == parse_quantity("1e3") == 1000 * 10**9
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("12x", "regular expression"), ("1K", "suffix"), ("1e", "suffix"), ("1Ki5", "suffix"),
+    ("Gi", "regular expression"), (".", "regular expression"), ("+", "regular expression"),
+    ("\u0661", "regular expression"),  # an Arabic-Indic one: Go reads ASCII digits only
+])
+def test_one_lexer_for_both_parsers(bad, why):
+    """kubefit's exact parser and Karmada's Go Quantity read the text alike (apimachinery's lexer)."""
+    from kubefit.multicluster import goquantity as gq
+
+    with pytest.raises(QuantityError, match=why):
+        parse_quantity(bad)
+    if bad not in ("Gi", ".", "+"):  # Go reads these as 0; kubefit refuses a quantity without digits
+        with pytest.raises(QuantityError, match=why):
+            gq.parse(bad)
+    else:
+        assert gq.parse(bad).is_zero()

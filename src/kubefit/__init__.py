@@ -3,7 +3,8 @@
 The Python API and the `kubefit` command are thin layers over the same functions. One function per
 verb reads scenario files as the command does and returns the result the command renders:
 
-- kube-scheduler: `score`, `simulate`, `compare`, `capacity`;
+- kube-scheduler: `score`, `simulate` (with `cordon`/`drain`/`remove` for a what-if on the nodes),
+  `compare`, `timeline`, `capacity`, `plan`;
 - Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
   `models_classify`.
 
@@ -32,16 +33,18 @@ from kubefit.verbs import (
     models_classify,
     models_defaults,
     models_validate,
+    plan,
     schedule,
     score,
     simulate,
     summary,
+    timeline,
 )
 
 __all__ = [
     # one function per verb
     "capacity", "compare", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
-    "schedule", "score", "simulate", "summary",
+    "plan", "schedule", "score", "simulate", "summary", "timeline",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",
     # quantities

@@ -304,10 +304,25 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
     every 1,024 objects and at the file's end.
 
-    Python's cyclic garbage collector is paused meanwhile (see `collector_paused`).
+    Python's cyclic garbage collector is paused meanwhile (see `collector_paused`), and in the `kubefit`
+    command what was loaded is then frozen (see `freeze_after_loading`).
     """
     with collector_paused():
-        return _load_scenario(paths, progress, recursive)
+        scenario = _load_scenario(paths, progress, recursive)
+        if _freezing[0]:
+            gc.freeze()  # before the collector resumes, so that its first pass does not walk it either
+    return scenario
+
+
+_freezing = [False]
+
+
+def freeze_after_loading() -> None:
+    """For a process that keeps what it loads until it exits (the `kubefit` command, one verb per run):
+    `load_scenario` then `gc.freeze()`s the heap, so no later collection walks the scenario again (on
+    150,000 pods: 0.5 s for the first collection after loading, ≈ 2 s of the engine's). Not for a library
+    user: freezing also keeps any cyclic garbage of the process at that moment."""
+    _freezing[0] = True
 
 
 @contextlib.contextmanager
@@ -316,7 +331,7 @@ def collector_paused() -> Iterator[None]:
 
     Parsed manifests and their decoded objects hold no reference cycles (refcounting frees them), but
     each collection walks every container allocated so far: on a 155 MB List the collector took 4 of the
-    6 seconds of loading. A program that keeps the scenario to its end can `gc.freeze()` it after.
+    6 seconds of loading.
     """
     was_enabled = gc.isenabled()
     gc.disable()

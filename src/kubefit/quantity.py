@@ -4,6 +4,11 @@ A quantity is parsed exactly and rounded up to nano precision, as `resource.Pars
 every quantity is an integer number of nano-units (a Python int, no overflow).  `milli_value` and
 `value` are `Quantity.MilliValue()` / `Quantity.Value()`: ceilings away from zero.
 
+The text is read by one lexer, `split_quantity` and `interpret_suffix` (apimachinery's
+`parseQuantityString` and suffixer), which `kubefit.multicluster.goquantity` shares; only the
+arithmetic differs (exact values here, Go's int64 representation there). kubefit also refuses a
+quantity without a digit before its suffix ("Gi", "."), as the format's regular expression says.
+
 Bounds, checked before any power of ten is built: a binary-suffixed quantity above 2^63-1 is capped
 there, as `ParseQuantity` caps BinarySI; an exponent outside int32 is refused ("unable to parse
 quantity's suffix"); a value of more than `MAX_DIGITS` integer digits is refused (no resource kubefit
@@ -14,23 +19,87 @@ nano-unit, without computing it (ParseQuantity rounds up to nano).
 from __future__ import annotations
 
 import functools
-import re
 
 NANO = 10**9
 MAX_INT64 = 2**63 - 1
+MIN_INT64 = -(2**63)
 MAX_DIGITS = 40  # integer digits of a value, far above int64's 19 (a sum, a wrap still computes exactly)
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL_EXP = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-
-_QUANTITY = re.compile(
-    r"^(?P<sign>[+-])?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
-)
+DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
+DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}  # 10^e
+BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # 2^e
+FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+SUFFIX_ERROR = "unable to parse quantity's suffix"
+_DIGITS = frozenset("0123456789")  # ASCII only, as Go reads them
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 
 
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity; the message says why, as the API server would."""
+
+
+def split_quantity(text: str) -> tuple[bool, str, str, str, str]:
+    """apimachinery's `parseQuantityString`: (positive, value, num, denom, suffix) of a trimmed, non-empty text.
+
+    `num` has its leading zeros stripped ("0" when none is left), `denom` is the digits after the point,
+    `value` the text before the suffix.
+
+    >>> split_quantity("-01.50Gi")
+    (False, '-01.50', '1', '50', 'Gi')
+    """
+    positive, pos, end = True, 0, len(text)
+    if pos < end and text[0] in "+-":
+        positive = text[0] == "+"
+        pos += 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    pos, num = _digits(text, pos)
+    num = num or "0"
+    denom = ""
+    if pos < end and text[pos] == ".":
+        pos, denom = _digits(text, pos + 1)
+    if pos >= end:
+        return positive, text, num, denom, ""
+    value, suffix_start = text[:pos], pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    pos, _ = _digits(text, pos)
+    if pos < end:
+        raise QuantityError(FORMAT_ERROR)
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _digits(text: str, pos: int) -> tuple[int, str]:
+    """The run of ASCII digits from `pos`: (the position after it, the digits)."""
+    end = pos
+    while end < len(text) and text[end] in _DIGITS:
+        end += 1
+    return end, text[pos:end]
+
+
+def interpret_suffix(suffix: str) -> tuple[int, int, str]:
+    """The suffixer's `interpret`: (base 10 or 2, exponent, format).
+
+    An exponent suffix (`e3`, `E-2`) must parse as an int64; Go then converts it to int32, which callers
+    apply (Karmada's quantities) or refuse beyond (kubefit's).
+
+    >>> interpret_suffix("Mi"), interpret_suffix("k"), interpret_suffix("e-3")
+    ((2, 20, 'BinarySI'), (10, 3, 'DecimalSI'), (10, -3, 'DecimalExponent'))
+    """
+    if suffix in DECIMAL_SUFFIXES:
+        return 10, DECIMAL_SUFFIXES[suffix], DECIMAL_SI
+    if suffix in BINARY_SUFFIXES:
+        return 2, BINARY_SUFFIXES[suffix], BINARY_SI
+    if len(suffix) > 1 and suffix[0] in "eE":
+        digits = suffix[1:]
+        body = digits[1:] if digits[:1] in "+-" else digits
+        if body and set(body) <= _DIGITS and MIN_INT64 <= int(digits) <= MAX_INT64:
+            return 10, int(digits), DECIMAL_EXPONENT
+    raise QuantityError(SUFFIX_ERROR)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -61,30 +130,31 @@ def parse_quantity(text: str | int | float) -> int:
 def _parse_text(text: str) -> int:
     """`parse_quantity` of a string; cached, as a cluster repeats a few quantities thousands of times."""
     s = text.strip()
-    m = _QUANTITY.match(s)
-    if not s or m is None or (not m.group("int") and not m.group("frac")):
-        raise QuantityError(
-            f"quantities must match the regular expression "
-            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {_shown(text)}")
-    nanos = _unsigned_nanos(m.group("int") or "", m.group("frac") or "", m.group("suffix") or "", text)
-    return -nanos if m.group("sign") == "-" else nanos
+    try:
+        if not s:
+            raise QuantityError(FORMAT_ERROR)
+        positive, _, whole, frac, suffix = split_quantity(s)
+        if _DIGITS.isdisjoint(s[:len(s) - len(suffix)]):  # "Gi", ".", "+": no digit before the suffix
+            raise QuantityError(FORMAT_ERROR)
+        base, exp, _ = interpret_suffix(suffix)
+        if not -(2**31) <= exp < 2**31:
+            raise QuantityError(SUFFIX_ERROR)
+    except QuantityError as exc:
+        raise QuantityError(f"{exc}, got {_shown(text)}") from None
+    nanos = _unsigned_nanos(whole, frac, base, exp, text)
+    return nanos if positive else -nanos
 
 
-def _unsigned_nanos(whole: str, frac: str, suffix: str, text: str) -> int:
-    """|quantity| in nano-units, rounded up; magnitudes checked before 10**exp is computed."""
+def _unsigned_nanos(whole: str, frac: str, base: int, exp: int, text: str) -> int:
+    """|whole.frac × base^exp| in nano-units, rounded up; magnitudes checked before 10**exp is computed."""
     digits = (whole + frac).lstrip("0")
     if not digits:
         return 0
-    if suffix in _BINARY:
+    if base == 2:
         if len(whole.lstrip("0")) > MAX_DIGITS:
             raise _too_large(text)
-        nanos = _ceil_div(int(digits) * _BINARY[suffix] * NANO, 10 ** len(frac))
+        nanos = _ceil_div(int(digits) * 2**exp * NANO, 10 ** len(frac))
         return min(nanos, MAX_INT64 * NANO)  # ParseQuantity caps BinarySI at 2^63-1
-    exp = _DECIMAL_EXP.get(suffix)
-    if exp is None:
-        exp = int(suffix[1:])
-        if not -(2**31) <= exp < 2**31:
-            raise QuantityError(f"unable to parse quantity's suffix, got {_shown(text)}")
     exp += 9 - len(frac)  # number = int(digits) × 10**exp nano-units
     if len(digits) + exp > MAX_DIGITS + 9:
         raise _too_large(text)
@@ -129,7 +199,7 @@ def format_quantity(name: str, amount: int) -> str:
     if name == "cpu":
         return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
     if amount and name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
-        for suffix, factor in reversed(list(_BINARY.items())):
-            if amount and amount % factor == 0:
-                return f"{amount // factor}{suffix}"
+        for suffix, power in reversed(list(BINARY_SUFFIXES.items())):
+            if amount and amount % 2**power == 0:
+                return f"{amount // 2**power}{suffix}"
     return str(amount)

@@ -138,7 +138,7 @@ def api_client(kubeconfig: str | None = None, context: str | None = None) -> Any
     """A `kubernetes.client.ApiClient` for the cluster kubectl would talk to."""
     import yaml
     from kubernetes import client, config
-    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config import ConfigException
 
     paths = kubeconfig_paths(kubeconfig)
     configuration = client.Configuration()
@@ -186,7 +186,7 @@ def _list_all(call: Callable[..., Any], resource: str, server: str, **params: An
 def _get_page(call: Callable[..., Any], resource: str, server: str, **params: Any) -> dict[str, Any]:
     """One page of a list call, raw JSON (the client's models would drop fields they do not know)."""
     import urllib3
-    from kubernetes.client.exceptions import ApiException
+    from kubernetes.client import ApiException
 
     params = {k: v for k, v in params.items() if v is not None}
     try:

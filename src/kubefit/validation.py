@@ -24,27 +24,21 @@ FORBIDDEN = "Forbidden"
 _NO_VALUE_TYPES = (REQUIRED, FORBIDDEN)
 
 
+_GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+               "\t": "\\t", "\v": "\\v"}
+
+
 def go_quote(s: str) -> str:
-    """Go `%q` / `strconv.Quote` of a string."""
+    r"""Go `%q` / `strconv.Quote` of a string.
+
+    >>> print(go_quote('a"b\\c\n\x01\x7f\u200b\U0001d11e'))
+    "a\"b\\c\n\x01\x7f\u200b𝄞"
+    """
     out = ['"']
     for ch in s:
         code = ord(ch)
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\a":
-            out.append("\\a")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\v":
-            out.append("\\v")
+        if ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
         elif not ch.isprintable():

@@ -23,11 +23,17 @@ if TYPE_CHECKING:
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.scheduler.capacity import CapacityResult
+    from kubefit.scheduler.nodeactions import NodeActions
+    from kubefit.scheduler.plan import Plan
     from kubefit.scheduler.scenario import Prepared
     from kubefit.scheduler.simulate import SimulationResult
+    from kubefit.scheduler.timeline import TimelineResult
 
 Files = Sequence[str | Path]
 Warn = Callable[[str], None]
+Loading = Callable[[str, int, int], None]  # (file, documents read, documents in the file)
+Progress = Callable[[int, int], None]  # (pods scheduled so far, pods queued)
+Nodes = Sequence[str]  # node names for cordon / drain / remove
 
 
 class KubefitWarning(UserWarning):
@@ -40,24 +46,46 @@ def python_warning(message: str) -> None:
 
 
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
-                  progress: Callable[[str, int, int], None] | None = None,
-                  recursive: bool = False) -> tuple[Scenario, Prepared]:
-    """Load the scenario files and compile them for scheduling (what every kube-scheduler verb starts with).
+                  progress: Loading | None = None, recursive: bool = False,
+                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, list[Pod]]:
+    """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
+    kube-scheduler verb starts with).
 
-    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`;
-    `progress` follows the loading (see `kubefit.load.load_scenario`).
+    Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
+    and into `prepared.notes` (the results' ``warnings``);
+    `progress` follows the loading (see `kubefit.load.load_scenario`). Returns the scenario (after the
+    actions), its prepared form and the pods the actions evicted into the queue.
     """
     from kubefit.load import load_scenario, unread_objects
+    from kubefit.scheduler.nodeactions import apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
     unread = unread_objects(scenario, verb, config=True, members=True)
-    if unread:
-        warn(unread)
+    evicted: list[Pod] = []
+    if actions:
+        scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring)
+    if unread:
+        prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
         warn(note)
-    return scenario, prepared
+    return scenario, prepared, evicted
+
+
+def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> NodeActions:
+    """The what-if on the node set: nodes to cordon, to drain and to remove (see `kubefit.scheduler.nodeactions`)."""
+    from kubefit.scheduler.nodeactions import NodeActions
+
+    for option, names in (("cordon", cordon), ("drain", drain), ("remove", remove)):
+        if isinstance(names, str):  # one name, not its letters
+            raise InputError(f"{option} takes a sequence of node names, got the string {names!r}", field=option)
+    return NodeActions(list(cordon), list(drain), list(remove))
+
+
+def _every(progress: Progress | None, total: int) -> Callable[[int], None] | None:
+    """The engine's progress callback (pods done) as the API's (pods done, pods queued)."""
+    return None if progress is None else (lambda done: progress(done, total))
 
 
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
@@ -96,11 +124,10 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, score_pod
 
-    scenario, prepared = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
-    data["warnings"] = list(prepared.notes)
     data["warnings"] = list(prepared.notes)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:
@@ -108,25 +135,36 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     return data
 
 
-def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0,
-             progress: Callable[[int], None] | None = None, warn: Warn = python_warning) -> SimulationResult:
+def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
+             drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
+             loading: Loading | None = None, warn: Warn = python_warning) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
     ----------
     files : sequence of str or Path
-        Scenario files: nodes, bound and pending pods, at most one scheduler configuration.
+        Scenario files or folders: nodes, bound and pending pods, at most one scheduler configuration.
     tie_break : {"random", "first"}
         Among nodes sharing the best total: seeded random (kube-scheduler) or the first in node order.
     seed : int, optional
         Seed of the random tie-break.
+    cordon, drain, remove : sequence of str
+        What-if on the node set first (`--cordon/--drain/--remove`): mark nodes unschedulable; also queue
+        their pods again (DaemonSet and mirror pods stay, as `kubectl drain --ignore-daemonsets`); delete them.
+    recursive : bool
+        Read the folders among `files` and their sub-folders (`-R`).
     progress : callable, optional
-        Called with the number of pods scheduled so far, every 256 pods and at the end.
+        Called with (pods scheduled so far, pods queued), every 256 pods and at the end.
+    loading : callable, optional
+        Called with (file, documents read, documents) while the files load.
+    warn : callable, optional
+        Told what the user should know; default a `KubefitWarning`.
 
     Returns
     -------
     kubefit.scheduler.simulate.SimulationResult
-        Every step, the final state and the packing metrics; ``to_dict()`` is `-o json`.
+        Every step, the final state and the packing metrics, ``warnings`` and, with node actions,
+        ``node_actions`` (the evicted pods and where they went); ``to_dict()`` is `-o json`.
 
     Examples
     --------
@@ -139,18 +177,32 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0,
     '0/7 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 Insufficient memory, 6 Insufficient cpu'
     >>> message.split(". ")[1]
     'no new claims to deallocate, preemption: 0/7 nodes are available: 2 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.'
+
+    Can node-a be drained? Its pods are queued again and land elsewhere:
+
+    >>> drained = kubefit.simulate(["examples/drain/cluster.yaml"], drain=["node-a"], warn=lambda _: None)
+    >>> [(m["pod"], m["to"]) for m in drained.node_actions["evicted"]], drained.node_actions["allPlaced"]
+    ([('api-x7k2p', 'node-c'), ('debug', 'node-c')], True)
     """
+    from kubefit.scheduler.nodeactions import eviction_report
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, prepared = prepare_files(files, "simulate", warn)
-    result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
-                 progress=progress)
+    actions = node_actions(cordon, drain, remove)
+    scenario, prepared, evicted = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                                actions=actions)
+    queue = scenario.pending_pods
+    result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
+                 progress=_every(progress, len(queue)))
     result.label = "scenario"
+    result.warnings = list(prepared.notes) + _run_notes(result, warn)
+    if actions:
+        result.node_actions = eviction_report(result, actions, evicted)
     return result
 
 
 def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
-            progress: Callable[[str, int], None] | None = None,
+            cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
+            progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
             warn: Warn = python_warning) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`).
@@ -158,17 +210,19 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     Parameters
     ----------
     files : sequence of str or Path
-        Scenario files.
+        Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
+    cordon, drain, remove, recursive, loading, warn
+        As for `simulate`.
     progress : callable, optional
-        Called with (configuration label, pods scheduled so far).
+        Called with (configuration label, pods scheduled so far, pods queued).
 
     Returns
     -------
     list of SimulationResult
-        The scenario's run first, then one per configuration, labelled;
-        ``kubefit.scheduler.compare.comparison_to_dict`` is `-o json`.
+        The scenario's run first, then one per configuration, labelled, each with the ``warnings`` of its
+        configuration; ``kubefit.scheduler.compare.comparison_to_dict`` is `-o json`.
 
     Examples
     --------
@@ -180,34 +234,155 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
 
-    scenario, prepared = prepare_files(files, "simulate", warn)
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                          actions=node_actions(cordon, drain, remove))
     cands = candidates(prepared.config, configurations)
     for cand in cands[1:]:
         for note in cand.notes:
             warn(note)
-    return run_compare(scenario.nodes, scenario.pods, scenario.pending_pods, cands, tie_break=tie_break,
-                       seed=seed, progress=progress)
+    queue = scenario.pending_pods
+    tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
+    results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
+                          progress=tick, objects=scenario.objects)
+    for result, cand in zip(results, cands, strict=True):
+        result.warnings = list(cand.notes)
+    results[0].warnings = list(prepared.notes)
+    for result in results:
+        result.warnings += _run_notes(result, warn)
+    return results
+
+
+def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
+    """What the run itself found to tell (a preemption kube-scheduler may resolve differently), told via `warn`."""
+    from kubefit.scheduler.simulate import preemption_note
+
+    note = preemption_note(result)
+    if note is None:
+        return []
+    warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
+    return [note]
+
+
+def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
+             drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
+             loading: Loading | None = None, warn: Warn = python_warning) -> TimelineResult:
+    """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
+
+    A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
+    a pod that fits nowhere waits and is tried again when a completion frees capacity.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders.
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn
+        As for `simulate`.
+    progress : callable, optional
+        Called with (scheduling attempts so far, pods queued).
+
+    Returns
+    -------
+    kubefit.scheduler.timeline.TimelineResult
+        Every pod's run, the metrics over time, the completions and ``warnings``; ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    One 4-cpu node; `b` (3 cpu, arrives at 1 s) waits until `a` (2 cpu, 0 s to 10 s) leaves:
+
+    >>> import kubefit
+    >>> result = kubefit.timeline(["examples/timeline/cluster.yaml"])
+    >>> [(p["pod"], p["start"], p["end"], p["attempts"]) for p in result.to_dict()["pods"]]
+    [('a', 0, 10, 1), ('b', 10, 15, 2), ('c', 2, None, 1)]
+    """
+    from kubefit.scheduler.timeline import timeline as run_timeline
+    from kubefit.scheduler.timeline import timeline_warnings
+
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                          actions=node_actions(cordon, drain, remove))
+    queue = scenario.pending_pods
+    result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
+                          seed=seed, progress=_every(progress, len(queue)))
+    told = timeline_warnings(prepared.config, queue, scenario.bound_pods)
+    for note in told:
+        warn(note)
+    result.warnings = list(prepared.notes) + told
+    return result
+
+
+def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
+         seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
+         warn: Warn = python_warning) -> Plan:
+    """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
+
+    Every candidate cluster is judged by a full simulation with the scenario's profile.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders.
+    node_templates : sequence of str or Path
+        Node manifests to add copies of; with several, each one's cost in the label `kubefit.io/cost` (default 1).
+    max_nodes : int, optional
+        At most this many nodes of each template (default: one per queued pod).
+    tie_break, seed, cordon, drain, remove, recursive, warn
+        As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too.
+
+    Returns
+    -------
+    kubefit.scheduler.plan.Plan
+        Nodes to add per template (``counts``), the simulation of the planned cluster (``result``),
+        ``warnings`` and ``node_actions``; ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    One 4-cpu node runs a 2-cpu web pod; ten more are pending (nine of 2 cpu, one of 32 cpu):
+
+    >>> import kubefit
+    >>> planned = kubefit.plan(["examples/plan/cluster.yaml"],
+    ...                        ["examples/plan/small.yaml", "examples/plan/large.yaml"])
+    >>> out = planned.to_dict()
+    >>> out["add"], out["cost"], [row["pod"] for row in out["cannotFit"]]
+    ({'small': 1, 'large': 1}, 4, ['batch-huge'])
+    """
+    from kubefit.load_templates import load_templates
+    from kubefit.scheduler.nodeactions import eviction_report
+    from kubefit.scheduler.plan import plan as run_plan
+
+    if tie_break not in ("random", "first"):
+        raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
+    templates = load_templates(node_templates)
+    actions = node_actions(cordon, drain, remove)
+    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions)
+    result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
+    result.warnings = list(prepared.notes)
+    if actions:
+        result.node_actions = eviction_report(result.result, actions, evicted)
+    return result
 
 
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
-             seed: int | None = 0, replay: bool = False, warn: Warn = python_warning) -> CapacityResult:
+             seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
+             warn: Warn = python_warning) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
     ----------
     files : sequence of str or Path
-        Scenario files.
+        Scenario files or folders.
     pod : str, optional
         The pod to copy (`name` or `namespace/name`, pending or bound); default the first pending pod.
     limit : int, optional
         Stop after this many copies (`--max`).
     replay : bool
-        Place the copies one by one even where the count is closed-form (a check; same answer).
+        Place the copies one by one even where the count is closed-form (`--check`; same answer).
+    recursive, loading, warn
+        As for `simulate`.
 
     Returns
     -------
     kubefit.scheduler.capacity.CapacityResult
-        ``count``, ``per_node``, ``stop_reason`` and the FitError ``message``; ``to_dict()`` is `-o json`.
+        ``count``, ``per_node``, ``stop_reason``, the FitError ``message`` and ``warnings``;
+        ``to_dict()`` is `-o json`.
 
     Examples
     --------
@@ -218,10 +393,12 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, prepared = prepare_files(files, "capacity", warn)
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive)
     target = find_pod(scenario, pod)
-    return estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
-                             replay=replay)
+    result = estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
+                               replay=replay)
+    result.warnings = list(prepared.notes)
+    return result
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:

@@ -270,7 +270,7 @@ def test_other_versions_go_through_the_dialects(monkeypatch):
     body = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "KubeSchedulerConfiguration"}
     config = load_configuration(Document(body, "old.yaml", 1))
     assert config.dialect == "v1beta3"
-    monkeypatch.setitem(sys.modules, "kubefit.scheduler.dialects", None)
+    monkeypatch.setitem(sys.modules, "kubefit.scheduler.config.dialects", None)
     with pytest.raises(InputError, match="unsupported apiVersion"):
         load_configuration(Document(body, "old.yaml", 1))
 

@@ -13,7 +13,7 @@ import yaml
 
 from kubefit.errors import ConfigError, InputError
 from kubefit.load import Document, read_documents
-from kubefit.scheduler.dialects import dialect_of, is_legacy_dialect, to_v1
+from kubefit.scheduler.config.dialects import dialect_of, is_legacy_dialect, to_v1
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"

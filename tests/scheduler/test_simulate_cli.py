@@ -125,3 +125,21 @@ def test_unknown_scheduler_name_is_said(tmp_path, capsys):
     other["spec"]["schedulerName"] = "my-scheduler"
     rc, out, err = run(capsys, "simulate", "-f", write(tmp_path, [*NODES, other]), "-o", "json")
     assert rc == 0 and "schedulerName no profile has" in err and "default/other" in err
+
+
+def test_loading_and_scheduling_share_one_progress_display(tmp_path, monkeypatch, capsys):
+    """On a terminal, `simulate` draws the loading bars and the scheduling bar in one rich display
+    (two live displays at once would fail) and says nothing of it on a pipe."""
+    import sys
+
+    from kubefit.cli import main
+    from kubefit.cli import simulate as cli
+
+    assert main(["simulate", "-f", "examples/workload/cluster.yaml", "-o", "json"]) == 0
+    assert "scheduling" not in capsys.readouterr().err  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(cli, "LOADING_MIN_BYTES", 1)
+    monkeypatch.setattr(cli, "PROGRESS_MIN_PODS", 1)
+    assert main(["simulate", "-f", "examples/workload/cluster.yaml", "--compare", "MostAllocated", "-o", "json"]) == 0
+    err = capsys.readouterr().err
+    assert "loading examples/workload/cluster.yaml" in err and "MostAllocated" in err

@@ -115,6 +115,13 @@ def expand_multi_value_options(args: list[str]) -> list[str]:
     return out
 
 
+def _click_errors() -> tuple[type[Exception], type[Exception]]:
+    """click's `UsageError` and `ClickException`, reached through typer's public `BadParameter` (a UsageError):
+    typer vendors click privately (`typer._click`) or depends on it, and exports neither class."""
+    bases = {cls.__name__: cls for cls in typer.BadParameter.__mro__}
+    return bases["UsageError"], bases["ClickException"]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a verb; bad input becomes one clear line on stderr and exit 2.
 
@@ -122,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     anything unexpected is reported as an internal error (exit 70) instead of a traceback, unless
     KUBEFIT_TRACEBACK is set.
     """
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
-    from typer.exceptions import Abort
+    from typer import Abort
 
+    usage_error, click_exception = _click_errors()
     args = expand_multi_value_options(list(sys.argv[1:] if argv is None else argv))
     _register_verbs(args[0] if args else None)
     command = typer.main.get_command(app)
@@ -133,16 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     except KubefitError as exc:
         print(f"error: {escape_control(str(exc))}", file=sys.stderr)
         return exc.exit_code
-    except NoArgsIsHelpError as exc:  # `kubefit` or `kubefit models` alone: the help, as typer shows it
-        from typer import rich_utils
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `kubefit` or `kubefit models` alone: the help, as typer shows it
+            from typer import rich_utils
 
-        rich_utils.rich_format_error(exc)
-        return exc.exit_code
-    except UsageError as exc:
+            rich_utils.rich_format_error(exc)
+            return exc.exit_code
         where = exc.ctx.command_path if exc.ctx is not None else "kubefit"
         print(f"error: {escape_control(exc.format_message().rstrip('.'))} (see '{where} --help')", file=sys.stderr)
         return 2
-    except ClickException as exc:
+    except click_exception as exc:
         print(f"error: {escape_control(exc.format_message())}", file=sys.stderr)
         return exc.exit_code
     except Abort:
@@ -167,5 +174,8 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def run() -> None:
-    """Console-script entry: exit with `main`'s code."""
+    """Console-script entry (and `python -m kubefit.cli`): one verb, then exit with `main`'s code."""
+    from kubefit.load import freeze_after_loading
+
+    freeze_after_loading()  # the process ends with what it loaded alive: no collection need walk it
     sys.exit(main())

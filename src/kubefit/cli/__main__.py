@@ -1,7 +1,5 @@
 """`python -m kubefit.cli`."""
 
-import sys
+from kubefit.cli import run
 
-from kubefit.cli import main
-
-sys.exit(main())
+run()

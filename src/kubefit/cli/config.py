@@ -12,7 +12,7 @@ from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario
 from kubefit.parse import escape_control
 from kubefit.report.output import emit
 from kubefit.scheduler.config import V1, SchedulerConfiguration, load_configuration
-from kubefit.scheduler.dialects import print_notes
+from kubefit.scheduler.config.dialects import print_notes
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
 app.add_typer(config_app, name="config")

@@ -10,7 +10,7 @@ import yaml
 from kubefit.cli.config import config_app, config_document
 from kubefit.errors import InputError
 from kubefit.load import Document
-from kubefit.scheduler.dialects import out_of_tree_plugins, print_notes, to_v1, without_plugins
+from kubefit.scheduler.config.dialects import out_of_tree_plugins, print_notes, to_v1, without_plugins
 
 
 def convert_document(doc: Document) -> tuple[str, list[str]]:

@@ -1,25 +1,25 @@
-"""Verbs over a whole workload: `simulate` (every pending pod, optionally under several configurations)
-and `capacity` (how many more copies of one pod fit)."""
+"""Verbs over a whole workload: `simulate` (every pending pod, optionally under several configurations,
+in time, or after a what-if on the nodes) and `capacity` (how many more copies of one pod fit).
+
+The work is `kubefit.verbs`'; this module parses the options, draws progress and renders the results."""
 
 from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from kubefit import verbs
 from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
-from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, evictions, load_prepared, node_actions
+from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
-from kubefit.load import Scenario
 from kubefit.report.output import emit
-from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.state import ClusterState
-from kubefit.verbs import find_pod
 
 PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
 LOADING_MIN_BYTES = 16 << 20  # smaller files load in well under a second
@@ -35,55 +35,53 @@ TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nod
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
 
 
-def _prepare(files: list[str], verb: str, recursive: bool = False) -> tuple[Scenario, SchedulerConfiguration,
-                                                                          ClusterState, list[str]]:
-    """Load the scenario and its configuration, compile nodes and bound pods; tell the user what to know
-    (on stderr, and returned for the result's `warnings`)."""
-    with _loading_progress(files) as tick:
-        scenario, prepared, _ = load_prepared(files, verb, recursive, progress=tick)
-    return scenario, prepared.config, prepared.state, list(prepared.notes)
+@contextmanager
+def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
+    """On a terminal: one rich display with a bar per large file while loading (together LOADING_MIN_BYTES
+    or more) and a bar per run while scheduling (PROGRESS_MIN_PODS or more in all); else no callbacks.
+
+    Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
+    display opens at the first bar worth drawing.
+    """
+    if not sys.stderr.isatty():
+        yield None, None
+        return
+    size = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
+    with ExitStack() as stack:
+        bars: list = []
+        tasks: dict[str, int] = {}
+
+        def draw(label: str, done: int, total: int) -> None:
+            if not bars:
+                bars.append(stack.enter_context(_display()))
+            if label not in tasks:
+                tasks[label] = bars[0].add_task(label, total=total)
+            bars[0].update(tasks[label], completed=done, total=total)
+
+        def loading(path: str, done: int, total: int) -> None:
+            draw(f"loading {path}", done, total)
+
+        def progress(*args) -> None:
+            label, done, total = args if len(args) == 3 else ("scheduling", *args)
+            if total * runs >= PROGRESS_MIN_PODS:
+                draw(str(label), done, total)
+        yield (loading if size >= LOADING_MIN_BYTES else None), progress
+
+
+def _display():
+    """The transient rich progress display on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=True)
 
 
 @contextmanager
 def _loading_progress(files: list[str]):
-    """On a terminal, while large files (together LOADING_MIN_BYTES or more) load: a bar per file."""
-    size = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
-    if not sys.stderr.isatty() or size < LOADING_MIN_BYTES:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    with Progress(TextColumn("loading {task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(path: str, done: int, total: int) -> None:
-            if path not in tasks:
-                tasks[path] = bar.add_task(path, total=total)
-            bar.update(tasks[path], completed=done, total=total)
-        yield update
-
-
-@contextmanager
-def _progress(total: int, runs: int = 1):
-    """A rich progress bar on stderr when it is a terminal and the run is long; else a no-op callback."""
-    if not sys.stderr.isatty() or total * runs < PROGRESS_MIN_PODS:
-        yield lambda *_args: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(*args) -> None:
-            label, done = args if len(args) == 2 else ("scheduling", args[0])
-            if label not in tasks:
-                tasks[label] = bar.add_task(str(label), total=total)
-            bar.update(tasks[label], completed=done)
-        yield update
+    """The loading bars alone (see `_progress`): a callback on a terminal for large files, else None."""
+    with _progress(files) as (loading, _):
+        yield loading
 
 
 @app.command()
@@ -108,52 +106,34 @@ def simulate(
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
     from kubefit.report.whatif import actions_table
-    from kubefit.scheduler.compare import candidates
-    from kubefit.scheduler.compare import compare as run_compare
-    from kubefit.scheduler.simulate import simulate as run
 
     if plot:
         _check_plot_path(plot)
-    actions = node_actions(cordon, drain, remove)
-    with _loading_progress(files) as tick:
-        scenario, prepared, evicted = load_prepared(files, "simulate", recursive, actions, progress=tick)
-    config, state, notes = prepared.config, prepared.state, list(prepared.notes)
-    queue = scenario.pending_pods
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
+    if timeline and specs:
+        raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
+                         field="--timeline")
+    options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
+                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn)
     if timeline:
+        return _timeline(files, options, output, plot)
+    with _progress(files, 1 + len(specs)) as (loading, tick):
         if specs:
-            raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
-                             field="--timeline")
-        _timeline(scenario, config, state, queue, output, tie_break.value, seed, plot, notes)
-        return
-    if not specs:
-        with _progress(len(queue)) as tick:
-            result = run(state, config, queue, tie_break=tie_break.value, seed=seed, progress=tick)
-        result.label = "scenario"
-        if plot:
-            _plot([result], plot)
-        data = result.to_dict()
-        data["warnings"] = notes
-        if actions:
-            data["nodeActions"] = evictions(data, actions, evicted)
-        emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
-        if actions and not data["nodeActions"]["allPlaced"]:
-            raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
-        return
-    cands = candidates(config, specs)
-    for cand in cands[1:]:
-        for note in cand.notes:
-            warn(note)
-    with _progress(len(queue), len(cands)) as tick:
-        results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break.value, seed=seed,
-                              progress=tick, objects=scenario.objects)
+            results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
+        else:
+            results = [verbs.simulate(files, progress=tick, loading=loading, **options)]
     if plot:
         _plot(results, plot)
-    from kubefit.scheduler.compare import comparison_to_dict
+    if specs:
+        from kubefit.scheduler.compare import comparison_to_dict
 
-    data = comparison_to_dict(results)
-    data["warnings"] = notes + [n for cand in cands[1:] for n in cand.notes]
-    emit(data, output, lambda console: report.comparison_table(console, data))
+        data = comparison_to_dict(results)
+        emit(data, output, lambda console: report.comparison_table(console, data))
+        return
+    data = results[0].to_dict()
+    emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
+    if "nodeActions" in data and not data["nodeActions"]["allPlaced"]:
+        raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
 
 
 def _check_plot_path(path: str) -> None:
@@ -167,20 +147,12 @@ def _check_plot_path(path: str) -> None:
                                  param_hint="'--plot'")
 
 
-def _timeline(scenario: Scenario, config: SchedulerConfiguration, state: ClusterState, queue, output,
-              tie_break: str, seed: int, plot: str | None, notes: list[str]) -> None:
+def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, plot: str | None) -> None:
     """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
     from kubefit.report.timeline import plot_timeline, timeline_table
-    from kubefit.scheduler.timeline import timeline as run_timeline
-    from kubefit.scheduler.timeline import timeline_warnings
 
-    with _progress(len(queue)) as tick:
-        result = run_timeline(state, config, queue, scenario.bound_pods, tie_break=tie_break, seed=seed,
-                              progress=tick)
-    data = result.to_dict()
-    data["warnings"] = notes + timeline_warnings(config, queue, scenario.bound_pods)
-    for note in data["warnings"][len(notes):]:
-        warn(note)
+    with _progress(files) as (loading, tick):
+        data = verbs.timeline(files, progress=tick, loading=loading, **options).to_dict()
     if plot:
         try:
             plot_timeline(data, plot)
@@ -213,11 +185,9 @@ def capacity(
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report import simulation as report
-    from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, config, state, notes = _prepare(files, "capacity", recursive)
-    result = estimate_capacity(state, config, find_pod(scenario, pod), limit=max_copies, tie_break=tie_break.value,
-                               seed=seed, replay=check)
+    with _loading_progress(files) as loading:
+        result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
+                                recursive=recursive, loading=loading, warn=warn)
     data = result.to_dict()
-    data["warnings"] = notes
     emit(data, output, lambda console: report.capacity_table(console, data))

@@ -11,19 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kubefit.gomath import go_div, go_rem, int64
-from kubefit.quantity import QuantityError
+from kubefit.quantity import (  # noqa: F401 - the formats are re-exported: Karmada's vocabulary
+    BINARY_SI,
+    BINARY_SUFFIXES,
+    DECIMAL_EXPONENT,
+    DECIMAL_SI,
+    DECIMAL_SUFFIXES,
+    FORMAT_ERROR,
+    MAX_INT64,
+    MIN_INT64,
+    QuantityError,
+    interpret_suffix,
+    split_quantity,
+)
 
-MAX_INT64 = 2**63 - 1
 MAX_QUANTITY_DIGITS = 400  # Go would build 10^exponent for "1e99999999"; kubefit refuses it up front
-MIN_INT64 = -(2**63)
-DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
 
-_DEC_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BIN_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DEC_BY_EXP = {v: k for k, v in _DEC_SUFFIXES.items()}
-_BIN_BY_EXP = {v: k for k, v in _BIN_SUFFIXES.items()}
-_SUFFIX_CHARS = set("eEinumkKMGTP")
-_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_DEC_BY_EXP = {v: k for k, v in DECIMAL_SUFFIXES.items()}
+_BIN_BY_EXP = {v: k for k, v in BINARY_SUFFIXES.items()}
 
 
 wrap64 = int64  # Karmada's int64 arithmetic wraps silently (kubefit.gomath)
@@ -103,58 +108,8 @@ def compare(a: GoQuantity, b: GoQuantity) -> int:
 
 # --------------------------------------------------------------------------- parsing
 
-def _split(text: str) -> tuple[bool, str, str, str, str]:
-    """`parseQuantityString`: (positive, value, num, denom, suffix)."""
-    positive, pos, end = True, 0, len(text)
-    if pos < end and text[0] in "+-":
-        positive = text[0] == "+"
-        pos += 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return positive, "0", "0", "", ""
-    start = pos
-    while pos < end and text[pos].isdigit():
-        pos += 1
-    num = text[start:pos] or "0"
-    denom = ""
-    if pos < end and text[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and text[pos].isdigit():
-            pos += 1
-        denom = text[start:pos]
-        if pos >= end:
-            return positive, text[:end], num, denom, ""
-    elif pos >= end:
-        return positive, text[:end], num, denom, ""
-    value = text[:pos]
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_CHARS:
-        pos += 1
-    if pos < end and text[pos] in "+-":
-        pos += 1
-    while pos < end and text[pos].isdigit():
-        pos += 1
-    if pos < end:
-        raise QuantityError(_FORMAT_ERROR)
-    return positive, value, num, denom, text[suffix_start:end]
-
-
-def _interpret(suffix: str) -> tuple[int, int, str]:
-    if suffix in _DEC_SUFFIXES:
-        return 10, _DEC_SUFFIXES[suffix], DECIMAL_SI
-    if suffix in _BIN_SUFFIXES:
-        return 2, _BIN_SUFFIXES[suffix], BINARY_SI
-    if len(suffix) > 1 and suffix[0] in "eE":
-        digits = suffix[1:]
-        body = digits[1:] if digits[:1] in "+-" else digits
-        if body.isdigit() and MIN_INT64 <= int(digits) <= MAX_INT64:
-            return 10, wrap32(int(digits)), DECIMAL_EXPONENT
-    raise QuantityError("unable to parse quantity's suffix")
-
-
 def wrap32(n: int) -> int:
+    """Go's `int32(n)`: the low 32 bits, signed."""
     n &= 0xFFFFFFFF
     return n - (1 << 32) if n >= 1 << 31 else n
 
@@ -172,11 +127,13 @@ def parse(text: str) -> GoQuantity:
     """`resource.ParseQuantity(text)` (strings of JSON/YAML values; leading/trailing space trimmed)."""
     text = text.strip()
     if not text:
-        raise QuantityError(_FORMAT_ERROR)
+        raise QuantityError(FORMAT_ERROR)
     if text == "0":
         return GoQuantity(DECIMAL_SI, s="0")
-    positive, value, num, denom, suf = _split(text)
-    base, exponent, fmt = _interpret(suf)
+    positive, value, num, denom, suf = split_quantity(text)
+    base, exponent, fmt = interpret_suffix(suf)
+    if fmt == DECIMAL_EXPONENT:
+        exponent = wrap32(exponent)  # Go: int32(parsed)
     precision, scale, mantissa = 0, 0, 1
     if fmt in (DECIMAL_EXPONENT, DECIMAL_SI):
         scale = exponent

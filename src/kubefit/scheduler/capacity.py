@@ -29,6 +29,7 @@ from kubefit.scheduler.plugins.base import SUCCESS
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
+from kubefit.told import told_keys
 
 UNSCHEDULABLE = "Unschedulable"
 LIMIT_REACHED = "LimitReached"
@@ -47,10 +48,11 @@ class CapacityResult:
     per_node: dict[str, int] = field(default_factory=dict)  # node → copies, in node order
     stop_reason: str = UNSCHEDULABLE  # Unschedulable | LimitReached
     message: str = ""
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
 
     def to_dict(self) -> dict:
         return {"pod": self.pod.key, "count": self.count, "perNode": self.per_node,
-                "stopReason": self.stop_reason, "message": self.message}
+                "stopReason": self.stop_reason, "message": self.message, **told_keys(self.warnings)}
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,

@@ -18,6 +18,7 @@ from kubefit.scheduler.config import (
 )
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import compile_state
+from kubefit.told import told_keys
 
 STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 DEFAULT_SHAPE = (ShapePoint(0, 0), ShapePoint(100, 10))  # bin packing: utilization 0 → 0, 100 → 10
@@ -89,7 +90,9 @@ def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
     """`{"configurations": [{name, scheduled, unschedulable, placement, metrics}]}` in the order given.
 
     Steps are left out (a run of each configuration with plain `simulate` gives them); placement says
-    where each configuration put the pods, node by node.
+    where each configuration put the pods, node by node; `warnings` gathers what each run told the user.
     """
+    told = [r.warnings for r in results if r.warnings is not None]
     return {"configurations": [{"name": r.label, "scheduled": r.scheduled, "unschedulable": r.unschedulable,
-                                "placement": r.placement(), "metrics": r.metrics()} for r in results]}
+                                "placement": r.placement(), "metrics": r.metrics()} for r in results],
+            **told_keys([w for ws in told for w in ws] if told else None)}

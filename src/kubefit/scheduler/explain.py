@@ -39,9 +39,9 @@ def _fit_node(plugin: NodeResourcesFit, scores, alloc, req, m: int, p_req: dict[
             num += int(res_score[m, k]) * weight
             den += weight
         rows.append(entry)
-    if legacy and args.scoring_type != "RequestedToCapacityRatio":
+    if legacy and not plugin.scorer.rounded:
         formula = f"({' + '.join(str(int(s)) for s in res_score[m])}) / 2 → {int(node_score[m])} (0..10 scale)"
-    elif args.scoring_type == "RequestedToCapacityRatio":
+    elif plugin.scorer.rounded:  # RequestedToCapacityRatio
         formula = f"round({num}/{den}) = {int(node_score[m])}" if den else "no resource scored above 0 → 0"
     else:
         formula = f"{num}/{den} → {int(node_score[m])} (truncated)" if den else "no resource kept → 0"

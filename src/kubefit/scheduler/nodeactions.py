@@ -12,11 +12,16 @@ Evicted pods keep their names and join the queue after the pods already pending 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from kubefit.api.core import Node, Pod, Taint
 from kubefit.errors import InputError
 from kubefit.load import TERMINAL_PHASES, Scenario
+
+if TYPE_CHECKING:
+    from kubefit.scheduler.simulate import SimulationResult
 
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -106,3 +111,12 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
                               f"kubectl drain would need --force and they would be gone; kubefit queues them to show "
                               f"where they would fit")
     return moved, evicted
+
+
+def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Sequence[Pod]) -> dict:
+    """What the node actions did and where each evicted pod went (None: still pending), `allPlaced` the answer."""
+    names = result.state.node_names
+    placed = {s.pod.name: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
+    moves = [{"pod": p.name, "from": p.raw.get("spec", {}).get("nodeName") or "", "to": placed.get(p.name)}
+             for p in evicted]
+    return {**actions.to_dict(), "evicted": moves, "allPlaced": all(m["to"] is not None for m in moves)}

@@ -30,6 +30,7 @@ from kubefit.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import compile_state
+from kubefit.told import told_keys
 
 COST_LABEL = "kubefit.io/cost"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -60,6 +61,8 @@ class Plan:
     existing: int  # nodes of the cluster as it is (the planned ones follow them in the state)
     simulations: int = 0
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went
 
     @property
     def cost(self) -> Decimal:
@@ -79,6 +82,7 @@ class Plan:
             "simulations": self.simulations,
             "placement": sim["placement"],
             "simulation": sim,
+            **told_keys(self.warnings, self.node_actions),
         }
 
 

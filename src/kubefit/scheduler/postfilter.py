@@ -42,6 +42,7 @@ class PostFilterOutcome:
     nominated_node: int | None = None
     victims: list[Pod] = field(default_factory=list)
     message: str = ""
+    partial: str | None = None  # "tried T of P potential nodes" when DryRunPreemption stopped early
 
     def victim_keys(self) -> list[str]:
         return sorted(p.key for p in self.victims)
@@ -75,7 +76,8 @@ def run_post_filter(profile: Profile, result: CycleResult,
         elif name == DEFAULT_PREEMPTION:
             answer = preemption()
             if answer.nominated_node is not None:
-                return PostFilterOutcome(answer.nominated_node, answer.victims)
+                partial = f"{answer.tried} of {answer.potential}" if answer.tried < answer.potential else None
+                return PostFilterOutcome(answer.nominated_node, answer.victims, partial=partial)
             reasons.append(answer.message)
     return PostFilterOutcome(message=", ".join(reasons))
 

@@ -27,6 +27,7 @@ from typing import Protocol
 from kubefit.api.core import Pod
 from kubefit.api.storage import PodDisruptionBudget
 from kubefit.labels import SelectorError, parse_selector
+from kubefit.scheduler.framework import fit_error_text
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, UNSCHEDULABLE
 
 NAME = "DefaultPreemption"
@@ -64,6 +65,8 @@ class PreemptionResult:
     nominated_node: int | None = None
     victims: list[Pod] = field(default_factory=list)
     message: str = ""  # the status message ("preemption: ..."); "" on success
+    tried: int = 0  # potential nodes the dry run tried ...
+    potential: int = 0  # ... of these (fewer: upstream's random offset could have tried others)
 
     def victim_keys(self) -> list[str]:
         return sorted(p.key for p in self.victims)
@@ -173,15 +176,16 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
 
 # --------------------------------------------------------------------------- PostFilter
 
-def fit_error_text(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
-    """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted."""
+def preemption_fit_error(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
+    """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted; the nodes
+    without a status count under `absent_reason` (`AbsentNodesStatus`)."""
     counts: Counter[str] = Counter()
     for reasons in statuses.values():
         counts.update(reasons)
     absent = num_nodes - len(statuses)
     if absent > 0:
         counts[absent_reason] += absent
-    return f"0/{num_nodes} nodes are available: {', '.join(sorted(f'{c} {r}' for r, c in counts.items()))}."
+    return fit_error_text(num_nodes, None, counts)
 
 
 def num_candidates(num_nodes: int, args: dict | None) -> int:
@@ -199,14 +203,17 @@ def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], nod
     `node_order` the snapshot's node list (candidates are tried and tie-broken in that order), `trial(n)` a
     fresh copy of node n to try victims on, `args` the plugin's DefaultPreemptionArgs. `DryRunPreemption`
     stops once it has a non-violating candidate and `num_candidates` in all; upstream starts at a random
-    offset (it matters only beyond 100 candidate nodes), kubefit at the first node."""
+    offset (it matters only beyond 100 candidate nodes), kubefit at the first node and reports `tried` of
+    `potential` so the run can say when that choice mattered."""
     if preemptor.preemption_policy == "Never":
         return PreemptionResult(message=f"preemption: {NEVER}")
     potential = [n for n in node_order if codes[n] == UNSCHEDULABLE]
     wanted = num_candidates(len(potential), args)
     candidates: list[Candidate] = []
     statuses: dict[int, list[str]] = {}
+    tried = 0
     for node in potential:
+        tried += 1
         victims, violations, status = select_victims_on_node(preemptor, node_pods(node), pdbs, trial(node))
         if status[0] == SUCCESS and victims:
             candidates.append(Candidate(node, victims, violations))
@@ -215,9 +222,9 @@ def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], nod
         else:
             statuses[node] = status[1]
     if not candidates:
-        text = fit_error_text(len(codes), statuses, NOT_HELPFUL)
+        text = preemption_fit_error(len(codes), statuses, NOT_HELPFUL)
         return PreemptionResult(message=f"preemption: {text}")
     non_violating = [c for c in candidates if c.pdb_violations == 0]
     ordered = non_violating + [c for c in candidates if c.pdb_violations != 0]
     best = ordered[0] if len(ordered) == 1 else pick_one_node(ordered)
-    return PreemptionResult(best.node, best.victims)
+    return PreemptionResult(best.node, best.victims, tried=tried, potential=len(potential))

@@ -13,12 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from kubefit.gomath import go_div
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import CycleContext
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
-from kubefit.scheduler.plugins.strategies import MAX_UTILIZATION, scaled_shape
 from kubefit.scheduler.state import ClusterState
 
 # Filter / Score plugins whose outcome depends on the node's labels, taints and flags only.
@@ -61,16 +59,6 @@ def _pair(state: ClusterState, name: str, pod_requests: dict[str, int], use_requ
     return None
 
 
-def _broken_linear(u: int, shape: list[tuple[int, int]]) -> int:
-    for k, (uk, sk) in enumerate(shape):
-        if u <= uk:
-            if k == 0:
-                return sk
-            u0, s0 = shape[k - 1]
-            return s0 + go_div((sk - s0) * (u - u0), uk - u0)
-    return shape[-1][1]
-
-
 def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesFit) -> RowFn | None:
     """NodeResourcesFit's score of one node (LeastAllocated, MostAllocated, RequestedToCapacityRatio)."""
     args = plugin.args
@@ -81,8 +69,8 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             pairs.append((*pair, r.weight))
     if any(abs(w) > 1 << 20 or abs(p) > SAFE for *_, p, w in pairs):
         return None
-    kind = args.scoring_type
-    shape = scaled_shape([(p.utilization, p.score) for p in args.shape or ()]) if kind == "RequestedToCapacityRatio" else []
+    scorer = plugin.scorer
+    one, positive_only, node_score = scorer.resource, scorer.positive_only, scorer.node_score
 
     def row(alloc: list, req: list, nz: list) -> int:
         num = den = 0
@@ -93,22 +81,12 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             r = (req[used] if use_req else nz[used]) + p
             if abs(a) > SAFE or abs(r) > SAFE:
                 raise OverflowError
-            if kind == "LeastAllocated":
-                s = 0 if r > a else go_div((a - r) * 100, a)
-            elif kind == "MostAllocated":
-                s = go_div(min(r, a) * 100, a)
-            else:
-                u = MAX_UTILIZATION if r > a else go_div(r * MAX_UTILIZATION, a)
-                s = _broken_linear(u, shape)
-                if s <= 0:
-                    continue
+            s = one(r, a)
+            if positive_only and s <= 0:
+                continue
             num += s * w
             den += w
-        if den == 0:
-            return 0
-        if kind == "RequestedToCapacityRatio":
-            return (2 * num + den) // (2 * den)
-        return go_div(num, den)
+        return node_score(num, den)
     return row
 
 

@@ -30,6 +30,7 @@ from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
 from kubefit.scheduler.state import ClusterState
+from kubefit.told import told_keys
 
 _NO_TIES = np.zeros(0, dtype=np.int64)
 
@@ -59,6 +60,9 @@ class SimulationResult:
     initial_pods: np.ndarray  # pods per node before the run
     label: str = ""
     stranded: list[dict] = field(default_factory=list)
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
+    partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
 
     @property
     def scheduled(self) -> int:
@@ -102,7 +106,8 @@ class SimulationResult:
                 d["nominatedNodeFirst"] = True
             steps.append(d)
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
-                "placement": self.placement(), "final": self.final(), "metrics": self.metrics()}
+                "placement": self.placement(), "final": self.final(), "metrics": self.metrics(),
+                **told_keys(self.warnings, self.node_actions)}
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
@@ -199,6 +204,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     initial = state.requested[:, state.index[PODS]].copy()
     steps: list[Step] = []
     pending: list[tuple[Pod, PodDemand]] = []
+    partial: list[str] = []
     served = {p.scheduler_name for p in config.profiles}
     for i, pod in enumerate(pods):
         if pod.scheduler_name not in served:
@@ -212,6 +218,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
             message, post = preemption_step(engine, pod)
             nominated = post.nominated_node
+            if post.partial:
+                partial.append(f"{pod.key}: {post.partial}")
             steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated))
             if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
@@ -233,7 +241,18 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(i + 1)
     if progress is not None:
         progress(len(pods))
-    result = SimulationResult(state, steps, initial, label)
+    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial)
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
     return result
+
+
+def preemption_note(result: SimulationResult) -> str | None:
+    """The warning for preemptions whose dry run stopped before trying every potential node: upstream
+    starts it at a random node (`GetOffsetAndNumCandidates`), kubefit at the first, so the nominated
+    node may differ. None when every dry run tried every potential node (then the answers agree)."""
+    if not result.partial_preemptions:
+        return None
+    return (f"DefaultPreemption: {len(result.partial_preemptions)} preemption(s) stopped their dry run before "
+            f"trying every potential node (e.g. {result.partial_preemptions[0]}); kube-scheduler starts it at a "
+            "random node, kubefit at the first in node order, so the nominated node and victims may differ")

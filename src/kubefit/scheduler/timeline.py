@@ -29,6 +29,7 @@ from kubefit.scheduler.engine import Engine, shape_key
 from kubefit.scheduler.simulate import allocation, unserved_message
 from kubefit.scheduler.state import ClusterState
 from kubefit.timing import seconds
+from kubefit.told import told_keys
 
 COMPLETION, ARRIVAL = 0, 1  # at one instant completions are handled first
 
@@ -58,6 +59,7 @@ class TimelineResult:
     retries: list[tuple[int, int, int]] = field(default_factory=list)  # (time, pods waiting, of them retried)
     freed: np.ndarray | None = None  # Σ request vectors released by completions (state columns)
     released_bound: int = 0  # completions of pods that were bound from the start
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
 
     def to_dict(self) -> dict:
         names = self.state.node_names
@@ -76,7 +78,8 @@ class TimelineResult:
         scheduled = sum(1 for r in self.runs if r.node is not None)
         return {"pods": pods, "series": series, "scheduled": scheduled, "unschedulable": len(self.runs) - scheduled,
                 "completed": len(self.completions) + self.released_bound,
-                "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {}}
+                "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {},
+                **told_keys(self.warnings)}
 
 
 class Replay:

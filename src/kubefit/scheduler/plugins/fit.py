@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -10,12 +10,7 @@ from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_exten
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, UNSCHEDULABLE, CycleContext, FilterOutcome
 from kubefit.scheduler.plugins.resource_allocation import allocatable_requested, weights_array
-from kubefit.scheduler.plugins.strategies import (
-    Scores,
-    least_allocated,
-    most_allocated,
-    requested_to_capacity_ratio,
-)
+from kubefit.scheduler.plugins.strategies import ResourceScorer, Scores, resource_scorer
 from kubefit.scheduler.state import ClusterState
 
 NAME = "NodeResourcesFit"
@@ -41,6 +36,10 @@ def checked_resources(requests: dict[str, int], args: NodeResourcesFitArgs) -> l
 class NodeResourcesFit:
     args: NodeResourcesFitArgs
     name: str = NAME
+    scorer: ResourceScorer = field(init=False, repr=False)  # the strategy, chosen once (NewFit)
+
+    def __post_init__(self) -> None:
+        self.scorer = resource_scorer(self.args)
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
@@ -76,15 +75,7 @@ class NodeResourcesFit:
         names = [r.name for r in self.args.resources]
         alloc, req = allocatable_requested(state, idx, names, ctx.demand.score_requests, use_requested=False)
         w = weights_array(r.weight for r in self.args.resources)
-        kind = self.args.scoring_type
-        if kind == "LeastAllocated":
-            scores = least_allocated(req, alloc, w)
-        elif kind == "MostAllocated":
-            scores = most_allocated(req, alloc, w)
-        else:
-            shape = [(p.utilization, p.score) for p in self.args.shape or ()]
-            scores = requested_to_capacity_ratio(req, alloc, w, shape)
-        return scores, alloc, req
+        return self.scorer.nodes(req, alloc, w), alloc, req
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         return self.score_detail(state, ctx, idx)[0][0]

@@ -9,7 +9,9 @@ incoming pod: node non-zero requests + pod non-zero request, as v1.16 summed the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -155,24 +157,41 @@ def legacy_pairs(state: ClusterState, idx: np.ndarray, names: Sequence[str],
     return alloc, req
 
 
+@dataclass(frozen=True)
+class LegacyScorer:
+    """NodeResourcesFit's strategy as its v1.16 priority, chosen once: the resources it reads and its scores."""
+
+    resources: tuple[tuple[str, int], ...]  # (name, weight) in column order
+    scores: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]  # (req, alloc) → (node, per)
+    positive_only: bool = False  # RequestedToCapacityRatioPriority: only resources scoring > 0 count
+
+    def score(self, state: ClusterState, idx: np.ndarray,
+              pod_requests: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(node scores 0..10, per-resource, alloc, req) of nodes `idx`."""
+        alloc, req = legacy_pairs(state, idx, [name for name, _ in self.resources], pod_requests)
+        node, per = self.scores(req, alloc)
+        return node, per, alloc, req
+
+
+def legacy_scorer(args: NodeResourcesFitArgs) -> LegacyScorer:
+    """RequestedToCapacityRatio on the args' resources and shape; LeastAllocated/MostAllocated were
+    LeastRequested/MostRequestedPriority, always on cpu and memory with equal weight."""
+    if args.scoring_type == "RequestedToCapacityRatio":
+        shape = [(p.utilization, p.score) for p in args.shape or ()]
+        weights = [r.weight for r in args.resources]
+        return LegacyScorer(tuple((r.name, r.weight) for r in args.resources),
+                            partial(legacy_rtcr_scores, weights=weights, shape=shape), positive_only=True)
+    fn = legacy_most_requested_scores if args.scoring_type == "MostAllocated" else legacy_least_requested_scores
+    return LegacyScorer(((CPU, 1), (MEMORY, 1)), fn)
+
+
 def legacy_fit_scores(state: ClusterState, idx: np.ndarray, args: NodeResourcesFitArgs,
                       pod_requests: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NodeResourcesFit's strategy scored as its v1.16 priority: (node scores 0..10, per-resource, alloc, req).
 
     `pod_requests` is the incoming pod's non-zero scoring request (`PodDemand.score_requests`).
-    RequestedToCapacityRatio uses the args' resources and shape; LeastAllocated/MostAllocated were
-    LeastRequested/MostRequestedPriority, always on cpu and memory with equal weight.
     """
-    if args.scoring_type == "RequestedToCapacityRatio":
-        names = [r.name for r in args.resources]
-        alloc, req = legacy_pairs(state, idx, names, pod_requests)
-        shape = [(p.utilization, p.score) for p in args.shape or ()]
-        node, per = legacy_rtcr_scores(req, alloc, [r.weight for r in args.resources], shape)
-        return node, per, alloc, req
-    alloc, req = legacy_pairs(state, idx, (CPU, MEMORY), pod_requests)
-    fn = legacy_most_requested_scores if args.scoring_type == "MostAllocated" else legacy_least_requested_scores
-    node, per = fn(req, alloc)
-    return node, per, alloc, req
+    return legacy_scorer(args).score(state, idx, pod_requests)
 
 
 def legacy_balanced_node_scores(state: ClusterState, idx: np.ndarray,
@@ -187,14 +206,16 @@ def legacy_balanced_node_scores(state: ClusterState, idx: np.ndarray,
 class LegacyNodeResourcesFit(NodeResourcesFit):
     """NodeResourcesFit whose Score is the v1.16 priority of its strategy (0..10); Filter unchanged."""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.legacy_scorer = legacy_scorer(self.args)  # chosen once, as the priority function was
+
     def explained_resources(self) -> list[tuple[str, int]]:
-        if self.args.scoring_type == "RequestedToCapacityRatio":
-            return [(r.name, r.weight) for r in self.args.resources]
-        return [(CPU, 1), (MEMORY, 1)]
+        return list(self.legacy_scorer.resources)
 
     def score_detail(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray):
-        node, per, alloc, req = legacy_fit_scores(state, idx, self.args, ctx.demand.score_requests)
-        counted = per > 0 if self.args.scoring_type == "RequestedToCapacityRatio" else np.ones_like(per, dtype=bool)
+        node, per, alloc, req = self.legacy_scorer.score(state, idx, ctx.demand.score_requests)
+        counted = per > 0 if self.legacy_scorer.positive_only else np.ones_like(per, dtype=bool)
         return (node, per, counted), alloc, req
 
 

@@ -702,7 +702,7 @@ def print_notes(notes: list[str]) -> None:
 
 def out_of_tree_plugins(body: dict[str, Any]) -> list[tuple[str, str]]:
     """(profile path, name) of every plugin a v1 body names that kube-scheduler v1.34 does not build in."""
-    from kubefit.scheduler.config import PLUGIN_EXTENSIONS
+    from kubefit.scheduler.config.types import PLUGIN_EXTENSIONS
 
     found: list[tuple[str, str]] = []
     for i, prof in enumerate(body.get("profiles") or []):
