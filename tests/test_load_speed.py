@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubefit import load
 from kubefit.errors import InputError
-from kubefit.load import Document, Scenario, add_document, decode_pod
+from kubefit.load import Document, Scenario, add_document, decode_pod, load_scenario
 from kubefit.parse import parse_bodies
 
 
@@ -154,3 +156,39 @@ def test_the_memo_changes_nothing(path):
     alone = [decode_pod(d, warnings) for d in read_documents(path) if d.kind == "Pod"]
     assert loaded.pods == alone
     assert [w for w in loaded.warnings if "Pod/" in w] == warnings
+
+
+SCENARIO = ["examples/docs-bin-packing/cluster.yaml"]
+
+
+def test_loading_leaves_the_garbage_collector_as_it_was():
+    assert gc.isenabled()
+    load_scenario(SCENARIO)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_scenario(SCENARIO)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_refused_file_leaves_the_collector_running(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n, name: m}\n")
+    with pytest.raises(InputError, match="duplicate field 'name'"):
+        load_scenario([str(bad)])
+    assert gc.isenabled()
+
+
+def test_the_command_freezes_what_it_loaded(monkeypatch):
+    """`kubefit` asks for it (freeze_after_loading); a library caller does not get it."""
+    before = gc.get_freeze_count()
+    load_scenario(SCENARIO)
+    assert gc.get_freeze_count() == before
+    monkeypatch.setattr(load, "_freezing", [True])
+    try:
+        load_scenario(SCENARIO)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
