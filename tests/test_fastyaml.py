@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -278,3 +279,9 @@ def fuzz_seeds() -> list[tuple[str, str]]:
 def test_the_fuzz_contract_holds_with_every_yaml_offered_to_yaml_rs(tmp_path, fuzz_seeds, verb):
     """tests/test_fuzz.py's mutants once more, each run forked from here, where `MIN_BYTES` is 0."""
     test_fuzz.test_every_verb_keeps_the_contract_on_mutants(tmp_path, fuzz_seeds, verb)
+
+
+def test_without_yaml_rs_pyyaml_reads_everything(monkeypatch):
+    monkeypatch.setitem(sys.modules, "yaml_rs", None)  # `import yaml_rs` then raises ImportError
+    assert fast(MIXED) is None and fast("a: 1\n") is None
+    assert outcome(MIXED) == pyyaml_outcome(MIXED)

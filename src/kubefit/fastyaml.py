@@ -121,7 +121,7 @@ def _yaml_rs_documents(text: str) -> list[Any] | None:
     """yaml-rs's documents of a text in the grammar, or None if it refuses the text (or is missing)."""
     try:
         import yaml_rs
-    except ImportError:  # pragma: no cover - a declared dependency; PyYAML alone still gives every answer
+    except ImportError:  # a declared dependency; PyYAML alone still gives every answer
         return None
     try:
         loaded = yaml_rs.loads(text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
