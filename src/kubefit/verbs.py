@@ -470,9 +470,12 @@ def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | N
     Examples
     --------
     >>> import kubefit
-    >>> out = kubefit.schedule(["examples/karmada/schedule-general-prefers-member1.yaml"]).result
+    >>> told = []  # the example's Clusters have no status.apiEnablements: said through `warn`
+    >>> out = kubefit.schedule(["examples/karmada/schedule-general-prefers-member1.yaml"], warn=told.append).result
     >>> [(c["name"], c["availableReplicas"]) for c in out["candidates"]], out["clusters"]
     ([('member1', 6), ('member2', 4), ('member3', 0)], [{'name': 'member1', 'replicas': 1}])
+    >>> "APIEnablement filter was not evaluated" in told[0]
+    True
     """
     from kubefit.multicluster.fleet import load_fleet, parse_gates, schedule_fleet
 
