@@ -32,6 +32,15 @@ from kubefit.api.core import (
     Taint,
     Toleration,
 )
+from kubefit.decode import check_api_version as _check_api_version
+from kubefit.decode import check_fields as _check_fields
+from kubefit.decode import fail as _fail
+from kubefit.decode import integer as _int
+from kubefit.decode import mapping as _mapping
+from kubefit.decode import sequence as _list
+from kubefit.decode import string as _string
+from kubefit.decode import string_map as _string_map
+from kubefit.decode import type_name as _type_name
 from kubefit.errors import InputError
 from kubefit.kinds import WORKLOAD_KINDS, skipped_kind
 from kubefit.labels import SelectorError, parse_selector
@@ -258,13 +267,6 @@ def _expand(body: Any, source: str, index: int) -> Document:
     return Document(body, source, index)
 
 
-def _type_name(value: Any) -> str:
-    """YAML's word for a value's type, for messages."""
-    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
-             float: "a number", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
 def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
     doc = _expand(body, source, index)
     if doc.kind in LIST_KINDS or (not doc.kind and isinstance(body.get("items"), list)):
@@ -431,28 +433,6 @@ def _refuse_duplicates(kind: str, objects: list[tuple[str, str, str]]) -> None:
         seen[key] = source
 
 
-def _mapping(value: Any, doc: Document, field_path: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise InputError(f"must be a mapping, got {type(value).__name__}", file=doc.source,
-                         obj=doc.label, field=field_path)
-    return value
-
-
-def _list(value: Any, doc: Document, field_path: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f"must be a list, got {type(value).__name__}", file=doc.source,
-                         obj=doc.label, field=field_path)
-    return value
-
-
-def _fail(doc: Document, field_path: str, message: str) -> InputError:
-    return InputError(message, file=doc.source, obj=doc.label, field=field_path)
-
-
 def _name(doc: Document) -> str:
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     name = meta.get("name")
@@ -472,43 +452,15 @@ def _name_generated(scenario: Scenario, doc: Document) -> None:
     meta["name"] = generate_name(meta["generateName"], *seed)
 
 
-def _string(value: Any, doc: Document, field_path: str, default: str = "") -> str:
-    """A string field (null → default); numbers and booleans are refused, as the API server does."""
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise _fail(doc, field_path, f"must be a string, got {_type_name(value)} {value!r}"
-                    + ("; quote it" if isinstance(value, (bool, int, float)) else ""))
-    return value
-
-
-_STR_ONLY = frozenset({str})
-
-
-def _string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
-    """A map[string]string (labels, annotations, nodeSelector)."""
-    mapping = _mapping(value, doc, field_path)
-    if {*map(type, mapping), *map(type, mapping.values())} <= _STR_ONLY:  # the usual case, at C speed
-        return mapping.copy()
-    return {str(k): _string(v, doc, f"{field_path}.{k}") for k, v in _mapping(value, doc, field_path).items()}
-
-
-def _check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
-    """Unknown fields are typos the API server would refuse: report the first, never ignore it."""
-    if value.keys() <= known:
-        return
-    unknown = sorted(str(k) for k in value if k not in known)
-    if unknown:
-        where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
-        raise _fail(doc, where, f"unknown field {unknown[0]!r}")
-
-
 def _object_parts(doc: Document) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """metadata, spec and status of a core object, their known fields checked."""
     _check_fields(doc.body, OBJECT_FIELDS, doc, "")
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     _check_fields(meta, METADATA_FIELDS, doc, "metadata")
     return meta, _mapping(doc.body.get("spec"), doc, "spec"), _mapping(doc.body.get("status"), doc, "status")
+
+
+_STR_ONLY = frozenset({str})
 
 
 def decode_resource_list(value: Any, doc: Document, field_path: str, warnings: list[str] | None = None,
@@ -644,14 +596,6 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
     ports = tuple(_port(p, doc, f"{path}.ports[{i}]") for i, p in enumerate(_list(c.get("ports"), doc, f"{path}.ports")))
     return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart,
                      image=_string(c.get("image"), doc, f"{path}.image"), ports=ports)
-
-
-def _int(value: Any, doc: Document, path: str, default: int = 0) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(doc, path, f"must be an integer, got {_type_name(value)} {value!r}")
-    return value
 
 
 def _port(raw: Any, doc: Document, path: str) -> ContainerPort:
@@ -968,13 +912,3 @@ def _time_annotation(doc: Document, meta: dict[str, Any], key: str) -> int | Non
         return parse_duration(str(value))
     except DurationError as exc:
         raise _fail(doc, f"metadata.annotations.{key}", str(exc)) from None
-
-
-def _check_api_version(doc: Document, expected: str) -> None:
-    version = doc.body.get("apiVersion")
-    if version is None:
-        raise InputError(f"apiVersion is required ({expected!r} for {doc.kind})", file=doc.source,
-                         obj=doc.label, field="apiVersion")
-    if version != expected:
-        raise InputError(f"unsupported apiVersion {version!r} for {doc.kind} (expected {expected!r})",
-                         file=doc.source, obj=doc.label, field="apiVersion")

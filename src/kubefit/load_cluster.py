@@ -12,16 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kubefit.api.cluster import Controller, Namespace, ObjectMeta, Service
-from kubefit.load import (
-    Document,
-    _check_api_version,
-    _check_fields,
-    _mapping,
-    _name,
-    _object_parts,
-    _string,
-    _string_map,
-)
+from kubefit.decode import check_api_version as _check_api_version
+from kubefit.decode import check_fields as _check_fields
+from kubefit.decode import mapping as _mapping
+from kubefit.decode import string as _string
+from kubefit.decode import string_map as _string_map
+from kubefit.load import Document, _name, _object_parts
 from kubefit.load import _selector as check_selector
 
 SERVICE_SPEC_FIELDS = frozenset({

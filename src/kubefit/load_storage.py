@@ -22,19 +22,15 @@ from kubefit.api.storage import (
     PodDisruptionBudget,
     StorageClass,
 )
-from kubefit.load import (
-    Document,
-    _check_api_version,
-    _check_fields,
-    _check_term,
-    _fail,
-    _int,
-    _list,
-    _mapping,
-    _string,
-    _string_map,
-    decode_resource_list,
-)
+from kubefit.decode import check_api_version as _check_api_version
+from kubefit.decode import check_fields as _check_fields
+from kubefit.decode import fail as _fail
+from kubefit.decode import integer as _int
+from kubefit.decode import mapping as _mapping
+from kubefit.decode import sequence as _list
+from kubefit.decode import string as _string
+from kubefit.decode import string_map as _string_map
+from kubefit.load import Document, _check_term, decode_resource_list
 from kubefit.load_cluster import label_selector, object_meta
 
 BETA_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"

@@ -25,6 +25,8 @@ from dataclasses import replace
 from typing import Any
 
 from kubefit.api.core import Node, Pod
+from kubefit.decode import fail as _fail
+from kubefit.decode import mapping as _mapping
 from kubefit.errors import InputError
 from kubefit.kinds import WORKLOAD_KINDS, skipped_note
 from kubefit.labels import SelectorError, parse_selector
@@ -32,8 +34,6 @@ from kubefit.load import (
     TERMINAL_PHASES,
     Document,
     Scenario,
-    _fail,
-    _mapping,
     cluster_object_decoders,
     decode_pod,
 )

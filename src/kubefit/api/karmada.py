@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubefit.errors import InputError
+from kubefit.decode import check_fields, integer
+from kubefit.decode import fail as _fail
+from kubefit.decode import mapping as _mapping
+from kubefit.decode import sequence as _list
 from kubefit.load import METADATA_FIELDS, OBJECT_FIELDS, Document
 from kubefit.quantity import QuantityError, parse_quantity
 
@@ -108,32 +111,6 @@ def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Doc
     return doc if isinstance(doc, Document) else Document(doc, source, 1)
 
 
-def _fail(doc: Document, field_path: str, message: str) -> InputError:
-    return InputError(message, file=doc.source, obj=doc.label, field=field_path)
-
-
-def _mapping(value: Any, doc: Document, field_path: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _fail(doc, field_path, f"must be a mapping, got {type(value).__name__}")
-    return value
-
-
-def _list(value: Any, doc: Document, field_path: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _fail(doc, field_path, f"must be a list, got {type(value).__name__}")
-    return value
-
-
-def _int(value: Any, doc: Document, field_path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(doc, field_path, f"must be an integer, got {value!r}")
-    return value
-
-
 def quantity_text(raw: Any) -> str:
     """The string Go would parse for a JSON/YAML quantity value (numbers are written back as text)."""
     if isinstance(raw, str):
@@ -207,7 +184,7 @@ def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.re
                     raise _fail(doc, f"{rwhere}.{key}", "is required")
             ranges.append(ResourceModelRange(name, decode_quantity(rng["min"], doc, f"{rwhere}.min"),
                                              decode_quantity(rng["max"], doc, f"{rwhere}.max")))
-        models.append(ResourceModel(_int(model.get("grade", 0), doc, f"{where}.grade"), tuple(ranges)))
+        models.append(ResourceModel(integer(model.get("grade", 0), doc, f"{where}.grade", default=None), tuple(ranges)))
     return tuple(models)
 
 
@@ -223,8 +200,8 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
         where = f"{field_path}.allocatableModelings[{i}]"
         m = _mapping(raw, doc, where)
         check_fields(m, frozenset({"grade", "count"}), doc, where)
-        modelings.append(AllocatableModeling(_int(m.get("grade", 0), doc, f"{where}.grade"),
-                                             _int(m.get("count", 0), doc, f"{where}.count")))
+        modelings.append(AllocatableModeling(integer(m.get("grade", 0), doc, f"{where}.grade", default=None),
+                                             integer(m.get("count", 0), doc, f"{where}.count", default=None)))
     return ResourceSummary(
         allocatable=decode_quantities(summary.get("allocatable"), doc, f"{field_path}.allocatable"),
         allocated=decode_quantities(summary.get("allocated"), doc, f"{field_path}.allocated"),
@@ -250,14 +227,6 @@ BINDING_STATUS_FIELDS = frozenset({
     "aggregatedStatus"})
 OBJECT_REFERENCE_FIELDS = frozenset({"apiVersion", "kind", "namespace", "name", "uid", "resourceVersion"})
 REPLICA_REQUIREMENTS_FIELDS = frozenset({"nodeClaim", "resourceRequest", "namespace", "priorityClassName"})
-
-
-def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
-    """An unknown field is a typo the API server refuses: the first is reported, none is ignored."""
-    unknown = sorted(str(k) for k in value if k not in known)
-    if unknown:
-        raise _fail(doc, f"{field_path}.{unknown[0]}" if field_path else unknown[0],
-                    f"unknown field {unknown[0]!r}")
 
 
 def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True) -> Cluster:
@@ -303,7 +272,7 @@ def decode_resource_binding(doc: Document | dict[str, Any]) -> ResourceBinding:
                                 OBJECT_REFERENCE_FIELDS)):
         check_fields(value, known, doc, part)
     if "replicas" in spec and spec["replicas"] is not None:
-        _int(spec["replicas"], doc, "spec.replicas")
+        integer(spec["replicas"], doc, "spec.replicas", default=None)
     requirements = spec.get("replicaRequirements")
     if requirements is not None:
         req = _mapping(requirements, doc, "spec.replicaRequirements")
@@ -315,7 +284,7 @@ def decode_resource_binding(doc: Document | dict[str, Any]) -> ResourceBinding:
         if not isinstance(t.get("name"), str):
             raise _fail(doc, f"spec.clusters[{i}].name", "a cluster name is required")
         if t.get("replicas") is not None:
-            _int(t["replicas"], doc, f"spec.clusters[{i}].replicas")
+            integer(t["replicas"], doc, f"spec.clusters[{i}].replicas", default=None)
     _mapping(spec.get("placement"), doc, "spec.placement")
     return ResourceBinding(
         name=_name(doc, required=False),

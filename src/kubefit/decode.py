@@ -1,0 +1,92 @@
+"""Strict decoding of manifest fields: the one home of how a field is read and how a wrong one is refused.
+
+Every object decoder (core objects in `kubefit.load`, cluster and storage objects, workloads, Karmada's
+objects) reads its fields through these, so a wrong type, a missing apiVersion or an unknown field gets
+the same one-line error naming file, object and field path, as the API server refuses them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kubefit.errors import InputError
+
+if TYPE_CHECKING:
+    from kubefit.load import Document
+
+_STR_ONLY = frozenset({str})
+
+
+def type_name(value: Any) -> str:
+    """YAML's word for a value's type, for messages."""
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def fail(doc: Document, field_path: str, message: str) -> InputError:
+    """The error for field `field_path` of `doc` (file, object and field named)."""
+    return InputError(message, file=doc.source, obj=doc.label, field=field_path)
+
+
+def mapping(value: Any, doc: Document, field_path: str) -> dict[str, Any]:
+    """An object field (null → empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail(doc, field_path, f"must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def sequence(value: Any, doc: Document, field_path: str) -> list[Any]:
+    """A list field (null → empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise fail(doc, field_path, f"must be a list, got {type(value).__name__}")
+    return value
+
+
+def string(value: Any, doc: Document, field_path: str, default: str = "") -> str:
+    """A string field (null → default); numbers and booleans are refused, as the API server does."""
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise fail(doc, field_path, f"must be a string, got {type_name(value)} {value!r}"
+                   + ("; quote it" if isinstance(value, (bool, int, float)) else ""))
+    return value
+
+
+def string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
+    """A map[string]string (labels, annotations, nodeSelector)."""
+    found = mapping(value, doc, field_path)
+    if {*map(type, found), *map(type, found.values())} <= _STR_ONLY:  # the usual case, at C speed
+        return found.copy()
+    return {str(k): string(v, doc, f"{field_path}.{k}") for k, v in found.items()}
+
+
+def integer(value: Any, doc: Document, field_path: str, default: int | None = 0) -> int:
+    """An integer field (null → `default`; `default=None`: required); booleans are not integers."""
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(doc, field_path, f"must be an integer, got {type_name(value)} {value!r}")
+    return value
+
+
+def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:
+    """Unknown fields are typos the API server would refuse: report the first, never ignore it."""
+    if value.keys() <= known:
+        return
+    unknown = sorted(str(k) for k in value if k not in known)
+    where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
+    raise fail(doc, where, f"unknown field {unknown[0]!r}")
+
+
+def check_api_version(doc: Document, expected: str) -> None:
+    """The document's apiVersion is required and must be `expected` (the one version kubefit decodes)."""
+    version = doc.body.get("apiVersion")
+    if version is None:
+        raise fail(doc, "apiVersion", f"apiVersion is required ({expected!r} for {doc.kind})")
+    if version != expected:
+        raise fail(doc, "apiVersion", f"unsupported apiVersion {version!r} for {doc.kind} (expected {expected!r})")
