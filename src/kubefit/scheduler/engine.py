@@ -37,9 +37,11 @@ from kubefit.scheduler.framework import (
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
-from kubefit.scheduler.plugins.interpodaffinity import carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
+from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -53,9 +55,11 @@ _INT64_MIN = np.iinfo(np.int64).min
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _FEW_ROWS = 24  # up to this many stale rows, re-evaluate them one by one in Python scalars
-# cycle-context entries that depend on the pod (and the scenario's objects) alone: kept when a shape is redone
-_POD_ONLY_CACHE = (f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}")
-_SIGNS: dict[int, tuple[Framework, bool]] = {}  # id(framework) → (framework, all its plugins sign)
+# cycle-context entries of the plugins that read other nodes kept when a shape is redone: those that depend on
+# the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
+_CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
+                            IPA_PRE_FILTER})
+_SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 
 
 # --------------------------------------------------------------------------- node order, sampling
@@ -108,18 +112,29 @@ def demand_key(pod: Pod) -> tuple:
 
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
-    plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
     known = _SIGNS.get(id(fw))
     if known is None or known[0] is not fw:  # runtime Protocol checks are slow: once per framework
-        known = _SIGNS[id(fw)] = (fw, all(isinstance(p, SignPlugin) for p in plugins))
-    if not known[1]:
+        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
+        unique = list({id(p): p for p in plugins}.values())  # a plugin at several extension points signs once
+        known = _SIGNS[id(fw)] = (fw, unique if all(isinstance(p, SignPlugin) for p in unique) else None)
+    if known[1] is None:
         return None
-    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in plugins))
+    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
 
 
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
+
+
+def _next_context(sh: Shape, pod: Pod) -> CycleContext:
+    """The shape's cycle context for its next pod: what the plugins that read other nodes computed is
+    dropped (but `_CARRIED_CACHE`); the other plugins' entries depend on the pod alone and stay."""
+    ctx = sh.ctx
+    ctx.pod = pod
+    for k in [k for k in ctx.cache if k not in _CARRIED_CACHE and k.partition("/")[0] in sh.global_names]:
+        del ctx.cache[k]
+    return ctx
 
 
 def shape_key(pod: Pod) -> tuple:
@@ -152,6 +167,7 @@ class Shape:
     raw: np.ndarray | None = None  # int64 [S, N]
     identity: bool = True
     total: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, INT64_MIN if infeasible
+    summed: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, feasible or not
     n_ok: int = 0
     bad: np.ndarray | None = None  # bool [N]: a score outside [0, 100]
     n_bad: int = 0
@@ -169,6 +185,8 @@ class Shape:
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
+    global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
+    kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
 
 
 # --------------------------------------------------------------------------- the engine
@@ -266,6 +284,9 @@ class Engine:
         sh.identity = not sh.normed
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
+        sh.kernels_of = (fk, sk)
+        sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
+                                    if _global_plugin(p))
         if (None not in fk and all(sk[s] is not None for s in sh.direct)
                 and all(sk[s] == "static" for s in sh.normed)):
             sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
@@ -273,25 +294,36 @@ class Engine:
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        sh.summed = np.zeros(n, dtype=np.int64)
         self._evaluate(sh, idx, full=True)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
-        """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again on a new
-        cycle context, the plugins that read other nodes over every node, the others over the rows bound
-        since (what `_full` gives, as they are row-local). False, nothing changed: a PreFilter / PreScore
-        outcome differs from the shape's, `_full` must redo it."""
+        """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
+        plugins (the others' outcomes depend on the pod alone), the plugins that read other nodes over every
+        node, the others over the rows bound since (what `_full` gives, as they are row-local). False,
+        nothing usable: a PreFilter / PreScore outcome differs from the shape's, `_full` must redo it."""
         if sh.failure is not None or sh.prescore_error:
             return False
         state, fw = self.state, sh.fw
-        ctx = new_context(state, pod, sh.ctx.demand)
-        for k in _POD_ONLY_CACHE:
-            if k in sh.ctx.cache:
-                ctx.cache[k] = sh.ctx.cache[k]
-        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
-        if failure is not None or names != sh.names or [n for n, _p in active] != [n for n, _p in sh.filters]:
+        ctx = _next_context(sh, pod)
+        active_names = {n for n, _p in sh.filters}
+        active = []
+        for name, plugin in fw.filters:
+            if not _global_plugin(plugin):
+                if name in active_names:
+                    active.append((name, plugin))
+                continue
+            pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
+            if pre is not None and (pre.code != SUCCESS or pre.node_names is not None):
+                return False
+            if pre is None or not pre.skip:
+                active.append((name, plugin))
+        if [n for n, _p in active] != [n for n, _p in sh.filters]:
             return False
+        scoring = {n for n, _p, _w in sh.scorers}
         try:
-            scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
+            scorers = [(name, plugin, w) for name, plugin, w in fw.scorers
+                       if (not plugin.pre_score(state, ctx) if _global_plugin(plugin) else name in scoring)]
         except Exception:  # noqa: BLE001 - a PreScore error status: `_full` records it
             return False
         if [n for n, _p, _w in scorers] != [n for n, _p, _w in sh.scorers]:
@@ -301,13 +333,8 @@ class Engine:
         sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
                          for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
         sh.epoch = self.epoch
-        sh.ctx, sh.filters, sh.scorers = ctx, active, scorers
-        fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
-        sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in scorers]
-        sh.kernels = None
-        if (None not in fk and all(sk[s] is not None for s in sh.direct)
-                and all(sk[s] == "static" for s in sh.normed)):
-            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
+        sh.filters, sh.scorers = active, scorers
+        fk, sk = sh.kernels_of
         changed = self.log[sh.seen:]
         rows = np.asarray(sorted(set(changed)), dtype=np.int64)
         sh.seen = len(self.log)
@@ -331,13 +358,11 @@ class Engine:
             ok &= sh.allowed
         sh.ok = ok
         sh.n_ok = int(np.count_nonzero(ok))
-        raw = sh.raw[sh.direct]
-        total = np.zeros(len(state), dtype=np.int64)
-        for k, s in enumerate(sh.direct):
-            total += sh.scorers[s][2] * raw[k]
-        sh.total = np.where(ok, total, _INT64_MIN)
-        sh.bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
-        sh.n_bad = int(np.count_nonzero(sh.bad))
+        if any(_global_plugin(scorers[s][1]) for s in sh.direct):
+            rows = every
+        if len(rows):  # the identity-normalized scorers' sums changed on these rows only
+            self._sum_direct(sh, rows)
+        sh.total = np.where(ok, sh.summed, _INT64_MIN)
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
@@ -371,12 +396,18 @@ class Engine:
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
             sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
+        self._sum_direct(sh, rows)
+        sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
+
+    @staticmethod
+    def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
+        """`summed` and `bad` of `rows` from the identity-normalized scorers' raw scores."""
         raw = sh.raw[sh.direct][:, rows]
-        bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
         total = np.zeros(len(rows), dtype=np.int64)
         for k, s in enumerate(sh.direct):
             total += sh.scorers[s][2] * raw[k]
-        sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
+        sh.summed[rows] = total
+        sh.bad[rows] = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
         sh.n_bad = int(np.count_nonzero(sh.bad))
 
     def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
@@ -404,6 +435,7 @@ class Engine:
                 sh.n_ok += 1 if ok else -1
                 sh.ok[i] = ok
                 sh.norm_version += 1
+            sh.summed[i] = total
             sh.total[i] = total if ok else _INT64_MIN
             if bad != bool(sh.bad[i]):
                 sh.n_bad += 1 if bad else -1

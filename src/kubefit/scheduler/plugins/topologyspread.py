@@ -48,6 +48,7 @@ DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 SYSTEM_DEFAULTS = ({"maxSkew": 3, "topologyKey": HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
                    {"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY})
 MAX_INT32 = 2**31 - 1
+STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
 
@@ -119,6 +120,17 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
 
 
 @dataclass
+class ConstraintNodes:
+    """What one pod's constraints of one action read of the nodes, which binds never change: per constraint
+    the label codes of its key and the inclusion-policy mask, and the nodes lacking a key."""
+
+    nodes: list  # the node list these were computed for
+    codes: list[np.ndarray]  # per constraint, int32 [N] (-1: the node lacks the key)
+    inclusion: list[np.ndarray]  # per constraint, bool [N] (`matchNodeInclusionPolicies`)
+    has_all: np.ndarray  # bool [N]: the node carries every constraint's key
+
+
+@dataclass
 class PodTopologySpread:
     defaulting_type: str = "System"
     default_constraints: tuple[dict[str, Any], ...] = ()
@@ -176,6 +188,18 @@ class PodTopologySpread:
             mask &= taints.tolerated(ctx.pod.tolerations)[taints.filtering].all(axis=1)
         return mask
 
+    def _nodes(self, state: ClusterState, ctx: CycleContext, action: str) -> ConstraintNodes:
+        """The pod's `ConstraintNodes` for `action`, computed once per pod shape and node list."""
+        memo = ctx.cache.setdefault(STATIC, {})
+        hit = memo.get(action)  # type: ignore[union-attr]
+        if hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state):
+            constraints = self._cached(ctx, action)
+            codes = self._codes(state, constraints)
+            has_all = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.ones(len(state), dtype=bool)
+            hit = memo[action] = ConstraintNodes(  # type: ignore[index]
+                state.nodes, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all)
+        return hit
+
     # ------------------------------------------------------------------ Filter
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         return PreFilterOutcome(skip=not self._cached(ctx, DO_NOT_SCHEDULE))
@@ -186,11 +210,10 @@ class PodTopologySpread:
         missing = np.zeros(m, dtype=bool)
         skewed = np.zeros(m, dtype=bool)
         if constraints:
-            codes = self._codes(state, constraints)
-            has_all = np.logical_and.reduce([c >= 0 for c in codes])
+            nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
             decided = np.zeros(m, dtype=bool)
-            for c, code in zip(constraints, codes, strict=True):
-                eligible = has_all & self._inclusion(state, ctx, c)
+            for c, code, inclusion in zip(constraints, nodes.codes, nodes.inclusion, strict=True):
+                eligible = nodes.has_all & inclusion
                 counts = matching_counts(state, c.selector, ctx.pod.namespace)
                 per_domain = np.bincount(code[eligible], weights=counts[eligible],
                                          minlength=int(code.max()) + 1 if len(code) else 0).astype(np.int64)
@@ -214,31 +237,30 @@ class PodTopologySpread:
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         return len(state) == 0 or not self._cached(ctx, SCHEDULE_ANYWAY)
 
-    def _ignored(self, state: ClusterState, ctx: CycleContext, codes: list[np.ndarray]) -> np.ndarray:
-        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
-        if not require_all:
-            return np.zeros(len(state), dtype=bool)
-        return ~np.logical_and.reduce([c >= 0 for c in codes])
-
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         """Raw scores of the nodes `idx`, which are the filtered nodes of the cycle (PreScore's input)."""
         constraints = self._cached(ctx, SCHEDULE_ANYWAY)
-        codes = self._codes(state, constraints)
-        ignored_all = self._ignored(state, ctx, codes)
-        ignored = ignored_all[idx]
-        considered = idx[~ignored]
+        nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
+        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
+        if require_all:  # nodes lacking a key are ignored
+            ignored = ~nodes.has_all[idx]
+            considered = idx[~ignored]
+        else:
+            ignored, considered = np.zeros(len(idx), dtype=bool), idx
         total = np.zeros(len(idx), dtype=np.float64)
-        for c, code in zip(constraints, codes, strict=True):
+        for c, code, inclusion in zip(constraints, nodes.codes, nodes.inclusion, strict=True):
             counts = matching_counts(state, c.selector, ctx.pod.namespace)
-            dom = code + 1  # 0: the label is absent (Go reads it as "")
             if c.topology_key == HOSTNAME:
                 size = len(considered)
                 cnt = counts[idx]
             else:
+                dom = code + 1  # 0: the label is absent (Go reads it as "")
                 known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
                 known[dom[considered]] = True
-                size = int(known.sum())
-                contributing = ~ignored_all & self._inclusion(state, ctx, c) & known[dom]
+                size = int(np.count_nonzero(known))
+                contributing = inclusion & known[dom]
+                if require_all:
+                    contributing &= nodes.has_all
                 per_domain = np.bincount(dom[contributing], weights=counts[contributing],
                                          minlength=len(known)).astype(np.int64)
                 cnt = per_domain[dom[idx]]
