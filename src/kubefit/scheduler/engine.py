@@ -13,7 +13,9 @@ round robin over the zone-round-robin node list, one feasible node chosen withou
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import operator
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -122,6 +124,11 @@ def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
 
 
+# what no signature reads of a pod (its identity and provenance): pods equal in every other field are replicas
+_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
+_pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
+
+
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -186,7 +193,48 @@ class Shape:
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+
+
+@dataclass
+class RedoPlan:
+    """How `Engine._redo` brings a shape whose plugins read other nodes up to date (built by `_plan`)."""
+
+    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again
+    filtering: frozenset  # the names of the shape's active Filter plugins
+    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again
+    scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
+    deciders: list  # `reads_other_nodes_for` of the profile's plugins
+    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
+    global_filters: list  # indices into `Shape.filters`: redone over every node
+    local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
+    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
+    local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
+
+
+def _plan(sh: Shape) -> RedoPlan | None:
+    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then)."""
+    fw, (fk, sk) = sh.fw, sh.kernels_of
+    if any(_global_plugin(sh.scorers[s][1]) for s in sh.direct):
+        return None
+    plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
+    running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
+    return RedoPlan(
+        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
+        filtering=frozenset(n for n, _p in sh.filters),
+        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
+        scoring=frozenset(n for n, _p, _w in sh.scorers),
+        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for")],
+        always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
+                          if not hasattr(p, "reads_other_nodes_for")),
+        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
+        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
+        global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
+                        if _global_plugin(p) and k not in sh.per_cycle],
+        local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
+                       if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
 
 
 # --------------------------------------------------------------------------- the engine
@@ -221,6 +269,8 @@ class Engine:
         self._order2 = np.concatenate([self.order, self.order])
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
+        self._every = np.arange(n, dtype=np.int64)
+        self._last_key: tuple | None = None  # (framework, `_pod_spec`, shape key) of the last pod asked
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -229,7 +279,13 @@ class Engine:
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
-        key = signature_key(fw, pod) or shape_key(pod)
+        spec = _pod_spec(pod)
+        last = self._last_key
+        if last is not None and last[0] is fw and last[1] == spec:  # a replica of the previous pod: same key
+            key = last[2]
+        else:
+            key = signature_key(fw, pod) or shape_key(pod)
+            self._last_key = (fw, spec, key)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -295,6 +351,7 @@ class Engine:
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         sh.summed = np.zeros(n, dtype=np.int64)
+        sh.plan = _plan(sh)
         self._evaluate(sh, idx, full=True)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
@@ -302,67 +359,56 @@ class Engine:
         plugins (the others' outcomes depend on the pod alone), the plugins that read other nodes over every
         node, the others over the rows bound since (what `_full` gives, as they are row-local). False,
         nothing usable: a PreFilter / PreScore outcome differs from the shape's, `_full` must redo it."""
-        if sh.failure is not None or sh.prescore_error:
+        if sh.failure is not None or sh.prescore_error or sh.plan is None:
             return False
-        state, fw = self.state, sh.fw
+        state, plan = self.state, sh.plan
         ctx = _next_context(sh, pod)
-        active_names = {n for n, _p in sh.filters}
-        active = []
-        for name, plugin in fw.filters:
-            if not _global_plugin(plugin):
-                if name in active_names:
-                    active.append((name, plugin))
-                continue
+        for name, plugin in plan.pre_filters:
             pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
             if pre is not None and (pre.code != SUCCESS or pre.node_names is not None):
                 return False
-            if pre is None or not pre.skip:
-                active.append((name, plugin))
-        if [n for n, _p in active] != [n for n, _p in sh.filters]:
-            return False
-        scoring = {n for n, _p, _w in sh.scorers}
+            if (pre is None or not pre.skip) != (name in plan.filtering):
+                return False
         try:
-            scorers = [(name, plugin, w) for name, plugin, w in fw.scorers
-                       if (not plugin.pre_score(state, ctx) if _global_plugin(plugin) else name in scoring)]
+            if any(plugin.pre_score(state, ctx) == (name in plan.scoring) for name, plugin in plan.pre_scores):
+                return False
         except Exception:  # noqa: BLE001 - a PreScore error status: `_full` records it
             return False
-        if [n for n, _p, _w in scorers] != [n for n, _p, _w in sh.scorers]:
-            return False
-        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
-        running = [p for _n, p in active] + [p for _n, p, _w in scorers]
-        sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
-                         for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
+        sh.global_ = plan.always_global or any(decide(state, ctx) for decide in plan.deciders)
         sh.epoch = self.epoch
-        sh.filters, sh.scorers = active, scorers
-        fk, sk = sh.kernels_of
         changed = self.log[sh.seen:]
-        rows = np.asarray(sorted(set(changed)), dtype=np.int64)
+        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
         sh.seen = len(self.log)
-        every = np.arange(len(state), dtype=np.int64)
+        every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
+        fk, sk = sh.kernels_of
         few = [(state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist())
                for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
-        for p, (_name, plugin) in enumerate(active):
-            if _global_plugin(plugin):
-                sh.codes[p] = plugin.filter(state, ctx, every).codes
-            elif len(rows) and fk[p] != "static" and not self._by_rows(sh.codes, p, rows, fk[p], few):
-                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
-        for s, (_name, plugin, _w) in enumerate(scorers):
-            if s in sh.per_cycle:  # scored over the cycle's feasible nodes (`_normalized`), never read from raw
-                continue
-            if _global_plugin(plugin):
-                sh.raw[s] = plugin.score(state, ctx, every)
-            elif len(rows) and sk[s] != "static" and not self._by_rows(sh.raw, s, rows, sk[s], few):
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
-        ok = (sh.codes == SUCCESS).all(axis=0) if len(active) else np.ones(len(state), dtype=bool)
-        if sh.allowed is not None:
-            ok &= sh.allowed
-        sh.ok = ok
-        sh.n_ok = int(np.count_nonzero(ok))
-        if any(_global_plugin(scorers[s][1]) for s in sh.direct):
-            rows = every
-        if len(rows):  # the identity-normalized scorers' sums changed on these rows only
-            self._sum_direct(sh, rows)
-        sh.total = np.where(ok, sh.summed, _INT64_MIN)
+        for p in plan.global_filters:
+            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+        for s in plan.global_scorers:
+            sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
+        if len(rows):
+            for p in plan.local_filters:
+                if not self._by_rows(sh.codes, p, rows, fk[p], few):
+                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
+            for s in plan.local_scorers:
+                if not self._by_rows(sh.raw, s, rows, sk[s], few):
+                    sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
+            self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if plan.global_filters:  # feasibility may change anywhere
+            ok = (sh.codes == SUCCESS).all(axis=0)
+            if sh.allowed is not None:
+                ok &= sh.allowed
+            sh.ok = ok
+            sh.n_ok = int(np.count_nonzero(ok))
+            sh.total = np.where(ok, sh.summed, _INT64_MIN)
+        elif len(rows):  # only on the rows bound since
+            ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+            if sh.allowed is not None:
+                ok &= sh.allowed[rows]
+            sh.ok[rows] = ok
+            sh.n_ok = int(np.count_nonzero(sh.ok))
+            sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
@@ -402,7 +448,7 @@ class Engine:
     @staticmethod
     def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
         """`summed` and `bad` of `rows` from the identity-normalized scorers' raw scores."""
-        raw = sh.raw[sh.direct][:, rows]
+        raw = sh.raw[:, rows][sh.direct]
         total = np.zeros(len(rows), dtype=np.int64)
         for k, s in enumerate(sh.direct):
             total += sh.scorers[s][2] * raw[k]
@@ -528,12 +574,23 @@ class Engine:
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
+        static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
+        cached = sh.static_norm
+        if cached is not None and np.array_equal(cached[0], feasible):
+            total = cached[1].copy()
+        else:
+            total = self._normalized_sum(sh, feasible, static)
+            sh.static_norm = (feasible, total.copy())
+        return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
+
+    def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
+        """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
         total = np.zeros(len(feasible), dtype=np.int64)
-        for s in sh.normed:
+        for s in scorers:
             _name, plugin, w = sh.scorers[s]
             raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
             norm = normalize_scores(plugin, raw, sh.ctx)
-            if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
+            if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
                 self._raise_score_error(sh, feasible)
             total += w * norm
         return total

@@ -128,6 +128,55 @@ class ConstraintNodes:
     codes: list[np.ndarray]  # per constraint, int32 [N] (-1: the node lacks the key)
     inclusion: list[np.ndarray]  # per constraint, bool [N] (`matchNodeInclusionPolicies`)
     has_all: np.ndarray  # bool [N]: the node carries every constraint's key
+    hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
+    scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
+
+    def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
+        """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
+        if self.scored is not None and self.scored[1] == require_all and np.array_equal(self.scored[0], idx):
+            return self.scored[2]
+        view = ScoredNodes.of(self, idx, require_all)
+        self.scored = (idx.copy(), require_all, view)
+        return view
+
+
+@dataclass
+class ScoredNodes:
+    """What Score reads of the nodes beside the pod counts, for one set of filtered nodes `idx`: the nodes
+    ignored (lacking a key when every key is required), per constraint whether each node of `idx` has the
+    key, its domain, the nodes whose counts make up the domains' counts and log(domains + 2)."""
+
+    ignored: np.ndarray  # bool [len(idx)]
+    any_ignored: bool
+    present: list[np.ndarray | None]  # per constraint, bool [len(idx)] (None: all present)
+    domain: list[np.ndarray | None]  # per constraint, the domain (code + 1) of each node of idx (None: hostname)
+    members: list[tuple[np.ndarray, np.ndarray, int] | None]  # (contributing nodes, their domains, domains + 1)
+    weights: list[float]  # per constraint, log(size + 2)
+
+    @classmethod
+    def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
+        ignored = ~nodes.has_all[idx] if require_all else np.zeros(len(idx), dtype=bool)
+        considered = idx[~ignored]
+        view = cls(ignored, bool(ignored.any()), [], [], [], [])
+        for code, inclusion, host in zip(nodes.codes, nodes.inclusion, nodes.hostname, strict=True):
+            present = code[idx] >= 0
+            view.present.append(None if present.all() else present)
+            if host:
+                view.domain.append(None)
+                view.members.append(None)
+                view.weights.append(math.log(len(considered) + 2))
+                continue
+            dom = code + 1  # 0: the label is absent (Go reads it as "")
+            known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
+            known[dom[considered]] = True
+            contributing = inclusion & known[dom]
+            if require_all:
+                contributing &= nodes.has_all
+            members = np.flatnonzero(contributing)
+            view.domain.append(dom[idx])
+            view.members.append((members, dom[members], len(known)))
+            view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
+        return view
 
 
 @dataclass
@@ -197,7 +246,8 @@ class PodTopologySpread:
             codes = self._codes(state, constraints)
             has_all = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.ones(len(state), dtype=bool)
             hit = memo[action] = ConstraintNodes(  # type: ignore[index]
-                state.nodes, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all)
+                state.nodes, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
+                [c.topology_key == HOSTNAME for c in constraints])
         return hit
 
     # ------------------------------------------------------------------ Filter
@@ -240,36 +290,24 @@ class PodTopologySpread:
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         """Raw scores of the nodes `idx`, which are the filtered nodes of the cycle (PreScore's input)."""
         constraints = self._cached(ctx, SCHEDULE_ANYWAY)
-        nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
         require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
-        if require_all:  # nodes lacking a key are ignored
-            ignored = ~nodes.has_all[idx]
-            considered = idx[~ignored]
-        else:
-            ignored, considered = np.zeros(len(idx), dtype=bool), idx
+        view = self._nodes(state, ctx, SCHEDULE_ANYWAY).scored_nodes(idx, require_all)
         total = np.zeros(len(idx), dtype=np.float64)
-        for c, code, inclusion in zip(constraints, nodes.codes, nodes.inclusion, strict=True):
+        for k, c in enumerate(constraints):
             counts = matching_counts(state, c.selector, ctx.pod.namespace)
-            if c.topology_key == HOSTNAME:
-                size = len(considered)
+            members = view.members[k]
+            if members is None:  # hostname: every node its own domain
                 cnt = counts[idx]
             else:
-                dom = code + 1  # 0: the label is absent (Go reads it as "")
-                known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
-                known[dom[considered]] = True
-                size = int(np.count_nonzero(known))
-                contributing = inclusion & known[dom]
-                if require_all:
-                    contributing &= nodes.has_all
-                per_domain = np.bincount(dom[contributing], weights=counts[contributing],
-                                         minlength=len(known)).astype(np.int64)
-                cnt = per_domain[dom[idx]]
-            weight = math.log(size + 2)
-            part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
-            total = total + np.where(code[idx] >= 0, part, 0.0)
+                nodes, domains, size = members
+                per_domain = np.bincount(domains, weights=counts[nodes], minlength=size).astype(np.int64)
+                cnt = per_domain[view.domain[k]]
+            part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
+            present = view.present[k]
+            total = total + (part if present is None else np.where(present, part, 0.0))
         raw = np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
-        ctx.cache[f"{NAME}/ignored"] = ignored
-        return np.where(ignored, 0, raw)
+        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        return np.where(view.ignored, 0, raw) if view.any_ignored else raw
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
         ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
