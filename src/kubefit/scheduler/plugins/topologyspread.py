@@ -130,6 +130,18 @@ class ConstraintNodes:
     has_all: np.ndarray  # bool [N]: the node carries every constraint's key
     hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
     scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
+    counted: list | None = None  # per constraint (eligible nodes, their codes, their domains, code bound)
+
+    def eligible(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+        """Per constraint, Filter's counted nodes (every key, inclusion policies), their domain codes, the
+        distinct domains among them and `max code + 1` (the per-domain array's length)."""
+        if self.counted is None:
+            self.counted = []
+            for code, inclusion in zip(self.codes, self.inclusion, strict=True):
+                nodes = np.flatnonzero(self.has_all & inclusion)
+                self.counted.append((nodes, code[nodes], np.unique(code[nodes]),
+                                     int(code.max()) + 1 if len(code) else 0))
+        return self.counted
 
     def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
         """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
@@ -152,6 +164,47 @@ class ScoredNodes:
     domain: list[np.ndarray | None]  # per constraint, the domain (code + 1) of each node of idx (None: hostname)
     members: list[tuple[np.ndarray, np.ndarray, int] | None]  # (contributing nodes, their domains, domains + 1)
     weights: list[float]  # per constraint, log(size + 2)
+    outer: int | None = None  # the hostname constraint, when there is at most one (`table_scores`)
+    inner: np.ndarray | None = None  # int64 [len(idx)]: each node's cell among the domain constraints' domains
+    cells: int = 1  # how many such cells
+
+    def table_scores(self, constraints: list[Constraint], counts: list[np.ndarray], idx: np.ndarray
+                     ) -> np.ndarray | None:
+        """Score's raw values (before ignoring nodes) from a table: a node's value depends only on its own
+        count for the hostname constraint and its domains for the others, so each distinct (count, domains)
+        cell is summed and rounded once, in the plugin's order of operations, and the nodes read their cell.
+        None when the table would not be small (then Score computes node by node)."""
+        if self.inner is None:
+            return None
+        slots, cell = 1, self.inner
+        if self.outer is not None:
+            cnt = counts[self.outer][idx]
+            top = int(cnt.max()) if len(cnt) else 0
+            if top + 2 > 4 * len(idx) + 64:
+                return None
+            slots = top + 2  # the last slot: nodes lacking the key
+            present = self.present[self.outer]
+            if present is not None:
+                cnt = np.where(present, cnt, top + 1)
+            cell = cnt * self.cells + self.inner
+        acc: Any = 0.0  # summed in the constraints' order, as Score does per node
+        axis = 0 if self.outer is None else 1  # axis 0: the hostname count, then one per domain constraint
+        for k, c in enumerate(constraints):
+            shape = [1] * len(constraints)  # one axis per constraint
+            if k == self.outer:
+                vals = np.arange(slots, dtype=np.float64) * self.weights[k] + float(c.max_skew - 1)
+                vals[slots - 1] = 0.0
+                shape[0] = slots
+            else:
+                nodes, domains, size = self.members[k]  # type: ignore[misc]
+                per_domain = np.bincount(domains, weights=counts[k][nodes], minlength=size).astype(np.int64)
+                vals = per_domain.astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
+                vals[0] = 0.0  # domain 0: the node lacks the key
+                shape[axis] = size
+                axis += 1
+            acc = acc + vals.reshape(shape)
+        table = np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64)
+        return table.reshape(-1)[cell]
 
     @classmethod
     def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
@@ -176,7 +229,21 @@ class ScoredNodes:
             view.domain.append(dom[idx])
             view.members.append((members, dom[members], len(known)))
             view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
+        view._cells(nodes.hostname, len(idx))
         return view
+
+    def _cells(self, hostname: list[bool], m: int) -> None:
+        """`outer`, `inner` and `cells` for `table_scores` (left unset with several hostname constraints)."""
+        if sum(hostname) > 1:
+            return
+        self.outer = hostname.index(True) if any(hostname) else None
+        inner = np.zeros(m, dtype=np.int64)
+        cells = 1
+        for k in reversed(range(len(hostname))):
+            if k != self.outer:
+                inner += self.domain[k] * cells
+                cells *= self.members[k][2]  # type: ignore[index]
+        self.inner, self.cells = inner, cells
 
 
 @dataclass
@@ -262,12 +329,10 @@ class PodTopologySpread:
         if constraints:
             nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
             decided = np.zeros(m, dtype=bool)
-            for c, code, inclusion in zip(constraints, nodes.codes, nodes.inclusion, strict=True):
-                eligible = nodes.has_all & inclusion
+            for c, code, (eligible, eligible_codes, domains, bound) in zip(constraints, nodes.codes,
+                                                                          nodes.eligible(), strict=True):
                 counts = matching_counts(state, c.selector, ctx.pod.namespace)
-                per_domain = np.bincount(code[eligible], weights=counts[eligible],
-                                         minlength=int(code.max()) + 1 if len(code) else 0).astype(np.int64)
-                domains = np.unique(code[eligible])
+                per_domain = np.bincount(eligible_codes, weights=counts[eligible], minlength=bound).astype(np.int64)
                 global_min = int(per_domain[domains].min()) if len(domains) else MAX_INT32
                 if len(domains) < c.min_domains:
                     global_min = 0
@@ -292,9 +357,21 @@ class PodTopologySpread:
         constraints = self._cached(ctx, SCHEDULE_ANYWAY)
         require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
         view = self._nodes(state, ctx, SCHEDULE_ANYWAY).scored_nodes(idx, require_all)
+        counts = [matching_counts(state, c.selector, ctx.pod.namespace) for c in constraints]
+        raw = view.table_scores(constraints, counts, idx)
+        if raw is None:
+            raw = self._node_scores(constraints, counts, view, idx)
+        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        return np.where(view.ignored, 0, raw) if view.any_ignored else raw
+
+    @staticmethod
+    def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
+                     idx: np.ndarray) -> np.ndarray:
+        """Score's raw values (before ignoring nodes) node by node: per constraint the node's count (its own
+        for the hostname, its domain's otherwise) · log(domains + 2) + maxSkew − 1, summed and rounded."""
         total = np.zeros(len(idx), dtype=np.float64)
         for k, c in enumerate(constraints):
-            counts = matching_counts(state, c.selector, ctx.pod.namespace)
+            counts = all_counts[k]
             members = view.members[k]
             if members is None:  # hostname: every node its own domain
                 cnt = counts[idx]
@@ -305,9 +382,7 @@ class PodTopologySpread:
             part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
             present = view.present[k]
             total = total + (part if present is None else np.where(present, part, 0.0))
-        raw = np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
-        ctx.cache[f"{NAME}/ignored"] = view.ignored
-        return np.where(view.ignored, 0, raw) if view.any_ignored else raw
+        return np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
         ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
