@@ -188,7 +188,7 @@ class Shape:
     normed: list = field(default_factory=list)  # the others: normalized over the feasible nodes per cycle
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
-    norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
+    norm_total: tuple | None = None  # (feasible nodes, Σ weight·normalized score of `normed`), at `norm_seen`
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
@@ -537,12 +537,12 @@ class Engine:
         if sh.identity:
             best = np.flatnonzero(sh.total == sh.total.max())
         else:  # normalized plugins: over the feasible set, redone only when that set changed
-            feasible = np.flatnonzero(ok)
             if sh.norm_seen != sh.norm_version:
-                sh.norm_total = np.zeros(len(ok), dtype=np.int64)
-                sh.norm_total[feasible] = self._normalized(sh, feasible)
+                feasible = np.flatnonzero(ok)
+                sh.norm_total = (feasible, self._normalized(sh, feasible))
                 sh.norm_seen = sh.norm_version
-            total = sh.total[feasible] + sh.norm_total[feasible]
+            feasible, normed = sh.norm_total
+            total = sh.total[feasible] + normed
             best = feasible[total == total.max()]
         return Decision(self._select(best), best, count, sh)
 

@@ -91,7 +91,7 @@ class SimulationResult:
             if s.pre_enqueue is not None:
                 d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
-                d["ties"] = [names[i] for i in s.ties]
+                d["ties"] = [names[i] for i in s.ties.tolist()]
                 if s.tie_count > len(s.ties):
                     d["tieCount"] = s.tie_count
             if s.message is not None:

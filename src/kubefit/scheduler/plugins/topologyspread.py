@@ -386,9 +386,9 @@ class PodTopologySpread:
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
         ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
-        if ignored is None or len(ignored) != len(raw):
-            ignored = np.zeros(len(raw), dtype=bool)
-        valid = raw[~ignored]
+        if ignored is None or len(ignored) != len(raw) or not ignored.any():
+            ignored = None
+        valid = raw if ignored is None else raw[~ignored]
         if not len(valid):
             return np.zeros(len(raw), dtype=np.int64)
         lo, hi = int(valid.min()), max(int(valid.max()), 0)
@@ -396,7 +396,7 @@ class PodTopologySpread:
             out = np.full(len(raw), 100, dtype=np.int64)
         else:
             out = 100 * (hi + lo - raw) // hi
-        return np.where(ignored, 0, out).astype(np.int64)
+        return out.astype(np.int64, copy=False) if ignored is None else np.where(ignored, 0, out).astype(np.int64)
 
     def signature(self, pod: Pod) -> tuple:
         return (pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
