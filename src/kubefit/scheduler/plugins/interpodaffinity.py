@@ -29,7 +29,7 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.podcounts import counts_of
+from kubefit.scheduler.plugins.podcounts import counts_of, required_label
 from kubefit.scheduler.plugins.selectors import cached_on, freeze, node_labels
 from kubefit.scheduler.state import ClusterState
 
@@ -164,7 +164,7 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
 def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
     """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
     return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)),
-                     by_labels=True)
+                     by_labels=True, needs=required_label(terms[0].selector) if terms else None)
 
 
 def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarray:
