@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+import numpy as np
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 
-from kubefit.api.core import Container, ContainerPort, Node, Pod
+from kubefit.api.cluster import ClusterObjects, Controller, ObjectMeta, Service
+from kubefit.api.core import Container, ContainerPort, Node, OwnerReference, Pod
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
@@ -123,3 +126,102 @@ def test_no_bind_breaks_required_anti_affinity_or_hard_spread(workload):
             continue
         assert _violates(pod, nodes[node], placed, nodes) is None
         placed.append((pod, nodes[node]))
+
+
+# --------------------------------------------------------------------------- replicas of several workloads
+
+@st.composite
+def term_st(draw, apps: list[str]) -> dict:
+    """One pod (anti-)affinity term: a selector on an app, a key, sometimes other namespaces or all of them."""
+    term = {"labelSelector": {"matchLabels": {"app": draw(st.sampled_from(apps))}},
+            "topologyKey": draw(st.sampled_from([ZONE, HOST]))}
+    scope = draw(st.integers(0, 3))
+    if scope == 1:
+        term["namespaces"] = ["team"]
+    elif scope == 2:
+        term["namespaceSelector"] = {}
+    return term
+
+
+@st.composite
+def template_st(draw, a: int, apps: list[str], objects: ClusterObjects) -> dict:
+    """A workload's pod template: selected by a Service and/or owned by a ReplicaSet (System default spread),
+    explicit spread constraints (matchLabelKeys among them), pod (anti-)affinity terms, a priority."""
+    namespace = draw(st.sampled_from(["default", "default", "default", "team"]))
+    app = apps[a]
+    labels = {"app": app, "tier": draw(st.sampled_from(["web", "db"]))}
+    if draw(st.booleans()):
+        objects.add("Service", Service(ObjectMeta(app, namespace), {"app": app}))
+    owner: tuple = ()
+    if draw(st.booleans()):
+        objects.add("ReplicaSet", Controller("ReplicaSet", ObjectMeta(app, namespace, uid=f"rs-{a}"),
+                                             {"matchLabels": {"app": app}}))
+        owner = (OwnerReference("apps/v1", "ReplicaSet", app, f"rs-{a}", True),)
+    spread = []
+    for _ in range(draw(st.integers(0, 2))):
+        c = {"maxSkew": draw(st.integers(1, 2)), "topologyKey": draw(st.sampled_from([ZONE, HOST])),
+             "whenUnsatisfiable": draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+             "labelSelector": {"matchLabels": {"app": app}}}
+        if draw(st.booleans()):
+            c["matchLabelKeys"] = ["tier"]
+        spread.append(c)
+    affinity: dict = {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section: dict = {}
+        if draw(st.integers(0, 2)) == 0:
+            section["requiredDuringSchedulingIgnoredDuringExecution"] = [draw(term_st(apps))]
+        if draw(st.booleans()):
+            section["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": draw(st.integers(1, 100)), "podAffinityTerm": draw(term_st(apps))}
+                for _ in range(draw(st.integers(1, 2)))]
+        if section:
+            affinity[kind] = section
+    cpu = draw(st.sampled_from([300, 700, 1000])) * 10**6
+    return {"namespace": namespace, "labels": labels, "owner_references": owner,
+            "topology_spread_constraints": tuple(spread), "affinity": affinity or None,
+            "priority": draw(st.sampled_from([0, 0, 100])),
+            "containers": (Container("c", {"cpu": cpu, "memory": GIB * 10**9}),)}
+
+
+@st.composite
+def replicas_st(draw):
+    """Nodes, the Services/ReplicaSets, a few bound pods and a queue of replicas of 1–3 workloads (shapes are
+    reused, interleaved), with priorities that make DefaultPreemption evict."""
+    nodes = draw(nodes_st())
+    objects = ClusterObjects()
+    apps = [f"app{a}" for a in range(draw(st.integers(1, 3)))]
+    templates = [draw(template_st(a, apps, objects)) for a in range(len(apps))]
+    bound = [Pod(f"b{i}", node_name=draw(st.sampled_from(nodes)).name, start_time=f"2029-01-01T00:00:{i:02d}Z",
+                 **draw(st.sampled_from(templates))) for i in range(draw(st.integers(0, 3)))]
+    runs = draw(st.lists(st.tuples(st.integers(0, len(apps) - 1), st.integers(1, 5)), min_size=1, max_size=5))
+    queue = [Pod(f"p{i}", **templates[t]) for i, t in enumerate(t for t, k in runs for _ in range(k))]
+    return nodes, bound, queue, objects
+
+
+def _anti_affinity_between_workloads() -> tuple:
+    """app1, then app0 whose required anti-affinity keeps app1 off its node, then app1 again twice: the
+    later app1 cycles must see app0's term (an existing pod's anti-affinity, counted as app0 binds)."""
+    nodes = [Node(f"n{i}", {"cpu": 4000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9},
+                  {HOST: f"n{i}", ZONE: "za"}) for i in range(2)]
+    containers = (Container("c", {"cpu": 300 * 10**6, "memory": GIB * 10**9}),)
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "app1"}}, "topologyKey": HOST}]}}
+    queue = [Pod("p0", labels={"app": "app1"}, containers=containers),
+             Pod("p1", labels={"app": "app0"}, containers=containers, affinity=anti),
+             Pod("p2", labels={"app": "app1"}, containers=containers),
+             Pod("p3", labels={"app": "app1"}, containers=containers)]
+    return nodes, [], queue, ClusterObjects()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replicas_st())
+@example(_anti_affinity_between_workloads())
+def test_incremental_engine_equals_plain_framework_on_replicas(case):
+    """Replicas of several workloads (System default spread, matchLabelKeys, namespaces, weighted preferred
+    terms, required terms, preemption): the engine's incremental spread and affinity counts and its
+    replica shortcut give each step's node, ties and message as `schedule_one` pod after pod."""
+    nodes, bound, queue, objects = case
+    result = fast(nodes, bound, queue, CONFIG, objects=objects, tie_break="first")
+    ref, ref_state = reference(nodes, bound, queue, CONFIG, objects=objects)
+    assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
+    assert np.array_equal(result.state.requested, ref_state.requested)

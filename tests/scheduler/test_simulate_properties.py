@@ -99,12 +99,12 @@ def config_st(draw) -> SchedulerConfiguration:
     return SchedulerConfiguration((profile,), 100)
 
 
-def reference(nodes, bound, queue, config, choose=None, legacy=False):
+def reference(nodes, bound, queue, config, choose=None, legacy=False, objects=None):
     """The plain framework, pod after pod: (node, best nodes, FitError) per step; `choose` picks among best.
     A profile with PostFilter preempts as the golden README's rule says: victims deleted, the pod retried at
-    once on its nominated node alone, then on every node."""
-    state = compile_state(nodes, bound + queue)
-    fw = Framework.build(config.profiles[0], legacy=legacy)
+    once on its nominated node alone, then on every node. `objects`: the scenario's Services, ReplicaSets..."""
+    state = compile_state(nodes, bound + queue, objects)
+    fw = Framework.build(config.profiles[0], legacy=legacy, objects=objects)
     preempting = bool(fw.profile.extension_points.get("postFilter"))
     out = []
     for i, pod in enumerate(queue):
@@ -133,8 +133,8 @@ def reference(nodes, bound, queue, config, choose=None, legacy=False):
     return out, state
 
 
-def fast(nodes, bound, queue, config, **kw):
-    state = compile_state(nodes, bound + queue)
+def fast(nodes, bound, queue, config, objects=None, **kw):
+    state = compile_state(nodes, bound + queue, objects)
     return sim.simulate(state, config, queue, **kw)
 
 

@@ -13,7 +13,9 @@ round robin over the zone-round-robin node list, one feasible node chosen withou
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import operator
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,9 +39,11 @@ from kubefit.scheduler.framework import (
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
-from kubefit.scheduler.plugins.interpodaffinity import carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
+from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
 from kubefit.scheduler.rows import filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -53,9 +57,11 @@ _INT64_MIN = np.iinfo(np.int64).min
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _FEW_ROWS = 24  # up to this many stale rows, re-evaluate them one by one in Python scalars
-# cycle-context entries that depend on the pod (and the scenario's objects) alone: kept when a shape is redone
-_POD_ONLY_CACHE = (f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}")
-_SIGNS: dict[int, tuple[Framework, bool]] = {}  # id(framework) → (framework, all its plugins sign)
+# cycle-context entries of the plugins that read other nodes kept when a shape is redone: those that depend on
+# the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
+_CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
+                            IPA_PRE_FILTER})
+_SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 
 
 # --------------------------------------------------------------------------- node order, sampling
@@ -108,18 +114,34 @@ def demand_key(pod: Pod) -> tuple:
 
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
-    plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
     known = _SIGNS.get(id(fw))
     if known is None or known[0] is not fw:  # runtime Protocol checks are slow: once per framework
-        known = _SIGNS[id(fw)] = (fw, all(isinstance(p, SignPlugin) for p in plugins))
-    if not known[1]:
+        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers] + [p for _n, p in fw.pre_enqueue]
+        unique = list({id(p): p for p in plugins}.values())  # a plugin at several extension points signs once
+        known = _SIGNS[id(fw)] = (fw, unique if all(isinstance(p, SignPlugin) for p in unique) else None)
+    if known[1] is None:
         return None
-    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in plugins))
+    return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
+
+
+# what no signature reads of a pod (its identity and provenance): pods equal in every other field are replicas
+_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
+_pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
 
 
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
+
+
+def _next_context(sh: Shape, pod: Pod) -> CycleContext:
+    """The shape's cycle context for its next pod: what the plugins that read other nodes computed is
+    dropped (but `_CARRIED_CACHE`); the other plugins' entries depend on the pod alone and stay."""
+    ctx = sh.ctx
+    ctx.pod = pod
+    for k in [k for k in ctx.cache if k not in _CARRIED_CACHE and k.partition("/")[0] in sh.global_names]:
+        del ctx.cache[k]
+    return ctx
 
 
 def shape_key(pod: Pod) -> tuple:
@@ -152,6 +174,7 @@ class Shape:
     raw: np.ndarray | None = None  # int64 [S, N]
     identity: bool = True
     total: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, INT64_MIN if infeasible
+    summed: np.ndarray | None = None  # int64 [N]  Σ weight·score of `direct` scorers, feasible or not
     n_ok: int = 0
     bad: np.ndarray | None = None  # bool [N]: a score outside [0, 100]
     n_bad: int = 0
@@ -165,10 +188,53 @@ class Shape:
     normed: list = field(default_factory=list)  # the others: normalized over the feasible nodes per cycle
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
-    norm_total: np.ndarray | None = None  # Σ weight·normalized score of `normed`, valid at `norm_seen`
+    norm_total: tuple | None = None  # (feasible nodes, Σ weight·normalized score of `normed`), at `norm_seen`
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
+    global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
+    kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+
+
+@dataclass
+class RedoPlan:
+    """How `Engine._redo` brings a shape whose plugins read other nodes up to date (built by `_plan`)."""
+
+    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again
+    filtering: frozenset  # the names of the shape's active Filter plugins
+    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again
+    scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
+    deciders: list  # `reads_other_nodes_for` of the profile's plugins
+    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
+    global_filters: list  # indices into `Shape.filters`: redone over every node
+    local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
+    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
+    local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
+
+
+def _plan(sh: Shape) -> RedoPlan | None:
+    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then)."""
+    fw, (fk, sk) = sh.fw, sh.kernels_of
+    if any(_global_plugin(sh.scorers[s][1]) for s in sh.direct):
+        return None
+    plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
+    running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
+    return RedoPlan(
+        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
+        filtering=frozenset(n for n, _p in sh.filters),
+        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
+        scoring=frozenset(n for n, _p, _w in sh.scorers),
+        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for")],
+        always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
+                          if not hasattr(p, "reads_other_nodes_for")),
+        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
+        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
+        global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
+                        if _global_plugin(p) and k not in sh.per_cycle],
+        local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
+                       if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
 
 
 # --------------------------------------------------------------------------- the engine
@@ -203,6 +269,8 @@ class Engine:
         self._order2 = np.concatenate([self.order, self.order])
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
+        self._every = np.arange(n, dtype=np.int64)
+        self._last_key: tuple | None = None  # (framework, `_pod_spec`, shape key) of the last pod asked
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -211,7 +279,13 @@ class Engine:
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
-        key = signature_key(fw, pod) or shape_key(pod)
+        spec = _pod_spec(pod)
+        last = self._last_key
+        if last is not None and last[0] is fw and last[1] == spec:  # a replica of the previous pod: same key
+            key = last[2]
+        else:
+            key = signature_key(fw, pod) or shape_key(pod)
+            self._last_key = (fw, spec, key)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -266,6 +340,9 @@ class Engine:
         sh.identity = not sh.normed
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
+        sh.kernels_of = (fk, sk)
+        sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
+                                    if _global_plugin(p))
         if (None not in fk and all(sk[s] is not None for s in sh.direct)
                 and all(sk[s] == "static" for s in sh.normed)):
             sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
@@ -273,71 +350,65 @@ class Engine:
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        sh.summed = np.zeros(n, dtype=np.int64)
+        sh.plan = _plan(sh)
         self._evaluate(sh, idx, full=True)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
-        """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again on a new
-        cycle context, the plugins that read other nodes over every node, the others over the rows bound
-        since (what `_full` gives, as they are row-local). False, nothing changed: a PreFilter / PreScore
-        outcome differs from the shape's, `_full` must redo it."""
-        if sh.failure is not None or sh.prescore_error:
+        """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
+        plugins (the others' outcomes depend on the pod alone), the plugins that read other nodes over every
+        node, the others over the rows bound since (what `_full` gives, as they are row-local). False,
+        nothing usable: a PreFilter / PreScore outcome differs from the shape's, `_full` must redo it."""
+        if sh.failure is not None or sh.prescore_error or sh.plan is None:
             return False
-        state, fw = self.state, sh.fw
-        ctx = new_context(state, pod, sh.ctx.demand)
-        for k in _POD_ONLY_CACHE:
-            if k in sh.ctx.cache:
-                ctx.cache[k] = sh.ctx.cache[k]
-        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
-        if failure is not None or names != sh.names or [n for n, _p in active] != [n for n, _p in sh.filters]:
-            return False
+        state, plan = self.state, sh.plan
+        ctx = _next_context(sh, pod)
+        for name, plugin in plan.pre_filters:
+            pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
+            if pre is not None and (pre.code != SUCCESS or pre.node_names is not None):
+                return False
+            if (pre is None or not pre.skip) != (name in plan.filtering):
+                return False
         try:
-            scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
+            if any(plugin.pre_score(state, ctx) == (name in plan.scoring) for name, plugin in plan.pre_scores):
+                return False
         except Exception:  # noqa: BLE001 - a PreScore error status: `_full` records it
             return False
-        if [n for n, _p, _w in scorers] != [n for n, _p, _w in sh.scorers]:
-            return False
-        plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
-        running = [p for _n, p in active] + [p for _n, p, _w in scorers]
-        sh.global_ = any(getattr(p, "reads_other_nodes_for", None) is not None and p.reads_other_nodes_for(state, ctx)
-                         for p in plugins) or any(_reads_other_nodes(p, state, ctx) for p in running)
+        sh.global_ = plan.always_global or any(decide(state, ctx) for decide in plan.deciders)
         sh.epoch = self.epoch
-        sh.ctx, sh.filters, sh.scorers = ctx, active, scorers
-        fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
-        sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in scorers]
-        sh.kernels = None
-        if (None not in fk and all(sk[s] is not None for s in sh.direct)
-                and all(sk[s] == "static" for s in sh.normed)):
-            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
         changed = self.log[sh.seen:]
-        rows = np.asarray(sorted(set(changed)), dtype=np.int64)
+        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
         sh.seen = len(self.log)
-        every = np.arange(len(state), dtype=np.int64)
+        every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
+        fk, sk = sh.kernels_of
         few = [(state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist())
                for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
-        for p, (_name, plugin) in enumerate(active):
-            if _global_plugin(plugin):
-                sh.codes[p] = plugin.filter(state, ctx, every).codes
-            elif len(rows) and fk[p] != "static" and not self._by_rows(sh.codes, p, rows, fk[p], few):
-                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
-        for s, (_name, plugin, _w) in enumerate(scorers):
-            if s in sh.per_cycle:  # scored over the cycle's feasible nodes (`_normalized`), never read from raw
-                continue
-            if _global_plugin(plugin):
-                sh.raw[s] = plugin.score(state, ctx, every)
-            elif len(rows) and sk[s] != "static" and not self._by_rows(sh.raw, s, rows, sk[s], few):
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
-        ok = (sh.codes == SUCCESS).all(axis=0) if len(active) else np.ones(len(state), dtype=bool)
-        if sh.allowed is not None:
-            ok &= sh.allowed
-        sh.ok = ok
-        sh.n_ok = int(np.count_nonzero(ok))
-        raw = sh.raw[sh.direct]
-        total = np.zeros(len(state), dtype=np.int64)
-        for k, s in enumerate(sh.direct):
-            total += sh.scorers[s][2] * raw[k]
-        sh.total = np.where(ok, total, _INT64_MIN)
-        sh.bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
-        sh.n_bad = int(np.count_nonzero(sh.bad))
+        for p in plan.global_filters:
+            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+        for s in plan.global_scorers:
+            sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
+        if len(rows):
+            for p in plan.local_filters:
+                if not self._by_rows(sh.codes, p, rows, fk[p], few):
+                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
+            for s in plan.local_scorers:
+                if not self._by_rows(sh.raw, s, rows, sk[s], few):
+                    sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
+            self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if plan.global_filters:  # feasibility may change anywhere
+            ok = (sh.codes == SUCCESS).all(axis=0)
+            if sh.allowed is not None:
+                ok &= sh.allowed
+            sh.ok = ok
+            sh.n_ok = int(np.count_nonzero(ok))
+            sh.total = np.where(ok, sh.summed, _INT64_MIN)
+        elif len(rows):  # only on the rows bound since
+            ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+            if sh.allowed is not None:
+                ok &= sh.allowed[rows]
+            sh.ok[rows] = ok
+            sh.n_ok = int(np.count_nonzero(sh.ok))
+            sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
@@ -371,12 +442,18 @@ class Engine:
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
             sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
-        raw = sh.raw[sh.direct][:, rows]
-        bad = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
+        self._sum_direct(sh, rows)
+        sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
+
+    @staticmethod
+    def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
+        """`summed` and `bad` of `rows` from the identity-normalized scorers' raw scores."""
+        raw = sh.raw[:, rows][sh.direct]
         total = np.zeros(len(rows), dtype=np.int64)
         for k, s in enumerate(sh.direct):
             total += sh.scorers[s][2] * raw[k]
-        sh.total[rows], sh.bad[rows] = np.where(ok, total, _INT64_MIN), bad
+        sh.summed[rows] = total
+        sh.bad[rows] = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
         sh.n_bad = int(np.count_nonzero(sh.bad))
 
     def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
@@ -404,6 +481,7 @@ class Engine:
                 sh.n_ok += 1 if ok else -1
                 sh.ok[i] = ok
                 sh.norm_version += 1
+            sh.summed[i] = total
             sh.total[i] = total if ok else _INT64_MIN
             if bad != bool(sh.bad[i]):
                 sh.n_bad += 1 if bad else -1
@@ -459,12 +537,12 @@ class Engine:
         if sh.identity:
             best = np.flatnonzero(sh.total == sh.total.max())
         else:  # normalized plugins: over the feasible set, redone only when that set changed
-            feasible = np.flatnonzero(ok)
             if sh.norm_seen != sh.norm_version:
-                sh.norm_total = np.zeros(len(ok), dtype=np.int64)
-                sh.norm_total[feasible] = self._normalized(sh, feasible)
+                feasible = np.flatnonzero(ok)
+                sh.norm_total = (feasible, self._normalized(sh, feasible))
                 sh.norm_seen = sh.norm_version
-            total = sh.total[feasible] + sh.norm_total[feasible]
+            feasible, normed = sh.norm_total
+            total = sh.total[feasible] + normed
             best = feasible[total == total.max()]
         return Decision(self._select(best), best, count, sh)
 
@@ -496,12 +574,23 @@ class Engine:
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
+        static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
+        cached = sh.static_norm
+        if cached is not None and np.array_equal(cached[0], feasible):
+            total = cached[1].copy()
+        else:
+            total = self._normalized_sum(sh, feasible, static)
+            sh.static_norm = (feasible, total.copy())
+        return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
+
+    def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
+        """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
         total = np.zeros(len(feasible), dtype=np.int64)
-        for s in sh.normed:
+        for s in scorers:
             _name, plugin, w = sh.scorers[s]
             raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
             norm = normalize_scores(plugin, raw, sh.ctx)
-            if ((norm < MIN_NODE_SCORE) | (norm > MAX_NODE_SCORE)).any():
+            if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
                 self._raise_score_error(sh, feasible)
             total += w * norm
         return total

@@ -13,7 +13,7 @@ the same pod is retried immediately, its nominated node first (`preemption_step`
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -180,8 +180,10 @@ SIMULATION_EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
 def bound_copy(pod: Pod, step: int) -> Pod:
     """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
     (preemption orders victims and candidates by start time)."""
-    started = (SIMULATION_EPOCH + timedelta(seconds=step)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return dataclasses.replace(pod, start_time=started)
+    started = (SIMULATION_EPOCH + timedelta(seconds=step)).isoformat()[:19] + "Z"  # %Y-%m-%dT%H:%M:%SZ
+    bound = copy.copy(pod)  # what dataclasses.replace gives, without its per-field __init__ (once per bind)
+    bound.start_time = started
+    return bound
 
 
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:

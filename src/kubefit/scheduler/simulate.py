@@ -86,6 +86,7 @@ class SimulationResult:
 
     def to_dict(self) -> dict:
         names = self.state.node_names
+        by_index = np.asarray(names, dtype=object)  # ties: up to 256 names per step, looked up in C
         steps = []
         for s in self.steps:
             d: dict = {"pod": s.pod.name}
@@ -95,7 +96,7 @@ class SimulationResult:
             if s.pre_enqueue is not None:
                 d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
-                d["ties"] = [names[i] for i in s.ties]
+                d["ties"] = by_index[s.ties].tolist()
                 if s.tie_count > len(s.ties):
                     d["tieCount"] = s.tie_count
             if s.message is not None:

@@ -29,7 +29,7 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.podcounts import counts_of
+from kubefit.scheduler.plugins.podcounts import counts_of, required_label
 from kubefit.scheduler.plugins.selectors import cached_on, freeze, node_labels
 from kubefit.scheduler.state import ClusterState
 
@@ -133,32 +133,38 @@ def carries_affinity_terms(pod: Pod) -> bool:
 
 
 def term_carriers(state: ClusterState, kind: str, term: AffinityTerm) -> np.ndarray:
-    """int64 [N]: per node, how many of its pods carry `term` among their `kind` terms."""
-    return counts_of(state, ("carries", kind, term), lambda p: getattr(pod_terms(p), kind).count(term))
+    """int64 [N]: per node, how many of its pods carry `term` among their `kind` terms (do not modify)."""
+    return distinct_terms(state)[(kind, term)]
 
 
-def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], None]:
-    """Every (kind, term) some pod bound so far carries, in first-seen order (kept up to date by binds)."""
+def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.ndarray]:
+    """Every (kind, term) some pod bound so far carries, in first-seen order, with its carriers per node
+    (`term_carriers`); kept up to date by binds and removals, each touching its pod's terms only."""
     memo = state.__dict__.get("_affinity_terms")
-    if memo is None:
-        memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}}
-        new = state.all_pods()
+    if memo is None or memo["size"] != len(state):
+        memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}, "size": len(state)}
+        new = [(n, p, 1) for n, pods in enumerate(state.pods) for p in pods]
     else:
-        new = [p for _n, p, delta in state.changes[memo["seen"]:] if delta > 0]
+        new = state.changes[memo["seen"]:]
         memo["seen"] = len(state.changes)
-    for p in new:
-        terms = pod_terms(p)
-        if not terms.empty:
-            for kind in KINDS:
-                for t in getattr(terms, kind):
-                    memo["terms"].setdefault((kind, t), None)
-    return memo["terms"]
+    terms = memo["terms"]
+    for node, p, delta in new:
+        carried = pod_terms(p)
+        if carried.empty:
+            continue
+        for kind in KINDS:
+            for t in getattr(carried, kind):
+                counts = terms.get((kind, t))
+                if counts is None:
+                    counts = terms[(kind, t)] = np.zeros(len(state), dtype=np.int64)
+                counts[node] += delta
+    return terms
 
 
 def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
     """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
     return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)),
-                     by_labels=True)
+                     by_labels=True, needs=required_label(terms[0].selector) if terms else None)
 
 
 def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarray:
@@ -170,8 +176,65 @@ def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarr
     return np.where(has, sums[np.maximum(codes, 0)] if len(sums) else 0, 0)
 
 
+# carried from cycle to cycle of one pod shape (the engine's `_redo`): they bring themselves up to date
+LIVE_SCORE, PRE_FILTER = f"{NAME}/live-score", f"{NAME}/pre"
+
+
+@dataclass
+class LiveScore:
+    """One pod shape's raw scores for every node, valid up to position `seen` of `state.changes`.
+
+    Scores are sums over bound pods, so a later bind of pod p on node n only adds: the weight of each of
+    the incoming pod's preferred terms p matches, and of each of p's own terms that match the incoming
+    pod, to the nodes of n's domain. A removal (or another state) makes the caller start from scratch.
+    """
+
+    state: ClusterState
+    size: int
+    seen: int
+    total: np.ndarray  # int64 [N]
+    contributed: bool  # some term scored somewhere (else PreScore skips)
+    own: list[tuple[AffinityTerm, int]]  # the incoming pod's preferred terms (merged) and signed weights
+    ns_labels: dict[str, str] | None  # the labels of the incoming pod's Namespace object
+
+    def advance(self, plugin: InterPodAffinity, state: ClusterState, ctx: CycleContext) -> bool:
+        """Add the binds since `seen`; False when it cannot (a removal, another state): start from scratch."""
+        if self.state is not state or self.size != len(state):
+            return False
+        changes = state.changes[self.seen:]
+        if any(delta < 0 for _n, _p, delta in changes):
+            return False
+        self.seen = len(state.changes)
+        if not changes:
+            return True
+        table = node_labels(state)
+        for node, p, _delta in changes:
+            for term, weight in self.own:
+                if weight and term.matches(p, None):
+                    self._credit(table, term.topology_key, node, weight)
+            terms = pod_terms(p)
+            if terms.empty:
+                continue
+            for kind in KINDS[0], KINDS[2], KINDS[3]:  # every kind but required anti-affinity
+                for t in getattr(terms, kind):
+                    weight = plugin._existing_weight(kind, t)
+                    if weight and t.matches(ctx.pod, self.ns_labels):
+                        self._credit(table, t.topology_key, node, weight)
+        return True
+
+    def _credit(self, table, key: str, node: int, weight: int) -> None:
+        """`weight` to every node of `node`'s `key` domain (nothing when `node` lacks the label)."""
+        domain = node_domain(table, key, node)
+        if domain is not None:
+            self.contributed = True
+            self.total[domain] += weight
+
+
 @dataclass
 class PreFilterState:
+    """PreFilter's counts for one pod shape, valid up to position `seen` of `state.changes`; later binds
+    only add to them (`advance`), a removal makes the plugin start from scratch."""
+
     terms: PodTerms
     existing_anti: np.ndarray  # bool [N]: an existing pod's required anti-affinity matches in the node's domain
     affinity: dict[str, np.ndarray] = field(default_factory=dict)  # key → domain count of pods matching all terms
@@ -179,6 +242,42 @@ class PreFilterState:
     any_existing_anti: bool = False
     any_affinity: bool = False
     any_anti: bool = False
+    state: ClusterState | None = None
+    size: int = 0
+    seen: int = 0
+    ns_labels: dict[str, str] | None = None
+
+    def advance(self, state: ClusterState, pod: Pod) -> bool:
+        """Add the binds since `seen`; False when it cannot (a removal, another node list)."""
+        if self.size != len(state):
+            return False
+        changes = state.changes[self.seen:]
+        if any(delta < 0 for _n, _p, delta in changes):
+            return False
+        self.seen = len(state.changes)
+        table = node_labels(state)
+        for node, p, _delta in changes:
+            for t in pod_terms(p).required_anti_affinity:
+                if t.matches(pod, self.ns_labels) and (domain := node_domain(table, t.topology_key, node)) is not None:
+                    self.any_existing_anti = True
+                    self.existing_anti[domain] = True
+            if self.terms.required_affinity and all(t.matches(p, None) for t in self.terms.required_affinity):
+                for key in self.affinity:
+                    if (domain := node_domain(table, key, node)) is not None:
+                        self.any_affinity = True
+                        self.affinity[key][domain] += 1
+            for t, sums in zip(self.terms.required_anti_affinity, self.anti, strict=True):
+                if t.matches(p, None) and (domain := node_domain(table, t.topology_key, node)) is not None:
+                    self.any_anti = True
+                    sums[domain] += 1
+        return True
+
+
+def node_domain(table, key: str, node: int) -> np.ndarray | None:
+    """bool [N]: the nodes of `node`'s `key` domain (None when `node` lacks the label)."""
+    codes = table.column(key).codes
+    code = codes[node]
+    return None if code < 0 else codes == code
 
 
 @dataclass
@@ -208,9 +307,9 @@ class InterPodAffinity:
 
     # ------------------------------------------------------------------ Filter
     def _pre_filter_state(self, state: ClusterState, ctx: CycleContext) -> PreFilterState:
-        key = f"{NAME}/pre"
-        if key in ctx.cache:
-            return ctx.cache[key]  # type: ignore[return-value]
+        live = ctx.cache.get(PRE_FILTER)
+        if isinstance(live, PreFilterState) and (live.state is not state or live.advance(state, ctx.pod)):
+            return live  # on another state: the cycle's PreFilter state as computed (`filters_after_preemption`)
         pod, objects = ctx.pod, self._objects()
         raw = pod_terms(pod)
         terms = PodTerms(tuple(_merged(t, objects) for t in raw.required_affinity),
@@ -225,7 +324,8 @@ class InterPodAffinity:
                 if carriers.any() and node_labels(state).column(t.topology_key).present[carriers > 0].any():
                     any_existing = True
                     existing |= domain_sums(state, t.topology_key, carriers) > 0
-        s = PreFilterState(terms, existing, any_existing_anti=any_existing)
+        s = PreFilterState(terms, existing, any_existing_anti=any_existing, state=state, size=n,
+                           seen=len(state.changes), ns_labels=ns_labels)
         if terms.required_affinity:
             matched = matched_counts(state, terms.required_affinity)
             for t in terms.required_affinity:
@@ -235,7 +335,7 @@ class InterPodAffinity:
             matched = matched_counts(state, (t,))
             s.anti.append(domain_sums(state, t.topology_key, matched))
             s.any_anti |= bool(node_labels(state).column(t.topology_key).present[matched > 0].any())
-        ctx.cache[key] = s
+        ctx.cache[PRE_FILTER] = s
         return s
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
@@ -264,14 +364,34 @@ class InterPodAffinity:
                              np.column_stack([a, b, c]))
 
     # ------------------------------------------------------------------ Score
+    def _own_preferred(self, ctx: CycleContext) -> list[tuple[AffinityTerm, int]]:
+        """The incoming pod's preferred terms, namespace selectors merged, with their signed weights."""
+        raw, objects = pod_terms(ctx.pod), self._objects()
+        return ([(_merged(t, objects), t.weight) for t in raw.preferred_affinity]
+                + [(_merged(t, objects), -t.weight) for t in raw.preferred_anti_affinity])
+
+    def _existing_weight(self, kind: str, term: AffinityTerm) -> int:
+        """What an existing pod's `kind` term matching the incoming pod adds to its domain's nodes."""
+        if kind == "required_affinity":
+            return self.hard_pod_affinity_weight if self.hard_pod_affinity_weight > 0 else 0
+        return {"preferred_affinity": term.weight, "preferred_anti_affinity": -term.weight}.get(kind, 0)
+
     def _topology_score(self, state: ClusterState, ctx: CycleContext) -> np.ndarray | None:
         """int64 [N]: every node's raw score (None: no term contributes anywhere, PreScore skips)."""
         key = f"{NAME}/score"
         if key in ctx.cache:
             return ctx.cache[key]  # type: ignore[return-value]
-        pod, objects = ctx.pod, self._objects()
-        raw = pod_terms(pod)
-        ns_labels = namespace_labels(objects, pod.namespace)
+        live = ctx.cache.get(LIVE_SCORE)
+        if not (isinstance(live, LiveScore) and live.advance(self, state, ctx)):
+            live = ctx.cache[LIVE_SCORE] = self._score_from_scratch(state, ctx)
+        result = live.total if live.contributed else None
+        ctx.cache[key] = result
+        return result
+
+    def _score_from_scratch(self, state: ClusterState, ctx: CycleContext) -> LiveScore:
+        """The raw scores over every bound pod (`processExistingPod` for each, as counts per node)."""
+        pod = ctx.pod
+        ns_labels = namespace_labels(self._objects(), pod.namespace)
         table = node_labels(state)
         labelled = cached_on(state, "labelled", lambda nodes: np.array([bool(n.labels) for n in nodes], dtype=bool))
         total = np.zeros(len(state), dtype=np.int64)
@@ -284,23 +404,16 @@ class InterPodAffinity:
                 contributed = True
                 total = total + weight * domain_sums(state, term.topology_key, per_node)
 
-        for t in raw.preferred_affinity:
-            merged = _merged(t, objects)
-            add(merged, matched_counts(state, (merged,)), t.weight)
-        for t in raw.preferred_anti_affinity:
-            merged = _merged(t, objects)
-            add(merged, matched_counts(state, (merged,)), -t.weight)
+        own = self._own_preferred(ctx)
+        for merged, weight in own:
+            add(merged, matched_counts(state, (merged,)), weight)
         for kind, t in distinct_terms(state):
             if kind == "required_anti_affinity" or not t.matches(pod, ns_labels):
                 continue
-            if kind == "required_affinity":
-                if self.hard_pod_affinity_weight > 0:
-                    add(t, term_carriers(state, kind, t), self.hard_pod_affinity_weight)
-            else:
-                add(t, term_carriers(state, kind, t), t.weight if kind == "preferred_affinity" else -t.weight)
-        result = total if contributed else None
-        ctx.cache[key] = result
-        return result
+            weight = self._existing_weight(kind, t)
+            if weight:
+                add(t, term_carriers(state, kind, t), weight)
+        return LiveScore(state, len(state), len(state.changes), total, contributed, own, ns_labels)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Skip when nothing scores: no preferences anywhere (or ignored, as the args say)."""

@@ -9,7 +9,7 @@ touches one node's count.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,7 @@ class _Groups:
     nodes: list  # per group {node: pods of the group on it}
     seen: int  # position in state.changes already applied
     size: int  # len(state) when built
+    by_label: dict = field(default_factory=dict)  # (key, value) → the groups whose pods carry that label
 
 
 def _label_key(pod: Pod) -> tuple:
@@ -46,6 +47,8 @@ def _add(groups: _Groups, node: int, pod: Pod, delta: int) -> None:
         g = groups.index[key] = len(groups.pods)
         groups.pods.append(pod)
         groups.nodes.append({})
+        for pair in pod.labels.items():
+            groups.by_label.setdefault(pair, []).append(g)
     per_node = groups.nodes[g]
     per_node[node] = per_node.get(node, 0) + delta
 
@@ -67,16 +70,19 @@ def _label_groups(state: ClusterState) -> _Groups:
 
 
 def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], *,
-              by_labels: bool = False) -> np.ndarray:
+              by_labels: bool = False, needs: tuple[str, str] | None = None) -> np.ndarray:
     """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result).
-    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group."""
+    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group;
+    `needs`: a (key, value) label without which weight is 0, so only the groups carrying it are asked."""
     memo: dict = state.__dict__.setdefault("_pod_counts", {})
     entry = memo.get(key)
     if entry is None or len(entry.counts) != len(state):
         counts = np.zeros(len(state), dtype=np.int64)
         if by_labels:
             groups = _label_groups(state)
-            for pod, per_node in zip(groups.pods, groups.nodes, strict=True):
+            asked = range(len(groups.pods)) if needs is None else groups.by_label.get(needs, ())
+            for g in asked:
+                pod, per_node = groups.pods[g], groups.nodes[g]
                 w = weight(pod)
                 if w and per_node:
                     nodes = np.fromiter(per_node.keys(), dtype=np.int64, count=len(per_node))
@@ -99,4 +105,13 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
     """int64 [N]: per node, its pods in `namespace` whose labels `selector` matches (`countPodsMatchSelector`)."""
     return counts_of(state, ("selector", selector, namespace),
-                     lambda p: int(p.namespace == namespace and selector.matches(p.labels)), by_labels=True)
+                     lambda p: int(p.namespace == namespace and selector.matches(p.labels)), by_labels=True,
+                     needs=required_label(selector))
+
+
+def required_label(selector: Selector) -> tuple[str, str] | None:
+    """A (key, value) label every pod the selector matches carries (an `In` with one value), if any."""
+    if selector.nothing:
+        return None
+    return next(((r.key, next(iter(r.values))) for r in selector.requirements
+                 if r.operator == "In" and len(r.values) == 1), None)

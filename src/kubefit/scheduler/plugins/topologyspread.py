@@ -48,6 +48,7 @@ DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 SYSTEM_DEFAULTS = ({"maxSkew": 3, "topologyKey": HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
                    {"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY})
 MAX_INT32 = 2**31 - 1
+STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
 
@@ -119,6 +120,133 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
 
 
 @dataclass
+class ConstraintNodes:
+    """What one pod's constraints of one action read of the nodes, which binds never change: per constraint
+    the label codes of its key and the inclusion-policy mask, and the nodes lacking a key."""
+
+    nodes: list  # the node list these were computed for
+    codes: list[np.ndarray]  # per constraint, int32 [N] (-1: the node lacks the key)
+    inclusion: list[np.ndarray]  # per constraint, bool [N] (`matchNodeInclusionPolicies`)
+    has_all: np.ndarray  # bool [N]: the node carries every constraint's key
+    hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
+    scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
+    counted: list | None = None  # per constraint (eligible nodes, their codes, their domains, code bound)
+
+    def eligible(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+        """Per constraint, Filter's counted nodes (every key, inclusion policies), their domain codes, the
+        distinct domains among them and `max code + 1` (the per-domain array's length)."""
+        if self.counted is None:
+            self.counted = []
+            for code, inclusion in zip(self.codes, self.inclusion, strict=True):
+                nodes = np.flatnonzero(self.has_all & inclusion)
+                self.counted.append((nodes, code[nodes], np.unique(code[nodes]),
+                                     int(code.max()) + 1 if len(code) else 0))
+        return self.counted
+
+    def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
+        """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
+        if self.scored is not None and self.scored[1] == require_all and np.array_equal(self.scored[0], idx):
+            return self.scored[2]
+        view = ScoredNodes.of(self, idx, require_all)
+        self.scored = (idx.copy(), require_all, view)
+        return view
+
+
+@dataclass
+class ScoredNodes:
+    """What Score reads of the nodes beside the pod counts, for one set of filtered nodes `idx`: the nodes
+    ignored (lacking a key when every key is required), per constraint whether each node of `idx` has the
+    key, its domain, the nodes whose counts make up the domains' counts and log(domains + 2)."""
+
+    ignored: np.ndarray  # bool [len(idx)]
+    any_ignored: bool
+    present: list[np.ndarray | None]  # per constraint, bool [len(idx)] (None: all present)
+    domain: list[np.ndarray | None]  # per constraint, the domain (code + 1) of each node of idx (None: hostname)
+    members: list[tuple[np.ndarray, np.ndarray, int] | None]  # (contributing nodes, their domains, domains + 1)
+    weights: list[float]  # per constraint, log(size + 2)
+    outer: int | None = None  # the hostname constraint, when there is at most one (`table_scores`)
+    inner: np.ndarray | None = None  # int64 [len(idx)]: each node's cell among the domain constraints' domains
+    cells: int = 1  # how many such cells
+
+    def table_scores(self, constraints: list[Constraint], counts: list[np.ndarray], idx: np.ndarray
+                     ) -> np.ndarray | None:
+        """Score's raw values (before ignoring nodes) from a table: a node's value depends only on its own
+        count for the hostname constraint and its domains for the others, so each distinct (count, domains)
+        cell is summed and rounded once, in the plugin's order of operations, and the nodes read their cell.
+        None when the table would not be small (then Score computes node by node)."""
+        if self.inner is None:
+            return None
+        slots, cell = 1, self.inner
+        if self.outer is not None:
+            cnt = counts[self.outer][idx]
+            top = int(cnt.max()) if len(cnt) else 0
+            if top + 2 > 4 * len(idx) + 64:
+                return None
+            slots = top + 2  # the last slot: nodes lacking the key
+            present = self.present[self.outer]
+            if present is not None:
+                cnt = np.where(present, cnt, top + 1)
+            cell = cnt * self.cells + self.inner
+        acc: Any = 0.0  # summed in the constraints' order, as Score does per node
+        axis = 0 if self.outer is None else 1  # axis 0: the hostname count, then one per domain constraint
+        for k, c in enumerate(constraints):
+            shape = [1] * len(constraints)  # one axis per constraint
+            if k == self.outer:
+                vals = np.arange(slots, dtype=np.float64) * self.weights[k] + float(c.max_skew - 1)
+                vals[slots - 1] = 0.0
+                shape[0] = slots
+            else:
+                nodes, domains, size = self.members[k]  # type: ignore[misc]
+                per_domain = np.bincount(domains, weights=counts[k][nodes], minlength=size).astype(np.int64)
+                vals = per_domain.astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
+                vals[0] = 0.0  # domain 0: the node lacks the key
+                shape[axis] = size
+                axis += 1
+            acc = acc + vals.reshape(shape)
+        table = np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64)
+        return table.reshape(-1)[cell]
+
+    @classmethod
+    def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
+        ignored = ~nodes.has_all[idx] if require_all else np.zeros(len(idx), dtype=bool)
+        considered = idx[~ignored]
+        view = cls(ignored, bool(ignored.any()), [], [], [], [])
+        for code, inclusion, host in zip(nodes.codes, nodes.inclusion, nodes.hostname, strict=True):
+            present = code[idx] >= 0
+            view.present.append(None if present.all() else present)
+            if host:
+                view.domain.append(None)
+                view.members.append(None)
+                view.weights.append(math.log(len(considered) + 2))
+                continue
+            dom = code + 1  # 0: the label is absent (Go reads it as "")
+            known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
+            known[dom[considered]] = True
+            contributing = inclusion & known[dom]
+            if require_all:
+                contributing &= nodes.has_all
+            members = np.flatnonzero(contributing)
+            view.domain.append(dom[idx])
+            view.members.append((members, dom[members], len(known)))
+            view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
+        view._cells(nodes.hostname, len(idx))
+        return view
+
+    def _cells(self, hostname: list[bool], m: int) -> None:
+        """`outer`, `inner` and `cells` for `table_scores` (left unset with several hostname constraints)."""
+        if sum(hostname) > 1:
+            return
+        self.outer = hostname.index(True) if any(hostname) else None
+        inner = np.zeros(m, dtype=np.int64)
+        cells = 1
+        for k in reversed(range(len(hostname))):
+            if k != self.outer:
+                inner += self.domain[k] * cells
+                cells *= self.members[k][2]  # type: ignore[index]
+        self.inner, self.cells = inner, cells
+
+
+@dataclass
 class PodTopologySpread:
     defaulting_type: str = "System"
     default_constraints: tuple[dict[str, Any], ...] = ()
@@ -176,6 +304,19 @@ class PodTopologySpread:
             mask &= taints.tolerated(ctx.pod.tolerations)[taints.filtering].all(axis=1)
         return mask
 
+    def _nodes(self, state: ClusterState, ctx: CycleContext, action: str) -> ConstraintNodes:
+        """The pod's `ConstraintNodes` for `action`, computed once per pod shape and node list."""
+        memo = ctx.cache.setdefault(STATIC, {})
+        hit = memo.get(action)  # type: ignore[union-attr]
+        if hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state):
+            constraints = self._cached(ctx, action)
+            codes = self._codes(state, constraints)
+            has_all = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.ones(len(state), dtype=bool)
+            hit = memo[action] = ConstraintNodes(  # type: ignore[index]
+                state.nodes, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
+                [c.topology_key == HOSTNAME for c in constraints])
+        return hit
+
     # ------------------------------------------------------------------ Filter
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         return PreFilterOutcome(skip=not self._cached(ctx, DO_NOT_SCHEDULE))
@@ -186,15 +327,12 @@ class PodTopologySpread:
         missing = np.zeros(m, dtype=bool)
         skewed = np.zeros(m, dtype=bool)
         if constraints:
-            codes = self._codes(state, constraints)
-            has_all = np.logical_and.reduce([c >= 0 for c in codes])
+            nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
             decided = np.zeros(m, dtype=bool)
-            for c, code in zip(constraints, codes, strict=True):
-                eligible = has_all & self._inclusion(state, ctx, c)
+            for c, code, (eligible, eligible_codes, domains, bound) in zip(constraints, nodes.codes,
+                                                                          nodes.eligible(), strict=True):
                 counts = matching_counts(state, c.selector, ctx.pod.namespace)
-                per_domain = np.bincount(code[eligible], weights=counts[eligible],
-                                         minlength=int(code.max()) + 1 if len(code) else 0).astype(np.int64)
-                domains = np.unique(code[eligible])
+                per_domain = np.bincount(eligible_codes, weights=counts[eligible], minlength=bound).astype(np.int64)
                 global_min = int(per_domain[domains].min()) if len(domains) else MAX_INT32
                 if len(domains) < c.min_domains:
                     global_min = 0
@@ -214,46 +352,43 @@ class PodTopologySpread:
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         return len(state) == 0 or not self._cached(ctx, SCHEDULE_ANYWAY)
 
-    def _ignored(self, state: ClusterState, ctx: CycleContext, codes: list[np.ndarray]) -> np.ndarray:
-        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
-        if not require_all:
-            return np.zeros(len(state), dtype=bool)
-        return ~np.logical_and.reduce([c >= 0 for c in codes])
-
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         """Raw scores of the nodes `idx`, which are the filtered nodes of the cycle (PreScore's input)."""
         constraints = self._cached(ctx, SCHEDULE_ANYWAY)
-        codes = self._codes(state, constraints)
-        ignored_all = self._ignored(state, ctx, codes)
-        ignored = ignored_all[idx]
-        considered = idx[~ignored]
+        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
+        view = self._nodes(state, ctx, SCHEDULE_ANYWAY).scored_nodes(idx, require_all)
+        counts = [matching_counts(state, c.selector, ctx.pod.namespace) for c in constraints]
+        raw = view.table_scores(constraints, counts, idx)
+        if raw is None:
+            raw = self._node_scores(constraints, counts, view, idx)
+        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        return np.where(view.ignored, 0, raw) if view.any_ignored else raw
+
+    @staticmethod
+    def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
+                     idx: np.ndarray) -> np.ndarray:
+        """Score's raw values (before ignoring nodes) node by node: per constraint the node's count (its own
+        for the hostname, its domain's otherwise) · log(domains + 2) + maxSkew − 1, summed and rounded."""
         total = np.zeros(len(idx), dtype=np.float64)
-        for c, code in zip(constraints, codes, strict=True):
-            counts = matching_counts(state, c.selector, ctx.pod.namespace)
-            dom = code + 1  # 0: the label is absent (Go reads it as "")
-            if c.topology_key == HOSTNAME:
-                size = len(considered)
+        for k, c in enumerate(constraints):
+            counts = all_counts[k]
+            members = view.members[k]
+            if members is None:  # hostname: every node its own domain
                 cnt = counts[idx]
             else:
-                known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
-                known[dom[considered]] = True
-                size = int(known.sum())
-                contributing = ~ignored_all & self._inclusion(state, ctx, c) & known[dom]
-                per_domain = np.bincount(dom[contributing], weights=counts[contributing],
-                                         minlength=len(known)).astype(np.int64)
-                cnt = per_domain[dom[idx]]
-            weight = math.log(size + 2)
-            part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
-            total = total + np.where(code[idx] >= 0, part, 0.0)
-        raw = np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
-        ctx.cache[f"{NAME}/ignored"] = ignored
-        return np.where(ignored, 0, raw)
+                nodes, domains, size = members
+                per_domain = np.bincount(domains, weights=counts[nodes], minlength=size).astype(np.int64)
+                cnt = per_domain[view.domain[k]]
+            part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
+            present = view.present[k]
+            total = total + (part if present is None else np.where(present, part, 0.0))
+        return np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
         ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
-        if ignored is None or len(ignored) != len(raw):
-            ignored = np.zeros(len(raw), dtype=bool)
-        valid = raw[~ignored]
+        if ignored is None or len(ignored) != len(raw) or not ignored.any():
+            ignored = None
+        valid = raw if ignored is None else raw[~ignored]
         if not len(valid):
             return np.zeros(len(raw), dtype=np.int64)
         lo, hi = int(valid.min()), max(int(valid.max()), 0)
@@ -261,7 +396,7 @@ class PodTopologySpread:
             out = np.full(len(raw), 100, dtype=np.int64)
         else:
             out = 100 * (hi + lo - raw) // hi
-        return np.where(ignored, 0, out).astype(np.int64)
+        return out.astype(np.int64, copy=False) if ignored is None else np.where(ignored, 0, out).astype(np.int64)
 
     def signature(self, pod: Pod) -> tuple:
         return (pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
