@@ -129,6 +129,9 @@ KINDS = ("required_affinity", "required_anti_affinity", "preferred_affinity", "p
 
 def carries_affinity_terms(pod: Pod) -> bool:
     """Whether binding `pod` can change InterPodAffinity's verdicts for pods without terms of their own."""
+    affinity = pod.affinity
+    if not affinity or not (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
+        return False  # the usual pod, once per bind: no terms to parse
     return not pod_terms(pod).empty
 
 
