@@ -354,7 +354,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions)
     result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    result.warnings = list(prepared.notes)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + result.notes
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
