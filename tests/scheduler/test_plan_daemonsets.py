@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import kubefit
 from tests_support import run_json
@@ -127,3 +129,19 @@ def test_library_plan_equals_cli_json(tmp_path, capsys):
     files, template = scenario(tmp_path, AGENT_ALL)
     data = plan_json(capsys, files, template)
     assert kubefit.plan(files, [template]).to_dict() == data
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(daemon=st.integers(1, 4000), web=st.integers(500, 4000), replicas=st.integers(1, 7))
+def test_added_node_holds_what_its_daemonset_pod_leaves(tmp_path, capsys, daemon, web, replicas):
+    """A 4-cpu template under a `daemon`-millicpu DaemonSet holds (4000 − daemon) // web pods of `web` millicpu:
+    the plan adds ceil(replicas / that) nodes, or none (every web pod cannot fit) when that is 0."""
+    existing = NODE.format(name="existing-1", labels="", taints="", cpu=f"{daemon}m")  # full with its agent
+    agent = AGENT_ALL.replace('cpu: "1"', f"cpu: {daemon}m")
+    rs = WEB.replace("replicas: 6", f"replicas: {replicas}").replace('cpu: "2"', f"cpu: {web}m")
+    files = [write(tmp_path, "agent.yaml", agent), write(tmp_path, "cluster.yaml", existing + "---\n" + rs)]
+    template = write(tmp_path, "tpl.yaml", NODE.format(name="tpl", labels="", taints="", cpu="4"))
+    data = plan_json(capsys, files, template)
+    per_node = (4000 - daemon) // web
+    assert data["add"] == {"tpl": -(-replicas // per_node) if per_node else 0}
+    assert len(data["cannotFit"]) == (0 if per_node else replicas)
