@@ -115,11 +115,14 @@ def test_node_actions_answer_where_the_evicted_pods_go():
     told: list[str] = []
     result = kubefit.simulate([DRAIN], drain=["node-a"], warn=told.append)
     moves = result.node_actions["evicted"]
-    assert {m["pod"] for m in moves} == {"api-x7k2p", "debug"}  # the DaemonSet's agent stays
+    assert [m["pod"] for m in moves] == ["api-x7k2p"]  # the DaemonSet's agent stays
     assert all(m["from"] == "node-a" and m["to"] not in (None, "node-a") for m in moves)  # cordoned first
     assert result.node_actions["allPlaced"] is True
-    assert any("no controller to recreate" in t for t in told)  # the bare pod: kubectl drain needs --force
-    removed = kubefit.simulate([DRAIN], remove=["node-a", "node-b"], warn=told.append)  # 6.5 cpu for node-c's 4
+    refused = kubefit.simulate([DRAIN, "examples/drain/debug.yaml"], drain=["node-a"], warn=told.append)
+    assert refused.node_actions["refused"] == {"node-a": "cannot delete Pods that declare no controller (use "
+                                                         "--force to override): default/debug"}
+    assert any("drain of node-a refused" in t for t in told)  # the bare pod: kubectl drain needs --force
+    removed = kubefit.simulate([DRAIN], remove=["node-a", "node-b"], warn=told.append)  # 6 cpu for node-c's 4
     assert removed.node_actions["allPlaced"] is False
     assert [m["to"] for m in removed.node_actions["evicted"]].count(None) == 1
     with pytest.raises(kubefit.InputError, match="no node named 'nope'"):

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.scheduler.capacity import CapacityResult
-    from kubefit.scheduler.nodeactions import NodeActions
+    from kubefit.scheduler.nodeactions import Evictions, NodeActions
     from kubefit.scheduler.plan import Plan
     from kubefit.scheduler.scenario import Prepared
     from kubefit.scheduler.simulate import SimulationResult
@@ -47,22 +47,22 @@ def python_warning(message: str) -> None:
 
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False,
-                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, list[Pod]]:
+                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
     Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
     and into `prepared.notes` (the results' ``warnings``);
     `progress` follows the loading (see `kubefit.load.load_scenario`). Returns the scenario (after the
-    actions), its prepared form and the pods the actions evicted into the queue.
+    actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
     from kubefit.load import load_scenario, unread_objects
-    from kubefit.scheduler.nodeactions import apply_node_actions
+    from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
     unread = unread_objects(scenario, verb, config=True, members=True)
-    evicted: list[Pod] = []
+    evicted = Evictions()
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring)
@@ -178,11 +178,13 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     >>> message.split(". ")[1]
     'no new claims to deallocate, preemption: 0/7 nodes are available: 2 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.'
 
-    Can node-a be drained? Its pods are queued again and land elsewhere:
+    Can node-a be drained? Its api pod's ReplicaSet creates a replacement, which lands elsewhere:
 
     >>> drained = kubefit.simulate(["examples/drain/cluster.yaml"], drain=["node-a"], warn=lambda _: None)
-    >>> [(m["pod"], m["to"]) for m in drained.node_actions["evicted"]], drained.node_actions["allPlaced"]
-    ([('api-x7k2p', 'node-c'), ('debug', 'node-c')], True)
+    >>> [(m["pod"], m["replacement"], m["to"]) for m in drained.node_actions["evicted"]]
+    [('api-x7k2p', 'api-w49dg', 'node-c')]
+    >>> drained.node_actions["allPlaced"]
+    True
     """
     from kubefit.scheduler.nodeactions import eviction_report
     from kubefit.scheduler.simulate import simulate as run
@@ -354,7 +356,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions)
     result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    result.warnings = list(prepared.notes)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + result.notes
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result

@@ -379,18 +379,36 @@ def daemon_nodes(pod: Pod, nodes: list[Node]) -> tuple[list[int], list[int]]:
     return matched, [i for i in matched if tolerated[i]]
 
 
+class DaemonSetPods:
+    """One DaemonSet's pods: its template with the controller's tolerations, pinned per node."""
+
+    def __init__(self, doc: Document, warnings: list[str]) -> None:
+        spec = _spec(doc)
+        template, labels = _template(doc, spec)
+        self.doc = doc
+        self.factory = PodFactory(doc, template, labels, doc, warnings)
+        self.spec = {**self.factory.spec, "tolerations": _daemon_tolerations(self.factory.spec)}
+        self.probe = self.factory.pod(f"{doc.name}-probe", spec=self.spec)
+
+    def eligible(self, nodes: list[Node]) -> tuple[list[int], list[int]]:
+        """`daemon_nodes` of the DaemonSet's pod among `nodes`."""
+        return daemon_nodes(self.probe, nodes) if nodes else ([], [])
+
+    def pod(self, node: str, rng: Any) -> Pod:
+        """A pod `<daemonset>-<5 chars>` pinned to `node`."""
+        node_spec = {**self.spec, "affinity": pinned_affinity(self.spec.get("affinity"), node)}
+        return self.factory.pod(f"{self.doc.name}-{random_suffix(rng)}", spec=node_spec)
+
+
 def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: list[str]) -> list[Pod]:
     """DaemonSet: one pod per eligible node that has none, pinned to it by node affinity."""
-    spec = _spec(doc)
-    template, labels = _template(doc, spec)
-    factory = PodFactory(doc, template, labels, doc, warnings)
-    pod_spec = {**factory.spec, "tolerations": _daemon_tolerations(factory.spec)}
-    probe = factory.pod(f"{doc.name}-probe", spec=pod_spec)
+    daemon = DaemonSetPods(doc, warnings)
     if not nodes:
         warnings.append(f"{doc.source}: {doc.label}: the scenario has no Node objects; the DaemonSet creates no pod")
         return []
-    matched, eligible = daemon_nodes(probe, nodes)
+    matched, eligible = daemon.eligible(nodes)
     if not matched:
+        probe = daemon.probe
         by_labels = bool(probe.node_selector) and not daemon_nodes(replace(probe, affinity=None), nodes)[0]
         field = "nodeSelector" if by_labels else "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         raise _fail(doc, f"spec.template.spec.{field}", "matches no node of the scenario; the DaemonSet would run "
@@ -400,13 +418,30 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
                         f"the DaemonSet creates no pod")
     served = {p.node_name for p in _owned(pods, doc) if p.node_name and _active(p)}
     rng = seeded(doc.source, doc.kind, doc.name)
-    out = []
-    for i in eligible:
-        name = nodes[i].name
-        if name not in served:
-            node_spec = {**pod_spec, "affinity": pinned_affinity(pod_spec.get("affinity"), name)}
-            out.append(factory.pod(f"{doc.name}-{random_suffix(rng)}", spec=node_spec))
-    return out
+    return [daemon.pod(nodes[i].name, rng) for i in eligible if nodes[i].name not in served]
+
+
+class NewNodeDaemons:
+    """The scenario's DaemonSets as their controller meets a node added later (`plan`'s nodes): the pods of
+    every DaemonSet whose selector, required affinity and taint check admit the node, named and pinned as
+    for the scenario's own nodes (suffixes seeded by the DaemonSet and the node)."""
+
+    def __init__(self, workloads: list[Document]) -> None:
+        self.daemons = [DaemonSetPods(d, []) for d in workloads if d.kind == "DaemonSet"]
+        self.made: dict[tuple[str, str, str], list[Pod]] = {}
+        self.keys: set[str] = set()  # every pod made so far, as `Pod.key`
+
+    def pods_for(self, nodes: list[Node]) -> list[Pod]:
+        """The DaemonSet pods the controller creates for `nodes`, node by node, DaemonSets in document order."""
+        out: list[Pod] = []
+        for node in nodes:
+            key = (node.name, repr(sorted(node.labels.items())), repr(node.taints))
+            if key not in self.made:
+                self.made[key] = [d.pod(node.name, seeded(d.doc.source, d.doc.kind, d.doc.name, node.name))
+                                  for d in self.daemons if d.eligible([node])[1]]
+                self.keys.update(p.key for p in self.made[key])
+            out += self.made[key]
+        return out
 
 
 # --------------------------------------------------------------------------- the scenario

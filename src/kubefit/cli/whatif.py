@@ -15,10 +15,11 @@ from kubefit.report.output import emit
 CordonOption = Annotated[list[str] | None, typer.Option(
     "--cordon", help="Mark these nodes unschedulable first (their pods stay); names separated by spaces or commas.")]
 DrainOption = Annotated[list[str] | None, typer.Option(
-    "--drain", help="Cordon these nodes and queue their pods again (DaemonSet and mirror pods stay), "
-    "as kubectl drain --ignore-daemonsets.")]
+    "--drain", help="Cordon these nodes and evict their pods, their controllers queueing replacements (DaemonSet "
+    "and mirror pods stay), as kubectl drain --ignore-daemonsets: refused for a node with a pod of no controller.")]
 RemoveOption = Annotated[list[str] | None, typer.Option(
-    "--remove", help="Delete these nodes; their pods (but DaemonSet pods) are queued again.")]
+    "--remove", help="Delete these nodes; their controllers queue replacements of their pods (not of DaemonSet "
+    "pods); pods of no controller are lost.")]
 
 
 def node_names(values: list[str] | None) -> list[str]:

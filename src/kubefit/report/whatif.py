@@ -11,21 +11,26 @@ if TYPE_CHECKING:
 
 
 def actions_table(console: Console, data: dict) -> None:
-    """Where each evicted pod went, and the answer (all placed or not)."""
+    """Each evicted pod's replacement and where it went, the pods lost, the drains refused, and the answer."""
     actions = data.get("nodeActions")
     if not actions:
         return
     done = ", ".join(f"{verb} {' '.join(actions[verb])}" for verb in ("cordon", "drain", "remove") if verb in actions)
     t = new_table(f"Evicted by: {done}")
-    for col in ("pod", "from", "to"):
+    for col in ("pod", "replacement", "from", "to"):
         t.add_column(col)
     for move in actions["evicted"]:
-        t.add_row(move["pod"], move["from"], move["to"] or "[red]pending[/red]")
-    if actions["evicted"]:
+        t.add_row(move["pod"], move["replacement"], move["from"], move["to"] or "[red]pending[/red]")
+    for gone in actions["lost"]:
+        t.add_row(gone["pod"], "[red]none: lost[/red]", gone["from"], "")
+    if actions["evicted"] or actions["lost"]:
         console.print(t)
+    for node, message in actions["refused"].items():
+        console.print(f"[red]drain of {node} refused[/red] (kubectl drain without --force): {message}")
     placed = sum(1 for m in actions["evicted"] if m["to"] is not None)
     verdict = "yes" if actions["allPlaced"] else "no"
-    console.print(f"evicted pods placed: [bold]{placed}/{len(actions['evicted'])}[/bold] — all fit: {verdict}")
+    console.print(f"evicted pods placed: [bold]{placed}/{len(actions['evicted'])}[/bold], lost "
+                  f"{len(actions['lost'])}, drains refused {len(actions['refused'])} — all fit: {verdict}")
 
 
 def plan_table(console: Console, data: dict) -> None:

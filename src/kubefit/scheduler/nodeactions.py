@@ -2,29 +2,34 @@
 
 - cordon: `spec.unschedulable` and the `node.kubernetes.io/unschedulable:NoSchedule` taint the node
   lifecycle controller adds; the node's pods stay.
-- drain: cordon, then evict the node's pods into the queue, as `kubectl drain --ignore-daemonsets` does:
-  DaemonSet pods and mirror (static) pods stay where they are.
-- remove: the node is gone; its pods are queued again, except DaemonSet pods (their controller creates
-  none for a node that no longer exists).
+- drain: cordon, then evict the node's pods, as `kubectl drain --ignore-daemonsets` does by default:
+  DaemonSet pods and mirror (static) pods stay where they are, and a node running a pod that declares no
+  controller is refused whole (kubectl's error, no `--force`): it stays cordoned and keeps its pods.
+- remove: the node is gone with its pods; DaemonSet pods are not recreated (no node to run on), a pod
+  without a controller is lost.
 
-Evicted pods keep their names and join the queue after the pods already pending (priority first).
+An evicted pod does not come back: its controller creates a replacement, which joins the queue after the
+pods already pending (priority first) — a StatefulSet's under the same name, a ReplicaSet's,
+ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.names`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kubefit.api.core import Node, Pod, Taint
 from kubefit.errors import InputError
 from kubefit.load import TERMINAL_PHASES, Scenario
+from kubefit.names import generate_name
 
 if TYPE_CHECKING:
     from kubefit.scheduler.simulate import SimulationResult
 
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+UNMANAGED_FATAL = "cannot delete Pods that declare no controller (use --force to override)"  # kubectl drain
+RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job")  # generateName `<owner>-`
 
 
 @dataclass
@@ -81,7 +86,7 @@ def _check_names(actions: NodeActions, nodes: list[Node]) -> None:
 
 
 def _moves(pod: Pod, drained: set[str], removed: set[str]) -> bool:
-    """Whether the pod leaves its node and is queued again."""
+    """Whether the pod leaves its node (evicted or deleted with it)."""
     if not pod.bound or pod.phase in TERMINAL_PHASES:
         return False
     if pod.node_name in removed:
@@ -89,34 +94,97 @@ def _moves(pod: Pod, drained: set[str], removed: set[str]) -> bool:
     return pod.node_name in drained and not daemon_pod(pod) and not mirror_pod(pod)
 
 
-def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenario, list[Pod]]:
-    """A new scenario with the actions applied, and the pods evicted into its queue (in queue order)."""
+def controller_of(pod: Pod) -> tuple[str, str] | None:
+    """`metav1.GetControllerOf`: the (kind, name) of the owner reference with `controller: true`; a pod kubefit
+    expanded from a workload is its workload's."""
+    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return str(ref.get("kind")), str(ref.get("name"))
+    if pod.created_by:
+        kind, _, name = pod.created_by.partition("/")
+        return kind, name
+    return None
+
+
+def replacement(pod: Pod) -> Pod | None:
+    """The pod the controller creates for an evicted one, pending (None: no controller, the pod is lost).
+
+    A StatefulSet recreates the same name; others name it from the pod's `metadata.generateName` (a
+    ReplicaSet's, ReplicationController's or Job's `<owner>-` when the snapshot lacks it); any other
+    controller is assumed to recreate the same name."""
+    owner = controller_of(pod)
+    if owner is None:
+        return None
+    meta = dict(pod.raw.get("metadata") or {})
+    prefix = meta.get("generateName") if isinstance(meta.get("generateName"), str) else None
+    if owner[0] in RENAMING_CONTROLLERS and not prefix:
+        prefix = f"{owner[1]}-"
+    name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, "evicted", pod.key)
+    spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
+    raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
+    return replace(pod, name=name, node_name="", phase="Pending", raw=raw)
+
+
+@dataclass
+class Eviction:
+    """A pod that left its node, and what its controller creates instead (None: lost)."""
+
+    pod: Pod
+    replacement: Pod | None
+
+
+@dataclass
+class Evictions:
+    """What the node actions took off the nodes: evictions in queue order, drains refused (node → message)."""
+
+    evictions: list[Eviction] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def _refusals(scenario: Scenario, drained: set[str], removed: set[str]) -> dict[str, str]:
+    """kubectl drain's refusal per drained node running pods that declare no controller (no `--force`)."""
+    bare: dict[str, list[str]] = {}
+    for pod in scenario.pods:
+        if _moves(pod, drained, removed) and pod.node_name not in removed and controller_of(pod) is None:
+            bare.setdefault(pod.node_name, []).append(pod.key)
+    return {node: f"{UNMANAGED_FATAL}: {', '.join(keys)}" for node, keys in bare.items()}
+
+
+def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenario, Evictions]:
+    """A new scenario with the actions applied (replacements at the end of its queue) and what was evicted."""
     _check_names(actions, scenario.nodes)
-    removed, drained = set(actions.remove), set(actions.drain)
-    fenced = set(actions.cordon) | drained
+    removed = set(actions.remove)
+    refused = _refusals(scenario, set(actions.drain), removed)
+    drained = set(actions.drain) - set(refused)
+    fenced = set(actions.cordon) | set(actions.drain)
     nodes = [cordoned(n) if n.name in fenced else n for n in scenario.nodes if n.name not in removed]
     kept: list[Pod] = []
-    evicted: list[Pod] = []
+    evictions: list[Eviction] = []
     for pod in scenario.pods:
         if _moves(pod, drained, removed):
-            evicted.append(replace(pod, node_name="", phase="Pending"))
+            evictions.append(Eviction(pod, replacement(pod)))
         elif (pod.bound and pod.node_name in removed) or _pinned_to(pod) & removed:
             continue  # a DaemonSet pod of a removed node (running or still to create): gone with it
         else:
             kept.append(pod)
-    moved = replace(scenario, nodes=nodes, pods=kept + evicted, warnings=list(scenario.warnings))
-    bare = [p.key for p in evicted if not (p.raw.get("metadata") or {}).get("ownerReferences") and not p.created_by]
-    if bare:
-        moved.warnings.append(f"{len(bare)} evicted pod(s) have no controller to recreate them (e.g. {bare[0]}); "
-                              f"kubectl drain would need --force and they would be gone; kubefit queues them to show "
-                              f"where they would fit")
-    return moved, evicted
+    new = [e.replacement for e in evictions if e.replacement is not None]
+    moved = replace(scenario, nodes=nodes, pods=kept + new, warnings=list(scenario.warnings))
+    lost = [e.pod.key for e in evictions if e.replacement is None]
+    if lost:
+        moved.warnings.append(f"{len(lost)} pod(s) of removed nodes have no controller to recreate them and are lost "
+                              f"(e.g. {lost[0]})")
+    moved.warnings += [f"drain of {node} refused, as kubectl drain without --force: {msg}"
+                       for node, msg in refused.items()]
+    return moved, Evictions(evictions, refused)
 
 
-def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Sequence[Pod]) -> dict:
-    """What the node actions did and where each evicted pod went (None: still pending), `allPlaced` the answer."""
+def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Evictions) -> dict:
+    """What the node actions did: each evicted pod's replacement and where it went (None: still pending), the
+    pods lost, the drains refused; `allPlaced` the answer (every replacement placed, nothing lost or refused)."""
     names = result.state.node_names
-    placed = {s.pod.name: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
-    moves = [{"pod": p.name, "from": p.raw.get("spec", {}).get("nodeName") or "", "to": placed.get(p.name)}
-             for p in evicted]
-    return {**actions.to_dict(), "evicted": moves, "allPlaced": all(m["to"] is not None for m in moves)}
+    placed = {s.pod.key: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
+    moves = [{"pod": e.pod.name, "replacement": e.replacement.name, "from": e.pod.node_name,
+              "to": placed.get(e.replacement.key)} for e in evicted.evictions if e.replacement is not None]
+    lost = [{"pod": e.pod.name, "from": e.pod.node_name} for e in evicted.evictions if e.replacement is None]
+    return {**actions.to_dict(), "evicted": moves, "lost": lost, "refused": evicted.refused,
+            "allPlaced": all(m["to"] is not None for m in moves) and not lost and not evicted.refused}

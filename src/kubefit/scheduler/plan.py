@@ -15,6 +15,13 @@ empty node of every template at its turn; the bound is per template).  Then:
   best of these searches, each answer checked by simulation, not a proof of optimality.
 
 Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
+
+Each added node brings the pods of every DaemonSet of the scenario that admits it (`NodeShouldRunDaemonPod`:
+nodeSelector, required node affinity, NoSchedule/NoExecute taints against the controller's tolerations),
+named and pinned as `kubefit.workloads` makes them for the scenario's nodes.  The DaemonSet controller
+creates them when the node appears, so they are queued before the pending pods and take the node's
+resources first; they are not part of the goal (only the scenario's queue is counted).  A template that
+cannot hold its own DaemonSet pods is named in the notes (each checked alone on one copy).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import compile_state
 from kubefit.told import told_keys
+from kubefit.workloads import NewNodeDaemons
 
 COST_LABEL = "kubefit.io/cost"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -130,22 +138,47 @@ class Planner:
         self.tie_break, self.seed = tie_break, seed
         self.queue = scenario.pending_pods
         self.taken = {n.name for n in scenario.nodes}
+        self.daemons = NewNodeDaemons(scenario.workloads)
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
 
     def run(self, counts: list[int]) -> SimulationResult:
-        nodes = list(self.scenario.nodes)
+        """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
+        added: list[Node] = []
         for template, count in zip(self.templates, counts, strict=True):
-            nodes += copies(template, count, self.taken)
-        state = compile_state(nodes, self.scenario.pods)
+            added += copies(template, count, self.taken)
+        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods)
         self.runs += 1
-        return simulate(state, self.config, self.queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+        queue = [*self.daemons.pods_for(added), *self.queue]
+        return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
 
     def scheduled(self, counts: list[int]) -> int:
+        """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
+        are not the goal: they come with the nodes)."""
         key = tuple(counts)
         if key not in self.memo:
-            self.memo[key] = self.run(counts).scheduled
+            self.memo[key] = queue_scheduled(self.run(counts), self.daemons.keys)
         return self.memo[key]
+
+    def daemon_misfits(self) -> list[str]:
+        """For each template, the DaemonSet pods one copy of it cannot hold on its own (a note per pod)."""
+        notes = []
+        for template in self.templates:
+            node = copies(template, 1, self.taken)
+            daemons = self.daemons.pods_for(node)
+            if not daemons:
+                continue
+            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods)
+            result = simulate(state, self.config, daemons, tie_break=self.tie_break, seed=self.seed, stranded=False)
+            self.runs += 1
+            notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "
+                      f"({s.pod.created_by}): {s.message}" for s in result.steps if s.node is None and s.message]
+        return notes
+
+
+def queue_scheduled(result: SimulationResult, daemon_keys: set[str]) -> int:
+    """Pods scheduled but the added nodes' DaemonSet pods (named by `daemon_keys`)."""
+    return sum(1 for s in result.steps if s.node is not None and s.pod.key not in daemon_keys)
 
 
 def _smallest(ok: Callable[[int], bool], high: int) -> int:
@@ -233,17 +266,17 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
     if not templates:
         raise InputError("give at least one node template (--node-template FILE)")
     planner = Planner(scenario, config, templates, tie_break=tie_break, seed=seed)
+    notes = planner.daemon_misfits()
     before = planner.run([0] * len(templates))
     pending = before.unschedulable
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     if pending == 0 or limit == 0:
         counts = [0] * len(templates)
-        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs)
+        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes)
     target = planner.scheduled([limit] * len(templates))
     if len(templates) == 1:
-        k = _smallest(lambda n: planner.scheduled([n]) >= target, limit)
-        counts = [k]
+        counts = [_smallest(lambda n: planner.scheduled([n]) >= target, limit)]
     else:
         counts = _several(planner, target, limit)
     result = planner.run(counts)
-    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs)
+    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes)
