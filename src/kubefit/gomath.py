@@ -15,6 +15,8 @@ def go_div(a: int, b: int) -> int:
     >>> go_div(7, 2), go_div(-7, 2), go_div(7, -2)
     (3, -3, -3)
     """
+    if a >= 0 and b > 0:  # the usual case, where truncation and floor agree
+        return a // b
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
 

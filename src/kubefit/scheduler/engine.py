@@ -53,6 +53,7 @@ ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
 TIE_BREAKS = ("random", "first")
 _INT64_MIN = np.iinfo(np.int64).min
+_array_max = np.maximum.reduce  # `a.max()` without numpy's Python-level wrappers (once or twice per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
@@ -157,6 +158,16 @@ def shape_key(pod: Pod) -> tuple:
 
 
 @dataclass
+class RowKernels:
+    """A shape's scalar row kernels (rows.py): how `Engine._evaluate_rows` redoes one node's row."""
+
+    live_filters: list  # (index into Shape.filters, row fn): verdicts that follow the node's requests
+    static_filters: list  # indices into Shape.filters whose verdicts binds never change
+    live_scorers: list  # (index into Shape.scorers, row fn, weight) of the identity-normalized scorers
+    static_scorers: list  # (index into Shape.scorers, weight): identity-normalized, raw score fixed
+
+
+@dataclass
 class Shape:
     """What one pod shape's cycle needs, for every node; valid up to bind-log position `seen`."""
 
@@ -183,7 +194,7 @@ class Shape:
     reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
     reason_counts: Counter | None = None
     prescore_error: bool = False
-    kernels: tuple | None = None  # (filter row fns, identity scorers' row fns) when all have one (rows.py)
+    kernels: RowKernels | None = None  # when every filter and identity scorer has a row kernel (rows.py)
     direct: list = field(default_factory=list)  # scorer indices with identity NormalizeScore (in `total`)
     normed: list = field(default_factory=list)  # the others: normalized over the feasible nodes per cycle
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
@@ -345,14 +356,18 @@ class Engine:
                                     if _global_plugin(p))
         if (None not in fk and all(sk[s] is not None for s in sh.direct)
                 and all(sk[s] == "static" for s in sh.normed)):
-            sh.kernels = (fk, [(s, sk[s], sh.scorers[s][2]) for s in sh.direct])
+            sh.kernels = RowKernels(
+                live_filters=[(p, fn) for p, fn in enumerate(fk) if fn != "static"],
+                static_filters=[p for p, fn in enumerate(fk) if fn == "static"],
+                live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
+                static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"])
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         sh.summed = np.zeros(n, dtype=np.int64)
         sh.plan = _plan(sh)
-        self._evaluate(sh, idx, full=True)
+        self._evaluate(sh, idx)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
@@ -381,8 +396,7 @@ class Engine:
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
         fk, sk = sh.kernels_of
-        few = [(state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist())
-               for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
+        few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
         for p in plan.global_filters:
             sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
         for s in plan.global_scorers:
@@ -424,13 +438,8 @@ class Engine:
             return False
         return True
 
-    def _evaluate(self, sh: Shape, rows: np.ndarray, full: bool = False) -> None:
-        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows`."""
-        if not full and sh.kernels is not None and len(rows) <= _FEW_ROWS:
-            try:
-                return self._evaluate_rows(sh, rows.tolist())
-            except OverflowError:  # int64 wrap-around territory: let the plugins do it
-                pass
+    def _evaluate(self, sh: Shape, rows: np.ndarray) -> None:
+        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins."""
         state, ctx = self.state, sh.ctx
         for p, (_name, plugin) in enumerate(sh.filters):
             sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
@@ -458,44 +467,50 @@ class Engine:
 
     def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
         """`_evaluate` for a few rows with the scalar kernels of rows.py (same results)."""
-        state = self.state
-        fk, sk = sh.kernels
-        codes, raw, allowed = sh.codes, sh.raw, sh.allowed
+        row_lists, k = self.state.row_lists, sh.kernels
+        codes, raw, allowed, feasible, bad = sh.codes, sh.raw, sh.allowed, sh.ok, sh.bad
         for i in rows:
-            a, r, z = state.allocatable[i].tolist(), state.requested[i].tolist(), state.nonzero_requested[i].tolist()
+            a, r, z = row_lists(i)
             ok = True if allowed is None else bool(allowed[i])
-            for p, fn in enumerate(fk):
-                if fn == "static":
-                    ok = ok and codes[p, i] == SUCCESS
-                else:
-                    c = fn(a, r, z)
-                    codes[p, i] = c
-                    ok = ok and c == SUCCESS
-            total, bad = 0, False
-            for s, fn, w in sk:  # identity-normalized scorers; the others' raw scores never change
-                v = int(raw[s, i]) if fn == "static" else fn(a, r, z)
-                raw[s, i] = v
+            for p in k.static_filters:
+                ok = ok and int(codes[p, i]) == SUCCESS
+            for p, fn in k.live_filters:
+                c = codes[p, i] = fn(a, r, z)
+                ok = ok and c == SUCCESS
+            total, out = 0, False  # out: a score outside [MIN_NODE_SCORE, MAX_NODE_SCORE]
+            for s, w in k.static_scorers:  # the others' raw scores never change
+                v = int(raw[s, i])
                 total += w * v
-                bad = bad or v < MIN_NODE_SCORE or v > MAX_NODE_SCORE
-            if ok != bool(sh.ok[i]):
+                out = out or not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE
+            for s, fn, w in k.live_scorers:
+                v = raw[s, i] = fn(a, r, z)
+                total += w * v
+                out = out or not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE
+            if ok is not bool(feasible[i]):  # (a numpy bool compared with a Python one is slow)
                 sh.n_ok += 1 if ok else -1
-                sh.ok[i] = ok
+                feasible[i] = ok
                 sh.norm_version += 1
             sh.summed[i] = total
             sh.total[i] = total if ok else _INT64_MIN
-            if bad != bool(sh.bad[i]):
-                sh.n_bad += 1 if bad else -1
-                sh.bad[i] = bad
+            if out is not bool(bad[i]):
+                sh.n_bad += 1 if out else -1
+                bad[i] = out
 
     def _sync(self, sh: Shape) -> None:
         """Re-evaluate the rows bound since the shape was last brought up to date."""
-        if sh.seen == len(self.log) or sh.failure is not None:
-            sh.seen = len(self.log)
+        log = self.log
+        if sh.seen == len(log) or sh.failure is not None:
+            sh.seen = len(log)
             return
-        changed = self.log[sh.seen:]
-        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
-        sh.seen = len(self.log)
-        self._evaluate(sh, rows)
+        changed = log[sh.seen:]
+        sh.seen = len(log)
+        rows = sorted(set(changed)) if len(changed) > 1 else changed
+        if sh.kernels is not None and len(rows) <= _FEW_ROWS:
+            try:
+                return self._evaluate_rows(sh, rows)
+            except OverflowError:  # int64 wrap-around territory: let the plugins do it
+                pass
+        self._evaluate(sh, np.asarray(rows, dtype=np.int64))
 
     # ---------------------------------------------------------------- one cycle
     def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
@@ -535,7 +550,7 @@ class Engine:
         if sh.n_bad and bool((sh.bad & ok).any()):
             self._raise_score_error(sh)
         if sh.identity:
-            best = np.flatnonzero(sh.total == sh.total.max())
+            best = (sh.total == _array_max(sh.total)).nonzero()[0]
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
                 feasible = np.flatnonzero(ok)
@@ -543,7 +558,7 @@ class Engine:
                 sh.norm_seen = sh.norm_version
             feasible, normed = sh.norm_total
             total = sh.total[feasible] + normed
-            best = feasible[total == total.max()]
+            best = feasible[total == _array_max(total)]
         return Decision(self._select(best), best, count, sh)
 
     def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
@@ -569,7 +584,7 @@ class Engine:
         total = sh.total[feasible]  # all feasible: no INT64_MIN among them
         if not sh.identity:
             total = total + self._normalized(sh, feasible)
-        best = np.sort(feasible[total == total.max()])
+        best = np.sort(feasible[total == _array_max(total)])
         return Decision(self._select(best), best, len(feasible), sh)
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:

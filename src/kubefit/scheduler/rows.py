@@ -79,7 +79,7 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             if a == 0:
                 continue
             r = (req[used] if use_req else nz[used]) + p
-            if abs(a) > SAFE or abs(r) > SAFE:
+            if not (-SAFE <= a <= SAFE and -SAFE <= r <= SAFE):
                 raise OverflowError
             s = one(r, a)
             if positive_only and s <= 0:
@@ -92,39 +92,33 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
 
 def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesBalancedAllocation) -> RowFn:
     """`balancedResourceScorer` for one node: float64 in the order `balanced_scores` uses."""
-    pairs = [_pair(state, r.name, ctx.demand.requests, True) for r in plugin.args.resources]
+    # the resources that can count (a dropped one counts as an absent fraction: it changes no sum)
+    live = [(col, used, p) for pair in (_pair(state, r.name, ctx.demand.requests, True)
+                                        for r in plugin.args.resources) if pair is not None
+            for col, _r, used, p in (pair,)]
 
     def row(alloc: list, req: list, _nz: list) -> int:
-        fracs, kept = [], []
-        for pair in pairs:
-            if pair is None:
-                fracs.append(0.0)
-                kept.append(False)
-                continue
-            col, _r, used, p = pair
+        fracs = []  # the kept resources' fractions, in the resources' order
+        for col, used, p in live:
             a = alloc[col]
             if a == 0:
-                fracs.append(0.0)
-                kept.append(False)
                 continue
             r = req[used] + p
-            if abs(a) > SAFE or abs(r) > SAFE:
+            if not (-SAFE <= a <= SAFE and -SAFE <= r <= SAFE):
                 raise OverflowError
-            fracs.append(min(r / float(a), 1.0))
-            kept.append(True)
-        n = sum(kept)
+            f = r / float(a)
+            fracs.append(f if f < 1.0 else 1.0)
+        n = len(fracs)
         if n == 2:
-            first = kept.index(True)
-            last = len(kept) - 1 - kept[::-1].index(True)
-            std = abs((fracs[first] - fracs[last]) / 2)
+            std = abs((fracs[0] - fracs[1]) / 2)
         elif n > 2:
             total = 0.0
             for f in fracs:
                 total = total + f
             mean = total / n
             sq = 0.0
-            for f, k in zip(fracs, kept, strict=True):
-                d = f - mean if k else 0.0
+            for f in fracs:
+                d = f - mean
                 sq = sq + d * d
             std = math.sqrt(sq / n)
         else:

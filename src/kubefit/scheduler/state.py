@@ -45,6 +45,9 @@ class ClusterState:
     # per node, NodeInfo.UsedPorts: hostIP → {(protocol, hostPort)}; a SET, so removing a pod frees its ports
     # even when another pod on the node declared the same one (upstream's bookkeeping, kept exactly)
     used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
+    # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
+    # kernels (rows.py); a node's entry is dropped whenever its row changes
+    _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
@@ -74,6 +77,15 @@ class ClusterState:
         self.requested = np.hstack([self.requested, pad])
         self.resources.extend(new)
         self.index = {name: i for i, name in enumerate(self.resources)}
+        self._row_lists.clear()
+
+    def row_lists(self, node: int) -> tuple[list, list, list]:
+        """The node's allocatable, requested and non-zero requested rows as Python ints (cached until it changes)."""
+        rows = self._row_lists.get(node)
+        if rows is None:
+            rows = self._row_lists[node] = (self.allocatable[node].tolist(), self.requested[node].tolist(),
+                                            self.nonzero_requested[node].tolist())
+        return rows
 
     def demand_vector(self, demand: PodDemand) -> np.ndarray:
         """The pod's `requests` as a row over this state's columns (pods column = 1)."""
@@ -88,10 +100,14 @@ class ClusterState:
 
     def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None, pod: Pod | None = None) -> None:
         """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods."""
-        with np.errstate(over="ignore"):  # int64 sums wrap, as NodeInfo's do in Go (only absurd inputs get there)
-            self.requested[node] += self.demand_vector(demand) if row is None else row
+        # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there)
+        self.requested[node] += self.demand_vector(demand) if row is None else row
+        try:
+            self.nonzero_requested[node] += (demand.nonzero_cpu, demand.nonzero_memory)
+        except TypeError:  # an amount beyond int64 (numpy cannot cast it): the scalar additions say so
             self.nonzero_requested[node, 0] += demand.nonzero_cpu
             self.nonzero_requested[node, 1] += demand.nonzero_memory
+        self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
             self.changes.append((node, pod, 1))
@@ -106,6 +122,7 @@ class ClusterState:
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self.nonzero_requested[node, 0] -= demand.nonzero_cpu
         self.nonzero_requested[node, 1] -= demand.nonzero_memory
+        self._row_lists.pop(node, None)
         self.pods[node] = [p for p in self.pods[node] if p is not pod]
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
