@@ -115,16 +115,15 @@ def final_usage(state: ClusterState) -> dict[str, dict]:
     """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it."""
     out = {}
     basic = (CPU, EPHEMERAL_STORAGE, MEMORY)
-    for i, name in enumerate(state.node_names):
-        req = state.requested[i]
-        requested = {r: int(req[state.index[r]]) for r in basic}
-        for r, col in state.index.items():
-            if r not in basic and r != PODS and req[col] != 0:
-                requested[r] = int(req[col])
+    pods, others = state.index[PODS], [(r, col) for r, col in state.index.items() if r not in basic and r != PODS]
+    for name, req, (cpu, memory) in zip(state.node_names, state.requested.tolist(),
+                                        state.nonzero_requested.tolist(), strict=True):
+        requested = {r: req[state.index[r]] for r in basic}
+        for r, col in others:
+            if req[col] != 0:
+                requested[r] = req[col]
         out[name] = {"requested": dict(sorted(requested.items())),
-                     "nonZeroRequested": {"cpu": int(state.nonzero_requested[i, 0]),
-                                          "memory": int(state.nonzero_requested[i, 1])},
-                     "pods": int(req[state.index[PODS]])}
+                     "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
     return out
 
 
