@@ -109,9 +109,11 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 _StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
 
 
-def _yaml_bodies(text: str, source: str) -> tuple[list[Any], bool]:
-    """The documents of a YAML stream; whether a value was refused (to be located by `locate_refusal`)."""
-    check_nodes = ("&" in text and _ANCHOR.search(text) is not None) or _may_nest_deeper(text, MAX_DEPTH, block=True)
+def _yaml_bodies(text: str, source: str, depth: int) -> tuple[list[Any], bool]:
+    """The documents of a YAML stream (`depth`: its `_bracket_depth`); whether a value was refused (to be
+    located by `locate_refusal`)."""
+    check_nodes = ("&" in text and _ANCHOR.search(text) is not None) or _may_nest_deeper(text, MAX_DEPTH, depth,
+                                                                                           block=True)
     if not check_nodes:  # where yaml-rs provably reads as PyYAML (duplicates and big integers are sent here)
         fast = fast_yaml_bodies(text, lambda part: _libyaml_part(part, source))
         if fast is not None:
@@ -201,10 +203,10 @@ class _JsonHooks:
         return _Refused(_out_of_int64(text))
 
 
-def _json_body(text: str, source: str) -> tuple[Any, bool]:
+def _json_body(text: str, source: str, depth: int) -> tuple[Any, bool]:
     hooks = _JsonHooks()
     body = json.loads(text, object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
-    if _may_nest_deeper(text, MAX_DEPTH, block=False):
+    if depth > MAX_DEPTH:
         _check_object_depth(body, source)
     return body, hooks.refused
 
@@ -222,14 +224,15 @@ def _out_of_int64(text: str) -> str:
 def parse_bodies(text: str, source: str) -> list[Any]:
     """Every top-level document of `text` (JSON if it starts with `{` or `[`, else YAML), checked."""
     is_json = _JSON_START.match(text) is not None
-    if _may_nest_deeper(text, HARD_DEPTH, block=not is_json):
+    depth = _bracket_depth(text)  # one pass over the text serves both limits
+    if _may_nest_deeper(text, HARD_DEPTH, depth, block=not is_json):
         raise _too_deep(source)
     try:
         if is_json:
-            body, refused = _json_body(text, source)
+            body, refused = _json_body(text, source, depth)
             bodies = [body]
         else:
-            bodies, refused = _yaml_bodies(text, source)
+            bodies, refused = _yaml_bodies(text, source, depth)
     except RecursionError:
         raise _too_deep(source) from None
     except json.JSONDecodeError as exc:
@@ -295,15 +298,21 @@ _JSON_START = re.compile(r"\s*[\[{]")
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 
-def _may_nest_deeper(text: str, limit: int, *, block: bool) -> bool:
-    """Whether `text` could nest deeper than `limit`, at C speed: its bracket depth (strings included, so
-    an over-estimate), or for YAML (`block`) a line indented by `limit` characters or more."""
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of `[`/`{` in `text`, at C speed (strings included, so an over-estimate)."""
     brackets = text.encode("utf-8", "surrogateescape").translate(None, _NOT_BRACKETS)
-    if len(brackets) > limit:
-        codes = np.frombuffer(brackets, dtype=np.uint8)
-        opening = (codes == ord("[")) | (codes == ord("{"))
-        if int(np.cumsum(np.where(opening, 1, -1), dtype=np.int64).max()) > limit:
-            return True
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    opening = (codes == ord("[")) | (codes == ord("{"))
+    return int(np.cumsum(np.where(opening, 1, -1), dtype=np.int64).max())
+
+
+def _may_nest_deeper(text: str, limit: int, depth: int, *, block: bool) -> bool:
+    """Whether `text` could nest deeper than `limit`: its bracket `depth` (`_bracket_depth`), or for YAML
+    (`block`) a line indented by `limit` characters or more."""
+    if depth > limit:
+        return True
     indented = rf"[ \t?:-]{{{limit}}}"  # the first line, then the others (`^` with re.M is 8x slower)
     return block and (re.match(indented, text) or re.search("\n" + indented, text)) is not None
 
