@@ -185,7 +185,7 @@ def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], 
         row = state.demand_vector(demand)
         need = row > 0
         pooled = int((free[need] // row[need]).min()) if need.any() else None
-        per_node = copies_per_node(state.copy(), engine.config, pod, demand)
+        per_node = copies_per_node(state, engine.config, pod, demand)  # reads the state (binds nothing)
         fits = (min(int(per_node.sum()), limit) if per_node is not None
                 else count_copies(state.copy(), engine.config, pod, demand, limit=limit)[0])
         out.append({"pod": pod.name, "pending": count,
