@@ -171,12 +171,16 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     pods = list(pods)
     resources = _resource_index(nodes, pods)
     index = {name: i for i, name in enumerate(resources)}
-    alloc = np.zeros((len(nodes), len(resources)), dtype=np.int64)
-    for i, node in enumerate(nodes):
-        for name, nanos in node.allocatable.items():
-            col = index.get(name)
-            if col is not None:
-                alloc[i, col] = _clamp(scheduler_units(name, nanos))
+    keys = [tuple(node.allocatable.items()) for node in nodes]
+    rows: dict[tuple, list[int]] = {}  # per distinct allocatable list (nodes of one type share it): its row
+    for key in keys:
+        if key not in rows:
+            row = rows[key] = [0] * len(resources)
+            for name, nanos in key:
+                col = index.get(name)
+                if col is not None:
+                    row[col] = _clamp(scheduler_units(name, nanos))
+    alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
     for pod in pods:
