@@ -167,6 +167,7 @@ class RowKernels:
     static_filters: list  # indices into Shape.filters whose verdicts binds never change
     live_scorers: list  # (index into Shape.scorers, row fn, weight) of the identity-normalized scorers
     static_scorers: list  # (index into Shape.scorers, weight): identity-normalized, raw score fixed
+    monotone: bool = False  # every live filter refuses a node for good once it does, as long as pods are only added
 
 
 @dataclass
@@ -209,6 +210,7 @@ class Shape:
     static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+    adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
 
 
 @dataclass
@@ -277,6 +279,7 @@ class Engine:
         self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
+        self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
         n = len(state)
         self.order = zone_order(state.nodes)
         self._order2 = np.concatenate([self.order, self.order])
@@ -322,6 +325,7 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
+        sh.adds_only = bool((ctx.row >= 0).all())
         # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
         sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
@@ -362,7 +366,8 @@ class Engine:
                 live_filters=[(p, fn) for p, fn in enumerate(fk) if fn != "static"],
                 static_filters=[p for p, fn in enumerate(fk) if fn == "static"],
                 live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
-                static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"])
+                static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
+                monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
@@ -467,11 +472,18 @@ class Engine:
         sh.bad[rows] = ((raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)).any(axis=0)
         sh.n_bad = int(np.count_nonzero(sh.bad))
 
-    def _evaluate_rows(self, sh: Shape, rows: list[int]) -> None:
-        """`_evaluate` for a few rows with the scalar kernels of rows.py (same results)."""
+    def _evaluate_rows(self, sh: Shape, rows: list[int], binds_only: bool = False) -> None:
+        """`_evaluate` for a few rows with the scalar kernels of rows.py (same verdicts and feasible scores).
+
+        With `binds_only` (pods were only added to these rows since) a node the shape could not use is left
+        as it is: its filters are static or `monotone` (more requests, still refused); its scores, unread
+        while it is infeasible, are redone when a removal makes it a candidate again."""
         row_lists, k = self.state.row_lists, sh.kernels
         codes, raw, allowed, feasible, bad = sh.codes, sh.raw, sh.allowed, sh.ok, sh.bad
+        skip_infeasible = binds_only and k.monotone
         for i in rows:
+            if skip_infeasible and not feasible[i]:
+                continue
             a, r, z = row_lists(i)
             ok = True if allowed is None else bool(allowed[i])
             for p in k.static_filters:
@@ -504,12 +516,13 @@ class Engine:
         if sh.seen == len(log) or sh.failure is not None:
             sh.seen = len(log)
             return
+        binds_only = self.last_removal < sh.seen
         changed = log[sh.seen:]
         sh.seen = len(log)
         rows = sorted(set(changed)) if len(changed) > 1 else changed
         if sh.kernels is not None and len(rows) <= _FEW_ROWS:
             try:
-                return self._evaluate_rows(sh, rows)
+                return self._evaluate_rows(sh, rows, binds_only)
             except OverflowError:  # int64 wrap-around territory: let the plugins do it
                 pass
         self._evaluate(sh, np.asarray(rows, dtype=np.int64))
@@ -631,6 +644,8 @@ class Engine:
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
         pod = pod if pod is not None else sh.ctx.pod
         self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod)
+        if not sh.adds_only:  # a negative request (the API refuses it; a Pod built in Python may hold one)
+            self.last_removal = len(self.log)
         self.log.append(node)
         if carries_affinity_terms(pod):
             self.epoch += 1
@@ -638,15 +653,20 @@ class Engine:
     def evict(self, node: int, pod: Pod) -> None:
         """Delete `pod` from `node` (a preemption victim): its row changes, every shape sees it next cycle."""
         self.state.unbind(node, pod)
-        self.log.append(node)
+        self.log_removal(node)
 
     def unbind(self, node: int, sh: Shape, pod: Pod) -> np.ndarray:
         """`pod`, of the shape, ended on `node`: its row changes back; returns the request vector freed."""
         if len(sh.ctx.row) != len(self.state.resources):
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
         self.state.unbind(node, pod, sh.ctx.demand, sh.ctx.row)
-        self.log.append(node)
+        self.log_removal(node)
         return sh.ctx.row
+
+    def log_removal(self, node: int) -> None:
+        """Record that a pod left `node` (its row changed back): every shape sees it on its next cycle."""
+        self.last_removal = len(self.log)
+        self.log.append(node)
 
     def fit_error(self, sh: Shape) -> str:
         """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.

@@ -41,6 +41,7 @@ def fit_filter_row(state: ClusterState, ctx: CycleContext, plugin: NodeResources
             if want > alloc[col] - req[col]:
                 return 1
         return 0
+    row.monotone = True  # while binds only add to `req`, a refusal stays one
     return row
 
 

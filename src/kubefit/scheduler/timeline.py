@@ -166,7 +166,7 @@ class Replay:
         demand = pod_demand(pod, use_status_resources=True)
         row = self.state.demand_vector(demand)
         self.state.unbind(node, pod, demand, row)
-        self.engine.log.append(node)
+        self.engine.log_removal(node)
         return row
 
     def _schedule(self, now: int) -> None:
