@@ -171,6 +171,41 @@ def test_engine_equals_plain_framework(scenario, few_rows):
 
 
 @SETTINGS
+@given(scenario_st(), st.lists(st.integers(0, 3), min_size=14, max_size=14), st.sampled_from([0, 64]))
+def test_engine_equals_plain_framework_as_pods_leave(scenario, leaving, few_rows):
+    """Binds interleaved with pods leaving (a timeline's completions): every cycle of the engine gives the
+    plain framework's feasible count, best nodes and FitError, whether its caches skip the nodes a shape
+    could not use while pods were only added (rows re-evaluated in scalars) or not (few_rows=0)."""
+    nodes, bound, queue, config = scenario
+    state, ref = compile_state(nodes, bound + queue), compile_state(nodes, bound + queue)
+    old = eng._FEW_ROWS
+    eng._FEW_ROWS = few_rows
+    try:
+        engine = eng.Engine(state, config, tie_break="first")
+        fw = Framework.build(config.profiles[0])
+        placed: list = []  # (node, shape, pod)
+        for pod, leave in zip(queue, leaving, strict=False):
+            if leave and placed:  # a running pod ends
+                node, shape, gone = placed.pop(leave % len(placed))
+                engine.unbind(node, shape, gone)
+                ref.unbind(node, gone)
+            d = engine.cycle(pod)
+            r = schedule_one(fw, ref, pod)
+            assert d.feasible == len(r.feasible)
+            if len(r.feasible) == 0:
+                assert engine.fit_error(d.shape) == r.fit_error()
+                continue
+            best = [int(b) for b in (r.best if len(r.feasible) > 1 else r.feasible)]
+            assert d.node == best[0] and (d.feasible == 1 or [int(b) for b in d.best] == best)
+            engine.bind(d.node, d.shape, pod)
+            ref.bind(d.node, pod_demand(pod), pod=pod)
+            placed.append((d.node, d.shape, pod))
+    finally:
+        eng._FEW_ROWS = old
+    assert np.array_equal(state.requested, ref.requested)
+
+
+@SETTINGS
 @given(scenario_st(), st.integers(0, 2**32 - 1))
 def test_random_tie_break_is_seeded_and_picks_a_best_node(scenario, seed):
     nodes, bound, queue, config = scenario
