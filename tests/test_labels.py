@@ -55,3 +55,16 @@ def test_keys_and_values_are_validated(selector, expected):
 def test_invalid_key_is_an_error():
     with pytest.raises(SelectorError, match="key: Invalid value"):
         parse_selector({"matchLabels": {"a/b/c": "x"}})
+
+
+@pytest.mark.parametrize("selector", [
+    "app=web", {"matchLabels": "app"}, {"matchLabels": ["app"]}, {"matchExpressions": {"key": "app"}},
+    {"matchExpressions": ["app"]}, {"matchExpressions": [{"key": "app", "operator": ["In"], "values": ["a"]}]},
+    {"matchExpressions": [{"key": "app", "operator": "In", "values": "web"}]},
+], ids=["string", "labels-string", "labels-list", "expressions-map", "expression-string", "operator-list",
+        "values-string"])
+def test_malformed_selector_is_a_selector_error(selector):
+    """Whatever shape a selector has, parsing it answers or raises SelectorError (callers turn that into
+    an input error naming the field), never AttributeError or TypeError."""
+    with pytest.raises(SelectorError):
+        parse_selector(selector)

@@ -233,7 +233,15 @@ def test_daemon_set_selector_matching_no_node_is_an_error(tmp_path, capsys):
     ("replicas: -1, selector: {matchLabels: {app: web}}", ["spec.replicas", "non-negative"]),
     ("replicas: 2, replica: 3, selector: {matchLabels: {app: web}}", ["spec.replica", "unknown field"]),
     ("replicas: 2", ["spec.selector", "required"]),
-], ids=["selector-mismatch", "negative-replicas", "unknown-field", "no-selector"])
+    ("replicas: 9223372036854775807, selector: {matchLabels: {app: web}}",
+     ["spec.replicas", "at most 2147483647", "int32"]),
+    ("replicas: 2, selector: {matchLabels: app}", ["spec.selector.matchLabels", "must be a mapping"]),
+    ("replicas: 2, selector: {matchLabels: {app: web}, matchLabel: {app: web}}",
+     ["spec.selector.matchLabel", "unknown field"]),
+    ("replicas: 2, selector: {matchExpressions: [{key: app, operator: In, values: [web], value: x}]}",
+     ["spec.selector.matchExpressions[0].value", "unknown field"]),
+], ids=["selector-mismatch", "negative-replicas", "unknown-field", "no-selector", "beyond-int32",
+        "match-labels-not-a-map", "selector-unknown-field", "requirement-unknown-field"])
 def test_bad_workload_is_one_clear_error(tmp_path, capsys, spec, fragments):
     path = tmp_path / "s.yaml"
     path.write_text("---\n".join([nodes(), workload("Deployment", "web", spec)]))
@@ -241,6 +249,50 @@ def test_bad_workload_is_one_clear_error(tmp_path, capsys, spec, fragments):
     err = capsys.readouterr().err
     assert err.count("error:") == 1 and "Traceback" not in err
     assert all(f in err for f in (str(path), "Deployment/web", *fragments)), err
+
+
+@pytest.mark.parametrize("field", ["kubefitTypo", "metadata.labelz"])
+def test_unknown_object_or_metadata_field_of_a_workload_is_refused(tmp_path, capsys, field):
+    """As for Pods and Nodes: a workload's unknown top-level or metadata field is an error, never dropped."""
+    body = workload("Deployment", "web", "replicas: 2, selector: {matchLabels: {app: web}}")
+    body = (body + "kubefitTypo: 1\n" if field == "kubefitTypo"
+            else body.replace("metadata: {name: web}", "metadata: {name: web, labelz: {a: b}}"))
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), body]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and f"Deployment/web: {field}: unknown field" in err, err
+
+
+@pytest.mark.parametrize(("kind", "spec", "field"), [
+    ("Deployment", "replicas: 2147483647, selector: {matchLabels: {app: web}}", "spec.replicas"),
+    ("StatefulSet", "replicas: 2147483647, serviceName: web, selector: {matchLabels: {app: web}}", "spec.replicas"),
+    ("Job", "parallelism: 2147483647, completions: 2147483647", "spec.parallelism"),
+], ids=["deployment", "statefulset", "job"])
+def test_workload_pods_are_bounded(tmp_path, capsys, kind, spec, field):
+    """An int32 `replicas` would exhaust memory: past KUBEFIT_MAX_WORKLOAD_PODS (200,000) it is one clear
+    error, at once."""
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), workload(kind, "web", spec, api=api)]))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1
+    assert f"{kind}/web" in err and field in err and "past the 200000 pods" in err, err
+
+
+def test_workload_pod_bound_counts_every_workload(tmp_path, monkeypatch, capsys):
+    """The bound is the scenario's: two ReplicaSets of 3 pass a bound of 6 and fail one of 5 (at the second)."""
+    sets = [workload("ReplicaSet", name, f"replicas: 3, selector: {{matchLabels: {{app: {name}}}}}")
+            for name in ("a", "b")]
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(), *sets]))
+    monkeypatch.setenv("KUBEFIT_MAX_WORKLOAD_PODS", "6")
+    assert len(load_scenario([path]).pending_pods) == 6
+    monkeypatch.setenv("KUBEFIT_MAX_WORKLOAD_PODS", "5")
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "ReplicaSet/b: spec.replicas: would create 3 pods, past the 5 pods" in err, err
 
 
 def test_bad_template_is_named_at_the_workload(tmp_path, capsys):

@@ -94,7 +94,9 @@ def requirement(expr: Mapping[str, Any]) -> Requirement:
     """One matchExpressions entry as `labels.NewRequirement` accepts it; SelectorError otherwise."""
     key, op = str(expr.get("key") or ""), expr.get("operator") or ""
     values: Sequence[Any] = expr.get("values") or []
-    if op not in OPERATORS:
+    if not isinstance(values, list):
+        raise SelectorError(f"values: must be a list of strings, got {type(values).__name__}")
+    if not isinstance(op, str) or op not in OPERATORS:
         raise SelectorError(f"{op!r} is not a valid label selector operator".replace("'", '"'))
     if op in ("In", "NotIn") and not values:
         raise SelectorError("values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be "
@@ -109,8 +111,15 @@ def parse_selector(selector: Mapping[str, Any] | None) -> Selector:
     """`metav1.LabelSelectorAsSelector`: None → nothing, {} → everything; SelectorError on a bad expression."""
     if selector is None:
         return NOTHING
-    reqs = [_checked(str(k), "In", [str(v)]) for k, v in (selector.get("matchLabels") or {}).items()]
-    reqs += [requirement(e or {}) for e in selector.get("matchExpressions") or []]
+    if not isinstance(selector, Mapping):
+        raise SelectorError(f"must be a label selector (a mapping), got {type(selector).__name__}")
+    labels, exprs = selector.get("matchLabels") or {}, selector.get("matchExpressions") or []
+    if not isinstance(labels, Mapping):
+        raise SelectorError(f"matchLabels: must be a mapping of label keys to values, got {type(labels).__name__}")
+    if not isinstance(exprs, list) or not all(isinstance(e, Mapping | None) for e in exprs):
+        raise SelectorError("matchExpressions: must be a list of requirements (mappings with key, operator, values)")
+    reqs = [_checked(str(k), "In", [str(v)]) for k, v in labels.items()]
+    reqs += [requirement(e or {}) for e in exprs]
     return Selector(tuple(reqs))
 
 

@@ -748,13 +748,17 @@ def _scheduling_gates(spec: dict[str, Any], doc: Document) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _selector(value: Any, doc: Document, path: str) -> None:
-    """A metav1.LabelSelector: mapping, matchLabels strings, expressions kube-scheduler can parse."""
+def label_selector(value: Any, doc: Document, path: str) -> None:
+    """A metav1.LabelSelector: mapping, matchLabels strings, expressions (their fields known) kube-scheduler
+    can parse."""
     if value is None:
         return
     selector = _mapping(value, doc, path)
     _check_fields(selector, frozenset({"matchLabels", "matchExpressions"}), doc, path)
     _string_map(selector.get("matchLabels"), doc, f"{path}.matchLabels")
+    for i, raw in enumerate(_list(selector.get("matchExpressions"), doc, f"{path}.matchExpressions")):
+        where = f"{path}.matchExpressions[{i}]"
+        _check_fields(_mapping(raw, doc, where), REQUIREMENT_FIELDS, doc, where)
     try:
         parse_selector(selector)
     except SelectorError as exc:
@@ -776,7 +780,7 @@ def _spread_constraints(spec: dict[str, Any], doc: Document) -> tuple[dict[str, 
         _int(c.get("minDomains"), doc, f"{path}.minDomains")
         for key in ("topologyKey", "whenUnsatisfiable", "nodeAffinityPolicy", "nodeTaintsPolicy"):
             _string(c.get(key), doc, f"{path}.{key}")
-        _selector(c.get("labelSelector"), doc, f"{path}.labelSelector")
+        label_selector(c.get("labelSelector"), doc, f"{path}.labelSelector")
         _string_list(c.get("matchLabelKeys"), doc, f"{path}.matchLabelKeys")
         out.append(c)
     return tuple(out)
@@ -803,8 +807,8 @@ def _check_pod_affinity(affinity: dict[str, Any], doc: Document) -> None:
 def _check_pod_affinity_term(value: Any, doc: Document, path: str) -> None:
     term = _mapping(value, doc, path)
     _check_fields(term, POD_AFFINITY_TERM_FIELDS, doc, path)
-    _selector(term.get("labelSelector"), doc, f"{path}.labelSelector")
-    _selector(term.get("namespaceSelector"), doc, f"{path}.namespaceSelector")
+    label_selector(term.get("labelSelector"), doc, f"{path}.labelSelector")
+    label_selector(term.get("namespaceSelector"), doc, f"{path}.namespaceSelector")
     _string_list(term.get("namespaces"), doc, f"{path}.namespaces")
     _string(term.get("topologyKey"), doc, f"{path}.topologyKey")
     for key in ("matchLabelKeys", "mismatchLabelKeys"):

@@ -18,7 +18,7 @@ from kubefit.decode import mapping as _mapping
 from kubefit.decode import string as _string
 from kubefit.decode import string_map as _string_map
 from kubefit.load import Document, _name, _object_parts
-from kubefit.load import _selector as check_selector
+from kubefit.load import label_selector as check_selector
 
 SERVICE_SPEC_FIELDS = frozenset({
     "ports", "selector", "clusterIP", "clusterIPs", "type", "externalIPs", "sessionAffinity", "loadBalancerIP",

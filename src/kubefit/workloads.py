@@ -19,27 +19,35 @@ The workload objects stay in `Scenario.workloads` (a generated ReplicaSet is add
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any
 
 from kubefit.api.core import Node, Pod
+from kubefit.decode import check_fields as _check_fields
 from kubefit.decode import fail as _fail
 from kubefit.decode import mapping as _mapping
 from kubefit.errors import InputError
 from kubefit.kinds import WORKLOAD_KINDS, skipped_note
 from kubefit.labels import SelectorError, parse_selector
 from kubefit.load import (
+    METADATA_FIELDS,
+    OBJECT_FIELDS,
     TERMINAL_PHASES,
     Document,
     Scenario,
     cluster_object_decoders,
     decode_pod,
+    label_selector,
 )
 from kubefit.names import random_suffix, safe_encode, seeded
 
 POD_TEMPLATE_HASH = "pod-template-hash"
+INT32_MAX = 2**31 - 1  # replicas, parallelism, completions, ordinals.start are int32 in the API
+MAX_WORKLOAD_PODS = 200_000  # pods the controllers of one scenario may create (Kubernetes' own scale limit: 150,000)
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 SPEC_FIELDS = {
     "Deployment": {"replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
@@ -86,7 +94,32 @@ def _count(doc: Document, spec: dict[str, Any], key: str, default: int | None) -
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _fail(doc, f"spec.{key}", f"must be a non-negative integer, got {value!r}")
+    if value > INT32_MAX:
+        raise _fail(doc, f"spec.{key}", f"must be at most {INT32_MAX} (an int32, as the API server reads it), "
+                    f"got {value}")
     return value
+
+
+def max_workload_pods() -> int:
+    """The bound on pods created from workloads: `KUBEFIT_MAX_WORKLOAD_PODS` (a plain integer) or 200,000."""
+    raw = os.environ.get("KUBEFIT_MAX_WORKLOAD_PODS", "")
+    return int(raw) if raw.strip().isdigit() else MAX_WORKLOAD_PODS
+
+
+@dataclass
+class PodBudget:
+    """How many more pods the scenario's controllers may create (a hostile `replicas` must not exhaust memory)."""
+
+    limit: int
+    used: int = 0
+
+    def take(self, doc: Document, field: str, count: int) -> int:
+        """`count` more pods for `doc`, or an error naming `field` when they pass the limit."""
+        if self.used + count > self.limit:
+            raise _fail(doc, field, f"would create {count} pods, past the {self.limit} pods kubefit creates from "
+                        "the workloads of one scenario (KUBEFIT_MAX_WORKLOAD_PODS raises the limit)")
+        self.used += count
+        return count
 
 
 def _meta(doc: Document) -> dict[str, Any]:
@@ -111,6 +144,8 @@ def _spec(doc: Document) -> dict[str, Any]:
                     f"(expected {expected!r})")
     if not doc.name:
         raise _fail(doc, "metadata.name", "a name is required")
+    _check_fields(doc.body, OBJECT_FIELDS, doc, "")
+    _check_fields(_meta(doc), METADATA_FIELDS, doc, "metadata")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
     unknown = sorted(str(k) for k in spec if k not in SPEC_FIELDS[doc.kind])
     if unknown:
@@ -127,11 +162,13 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
                       "spec.template.metadata.labels")
     labels = {str(k): str(v) for k, v in labels.items()}
     selector = spec.get("selector")
-    if doc.kind == "ReplicationController":
-        selector = {"matchLabels": selector} if selector else None
+    if doc.kind == "ReplicationController":  # a plain label map there
+        selector = {"matchLabels": _mapping(selector, doc, "spec.selector")} if selector else None
+    else:
+        label_selector(selector, doc, "spec.selector")
     if selector is not None and not (doc.kind == "Job" and not spec.get("manualSelector")):
         try:
-            ok = parse_selector(_mapping(selector, doc, "spec.selector")).matches(labels)
+            ok = parse_selector(selector).matches(labels)
         except SelectorError as exc:
             raise _fail(doc, "spec.selector", str(exc)) from None
         if not ok:
@@ -255,15 +292,16 @@ class PodFactory:
 
 # --------------------------------------------------------------------------- the controllers
 
-def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
     """ReplicaSet / ReplicationController: new pods until `spec.replicas` are active."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     replicas = _count(doc, spec, "replicas", 1) or 0
     active = sum(1 for p in _owned(pods, doc) if _active(p))
+    count = budget.take(doc, "spec.replicas", max(replicas - active, 0))
     factory = PodFactory(doc, template, labels, doc, warnings)
     rng = seeded(doc.source, doc.kind, doc.name)
-    return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(max(replicas - active, 0))]
+    return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
 
 
 def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Document | None:
@@ -285,7 +323,7 @@ def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Documen
     return Document(rs, doc.source, doc.index, doc.position)
 
 
-def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
     """StatefulSet: `<name>-<ordinal>` for the lowest ordinals without a pod (from `spec.ordinals.start`),
     until `spec.replicas` pods it owns are active (a snapshot's owned pods count whatever their names)."""
     spec = _spec(doc)
@@ -294,18 +332,20 @@ def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[
     replicas = _count(doc, spec, "replicas", 1) or 0
     namespace = _namespace(doc)
     existing = {p.name for p in pods if p.namespace == namespace}
-    missing = replicas - sum(1 for p in _owned(pods, doc) if _active(p))
+    missing = budget.take(doc, "spec.replicas", max(replicas - sum(1 for p in _owned(pods, doc) if _active(p)), 0))
     factory = PodFactory(doc, template, labels, doc, warnings)
-    out = []
+    out: list[Pod] = []
     for ordinal in range(start, start + replicas):
+        if len(out) == missing:
+            break
         name = f"{doc.name}-{ordinal}"
-        if name not in existing and len(out) < missing:
+        if name not in existing:
             out.append(factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal),
                                           "statefulset.kubernetes.io/pod-name": name}))
     return out
 
 
-def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
+def _job_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
     """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended);
     an Indexed Job's are `<job>-<index>-<5 chars>` for the lowest indexes without a pod."""
     spec = _spec(doc)
@@ -327,12 +367,12 @@ def _job_pods(doc: Document, pods: list[Pod], warnings: list[str]) -> list[Pod]:
                                          "batch.kubernetes.io/job-name": doc.name, "controller-uid": uid,
                                          "job-name": doc.name}, doc, warnings)
     rng = seeded(doc.source, doc.kind, doc.name)
-    count = max(wanted - active, 0)
+    count = budget.take(doc, "spec.parallelism", max(wanted - active, 0))
     if spec.get("completionMode") != "Indexed" or completions is None:
         return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
     taken = {p.raw.get("metadata", {}).get("labels", {}).get(COMPLETION_INDEX) for p in owned
              if p.phase == "Succeeded" or _active(p)}
-    indexes = [i for i in range(completions) if str(i) not in taken][:count]
+    indexes = list(islice((i for i in range(completions) if str(i) not in taken), count))
     return [factory.pod(f"{doc.name}-{i}-{random_suffix(rng)}", {COMPLETION_INDEX: str(i)}) for i in indexes]
 
 
@@ -400,7 +440,8 @@ class DaemonSetPods:
         return self.factory.pod(f"{self.doc.name}-{random_suffix(rng)}", spec=node_spec)
 
 
-def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: list[str]) -> list[Pod]:
+def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: list[str],
+                 budget: PodBudget) -> list[Pod]:
     """DaemonSet: one pod per eligible node that has none, pinned to it by node affinity."""
     daemon = DaemonSetPods(doc, warnings)
     if not nodes:
@@ -417,8 +458,10 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
         warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
                         f"the DaemonSet creates no pod")
     served = {p.node_name for p in _owned(pods, doc) if p.node_name and _active(p)}
+    targets = [i for i in eligible if nodes[i].name not in served]
+    budget.take(doc, "spec.template", len(targets))
     rng = seeded(doc.source, doc.kind, doc.name)
-    return [daemon.pod(nodes[i].name, rng) for i in eligible if nodes[i].name not in served]
+    return [daemon.pod(nodes[i].name, rng) for i in targets]
 
 
 class NewNodeDaemons:
@@ -455,12 +498,13 @@ def expand_workloads(scenario: Scenario) -> None:
     if not scenario.workloads:
         return
     given = list(scenario.pods)
+    budget = PodBudget(max_workload_pods())
     expanders: dict[str, Callable[[Document], list[Pod]]] = {
-        "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings),
-        "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings),
-        "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings),
-        "Job": lambda d: _job_pods(d, given, scenario.warnings),
-        "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings),
+        "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget),
+        "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget),
+        "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget),
+        "Job": lambda d: _job_pods(d, given, scenario.warnings, budget),
+        "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget),
     }
     created: list[tuple[int, list[Pod]]] = []
     for doc in list(scenario.workloads):

@@ -335,6 +335,20 @@ def test_convert_cli_refuses_invalid_files_with_exit_2(name: str, tmp_path: Path
     assert INVALID[name][1][0] in err and str(path) in err
 
 
+@pytest.mark.parametrize("plugins", ["name", ["score"], 3], ids=["string", "list", "number"])
+def test_convert_cli_refuses_plugins_that_are_not_a_mapping(plugins, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A v1 profile whose `plugins` is not a mapping: v1's own decoding error, not an internal one (fuzzing)."""
+    from kubefit.cli import main
+
+    path = tmp_path / "v1.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                                    "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": plugins}]}))
+    assert main(["config", "convert", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and str(path) in err and "profiles[0].plugins" in err, err
+
+
 def test_unsupported_api_version_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unsupported scheduler configuration apiVersion"):
         to_v1(_doc({"apiVersion": "kubescheduler.config.k8s.io/v1alpha1", "kind": "KubeSchedulerConfiguration"}))

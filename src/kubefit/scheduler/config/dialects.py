@@ -731,7 +731,8 @@ def without_plugins(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
     for prof in out.get("profiles") or []:
         if not isinstance(prof, dict):
             continue
-        for sets in (prof.get("plugins") or {}).values():
+        plugins = prof.get("plugins")
+        for sets in plugins.values() if isinstance(plugins, dict) else ():  # else: v1 validation names it
             for key in ("enabled", "disabled"):
                 if isinstance(sets, dict) and isinstance(sets.get(key), list):
                     sets[key] = [p for p in sets[key] if not (isinstance(p, dict) and p.get("name") in names)]
