@@ -96,6 +96,29 @@ AFFINITY_FIELDS = frozenset({"nodeAffinity", "podAffinity", "podAntiAffinity"})
 NODE_AFFINITY_FIELDS = frozenset({"requiredDuringSchedulingIgnoredDuringExecution",
                                   "preferredDuringSchedulingIgnoredDuringExecution"})
 TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
+# v1 Volume: its name and one VolumeSource; the fields of the sources kubefit reads (the volume plugins) or
+# that manifests commonly hold. A source not listed here is kept as given, unread.
+VOLUME_SOURCE_FIELDS: dict[str, frozenset[str] | None] = {
+    "persistentVolumeClaim": frozenset({"claimName", "readOnly"}),
+    "ephemeral": frozenset({"volumeClaimTemplate"}),
+    "gcePersistentDisk": frozenset({"pdName", "fsType", "partition", "readOnly"}),
+    "awsElasticBlockStore": frozenset({"volumeID", "fsType", "partition", "readOnly"}),
+    "rbd": frozenset({"monitors", "image", "fsType", "pool", "user", "keyring", "secretRef", "readOnly"}),
+    "iscsi": frozenset({"targetPortal", "iqn", "lun", "iscsiInterface", "fsType", "readOnly", "portals",
+                        "chapAuthDiscovery", "chapAuthSession", "secretRef", "initiatorName"}),
+    "emptyDir": frozenset({"medium", "sizeLimit"}),
+    "hostPath": frozenset({"path", "type"}),
+    "configMap": frozenset({"name", "items", "defaultMode", "optional"}),
+    "secret": frozenset({"secretName", "items", "defaultMode", "optional"}),
+    "projected": frozenset({"sources", "defaultMode"}),
+    "downwardAPI": frozenset({"items", "defaultMode"}),
+    "csi": frozenset({"driver", "readOnly", "fsType", "volumeAttributes", "nodePublishSecretRef"}),
+    "nfs": frozenset({"server", "path", "readOnly"}),
+    **dict.fromkeys(("gitRepo", "glusterfs", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile",
+                     "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO",
+                     "storageos", "image")),
+}
+VOLUME_FIELDS = frozenset({"name", *VOLUME_SOURCE_FIELDS})
 REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})
 TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -702,10 +725,20 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "scheduling_gates": _scheduling_gates(spec, doc),
             "resource_claims": tuple(_mapping(c, doc, f"spec.resourceClaims[{i}]") for i, c in
                                      enumerate(_list(spec.get("resourceClaims"), doc, "spec.resourceClaims"))),
-            "volumes": tuple(_mapping(v, doc, f"spec.volumes[{i}]") for i, v in
+            "volumes": tuple(_volume(v, doc, f"spec.volumes[{i}]") for i, v in
                              enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
             "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
             or "PreemptLowerPriority"}
+
+
+def _volume(value: Any, doc: Document, path: str) -> dict[str, Any]:
+    """A `spec.volumes[]` entry, kept as given: its fields and those of its (known) source checked."""
+    volume = _mapping(value, doc, path)
+    _check_fields(volume, VOLUME_FIELDS, doc, path)
+    for kind, known in VOLUME_SOURCE_FIELDS.items():
+        if known is not None and volume.get(kind) is not None:
+            _check_fields(_mapping(volume[kind], doc, f"{path}.{kind}"), known, doc, f"{path}.{kind}")
+    return volume
 
 
 def _timestamp(value: Any, doc: Document, path: str) -> float | None:

@@ -102,11 +102,7 @@ class ClusterState:
         """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods."""
         # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there)
         self.requested[node] += self.demand_vector(demand) if row is None else row
-        try:
-            self.nonzero_requested[node] += (demand.nonzero_cpu, demand.nonzero_memory)
-        except TypeError:  # an amount beyond int64 (numpy cannot cast it): the scalar additions say so
-            self.nonzero_requested[node, 0] += demand.nonzero_cpu
-            self.nonzero_requested[node, 1] += demand.nonzero_memory
+        self._add_nonzero(node, demand, 1)
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
@@ -120,14 +116,22 @@ class ClusterState:
         requests and its place among the node's pods."""
         demand = demand or pod_demand(pod, use_status_resources=True)
         self.requested[node] -= self.demand_vector(demand) if row is None else row
-        self.nonzero_requested[node, 0] -= demand.nonzero_cpu
-        self.nonzero_requested[node, 1] -= demand.nonzero_memory
+        self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
         self.pods[node] = [p for p in self.pods[node] if p is not pod]
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
         self.version += 1
+
+    def _add_nonzero(self, node: int, demand: PodDemand, sign: int) -> None:
+        """Add (sign 1) or take back (-1) the pod's non-zero cpu/memory on `node`, as one array operation:
+        int64 sums wrap silently like NodeInfo's in Go, where scalar numpy arithmetic would warn."""
+        try:
+            self.nonzero_requested[node] += (sign * demand.nonzero_cpu, sign * demand.nonzero_memory)
+        except (TypeError, OverflowError):  # an amount beyond int64 (numpy cannot cast it): the scalar adds say so
+            self.nonzero_requested[node, 0] += sign * demand.nonzero_cpu
+            self.nonzero_requested[node, 1] += sign * demand.nonzero_memory
 
     def all_pods(self) -> list[Pod]:
         """Every pod bound to a node, node by node."""
