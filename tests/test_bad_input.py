@@ -224,6 +224,24 @@ NODE_POD_SHAPES = [
     ("status-condition-reason-a-list", with_node(pod() + "status: {conditions: [{type: PodResizePending, "
                                                          "reason: [Infeasible]}]}\n"),
      ["Pod/p1", "status.conditions[0].reason", "must be a string"]),
+    # a null entry of a list of mappings: refused as what the entry must be, by its index
+    ("node-condition-null", with_pod(node("{allocatable: {cpu: '4'}, conditions: [null]}")),
+     ["Node/n1", "status.conditions[0]", "must be a condition (a mapping with type and status), got null"]),
+    ("container-status-null", with_node(pod() + "status: {containerStatuses: [{name: c}, null]}\n"),
+     ["Pod/p1", "status.containerStatuses[1]", "must be a container status", "got null"]),
+    ("pod-condition-null", with_node(pod() + "status: {conditions: [null]}\n"),
+     ["Pod/p1", "status.conditions[0]", "must be a condition (a mapping with type and status), got null"]),
+    ("preferred-term-null", with_node(pod(
+        "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [null]}},")),
+     ["Pod/p1", "preferredDuringSchedulingIgnoredDuringExecution[0]", "must be a mapping with weight and preference"]),
+    ("requirement-null", with_node(pod(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchFields: [null]}]}}},")),
+     ["Pod/p1", "nodeSelectorTerms[0].matchFields[0]", "must be a requirement (a mapping with key, operator, values)"]),
+    ("requirement-unknown-field", with_node(pod(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: zone, operator: Exists, value: a}]}]}}},")),
+     ["Pod/p1", "nodeSelectorTerms[0].matchExpressions[0].value", "unknown field"]),
     ("two-nodes-one-name", docs(NODE, NODE, POD), ["Node/n1", "metadata.name", "a second Node named 'n1'"]),
     ("two-pods-one-name", docs(NODE, POD, POD), ["Pod/p1", "metadata.name", "a second Pod named 'default/p1'"]),
 ]

@@ -550,13 +550,10 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
                         f" nothing fits on it")
     taints = tuple(_taint(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
     labels = _string_map(meta.get("labels"), doc, "metadata.labels")
-    for i, raw in enumerate(_list(status.get("conditions"), doc, "status.conditions")):
-        if raw is None:
-            raise _fail(doc, f"status.conditions[{i}]", "must be a condition (a mapping with type and status), got null")
-        condition = _mapping(raw, doc, f"status.conditions[{i}]")
-        _check_fields(condition, NODE_CONDITION_FIELDS, doc, f"status.conditions[{i}]")
+    for path, condition in _entries(status.get("conditions"), doc, "status.conditions", NODE_CONDITION_FIELDS,
+                                    "a condition (a mapping with type and status)"):
         for key in ("type", "status"):
-            _string(condition.get(key), doc, f"status.conditions[{i}].{key}")
+            _string(condition.get(key), doc, f"{path}.{key}")
     unschedulable = spec.get("unschedulable")
     if unschedulable is not None and not isinstance(unschedulable, bool):
         raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
@@ -848,18 +845,27 @@ def _check_pod_affinity_term(value: Any, doc: Document, path: str) -> None:
         _string_list(term.get(key), doc, f"{path}.{key}")
 
 
+def _entries(value: Any, doc: Document, path: str, fields: frozenset[str],
+             what: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each entry of the list at `path` as (its path, its mapping), its fields checked; a null entry is
+    refused as not `what` ("a condition (a mapping with type and status)")."""
+    for i, raw in enumerate(_list(value, doc, path)):
+        where = f"{path}[{i}]"
+        if raw is None:
+            raise _fail(doc, where, f"must be {what}, got null")
+        entry = _mapping(raw, doc, where)
+        _check_fields(entry, fields, doc, where)
+        yield where, entry
+
+
 def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:
     """`status.containerStatuses` / `initContainerStatuses`: name, resources.requests, allocatedResources.
 
     Only these are read (an in-place resize is accounted from them); the kubelet's other fields pass unread.
     """
     out = []
-    for i, raw in enumerate(_list(status.get(key), doc, f"status.{key}")):
-        path = f"status.{key}[{i}]"
-        if raw is None:
-            raise _fail(doc, path, "must be a container status (a mapping with name, resources, ...), got null")
-        cs = _mapping(raw, doc, path)
-        _check_fields(cs, CONTAINER_STATUS_FIELDS, doc, path)
+    for path, cs in _entries(status.get(key), doc, f"status.{key}", CONTAINER_STATUS_FIELDS,
+                             "a container status (a mapping with name, resources, ...)"):
         resources = cs.get("resources")
         requests = None
         if resources is not None:  # present, even empty: the kubelet reported what it actuated
@@ -874,12 +880,8 @@ def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tupl
 def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition, ...]:
     """`status.conditions[].{type, reason}` (a `PodResizePending` condition changes how a pod is accounted)."""
     out = []
-    for i, raw in enumerate(_list(status.get("conditions"), doc, "status.conditions")):
-        path = f"status.conditions[{i}]"
-        if raw is None:
-            raise _fail(doc, path, "must be a condition (a mapping with type and status), got null")
-        condition = _mapping(raw, doc, path)
-        _check_fields(condition, POD_CONDITION_FIELDS, doc, path)
+    for path, condition in _entries(status.get("conditions"), doc, "status.conditions", POD_CONDITION_FIELDS,
+                                    "a condition (a mapping with type and status)"):
         out.append(PodCondition(type=_string(condition.get("type"), doc, f"{path}.type"),
                                 reason=_string(condition.get("reason"), doc, f"{path}.reason")))
     return tuple(out)
@@ -902,27 +904,20 @@ def _check_affinity(value: Any, doc: Document) -> None:
         for i, term in enumerate(_list(terms, doc, f"{rpath}.nodeSelectorTerms")):
             _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
-    for i, raw in enumerate(_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath)):
-        if raw is None:
-            raise _fail(doc, f"{ppath}[{i}]", "must be a mapping with weight and preference, got null")
-        pref = _mapping(raw, doc, f"{ppath}[{i}]")
-        _check_fields(pref, frozenset({"weight", "preference"}), doc, f"{ppath}[{i}]")
+    for where, pref in _entries(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath,
+                                frozenset({"weight", "preference"}), "a mapping with weight and preference"):
         weight = pref.get("weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
-            raise _fail(doc, f"{ppath}[{i}].weight", f"must be an integer, got {weight!r}")
-        _check_term(pref.get("preference"), doc, f"{ppath}[{i}].preference")
+            raise _fail(doc, f"{where}.weight", f"must be an integer, got {weight!r}")
+        _check_term(pref.get("preference"), doc, f"{where}.preference")
 
 
 def _check_term(value: Any, doc: Document, path: str) -> None:
     term = _mapping(value, doc, path)
     _check_fields(term, TERM_FIELDS, doc, path)
     for part in ("matchExpressions", "matchFields"):
-        for j, raw in enumerate(_list(term.get(part), doc, f"{path}.{part}")):
-            where = f"{path}.{part}[{j}]"
-            if raw is None:
-                raise _fail(doc, where, "must be a requirement (a mapping with key, operator, values), got null")
-            requirement = _mapping(raw, doc, where)
-            _check_fields(requirement, REQUIREMENT_FIELDS, doc, where)
+        for where, requirement in _entries(term.get(part), doc, f"{path}.{part}", REQUIREMENT_FIELDS,
+                                           "a requirement (a mapping with key, operator, values)"):
             _string(requirement.get("key"), doc, f"{where}.key")
             _string(requirement.get("operator"), doc, f"{where}.operator")
             for k, v in enumerate(_list(requirement.get("values"), doc, f"{where}.values")):
