@@ -13,6 +13,7 @@ silently dropped), an unknown field in a typed object never accepted without a w
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -170,7 +171,7 @@ def _replace_value(name: str, text: str, rng: random.Random) -> Mutant:
     places = list(_walk(bodies))
     for _ in range(rng.randint(1, 3)):
         container, key, _path = rng.choice(places)
-        container[key] = rng.choice(_INTERESTING)
+        container[key] = copy.deepcopy(rng.choice(_INTERESTING))  # never the shared [] or {} itself
         places = list(_walk(bodies))
     out, suffix = _dump(bodies, rng)
     return Mutant(out, name, "replace-value", suffix=suffix)
