@@ -666,6 +666,45 @@ def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp
         assert f"kubefit {said} does not read {path}: {ignored.replace('{f}', path)}; ignored" in data["warnings"]
 
 
+# --------------------------------------------------------------------------- statuses kubefit does not read
+
+UNREAD_STATUSES = [  # (kind's document with a status field misspelt, the field path refused)
+    ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec: {capacity: {storage: 1Gi}}\n"
+     "status: {phase: Bound, phse: Bound}\n", "PersistentVolume/pv1", "status.phse"),
+    ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {volumeName: pv1}\n"
+     "status: {phase: Bound, capacitty: {storage: 1Gi}}\n", "PersistentVolumeClaim/data", "status.capacitty"),
+    ("apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}}\n"
+     "status: {loadBalancers: {}}\n", "Service/web", "status.loadBalancers"),
+    ("apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\nstatus: {phase: Active, state: x}\n",
+     "Namespace/team", "status.state"),
+    ("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web}\nspec: {replicas: 0, selector: {matchLabels: "
+     "{app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}\n"
+     "status: {replicas: 0, readyReplica: 0}\n", "ReplicaSet/web", "status.readyReplica"),
+    (DEPLOYMENT + "status: {availableReplica: 2}\n", "Deployment/web", "status.availableReplica"),
+]
+
+
+@pytest.mark.parametrize(("document", "label", "field"), UNREAD_STATUSES, ids=[u[1] for u in UNREAD_STATUSES])
+def test_an_unknown_status_field_is_refused_even_where_the_status_is_not_read(document, label, field, tmp_path,
+                                                                            capsys):
+    path = write_input(tmp_path, docs(NODE, POD, document))
+    rc, out, err = run(capsys, ["score", "-f", path])
+    assert_one_clear_error(rc, out, err, [path, label, field, "unknown field"])
+
+
+@pytest.mark.parametrize("entry,field", [
+    ("{groupVersion: apps/v1, resource: [{name: deployments, kind: Deployment}]}", "apiEnablements[0].resource"),
+    ("{groupVersion: apps/v1, resources: [{name: deployments, knd: Deployment}]}",
+     "apiEnablements[0].resources[0].knd"),
+])
+@pytest.mark.parametrize("verb", [["models", "validate"], ["summary"], ["schedule"]])
+def test_cluster_api_enablements_are_strict_for_every_verb(verb, entry, field, tmp_path, capsys):
+    text = cluster(status=f"{{apiEnablements: [{entry}], resourceSummary: {{allocatable: {{cpu: '4', pods: '110'}}}}}}")
+    path = write_input(tmp_path, docs(text, BINDING) if verb == ["schedule"] else text)
+    rc, out, err = run(capsys, [*verb, "-f", path])
+    assert_one_clear_error(rc, out, err, [path, "Cluster/m1", f"status.{field}", "unknown field"])
+
+
 # --------------------------------------------------------------------------- mutations never crash
 
 RICH_SCENARIO = """\

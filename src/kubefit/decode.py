@@ -90,3 +90,28 @@ def check_api_version(doc: Document, expected: str) -> None:
         raise fail(doc, "apiVersion", f"apiVersion is required ({expected!r} for {doc.kind})")
     if version != expected:
         raise fail(doc, "apiVersion", f"unsupported apiVersion {version!r} for {doc.kind} (expected {expected!r})")
+
+
+class Complete(dict):
+    """A shape (see `check_shape`) listing every field of its API type: any other field is refused."""
+
+
+def check_shape(value: Any, shape: Any, doc: Document, field_path: str) -> None:
+    """`value` has the type `shape` gives at every field it names (null is absent; a dict shape is a
+    mapping, a one-item list a list of that, a `Complete` a mapping with no other field); else an
+    InputError at the first field that differs. The fields an open shape does not name pass untouched."""
+    if value is None:
+        return
+    expected = dict if isinstance(shape, dict) else list if isinstance(shape, list) else shape
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise fail(doc, field_path, f"must be {type_name(expected())}, got {value!r}")
+    if isinstance(shape, Complete):
+        unknown = sorted(str(k) for k in value if k not in shape)
+        if unknown:
+            raise fail(doc, f"{field_path}.{unknown[0]}", f"unknown field {unknown[0]!r}")
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            check_shape(value.get(key), sub, doc, f"{field_path}.{key}")
+    elif isinstance(shape, list):
+        for i, item in enumerate(value):
+            check_shape(item, shape[0], doc, f"{field_path}[{i}]")

@@ -15,6 +15,33 @@ from typing import Any
 WORKLOAD_KINDS = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
                   "DaemonSet": "apps/v1", "ReplicationController": "v1", "Job": "batch/v1"}
 
+# The status fields of the kinds kubefit reads but whose status it does not (v1.34 API types): checked like
+# their spec, so a typo there is refused by name rather than kept unread. (Pod, Node and
+# PodDisruptionBudget statuses are read, and checked by their decoders.)
+_CONTROLLER_STATUS = frozenset({"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
+                                "observedGeneration", "conditions"})
+STATUS_FIELDS: dict[str, frozenset[str]] = {
+    "Namespace": frozenset({"phase", "conditions"}),
+    "Service": frozenset({"loadBalancer", "conditions"}),
+    "ReplicationController": _CONTROLLER_STATUS,
+    "ReplicaSet": _CONTROLLER_STATUS | {"terminatingReplicas"},
+    "Deployment": frozenset({"observedGeneration", "replicas", "updatedReplicas", "readyReplicas",
+                             "availableReplicas", "unavailableReplicas", "terminatingReplicas", "conditions",
+                             "collisionCount"}),
+    "StatefulSet": frozenset({"observedGeneration", "replicas", "readyReplicas", "currentReplicas",
+                              "updatedReplicas", "currentRevision", "updateRevision", "collisionCount",
+                              "conditions", "availableReplicas"}),
+    "DaemonSet": frozenset({"currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
+                            "numberReady", "observedGeneration", "updatedNumberScheduled", "numberAvailable",
+                            "numberUnavailable", "collisionCount", "conditions"}),
+    "Job": frozenset({"conditions", "startTime", "completionTime", "active", "succeeded", "failed",
+                      "terminating", "completedIndexes", "failedIndexes", "uncountedTerminatedPods", "ready"}),
+    "PersistentVolumeClaim": frozenset({"phase", "accessModes", "capacity", "conditions", "allocatedResources",
+                                        "allocatedResourceStatuses", "currentVolumeAttributesClassName",
+                                        "modifyVolumeStatus"}),
+    "PersistentVolume": frozenset({"phase", "message", "reason", "lastPhaseTransitionTime"}),
+}
+
 # Built-in kinds that create no pod when a scenario is loaded.
 SKIPPED_KINDS = frozenset({
     "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",

@@ -17,6 +17,7 @@ from kubefit.decode import check_fields as _check_fields
 from kubefit.decode import mapping as _mapping
 from kubefit.decode import string as _string
 from kubefit.decode import string_map as _string_map
+from kubefit.kinds import STATUS_FIELDS
 from kubefit.load import Document, _name, _object_parts
 from kubefit.load import label_selector as check_selector
 
@@ -35,9 +36,12 @@ TEMPLATE_FIELDS = frozenset({"metadata", "spec"})
 
 
 def object_meta(doc: Document, *, namespaced: bool = True) -> tuple[ObjectMeta, dict[str, Any], dict[str, Any]]:
-    """The object's metadata (name required, namespace defaulting to "default"), spec and status."""
+    """The object's metadata (name required, namespace defaulting to "default"), spec and status (its
+    fields checked for the kinds whose status is not read: `kinds.STATUS_FIELDS`)."""
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
+    if doc.kind in STATUS_FIELDS:
+        _check_fields(status, STATUS_FIELDS[doc.kind], doc, "status")
     namespace = (_string(meta.get("namespace"), doc, "metadata.namespace") or "default") if namespaced else ""
     labels = _string_map(meta.get("labels"), doc, "metadata.labels")
     uid = _string(meta.get("uid"), doc, "metadata.uid")

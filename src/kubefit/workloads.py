@@ -31,7 +31,7 @@ from kubefit.decode import check_fields as _check_fields
 from kubefit.decode import fail as _fail
 from kubefit.decode import mapping as _mapping
 from kubefit.errors import InputError
-from kubefit.kinds import WORKLOAD_KINDS, skipped_note
+from kubefit.kinds import STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
 from kubefit.labels import SelectorError, parse_selector
 from kubefit.load import (
     METADATA_FIELDS,
@@ -146,6 +146,7 @@ def _spec(doc: Document) -> dict[str, Any]:
         raise _fail(doc, "metadata.name", "a name is required")
     _check_fields(doc.body, OBJECT_FIELDS, doc, "")
     _check_fields(_meta(doc), METADATA_FIELDS, doc, "metadata")
+    _check_fields(_mapping(doc.body.get("status"), doc, "status"), STATUS_FIELDS[doc.kind], doc, "status")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
     unknown = sorted(str(k) for k in spec if k not in SPEC_FIELDS[doc.kind])
     if unknown:

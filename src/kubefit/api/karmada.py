@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubefit.decode import check_fields, integer
+from kubefit.decode import Complete, check_fields, check_shape, integer
 from kubefit.decode import fail as _fail
 from kubefit.decode import mapping as _mapping
 from kubefit.decode import sequence as _list
@@ -216,6 +216,10 @@ CLUSTER_SPEC_FIELDS = frozenset({
     "proxyURL", "proxyHeader", "provider", "region", "zone", "zones", "taints", "resourceModels"})
 CLUSTER_STATUS_FIELDS = frozenset({
     "kubernetesVersion", "apiEnablements", "conditions", "nodeSummary", "resourceSummary", "remedyActions"})
+# The parts of ClusterSpec / ClusterStatus Karmada's filters read (TaintToleration, APIEnablement), typed.
+CLUSTER_SPEC_SHAPE = {"taints": [Complete({"key": str, "value": str, "effect": str, "timeAdded": str})]}
+CLUSTER_STATUS_SHAPE = {"apiEnablements": [Complete({"groupVersion": str,
+                                                     "resources": [Complete({"name": str, "kind": str})]})]}
 RESOURCE_SUMMARY_FIELDS = frozenset({"allocatable", "allocating", "allocated", "allocatableModelings"})
 # ResourceBinding (work.karmada.io/v1alpha2) fields, as Karmada's strict decoding knows them.
 BINDING_SPEC_FIELDS = frozenset({
@@ -240,6 +244,8 @@ def decode_cluster(doc: Document | dict[str, Any], *, require_name: bool = True)
     for part, value, known in (("", doc.body, OBJECT_FIELDS), ("metadata", meta, METADATA_FIELDS),
                                ("spec", spec, CLUSTER_SPEC_FIELDS), ("status", status, CLUSTER_STATUS_FIELDS)):
         check_fields(value, known, doc, part)
+    check_shape(spec, CLUSTER_SPEC_SHAPE, doc, "spec")
+    check_shape(status, CLUSTER_STATUS_SHAPE, doc, "status")
     labels = {str(k): str(v) for k, v in _mapping(meta.get("labels"), doc, "metadata.labels").items()}
     zones = tuple(str(z) for z in _list(spec.get("zones"), doc, "spec.zones"))
     return Cluster(

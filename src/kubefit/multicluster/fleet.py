@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kubefit.api.karmada import quantity_text
+from kubefit.decode import Complete, check_shape
 from kubefit.errors import InputError
 from kubefit.load import Document, Scenario, add_document, decode_pod, read_documents
 from kubefit.quantity import QuantityError, parse_quantity
@@ -76,7 +77,7 @@ def parse_request_option(text: str, warn: Warn = _ignore) -> dict[str, str]:
 
 def _template_requests(workload: Document) -> dict[str, str]:
     """The pod template's effective request, as quantity strings in nano-units."""
-    _check_shape(workload.body.get("spec"), WORKLOAD_SHAPE, workload, "spec")
+    check_shape(workload.body.get("spec"), WORKLOAD_SHAPE, workload, "spec")
     template = ((workload.body.get("spec") or {}).get("template") or {})
     pod_doc = Document({"apiVersion": "v1", "kind": "Pod", "metadata": template.get("metadata") or {"name": "template"},
                         "spec": template.get("spec") or {}}, workload.source, workload.index)
@@ -88,10 +89,6 @@ def _template_requests(workload: Document) -> dict[str, str]:
         raise InputError(exc.message, file=workload.source, obj=workload.label,
                          field=f"spec.template.{exc.field}" if exc.field else "spec.template") from None
     return {k: f"{v}n" for k, v in pod_requests_nanos(pod).items()}
-
-
-class Complete(dict):
-    """A shape listing every field of its Karmada type: any other field is refused (strict decoding)."""
 
 
 # Expected types of the Karmada fields kubefit reads (other fields of an open shape pass untouched).
@@ -114,35 +111,10 @@ BINDING_SHAPE = {"resource": Complete({"apiVersion": str, "kind": str, "name": s
                                        "resourceVersion": str}),
                  "placement": PLACEMENT_SHAPE, "rescheduleTriggeredAt": str,
                  "gracefulEvictionTasks": [{"fromCluster": str}]}
-# The Cluster fields Karmada's filters read (decode_cluster checks the rest).
-CLUSTER_SPEC_SHAPE = {"taints": [Complete({"key": str, "value": str, "effect": str, "timeAdded": str})]}
-CLUSTER_STATUS_SHAPE = {"apiEnablements": [Complete({"groupVersion": str,
-                                                     "resources": [Complete({"name": str, "kind": str})]})]}
 POLICY_SHAPE = {"resourceSelectors": [Complete({"apiVersion": str, "kind": str, "name": str, "namespace": str,
                                                 "labelSelector": _SELECTOR})],
                 "priority": int, "placement": PLACEMENT_SHAPE}
 WORKLOAD_SHAPE = {"replicas": int, "template": {"metadata": dict, "spec": dict}}
-
-
-def _check_shape(value: Any, shape: Any, doc: Document, path: str) -> None:
-    """`value` has the expected type at every known field (null is absent); else an InputError there."""
-    if value is None:
-        return
-    expected = dict if isinstance(shape, dict) else list if isinstance(shape, list) else shape
-    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-        word = {dict: "a mapping", list: "a list", str: "a string", int: "an integer"}[expected]
-        raise InputError(f"must be {word}, got {value!r}", file=doc.source, obj=doc.label, field=path)
-    if isinstance(shape, Complete):
-        unknown = sorted(str(k) for k in value if k not in shape)
-        if unknown:
-            raise InputError(f"unknown field {unknown[0]!r}", file=doc.source, obj=doc.label,
-                             field=f"{path}.{unknown[0]}")
-    if isinstance(shape, dict):
-        for key, sub in shape.items():
-            _check_shape(value.get(key), sub, doc, f"{path}.{key}")
-    elif isinstance(shape, list):
-        for i, item in enumerate(value):
-            _check_shape(item, shape[0], doc, f"{path}[{i}]")
 
 
 def _check_times(binding: Any, doc: Document) -> None:
@@ -195,13 +167,11 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
         for doc in read_documents(path, allow_empty=False):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
-                _check_shape(doc.body.get("spec"), CLUSTER_SPEC_SHAPE, doc, "spec")
-                _check_shape(doc.body.get("status"), CLUSTER_STATUS_SHAPE, doc, "status")
                 _check_models(fleet.clusters[-1], doc, warn)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
-                _check_shape(rb.spec, BINDING_SHAPE, doc, "spec")
-                _check_shape(rb.status, {"lastScheduledTime": str, "schedulerObservingAffinityName": str},
+                check_shape(rb.spec, BINDING_SHAPE, doc, "spec")
+                check_shape(rb.status, {"lastScheduledTime": str, "schedulerObservingAffinityName": str},
                              doc, "status")
                 _check_times(rb, doc)
                 _check_requests(rb, doc, warn)
@@ -212,7 +182,7 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
             elif doc.kind in WORKLOAD_KINDS:
                 workloads.append(doc)
             elif doc.kind in ("PropagationPolicy", "ClusterPropagationPolicy"):
-                _check_shape(doc.body.get("spec"), POLICY_SHAPE, doc, "spec")
+                check_shape(doc.body.get("spec"), POLICY_SHAPE, doc, "spec")
                 policies.append(doc)
             elif doc.kind in ("Node", "Pod"):
                 raise InputError("member nodes and pods go in a separate file given with --member NAME=FILE",
