@@ -242,6 +242,10 @@ NODE_POD_SHAPES = [
         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
         "[{matchExpressions: [{key: zone, operator: Exists, value: a}]}]}}},")),
      ["Pod/p1", "nodeSelectorTerms[0].matchExpressions[0].value", "unknown field"]),
+    ("start-time-not-a-time", with_node(pod("nodeName: n1,") + "status: {startTime: '1e19'}\n"),
+     ["Pod/p1", "status.startTime", "must be an RFC 3339 time", "'1e19'"]),
+    ("start-time-5000-digits", with_node(pod("nodeName: n1,") + f"status: {{startTime: '0.{'0' * 5000}1'}}\n"),
+     ["Pod/p1", "status.startTime", "must be an RFC 3339 time", "… (", " characters)"]),
     ("two-nodes-one-name", docs(NODE, NODE, POD), ["Node/n1", "metadata.name", "a second Node named 'n1'"]),
     ("two-pods-one-name", docs(NODE, POD, POD), ["Pod/p1", "metadata.name", "a second Pod named 'default/p1'"]),
 ]
@@ -681,6 +685,8 @@ UNREAD_STATUSES = [  # (kind's document with a status field misspelt, the field 
      "{app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}\n"
      "status: {replicas: 0, readyReplica: 0}\n", "ReplicaSet/web", "status.readyReplica"),
     (DEPLOYMENT + "status: {availableReplica: 2}\n", "Deployment/web", "status.availableReplica"),
+    ("apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, "
+     "targetPrt: 8080}]}\n", "Service/web", "spec.ports[0].targetPrt"),
 ]
 
 

@@ -7,6 +7,7 @@ the same one-line error naming file, object and field path, as the API server re
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from kubefit.errors import InputError
@@ -81,6 +82,19 @@ def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, fi
     unknown = sorted(str(k) for k in value if k not in known)
     where = f"{field_path}.{unknown[0]}" if field_path else unknown[0]
     raise fail(doc, where, f"unknown field {unknown[0]!r}")
+
+
+def entries(value: Any, doc: Document, field_path: str, known: frozenset[str],
+            what: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each entry of the list at `field_path` as (its path, its mapping), its fields checked against
+    `known`; a null entry is refused as not `what` ("a condition (a mapping with type and status)")."""
+    for i, raw in enumerate(sequence(value, doc, field_path)):
+        where = f"{field_path}[{i}]"
+        if raw is None:
+            raise fail(doc, where, f"must be {what}, got null")
+        entry = mapping(raw, doc, where)
+        check_fields(entry, known, doc, where)
+        yield where, entry
 
 
 def check_api_version(doc: Document, expected: str) -> None:

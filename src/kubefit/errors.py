@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+MAX_MESSAGE = 400  # characters of an InputError's message (its location comes on top)
+
 
 class KubefitError(Exception):
     """Base of every error kubefit reports as a one-line message instead of a traceback."""
@@ -14,6 +16,10 @@ class InputError(KubefitError):
 
     def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
                  field: str | None = None) -> None:
+        if len(message) > MAX_MESSAGE:  # a value of 5,000 characters quoted in it: the line stays readable
+            from kubefit.parse import shorten
+
+            message = shorten(message, MAX_MESSAGE)
         self.message = message
         self.file = file
         self.obj = obj

@@ -34,6 +34,7 @@ from kubefit.api.core import (
 )
 from kubefit.decode import check_api_version as _check_api_version
 from kubefit.decode import check_fields as _check_fields
+from kubefit.decode import entries
 from kubefit.decode import fail as _fail
 from kubefit.decode import integer as _int
 from kubefit.decode import mapping as _mapping
@@ -550,7 +551,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
                         f" nothing fits on it")
     taints = tuple(_taint(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
     labels = _string_map(meta.get("labels"), doc, "metadata.labels")
-    for path, condition in _entries(status.get("conditions"), doc, "status.conditions", NODE_CONDITION_FIELDS,
+    for path, condition in entries(status.get("conditions"), doc, "status.conditions", NODE_CONDITION_FIELDS,
                                     "a condition (a mapping with type and status)"):
         for key in ("type", "status"):
             _string(condition.get(key), doc, f"{path}.{key}")
@@ -661,7 +662,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
         uid=_string(meta.get("uid"), doc, "metadata.uid"),
         owner_references=_owner_references(meta, doc),
-        start_time=_string(status.get("startTime"), doc, "status.startTime"),
+        start_time=_start_time(status.get("startTime"), doc),
         created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
         nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
         queued=_queued(doc, meta) if annotated else False,
@@ -736,6 +737,14 @@ def _volume(value: Any, doc: Document, path: str) -> dict[str, Any]:
         if known is not None and volume.get(kind) is not None:
             _check_fields(_mapping(volume[kind], doc, f"{path}.{kind}"), known, doc, f"{path}.{kind}")
     return volume
+
+
+def _start_time(value: Any, doc: Document) -> str:
+    """`status.startTime` as given, checked to be an RFC 3339 time (preemption orders victims by it)."""
+    text = _string(value, doc, "status.startTime")
+    if text:
+        _timestamp(text, doc, "status.startTime")
+    return text
 
 
 def _timestamp(value: Any, doc: Document, path: str) -> float | None:
@@ -845,26 +854,13 @@ def _check_pod_affinity_term(value: Any, doc: Document, path: str) -> None:
         _string_list(term.get(key), doc, f"{path}.{key}")
 
 
-def _entries(value: Any, doc: Document, path: str, fields: frozenset[str],
-             what: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each entry of the list at `path` as (its path, its mapping), its fields checked; a null entry is
-    refused as not `what` ("a condition (a mapping with type and status)")."""
-    for i, raw in enumerate(_list(value, doc, path)):
-        where = f"{path}[{i}]"
-        if raw is None:
-            raise _fail(doc, where, f"must be {what}, got null")
-        entry = _mapping(raw, doc, where)
-        _check_fields(entry, fields, doc, where)
-        yield where, entry
-
-
 def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:
     """`status.containerStatuses` / `initContainerStatuses`: name, resources.requests, allocatedResources.
 
     Only these are read (an in-place resize is accounted from them); the kubelet's other fields pass unread.
     """
     out = []
-    for path, cs in _entries(status.get(key), doc, f"status.{key}", CONTAINER_STATUS_FIELDS,
+    for path, cs in entries(status.get(key), doc, f"status.{key}", CONTAINER_STATUS_FIELDS,
                              "a container status (a mapping with name, resources, ...)"):
         resources = cs.get("resources")
         requests = None
@@ -880,7 +876,7 @@ def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tupl
 def _pod_conditions(status: dict[str, Any], doc: Document) -> tuple[PodCondition, ...]:
     """`status.conditions[].{type, reason}` (a `PodResizePending` condition changes how a pod is accounted)."""
     out = []
-    for path, condition in _entries(status.get("conditions"), doc, "status.conditions", POD_CONDITION_FIELDS,
+    for path, condition in entries(status.get("conditions"), doc, "status.conditions", POD_CONDITION_FIELDS,
                                     "a condition (a mapping with type and status)"):
         out.append(PodCondition(type=_string(condition.get("type"), doc, f"{path}.type"),
                                 reason=_string(condition.get("reason"), doc, f"{path}.reason")))
@@ -904,7 +900,7 @@ def _check_affinity(value: Any, doc: Document) -> None:
         for i, term in enumerate(_list(terms, doc, f"{rpath}.nodeSelectorTerms")):
             _check_term(term, doc, f"{rpath}.nodeSelectorTerms[{i}]")
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
-    for where, pref in _entries(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath,
+    for where, pref in entries(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), doc, ppath,
                                 frozenset({"weight", "preference"}), "a mapping with weight and preference"):
         weight = pref.get("weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
@@ -916,7 +912,7 @@ def _check_term(value: Any, doc: Document, path: str) -> None:
     term = _mapping(value, doc, path)
     _check_fields(term, TERM_FIELDS, doc, path)
     for part in ("matchExpressions", "matchFields"):
-        for where, requirement in _entries(term.get(part), doc, f"{path}.{part}", REQUIREMENT_FIELDS,
+        for where, requirement in entries(term.get(part), doc, f"{path}.{part}", REQUIREMENT_FIELDS,
                                            "a requirement (a mapping with key, operator, values)"):
             _string(requirement.get("key"), doc, f"{where}.key")
             _string(requirement.get("operator"), doc, f"{where}.operator")

@@ -14,6 +14,7 @@ from typing import Any
 from kubefit.api.cluster import Controller, Namespace, ObjectMeta, Service
 from kubefit.decode import check_api_version as _check_api_version
 from kubefit.decode import check_fields as _check_fields
+from kubefit.decode import entries
 from kubefit.decode import mapping as _mapping
 from kubefit.decode import string as _string
 from kubefit.decode import string_map as _string_map
@@ -31,6 +32,7 @@ STATEFUL_SET_SPEC_FIELDS = frozenset({
     "replicas", "selector", "template", "volumeClaimTemplates", "serviceName", "podManagementPolicy",
     "updateStrategy", "revisionHistoryLimit", "minReadySeconds", "persistentVolumeClaimRetentionPolicy",
     "ordinals"})
+SERVICE_PORT_FIELDS = frozenset({"name", "protocol", "appProtocol", "port", "targetPort", "nodePort"})
 NAMESPACE_SPEC_FIELDS = frozenset({"finalizers"})
 TEMPLATE_FIELDS = frozenset({"metadata", "spec"})
 
@@ -65,6 +67,8 @@ def decode_service(doc: Document, warnings: list[str]) -> Service:
     _check_api_version(doc, "v1")
     meta, spec, _status = object_meta(doc)
     _check_fields(spec, SERVICE_SPEC_FIELDS, doc, "spec")
+    # kubefit reads no port of a Service; a misspelt field is still refused
+    list(entries(spec.get("ports"), doc, "spec.ports", SERVICE_PORT_FIELDS, "a port (a mapping with port)"))
     selector = spec.get("selector")
     return Service(meta, None if selector is None else _string_map(selector, doc, "spec.selector"))
 
