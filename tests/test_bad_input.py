@@ -238,6 +238,10 @@ NODE_POD_SHAPES = [
         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
         "[{matchFields: [null]}]}}},")),
      ["Pod/p1", "nodeSelectorTerms[0].matchFields[0]", "must be a requirement (a mapping with key, operator, values)"]),
+    ("selector-requirement-null", with_node(pod(
+        "topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, "
+        "labelSelector: {matchExpressions: [null]}}],")),
+     ["Pod/p1", "labelSelector.matchExpressions[0]", "must be a requirement (a mapping with key, operator, values)"]),
     ("requirement-unknown-field", with_node(pod(
         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
         "[{matchExpressions: [{key: zone, operator: Exists, value: a}]}]}}},")),

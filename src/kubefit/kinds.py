@@ -15,6 +15,23 @@ from typing import Any
 WORKLOAD_KINDS = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
                   "DaemonSet": "apps/v1", "ReplicationController": "v1", "Job": "batch/v1"}
 
+# The spec fields of the workload controllers (v1.34 API types), refused when unknown.
+_REPLICA_SPEC = frozenset({"replicas", "minReadySeconds", "selector", "template"})
+SPEC_FIELDS: dict[str, frozenset[str]] = {
+    "Deployment": frozenset({"replicas", "selector", "template", "strategy", "minReadySeconds",
+                             "revisionHistoryLimit", "paused", "progressDeadlineSeconds"}),
+    "ReplicaSet": _REPLICA_SPEC,
+    "ReplicationController": _REPLICA_SPEC,
+    "StatefulSet": frozenset({"serviceName", "replicas", "selector", "template", "volumeClaimTemplates",
+                              "podManagementPolicy", "updateStrategy", "revisionHistoryLimit", "minReadySeconds",
+                              "persistentVolumeClaimRetentionPolicy", "ordinals"}),
+    "DaemonSet": frozenset({"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"}),
+    "Job": frozenset({"parallelism", "completions", "activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
+                      "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "selector", "manualSelector",
+                      "template", "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy",
+                      "managedBy"}),
+}
+
 # The status fields of the kinds kubefit reads but whose status it does not (v1.34 API types): checked like
 # their spec, so a typo there is refused by name rather than kept unread. (Pod, Node and
 # PodDisruptionBudget statuses are read, and checked by their decoders.)

@@ -733,9 +733,10 @@ def _volume(value: Any, doc: Document, path: str) -> dict[str, Any]:
     """A `spec.volumes[]` entry, kept as given: its fields and those of its (known) source checked."""
     volume = _mapping(value, doc, path)
     _check_fields(volume, VOLUME_FIELDS, doc, path)
-    for kind, known in VOLUME_SOURCE_FIELDS.items():
-        if known is not None and volume.get(kind) is not None:
-            _check_fields(_mapping(volume[kind], doc, f"{path}.{kind}"), known, doc, f"{path}.{kind}")
+    for kind, source in volume.items():
+        known = VOLUME_SOURCE_FIELDS.get(kind)
+        if known is not None and source is not None:
+            _check_fields(_mapping(source, doc, f"{path}.{kind}"), known, doc, f"{path}.{kind}")
     return volume
 
 
@@ -795,9 +796,8 @@ def label_selector(value: Any, doc: Document, path: str) -> None:
     selector = _mapping(value, doc, path)
     _check_fields(selector, frozenset({"matchLabels", "matchExpressions"}), doc, path)
     _string_map(selector.get("matchLabels"), doc, f"{path}.matchLabels")
-    for i, raw in enumerate(_list(selector.get("matchExpressions"), doc, f"{path}.matchExpressions")):
-        where = f"{path}.matchExpressions[{i}]"
-        _check_fields(_mapping(raw, doc, where), REQUIREMENT_FIELDS, doc, where)
+    list(entries(selector.get("matchExpressions"), doc, f"{path}.matchExpressions", REQUIREMENT_FIELDS,
+                 "a requirement (a mapping with key, operator, values)"))
     try:
         parse_selector(selector)
     except SelectorError as exc:

@@ -18,7 +18,7 @@ from kubefit.decode import entries
 from kubefit.decode import mapping as _mapping
 from kubefit.decode import string as _string
 from kubefit.decode import string_map as _string_map
-from kubefit.kinds import STATUS_FIELDS
+from kubefit.kinds import SPEC_FIELDS, STATUS_FIELDS
 from kubefit.load import Document, _name, _object_parts
 from kubefit.load import label_selector as check_selector
 
@@ -27,11 +27,6 @@ SERVICE_SPEC_FIELDS = frozenset({
     "loadBalancerSourceRanges", "externalName", "externalTrafficPolicy", "healthCheckNodePort",
     "publishNotReadyAddresses", "sessionAffinityConfig", "ipFamilies", "ipFamilyPolicy",
     "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution"})
-REPLICA_SET_SPEC_FIELDS = frozenset({"replicas", "minReadySeconds", "selector", "template"})
-STATEFUL_SET_SPEC_FIELDS = frozenset({
-    "replicas", "selector", "template", "volumeClaimTemplates", "serviceName", "podManagementPolicy",
-    "updateStrategy", "revisionHistoryLimit", "minReadySeconds", "persistentVolumeClaimRetentionPolicy",
-    "ordinals"})
 SERVICE_PORT_FIELDS = frozenset({"name", "protocol", "appProtocol", "port", "targetPort", "nodePort"})
 NAMESPACE_SPEC_FIELDS = frozenset({"finalizers"})
 TEMPLATE_FIELDS = frozenset({"metadata", "spec"})
@@ -88,15 +83,15 @@ def _controller(doc: Document, api_version: str, fields: frozenset[str], map_sel
 
 
 def decode_replica_set(doc: Document, warnings: list[str]) -> Controller:
-    return _controller(doc, "apps/v1", REPLICA_SET_SPEC_FIELDS, map_selector=False)
+    return _controller(doc, "apps/v1", SPEC_FIELDS["ReplicaSet"], map_selector=False)
 
 
 def decode_stateful_set(doc: Document, warnings: list[str]) -> Controller:
-    return _controller(doc, "apps/v1", STATEFUL_SET_SPEC_FIELDS, map_selector=False)
+    return _controller(doc, "apps/v1", SPEC_FIELDS["StatefulSet"], map_selector=False)
 
 
 def decode_replication_controller(doc: Document, warnings: list[str]) -> Controller:
-    return _controller(doc, "v1", REPLICA_SET_SPEC_FIELDS, map_selector=True)
+    return _controller(doc, "v1", SPEC_FIELDS["ReplicationController"], map_selector=True)
 
 
 DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {

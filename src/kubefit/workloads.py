@@ -31,7 +31,7 @@ from kubefit.decode import check_fields as _check_fields
 from kubefit.decode import fail as _fail
 from kubefit.decode import mapping as _mapping
 from kubefit.errors import InputError
-from kubefit.kinds import STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
+from kubefit.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
 from kubefit.labels import SelectorError, parse_selector
 from kubefit.load import (
     METADATA_FIELDS,
@@ -49,19 +49,6 @@ POD_TEMPLATE_HASH = "pod-template-hash"
 INT32_MAX = 2**31 - 1  # replicas, parallelism, completions, ordinals.start are int32 in the API
 MAX_WORKLOAD_PODS = 200_000  # pods the controllers of one scenario may create (Kubernetes' own scale limit: 150,000)
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
-SPEC_FIELDS = {
-    "Deployment": {"replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
-                   "paused", "progressDeadlineSeconds"},
-    "ReplicaSet": {"replicas", "minReadySeconds", "selector", "template"},
-    "ReplicationController": {"replicas", "minReadySeconds", "selector", "template"},
-    "StatefulSet": {"serviceName", "replicas", "selector", "template", "volumeClaimTemplates",
-                    "podManagementPolicy", "updateStrategy", "revisionHistoryLimit", "minReadySeconds",
-                    "persistentVolumeClaimRetentionPolicy", "ordinals"},
-    "DaemonSet": {"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"},
-    "Job": {"parallelism", "completions", "activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
-            "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "selector", "manualSelector", "template",
-            "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy", "managedBy"},
-}
 # util.AddOrUpdateDaemonPodTolerations (pkg/controller/daemon/util), in its order
 DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
                       ("node.kubernetes.io/disk-pressure", "NoSchedule"),
@@ -148,9 +135,7 @@ def _spec(doc: Document) -> dict[str, Any]:
     _check_fields(_meta(doc), METADATA_FIELDS, doc, "metadata")
     _check_fields(_mapping(doc.body.get("status"), doc, "status"), STATUS_FIELDS[doc.kind], doc, "status")
     spec = _mapping(doc.body.get("spec"), doc, "spec")
-    unknown = sorted(str(k) for k in spec if k not in SPEC_FIELDS[doc.kind])
-    if unknown:
-        raise _fail(doc, f"spec.{unknown[0]}", f"unknown field {unknown[0]!r}")
+    _check_fields(spec, SPEC_FIELDS[doc.kind], doc, "spec")
     return spec
 
 

@@ -95,16 +95,12 @@ def requested_to_capacity_ratio(req: np.ndarray, alloc: np.ndarray, w: np.ndarra
 
 def least_allocated_one(req: int, alloc: int) -> int:
     """`least_allocated` for one resource of one node (`alloc` > 0)."""
-    if req > alloc:
-        return 0
-    free = (alloc - req) * MAX_NODE_SCORE  # ≥ 0: over alloc > 0, floor is Go's truncation
-    return free // alloc if alloc > 0 else go_div_int(free, alloc)
+    return 0 if req > alloc else go_div_int((alloc - req) * MAX_NODE_SCORE, alloc)
 
 
 def most_allocated_one(req: int, alloc: int) -> int:
     """`most_allocated` for one resource of one node (`alloc` > 0)."""
-    used = min(req, alloc)
-    return used * MAX_NODE_SCORE // alloc if used >= 0 else go_div_int(used * MAX_NODE_SCORE, alloc)
+    return go_div_int(min(req, alloc) * MAX_NODE_SCORE, alloc)
 
 
 def broken_linear_one(u: int, shape: Sequence[tuple[int, int]]) -> int:
