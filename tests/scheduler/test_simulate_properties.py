@@ -3,6 +3,8 @@ tie-break is seeded, reproducible and only picks best nodes; sampling; queue ord
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from kubefit.api.core import Container, Node, Pod
 from kubefit.requests import pod_demand
 from kubefit.scheduler import engine as eng
+from kubefit.scheduler import rows
 from kubefit.scheduler import simulate as sim
 from kubefit.scheduler.config import (
     BalancedAllocationArgs,
@@ -152,18 +155,30 @@ def scenario_st(draw):
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@SETTINGS
-@given(scenario_st(), st.sampled_from([0, 24]))
-def test_engine_equals_plain_framework(scenario, few_rows):
-    """Placement, ties, FitError text and final arrays equal `schedule_one` run pod after pod, both when
-    stale rows go through the plugins (few_rows=0) and through the scalar kernels."""
-    nodes, bound, queue, config = scenario
-    old = eng._FEW_ROWS
-    eng._FEW_ROWS = few_rows
+ROW_PATHS = ["plugins", "python", "compiled"]
+
+
+@contextmanager
+def row_path(path: str, few_rows: int = 24):
+    """Stale rows redone by the plugins, the Python row kernels (up to `few_rows` of them) or the C ones."""
+    old = eng._FEW_ROWS, rows.evaluate_compiled
+    eng._FEW_ROWS = 0 if path == "plugins" else few_rows
+    if path != "compiled":
+        rows.evaluate_compiled = None  # shapes get no compiled spec
     try:
-        result = fast(nodes, bound, queue, config, tie_break="first")
+        yield
     finally:
-        eng._FEW_ROWS = old
+        eng._FEW_ROWS, rows.evaluate_compiled = old
+
+
+@SETTINGS
+@given(scenario_st(), st.sampled_from(ROW_PATHS))
+def test_engine_equals_plain_framework(scenario, path):
+    """Placement, ties, FitError text and final arrays equal `schedule_one` run pod after pod, whether stale
+    rows go through the plugins, the Python row kernels or the C ones."""
+    nodes, bound, queue, config = scenario
+    with row_path(path):
+        result = fast(nodes, bound, queue, config, tie_break="first")
     ref, ref_state = reference(nodes, bound, queue, config)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
@@ -171,16 +186,15 @@ def test_engine_equals_plain_framework(scenario, few_rows):
 
 
 @SETTINGS
-@given(scenario_st(), st.lists(st.integers(0, 3), min_size=14, max_size=14), st.sampled_from([0, 64]))
-def test_engine_equals_plain_framework_as_pods_leave(scenario, leaving, few_rows):
+@given(scenario_st(), st.lists(st.integers(0, 3), min_size=14, max_size=14), st.sampled_from(ROW_PATHS))
+def test_engine_equals_plain_framework_as_pods_leave(scenario, leaving, path):
     """Binds interleaved with pods leaving (a timeline's completions): every cycle of the engine gives the
     plain framework's feasible count, best nodes and FitError, whether its caches skip the nodes a shape
-    could not use while pods were only added (rows re-evaluated in scalars) or not (few_rows=0)."""
+    could not use while pods were only added (rows re-evaluated by the row kernels, Python or C) or not
+    (the plugins)."""
     nodes, bound, queue, config = scenario
     state, ref = compile_state(nodes, bound + queue), compile_state(nodes, bound + queue)
-    old = eng._FEW_ROWS
-    eng._FEW_ROWS = few_rows
-    try:
+    with row_path(path, few_rows=64):
         engine = eng.Engine(state, config, tie_break="first")
         fw = Framework.build(config.profiles[0])
         placed: list = []  # (node, shape, pod)
@@ -200,8 +214,6 @@ def test_engine_equals_plain_framework_as_pods_leave(scenario, leaving, few_rows
             engine.bind(d.node, d.shape, pod)
             ref.bind(d.node, pod_demand(pod), pod=pod)
             placed.append((d.node, d.shape, pod))
-    finally:
-        eng._FEW_ROWS = old
     assert np.array_equal(state.requested, ref.requested)
 
 

@@ -45,7 +45,7 @@ from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FIL
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
-from kubefit.scheduler.rows import filter_kernel, score_kernel
+from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -168,6 +168,7 @@ class RowKernels:
     live_scorers: list  # (index into Shape.scorers, row fn, weight) of the identity-normalized scorers
     static_scorers: list  # (index into Shape.scorers, weight): identity-normalized, raw score fixed
     monotone: bool = False  # every live filter refuses a node for good once it does, as long as pods are only added
+    spec: np.ndarray | None = None  # the same kernels for `evaluate_compiled` (rows.compiled_spec)
 
 
 @dataclass
@@ -362,12 +363,13 @@ class Engine:
                                     if _global_plugin(p))
         if (None not in fk and all(sk[s] is not None for s in sh.direct)
                 and all(sk[s] == "static" for s in sh.normed)):
-            sh.kernels = RowKernels(
+            k = sh.kernels = RowKernels(
                 live_filters=[(p, fn) for p, fn in enumerate(fk) if fn != "static"],
                 static_filters=[p for p, fn in enumerate(fk) if fn == "static"],
                 live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
                 static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
                 monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
+            k.spec = compiled_spec(k.static_filters, k.live_filters, k.static_scorers, k.live_scorers)
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
@@ -520,12 +522,34 @@ class Engine:
         changed = log[sh.seen:]
         sh.seen = len(log)
         rows = sorted(set(changed)) if len(changed) > 1 else changed
-        if sh.kernels is not None and len(rows) <= _FEW_ROWS:
+        kernels = sh.kernels
+        if kernels is not None and kernels.spec is not None:
+            left = self._evaluate_compiled(sh, rows, binds_only)
+            if not left:
+                return
+        else:
+            left = rows
+        if kernels is not None and len(left) <= _FEW_ROWS:
             try:
-                return self._evaluate_rows(sh, rows, binds_only)
+                return self._evaluate_rows(sh, left, binds_only)
             except OverflowError:  # int64 wrap-around territory: let the plugins do it
                 pass
         self._evaluate(sh, np.asarray(rows, dtype=np.int64))
+
+    def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool) -> list[int]:
+        """`_evaluate_rows` in C (any number of rows); returns the rows it left to Python (from the first
+        whose values leave the range where its int64 arithmetic is exact)."""
+        state = self.state
+        try:
+            done, d_ok, d_bad, d_feasibility = evaluate_compiled(
+                sh.kernels.spec, rows, state.allocatable, state.requested, state.nonzero_requested, sh.codes,
+                sh.raw, sh.allowed, sh.ok, sh.summed, sh.total, sh.bad, binds_only and sh.kernels.monotone)
+        except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
+            return rows
+        sh.n_ok += d_ok
+        sh.n_bad += d_bad
+        sh.norm_version += d_feasibility
+        return rows[done:]
 
     # ---------------------------------------------------------------- one cycle
     def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:

@@ -13,17 +13,27 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import CycleContext
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.state import ClusterState
 
+try:  # the same kernels in C (_rowkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._rowkernels import evaluate as evaluate_compiled
+except ImportError:  # pragma: no cover - a build without one: the Python kernels below do the work
+    evaluate_compiled = None
+
 # Filter / Score plugins whose outcome depends on the node's labels, taints and flags only.
 STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "ImageLocality"})
 SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows to the plugins
 
 RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value
+# the kinds of kernel in a compiled spec (_rowkernels.c)
+FIT_FILTER, LEAST, MOST, RATIO, BALANCED = 1, 1, 2, 3, 4
+_STRATEGY_KINDS = {"LeastAllocated": LEAST, "MostAllocated": MOST}
 
 
 def fit_filter_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesFit) -> RowFn:
@@ -42,6 +52,7 @@ def fit_filter_row(state: ClusterState, ctx: CycleContext, plugin: NodeResources
                 return 1
         return 0
     row.monotone = True  # while binds only add to `req`, a refusal stays one
+    row.params = [FIT_FILTER, pods, len(checks), *(v for check in checks for v in check)]
     return row
 
 
@@ -88,6 +99,10 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
             num += s * w
             den += w
         return node_score(num, den)
+    kind = _STRATEGY_KINDS.get(scorer.strategy, RATIO)
+    points = [v for point in scorer.points for v in point]
+    row.params = [kind, len(pairs), *(int(v) for pair in pairs for v in pair),
+                  *([len(scorer.points), *points] if kind == RATIO else [])]
     return row
 
 
@@ -125,6 +140,7 @@ def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResou
         else:
             std = 0.0
         return int((1 - std) * 100)
+    row.params = [BALANCED, len(live), *(v for item in live for v in item)]
     return row
 
 
@@ -142,3 +158,24 @@ def score_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> R
     if type(plugin) is NodeResourcesBalancedAllocation:
         return balanced_score_row(state, ctx, plugin)
     return "static" if name in STATIC_PLUGINS else None
+
+
+def compiled_spec(static_filters: list[int], live_filters: list[tuple[int, RowFn]],
+                  static_scorers: list[tuple[int, int]], live_scorers: list[tuple[int, RowFn, int]]) -> np.ndarray | None:
+    """The shape's row kernels as the int64 spec `_rowkernels.evaluate` reads (its header says the layout);
+    None when the C kernels are not built or a parameter is beyond int64 (the Python kernels then)."""
+    if evaluate_compiled is None:
+        return None
+    spec = [len(static_filters), *static_filters, len(live_filters)]
+    for p, fn in live_filters:
+        spec += [p, *fn.params]
+    spec.append(len(static_scorers))
+    for s, w in static_scorers:
+        spec += [s, w]
+    spec.append(len(live_scorers))
+    for s, fn, w in live_scorers:
+        spec += [s, w, *fn.params]
+    try:
+        return np.asarray(spec, dtype=np.int64)
+    except OverflowError:
+        return None

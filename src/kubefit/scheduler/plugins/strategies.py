@@ -130,6 +130,7 @@ class ResourceScorer:
     resource: Callable[[int, int], int]  # (req, alloc > 0) → the resource's score
     positive_only: bool = False  # RequestedToCapacityRatio: only resources scoring > 0 count ...
     rounded: bool = False  # ... and their weighted mean is rounded (math.Round), not truncated
+    points: tuple[tuple[int, int], ...] = ()  # RequestedToCapacityRatio: the shape scaled to 0..100 (`resource`'s)
 
     def node_score(self, num: int, den: int) -> int:
         """The node's score from Σ score·weight and Σ weight of its counted resources."""
@@ -156,5 +157,6 @@ def resource_scorer(args: NodeResourcesFitArgs) -> ResourceScorer:
     if kind == "MostAllocated":
         return ResourceScorer(kind, most_allocated, most_allocated_one)
     shape = [(p.utilization, p.score) for p in args.shape or ()]
+    points = tuple(scaled_shape(shape))
     return ResourceScorer(kind, partial(requested_to_capacity_ratio, shape=shape),
-                          partial(_ratio_one, shape=scaled_shape(shape)), positive_only=True, rounded=True)
+                          partial(_ratio_one, shape=points), positive_only=True, rounded=True, points=points)
