@@ -447,8 +447,11 @@ class Engine:
             return False
         return True
 
-    def _evaluate(self, sh: Shape, rows: np.ndarray) -> None:
-        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins."""
+    def _evaluate(self, sh: Shape, rows: np.ndarray, compiled: bool = True) -> None:
+        """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins, or for
+        the plugins with a compiled row kernel (`compiled`) through it."""
+        if compiled and sh.kernels is not None and sh.kernels.spec is not None:
+            return self._evaluate_with_kernels(sh, rows)
         state, ctx = self.state, sh.ctx
         for p, (_name, plugin) in enumerate(sh.filters):
             sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
@@ -462,6 +465,22 @@ class Engine:
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
+
+    def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray) -> None:
+        """`_evaluate` with the compiled row kernels for their plugins, the plugins' own code for the others
+        (whose verdicts and scores binds never change); all through the plugins if the kernels hand rows on."""
+        state, ctx, k = self.state, sh.ctx, sh.kernels
+        live_filters = {p for p, _fn in k.live_filters}
+        live_scorers = {s for s, _fn, _w in k.live_scorers}
+        for p, (_name, plugin) in enumerate(sh.filters):
+            if p not in live_filters:
+                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+            if s not in live_scorers:
+                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+        sh.norm_version += 1
+        if self._evaluate_compiled(sh, rows.tolist(), False):
+            self._evaluate(sh, rows, compiled=False)
 
     @staticmethod
     def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
@@ -534,7 +553,7 @@ class Engine:
                 return self._evaluate_rows(sh, left, binds_only)
             except OverflowError:  # int64 wrap-around territory: let the plugins do it
                 pass
-        self._evaluate(sh, np.asarray(rows, dtype=np.int64))
+        self._evaluate(sh, np.asarray(rows, dtype=np.int64), compiled=False)
 
     def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool) -> list[int]:
         """`_evaluate_rows` in C (any number of rows); returns the rows it left to Python (from the first
@@ -589,7 +608,7 @@ class Engine:
         if sh.n_bad and bool((sh.bad & ok).any()):
             self._raise_score_error(sh)
         if sh.identity:
-            best = (sh.total == _array_max(sh.total)).nonzero()[0]
+            best = (sh.total == sh.total[sh.total.argmax()]).nonzero()[0]
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
                 feasible = np.flatnonzero(ok)
