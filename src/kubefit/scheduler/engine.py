@@ -64,15 +64,19 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 # the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
                             IPA_PRE_FILTER})
-_SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
+_SIGNS: dict[int, tuple[Framework, list | None]] = {}
+_DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
+_DEMAND_KEYS_MAX = 4096  # id(framework) → (framework, its plugins if all sign)
 
 
 # --------------------------------------------------------------------------- node order, sampling
 
 def zone_key(node: Node) -> str:
-    """`utilnode.GetZoneKey`: region + ":\\x00:" + zone, "" when the node has neither label."""
-    zone = next((node.labels[k] for k in ZONE_LABELS if node.labels.get(k)), "")
-    region = next((node.labels[k] for k in REGION_LABELS if node.labels.get(k)), "")
+    """`utilnode.GetZoneKey`: region + ":\\x00:" + zone, "" when the node has neither label (the first of
+    each pair of labels that is set and not empty)."""
+    labels = node.labels
+    zone = labels.get(ZONE_LABELS[0]) or labels.get(ZONE_LABELS[1]) or ""
+    region = labels.get(REGION_LABELS[0]) or labels.get(REGION_LABELS[1]) or ""
     return "" if not zone and not region else f"{region}:\x00:{zone}"
 
 
@@ -110,9 +114,21 @@ def _reads_other_nodes(plugin, state: ClusterState, ctx: CycleContext) -> bool:
 
 
 def demand_key(pod: Pod) -> tuple:
-    """What the engine itself reads of a pod: the inputs of its request vector."""
-    return (_containers_key(pod.containers), _containers_key(pod.init_containers), tuple(pod.overhead.items()),
-            None if pod.pod_requests is None else tuple(pod.pod_requests.items()))
+    """What the engine itself reads of a pod: the inputs of its request vector.
+
+    Pods decoded from equal specs share these objects (`load.decode_pod`), so the key is remembered by
+    their identity (the entry holds them, so their ids cannot be reused while it lives)."""
+    parts = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+    ids = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]))
+    known = _DEMAND_KEYS.get(ids)
+    if known is not None:
+        return known[1]
+    key = (_containers_key(parts[0]), _containers_key(parts[1]), tuple(parts[2].items()),
+           None if parts[3] is None else tuple(parts[3].items()))
+    if len(_DEMAND_KEYS) >= _DEMAND_KEYS_MAX:
+        _DEMAND_KEYS.clear()
+    _DEMAND_KEYS[ids] = (parts, key)
+    return key
 
 
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
@@ -212,6 +228,7 @@ class Shape:
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
+    nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
 
 
 @dataclass
@@ -287,22 +304,27 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
         self._every = np.arange(n, dtype=np.int64)
-        self._last_key: tuple | None = None  # (framework, `_pod_spec`, shape key) of the last pod asked
+        self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
-        return profile_framework(self.frameworks, self.config, pod, legacy=self.legacy, objects=self.state.objects)
+        """The framework of the pod's profile (built once; `frameworks` is keyed by the profiles' names)."""
+        fw = self.frameworks.get(pod.scheduler_name)
+        if fw is None:  # not built yet, or no profile of that name (the first profile's then)
+            fw = profile_framework(self.frameworks, self.config, pod, legacy=self.legacy, objects=self.state.objects)
+        return fw
 
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
-        spec = _pod_spec(pod)
         last = self._last_key
-        if last is not None and last[0] is fw and last[1] == spec:  # a replica of the previous pod: same key
+        # a replica of the previous pod (decoded replicas share their containers): the same key
+        if (last is not None and last[0] is fw and last[1].containers is pod.containers
+                and _pod_spec(last[1]) == _pod_spec(pod)):
             key = last[2]
         else:
             key = signature_key(fw, pod) or shape_key(pod)
-            self._last_key = (fw, spec, key)
+            self._last_key = (fw, pod, key)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -686,7 +708,9 @@ class Engine:
         if len(sh.ctx.row) != len(self.state.resources):  # a later pod added a resource column
             sh.ctx.row = self.state.demand_vector(sh.ctx.demand)
         pod = pod if pod is not None else sh.ctx.pod
-        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod)
+        if sh.nonzero is None:
+            sh.nonzero = self.state.nonzero_pair(sh.ctx.demand)
+        self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod, nonzero=sh.nonzero)
         if not sh.adds_only:  # a negative request (the API refuses it; a Pod built in Python may hold one)
             self.last_removal = len(self.log)
         self.log.append(node)

@@ -114,16 +114,16 @@ class SimulationResult:
 def final_usage(state: ClusterState) -> dict[str, dict]:
     """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it."""
     out = {}
-    basic = (CPU, EPHEMERAL_STORAGE, MEMORY)
-    pods, others = state.index[PODS], [(r, col) for r, col in state.index.items() if r not in basic and r != PODS]
+    basic = [(r, state.index[r]) for r in sorted((CPU, EPHEMERAL_STORAGE, MEMORY))]  # always there
+    pods = state.index[PODS]
+    others = [(r, col) for r, col in state.index.items() if r not in (CPU, EPHEMERAL_STORAGE, MEMORY, PODS)]
     for name, req, (cpu, memory) in zip(state.node_names, state.requested.tolist(),
                                         state.nonzero_requested.tolist(), strict=True):
-        requested = {r: req[state.index[r]] for r in basic}
-        for r, col in others:
-            if req[col] != 0:
-                requested[r] = req[col]
-        out[name] = {"requested": dict(sorted(requested.items())),
-                     "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
+        requested = {r: req[col] for r, col in basic}
+        extra = [(r, req[col]) for r, col in others if req[col] != 0]
+        if extra:  # requested on this node: in name order among the basic ones
+            requested = dict(sorted([*requested.items(), *extra]))
+        out[name] = {"requested": requested, "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
     return out
 
 

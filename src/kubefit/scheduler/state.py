@@ -98,11 +98,16 @@ class ClusterState:
         row[self.index[PODS]] = 1
         return row
 
-    def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None, pod: Pod | None = None) -> None:
-        """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods."""
+    def bind(self, node: int, demand: PodDemand, row: np.ndarray | None = None, pod: Pod | None = None,
+             nonzero: np.ndarray | None = None) -> None:
+        """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods.
+        `row` and `nonzero` (its `nonzero_pair`) spare converting the demand again."""
         # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there)
         self.requested[node] += self.demand_vector(demand) if row is None else row
-        self._add_nonzero(node, demand, 1)
+        if nonzero is None:
+            self._add_nonzero(node, demand, 1)
+        else:
+            self.nonzero_requested[node] += nonzero
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
@@ -123,6 +128,14 @@ class ClusterState:
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
         self.version += 1
+
+    @staticmethod
+    def nonzero_pair(demand: PodDemand) -> np.ndarray | None:
+        """The demand's non-zero (cpu, memory) as an int64 pair; None beyond int64 (`_add_nonzero` says so)."""
+        try:
+            return np.array((demand.nonzero_cpu, demand.nonzero_memory), dtype=np.int64)
+        except OverflowError:
+            return None
 
     def _add_nonzero(self, node: int, demand: PodDemand, sign: int) -> None:
         """Add (sign 1) or take back (-1) the pod's non-zero cpu/memory on `node`, as one array operation:
