@@ -393,3 +393,16 @@ def test_prefilter_node_subset_advances_the_start_index_by_its_size():
     engine.bind(d.node, d.shape)
     d = engine.cycle(pods[1])  # 144 feasible nodes from index 1 of the zone-ordered list
     assert d.feasible == 144 and engine.next_start == 145
+
+
+@given(st.integers(-(10**6), 10**9))
+def test_simulation_time_is_the_epoch_plus_seconds(seconds):
+    """A bound pod's start time: 2030-01-01T00:00:00Z + its step in seconds, as RFC 3339 (what
+    preemption orders victims by), the first day formatted directly, the others by strftime."""
+    import time
+
+    from kubefit.scheduler.postfilter import SIMULATION_EPOCH, simulation_time
+
+    expected = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(SIMULATION_EPOCH.timestamp()) + seconds))
+    assert simulation_time(seconds) == expected
+    assert bound_copy(Pod("p", containers=(Container("c", {}),)), seconds).start_time == expected

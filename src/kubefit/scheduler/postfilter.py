@@ -178,13 +178,29 @@ SIMULATION_EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
 _EPOCH_SECONDS = int(SIMULATION_EPOCH.timestamp())
 
 
+_FIRST_DAY = SIMULATION_EPOCH.strftime("%Y-%m-%dT")
+
+
 def bound_copy(pod: Pod, step: int) -> Pod:
     """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
     (preemption orders victims and candidates by start time)."""
     bound = object.__new__(type(pod))  # what copy.copy gives (a shallow copy), without its reduce protocol
-    bound.__dict__.update(pod.__dict__)
-    bound.start_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(_EPOCH_SECONDS + step))
+    fields = pod.__dict__.copy()
+    fields["start_time"] = simulation_time(step)
+    bound.__dict__ = fields
     return bound
+
+
+def simulation_time(seconds: int) -> str:
+    """`SIMULATION_EPOCH` + `seconds` in RFC 3339 (the first day's times formatted directly, 3x faster).
+
+    >>> simulation_time(0), simulation_time(3_723), simulation_time(86_400 * 400 + 59)
+    ('2030-01-01T00:00:00Z', '2030-01-01T01:02:03Z', '2031-02-05T00:00:59Z')
+    """
+    if 0 <= seconds < 86_400:
+        minutes, s = divmod(seconds, 60)
+        return "%s%02d:%02d:%02dZ" % (_FIRST_DAY, minutes // 60, minutes % 60, s)  # noqa: UP031 - the fastest
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(_EPOCH_SECONDS + seconds))
 
 
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
