@@ -73,3 +73,22 @@ def test_success_is_0_and_a_failed_schedule_is_1(tmp_path):
         "replicas: 2,", "replicas: 2, placement: {replicaScheduling: {replicaSchedulingType: Foo}},")))
     done = kubefit("schedule", "-f", str(fleet), "-o", "json")
     assert done.returncode == 1 and "unsupported replica scheduling strategy" in json.loads(done.stdout)["error"]
+
+
+def test_a_verb_that_keeps_its_result_exits_with_all_its_output(tmp_path):
+    """`simulate` and `capacity` end the process without freeing what they built (`cli.keep`): the whole
+    output still arrives, redirected to a file or through a pipe, with the verb's exit code (1 when a
+    drain leaves a pod nowhere to go, 0 otherwise)."""
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out.json"
+    with out.open("w") as fh:
+        done = subprocess.run([str(KUBEFIT), "simulate", "-f", str(root / "examples/workload/cluster.yaml"),
+                               "-o", "json", "--tie-break", "first"], stdout=fh, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    assert done.returncode == 0 and done.stderr == ""
+    assert json.loads(out.read_text())["scheduled"] == 20
+    done = kubefit("simulate", "-f", str(root / "examples/drain/cluster.yaml"), "--drain", "node-a,node-c",
+                   "-o", "json")
+    assert done.returncode == 1 and json.loads(done.stdout)["nodeActions"]["allPlaced"] is False
+    done = kubefit("capacity", "-f", str(root / "examples/workload/cluster.yaml"), "-o", "json")
+    assert done.returncode == 0 and json.loads(done.stdout)["count"] >= 0

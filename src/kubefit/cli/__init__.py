@@ -173,6 +173,16 @@ if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
 
 
+_KEPT: list[Any] = []  # what a verb built, alive until the process ends (`keep`)
+
+
+def keep(*objects: Any) -> None:
+    """Keep what a verb built (its result, the data it printed) alive until the `kubefit` process ends:
+    `run` then exits without freeing it object by object (on 5,000 nodes x 5,000 pods, 35 ms of 0.53 s).
+    Called by a verb once its output is written; nothing for a library caller (`main` keeps nothing)."""
+    _KEPT.extend(objects)
+
+
 def run() -> None:
     """Console-script entry (and `python -m kubefit.cli`): one verb, then exit with `main`'s code."""
     import gc
@@ -183,4 +193,21 @@ def run() -> None:
     # One verb, then exit: a young collection per 100,000 net allocations instead of 700 (the engine's
     # per-pod objects are short-lived and acyclic; ≈ 190 collections fewer, 5 % of a 5,000 × 5,000 run)
     gc.set_threshold(100_000, 50, 100)
-    sys.exit(main())
+    code = main()
+    if _KEPT:
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End the process as `sys.exit` would, but without tearing the heap down: the standard streams
+    flushed, logging shut down (the one exit handler on a verb's path), then `os._exit`. A flush that
+    fails (the reader left) is left to the normal exit, which reports it as it always has."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    os._exit(code)

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, keep, warn
 from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
@@ -129,9 +129,11 @@ def simulate(
 
         data = comparison_to_dict(results)
         emit(data, output, lambda console: report.comparison_table(console, data))
+        keep(data, results)
         return
     data = results[0].to_dict()
     emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
+    keep(data, results)
     if "nodeActions" in data and not data["nodeActions"]["allPlaced"]:
         raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
 
@@ -159,6 +161,7 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
         except OSError as exc:
             raise InputError(f"cannot write the plot: {exc}", file=plot) from None
     emit(data, output, lambda console: timeline_table(console, data))
+    keep(data)
 
 
 def _plot(results, path: str) -> None:
@@ -191,3 +194,4 @@ def capacity(
                                 recursive=recursive, loading=loading, warn=warn)
     data = result.to_dict()
     emit(data, output, lambda console: report.capacity_table(console, data))
+    keep(data, result)
