@@ -649,6 +649,9 @@ def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
     assert os.path.basename(str(tmp_path)) not in err
 
 
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {token: x}\nkubefitExtra: 1\n"
+
+
 @pytest.mark.parametrize(("verb", "content", "ignored"), [
     (["score"], docs(NODE, POD, CLUSTER), "Cluster/m1"),
     (["simulate"], docs(NODE, POD, BINDING), "ResourceBinding/rb"),
@@ -657,7 +660,11 @@ def test_no_warning_for_a_clean_scenario(tmp_path, capsys):
     (["models", "classify"], docs(CLUSTER, NODE, BINDING), "ResourceBinding/rb"),
     (["models", "validate"], docs(CLUSTER, NODE, POD), "Node/n1, {f}: Pod/p1"),
     (["estimate", "-f", "{k}", "--member", "m1={f}"], docs(NODE, CONFIG, CLUSTER), "KubeSchedulerConfiguration #2"),
-], ids=["score", "simulate", "capacity", "summary", "models-classify", "models-validate", "estimate-member"])
+    # kinds that place no pod: the scheduler verbs note them as skipped, the member verbs name them here
+    (["summary"], docs(NODE, SECRET), "Secret/s"),
+    (["estimate", "-f", "{k}", "--member", "m1={f}"], docs(NODE, SECRET), "Secret/s"),
+], ids=["score", "simulate", "capacity", "summary", "models-classify", "models-validate", "estimate-member",
+        "summary-secret", "estimate-member-secret"])
 def test_objects_a_verb_does_not_read_are_named_once(verb, content, ignored, tmp_path, capsys):
     path = write_input(tmp_path, content)
     fleet = tmp_path / "fleet.yaml"

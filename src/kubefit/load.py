@@ -198,13 +198,17 @@ class Scenario:
 
 
 def unread_objects(scenario: Scenario, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
-                   members: bool = False) -> str | None:
+                   members: bool = False, skipped: bool = False) -> str | None:
     """One sentence naming the objects of the files `kubefit <verb>` does not read, None when it reads all.
 
     `keep`: fleet kinds the verb reads; `config`: it reads the scheduler configuration; `members`: it
-    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not).
+    reads the nodes and pods (scheduler verbs and member verbs do, `models validate` does not);
+    `skipped`: name the kinds that place no pod (ConfigMaps, Secrets, …) too, for a verb that does not
+    print the scenario's own note about them (the scheduler verbs do).
     """
     ignored = [f"{d.source}: {d.label}" for d in scenario.fleet if d.kind not in keep]
+    if skipped:
+        ignored += [f"{d.source}: {d.label}" for d in scenario.skipped]
     if scenario.scheduler_config is not None and not config:
         ignored.insert(0, f"{scenario.scheduler_config.source}: {scenario.scheduler_config.label}")
     if not members:

@@ -274,7 +274,7 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
             raise InputError(f"unknown cluster {name!r} (clusters: {', '.join(c.name for c in fleet.clusters)})",
                              field="--member")
         scenarios[name] = load_scenario([path])
-        unread = unread_objects(scenarios[name], f"estimate --member {name}", members=True)
+        unread = unread_objects(scenarios[name], f"estimate --member {name}", members=True, skipped=True)
         if unread:
             warn(unread)
     if scenarios and req is None:

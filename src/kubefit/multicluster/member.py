@@ -22,7 +22,7 @@ def load_member(files: Sequence[str | Path], verb: str, warn: Warn, *,
                 members: bool = True) -> tuple[Scenario, list[Cluster]]:
     """The scenario of the files and its Karmada Clusters (decoded); what `verb` does not read goes to `warn`."""
     scenario = load_scenario([str(f) for f in files])
-    unread = unread_objects(scenario, verb, keep=("Cluster",), members=members)
+    unread = unread_objects(scenario, verb, keep=("Cluster",), members=members, skipped=True)
     if unread:
         warn(unread)
     clusters = [decode_cluster(d, require_name=False) for d in scenario.fleet_objects("Cluster")]
