@@ -64,9 +64,9 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 # the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
                             IPA_PRE_FILTER})
-_SIGNS: dict[int, tuple[Framework, list | None]] = {}
+_SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
-_DEMAND_KEYS_MAX = 4096  # id(framework) → (framework, its plugins if all sign)
+_DEMAND_KEYS_MAX = 4096
 
 
 # --------------------------------------------------------------------------- node order, sampling

@@ -6,6 +6,8 @@ for NodeResourcesFit and NodeResourcesBalancedAllocation this module redoes the 
 node with Python ints and floats: identical results (Go truncation, IEEE float64 in the same order),
 checked against the plugins by the property tests.  Plugins whose verdict ignores requests (node
 placement plugins) need no re-evaluation at all.  Anything else: no kernel, the caller uses the plugin.
+`_rowkernels.c` runs the same kernels in C from a shape's `compiled_spec`; these stay the reference and
+the fallback (no compiler, or amounts beyond the C code's exact int64 range).
 """
 
 from __future__ import annotations

@@ -114,9 +114,10 @@ class SimulationResult:
 def final_usage(state: ClusterState) -> dict[str, dict]:
     """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it."""
     out = {}
-    basic = [(r, state.index[r]) for r in sorted((CPU, EPHEMERAL_STORAGE, MEMORY))]  # always there
+    names = sorted((CPU, EPHEMERAL_STORAGE, MEMORY))  # always shown
+    basic = [(r, state.index[r]) for r in names]
     pods = state.index[PODS]
-    others = [(r, col) for r, col in state.index.items() if r not in (CPU, EPHEMERAL_STORAGE, MEMORY, PODS)]
+    others = [(r, col) for r, col in state.index.items() if r not in names and r != PODS]
     for name, req, (cpu, memory) in zip(state.node_names, state.requested.tolist(),
                                         state.nonzero_requested.tolist(), strict=True):
         requested = {r: req[col] for r, col in basic}
