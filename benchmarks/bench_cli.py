@@ -207,7 +207,7 @@ def run_capacity() -> dict:
 def run_startup() -> dict:
     imp, imp_cpu, _, _ = timed([sys.executable, "-c", "import kubefit"])
     helps, help_cpu, _, _ = timed([*KUBEFIT, "--help"])
-    _, _, _, out = timed([sys.executable, "-c", "import sys, kubefit.cli.simulate, kubefit.load; "
+    _, _, _, out = timed([sys.executable, "-c", "import sys, kubefit.cli.simulate, kubefit.manifests.load; "
                           "print(sorted(m for m in ('matplotlib', 'kubernetes', 'rich', 'pandas') if m in sys.modules))"])
     return {"seconds": round(imp, 2), "importCpuSeconds": round(imp_cpu, 2), "helpSeconds": round(helps, 2),
             "helpCpuSeconds": round(help_cpu, 2), "heavyModulesOnSimulatePath": out.decode().strip()}

@@ -15,9 +15,9 @@ import tracemalloc
 import numpy as np
 
 from kubefit.api.core import Container, Node, Pod
-from kubefit.api.karmada import decode_cluster
+from kubefit.k8s.quantity import parse_quantity
+from kubefit.manifests.karmada import decode_cluster
 from kubefit.multicluster.estimate import MemberState, exact_counts, max_available_replicas, member_state
-from kubefit.quantity import parse_quantity
 
 CLUSTERS, NODES, PODS_PER_NODE = 100, 5_000, 4
 REQUEST = {"cpu": parse_quantity("500m"), "memory": parse_quantity("1Gi")}

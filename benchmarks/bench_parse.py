@@ -1,7 +1,7 @@
 """Benchmark the parsing layer (text → documents) on a 5,000-node × 5,000-pod scenario, YAML and JSON.
 
 "plain" is what kubefit did before the reliability bounds (libyaml's CSafeLoader through
-`yaml.load_all`, `json.loads`); "checked" is `kubefit.parse.parse_bodies` (duplicate keys, int64
+`yaml.load_all`, `json.loads`); "checked" is `kubefit.manifests.parse.parse_bodies` (duplicate keys, int64
 integers, depth and alias bounds). Best of `--repeat` runs each, seconds.
 
     .venv/bin/python benchmarks/bench_parse.py --repeat 3
@@ -15,7 +15,7 @@ import time
 
 import yaml
 
-from kubefit.parse import parse_bodies
+from kubefit.manifests.parse import parse_bodies
 
 
 def scenario(nodes: int, pods: int) -> list[dict]:

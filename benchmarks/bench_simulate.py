@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from kubefit.api.core import Container, Node, Pod
-from kubefit.quantity import parse_quantity
+from kubefit.k8s.quantity import parse_quantity
 from kubefit.scheduler.config import (
     BalancedAllocationArgs,
     NodeResourcesFitArgs,
@@ -132,7 +132,7 @@ def run(nodes_n: int, pods_n: int, seed: int, check: bool, profile_name: str = "
 
 def _same_as_framework(nodes, pods, cfg) -> bool:
     """Replay with `schedule_one` on every pod (slow) and compare with simulate, both with tie-break first."""
-    from kubefit.requests import pod_demand
+    from kubefit.k8s.requests import pod_demand
     from kubefit.scheduler.framework import Framework, schedule_one
     from kubefit.scheduler.simulate import simulate
 

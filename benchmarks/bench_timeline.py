@@ -23,8 +23,9 @@ CONFIG = ROOT / "examples" / "alibaba" / "scheduler-config.yaml"
 
 
 def run(trace_dir: Path, nodes: int | None) -> dict:
-    from kubefit.importers.alibaba import import_alibaba_gpu
-    from kubefit.load import Document, add_document, load_scenario
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.importers.alibaba import import_alibaba_gpu
+    from kubefit.manifests.scenario import add_document, load_scenario
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.timeline import timeline
 

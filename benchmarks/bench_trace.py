@@ -28,7 +28,7 @@ RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 
 def config(strategy: str):
     """The golden runs' configuration for `strategy`, through the v1 loader (as a user's file would go)."""
-    from kubefit.load import Document
+    from kubefit.manifests.documents import Document
     from kubefit.scheduler.config import V1, load_configuration
 
     strategy_args: dict = {"type": strategy, "resources": [{"name": r, "weight": 1} for r in RESOURCES]}
@@ -45,8 +45,9 @@ def config(strategy: str):
 
 
 def run(strategy: str, trace_dir: Path, repeat: int) -> dict:
-    from kubefit.importers.alibaba import import_alibaba_gpu
-    from kubefit.load import Document, decode_node, decode_pod
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.importers.alibaba import import_alibaba_gpu
+    from kubefit.manifests.load import decode_node, decode_pod
     from kubefit.scheduler.simulate import simulate
     from kubefit.scheduler.state import compile_state
 

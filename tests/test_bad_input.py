@@ -569,12 +569,12 @@ def test_bad_trace(which, content, fragments, tmp_path, capsys):
 # --------------------------------------------------------------------------- the safety net
 
 def test_unexpected_exception_is_an_internal_error_not_a_traceback(monkeypatch, tmp_path, capsys):
-    import kubefit.load
+    import kubefit.manifests.scenario
 
     def boom(*_args, **_kwargs):
         raise ZeroDivisionError("integer division or modulo by zero")
 
-    monkeypatch.setattr(kubefit.load, "load_scenario", boom)
+    monkeypatch.setattr(kubefit.manifests.scenario, "load_scenario", boom)
     monkeypatch.delenv("KUBEFIT_TRACEBACK", raising=False)
     rc, out, err = run(capsys, ["score", "-f", write_input(tmp_path, docs(NODE, POD))])
     assert rc == 70 and "Traceback" not in err

@@ -1,4 +1,4 @@
-"""yaml-rs is used only where kubefit then answers exactly as with PyYAML alone (`kubefit.fastyaml`).
+"""yaml-rs is used only where kubefit then answers exactly as with PyYAML alone (`kubefit.manifests.fastyaml`).
 
 The property: for any text, `parse_bodies` gives the same documents (same types, same key order) or the
 same `error:` message as `parse_bodies` with the yaml-rs path switched off. The texts are generated
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 import test_fuzz
 from fuzzing import VERBS, preload, seed_texts
-from kubefit import fastyaml, parse
 from kubefit.errors import InputError
+from kubefit.manifests import fastyaml, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubefit.labels import SelectorError, parse_selector, selector_matches
+from kubefit.k8s.labels import SelectorError, parse_selector, selector_matches
 
 LABELS = {"app": "web", "tier": "front"}
 

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubefit import load
 from kubefit.errors import InputError
-from kubefit.load import Document, Scenario, add_document, decode_pod, load_scenario
-from kubefit.parse import parse_bodies
+from kubefit.manifests import scenario as load_pipeline
+from kubefit.manifests.documents import Document
+from kubefit.manifests.load import Scenario, decode_pod
+from kubefit.manifests.parse import parse_bodies
+from kubefit.manifests.scenario import add_document, load_scenario
 
 
 def pod(name: str, spec: dict, **meta) -> dict:
@@ -98,7 +100,7 @@ def test_what_the_json_module_refuses_is_one_clear_error():
 
 
 def test_load_scenario_reports_progress_per_file(tmp_path):
-    from kubefit.load import load_scenario
+    from kubefit.manifests.scenario import load_scenario
 
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
     pods = [pod(f"p{i}", {"containers": [{"name": "c"}]}) for i in range(2500)]
@@ -149,7 +151,8 @@ def test_bound_pods_differing_only_in_their_node_share_a_decoding():
 
 @pytest.mark.parametrize("path", ["tests/fixtures/kubectl-get-nodes-pods.json", "examples/workload/cluster.yaml"])
 def test_the_memo_changes_nothing(path):
-    from kubefit.load import load_scenario, read_documents
+    from kubefit.manifests.documents import read_documents
+    from kubefit.manifests.scenario import load_scenario
 
     loaded = load_scenario([path])
     warnings: list[str] = []
@@ -186,7 +189,7 @@ def test_the_command_freezes_what_it_loaded(monkeypatch):
     before = gc.get_freeze_count()
     load_scenario(SCENARIO)
     assert gc.get_freeze_count() == before
-    monkeypatch.setattr(load, "_freezing", [True])
+    monkeypatch.setattr(load_pipeline, "_freezing", [True])
     try:
         load_scenario(SCENARIO)
         assert gc.get_freeze_count() > before

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from kubefit.cli import main
-from kubefit.load import Scenario, add_document, parse_documents
+from kubefit.manifests.documents import parse_documents
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
 POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"

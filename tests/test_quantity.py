@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubefit.quantity import QuantityError, milli_value, parse_quantity, value
+from kubefit.k8s.quantity import QuantityError, milli_value, parse_quantity, value
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,9 @@ import pytest
 
 from fuzzing import Mutant, judge, preload, run_isolated
 from kubefit.cli import main
-from kubefit.parse import MAX_DEPTH, escape_control, shorten
-from kubefit.quantity import MAX_INT64, QuantityError, parse_quantity, scheduler_units
+from kubefit.errors import escape_control, shorten
+from kubefit.k8s.quantity import MAX_INT64, QuantityError, parse_quantity, scheduler_units
+from kubefit.manifests.parse import MAX_DEPTH
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
 

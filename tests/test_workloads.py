@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kubefit.cli import main
-from kubefit.load import load_scenario
+from kubefit.manifests.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFESTS = ROOT / "examples" / "manifests"

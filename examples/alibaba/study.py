@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kubefit.load import load_scenario
-from kubefit.quantity import value
-from kubefit.requests import pod_demand
+from kubefit.k8s.quantity import value
+from kubefit.k8s.requests import pod_demand
+from kubefit.manifests.scenario import load_scenario
 from kubefit.scheduler.compare import STRATEGIES, candidates, compare
 from kubefit.scheduler.config import load_configuration
 

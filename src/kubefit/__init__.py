@@ -20,9 +20,10 @@ Step by step, the same pipeline is `load_scenario` → `prepare` → `score_pod`
 """
 
 from kubefit.errors import ConfigError, InputError, KubefitError
-from kubefit.load import Scenario, load_scenario
-from kubefit.quantity import milli_value, parse_quantity, value
-from kubefit.requests import PodDemand, pod_demand
+from kubefit.k8s.quantity import milli_value, parse_quantity, value
+from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import load_scenario
 from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
 from kubefit.verbs import (
     KubefitWarning,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 MAX_MESSAGE = 400  # characters of an InputError's message (its location comes on top)
 
 
@@ -17,8 +19,6 @@ class InputError(KubefitError):
     def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
                  field: str | None = None) -> None:
         if len(message) > MAX_MESSAGE:  # a value of 5,000 characters quoted in it: the line stays readable
-            from kubefit.parse import shorten
-
             message = shorten(message, MAX_MESSAGE)
         self.message = message
         self.file = file
@@ -50,3 +50,23 @@ class ConfigError(KubefitError):
     def __str__(self) -> str:
         head = f"{self.file}: " if self.file else ""
         return head + "invalid scheduler configuration: " + "; ".join(self.errors)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_control(text: str, *, keep: str = "") -> str:
+    """Control characters (newlines, ESC, bidi overrides, …) as `\\n`, `\\x1b`, `\\u202e`: one safe line.
+
+    `keep`: control characters left as they are (`"\\n"` for a multi-line table cell).
+    """
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else
+                        m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """A value for a message: control characters escaped, at most `limit` characters (`…` and the length)."""
+    text = escape_control(text)
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text)} characters)"

@@ -19,12 +19,12 @@ from kubefit.errors import InputError
 
 if TYPE_CHECKING:
     from kubefit.api.core import Pod
-    from kubefit.load import Scenario
+    from kubefit.manifests.load import Scenario
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
+    from kubefit.planning.plan import Plan
     from kubefit.scheduler.capacity import CapacityResult
     from kubefit.scheduler.nodeactions import Evictions, NodeActions
-    from kubefit.scheduler.plan import Plan
     from kubefit.scheduler.scenario import Prepared
     from kubefit.scheduler.simulate import SimulationResult
     from kubefit.scheduler.timeline import TimelineResult
@@ -53,10 +53,11 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
 
     Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
     and into `prepared.notes` (the results' ``warnings``);
-    `progress` follows the loading (see `kubefit.load.load_scenario`). Returns the scenario (after the
+    `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`). Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
-    from kubefit.load import load_scenario, unread_objects
+    from kubefit.manifests.load import unread_objects
+    from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
@@ -331,7 +332,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
 
     Returns
     -------
-    kubefit.scheduler.plan.Plan
+    kubefit.planning.plan.Plan
         Nodes to add per template (``counts``), the simulation of the planned cluster (``result``),
         ``warnings`` and ``node_actions``; ``to_dict()`` is `-o json`.
 
@@ -346,9 +347,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     >>> out["add"], out["cost"], [row["pod"] for row in out["cannotFit"]]
     ({'small': 1, 'large': 1}, 4, ['batch-huge'])
     """
-    from kubefit.load_templates import load_templates
+    from kubefit.manifests.templates import load_templates
+    from kubefit.planning.plan import plan as run_plan
     from kubefit.scheduler.nodeactions import eviction_report
-    from kubefit.scheduler.plan import plan as run_plan
 
     if tie_break not in ("random", "first"):
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")

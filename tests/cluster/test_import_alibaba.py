@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubefit.cli import main
-from kubefit.importers.alibaba import import_alibaba_gpu
-from kubefit.load import Document, decode_node, decode_pod, load_scenario, parse_documents, read_documents
+from kubefit.manifests.documents import Document, parse_documents, read_documents
+from kubefit.manifests.importers.alibaba import import_alibaba_gpu
+from kubefit.manifests.load import decode_node, decode_pod
+from kubefit.manifests.scenario import load_scenario
 from tests_support import SHARED_ABSENT
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

@@ -18,10 +18,11 @@ import pytest
 import yaml
 
 from kubefit.cli import main
-from kubefit.load import load_scenario, read_documents
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
+from kubefit.manifests.documents import read_documents
+from kubefit.manifests.scenario import load_scenario
+from kubefit.manifests.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
 from kubefit.scheduler.state import compile_state
-from kubefit.snapshot import TERMINAL_PHASES, kubeconfig_paths, snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").read_text()),
@@ -119,7 +120,7 @@ def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
 def _fresh_server_state(monkeypatch: pytest.MonkeyPatch) -> None:
     _APIServer.requests = []
     _APIServer.forbid = False
-    monkeypatch.setattr("kubefit.snapshot.PAGE_SIZE", 2)  # the limit the recordings were made with
+    monkeypatch.setattr("kubefit.manifests.snapshot.PAGE_SIZE", 2)  # the limit the recordings were made with
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     monkeypatch.delenv("KUBERNETES_SERVICE_PORT", raising=False)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from kubefit.api.core import Container, Node, Pod
 from kubefit.cli import main
+from kubefit.k8s.quantity import parse_quantity
 from kubefit.multicluster.estimate import MemberState, exact_counts, exact_estimate
-from kubefit.quantity import parse_quantity
 
 
 def node(name: str, **alloc: str) -> Node:

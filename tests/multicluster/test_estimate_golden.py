@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from kubefit.api.karmada import decode_cluster, quantity_text
 from kubefit.cli import main
+from kubefit.k8s.quantity import quantity_text
+from kubefit.manifests.karmada import decode_cluster
 from kubefit.multicluster.estimate import max_available_replicas, parse_assumed, parse_request
 
 GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "karmada"

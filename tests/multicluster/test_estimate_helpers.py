@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from kubefit.api.karmada import decode_cluster, decode_resource_summary
-from kubefit.load import Document
+from kubefit.k8s.quantity import parse_quantity
+from kubefit.manifests.documents import Document
+from kubefit.manifests.karmada import decode_cluster, decode_resource_summary
 from kubefit.multicluster.estimate import (
     ModelError,
     add_assumed,
@@ -25,7 +26,6 @@ from kubefit.multicluster.estimate import (
     resource_list_nanos,
     summary_estimate,
 )
-from kubefit.quantity import parse_quantity
 
 GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "karmada"
 FILES = ("cases.jsonl", "spec-checks.jsonl", "upstream-tests.jsonl")

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from kubefit.k8s.quantity import milli_value, parse_quantity, value
 from kubefit.multicluster import goquantity as gq
-from kubefit.quantity import milli_value, parse_quantity, value
 
 MAX = 2**63 - 1
 
@@ -68,7 +68,7 @@ quantities = st.builds(
 
 @given(quantities)
 def test_value_matches_exact_rounding_in_safe_range(text):
-    """Below the overflow range, Go's Value/MilliValue are exact ceilings (kubefit.quantity)."""
+    """Below the overflow range, Go's Value/MilliValue are exact ceilings (kubefit.k8s.quantity)."""
     q, nanos = gq.parse(text), parse_quantity(text)
     if q.format == gq.BINARY_SI and nanos > MAX * 10**9:
         assert q.nanos() == MAX * 10**9  # the BinarySI cap

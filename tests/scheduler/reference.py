@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from kubefit.resourcenames import is_scalar
+from kubefit.k8s.resourcenames import is_scalar
 
 
 def go_div(a: int, b: int) -> int:

@@ -99,7 +99,8 @@ def test_table(tmp_path, capsys):
 def test_capacity_equals_simulating_that_many_copies(nodes, cpu, memory, strategy):
     """Simulating count+1 copies schedules exactly `count` of them, on the same nodes, and the last one
     stays pending with the capacity's stopping message."""
-    from kubefit.load import Document, decode_node, decode_pod
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.load import decode_node, decode_pod
 
     warnings: list[str] = []
     ns = [decode_node(Document(node(f"n{i}", *spec), "t", i), warnings) for i, spec in enumerate(nodes)]
@@ -160,8 +161,9 @@ def test_computed_capacity_equals_the_replay(nodes, bound, cpu, memory, gpus, to
     """Copies computed per node (`copies_per_node`) give the replay's count, placement and FitError text,
     under every strategy, with bound pods, taints, cordoned nodes, a nodeSelector, an extended resource
     (ignored by Filter or not) and `--max` limits."""
-    from kubefit.load import Document, decode_node, decode_pod
-    from kubefit.requests import pod_demand
+    from kubefit.k8s.requests import pod_demand
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.load import decode_node, decode_pod
     from kubefit.scheduler.capacity import copies_per_node
 
     warnings: list[str] = []
@@ -196,8 +198,9 @@ def test_computed_capacity_equals_the_replay(nodes, bound, cpu, memory, gpus, to
 def test_filters_not_known_to_be_per_node_are_replayed(monkeypatch):
     """A Filter plugin outside PER_NODE_FILTERS (topology spread, ports, ... — here TaintToleration taken out
     of the set) sends the count to the replay, which still gives the hand-computed answer."""
-    from kubefit.load import Document, decode_node, decode_pod
-    from kubefit.requests import pod_demand
+    from kubefit.k8s.requests import pod_demand
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.load import decode_node, decode_pod
     from kubefit.scheduler import capacity
 
     warnings: list[str] = []

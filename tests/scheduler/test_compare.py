@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kubefit.cli import main
-from kubefit.load import load_scenario
+from kubefit.manifests.scenario import load_scenario
 from kubefit.scheduler.compare import DEFAULT_SHAPE, candidates, strategy_config
 from kubefit.scheduler.config import load_configuration
 from kubefit.scheduler.simulate import simulate
@@ -40,7 +40,7 @@ def run_json(capsys, *argv: str) -> dict:
 
 
 def test_strategy_config_keeps_resources_and_sets_shape():
-    from kubefit.load import Document
+    from kubefit.manifests.documents import Document
 
     base = load_configuration(Document(CONFIG, "c", 0))
     most = strategy_config(base, "MostAllocated").profiles[0].plugin_args["NodeResourcesFit"]

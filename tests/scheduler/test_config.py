@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kubefit.cli import main
 from kubefit.errors import ConfigError, InputError
-from kubefit.load import Document
+from kubefit.manifests.documents import Document
 from kubefit.scheduler.config import (
     DEFAULT_MULTIPOINT,
     PLUGIN_EXTENSIONS,
@@ -341,7 +341,7 @@ def test_ignored_settings_are_noted():
 # --------------------------------------------------------------------------- apimachinery messages
 
 def test_qualified_name_messages():
-    from kubefit.validation import qualified_name_errors
+    from kubefit.k8s.validation import qualified_name_errors
 
     assert qualified_name_errors("intel.com/foo") == []
     assert qualified_name_errors("a/") == [
@@ -357,7 +357,7 @@ def test_qualified_name_messages():
 
 
 def test_go_formatting():
-    from kubefit.validation import INVALID, FieldError, aggregate, go_quote
+    from kubefit.k8s.validation import INVALID, FieldError, aggregate, go_quote
 
     assert go_quote('a"b\\c\n\x01é') == '"a\\"b\\\\c\\n\\x01é"'
     errors = [FieldError("x", INVALID, 1, "bad"), FieldError("x", INVALID, 1, "bad"), FieldError("", INVALID, "v")]

@@ -10,7 +10,7 @@ import pytest
 
 from golden_scenario import case_config, case_plugin_weights
 from kubefit.errors import ConfigError
-from kubefit.load import Document
+from kubefit.manifests.documents import Document
 from kubefit.scheduler.config import (
     DEFAULT_MULTIPOINT,
     PLUGIN_EXTENSIONS,

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kubefit.errors import ConfigError, InputError
-from kubefit.load import Document, read_documents
+from kubefit.manifests.documents import Document, read_documents
 from kubefit.scheduler.config.dialects import dialect_of, is_legacy_dialect, to_v1
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -378,7 +378,7 @@ def _docs_cases() -> dict[str, dict[str, Any]]:
 
 def _score(config: dict[str, Any], case: dict[str, Any], tmp_path: Path) -> Any:
     """One scheduling cycle of the case's pod under `config` (the user's path: a scenario file)."""
-    from kubefit.load import load_scenario
+    from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.scenario import find_pending_pod, prepare, score_pod
 
     path = tmp_path / f"{abs(hash(json.dumps(config, sort_keys=True)))}.json"

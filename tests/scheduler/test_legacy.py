@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubefit.quantity import milli_value, parse_quantity, value
+from kubefit.k8s.quantity import milli_value, parse_quantity, value
 from kubefit.scheduler.plugins.legacy import (
     legacy_balanced_scores,
     legacy_broken_linear,
@@ -141,8 +141,9 @@ def _docs_state(case_id: str, config_file: str):
     import json
     from pathlib import Path
 
-    from kubefit.load import Document, decode_node, decode_pod, read_documents
-    from kubefit.requests import pod_demand
+    from kubefit.k8s.requests import pod_demand
+    from kubefit.manifests.documents import Document, read_documents
+    from kubefit.manifests.load import decode_node, decode_pod
     from kubefit.scheduler.config import load_configuration
     from kubefit.scheduler.state import compile_state
 

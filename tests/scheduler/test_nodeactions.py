@@ -9,7 +9,8 @@ import pytest
 
 from kubefit.api.core import Pod
 from kubefit.cli import main
-from kubefit.load import Document, decode_pod
+from kubefit.manifests.documents import Document
+from kubefit.manifests.load import decode_pod
 from kubefit.scheduler.nodeactions import replacement
 from tests_support import run_json
 

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from golden_scenario import case_config
-from kubefit.load import Document, decode_node, decode_pod
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
+from kubefit.manifests.documents import Document
+from kubefit.manifests.load import decode_node, decode_pod
 from kubefit.scheduler.config import load_configuration
 from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,

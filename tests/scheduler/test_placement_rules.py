@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 
 from kubefit.api.core import Container, Node, Pod, Taint, Toleration
 from kubefit.errors import ConfigError
+from kubefit.k8s.nodeaffinity import NodeSelector
+from kubefit.k8s.taints import tolerates
 from kubefit.scheduler.config import NodeAffinityArgs, Profile, ScorePlugin
 from kubefit.scheduler.framework import Framework, SchedulingCycleError, schedule_one
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.selectors import NodeSelector, node_labels
-from kubefit.scheduler.plugins.tainttoleration import default_normalize, tolerates
+from kubefit.scheduler.plugins.selectors import node_labels
+from kubefit.scheduler.plugins.tainttoleration import default_normalize
 from kubefit.scheduler.state import compile_state
 
 PLACEMENT = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")

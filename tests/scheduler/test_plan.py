@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubefit.cli import main
-from kubefit.load import load_scenario
+from kubefit.manifests.scenario import load_scenario
+from kubefit.manifests.templates import Template
+from kubefit.planning.plan import Planner, plan
 from kubefit.scheduler.config import load_configuration
-from kubefit.scheduler.plan import Planner, Template, plan
 from tests_support import run_json
 
 ROOT = Path(__file__).resolve().parents[2]

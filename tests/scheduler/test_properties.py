@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubefit.api.core import Container, Node, Pod
-from kubefit.quantity import NANO
-from kubefit.requests import pod_demand
+from kubefit.k8s.quantity import NANO
+from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.config import (
     BalancedAllocationArgs,
     NodeResourcesFitArgs,

@@ -13,8 +13,10 @@ import json
 from typing import Any
 
 from kubefit.cli import main
-from kubefit.load import Scenario, add_document, parse_documents
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
+from kubefit.manifests.documents import parse_documents
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document
 from kubefit.scheduler.state import compile_state
 
 MI = 1024 * 1024

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubefit.api.core import Container, Node, Pod
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler import engine as eng
 from kubefit.scheduler import rows
 from kubefit.scheduler import simulate as sim

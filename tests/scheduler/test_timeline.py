@@ -10,9 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubefit.cli import main
-from kubefit.importers.alibaba import import_alibaba_gpu
-from kubefit.load import Document, Scenario, add_document, load_scenario
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
+from kubefit.manifests.documents import Document
+from kubefit.manifests.importers.alibaba import import_alibaba_gpu
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document, load_scenario
 from kubefit.scheduler.scenario import prepare
 from kubefit.scheduler.simulate import simulate
 from kubefit.scheduler.timeline import timeline

@@ -94,7 +94,7 @@ def test_three_strategies():
 
 def test_study_comparison_is_the_golden_runs(trace_file):
     """examples/alibaba: its configuration under `--compare` gives, per strategy, the real scheduler's run."""
-    from kubefit.load import load_scenario
+    from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.compare import STRATEGIES, candidates, compare
     from kubefit.scheduler.config import load_configuration
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kubefit.load import Scenario, add_document, parse_documents
+from kubefit.manifests.documents import parse_documents
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document
 from kubefit.scheduler.framework import new_context
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, UNSCHEDULABLE
 from kubefit.scheduler.plugins.nodevolumelimits import REASON_MAX_VOLUME_COUNT, NodeVolumeLimits

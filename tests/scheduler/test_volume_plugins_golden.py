@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kubefit.load import Scenario, add_document, parse_documents
+from kubefit.manifests.documents import parse_documents
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document
 from kubefit.scheduler.framework import new_context
 from kubefit.scheduler.plugins.base import CODE_NAMES
 from kubefit.scheduler.plugins.nodevolumelimits import NodeVolumeLimits

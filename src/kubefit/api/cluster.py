@@ -1,7 +1,7 @@
 """Cluster-wide objects beyond Nodes and Pods, as the scheduler's plugins read them, and their store.
 
 `ClusterObjects` holds every such object of a scenario by kind (`objects.of("Service")`), in document
-order; each kind has its decoder in a loader module (`kubefit.load_cluster`, `kubefit.load_storage`).
+order; each kind has its decoder in a loader module (`kubefit.manifests.cluster`, `kubefit.manifests.storage`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ResourceList = dict[str, int]
-"""Resource name → exact quantity in nano-units (see `kubefit.quantity`)."""
+"""Resource name → exact quantity in nano-units (see `kubefit.k8s.quantity`)."""
 
 
 @dataclass(frozen=True)

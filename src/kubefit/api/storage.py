@@ -1,7 +1,7 @@
 """Storage and disruption objects as the volume plugins and preemption read them: PersistentVolumeClaim,
 PersistentVolume, StorageClass, CSINode, CSIDriver (storage.k8s.io/v1) and PodDisruptionBudget (policy/v1).
 
-Decoded by `kubefit.load_storage`; kept in `Scenario.objects` by kind, like the other cluster objects.
+Decoded by `kubefit.manifests.storage`; kept in `Scenario.objects` by kind, like the other cluster objects.
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kubefit.errors import KubefitError
-from kubefit.parse import escape_control, shorten
+from kubefit.errors import KubefitError, escape_control, shorten
 
 app = typer.Typer(
     name="kubefit",
@@ -49,7 +48,7 @@ def warn(message: str) -> None:
 def warn_ignored(scenario: Any, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,
                  members: bool = False) -> None:
     """Name, in one warning, the objects of the files `kubefit <verb>` does not read (never dropped silently)."""
-    from kubefit.load import unread_objects
+    from kubefit.manifests.load import unread_objects
 
     message = unread_objects(scenario, verb, keep=keep, config=config, members=members)
     if message:
@@ -187,7 +186,7 @@ def run() -> None:
     """Console-script entry (and `python -m kubefit.cli`): one verb, then exit with `main`'s code."""
     import gc
 
-    from kubefit.load import freeze_after_loading
+    from kubefit.manifests.scenario import freeze_after_loading
 
     freeze_after_loading()  # the process ends with what it loaded alive: no collection need walk it
     # One verb, then exit: a young collection per 100,000 net allocations instead of 700 (the engine's

@@ -48,7 +48,7 @@ def import_alibaba_gpu(
     output: ScenarioOut = None,
 ) -> None:
     """Alibaba GPU trace (cluster-trace-gpu-v2023) → nodes and the queue of pending pods."""
-    from kubefit.importers.alibaba import import_alibaba_gpu as read_trace
+    from kubefit.manifests.importers.alibaba import import_alibaba_gpu as read_trace
 
     trace = read_trace(nodes, pods)
     for message in trace.warnings:
@@ -66,8 +66,8 @@ def snapshot(
 ) -> None:
     """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services and pod controllers of a live
     cluster → a scenario (pending pods stay pending)."""
-    from kubefit.snapshot import CLUSTER_KINDS
-    from kubefit.snapshot import snapshot as read_cluster
+    from kubefit.manifests.snapshot import CLUSTER_KINDS
+    from kubefit.manifests.snapshot import snapshot as read_cluster
 
     cluster_kinds = {entry[4] for entry in CLUSTER_KINDS}
 

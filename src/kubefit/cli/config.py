@@ -7,9 +7,11 @@ from typing import Annotated
 import typer
 
 from kubefit.cli import OutputFormat, app, name_some, warn
-from kubefit.errors import ConfigError, InputError
-from kubefit.load import FLEET_KINDS, SCHEDULER_CONFIG_KINDS, Document, Scenario, add_document, read_documents
-from kubefit.parse import escape_control
+from kubefit.errors import ConfigError, InputError, escape_control
+from kubefit.manifests.documents import Document, read_documents
+from kubefit.manifests.kinds import FLEET_KINDS, SCHEDULER_CONFIG_KINDS
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.scenario import add_document
 from kubefit.report.output import emit
 from kubefit.scheduler.config import V1, SchedulerConfiguration, load_configuration
 from kubefit.scheduler.config.dialects import print_notes
@@ -17,7 +19,7 @@ from kubefit.scheduler.config.dialects import print_notes
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
 app.add_typer(config_app, name="config")
 # `kubefit config convert` (old dialects → v1) lives in kubefit/cli/config_convert.py and registers on
-# `config_app` (imported below so that it is always available with this sub-app).
+# `config_app` (the command imports both modules for the `config` verbs: cli.FAMILY_OF_VERB).
 
 ConfigFileOption = Annotated[str, typer.Option("-f", "--filename", help="File holding one KubeSchedulerConfiguration (any version) or Policy.")]
 
@@ -80,10 +82,3 @@ def view(
     print_notes(config.notes)  # what the conversion and defaulting chose, on stderr
     fmt = "json" if output == OutputFormat.json else "yaml"
     emit(config.effective or {}, fmt)
-
-
-try:  # the dialect converter adds `config convert`
-    import kubefit.cli.config_convert  # noqa: F401,E402
-except ModuleNotFoundError as exc:  # pragma: no cover - not written yet
-    if exc.name != "kubefit.cli.config_convert":
-        raise

@@ -9,7 +9,7 @@ import yaml
 
 from kubefit.cli.config import config_app, config_document
 from kubefit.errors import InputError
-from kubefit.load import Document
+from kubefit.manifests.documents import Document
 from kubefit.scheduler.config.dialects import out_of_tree_plugins, print_notes, to_v1, without_plugins
 
 

@@ -1,7 +1,7 @@
 """Karmada's `util.ClusterMatches`: whether a Cluster satisfies a ClusterAffinity (exclude, labels, fields, names).
 
 Used by the ClusterAffinity filter and by StaticWeight's `targetCluster` rules.  Label selectors go through
-`kubefit.labels` (a malformed one matches nothing, as `LabelSelectorAsSelector`'s error does in Karmada).
+`kubefit.k8s.labels` (a malformed one matches nothing, as `LabelSelectorAsSelector`'s error does in Karmada).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubefit.labels import SelectorError, requirement, selector_matches
+from kubefit.k8s.labels import SelectorError, requirement, selector_matches
 
 
 def match_zones(op: str, values: list[Any], zones: list[str]) -> bool:

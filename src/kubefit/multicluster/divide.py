@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kubefit.gomath import int32
+from kubefit.k8s.gomath import int32
 from kubefit.multicluster.affinity import cluster_matches
 
 MAX_INT32 = 2**31 - 1

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubefit.api.core import Taint, Toleration
+from kubefit.k8s.taints import tolerates_any
 from kubefit.multicluster.affinity import cluster_matches
-from kubefit.scheduler.plugins.tainttoleration import tolerates_any
 
 Filter = Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], str | None]
 

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubefit.api.karmada import quantity_text
-from kubefit.decode import Complete, check_shape
 from kubefit.errors import InputError
-from kubefit.load import Document, Scenario, add_document, decode_pod, read_documents
-from kubefit.quantity import QuantityError, parse_quantity
-from kubefit.requests import pod_requests_nanos
+from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
+from kubefit.k8s.requests import pod_requests_nanos
+from kubefit.manifests.decode import Complete, check_shape
+from kubefit.manifests.documents import Document, read_documents
+from kubefit.manifests.load import Scenario, decode_pod
+from kubefit.manifests.scenario import add_document
 
 Warn = Callable[[str], None]
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Job")
@@ -156,7 +157,7 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
     `warn` is told what Karmada would accept but the user should know (refused models, negative requests).
     """
     files = [str(f) for f in files]
-    from kubefit.api.karmada import decode_cluster, decode_resource_binding
+    from kubefit.manifests.karmada import decode_cluster, decode_resource_binding
     from kubefit.multicluster.resourceselector import claiming_policy
     from kubefit.multicluster.schedule import binding_from_workload
 
@@ -260,7 +261,8 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
                    warn: Warn = _ignore) -> FleetEstimate:
     """Karmada's general estimate for every cluster of `fleet` and, for each `NAME=FILE` of `members`,
     the exact count on that member's nodes and pods (`kubefit estimate`)."""
-    from kubefit.load import load_scenario, unread_objects
+    from kubefit.manifests.load import unread_objects
+    from kubefit.manifests.scenario import load_scenario
     from kubefit.multicluster.estimate import exact_estimate, max_available_replicas, parse_request
 
     texts, where = request_texts(fleet, request, warn)

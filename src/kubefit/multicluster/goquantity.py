@@ -2,7 +2,7 @@
 with int64 wrapping, canonical strings (Format rules), the cached-string struct equality, BinarySI clamp.
 
 A parsed Go quantity is either an int64 fast-path amount `value × 10^scale` or a big decimal
-`unscaled × 10^-dec_scale` (arbitrary precision, rounded up to nano); `kubefit.quantity` gives the
+`unscaled × 10^-dec_scale` (arbitrary precision, rounded up to nano); `kubefit.k8s.quantity` gives the
 exact value, this module gives what Go's arithmetic makes of it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kubefit.gomath import go_div, go_rem, int64
-from kubefit.quantity import (  # noqa: F401 - the formats are re-exported: Karmada's vocabulary
+from kubefit.k8s.gomath import go_div, go_rem, int64
+from kubefit.k8s.quantity import (  # noqa: F401 - the formats are re-exported: Karmada's vocabulary
     BINARY_SI,
     BINARY_SUFFIXES,
     DECIMAL_EXPONENT,
@@ -22,6 +22,7 @@ from kubefit.quantity import (  # noqa: F401 - the formats are re-exported: Karm
     MIN_INT64,
     QuantityError,
     interpret_suffix,
+    quantity_text,
     split_quantity,
 )
 
@@ -31,7 +32,7 @@ _DEC_BY_EXP = {v: k for k, v in DECIMAL_SUFFIXES.items()}
 _BIN_BY_EXP = {v: k for k, v in BINARY_SUFFIXES.items()}
 
 
-wrap64 = int64  # Karmada's int64 arithmetic wraps silently (kubefit.gomath)
+wrap64 = int64  # Karmada's int64 arithmetic wraps silently (kubefit.k8s.gomath)
 
 
 @dataclass(frozen=True)
@@ -188,8 +189,6 @@ def _parse_big(value: str, base: int, exponent: int, fmt: str) -> GoQuantity:
 
 def parse_value(raw: object) -> GoQuantity:
     """A JSON/YAML quantity value (string or number, as `UnmarshalJSON` reads its text) → GoQuantity."""
-    from kubefit.api.karmada import quantity_text
-
     return parse(quantity_text(raw))
 
 

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubefit.api.karmada import Cluster, decode_cluster
+from kubefit.api.karmada import Cluster
 from kubefit.errors import InputError
-from kubefit.load import Scenario, load_scenario, unread_objects
+from kubefit.k8s.resourcenames import BASIC_RESOURCES, is_scalar
+from kubefit.manifests.karmada import decode_cluster
+from kubefit.manifests.load import Scenario, unread_objects
+from kubefit.manifests.scenario import load_scenario
 from kubefit.multicluster.models import Verdict, allocatable_modelings, validate_cluster
 from kubefit.multicluster.summary import overflow_resources, resource_summary
-from kubefit.resourcenames import BASIC_RESOURCES, is_scalar
 
 Warn = Callable[[str], None]
 
@@ -59,8 +61,10 @@ def member_summary(files: Sequence[str | Path], gates: dict[str, bool], warn: Wa
         raise InputError(f"summary describes one member cluster; found {len(clusters)} Cluster objects",
                          file=", ".join(map(str, files)))
     warn_accounting(scenario, warn)
-    return resource_summary(scenario.nodes, scenario.pods, clusters[0] if clusters else None,
-                            customized_modeling=gates["CustomizedClusterResourceModeling"])
+    modelings = None  # the status controller classifies the nodes when the Cluster has resource models
+    if clusters and gates["CustomizedClusterResourceModeling"]:
+        modelings = allocatable_modelings(clusters[0], scenario.nodes, scenario.pods)
+    return resource_summary(scenario.nodes, scenario.pods, modelings)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 `ResourceMatches` (pkg/util/selector.go): apiVersion and kind must equal the selector's, the namespace too
 when the selector names one; then a selector with a `name` matches by name alone (its labelSelector is
 ignored), one without a name matches by its labelSelector (matchLabels and matchExpressions, through
-`kubefit.labels`), and one with neither matches everything of that kind.  The implicit priority of a match
+`kubefit.k8s.labels`), and one with neither matches everything of that kind.  The implicit priority of a match
 is name > labelSelector > everything.
 
 The detector (`getHighestPriorityPropagationPolicy`) prefers a PropagationPolicy of the workload's
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubefit.labels import SelectorError, parse_selector
+from kubefit.k8s.labels import SelectorError, parse_selector
 
 MISMATCH, MATCH_ALL, MATCH_LABEL_SELECTOR, MATCH_NAME = 0, 1, 2, 3
 

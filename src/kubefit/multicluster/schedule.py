@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubefit.api.karmada import Cluster, quantity_text
+from kubefit.api.karmada import Cluster
+from kubefit.k8s.quantity import quantity_text
 from kubefit.multicluster.divide import MAX_INT32, Candidate, divide
 from kubefit.multicluster.estimate import ClusterEstimate, max_available_replicas, parse_request
 from kubefit.multicluster.filters import Rejection, fit_error, run_filters

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubefit.k8s.resourcenames import is_hugepages, is_scalar
 from kubefit.multicluster import goquantity as gq
-from kubefit.resourcenames import is_hugepages, is_scalar
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
@@ -169,10 +169,10 @@ def render(resources: dict[str, gq.GoQuantity] | None) -> dict[str, str] | None:
     return {name: q.string() for name, q in sorted(resources.items())}
 
 
-def resource_summary(nodes: list[Any], pods: list[Any], cluster: Any = None, *,
-                     customized_modeling: bool = True) -> dict[str, Any]:
-    """`getResourceSummary` + `getNodeSummary` (+ allocatableModelings when `cluster` has models and
-    the feature gate `CustomizedClusterResourceModeling` is on, its default).
+def resource_summary(nodes: list[Any], pods: list[Any], modelings: list[dict[str, Any]] | None = None
+                     ) -> dict[str, Any]:
+    """`getResourceSummary` + `getNodeSummary`, with `allocatableModelings` when given (the caller
+    classifies the nodes: `kubefit.multicluster.models.allocatable_modelings`).
 
     Returns `{"resourceSummary": {...}, "nodeSummary": {...}}` with JSON field names; absent
     (nil/empty) lists are left out, as Go's `omitempty` does.
@@ -183,12 +183,8 @@ def resource_summary(nodes: list[Any], pods: list[Any], cluster: Any = None, *,
                        ("allocated", render(allocated_resource(pods).resource_list()))):
         if value:
             summary[key] = value
-    if cluster is not None and customized_modeling:
-        from kubefit.multicluster.models import allocatable_modelings
-
-        modelings = allocatable_modelings(cluster, nodes, pods)
-        if modelings:
-            summary["allocatableModelings"] = modelings
+    if modelings:
+        summary["allocatableModelings"] = modelings
     return {"resourceSummary": summary, "nodeSummary": node_summary(nodes)}
 
 

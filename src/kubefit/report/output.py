@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-from kubefit.parse import escape_control
+from kubefit.errors import escape_control
 
 
 def _safe_console(console: type[Console]) -> type[Console]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kubefit.resourcenames import CPU, MEMORY, is_scalar
+from kubefit.k8s.resourcenames import CPU, MEMORY, is_scalar
 
 PLOTTED = (CPU, MEMORY)  # always drawn; scalar resources some node has (e.g. nvidia.com/gpu) are added
 

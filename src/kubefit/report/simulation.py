@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kubefit.quantity import format_quantity
+from kubefit.k8s.quantity import format_quantity
 from kubefit.report.output import new_table
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
-from kubefit.requests import PodDemand, pod_demand
-from kubefit.resourcenames import PODS
+from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.resourcenames import PODS
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.plugins.base import SUCCESS

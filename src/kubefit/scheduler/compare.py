@@ -9,7 +9,8 @@ from typing import Any
 
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
-from kubefit.load import SCHEDULER_CONFIG_KINDS, read_documents
+from kubefit.manifests.documents import read_documents
+from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
 from kubefit.scheduler.config import (
     NodeResourcesFitArgs,
     SchedulerConfiguration,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubefit.api.core import Node, Pod
-from kubefit.requests import PodDemand, pod_demand
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,

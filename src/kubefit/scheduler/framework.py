@@ -14,7 +14,7 @@ import numpy as np
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
 from kubefit.errors import KubefitError
-from kubefit.requests import PodDemand, pod_demand
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile, SchedulerConfiguration
 from kubefit.scheduler.plugins import registry
 from kubefit.scheduler.plugins.base import (

@@ -10,7 +10,7 @@
 
 An evicted pod does not come back: its controller creates a replacement, which joins the queue after the
 pods already pending (priority first) — a StatefulSet's under the same name, a ReplicaSet's,
-ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.names`).
+ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.k8s.names`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from kubefit.api.core import Node, Pod, Taint
 from kubefit.errors import InputError
-from kubefit.load import TERMINAL_PHASES, Scenario
-from kubefit.names import generate_name
+from kubefit.k8s.names import generate_name
+from kubefit.manifests.load import TERMINAL_PHASES, Scenario
 
 if TYPE_CHECKING:
     from kubefit.scheduler.simulate import SimulationResult

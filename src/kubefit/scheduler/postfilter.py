@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.requests import pod_demand
+from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.engine import Decision, Engine, zone_order
 from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from kubefit.api.core import Pod
 from kubefit.api.storage import PodDisruptionBudget
-from kubefit.labels import SelectorError, parse_selector
+from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.scheduler.framework import fit_error_text
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, UNSCHEDULABLE
 

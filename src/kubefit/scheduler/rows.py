@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
+from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import CycleContext
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
-from kubefit.load import Scenario
+from kubefit.manifests.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for

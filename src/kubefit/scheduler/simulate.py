@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.requests import PodDemand
-from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubefit.k8s.requests import PodDemand
+from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubefit.scheduler.capacity import copies_per_node, count_copies
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulation's vocabulary

@@ -14,9 +14,9 @@ import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node, Pod
-from kubefit.quantity import scheduler_units
-from kubefit.requests import PodDemand, pod_demand
-from kubefit.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
+from kubefit.k8s.quantity import scheduler_units
+from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
 ANY_IP = "0.0.0.0"

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.requests import pod_demand
-from kubefit.resourcenames import PODS
+from kubefit.k8s.requests import pod_demand
+from kubefit.k8s.resourcenames import PODS
+from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
 from kubefit.scheduler.simulate import allocation, unserved_message
 from kubefit.scheduler.state import ClusterState
-from kubefit.timing import seconds
 from kubefit.told import told_keys
 
 COMPLETION, ARRIVAL = 0, 1  # at one instant completions are handled first

@@ -22,7 +22,7 @@ import importlib
 from dataclasses import replace
 
 from kubefit.errors import InputError
-from kubefit.load import Document
+from kubefit.manifests.documents import Document
 from kubefit.scheduler.config.decoding import (
     args_to_v1,
     check_args,

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from kubefit.errors import ConfigError, InputError
-from kubefit.load import Document
+from kubefit.manifests.documents import Document
 
 GROUP = "kubescheduler.config.k8s.io"
 V1 = f"{GROUP}/v1"
@@ -691,7 +691,7 @@ _SCORERS = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit", "Vo
 
 def print_notes(notes: list[str]) -> None:
     """Each note on stderr, as `note: …`."""
-    from kubefit.parse import escape_control
+    from kubefit.errors import escape_control
 
     for n in notes:
         print(f"note: {escape_control(n)}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubefit.k8s.validation import aggregate
 from kubefit.scheduler.config.defaults import DefaultedProfile, default_args
 from kubefit.scheduler.config.types import (
     ARGS_SCHEMAS,
@@ -17,7 +18,6 @@ from kubefit.scheduler.config.types import (
     ScorePlugin,
 )
 from kubefit.scheduler.config.validation import CONSTRUCTOR_VALIDATORS
-from kubefit.validation import aggregate
 
 NIL_DEREFERENCE = "panic: runtime error: invalid memory address or nil pointer dereference"
 

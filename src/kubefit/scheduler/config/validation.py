@@ -5,17 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubefit.scheduler.config.defaults import DefaultedProfile
-from kubefit.scheduler.config.types import (
-    EXTENSION_POINTS,
-    SCORING_TYPES,
-    V1,
-    BalancedAllocationArgs,
-    NodeAffinityArgs,
-    NodeResourcesFitArgs,
-    ShapePoint,
-)
-from kubefit.validation import (
+from kubefit.k8s.validation import (
     DUPLICATE,
     INVALID,
     REQUIRED,
@@ -28,6 +18,16 @@ from kubefit.validation import (
     node_selector_errors,
     not_supported,
     preferred_terms_errors,
+)
+from kubefit.scheduler.config.defaults import DefaultedProfile
+from kubefit.scheduler.config.types import (
+    EXTENSION_POINTS,
+    SCORING_TYPES,
+    V1,
+    BalancedAllocationArgs,
+    NodeAffinityArgs,
+    NodeResourcesFitArgs,
+    ShapePoint,
 )
 
 # Plugins v1 refuses by name (validation.go invalidPluginsByVersion).

@@ -9,14 +9,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.gomath import go_div_array
-from kubefit.requests import PodDemand
+from kubefit.k8s.gomath import go_div_array
+from kubefit.k8s.requests import PodDemand
 
 SUCCESS, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2
 CODE_NAMES = ("Success", "Unschedulable", "UnschedulableAndUnresolvable")
 
 
-go_div = go_div_array  # the plugins' name for Go's int64 `/` (kubefit.gomath)
+go_div = go_div_array  # the plugins' name for Go's int64 `/` (kubefit.k8s.gomath)
 
 
 def normalize_scores(plugin, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:

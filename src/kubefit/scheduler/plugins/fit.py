@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended, is_scalar
+from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, UNSCHEDULABLE, CycleContext, FilterOutcome
 from kubefit.scheduler.plugins.resource_allocation import allocatable_requested, weights_array

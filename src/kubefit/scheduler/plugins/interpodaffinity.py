@@ -21,7 +21,8 @@ import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
-from kubefit.labels import NOTHING, Selector, SelectorError, parse_selector
+from kubefit.k8s.labels import NOTHING, Selector, SelectorError, parse_selector
+from kubefit.k8s.nodeaffinity import freeze
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
     UNSCHEDULABLE,
@@ -30,7 +31,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
 )
 from kubefit.scheduler.plugins.podcounts import counts_of, required_label
-from kubefit.scheduler.plugins.selectors import cached_on, freeze, node_labels
+from kubefit.scheduler.plugins.selectors import cached_on, node_labels
 from kubefit.scheduler.state import ClusterState
 
 NAME = "InterPodAffinity"

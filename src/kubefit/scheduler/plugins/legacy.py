@@ -15,8 +15,8 @@ from functools import partial
 
 import numpy as np
 
-from kubefit.gomath import go_div_array
-from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
+from kubefit.k8s.gomath import go_div_array
+from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import CycleContext

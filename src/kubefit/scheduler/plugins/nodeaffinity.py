@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from kubefit.errors import ConfigError
+from kubefit.k8s.nodeaffinity import OBJECT_NAME_FIELD, NodeSelector, PreferredTerms, freeze, label_set_mask
+from kubefit.k8s.validation import aggregate
 from kubefit.scheduler.config import NodeAffinityArgs, validate_node_affinity_args
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
@@ -22,17 +24,9 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     StatusError,
 )
-from kubefit.scheduler.plugins.selectors import (
-    OBJECT_NAME_FIELD,
-    NodeSelector,
-    PreferredTerms,
-    freeze,
-    label_set_mask,
-    node_labels,
-)
+from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import default_normalize
 from kubefit.scheduler.state import ClusterState
-from kubefit.validation import aggregate
 
 NAME = "NodeAffinity"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kubefit.api.core import Node, Taint
+from kubefit.k8s.taints import NO_SCHEDULE, tolerates_any
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, CycleContext, FilterOutcome
 from kubefit.scheduler.plugins.selectors import cached_on
-from kubefit.scheduler.plugins.tainttoleration import NO_SCHEDULE, tolerates_any
 from kubefit.scheduler.state import ClusterState
 
 NAME = "NodeUnschedulable"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.labels import Selector
+from kubefit.k8s.labels import Selector
 from kubefit.scheduler.state import ClusterState
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kubefit.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
+from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar
 from kubefit.scheduler.state import ClusterState
 
 

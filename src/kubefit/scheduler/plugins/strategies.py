@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kubefit.gomath import go_div as go_div_int
+from kubefit.k8s.gomath import go_div as go_div_int
 from kubefit.scheduler.plugins.base import go_div
 
 if TYPE_CHECKING:

@@ -7,75 +7,17 @@ numpy indexing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from kubefit.api.core import Node, Taint, Toleration
+from kubefit.k8s.taints import PREFER_NO_SCHEDULE, NodeTaints, untolerated_reason
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, CycleContext, FilterOutcome, go_div
 from kubefit.scheduler.plugins.selectors import cached_on
 from kubefit.scheduler.state import ClusterState
 
 NAME = "TaintToleration"
-NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE = "NoSchedule", "NoExecute", "PreferNoSchedule"
 MAX_NODE_SCORE = 100
-
-
-def tolerates(tol: Toleration, taint: Taint) -> bool:
-    """`Toleration.ToleratesTaint`: effect and key match (empty = any), then Equal compares values, Exists passes."""
-    if tol.effect and tol.effect != taint.effect:
-        return False
-    if tol.key and tol.key != taint.key:
-        return False
-    if tol.operator in ("", "Equal"):
-        return tol.value == taint.value
-    return tol.operator == "Exists"
-
-
-def tolerates_any(tolerations: Iterable[Toleration], taint: Taint) -> bool:
-    """`TolerationsTolerateTaint`: some toleration tolerates the taint."""
-    return any(tolerates(t, taint) for t in tolerations)
-
-
-def untolerated_reason(taint: Taint) -> str:
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-
-
-def _rows(nodes: Sequence[Node], ids: dict[Taint, int], effects: tuple[str, ...]) -> np.ndarray:
-    """[N, max] taint numbers of the given effects in each node's list order; -1 pads."""
-    lists = [[ids[t] for t in n.taints if t.effect in effects] for n in nodes]
-    width = max((len(x) for x in lists), default=0)
-    out = np.full((len(nodes), width), -1, dtype=np.int32)
-    for i, row in enumerate(lists):
-        out[i, :len(row)] = row
-    return out
-
-
-@dataclass
-class NodeTaints:
-    """Every node's taints as numbered rows: the filtering ones and the PreferNoSchedule ones."""
-
-    taints: list[Taint]
-    filtering: np.ndarray  # [N, F] NoSchedule / NoExecute
-    preferred: np.ndarray  # [N, P] PreferNoSchedule
-    tolerated_memo: dict[tuple[Toleration, ...], np.ndarray] = field(default_factory=dict)
-
-    @classmethod
-    def build(cls, nodes: Sequence[Node]) -> NodeTaints:
-        ids: dict[Taint, int] = {}
-        for n in nodes:
-            for t in n.taints:
-                ids.setdefault(t, len(ids))
-        return cls(list(ids), _rows(nodes, ids, (NO_SCHEDULE, NO_EXECUTE)), _rows(nodes, ids, (PREFER_NO_SCHEDULE,)))
-
-    def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
-        """bool [T + 1]: distinct taint k tolerated; the last slot (padding, -1) counts as tolerated."""
-        hit = self.tolerated_memo.get(tolerations)
-        if hit is None:
-            hit = np.array([tolerates_any(tolerations, t) for t in self.taints] + [True], dtype=bool)
-            self.tolerated_memo[tolerations] = hit
-        return hit
 
 
 def node_taints(state: ClusterState) -> NodeTaints:

@@ -24,7 +24,8 @@ import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
-from kubefit.labels import Requirement, Selector, SelectorError, parse_selector
+from kubefit.k8s.labels import Requirement, Selector, SelectorError, parse_selector
+from kubefit.k8s.nodeaffinity import freeze
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
     UNSCHEDULABLE,
@@ -35,7 +36,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podcounts import matching_counts
-from kubefit.scheduler.plugins.selectors import freeze, node_labels
+from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
 

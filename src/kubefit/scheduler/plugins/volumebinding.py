@@ -14,7 +14,7 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.api.storage import NOT_SUPPORTED_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, PersistentVolume
-from kubefit.labels import parse_selector
+from kubefit.k8s.labels import parse_selector
 from kubefit.scheduler.plugins.base import (
     SUCCESS,
     UNRESOLVABLE,

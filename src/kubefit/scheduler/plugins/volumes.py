@@ -25,7 +25,8 @@ from kubefit.api.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
-from kubefit.scheduler.plugins.selectors import NodeSelector, node_labels
+from kubefit.k8s.nodeaffinity import NodeSelector
+from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.state import ClusterState
 
 RESTRICTED_INLINE_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")

@@ -5,15 +5,9 @@ Every problem is reported as an `InputError` naming the file, the object (kind/n
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import functools
-import gc
-import importlib
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -32,32 +26,25 @@ from kubefit.api.core import (
     Taint,
     Toleration,
 )
-from kubefit.decode import check_api_version as _check_api_version
-from kubefit.decode import check_fields as _check_fields
-from kubefit.decode import entries
-from kubefit.decode import fail as _fail
-from kubefit.decode import integer as _int
-from kubefit.decode import mapping as _mapping
-from kubefit.decode import sequence as _list
-from kubefit.decode import string as _string
-from kubefit.decode import string_map as _string_map
-from kubefit.decode import type_name as _type_name
 from kubefit.errors import InputError
-from kubefit.kinds import WORKLOAD_KINDS, skipped_kind
-from kubefit.labels import SelectorError, parse_selector
-from kubefit.names import generate_name
-from kubefit.parse import parse_bodies, read_bounded
-from kubefit.quantity import QuantityError, parse_quantity
-from kubefit.resourcenames import is_schedulable
-from kubefit.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
+from kubefit.k8s.labels import SelectorError, parse_selector
+from kubefit.k8s.quantity import QuantityError, parse_quantity
+from kubefit.k8s.resourcenames import is_schedulable
+from kubefit.manifests.decode import check_api_version as _check_api_version
+from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import entries
+from kubefit.manifests.decode import fail as _fail
+from kubefit.manifests.decode import integer as _int
+from kubefit.manifests.decode import mapping as _mapping
+from kubefit.manifests.decode import sequence as _list
+from kubefit.manifests.decode import string as _string
+from kubefit.manifests.decode import string_map as _string_map
+from kubefit.manifests.decode import type_name as _type_name
+from kubefit.manifests.documents import Document
+from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 QUEUED_ANNOTATION = "kubefit.io/queued"  # "true": a pod with spec.nodeName that is still to be scheduled
-SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
-LIST_KINDS = ("List", "NodeList", "PodList")
-# Kinds read by other layers (Karmada fleets); kept as raw documents for them to decode.
-FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy")
-MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")  # what `kubectl -f DIR` reads of a folder
 # Fields of the core/v1 types (v1.34) kubefit reads; any other is a typo the API server would refuse.
 OBJECT_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 METADATA_FIELDS = frozenset({
@@ -133,31 +120,6 @@ POD_AFFINITY_TERM_FIELDS = frozenset({"labelSelector", "namespaces", "topologyKe
 
 
 @dataclass
-class Document:
-    """One object of an input file, still as parsed YAML, with where it came from."""
-
-    body: dict[str, Any]
-    source: str
-    index: int  # position among the documents of `source` (1-based), for messages
-    position: int = 0  # a workload: how many pods preceded it (its pods are queued there)
-
-    @property
-    def kind(self) -> str:
-        return str(self.body.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        meta = self.body.get("metadata")
-        return str(meta.get("name", "")) if isinstance(meta, dict) else ""
-
-    @property
-    def label(self) -> str:
-        """`Kind/name` (or `Kind #i` when unnamed), the object part of an error message."""
-        kind = self.kind or "object"  # kind-less: still named, for the message
-        return f"{kind}/{self.name}" if self.name else f"{self.kind or 'document'} #{self.index}"
-
-
-@dataclass
 class Scenario:
     """What the user described: at most one scheduler configuration, nodes, pods, fleet objects."""
 
@@ -221,246 +183,6 @@ def unread_objects(scenario: Scenario, verb: str, *, keep: tuple[str, ...] = (),
     return f"kubefit {verb} does not read {shown}; ignored"
 
 
-# --------------------------------------------------------------------------- files → documents
-
-def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Document]:
-    """Parse one file (YAML, multi-document YAML, JSON; `-` is stdin) into top-level documents.
-
-    With `allow_empty=False` a file holding no document at all (empty, only comments) is an error;
-    an empty `kind: List` is not (kubectl prints one when there is nothing to list).
-    """
-    bodies = _read_bodies(path)
-    if not allow_empty and all(body is None for body in bodies):
-        raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
-    return _documents(bodies, str(path))
-
-
-def _read_bodies(path: str | Path) -> list[Any]:
-    """The parsed YAML/JSON documents of one file, before `kind: List` expansion (see `kubefit.parse`)."""
-    source = str(path)
-    try:
-        if source == "-":
-            data = _read_stdin()
-        else:
-            with open(path, "rb") as fh:
-                data = read_bounded(fh, source)
-        text = data.decode("utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", file=source) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file (give the files inside with repeated -f)",
-                         file=source) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a text file (byte {exc.start} is not UTF-8); expected YAML or JSON",
-                         file=source) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
-    if "\x00" in text:
-        raise InputError("not a text file (it holds NUL bytes); expected YAML or JSON", file=source)
-    return parse_bodies(text, source)
-
-
-def _read_stdin() -> bytes:
-    import sys
-
-    return read_bounded(getattr(sys.stdin, "buffer", sys.stdin), "-")
-
-
-def parse_documents(text: str, source: str = "<string>") -> list[Document]:
-    """Parse text holding YAML or JSON documents; `kind: List` items are expanded in order."""
-    return _documents(parse_bodies(text, source), source)
-
-
-def _documents(bodies: list[Any], source: str) -> list[Document]:
-    docs: list[Document] = []
-    for i, body in enumerate(bodies, start=1):
-        if body is None:
-            continue
-        if isinstance(body, list):  # a JSON array of objects
-            docs.extend(_expand(item, source, i) for item in body)
-            continue
-        docs.extend(_flatten(body, source, i))
-    return docs
-
-
-def _expand(body: Any, source: str, index: int) -> Document:
-    if not isinstance(body, dict):
-        shown = repr(body) if len(repr(body)) <= 40 else repr(body)[:37] + "..."
-        raise InputError(f"expected an object (a mapping with apiVersion and kind), got {_type_name(body)} "
-                         f"{shown}", file=source, obj=f"document #{index}")
-    kind = body.get("kind")
-    if kind is not None and not isinstance(kind, str):
-        raise InputError(f"must be a string, got {_type_name(kind)}", file=source, obj=f"document #{index}",
-                         field="kind")
-    return Document(body, source, index)
-
-
-def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
-    doc = _expand(body, source, index)
-    if doc.kind in LIST_KINDS or (not doc.kind and isinstance(body.get("items"), list)):
-        items = body.get("items")
-        if not isinstance(items, list):
-            raise InputError(f"must be a list, got {_type_name(items)}", file=source, obj=doc.label, field="items")
-        for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise InputError(f"must be an object (a mapping with apiVersion and kind), got {_type_name(item)}",
-                                 file=source, obj=doc.label, field=f"items[{i}]")
-            yield from _flatten(item, source, index)
-        return
-    yield doc
-
-
-# --------------------------------------------------------------------------- documents → scenario
-
-def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:
-    """`path` itself, or for a folder its .json/.yaml/.yml files in name order (sub-folders with `recursive`), as kubectl -f DIR reads them."""
-    folder = Path(path)
-    if str(path) == "-" or not folder.is_dir():
-        return [str(path)]
-    pattern = "**/*" if recursive else "*"
-    found = [f for f in folder.glob(pattern) if f.is_file() and f.suffix in MANIFEST_EXTENSIONS]
-    files = [str(f) for f in sorted(found, key=lambda f: f.relative_to(folder).parts)]  # filepath.Walk's order
-    if not files:
-        raise InputError(f"is a directory with no {', '.join(MANIFEST_EXTENSIONS)} files"
-                         + ("" if recursive else " (sub-folders are read with -R)"), file=str(path))
-    return files
-
-
-def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,
-                  recursive: bool = False) -> Scenario:
-    """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
-    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create.
-
-    `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
-    every 1,024 objects and at the file's end.
-
-    Python's cyclic garbage collector is paused meanwhile (see `collector_paused`), and in the `kubefit`
-    command what was loaded is then frozen (see `freeze_after_loading`).
-    """
-    with collector_paused():
-        scenario = _load_scenario(paths, progress, recursive)
-        if _freezing[0]:
-            gc.freeze()  # before the collector resumes, so that its first pass does not walk it either
-    return scenario
-
-
-_freezing = [False]
-
-
-def freeze_after_loading() -> None:
-    """For a process that keeps what it loads until it exits (the `kubefit` command, one verb per run):
-    `load_scenario` then `gc.freeze()`s the heap, so no later collection walks the scenario again (on
-    150,000 pods: 0.5 s for the first collection after loading, ≈ 2 s of the engine's). Not for a library
-    user: freezing also keeps any cyclic garbage of the process at that moment."""
-    _freezing[0] = True
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a block, then as it was.
-
-    Parsed manifests and their decoded objects hold no reference cycles (refcounting frees them), but
-    each collection walks every container allocated so far: on a 155 MB List the collector took 4 of the
-    6 seconds of loading.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
-                   recursive: bool) -> Scenario:
-    from kubefit.priority import resolve_priorities
-    from kubefit.workloads import expand_workloads
-
-    scenario = Scenario()
-    for path in paths:
-        scenario.sources.append(str(path))
-        files = manifest_files(path, recursive=recursive)
-        for file in files:
-            docs = read_documents(file, allow_empty=len(files) > 1 or file != str(path))
-            if progress is not None:
-                progress(file, 0, len(docs))
-            for i, doc in enumerate(docs, start=1):
-                add_document(scenario, doc)
-                if progress is not None and (i & 1023) == 0:
-                    progress(file, i, len(docs))
-            if progress is not None:
-                progress(file, len(docs), len(docs))
-    expand_workloads(scenario)
-    resolve_priorities(scenario)
-    _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
-    _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
-    for kind, items in scenario.objects.by_kind.items():
-        _refuse_duplicates(kind, [(o.meta.key, f"{kind}/{o.meta.name}", o.meta.source) for o in items])
-    return scenario
-
-
-# Modules decoding the cluster objects beyond Nodes and Pods; each has `DECODERS: {kind: decoder}`.
-CLUSTER_OBJECT_MODULES = ("kubefit.load_cluster", "kubefit.load_storage")
-
-
-@cache
-def cluster_object_decoders() -> dict[str, Callable[[Document, list[str]], Any]]:
-    """Kind → decoder of every cluster object kind kubefit reads (Namespace, Service, ReplicaSet, PVC, ...)."""
-    out: dict[str, Callable[[Document, list[str]], Any]] = {}
-    for name in CLUSTER_OBJECT_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        out.update(module.DECODERS)
-    return out
-
-
-def add_document(scenario: Scenario, doc: Document) -> None:
-    kind = doc.kind
-    _name_generated(scenario, doc)
-    if kind == "Node":
-        scenario.nodes.append(decode_node(doc, scenario.warnings))
-    elif kind == "Pod":
-        scenario.pods.append(decode_pod(doc, scenario.warnings, scenario.pod_specs))
-    elif kind in SCHEDULER_CONFIG_KINDS:
-        if scenario.scheduler_config is not None:
-            first = scenario.scheduler_config
-            raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
-                             f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
-        scenario.scheduler_config = doc
-    elif kind in cluster_object_decoders() or kind in WORKLOAD_KINDS:
-        if kind in cluster_object_decoders():  # read by plugins (a ReplicaSet's selector for spreading)
-            scenario.objects.add(kind, cluster_object_decoders()[kind](doc, scenario.warnings))
-        if kind in WORKLOAD_KINDS:  # and expanded into the pods its controller would still create
-            scenario.workloads.append(doc)
-            doc.position = len(scenario.pods)  # its pods join the queue here, in document order
-    elif kind in FLEET_KINDS:
-        scenario.fleet.append(doc)
-    elif not kind:
-        raise InputError("object has no kind", file=doc.source, obj=doc.label, field="kind")
-    elif skipped_kind(doc):
-        scenario.skipped.append(doc)
-    else:
-        supported = ", ".join(dict.fromkeys(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS,
-                                             *WORKLOAD_KINDS, *cluster_object_decoders())))
-        raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
-                         file=doc.source, obj=doc.label, field="kind")
-
-
-def _refuse_duplicates(kind: str, objects: list[tuple[str, str, str]]) -> None:
-    """Two objects of one kind with one name (`key`, `label`, `source`) would be one object in a cluster."""
-    seen: dict[str, str] = {}
-    for key, label, source in objects:
-        if key in seen:
-            raise InputError(f"a second {kind} named {key!r} (the first is in {seen[key]}); names must be unique",
-                             file=source, obj=label, field="metadata.name")
-        seen[key] = source
-
-
 def _name(doc: Document) -> str:
     meta = _mapping(doc.body.get("metadata"), doc, "metadata")
     name = meta.get("name")
@@ -469,15 +191,6 @@ def _name(doc: Document) -> str:
     if not name:
         raise _fail(doc, "metadata.name", "a name is required (or metadata.generateName)")
     return name
-
-
-def _name_generated(scenario: Scenario, doc: Document) -> None:
-    """An object with `generateName` and no name is named as the API server would (stable suffix per position)."""
-    meta = doc.body.get("metadata")
-    if not isinstance(meta, dict) or meta.get("name") or not isinstance(meta.get("generateName"), str):
-        return
-    seed = (doc.kind, str(len(scenario.nodes)), str(len(scenario.pods)), str(len(scenario.workloads)))
-    meta["name"] = generate_name(meta["generateName"], *seed)
 
 
 def _object_parts(doc: Document) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:

@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from kubefit.errors import InputError
-from kubefit.load import Document, Scenario
+from kubefit.manifests.documents import Document
+from kubefit.manifests.load import Scenario
 
 SYSTEM_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000

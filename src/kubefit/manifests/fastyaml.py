@@ -1,6 +1,6 @@
 """A compiled YAML reader (yaml-rs) used only where it provably reads a text as PyYAML's SafeLoader does.
 
-PyYAML's libyaml loader is the reference (`kubefit.parse`): YAML 1.1 scalars as sigs.k8s.io/yaml reads
+PyYAML's libyaml loader is the reference (`kubefit.manifests.parse`): YAML 1.1 scalars as sigs.k8s.io/yaml reads
 them (`yes`/`on` booleans, `0777` octal, `12:30` sexagesimal, dates), duplicate keys refused by name. Its
 C parser is fast, but every event and scalar then passes through Python (≈ 1 MB/s). yaml-rs parses and
 builds the objects in Rust (≈ 20 MB/s) but reads YAML 1.2 scalars, so the two disagree on some texts.

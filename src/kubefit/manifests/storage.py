@@ -22,16 +22,17 @@ from kubefit.api.storage import (
     PodDisruptionBudget,
     StorageClass,
 )
-from kubefit.decode import check_api_version as _check_api_version
-from kubefit.decode import check_fields as _check_fields
-from kubefit.decode import fail as _fail
-from kubefit.decode import integer as _int
-from kubefit.decode import mapping as _mapping
-from kubefit.decode import sequence as _list
-from kubefit.decode import string as _string
-from kubefit.decode import string_map as _string_map
-from kubefit.load import Document, _check_term, decode_resource_list
-from kubefit.load_cluster import label_selector, object_meta
+from kubefit.manifests.cluster import label_selector, object_meta
+from kubefit.manifests.decode import check_api_version as _check_api_version
+from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import fail as _fail
+from kubefit.manifests.decode import integer as _int
+from kubefit.manifests.decode import mapping as _mapping
+from kubefit.manifests.decode import sequence as _list
+from kubefit.manifests.decode import string as _string
+from kubefit.manifests.decode import string_map as _string_map
+from kubefit.manifests.documents import Document
+from kubefit.manifests.load import _check_term, decode_resource_list
 
 BETA_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"

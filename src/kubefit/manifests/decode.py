@@ -1,6 +1,6 @@
 """Strict decoding of manifest fields: the one home of how a field is read and how a wrong one is refused.
 
-Every object decoder (core objects in `kubefit.load`, cluster and storage objects, workloads, Karmada's
+Every object decoder (core objects in `kubefit.manifests.load`, cluster and storage objects, workloads, Karmada's
 objects) reads its fields through these, so a wrong type, a missing apiVersion or an unknown field gets
 the same one-line error naming file, object and field path, as the API server refuses them.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from kubefit.errors import InputError
 
 if TYPE_CHECKING:
-    from kubefit.load import Document
+    from kubefit.manifests.documents import Document
 
 _STR_ONLY = frozenset({str})
 

@@ -18,7 +18,7 @@ Pods the target leaves pending cannot fit on any count of the templates; their F
 
 Each added node brings the pods of every DaemonSet of the scenario that admits it (`NodeShouldRunDaemonPod`:
 nodeSelector, required node affinity, NoSchedule/NoExecute taints against the controller's tolerations),
-named and pinned as `kubefit.workloads` makes them for the scenario's nodes.  The DaemonSet controller
+named and pinned as `kubefit.manifests.workloads` makes them for the scenario's nodes.  The DaemonSet controller
 creates them when the node appears, so they are queued before the pending pods and take the node's
 resources first; they are not part of the goal (only the scenario's queue is counted).  A template that
 cannot hold its own DaemonSet pods is named in the notes (each checked alone on one copy).
@@ -28,33 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from itertools import permutations
 
 from kubefit.api.core import Node
 from kubefit.errors import InputError
-from kubefit.load import Scenario
+from kubefit.manifests.load import Scenario
+from kubefit.manifests.templates import Template
+from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import compile_state
 from kubefit.told import told_keys
-from kubefit.workloads import NewNodeDaemons
 
-COST_LABEL = "kubefit.io/cost"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
-
-
-@dataclass
-class Template:
-    """A Node manifest to copy, and what one copy costs."""
-
-    node: Node
-    cost: Decimal = Decimal(1)
-
-    @property
-    def name(self) -> str:
-        return self.node.name
 
 
 @dataclass
@@ -96,21 +84,6 @@ class Plan:
 
 def _number(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
-
-
-def template_cost(node: Node) -> Decimal:
-    """The `kubefit.io/cost` label of a template (default 1): a non-negative decimal number."""
-    raw = node.labels.get(COST_LABEL)
-    if raw is None:
-        return Decimal(1)
-    try:
-        cost = Decimal(raw)
-    except InvalidOperation:
-        cost = Decimal(-1)
-    if not cost.is_finite() or cost < 0:
-        raise InputError(f"must be a non-negative number, got {raw!r}", file=node.source, obj=f"Node/{node.name}",
-                         field=f"metadata.labels.{COST_LABEL}")
-    return cost
 
 
 def copies(template: Template, count: int, taken: set[str]) -> list[Node]:

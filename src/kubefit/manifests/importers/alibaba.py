@@ -26,7 +26,7 @@ POD_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
 POD_OPTIONAL = ("gpu_spec", "creation_time", "deletion_time")
 # Columns of the trace a scheduling scenario has no place for.
 POD_IGNORED = ("qos", "pod_phase", "scheduled_time")
-ARRIVAL, DURATION = "kubefit.io/arrival", "kubefit.io/duration"  # see kubefit.timing
+ARRIVAL, DURATION = "kubefit.io/arrival", "kubefit.io/duration"  # see kubefit.manifests.timing
 
 
 @dataclass

@@ -6,7 +6,7 @@ an input larger than `KUBEFIT_MAX_INPUT_BYTES` (default 256 MiB; stdin too), a d
 `MAX_DEPTH`, and YAML aliases expanding to more than `MAX_ALIAS_NODES` nodes (an "alias bomb").
 
 The common case stays on C code: a text in the grammar where yaml-rs reads YAML as PyYAML does goes
-to yaml-rs (`kubefit.fastyaml`), any other to PyYAML's libyaml loader (a subclass checks keys and
+to yaml-rs (`kubefit.manifests.fastyaml`), any other to PyYAML's libyaml loader (a subclass checks keys and
 integers as it constructs), JSON to `json` with a pairs hook; depth and alias checks only walk a file whose text could break them.
 """
 
@@ -21,8 +21,8 @@ import numpy as np
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from kubefit.errors import InputError
-from kubefit.fastyaml import fast_yaml_bodies
+from kubefit.errors import InputError, shorten
+from kubefit.manifests.fastyaml import fast_yaml_bodies
 
 MAX_INPUT_BYTES = 256 << 20
 MAX_DEPTH = 100  # deeper than any Kubernetes object kubefit reads (a Deployment's pod affinity is ~15)
@@ -331,23 +331,3 @@ def _check_object_depth(body: Any, source: str) -> None:
 
 def _too_deep(source: str) -> InputError:
     return InputError(f"nested deeper than {MAX_DEPTH} levels; no Kubernetes object kubefit reads is", file=source)
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def escape_control(text: str, *, keep: str = "") -> str:
-    """Control characters (newlines, ESC, bidi overrides, …) as `\\n`, `\\x1b`, `\\u202e`: one safe line.
-
-    `keep`: control characters left as they are (`"\\n"` for a multi-line table cell).
-    """
-    if not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else
-                        m.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def shorten(text: str, limit: int = 80) -> str:
-    """A value for a message: control characters escaped, at most `limit` characters (`…` and the length)."""
-    text = escape_control(text)
-    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text)} characters)"

@@ -74,7 +74,7 @@ STORAGE_KINDS = (
                                                                                  "disruptedPods")),
 )
 # The objects PodTopologySpread's default constraints and InterPodAffinity's namespaceSelector read
-# (kubefit.load_cluster), the controllers also as workloads (kubefit.workloads: replicas, template).
+# (kubefit.manifests.cluster), the controllers also as workloads (kubefit.manifests.workloads: replicas, template).
 CLUSTER_KINDS = (
     ("CoreV1Api", "list_namespace", "namespaces", "v1", "Namespace", (), (), ()),
     ("CoreV1Api", "list_service_for_all_namespaces", "services", "v1", "Service", (), ("selector",), ()),

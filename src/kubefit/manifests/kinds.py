@@ -11,6 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+# The scheduler configuration: at most one per scenario (any supported version, or a legacy Policy).
+SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
+# Lists whose `items` are read as if each item were a document of its own (as kubectl flattens them).
+LIST_KINDS = ("List", "NodeList", "PodList")
+# Kinds read by other layers (Karmada fleets); kept as raw documents for them to decode.
+FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy")
+
 # kind → the apiVersion its controller reads
 WORKLOAD_KINDS = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
                   "DaemonSet": "apps/v1", "ReplicationController": "v1", "Job": "batch/v1"}

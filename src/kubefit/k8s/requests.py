@@ -13,10 +13,13 @@ A pod bound to a node is accounted with its container statuses' resources max-ed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kubefit.api.core import Container, ContainerStatus, Pod, ResourceList
-from kubefit.quantity import NANO, scheduler_units
-from kubefit.resourcenames import CPU, MEMORY, is_hugepages
+from kubefit.k8s.quantity import NANO, scheduler_units
+from kubefit.k8s.resourcenames import CPU, MEMORY, is_hugepages
+
+if TYPE_CHECKING:
+    from kubefit.api.core import Container, ContainerStatus, Pod, ResourceList
 
 DEFAULT_MILLI_CPU_REQUEST = 100  # schedutil.DefaultMilliCPURequest
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # schedutil.DefaultMemoryRequest

@@ -3,11 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from kubefit.api.core import Node
 from kubefit.errors import InputError
-from kubefit.load import decode_node, manifest_files, read_documents
-from kubefit.scheduler.plan import Template, template_cost
+from kubefit.manifests.documents import manifest_files, read_documents
+from kubefit.manifests.load import decode_node
+
+COST_LABEL = "kubefit.io/cost"  # what one node of a template costs (plan; consolidate's --order cost)
+
+
+@dataclass
+class Template:
+    """A Node manifest to copy, and what one copy costs."""
+
+    node: Node
+    cost: Decimal = Decimal(1)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+def template_cost(node: Node) -> Decimal:
+    """The `kubefit.io/cost` label of a template (default 1): a non-negative decimal number."""
+    raw = node.labels.get(COST_LABEL)
+    if raw is None:
+        return Decimal(1)
+    try:
+        cost = Decimal(raw)
+    except InvalidOperation:
+        cost = Decimal(-1)
+    if not cost.is_finite() or cost < 0:
+        raise InputError(f"must be a non-negative number, got {raw!r}", file=node.source, obj=f"Node/{node.name}",
+                         field=f"metadata.labels.{COST_LABEL}")
+    return cost
 
 
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:

@@ -19,6 +19,9 @@ nano-unit, without computing it (ParseQuantity rounds up to nano).
 from __future__ import annotations
 
 import functools
+from typing import Any
+
+from kubefit.errors import shorten
 
 NANO = 10**9
 MAX_INT64 = 2**63 - 1
@@ -169,8 +172,6 @@ def _too_large(text: str) -> QuantityError:
 
 
 def _shown(text: str) -> str:
-    from kubefit.parse import shorten
-
     return repr(shorten(text, 40))
 
 
@@ -203,3 +204,16 @@ def format_quantity(name: str, amount: int) -> str:
             if amount and amount % 2**power == 0:
                 return f"{amount // 2**power}{suffix}"
     return str(amount)
+
+
+def quantity_text(raw: Any) -> str:
+    """The string Go would parse for a JSON/YAML quantity value (numbers are written back as text)."""
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, bool):
+        raise QuantityError(f"quantities must be strings or numbers, got {raw!r}")
+    if isinstance(raw, int):
+        return str(raw)
+    if isinstance(raw, float):
+        return repr(raw) if not raw.is_integer() else str(int(raw))
+    raise QuantityError(f"quantities must be strings or numbers, got {type(raw).__name__}")

@@ -3,7 +3,7 @@ ReplicaSet, StatefulSet, ReplicationController (strict: an unknown field is an e
 
 `DECODERS` maps each kind to its decoder `(doc, warnings) -> object`; `load.add_document` puts the
 result in `Scenario.objects`. `object_meta` and `label_selector` are shared by every loader module of
-cluster objects (see `kubefit.load_storage`).
+cluster objects (see `kubefit.manifests.storage`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from kubefit.api.cluster import Controller, Namespace, ObjectMeta, Service
-from kubefit.decode import check_api_version as _check_api_version
-from kubefit.decode import check_fields as _check_fields
-from kubefit.decode import entries
-from kubefit.decode import mapping as _mapping
-from kubefit.decode import string as _string
-from kubefit.decode import string_map as _string_map
-from kubefit.kinds import SPEC_FIELDS, STATUS_FIELDS
-from kubefit.load import Document, _name, _object_parts
-from kubefit.load import label_selector as check_selector
+from kubefit.manifests.decode import check_api_version as _check_api_version
+from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import entries
+from kubefit.manifests.decode import mapping as _mapping
+from kubefit.manifests.decode import string as _string
+from kubefit.manifests.decode import string_map as _string_map
+from kubefit.manifests.documents import Document
+from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS
+from kubefit.manifests.load import _name, _object_parts
+from kubefit.manifests.load import label_selector as check_selector
 
 SERVICE_SPEC_FIELDS = frozenset({
     "ports", "selector", "clusterIP", "clusterIPs", "type", "externalIPs", "sessionAffinity", "loadBalancerIP",

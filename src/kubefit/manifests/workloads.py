@@ -27,23 +27,25 @@ from itertools import islice
 from typing import Any
 
 from kubefit.api.core import Node, Pod
-from kubefit.decode import check_fields as _check_fields
-from kubefit.decode import fail as _fail
-from kubefit.decode import mapping as _mapping
 from kubefit.errors import InputError
-from kubefit.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
-from kubefit.labels import SelectorError, parse_selector
-from kubefit.load import (
+from kubefit.k8s.labels import SelectorError, parse_selector
+from kubefit.k8s.names import random_suffix, safe_encode, seeded
+from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
+from kubefit.k8s.taints import NodeTaints
+from kubefit.manifests.cluster import decode_replica_set
+from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import fail as _fail
+from kubefit.manifests.decode import mapping as _mapping
+from kubefit.manifests.documents import Document
+from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
+from kubefit.manifests.load import (
     METADATA_FIELDS,
     OBJECT_FIELDS,
     TERMINAL_PHASES,
-    Document,
     Scenario,
-    cluster_object_decoders,
     decode_pod,
     label_selector,
 )
-from kubefit.names import random_suffix, safe_encode, seeded
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 INT32_MAX = 2**31 - 1  # replicas, parallelism, completions, ordinals.start are int32 in the API
@@ -391,9 +393,6 @@ def pinned_affinity(affinity: dict[str, Any] | None, node: str) -> dict[str, Any
 def daemon_nodes(pod: Pod, nodes: list[Node]) -> tuple[list[int], list[int]]:
     """`NodeShouldRunDaemonPod`'s predicates: (nodes the selector and required affinity match, of those the
     ones whose NoSchedule/NoExecute taints the pod tolerates)."""
-    from kubefit.scheduler.plugins.selectors import NodeLabels, NodeSelector, label_set_mask
-    from kubefit.scheduler.plugins.tainttoleration import NodeTaints
-
     table = NodeLabels(nodes)
     mask = label_set_mask(table, pod.node_selector or {})
     required = ((pod.affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -500,7 +499,7 @@ def expand_workloads(scenario: Scenario) -> None:
         rs = _deployment_replica_set(doc, scenario.workloads)
         if rs is not None:
             scenario.workloads.append(rs)
-            scenario.objects.add("ReplicaSet", cluster_object_decoders()["ReplicaSet"](rs, scenario.warnings))
+            scenario.objects.add("ReplicaSet", decode_replica_set(rs, scenario.warnings))
             try:
                 pods = expanders["ReplicaSet"](rs)
             except InputError as exc:  # the template is the Deployment's: name it there

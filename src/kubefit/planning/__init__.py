@@ -1,0 +1,1 @@
+"""What-if searches built on simulation: nodes to add (plan), nodes that can go, configurations to choose."""
