@@ -329,3 +329,37 @@ def test_timeline_counts_the_failing_cycles_it_skips():
     placed = {r.pod.name: None if r.node is None else result.state.node_names[r.node] for r in result.runs}
     assert placed == {**{f"big{i}": None for i in range(5)}, "late": "n015", "last": "n010"}
     assert result.attempts.tolist() == [2, 2, 2, 2, 2, 1, 1]
+
+
+def test_score_says_when_kube_scheduler_would_score_fewer_nodes(tmp_path, capsys):
+    """`kubefit score` evaluates every node; with 120 empty 4-cpu nodes and no percentageOfNodesToScore the
+    real cycle stops at k = 100 of the 120 feasible nodes (see the module docstring), which a warning says
+    (stderr and `-o json`). With `percentageOfNodesToScore: 100`, or 99 nodes (fewer than 100: all searched),
+    nothing is said."""
+    import json
+
+    from tests_support import run_json
+
+    def scenario(nodes: int, percentage: int | None) -> str:
+        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                  "profiles": [{"schedulerName": "default-scheduler"}]}
+        if percentage is not None:
+            config["percentageOfNodesToScore"] = percentage
+        items = [config] + [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:03d}"},
+                             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+                            for i in range(nodes)]
+        items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                      "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}})
+        path = tmp_path / f"s-{nodes}-{percentage}.json"
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        return str(path)
+
+    rc, out, err = run_json(capsys, "score", "-f", scenario(120, None))
+    assert rc == 0 and len(out["feasible"]) == 120
+    note = ("kube-scheduler stops searching the 120 nodes for pod default/web at 100 feasible ones "
+            "(percentageOfNodesToScore unset: adaptive) and scores only those, from where its previous cycle "
+            "stopped; `score` shows all 120 feasible nodes, `simulate` searches as kube-scheduler does")
+    assert out["warnings"] == [note] and note in err
+    for nodes, percentage in ((120, 100), (99, None)):
+        rc, out, err = run_json(capsys, "score", "-f", scenario(nodes, percentage))
+        assert rc == 0 and out["warnings"] == [] and "stops searching" not in err

@@ -103,6 +103,12 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
     return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+def percentage_of_nodes_to_score(config: SchedulerConfiguration, profile) -> int | None:
+    """The percentage `numFeasibleNodesToFind` reads: the profile's own when set, else the global one."""
+    pct = profile.percentage_of_nodes_to_score
+    return config.percentage_of_nodes_to_score if pct is None else pct
+
+
 # --------------------------------------------------------------------------- per-shape cache
 
 def _containers_key(containers: Sequence) -> tuple:
@@ -619,7 +625,7 @@ class Engine:
         # randomises; here in list order) and advances the start index by the nodes it processed.
         order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
         m = len(order)
-        k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
+        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
         if not sh.fw.scorers and self.tie_break == "first":
             # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
             # filter goroutines race for it); "random" lets every feasible node tie instead
@@ -647,10 +653,6 @@ class Engine:
         a cycle's outcome without running it, such as a replay's repeated failure, moves it the same way)."""
         if len(self.state):
             self.next_start = (self.next_start + processed) % len(self.state)
-
-    def _percentage(self, fw: Framework) -> int | None:
-        pct = fw.profile.percentage_of_nodes_to_score
-        return self.config.percentage_of_nodes_to_score if pct is None else pct
 
     def _decide_all(self, sh: Shape) -> Decision:
         ok = sh.ok
