@@ -123,13 +123,17 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     """
     from kubefit.report.scheduler import cycle_to_dict
     from kubefit.scheduler.explain import explain as explain_cycle
-    from kubefit.scheduler.scenario import find_pending_pod, score_pod
+    from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
     scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
     data["warnings"] = list(prepared.notes)
+    note = sampling_note(prepared, target, result)
+    if note is not None:
+        warn(note)
+        data["warnings"].append(note)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:
         data["explain"] = details

@@ -76,6 +76,7 @@ def test_gated_pod_gets_no_cycle(tmp_path, capsys):
                                  "reasons": ["waiting for scheduling gates: [example.com/a example.com/b]"]}
     rc, out, err = run(tmp_path, capsys, docs, "simulate", "-o", "json")
     assert out["steps"][0]["preEnqueue"] == "SchedulingGates" and out["unschedulable"] == 1
+    assert "feasible" not in out["steps"][0]  # no cycle, so no feasible nodes found (a cycle says 0)
 
 
 def test_unevaluated_fields_are_warned_on_stderr_and_in_json(tmp_path, capsys):

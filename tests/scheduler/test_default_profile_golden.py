@@ -7,7 +7,7 @@ the nodes, the bound pods and the pending pod(s)). Single cases go through
 (filter verdicts with the failing plugin, each Filter plugin alone, PreFilter, scores raw and
 normalised, totals, best nodes, the PreEnqueue rejection, the FitError text with its PostFilter part,
 DefaultPreemption's nominated node and victims). Sequence cases go through
-`kubefit simulate -f FILE -o json --tie-break first` and compare each step (node, ties, message,
+`kubefit simulate -f FILE -o json --tie-break first` and compare each step (node, feasible, ties, message,
 victims, nominated node) and the final placement and usage.
 """
 
@@ -27,7 +27,7 @@ SEQUENCES = [c for c in ALL if c.get("mode") == "sequence"]
 # What `kubefit score -o json --detail` states of a cycle, in the golden file's vocabulary.
 SINGLE_KEYS = ("filter", "filterByPlugin", "preFilterNodeNames", "skippedFilterPlugins", "feasible", "score",
                "scoreRaw", "skippedScorePlugins", "total", "best", "preEnqueue", "message", "postFilter")
-STEP_KEYS = ("pod", "namespace", "node", "ties", "message", "victims", "nominatedNode", "nominatedNodeFirst",
+STEP_KEYS = ("pod", "namespace", "node", "feasible", "ties", "message", "victims", "nominatedNode", "nominatedNodeFirst",
              "preEnqueue")
 
 

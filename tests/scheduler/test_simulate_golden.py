@@ -34,7 +34,7 @@ def check(case: dict, got: dict, ties_shown: int | None = None) -> None:
     expect = case["expect"]
     assert len(got["steps"]) == len(expect["steps"])
     for i, (g, e) in enumerate(zip(got["steps"], expect["steps"], strict=True)):
-        want = {k: e[k] for k in ("pod", "node", "ties", "message") if k in e}
+        want = {k: e[k] for k in ("pod", "node", "feasible", "ties", "message") if k in e}
         if ties_shown is not None and "ties" in g:
             count = g.pop("tieCount", len(g["ties"]))
             g["ties"] = g["ties"][:ties_shown]

@@ -45,13 +45,13 @@ def trace_config(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def golden_step(step: dict[str, Any]) -> dict[str, Any]:
-    """What the golden file states of one step (per-step reasons and feasible counts aside)."""
-    return {k: step[k] for k in ("pod", "node", "ties", "tieCount", "message") if k in step}
+    """What the golden file states of one step (per-step reasons aside)."""
+    return {k: step[k] for k in ("pod", "node", "feasible", "ties", "tieCount", "message") if k in step}
 
 
 def kubefit_step(step: dict[str, Any]) -> dict[str, Any]:
     """A `kubefit simulate` step in the golden file's shape: the first 8 ties and their count."""
-    out = {k: step[k] for k in ("pod", "node", "message") if k in step}
+    out = {k: step[k] for k in ("pod", "node", "feasible", "message") if k in step}
     ties = step.get("ties") or []
     count = step.get("tieCount", len(ties))
     if ties:

@@ -7,8 +7,10 @@ Filter plugin's verdict and each Score plugin's raw score for every node and, on
 cycle, re-evaluates only the rows bound since (rows.py does that in Python scalars for the resource
 plugins).  A cycle is then a handful of whole-array operations (mask, max, ties).
 
-Node sampling follows `schedule_one.go` (SPEC §7): `numFeasibleNodesToFind`, `nextStartNodeIndex`
-round robin over the zone-round-robin node list, one feasible node chosen without scoring.
+Node sampling follows `schedule_one.go` (SPEC §7) as kube-scheduler runs it with `parallelism: 1`:
+`numFeasibleNodesToFind`, `nextStartNodeIndex` round robin over the zone-round-robin node list and
+advanced by `processedNodes`, the nominated node tried first, one feasible node chosen without scoring.
+The search window is read off each shape's cached verdicts over every node.
 """
 
 from __future__ import annotations
@@ -99,6 +101,12 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
     if pct == 0:
         pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
     return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def percentage_of_nodes_to_score(config: SchedulerConfiguration, profile) -> int | None:
+    """The percentage `numFeasibleNodesToFind` reads: the profile's own when set, else the global one."""
+    pct = profile.percentage_of_nodes_to_score
+    return config.percentage_of_nodes_to_score if pct is None else pct
 
 
 # --------------------------------------------------------------------------- per-shape cache
@@ -274,12 +282,15 @@ def _plan(sh: Shape) -> RedoPlan | None:
 
 @dataclass
 class Decision:
-    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible count."""
+    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible nodes found
+    (upstream's `len(feasibleNodes)`), and whether the pod's nominated node took it unscored."""
 
     node: int | None
     best: np.ndarray
     feasible: int
     shape: Shape
+    nominated_first: bool = False
+    processed: int = 0  # how far the cycle moved the start index (`processedNodes`)
 
 
 class Engine:
@@ -594,28 +605,54 @@ class Engine:
 
     # ---------------------------------------------------------------- one cycle
     def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
-        """Filter, score and select a host for `pod` (nothing is bound)."""
+        """`schedulePod` for `pod` (nothing is bound): PreFilter; the pod's nominated node alone first
+        (`evaluateNominatedNode`); else Filter from the start index until `numFeasibleNodesToFind` feasible
+        nodes are found (`findNodesThatPassFilters`, sequentially), Score over those, `selectHost`.
+
+        The start index moves as `findNodesThatFitPod` moves it (SPEC §7, "How far the start index moves"):
+        not when PreFilter rejects the pod or the nominated node takes it, else by the nodes searched up to
+        the (k+1)-th feasible one (which cancels the search), plus a nominated node that failed and lies
+        beyond them (its status is in the same `NodeToStatus`)."""
         sh = self.shape(pod, demand)
-        if not self.sampling or sh.failure is not None:
+        if sh.failure is not None:  # findNodesThatFitPod returns before the start index moves
+            return self._decide_all(sh)
+        nominated = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+        if nominated is not None and self._nominated_fits(sh, nominated):
+            return Decision(nominated, np.asarray([nominated], dtype=np.int64), 1, sh, nominated_first=True)
+        if not self.sampling:
             return self._decide_all(sh)
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
         order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
         m = len(order)
-        k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
+        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
         if not sh.fw.scorers and self.tie_break == "first":
             # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
             # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
-        if k >= m:
-            if sh.allowed is not None and len(self.state):
-                self.next_start = (self.next_start + m) % len(self.state)
-            return self._decide_all(sh)
-        return self._decide_sampled(sh, k, order)
+        if k >= m or sh.n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
+            outside = nominated is not None and sh.allowed is not None and not sh.allowed[nominated]
+            feasible, processed = None, m + int(outside)  # a failed nominated node outside them counts too
+        else:
+            feasible, processed = self._search(sh, k, order, nominated)
+        self.advance(processed)  # before scoring, whose errors end the cycle later
+        decision = self._decide_all(sh) if feasible is None else self._decide_found(sh, feasible)
+        decision.processed = processed
+        return decision
 
-    def _percentage(self, fw: Framework) -> int | None:
-        pct = fw.profile.percentage_of_nodes_to_score
-        return self.config.percentage_of_nodes_to_score if pct is None else pct
+    def _nominated_fits(self, sh: Shape, node: int) -> bool:
+        """`evaluateNominatedNode`: whether the Filter plugins pass the nominated node (which a PreFilter
+        result does not restrict: findNodesThatPassFilters runs on it alone)."""
+        if sh.allowed is None or sh.allowed[node]:
+            return bool(sh.ok[node])
+        one = np.asarray([node], dtype=np.int64)
+        return all(int(plugin.filter(self.state, sh.ctx, one).codes[0]) == SUCCESS for _n, plugin in sh.filters)
+
+    def advance(self, processed: int) -> None:
+        """`nextStartNodeIndex = (nextStartNodeIndex + processedNodes) % len(allNodes)` (a caller that knows
+        a cycle's outcome without running it, such as a replay's repeated failure, moves it the same way)."""
+        if len(self.state):
+            self.next_start = (self.next_start + processed) % len(self.state)
 
     def _decide_all(self, sh: Shape) -> Decision:
         ok = sh.ok
@@ -641,18 +678,31 @@ class Engine:
             best = feasible[total == _array_max(total)]
         return Decision(self._select(best), best, count, sh)
 
-    def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
-        """`findNodesThatPassFilters`: from the start index, stop at the k-th feasible node; score those."""
+    def _search(self, sh: Shape, k: int, order: np.ndarray, nominated: int | None) -> tuple[np.ndarray, int]:
+        """`findNodesThatPassFilters` run sequentially: from the start index, keep the first k feasible nodes;
+        the (k+1)-th cancels the search. `processedNodes` = the nodes before it (every failing one among
+        them too), or all when there are at most k, and a failed `nominated` node the search did not reach.
+        The window is read off the shape's cached verdicts, not filtered again: (feasible, processed); there
+        are more than k feasible nodes (`cycle`)."""
         n, m = len(self.state), len(order)
         if order is self.order:
             rotated = self._order2[self.next_start:self.next_start + n]
         else:
             start = self.next_start % m
             rotated = np.concatenate([order[start:], order[:start]])
-        pos = np.flatnonzero(sh.ok[rotated])
-        processed = int(pos[k - 1]) + 1 if len(pos) >= k else m
+        # read only as far as the (k+1)-th feasible node would lie were they spread evenly (with a margin)
+        span = min(m, (k + 1) * m // sh.n_ok + (k + 1) // 4 + 64)
+        pos = np.flatnonzero(sh.ok[rotated[:span]])
+        if len(pos) <= k and span < m:  # spread unevenly: the whole list
+            pos = np.flatnonzero(sh.ok[rotated])
+        processed = int(pos[k]) if len(pos) > k else m
         feasible = rotated[pos[:k]]
-        self.next_start = (self.next_start + processed) % n
+        if nominated is not None and not (rotated[:processed] == nominated).any():
+            processed += 1
+        return feasible, processed
+
+    def _decide_found(self, sh: Shape, feasible: np.ndarray) -> Decision:
+        """Score the feasible nodes the search found and select the host (one is chosen without scoring)."""
         if len(feasible) == 0:
             return Decision(None, feasible, 0, sh)
         if len(feasible) == 1:

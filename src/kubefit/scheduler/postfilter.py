@@ -8,7 +8,7 @@ and adds nothing to the message; otherwise the rejections' reasons are joined wi
 the FitError as `... <filter reasons>. <post-filter message>`.
 
 In a simulation (the golden README's preemption rule) a nominated node's victims are deleted at once and
-the same pod is retried immediately, its nominated node first (`preemption_step`, `nominated_first`).
+the same pod is retried immediately (`preemption_step`), its nominated node first (`Engine.cycle`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.config import Profile
-from kubefit.scheduler.engine import Decision, Engine, zone_order
+from kubefit.scheduler.engine import Engine, zone_order
 from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
@@ -220,20 +220,3 @@ def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     for victim in post.victims:  # all on the nominated node
         engine.evict(post.nominated_node, victim)
     return message, post
-
-
-def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
-    """`evaluateNominatedNode`: the nominated node alone; if it passes the filters the pod is bound there
-    unscored (None: it fails one, and the cycle goes on over every node)."""
-    shape = engine.shape(pod)
-    if shape.ok is None or not shape.ok[node]:
-        return None
-    return Decision(node, np.asarray([node], dtype=np.int64), int(shape.n_ok), shape)
-
-
-def cycle_nominated_first(engine: Engine, pod: Pod) -> tuple[Decision, bool]:
-    """A cycle as `schedulePod` runs it: a pod with `status.nominatedNodeName` (a node of the cluster) tries
-    that node first; (decision, whether the nominated node took it)."""
-    node = engine.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
-    decision = nominated_first(engine, pod, node) if node is not None else None
-    return (decision, True) if decision is not None else (engine.cycle(pod), False)

@@ -28,7 +28,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
 )
 from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
-from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
+from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
@@ -44,7 +44,7 @@ class Step:
     ties: np.ndarray | Sequence[int] = ()  # nodes sharing the best total (the first `max_ties` of them)
     tie_count: int = 0  # how many nodes shared it
     message: str | None = None  # FitError, when pending
-    feasible: int = 0
+    feasible: int | None = 0  # the feasible nodes its cycle found (upstream's len(feasibleNodes)); None: no cycle
     pre_enqueue: str | None = None  # the PreEnqueue plugin that kept the pod out of the queue (SchedulingGates)
     victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
@@ -93,6 +93,8 @@ class SimulationResult:
             if s.pod.namespace != "default":
                 d["namespace"] = s.pod.namespace
             d["node"] = None if s.node is None else names[s.node]
+            if s.feasible is not None:
+                d["feasible"] = s.feasible
             if s.pre_enqueue is not None:
                 d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
@@ -209,13 +211,13 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     served = {p.scheduler_name for p in config.profiles}
     for i, pod in enumerate(pods):
         if pod.scheduler_name not in served:
-            steps.append(Step(pod, None, message=unserved_message(pod)))
+            steps.append(Step(pod, None, message=unserved_message(pod), feasible=None))
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0]))
+            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None))
             continue
-        d, first = cycle_nominated_first(engine, pod)
+        d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
             message, post = preemption_step(engine, pod)
             nominated = post.nominated_node
@@ -227,7 +229,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                 d = None
             else:
                 pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
-                d, first = cycle_nominated_first(engine, pod)
+                d = engine.cycle(pod)
         if d is None:
             pass
         elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
@@ -236,8 +238,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         else:
             engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
             assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
-            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 and not first else _NO_TIES
-            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=first))
+            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:

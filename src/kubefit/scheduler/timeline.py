@@ -88,7 +88,8 @@ class Replay:
     Waiting pods are kept in groups of one priority and one shape (everything the plugins read).  Within
     an instant only binds happen after the completions, and a bind only takes capacity away, so once a
     pod of a group fails, every later pod of that group fails too: the group is tried once and its other
-    pods are counted as tried, with the same FitError (what trying each would give, faster).
+    pods are counted as tried, with the same FitError, each moving the start index as its own failing
+    cycle would (what trying each would give, faster).
     """
 
     def __init__(self, engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod], served: set[str],
@@ -170,13 +171,15 @@ class Replay:
         return row
 
     def _schedule(self, now: int) -> None:
-        failed: dict[tuple, str] = {}  # groups that failed at this instant, with their FitError
+        failed: dict[tuple, tuple[str, int]] = {}  # groups that failed at this instant: FitError, nodes processed
         while self.active:
             _p, first, group, members = heapq.heappop(self.active)
             if group is None:
                 group, members = self._group(first), [first]
             if group in failed:
-                self._wait(group, members, now, failed[group])
+                message, processed = failed[group]
+                self.engine.advance(processed * len(members))  # each pod's own failing cycle moves the start index
+                self._wait(group, members, now, message)
                 continue
             run = self.runs[first]
             if run.pod.scheduler_name not in self.served:
@@ -186,8 +189,9 @@ class Replay:
                 continue
             d = self.engine.cycle(run.pod)
             if d.node is None:
-                failed[group] = self.engine.fit_error(d.shape)
-                self._wait(group, members, now, failed[group])
+                failed[group] = (self.engine.fit_error(d.shape), d.processed)
+                self.engine.advance(d.processed * (len(members) - 1))
+                self._wait(group, members, now, failed[group][0])
                 continue
             self._tried([first], now)
             self._bind(first, d, now)
