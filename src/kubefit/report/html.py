@@ -182,7 +182,7 @@ def _inputs(inputs: dict[str, Any] | None) -> str:
     if not inputs:
         return ""
     rows = [("files", ", ".join(inputs.get("files") or []) or "–")]
-    rows += [(k.removesuffix("Version") + " version", v) for k, v in inputs.items() if k.endswith("Version")]
+    rows += [(f"{name} version", v) for name, v in _versions(inputs)]
     rows += [(k, _option(v)) for k, v in (inputs.get("options") or {}).items()]
     parts = [table(("input", "value"), rows, cls="inputs")]
     configs = ([{"name": "", **inputs["configuration"]}] if inputs.get("configuration")
@@ -190,6 +190,14 @@ def _inputs(inputs: dict[str, Any] | None) -> str:
     if configs:
         parts.append(configuration_table(configs))
     return section("Inputs", *parts, anchor="inputs")
+
+
+SYSTEMS = {"kubefitVersion": "kubefit", "kubeSchedulerVersion": "kube-scheduler", "karmadaVersion": "Karmada"}
+
+
+def _versions(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """(system, version) of kubefit and of the system it reproduces."""
+    return [(SYSTEMS.get(k, k.removesuffix("Version")), v) for k, v in inputs.items() if k.endswith("Version")]
 
 
 def _option(v: Any) -> str:
@@ -219,7 +227,7 @@ def document(page: Page) -> str:
     policy = (f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:; "
               "base-uri 'none'; form-action 'none'")
     inputs = page.inputs or {}
-    versions = " · ".join(f"{k.removesuffix('Version')} {v}" for k, v in inputs.items() if k.endswith("Version"))
+    versions = " · ".join(f"{name} {v}" for name, v in _versions(inputs))
     files_ = ", ".join(inputs.get("files") or [])
     body = [_warnings(page.warnings), _headline(page.headline), *page.sections, _inputs(page.inputs)]
     toc = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in _toc(body))

@@ -119,12 +119,13 @@ def stranded_section(runs: Sequence[tuple[str, dict[str, Any]]]) -> Markup:
                         "'copies if pooled' is what it would hold on one node.")
 
 
-def pending_section(data: dict[str, Any]) -> Markup:
-    """Pending pods: counts by reason, then the pods grouped by their FitError message."""
+def pending_section(data: dict[str, Any], at: str = "") -> Markup:
+    """Pending pods: counts by reason, then the pods grouped by their FitError message (`at`: where the
+    simulation's dict sits in the page's, as a JSON Pointer)."""
     m = data["metrics"]
     if not data["unschedulable"]:
         return Markup("")
-    parts = [table(("reason", "pending pods"), [(r, value(n, pointer("metrics", "pendingByReason", r)))
+    parts = [table(("reason", "pending pods"), [(r, value(n, at + pointer("metrics", "pendingByReason", r)))
                                                 for r, n in m["pendingByReason"].items()], numeric=(1,))]
     groups: dict[str, list[str]] = {}
     for s in data["steps"]:
@@ -222,12 +223,12 @@ def simulation_page(data: dict[str, Any]) -> Page:
                 "is the cluster packed?", headline, simulation_sections(data))
 
 
-def simulation_sections(data: dict[str, Any], *, marked: frozenset[str] = frozenset()) -> list[Markup]:
-    """A simulation's sections (also the planned cluster's in `plan`)."""
+def simulation_sections(data: dict[str, Any], *, marked: frozenset[str] = frozenset(), at: str = "") -> list[Markup]:
+    """A simulation's sections (also the planned cluster's in `plan`, whose dict holds it at `at`)."""
     m = data["metrics"]
     return [node_actions_section(data), allocation_section([("", data["final"])], data["allocatable"], marked=marked),
-            pending_section(data), stranded_section([("", m)]), preemption_section(data["steps"]),
-            section("Metrics", metrics_table([("", m, "/metrics")]), anchor="metrics"),
+            pending_section(data, at), stranded_section([("", m)]), preemption_section(data["steps"]),
+            section("Metrics", metrics_table([("", m, at + pointer("metrics"))]), anchor="metrics"),
             queue_section(data["steps"]), nodes_section(data["final"], data["allocatable"], data["placement"])]
 
 
@@ -297,9 +298,11 @@ def capacity_page(data: dict[str, Any]) -> Page:
         copies = sorted(per_node.values(), reverse=True)
         chart = svg.line_chart(list(range(len(copies))), {"copies": copies}, x_label="nodes, most copies first",
                                y_label="copies")
+    rows = [(node, value(n, pointer("perNode", node))) for node, n in list(per_node.items())[:QUEUE_ROWS]]
+    listed = table(("node", "copies"), rows, numeric=(1,))
     sections = [section("Why the count stops", paragraph(f"{data['stopReason']}: {data['message']}"), anchor="stop"),
-                section("Copies per node", figure(chart), anchor="per-node",
-                        note="Nodes that take no copy are left out.")]
+                section("Copies per node", figure(chart), details(f"per node, in node order ({len(per_node):,})", listed),
+                        anchor="per-node", note="Nodes that take no copy are left out.")]
     return Page("capacity", f"How many more copies of {data['pod']} fit?", headline, sections)
 
 
@@ -323,7 +326,7 @@ def plan_page(data: dict[str, Any]) -> Page:
                                 anchor="cannot-fit"))
     sim = data["simulation"]
     sections.append(node_actions_section(data))
-    sections += simulation_sections({**sim, "nodeActions": None}, marked=frozenset(added))
+    sections += simulation_sections({**sim, "nodeActions": None}, marked=frozenset(added), at=pointer("simulation"))
     return Page("plan", "How many nodes of these templates must be added so that every pending pod fits?",
                 headline, sections)
 
