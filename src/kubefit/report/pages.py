@@ -39,6 +39,7 @@ from kubefit.scheduler.timeline import TimelineResult
 BARS_MAX = 300  # up to this many nodes: a bar per node with its name; beyond, sorted profiles
 QUEUE_ROWS = 500  # steps (pods) listed; the rest are counted
 NAMES_SHOWN = 200  # pods named per group of pending pods
+MESSAGES_SHOWN = 50  # groups of pending pods (one per distinct message), the largest first
 TIES_SHOWN = 4
 
 
@@ -131,11 +132,16 @@ def pending_section(data: dict[str, Any], at: str = "") -> Markup:
     for s in data["steps"]:
         if s["node"] is None and "nominatedNode" not in s:
             groups.setdefault(s.get("message") or "", []).append(_pod(s))
-    for message, pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+    largest = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    for message, pods in largest[:MESSAGES_SHOWN]:
         names = ", ".join(pods[:NAMES_SHOWN]) + (f" and {len(pods) - NAMES_SHOWN:,} more" if len(pods) > NAMES_SHOWN
                                                  else "")
         parts.append(details(f"{len(pods):,} pod{'s' if len(pods) != 1 else ''}: {message}",
                              paragraph(names, cls="names"), open_=len(groups) <= 3))
+    if len(largest) > MESSAGES_SHOWN:
+        rest = largest[MESSAGES_SHOWN:]
+        parts.append(paragraph(f"… and {len(rest):,} other messages ({sum(len(p) for _, p in rest):,} pods); "
+                               "-o json has every pod's message.", cls="note"))
     return section("Pending pods", *parts, anchor="pending",
                    note="By reason (a pod counts once under each reason of its message), then by message.")
 
