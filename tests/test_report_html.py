@@ -123,3 +123,48 @@ def test_fleet_results_carry_their_warnings(capsys):
 def test_the_large_case_draws_no_bar_per_node():
     text = render_html(many_nodes_result(400))
     assert text.count('class="track"') == 0 and len(re.findall(r"<polyline", text)) == 3
+
+
+def test_the_plot_names_each_node_of_a_small_cluster_and_shows_every_resource():
+    """examples/workload: 7 nodes, one with 4 GPUs. A panel per configuration and resource (cpu, memory,
+    pods, nvidia.com/gpu), a bar per node; gpu-1 is the fullest under the scenario's LeastAllocated (cpu
+    6100m of 8 = 76 %, before the general nodes' 2800m of 4 = 70 %)."""
+    import matplotlib.pyplot as plt
+
+    from kubefit.report.plots import allocation_figure
+    from kubefit.scheduler.compare import comparison_to_dict
+
+    runs = kubefit.compare([WORKLOAD], ["MostAllocated"], warn=lambda _: None)
+    data = comparison_to_dict(runs)
+    fig = allocation_figure([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"])
+    try:
+        axes = fig.get_axes()
+        assert [ax.get_title() for ax in axes[:4]] == ["cpu", "memory", "pods", "nvidia.com/gpu"]
+        assert len(axes) == 2 * 4 and all(len(ax.patches) == 7 for ax in axes)
+        names = [t.get_text() for t in axes[0].get_yticklabels()]
+        assert sorted(names) == sorted(data["allocatable"]) and names[0] == "gpu-1"
+        assert axes[0].patches[0].get_width() == pytest.approx(100 * 6100 / 8000)
+        gpu = [p.get_width() for p in axes[3].patches]
+        assert gpu == [100.0, 0, 0, 0, 0, 0, 0]  # the GPU node's 4 of 4, visible in its own panel
+    finally:
+        plt.close(fig)
+
+
+def test_the_plot_of_a_large_cluster_is_one_sorted_profile_per_resource_and_run():
+    import matplotlib.pyplot as plt
+
+    from kubefit.report.plots import allocation_figure
+
+    a, b = many_nodes_result(50, pods=60).to_dict(), many_nodes_result(50, pods=150).to_dict()
+    fig = allocation_figure([("a", a["final"]), ("b", b["final"])], a["allocatable"])
+    try:
+        axes = fig.get_axes()
+        assert [ax.get_title() for ax in axes] == ["cpu", "memory", "pods"]
+        for ax in axes:
+            lines = ax.get_lines()
+            assert len(lines) == 2 and all(len(line.get_ydata()) == 50 for line in lines)
+            assert all(list(line.get_ydata()) == sorted(line.get_ydata(), reverse=True) for line in lines)
+        # 150 one-cpu pods on 50 four-cpu nodes, spread: 3 each, 75 % of every node's cpu
+        assert set(axes[0].get_lines()[1].get_ydata()) == {75.0}
+    finally:
+        plt.close(fig)

@@ -135,17 +135,17 @@ def simulate(
             results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
         else:
             results = [verbs.simulate(files, progress=tick, loading=loading, **options)]
-    if plot:
-        _plot(results, plot)
     if specs:
         from kubefit.scheduler.compare import comparison_to_dict
 
         data = comparison_to_dict(results)
+        _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
         write_report(results, report, data)
         emit(data, output, lambda console: tables.comparison_table(console, data))
         keep(data, results)
         return
     data = results[0].to_dict()
+    _plot([(results[0].label, data["final"])], data["allocatable"], plot)
     write_report(results[0], report, data)
     emit(data, output, lambda console: (tables.simulation_table(console, data), actions_table(console, data)))
     keep(data, results)
@@ -182,11 +182,14 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
     keep(data)
 
 
-def _plot(results, path: str) -> None:
+def _plot(runs: list[tuple[str, dict]], allocatable: dict, path: str | None) -> None:
+    """`--plot`: the per-node allocation of each (label, final) as a PNG (nothing without the option)."""
+    if path is None:
+        return
     from kubefit.report.plots import plot_allocation
 
     try:
-        plot_allocation(results, path)
+        plot_allocation(runs, allocatable, path)
     except OSError as exc:
         raise InputError(f"cannot write the plot: {exc}", file=path) from None
 
