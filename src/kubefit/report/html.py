@@ -65,6 +65,7 @@ class Headline:
     at: str  # pointer(...) into the result's dict
     unit: str = ""
     tone: str = ""  # "bad" (pending pods, a failed check), "good", or ""
+    group: str = ""  # cards of one group (a configuration) are drawn together under its name
 
 
 @dataclass
@@ -172,9 +173,16 @@ def _warnings(warnings: Sequence[str]) -> str:
 def _headline(items: Sequence[Headline]) -> str:
     if not items:
         return ""
-    cards = "".join(f'<div class="card {esc(h.tone)}"><div class="big">{value(h.value, h.at, h.unit)}</div>'
-                    f'<div class="label">{esc(h.label)}</div></div>' for h in items)
-    return f'<section id="headline" class="headline">{cards}</section>'
+    groups: dict[str, list[Headline]] = {}
+    for h in items:
+        groups.setdefault(h.group, []).append(h)
+    blocks = []
+    for name, group in groups.items():
+        cards = "".join(f'<div class="card {esc(h.tone)}"><div class="big">{value(h.value, h.at, h.unit)}</div>'
+                        f'<div class="label">{esc(h.label)}</div></div>' for h in group)
+        blocks.append(f'<div class="group"><div class="group-name">{esc(name)}</div><div class="cards">{cards}</div></div>'
+                      if name else cards)
+    return f'<section id="headline" class="headline">{"".join(blocks)}</section>'
 
 
 def _inputs(inputs: dict[str, Any] | None) -> str:

@@ -250,10 +250,11 @@ def comparison_page(data: dict[str, Any]) -> Page:
     configs = data["configurations"]
     headline = []
     for i, c in enumerate(configs):
-        at = pointer("configurations", i)
-        headline += [Headline(f"{c['name']}: nodes used", c["metrics"]["nodesUsed"], at + pointer("metrics", "nodesUsed")),
-                     Headline(f"{c['name']}: pods pending", c["unschedulable"], at + pointer("unschedulable"),
-                              tone="bad" if c["unschedulable"] else "")]
+        at, m = pointer("configurations", i), c["metrics"]
+        headline += [Headline("pods pending", c["unschedulable"], at + pointer("unschedulable"),
+                              tone="bad" if c["unschedulable"] else "good", group=c["name"]),
+                     Headline("nodes used", m["nodesUsed"], at + pointer("metrics", "nodesUsed"), group=c["name"]),
+                     Headline("empty nodes", m["emptyNodes"], at + pointer("metrics", "emptyNodes"), group=c["name"])]
     runs = [(c["name"], c["metrics"], pointer("configurations", i, "metrics")) for i, c in enumerate(configs)]
     rows = [[label, *(value(c[key], pointer("configurations", i, key)) for i, c in enumerate(configs))]
             for label, key in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"))]

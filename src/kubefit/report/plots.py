@@ -87,7 +87,10 @@ def _profiles(plt, runs: Sequence[tuple[str, list[NodeUse]]], resources: Sequenc
         ax.grid(alpha=0.3)
         if col == 0:
             ax.set_ylabel("allocated %", fontsize=8)
-        if len(runs) > 1 and col == len(resources) - 1:
-            ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
+    if len(runs) > 1:  # below the panels: a legend inside one would hide its curves
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=len(runs), fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.08, 1, 1))
+    else:
+        fig.tight_layout()
     return fig
