@@ -32,6 +32,8 @@ CASES = {
     "estimate": ["estimate", "-f", f"{KARMADA}/estimate-fragmentation.yaml", "--explain",
                  "--member", f"fragmented={KARMADA}/estimate-fragmentation-member.yaml"],
     "schedule": ["schedule", *(a for f in NGINX for a in ("-f", f))],
+    # its Clusters have no status.apiEnablements: a warning, which the page must show first
+    "schedule-warned": ["schedule", "-f", f"{KARMADA}/schedule-general-prefers-member1.yaml"],
 }
 FIRST_COLOUR = "#0072B2"  # svg.PALETTE[0]: the first resource's bars, the first line, the first series
 
@@ -80,7 +82,11 @@ def test_report_renders_the_json_numbers_without_error_or_network(case, browser,
             assert box is not None and box["width"] > 100 and box["height"] > 20
         assert has_colour(screenshot_pixels(charts.first), FIRST_COLOUR)  # drawn, not blank
         warnings = data.get("warnings") or []
-        assert page.locator(".warnings li").count() == len(warnings)
+        assert page.locator(".warnings li").all_inner_texts() == warnings
+        if warnings:  # the first thing on the page, in view without scrolling
+            assert page.evaluate("document.querySelector('main').firstElementChild.className") == "warnings"
+            assert page.locator(".warnings").bounding_box()["y"] < 900
+        assert warnings or case != "schedule-warned"
     finally:
         opened.close()
 
