@@ -640,7 +640,8 @@ def test_fleet_warnings_once_on_stderr(tmp_path, capsys):
     assert_warned_once(err, "The resource types of each models should be the same")
     assert_warned_once(err, "negative request '-1'")
     assert_warned_once(err, "a kube-scheduler configuration plays no part")
-    assert set(data) == {"availableReplicas"}
+    assert set(data) == {"availableReplicas", "warnings", "inputs"}
+    assert [f"warning: {w}" for w in data["warnings"]] == [line for line in err.splitlines() if line.startswith("warning:")]
 
 
 def test_no_warning_for_a_clean_scenario(tmp_path, capsys):

@@ -84,6 +84,18 @@ def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> N
     return NodeActions(list(cordon), list(drain), list(remove))
 
 
+def _inputs(files: Files, config: Any = None, *, configurations: Sequence[tuple[str, Any]] = (),
+            **options: Any) -> dict[str, Any]:
+    """A kube-scheduler verb's `inputs`: files, options, the configuration (or each compared one) and versions."""
+    from kubefit.scheduler.config import describe
+    from kubefit.told import inputs
+
+    more: dict[str, Any] = {"configuration": describe(config)} if config is not None else {}
+    if configurations:
+        more["configurations"] = [{"name": name, **describe(c)} for name, c in configurations]
+    return inputs(files, "kube-scheduler", options, **more)
+
+
 def _every(progress: Progress | None, total: int) -> Callable[[int], None] | None:
     """The engine's progress callback (pods done) as the API's (pods done, pods queued)."""
     return None if progress is None else (lambda done: progress(done, total))
@@ -202,6 +214,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
                  progress=_every(progress, len(queue)))
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
+    result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                            drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -254,8 +268,11 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
+    told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
     for result in results:
         result.warnings += _run_notes(result, warn)
+        result.inputs = told
     return results
 
 
@@ -313,6 +330,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     for note in told:
         warn(note)
     result.warnings = list(prepared.notes) + told
+    result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
     return result
 
 
@@ -364,6 +383,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     for note in result.notes:
         warn(note)
     result.warnings = list(prepared.notes) + result.notes
+    result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
+                            maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                            drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -407,6 +429,8 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     result = estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
                                replay=replay)
     result.warnings = list(prepared.notes)
+    result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
+                            recursive=recursive)
     return result
 
 
@@ -457,7 +481,12 @@ def estimate(files: Files, *, request: str | None = None, members: Sequence[str]
     from kubefit.multicluster.fleet import estimate_fleet, load_fleet, parse_gates
 
     gates = parse_gates(feature_gates)
-    return estimate_fleet(load_fleet(files, warn), request, members, gates, explain=explain, warn=warn)
+    told, tee = _telling(warn)
+    result = estimate_fleet(load_fleet(files, tee), request, members, gates, explain=explain, warn=tee)
+    result.warnings = told
+    result.inputs = _fleet_inputs(files, request=request, member=list(members), featureGates=feature_gates,
+                                  explain=explain)
+    return result
 
 
 def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | None = None,
@@ -489,7 +518,28 @@ def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | N
     from kubefit.multicluster.fleet import load_fleet, parse_gates, schedule_fleet
 
     gates = parse_gates(feature_gates)
-    return schedule_fleet(load_fleet(files, warn), scores, gates, warn=warn)
+    told, tee = _telling(warn)
+    result = schedule_fleet(load_fleet(files, tee), scores, gates, warn=tee)
+    result.warnings = told
+    result.inputs = _fleet_inputs(files, score=list(scores), featureGates=feature_gates)
+    return result
+
+
+def _telling(warn: Warn) -> tuple[list[str], Warn]:
+    """A list and a `warn` that adds each message to it before passing it on: what a fleet verb told."""
+    told: list[str] = []
+
+    def tee(message: str) -> None:
+        told.append(message)
+        warn(message)
+    return told, tee
+
+
+def _fleet_inputs(files: Files, **options: Any) -> dict[str, Any]:
+    """A fleet verb's `inputs`: files, options and versions (Karmada's configuration is in the files)."""
+    from kubefit.told import inputs
+
+    return inputs(files, "karmada", options)
 
 
 def divide(candidates: Sequence[dict[str, Any]], spec: dict[str, Any],

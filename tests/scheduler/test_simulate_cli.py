@@ -62,7 +62,8 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
                        "--tie-break", "first")
     assert rc == 0, err
     data = json.loads(out)
-    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "metrics", "warnings"]
+    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "allocatable", "metrics",
+                          "warnings", "inputs"]
     assert data["steps"] == [
         {"pod": "gpu", "node": "large", "feasible": 1},
         {"pod": "web", "node": "small", "feasible": 3},
@@ -81,6 +82,9 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
                                                     "nvidia.com/gpu": 1},
                                       "nonZeroRequested": {"cpu": 2000, "memory": 4 << 30}, "pods": 1}
     assert data["final"]["small"]["pods"] == 2 and data["final"]["spare"]["pods"] == 0
+    # what a report draws `final` against: the node's allocatable, its other resources where it has some
+    assert data["allocatable"]["large"] == {"cpu": 8000, "ephemeral-storage": 0, "memory": 16 << 30,
+                                            "nvidia.com/gpu": 2, "pods": 10}
     m = data["metrics"]
     assert (m["nodes"], m["nodesUsed"], m["emptyNodes"]) == (3, 2, 1)
     assert m["allocation"]["cpu"] == round(100 * 4000 / 12000, 2)

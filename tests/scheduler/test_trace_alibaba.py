@@ -109,8 +109,15 @@ def test_study_comparison_is_the_golden_runs(trace_file):
         assert result.placement() == expect["placement"], result.label
         assert result.final() == expect["final"], result.label
         assert (result.scheduled, result.unschedulable) == (expect["scheduled"], expect["unschedulable"])
-    # the study's plot draws the GPUs beside cpu and memory
-    from kubefit.report.plots import node_allocation
+    # the study's plot draws the GPUs in a panel of their own: each run's 1,213 GPU nodes, fullest first
+    import matplotlib.pyplot as plt
 
-    gpu = node_allocation(results[1])["nvidia.com/gpu"]
-    assert len(gpu) == 1213 and 0 <= gpu.min() and gpu.max() == 100
+    from kubefit.report.plots import allocation_figure
+    from kubefit.scheduler.compare import comparison_to_dict
+
+    data = comparison_to_dict(results)
+    fig = allocation_figure([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"])
+    gpu = next(ax for ax in fig.get_axes() if ax.get_title() == "nvidia.com/gpu")
+    curves = [line.get_ydata() for line in gpu.get_lines()]
+    plt.close(fig)
+    assert len(curves) == 4 and all(len(c) == 1213 and c[0] == 100 and min(c) >= 0 for c in curves)

@@ -38,6 +38,37 @@ class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by valu
 FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s) or folder(s): YAML, JSON or kind: List; '-' is stdin.")]
 RecursiveOption = Annotated[bool, typer.Option("-R", "--recursive", help="Read the folders given with -f and their sub-folders, like kubectl.")]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="table for people, json/yaml for programs.")]
+ReportOption = Annotated[str | None, typer.Option(
+    "--report", help="Also write the result as one self-contained HTML page (FILE.html) to open or send.")]
+REPORT_SUFFIXES = (".html", ".htm")
+
+
+def check_report_path(path: str | None) -> None:
+    """`--report` is checked before any work: an .html name in a folder that exists."""
+    from pathlib import Path
+
+    if path is None:
+        return
+    if Path(path).suffix.lower() not in REPORT_SUFFIXES:
+        raise typer.BadParameter(f"{path!r}: the report is an HTML page; name it FILE.html", param_hint="'--report'")
+    if not Path(path).resolve().parent.is_dir():
+        from kubefit.errors import InputError
+
+        raise InputError("cannot write the report: no such folder", file=path)
+
+
+def write_report(result: Any, path: str | None, data: dict | None = None) -> None:
+    """Write `result` as an HTML page to `path` (`--report`); `data` is its `-o json` dict when already made."""
+    if path is None:
+        return
+    from kubefit.report.htmlreport import write_html
+
+    try:
+        write_html(result, path, data=data)
+    except OSError as exc:
+        from kubefit.errors import InputError
+
+        raise InputError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
 
 
 def warn(message: str) -> None:

@@ -21,7 +21,9 @@ def version() -> None:
     """Print kubefit's version and the versions of the systems it reproduces."""
     from importlib.metadata import version as pkg_version
 
-    print(f"kubefit {pkg_version('kubefit')} (kube-scheduler v1.34.1, Karmada v1.19 pre-release f8fdd02)")
+    from kubefit.told import KARMADA_VERSION, KUBE_SCHEDULER_VERSION
+
+    print(f"kubefit {pkg_version('kubefit')} (kube-scheduler {KUBE_SCHEDULER_VERSION}, Karmada {KARMADA_VERSION})")
 
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,

@@ -59,6 +59,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went
+    inputs: dict | None = None  # the files, templates, options, configuration and versions (set by `kubefit.verbs`)
 
     @property
     def cost(self) -> Decimal:
@@ -78,7 +79,7 @@ class Plan:
             "simulations": self.simulations,
             "placement": sim["placement"],
             "simulation": sim,
-            **told_keys(self.warnings, self.node_actions),
+            **told_keys(self.warnings, self.node_actions, self.inputs),
         }
 
 

@@ -49,10 +49,12 @@ class CapacityResult:
     stop_reason: str = UNSCHEDULABLE  # Unschedulable | LimitReached
     message: str = ""
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     def to_dict(self) -> dict:
         return {"pod": self.pod.key, "count": self.count, "perNode": self.per_node,
-                "stopReason": self.stop_reason, "message": self.message, **told_keys(self.warnings)}
+                "stopReason": self.stop_reason, "message": self.message,
+                **told_keys(self.warnings, None, self.inputs)}
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,

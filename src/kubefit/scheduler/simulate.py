@@ -63,6 +63,7 @@ class SimulationResult:
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
     partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     @property
     def scheduled(self) -> int:
@@ -109,8 +110,8 @@ class SimulationResult:
                 d["nominatedNodeFirst"] = True
             steps.append(d)
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
-                "placement": self.placement(), "final": self.final(), "metrics": self.metrics(),
-                **told_keys(self.warnings, self.node_actions)}
+                "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
+                "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
@@ -128,6 +129,15 @@ def final_usage(state: ClusterState) -> dict[str, dict]:
             requested = dict(sorted([*requested.items(), *extra]))
         out[name] = {"requested": requested, "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
     return out
+
+
+def node_allocatable(state: ClusterState) -> dict[str, dict[str, int]]:
+    """Per node its allocatable (`status.allocatable`): cpu, ephemeral-storage, memory and pods always, the
+    other resources where the node has some, in name order (what a report draws `final` against)."""
+    columns = sorted(state.index.items())
+    shown = {CPU, EPHEMERAL_STORAGE, MEMORY, PODS}
+    return {name: {r: row[col] for r, col in columns if row[col] or r in shown}
+            for name, row in zip(state.node_names, state.allocatable.tolist(), strict=True)}
 
 
 def allocation(state: ClusterState, rows: np.ndarray | None = None) -> dict[str, float]:

@@ -60,6 +60,7 @@ class TimelineResult:
     freed: np.ndarray | None = None  # Σ request vectors released by completions (state columns)
     released_bound: int = 0  # completions of pods that were bound from the start
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     def to_dict(self) -> dict:
         names = self.state.node_names
@@ -79,7 +80,7 @@ class TimelineResult:
         return {"pods": pods, "series": series, "scheduled": scheduled, "unschedulable": len(self.runs) - scheduled,
                 "completed": len(self.completions) + self.released_bound,
                 "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {},
-                **told_keys(self.warnings)}
+                **told_keys(self.warnings, None, self.inputs)}
 
 
 class Replay:
