@@ -39,7 +39,7 @@ def quiet(_message: str) -> None:
 def comparable(out: dict) -> dict:
     """A result without what depends on the machine (times, the number of workers)."""
     out = {k: v for k, v in out.items() if k not in ("seconds", "workers")}
-    out["trials"] = [{k: v for k, v in t.items() if k != "seconds"} for t in out["trials"]]
+    out["trials"] = [{k: v for k, v in t.items() if k not in ("seconds", "cpuSeconds")} for t in out["trials"]]
     return out
 
 

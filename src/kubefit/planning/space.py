@@ -325,14 +325,16 @@ def requested_resources(queue: Sequence[Pod]) -> list[str]:
 def default_space(config: SchedulerConfiguration, queue: Sequence[Pod], pods: Sequence[Pod]) -> Space:
     """Every strategy; a weight 1..100 for each resource the configuration scores and 0..100 (0: not
     scored) for the others the workload requests; shapes of 2–4 points; the weights 1..100 of
-    NodeResourcesFit, NodeResourcesBalancedAllocation and, when a pod uses them, PodTopologySpread and
-    InterPodAffinity (each only where the profile scores with it)."""
+    NodeResourcesFit, NodeResourcesBalancedAllocation and, when the workload uses them, PodTopologySpread
+    (a queued pod with constraints, or with an owner, whose Service/ReplicaSet/StatefulSet selects it for
+    the default constraints) and InterPodAffinity (a pod with pod (anti-)affinity), each only where the
+    profile scores with it."""
     profile = fit_profile(config)
     scored = {r.name for r in fit_args(profile).resources}
     names = requested_resources(queue) + [n for n in (r.name for r in fit_args(profile).resources)]
     resources = tuple((n, Dimension(1 if n in scored else 0, 100)) for n in dict.fromkeys(names))
     used = {FIT, BALANCED}
-    if any(p.topology_spread_constraints for p in queue):
+    if any(p.topology_spread_constraints or p.owner_references for p in queue):  # or the default constraints
         used.add(SPREAD)
     if any(p.affinity and (p.affinity.get("podAffinity") or p.affinity.get("podAntiAffinity")) for p in pods):
         used.add(AFFINITY)

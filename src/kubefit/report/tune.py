@@ -22,25 +22,26 @@ def _value(data: dict[str, Any], trial: dict[str, Any]) -> str:
 
 
 def tune_table(console: Console, data: dict[str, Any], written: str | None = None) -> None:
-    """Baselines beside the tuned configuration, the best trials, the hold-out and where the file went."""
+    """Baselines beside the tuned configuration, the best trials, the hold-out, how long it took and where
+    the file went."""
     search = "grid" if data["search"] == "grid" else f"TPE, seed {data['seed']}"
     seeds = f", {data['repeats']} seeds a trial" if data["repeats"] > 1 else ""
     console.print(f"objective [bold]{data['objective']}[/bold] ({data['unit']}, lower is better): "
-                  f"{len(data['trials'])} trials ({search}, batches of {data['batch']}{seeds}) on "
-                  f"{data['workers']} worker(s) in {data['seconds']} s")
+                  f"{len(data['trials'])} trials ({search}, batches of {data['batch']}{seeds})")
     trials = data["trials"]
+    extra = [(key, title) for key, title in (("pending", "pending"), ("nodesUsed", "nodes used"))
+             if not (key == "pending" and data["objective"] == "pending")
+             and not (key == "nodesUsed" and data["objective"] == "nodes")]
     t = new_table("Baselines and the tuned configuration")
-    for col in ("configuration", data["unit"], "pending", "nodes used", "trial"):
+    for col in ("configuration", data["unit"], *(title for _, title in extra), "trial"):
         t.add_column(col, justify="left" if col == "configuration" else "right")
-    for name, number in data["baselineTrials"].items():
-        trial = trials[number]
-        t.add_row(name, _value(data, trial), str(trial["pending"]), str(trial["nodesUsed"]), str(number))
     best = trials[data["best"]["trial"]]
-    t.add_row("[bold]tuned[/bold]", f"[bold]{_value(data, best)}[/bold]", str(best["pending"]),
-              str(best["nodesUsed"]), str(best["number"]))
+    for name, trial in [*((n, trials[i]) for n, i in data["baselineTrials"].items()), ("[bold]tuned[/bold]", best)]:
+        t.add_row(name, _value(data, trial), *(str(trial[key]) for key, _ in extra), str(trial["number"]))
     console.print(t)
     console.print(f"tuned: {data['best']['summary']}")
-    ranked = sorted((tr for tr in trials if "duplicateOf" not in tr), key=lambda tr: (tr["value"], tr["number"]))
+    ranked = sorted((tr for tr in trials if "duplicateOf" not in tr),
+                    key=lambda tr: (tr is not best, tr["value"], tr["number"]))
     t = new_table(f"Best {min(BEST_TRIALS_SHOWN, len(ranked))} trials")
     for col in ("trial", data["unit"], "configuration", "seconds"):
         t.add_column(col, justify="left" if col == "configuration" else "right")
@@ -56,6 +57,8 @@ def tune_table(console: Console, data: dict[str, Any], written: str | None = Non
             t.add_row(name, str(value), str(held["pending"][name]))
         t.add_row("[bold]tuned[/bold]", f"[bold]{held['best']}[/bold]", str(held["pending"]["best"]))
         console.print(t)
+    simulated = sum(1 for tr in trials if "duplicateOf" not in tr)
+    console.print(f"{simulated} configurations simulated on {data['workers']} worker(s) in {data['seconds']} s")
     if written:
         console.print(f"wrote the tuned configuration to {written} (kubefit simulate -f {written} -f … runs it)")
 
