@@ -295,7 +295,8 @@ def preload() -> None:
 
 def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
                  memory_bytes: int = 3 << 30) -> Outcome:
-    """`kubefit.cli.main(argv)` in a forked child: output captured, time and address space bounded."""
+    """`kubefit.cli.main(argv)` in a forked child: output captured, time bounded, and the address space it maps
+    beyond what it inherits bounded by `memory_bytes`."""
     reader, writer = os.pipe()
     started = time.monotonic()
     pid = os.fork()
@@ -327,8 +328,20 @@ def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
     return Outcome(result["code"], result["stdout"], result["stderr"], seconds, rss)
 
 
+def _mapped_bytes() -> int:
+    """The address space this process has mapped already (Linux `VmSize`; 0 elsewhere): a forked child
+    inherits it, and a pytest worker that has run other tests (thread arenas of a Dask cluster, large
+    arrays) may hold gigabytes of it without using them."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
 def _child(argv: list[str], stdin: str, writer: int, memory_bytes: int) -> None:  # pragma: no cover
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    limit = _mapped_bytes() + memory_bytes  # the run's own allocations are bounded, not what it inherited
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO(stdin)
     code = 70

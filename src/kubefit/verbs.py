@@ -446,6 +446,9 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
                     f"`kubefit config convert` writes), scored the way kube-scheduler v1.34 scores it")
     base_body = v1_body(prepared.config, body)
     base = checked_config(base_body, prepared.config.source or "<kube-scheduler defaults>")
+    if not any(sp.name == "NodeResourcesFit" for p in base.profiles for sp in p.score_plugins):
+        told.append("no profile scores with NodeResourcesFit: its strategy, resource weights and shape change "
+                    "nothing here; only the other plugins' weights can")
     queue = scenario.pending_pods
     if not queue:
         raise InputError("the scenario has no pending pod (a Pod without spec.nodeName): nothing to tune for",

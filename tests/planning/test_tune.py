@@ -136,6 +136,28 @@ def test_hold_out_is_rescored(tmp_path):
         assert (out["best"] if name == "best" else out["baselines"][name]) == run.unschedulable
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--trials", "0"], "error: --trials: must be within 1..100000, got 0"),
+    (["--batch", "0"], "error: --batch: must be at least 1, got 0"),
+    (["--repeats", "2", "--tie-break", "first"], "error: --repeats: several seeds are for the random tie-break"),
+    (["--workers", "0"], "error: --workers: must be at least 1, got 0"),
+    (["--workers", "2", "--dask-scheduler", "tcp://127.0.0.1:1"], "error: --workers: give either"),
+    (["--dask-scheduler", "127.0.0.1"], "error: --dask-scheduler: must be tcp://HOST:PORT, got '127.0.0.1'"),
+    (["--objective", "fastest"], "error: --objective: must be one of pending, nodes, stranded, gpu-fragmentation"),
+    (["--validate", "no-such-file.yaml"], "error: no-such-file.yaml: no such file"),
+], ids=lambda v: v[0] if isinstance(v, list) else None)
+def test_bad_options_are_one_clear_error(capsys, args, message):
+    rc = main(["tune", "-f", WORKLOAD, *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith(message), err
+
+
+def test_nothing_pending_is_one_clear_error(tmp_path, capsys):
+    path = write(tmp_path / "w.json", [node("n", "4"), pod("p", "1", node_name="n")])
+    rc = main(["tune", "-f", path])
+    assert rc == 2 and "the scenario has no pending pod" in capsys.readouterr().err
+
+
 def test_other_verbs_do_not_import_optuna_or_dask():
     code = ("import sys, kubefit; kubefit.simulate(['examples/workload/cluster.yaml']); "
             "print(sorted(m for m in ('optuna', 'distributed', 'dask') if m in sys.modules))")

@@ -134,7 +134,7 @@ OBJECTIVES = {o.name: o for o in (
     Objective("pending", "pods pending", pending_pods),
     Objective("nodes", "nodes used", nodes_used),
     Objective("stranded", "pods stranded by fragmentation", stranded_pods, stranded=True),
-    Objective("gpu-fragmentation", "GPUs fragmented (FGD)", fragmented_gpus, gpus=True),
+    Objective("gpu-fragmentation", "fragmented GPUs", fragmented_gpus, gpus=True),
 )}
 
 

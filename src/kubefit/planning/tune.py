@@ -337,8 +337,8 @@ def check_settings(trials: int, batch: int, tie_break: str, repeats: int | None)
     if not 1 <= repeats <= MAX_REPEATS:
         raise InputError(f"must be within 1..{MAX_REPEATS}, got {repeats}", field="--repeats")
     if tie_break == "first" and repeats > 1:
-        raise InputError("--repeats runs several seeds of the random tie-break; with --tie-break first every run "
-                         "is the same", field="--repeats")
+        raise InputError("several seeds are for the random tie-break; with --tie-break first every run is the same",
+                         field="--repeats")
     return repeats
 
 
