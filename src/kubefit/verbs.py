@@ -439,7 +439,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     goal = find_objective(objective)
     repeats = check_settings(trials, batch, tie_break, repeats)
     scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive)
-    body, notes = scenario_body(scenario.scheduler_config)
+    body = scenario_body(scenario.scheduler_config)
     told = list(prepared.notes)
     if body is not None and prepared.config.dialect not in ("v1", "default"):
         told.append(f"the scenario's {prepared.config.dialect} configuration is tuned as its v1 conversion (what "

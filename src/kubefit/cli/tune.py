@@ -25,9 +25,9 @@ def _trials_progress() -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield None
         return
-    from kubefit.cli.simulate import _display
+    from kubefit.cli.simulate import progress_display
 
-    with _display() as bar:
+    with progress_display() as bar:
         task = bar.add_task("trials", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import fmean, pstdev
 from typing import Any
 
@@ -40,6 +40,7 @@ from kubefit.planning.space import (
     Space,
     checked_config,
     distance,
+    distributions,
     point_body,
     point_of,
     stock_body,
@@ -257,14 +258,14 @@ class Search:
 
     def tpe(self, total: int, batch: int, seed: int, progress: Callable[[int, int], None] | None) -> None:
         """Optuna's seeded TPE sampler proposes the trials after the baselines, `batch` asked at a time."""
-        study = new_study(seed)
         import optuna
 
+        study = new_study(seed)
         for trial in list(self.trials):  # what the baselines measured, where the space can name them
             p = point_params(trial.point, self.space)
             if p is not None:
                 study.add_trial(optuna.trial.create_trial(
-                    params=p, distributions=_distributions(p, self.space), value=trial.outcome.rank))
+                    params=p, distributions=distributions(list(p), self.space), value=trial.outcome.rank))
         while len(self.trials) < total:
             asked = [study.ask() for _ in range(min(batch, total - len(self.trials)))]
             bodies = [point_body(self.base_body, self.base, suggest(t, self.space)) for t in asked]
@@ -289,15 +290,9 @@ def new_study(seed: int) -> Any:
     return optuna.create_study(direction="minimize", sampler=sampler)
 
 
-def _distributions(p: dict[str, Any], space: Space) -> dict[str, Any]:
-    from kubefit.planning.space import distributions
-
-    return distributions(list(p), space)
-
-
 def replace_seconds(outcome: Outcome) -> Outcome:
     """A repeated configuration's outcome: the same measures, no simulation time."""
-    return Outcome(outcome.value, outcome.rank, outcome.values, outcome.pending, outcome.nodes_used, 0.0, 0.0)
+    return replace(outcome, seconds=0.0, cpu_seconds=0.0)
 
 
 def config_key(config: SchedulerConfiguration) -> str:
@@ -305,14 +300,14 @@ def config_key(config: SchedulerConfiguration) -> str:
     return repr((config.profiles, config.percentage_of_nodes_to_score, config.parallelism))
 
 
-def scenario_body(doc: Document | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """The scenario configuration's v1 document (an older dialect converted, with its notes), or None."""
+def scenario_body(doc: Document | None) -> dict[str, Any] | None:
+    """The scenario configuration's v1 document (an older dialect converted: its notes are the loaded
+    configuration's already), or None for kube-scheduler's defaults."""
     if doc is None:
-        return None, []
+        return None
     from kubefit.scheduler.config.dialects import to_v1
 
-    body, notes = to_v1(doc)
-    return body, notes
+    return to_v1(doc)[0]
 
 
 def quiet_optuna() -> Callable[[], None]:
