@@ -60,8 +60,10 @@ class Workers:
         if self.address is None:
             n = self.requested or machine_workers()
             where = {"processes": True, "host": "127.0.0.1"} if n > 1 else {"processes": False}  # in-process: inproc://
+            # CRITICAL: a worker's heartbeat racing the shutdown logs a traceback at ERROR; a trial that fails
+            # reaches this process as the task's exception anyway
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address="127.0.0.1:0",
-                                        silence_logs=logging.ERROR, **where)
+                                        silence_logs=logging.CRITICAL, **where)
             self.client = Client(self.cluster)
             return self
         _probe(self.address)
