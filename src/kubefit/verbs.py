@@ -416,6 +416,11 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
         ``best`` (its v1 document in ``best.body``), ``baselines``, ``trials`` (value, configuration,
         seconds each), ``validation`` and ``warnings``; ``to_dict()`` is `-o json`.
 
+    Notes
+    -----
+    With more than one local worker, the trials run in worker processes that Python starts anew
+    (multiprocessing's spawn): a script calling `tune` needs the usual ``if __name__ == "__main__":`` guard.
+
     Examples
     --------
     The bundled workload leaves its last pod (6 cpu) pending under the default profile; MostAllocated

@@ -384,8 +384,9 @@ def tune(state: ClusterState, queue: Sequence[Pod], base_body: dict[str, Any], b
     validation = None
     if holdout is not None:
         held = workers.ship(compile_workload(holdout.state, holdout.queue, goal, tie_break, seeds))
-        names = list(baselines)
-        outcomes = workers.run(evaluate, held, [best.config, *(baselines[n].config for n in names)])
-        validation = Validation(holdout.files, outcomes[0], dict(zip(names, outcomes[1:], strict=True)))
+        configs = {config_key(t.config): t.config for t in (best, *baselines.values())}  # each one once
+        outcomes = dict(zip(configs, workers.run(evaluate, held, list(configs.values())), strict=True))
+        validation = Validation(holdout.files, outcomes[config_key(best.config)],
+                                {n: outcomes[config_key(t.config)] for n, t in baselines.items()})
     return TuneResult(goal, "grid" if grid else "tpe", seed, tie_break, repeats, batch, workers.count, space,
                       search.trials, best, baselines, time.perf_counter() - start, validation)
