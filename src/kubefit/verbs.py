@@ -476,6 +476,10 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     for note in told[len(prepared.notes):]:
         warn(note)
     with Workers(dask_scheduler, workers) as pool:
+        if pool.count > batch:
+            told.append(f"batches of {batch} keep at most {batch} of the {pool.count} Dask workers busy (a larger "
+                        f"--batch uses them all, and changes what the seed gives)")
+            warn(told[-1])
         result = run_tune(prepared.state, queue, base_body, base, search_space, pool, goal=goal, trials=trials,
                           seed=seed, batch=batch, tie_break=tie_break, repeats=repeats, holdout=holdout,
                           progress=progress)
