@@ -87,7 +87,8 @@ class Mutant:
 
 @dataclass
 class Outcome:
-    """What one run did: exit code (None on a hang), stderr, stdout, seconds and peak memory."""
+    """What one run did: exit code (None on a hang), stderr, stdout, seconds and peak memory (beyond what the
+    forked child inherited resident)."""
 
     code: int | None
     stdout: str
@@ -295,8 +296,10 @@ def preload() -> None:
 
 def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
                  memory_bytes: int = 3 << 30) -> Outcome:
-    """`kubefit.cli.main(argv)` in a forked child: output captured, time and address space bounded."""
+    """`kubefit.cli.main(argv)` in a forked child: output captured, time bounded, and the address space it maps
+    beyond what it inherits bounded by `memory_bytes`."""
     reader, writer = os.pipe()
+    inherited = _status_bytes("VmRSS:")
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -317,22 +320,30 @@ def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
     os.close(reader)
     _, status, usage = os.wait4(pid, 0)
     seconds = time.monotonic() - started
-    rss = usage.ru_maxrss * 1024  # the child's peak, counting what it shares with this process at the fork
+    rss = max(0, usage.ru_maxrss * 1024 - inherited)  # the child starts with this process's pages resident
     if not chunks or seconds >= timeout:
         return Outcome(None, "", "", seconds, rss)
     try:
         result = json.loads(b"".join(chunks))
     except ValueError:  # the child died mid-write (killed by the memory bound)
         return Outcome(None if os.WIFSIGNALED(status) else 70, "", "", seconds, rss)
-    # What the run itself added: a forked child starts with the parent's resident pages (a pytest worker
-    # that read the golden files holds more than 1 GiB), which say nothing about the verb.
-    rss = max(0, rss - result["forked_rss_kib"] * 1024)
     return Outcome(result["code"], result["stdout"], result["stderr"], seconds, rss)
 
 
+def _status_bytes(key: str) -> int:
+    """This process's `VmSize:` (address space mapped) or `VmRSS:` (resident) from /proc (0 elsewhere). A
+    forked child inherits both: a pytest worker that has run other tests (thread arenas of a Dask cluster,
+    large arrays) may hold gigabytes, which are not the run's. The bounds apply to what the run adds."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key))
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
 def _child(argv: list[str], stdin: str, writer: int, memory_bytes: int) -> None:  # pragma: no cover
-    forked_rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # inherited from the parent
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    limit = _status_bytes("VmSize:") + memory_bytes  # the run's own allocations are bounded, not what it inherited
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO(stdin)
     code = 70
@@ -343,8 +354,7 @@ def _child(argv: list[str], stdin: str, writer: int, memory_bytes: int) -> None:
     except BaseException as exc:  # noqa: BLE001 - whatever escaped main is a contract breach
         err.write(f"escaped main: {type(exc).__name__}: {str(exc)[:200]}\n")
         code = 70
-    payload = json.dumps({"code": code, "stdout": out.getvalue()[:200_000], "stderr": err.getvalue()[:20_000],
-                          "forked_rss_kib": forked_rss_kib})
+    payload = json.dumps({"code": code, "stdout": out.getvalue()[:200_000], "stderr": err.getvalue()[:20_000]})
     with os.fdopen(writer, "wb") as fh:
         fh.write(payload.encode("utf-8", "surrogatepass"))
     os._exit(0)

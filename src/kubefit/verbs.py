@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.plan import Plan
+    from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
     from kubefit.scheduler.nodeactions import Evictions, NodeActions
     from kubefit.scheduler.scenario import Prepared
@@ -388,6 +389,127 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
                             drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
+    return result
+
+
+def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: int = 0, batch: int = 8,
+         space: str | Path | None = None, tie_break: str = "random", repeats: int | None = None,
+         validate: Files = (), dask_scheduler: str | None = None, workers: int | None = None,
+         recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning) -> TuneResult:
+    """The scheduler configuration that packs this workload best (`kubefit tune`).
+
+    Candidates vary NodeResourcesFit's scoring strategy, its resource weights and RequestedToCapacityRatio
+    shape, and Score plugin weights; each is a valid v1 KubeSchedulerConfiguration judged by exact
+    simulation of the workload. The scenario's configuration and the three stock strategies are the first
+    trials, then Optuna's seeded TPE sampler (a grid for a space of at most `trials` configurations) in
+    batches of `batch`, on Dask workers; the same seed gives the same answer on any number of workers.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders: nodes, bound and pending pods, at most one scheduler configuration
+        (the one tuned; kube-scheduler's defaults when none).
+    objective : {"pending", "nodes", "stranded", "gpu-fragmentation"}
+        What to minimise (see `kubefit.planning.objectives`).
+    trials : int
+        Configurations to try, the baselines included (a smaller space is tried whole).
+    seed : int
+        Seed of the TPE sampler and of the random tie-break (trial seeds are seed, seed + 1, …).
+    batch : int
+        Trials asked of the sampler at a time (and run in parallel); part of what the answer depends on.
+    space : str or Path, optional
+        A YAML search space (see `kubefit.planning.space.load_space`); default: every strategy, the
+        weights of the resources the workload requests, shapes of 2–4 points, plugin weights.
+    tie_break : {"random", "first"}
+        As for `simulate`; with "first" a trial is one deterministic simulation.
+    repeats : int, optional
+        Seeds per trial with the random tie-break (default 3); the value is their mean.
+    validate : sequence of str or Path
+        A hold-out workload (nodes and pods) on which the best configuration and the baselines are re-scored.
+    dask_scheduler : str, optional
+        ``tcp://HOST:PORT`` of a running Dask scheduler whose workers import kubefit; default a
+        `distributed.LocalCluster` of `workers` processes.
+    workers : int, optional
+        Local worker processes (default: this machine's cores; 1 runs in this process).
+    recursive, warn
+        As for `simulate`.
+    progress : callable, optional
+        Called with (trials done, trials planned) after each batch.
+
+    Returns
+    -------
+    kubefit.planning.tune.TuneResult
+        ``best`` (its v1 document in ``best.body``), ``baselines``, ``trials`` (value, configuration,
+        seconds each), ``validation`` and ``warnings``; ``to_dict()`` is `-o json`.
+
+    Notes
+    -----
+    With more than one local worker, the trials run in worker processes that Python starts anew
+    (multiprocessing's spawn): a script calling `tune` needs the usual ``if __name__ == "__main__":`` guard.
+
+    Examples
+    --------
+    The bundled workload leaves its last pod (6 cpu) pending under the default profile; MostAllocated
+    packs the small pods tighter and schedules it:
+
+    >>> import kubefit
+    >>> result = kubefit.tune(["examples/workload/cluster.yaml"], "pending", trials=12, tie_break="first",
+    ...                       workers=1)
+    >>> out = result.to_dict()
+    >>> out["baselines"]
+    {'scenario': 1, 'LeastAllocated': 1, 'MostAllocated': 0, 'RequestedToCapacityRatio': 0}
+    >>> out["best"]["value"], out["best"]["summary"]
+    (0, 'MostAllocated cpu=1 memory=1; NodeResourcesFit 1, NodeResourcesBalancedAllocation 1')
+    """
+    from kubefit.planning.objectives import objective as find_objective
+    from kubefit.planning.space import checked_config, default_space, load_space, v1_body
+    from kubefit.planning.tune import HoldOut, check_settings, scenario_body
+    from kubefit.planning.tune import tune as run_tune
+    from kubefit.planning.workers import Workers
+
+    goal = find_objective(objective)
+    repeats = check_settings(trials, batch, tie_break, repeats)
+    scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive)
+    body = scenario_body(scenario.scheduler_config)
+    told = list(prepared.notes)
+    if body is not None and prepared.config.dialect not in ("v1", "default"):
+        told.append(f"the scenario's {prepared.config.dialect} configuration is tuned as its v1 conversion (what "
+                    f"`kubefit config convert` writes), scored the way kube-scheduler v1.34 scores it")
+    base_body = v1_body(prepared.config, body)
+    base = checked_config(base_body, prepared.config.source or "<kube-scheduler defaults>")
+    if not any(sp.name == "NodeResourcesFit" for p in base.profiles for sp in p.score_plugins):
+        told.append("no profile scores with NodeResourcesFit: its strategy, resource weights and shape change "
+                    "nothing here; only the other plugins' weights can")
+    queue = scenario.pending_pods
+    if not queue:
+        raise InputError("the scenario has no pending pod (a Pod without spec.nodeName): nothing to tune for",
+                         file=scenario.files)
+    search_space = default_space(base, queue, scenario.pods)
+    if space is not None:
+        from kubefit.manifests.documents import read_documents
+
+        docs = read_documents(space, allow_empty=False)
+        if len(docs) != 1:
+            raise InputError(f"a search space is one YAML mapping, found {len(docs)} documents", file=str(space))
+        search_space = load_space(docs[0].body, str(space), search_space)
+    holdout = None
+    if validate:
+        held, held_prepared, _ = prepare_files(validate, "tune", warn, recursive=recursive)
+        if held.scheduler_config is not None:
+            told.append(f"--validate: {held.scheduler_config.source}: {held.scheduler_config.label} is not used "
+                        f"(the hold-out workload is scored under the tuned configuration and the baselines)")
+        holdout = HoldOut([str(f) for f in validate], held_prepared.state, held.pending_pods)
+    for note in told[len(prepared.notes):]:
+        warn(note)
+    with Workers(dask_scheduler, workers) as pool:
+        if pool.count > batch:
+            told.append(f"batches of {batch} keep at most {batch} of the {pool.count} Dask workers busy (a larger "
+                        f"--batch uses them all, and changes what the seed gives)")
+            warn(told[-1])
+        result = run_tune(prepared.state, queue, base_body, base, search_space, pool, goal=goal, trials=trials,
+                          seed=seed, batch=batch, tie_break=tie_break, repeats=repeats, holdout=holdout,
+                          progress=progress)
+    result.warnings = told
     return result
 
 

@@ -64,7 +64,7 @@ def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
 
         def draw(label: str, done: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(_display()))
+                bars.append(stack.enter_context(progress_display()))
             if label not in tasks:
                 tasks[label] = bars[0].add_task(label, total=total)
             bars[0].update(tasks[label], completed=done, total=total)
@@ -79,7 +79,7 @@ def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
         yield (loading if size >= LOADING_MIN_BYTES else None), progress
 
 
-def _display():
+def progress_display():
     """The transient rich progress display on stderr."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
