@@ -159,15 +159,18 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
     return trial
 
 
-def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult) -> PostFilterOutcome:
-    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
+                    node_order: np.ndarray | None = None) -> PostFilterOutcome:
+    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
+    `node_order` is `zone_order(state.nodes)` when the caller has it."""
     trials = state_trials(fw, state, preemptor)
     pdbs = state.objects.of("PodDisruptionBudget")
-    order = zone_order(state.nodes).tolist()
+    order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
-                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION))
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
+                       victims_anywhere=state.has_pod_below(preemptor.priority))
 
     return run_post_filter(fw.profile, result, preemption)
 
@@ -210,7 +213,7 @@ def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]
     result = schedule_one(fw, engine.state, pod, score=False)
     if not fw.profile.extension_points.get("postFilter"):
         return result.fit_error(), PostFilterOutcome()
-    post = post_filter_for(fw, engine.state, pod, result)
+    post = post_filter_for(fw, engine.state, pod, result, engine.order)
     return fit_error(result, post), post
 
 
