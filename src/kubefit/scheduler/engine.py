@@ -270,6 +270,22 @@ def _plan(sh: Shape) -> RedoPlan | None:
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
 
 
+def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
+    """The shape's row kernels (rows.py) for one evaluation of given rows: a Filter plugin without one
+    counts as static (`_evaluate_with_kernels` has it give its verdicts first). None when an
+    identity-normalized scorer has none (`total` could not be summed)."""
+    if any(sk[s] is None for s in sh.direct):
+        return None
+    k = RowKernels(
+        live_filters=[(p, fn) for p, fn in enumerate(fk) if callable(fn)],
+        static_filters=[p for p, fn in enumerate(fk) if not callable(fn)],
+        live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
+        static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
+        monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
+    k.spec = compiled_spec(k.static_filters, k.live_filters, k.static_scorers, k.live_scorers)
+    return k
+
+
 # --------------------------------------------------------------------------- the engine
 
 @dataclass
@@ -383,22 +399,16 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
-        if (None not in fk and all(sk[s] is not None for s in sh.direct)
-                and all(sk[s] == "static" for s in sh.normed)):
-            k = sh.kernels = RowKernels(
-                live_filters=[(p, fn) for p, fn in enumerate(fk) if fn != "static"],
-                static_filters=[p for p, fn in enumerate(fk) if fn == "static"],
-                live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
-                static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
-                monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
-            k.spec = compiled_spec(k.static_filters, k.live_filters, k.static_scorers, k.live_scorers)
+        kernels = _row_kernels(sh, fk, sk)
+        if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
+            sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         sh.summed = np.zeros(n, dtype=np.int64)
         sh.plan = _plan(sh)
-        self._evaluate(sh, idx)
+        self._evaluate(sh, idx, kernels=kernels)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
@@ -469,11 +479,12 @@ class Engine:
             return False
         return True
 
-    def _evaluate(self, sh: Shape, rows: np.ndarray, compiled: bool = True) -> None:
+    def _evaluate(self, sh: Shape, rows: np.ndarray, compiled: bool = True, kernels: RowKernels | None = None) -> None:
         """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins, or for
-        the plugins with a compiled row kernel (`compiled`) through it."""
-        if compiled and sh.kernels is not None and sh.kernels.spec is not None:
-            return self._evaluate_with_kernels(sh, rows)
+        the plugins with a compiled row kernel (`compiled`: those of `kernels`, default the shape's) through it."""
+        kernels = kernels if kernels is not None else sh.kernels
+        if compiled and kernels is not None and kernels.spec is not None:
+            return self._evaluate_with_kernels(sh, rows, kernels)
         state, ctx = self.state, sh.ctx
         for p, (_name, plugin) in enumerate(sh.filters):
             sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
@@ -488,10 +499,10 @@ class Engine:
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
-    def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray) -> None:
-        """`_evaluate` with the compiled row kernels for their plugins, the plugins' own code for the others
-        (whose verdicts and scores binds never change); all through the plugins if the kernels hand rows on."""
-        state, ctx, k = self.state, sh.ctx, sh.kernels
+    def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray, k: RowKernels) -> None:
+        """`_evaluate` with the compiled row kernels `k` for their plugins, the plugins' own code first for the
+        others (`k`'s static ones); all through the plugins if the kernels hand rows on."""
+        state, ctx = self.state, sh.ctx
         live_filters = {p for p, _fn in k.live_filters}
         live_scorers = {s for s, _fn, _w in k.live_scorers}
         for p, (_name, plugin) in enumerate(sh.filters):
@@ -501,7 +512,7 @@ class Engine:
             if s not in live_scorers:
                 sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1
-        if self._evaluate_compiled(sh, rows.tolist(), False):
+        if self._evaluate_compiled(sh, rows.tolist(), False, k):
             self._evaluate(sh, rows, compiled=False)
 
     @staticmethod
@@ -577,14 +588,15 @@ class Engine:
                 pass
         self._evaluate(sh, np.asarray(rows, dtype=np.int64), compiled=False)
 
-    def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool) -> list[int]:
-        """`_evaluate_rows` in C (any number of rows); returns the rows it left to Python (from the first
-        whose values leave the range where its int64 arithmetic is exact)."""
-        state = self.state
+    def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool,
+                           kernels: RowKernels | None = None) -> list[int]:
+        """`_evaluate_rows` in C (any number of rows) with `kernels` (default the shape's); returns the rows it
+        left to Python (from the first whose values leave the range where its int64 arithmetic is exact)."""
+        state, k = self.state, kernels if kernels is not None else sh.kernels
         try:
             done, d_ok, d_bad, d_feasibility = evaluate_compiled(
-                sh.kernels.spec, rows, state.allocatable, state.requested, state.nonzero_requested, sh.codes,
-                sh.raw, sh.allowed, sh.ok, sh.summed, sh.total, sh.bad, binds_only and sh.kernels.monotone)
+                k.spec, rows, state.allocatable, state.requested, state.nonzero_requested, sh.codes,
+                sh.raw, sh.allowed, sh.ok, sh.summed, sh.total, sh.bad, binds_only and k.monotone)
         except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
             return rows
         sh.n_ok += d_ok
