@@ -223,6 +223,7 @@ class Shape:
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
+    # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
     static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
@@ -494,7 +495,8 @@ class Engine:
         sh.ok[rows] = ok
         sh.n_ok = int(np.count_nonzero(sh.ok))
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
-            sh.raw[s, rows] = plugin.score(state, ctx, rows)
+            if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
+                sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
@@ -509,7 +511,7 @@ class Engine:
             if p not in live_filters:
                 sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
-            if s not in live_scorers:
+            if s not in live_scorers and s not in sh.per_cycle:
                 sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1
         if self._evaluate_compiled(sh, rows.tolist(), False, k):
