@@ -56,9 +56,21 @@ class ClusterObjects:
     """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order."""
 
     by_kind: dict[str, list[Any]] = field(default_factory=dict)
+    # per kind: namespace → its objects of that kind, in document order (`in_namespace`, built on first use)
+    _namespaced: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         self.by_kind.setdefault(kind, []).append(obj)
+        self._namespaced.pop(kind, None)
+
+    def in_namespace(self, kind: str, namespace: str) -> list[Any]:
+        """The objects of one kind in `namespace`, in document order (what `of` lists, indexed once)."""
+        index = self._namespaced.get(kind)
+        if index is None:
+            index = self._namespaced[kind] = {}
+            for obj in self.of(kind):
+                index.setdefault(obj.meta.namespace, []).append(obj)
+        return index.get(namespace, [])
 
     def of(self, kind: str) -> list[Any]:
         """The objects of one kind (an empty list when the scenario has none)."""

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Protocol
 
 from kubefit.api.core import Pod
@@ -188,9 +189,7 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
 def preemption_fit_error(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
     """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted; the nodes
     without a status count under `absent_reason` (`AbsentNodesStatus`)."""
-    counts: Counter[str] = Counter()
-    for reasons in statuses.values():
-        counts.update(reasons)
+    counts = Counter(chain.from_iterable(statuses.values()))  # one count per (node, reason)
     absent = num_nodes - len(statuses)
     if absent > 0:
         counts[absent_reason] += absent
