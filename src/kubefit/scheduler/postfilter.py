@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.requests import pod_demand
+from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.engine import Decision, Engine, zone_order
 from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
@@ -113,31 +113,42 @@ class StateTrial:
     node: int
     ops: list = field(default_factory=list)  # (pod, +1 added / -1 removed)
     saved: tuple = ()
+    demands: dict = field(default_factory=dict)  # id(pod) → (pod, its PodDemand): shared by one dry run's trials
 
     def __post_init__(self) -> None:
         n = self.node
         self.saved = (list(self.state.pods[n]), {ip: set(pp) for ip, pp in self.state.used_ports[n].items()})
 
+    def demand(self, pod: Pod) -> PodDemand:
+        """`pod_demand` of a pod on the node (status resources counted as the cache counts them), or of the
+        preemptor (as its cycle reads it); each computed once per dry run."""
+        known = self.demands.get(id(pod))
+        if known is None:
+            bound = pod is not self.preemptor
+            known = self.demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=bound))
+        return known[1]
+
     def remove(self, pod: Pod) -> None:
-        self.state.unbind(self.node, pod)
+        self.state.unbind(self.node, pod, self.demand(pod))
         self.ops.append((pod, -1))
 
     def add(self, pod: Pod) -> None:
-        self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+        self.state.bind(self.node, self.demand(pod), pod=pod)
         self.ops.append((pod, 1))
 
     def fits(self) -> tuple[int, list[str]]:
         nodes = np.asarray([self.node], dtype=np.int64)
-        cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
+        cycle = schedule_one(self.fw, self.state, self.preemptor, demand=self.demand(self.preemptor), nodes=nodes,
+                             score=False)
         return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
 
     def restore(self) -> None:
         """Undo every remove/add (pod order and the node's used ports exactly as before)."""
         for pod, delta in reversed(self.ops):
             if delta > 0:
-                self.state.unbind(self.node, pod)
+                self.state.unbind(self.node, pod, self.demand(pod))
             else:
-                self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+                self.state.bind(self.node, self.demand(pod), pod=pod)
         self.state.pods[self.node], self.state.used_ports[self.node] = self.saved
         self.ops = []
 
@@ -146,6 +157,7 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
     """Node → a StateTrial on one copy of `state` (with the run's assumed volume bindings), the previous
     node's trial undone first."""
     shared: dict[str, object] = {}
+    demands: dict[int, tuple[Pod, PodDemand]] = {}
 
     def trial(node: int) -> NodeTrial:
         if "copy" not in shared:
@@ -153,7 +165,7 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
             shared["copy"].__dict__["_assumed_volumes"] = assumed_volumes(state)
         else:
             shared["last"].restore()
-        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node)
+        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node, demands=demands)
         return shared["last"]
 
     return trial
