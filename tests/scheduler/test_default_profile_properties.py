@@ -225,3 +225,23 @@ def test_incremental_engine_equals_plain_framework_on_replicas(case):
     ref, ref_state = reference(nodes, bound, queue, CONFIG, objects=objects)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
+
+
+LABEL_PAIRS = [("app", "a"), ("app", "b"), ("tier", "web"), ("tier", "db"), ("team", "x")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["default", "shop"]),
+                          st.none() | st.lists(st.sampled_from(LABEL_PAIRS), max_size=3).map(dict)), max_size=12),
+       st.sampled_from(["default", "shop"]), st.lists(st.sampled_from(LABEL_PAIRS), max_size=4).map(dict))
+def test_services_selecting_a_pod_are_those_whose_whole_selector_it_carries(services, namespace, labels):
+    """`ClusterObjects.services_selecting` (indexed by each selector's first pair) lists exactly, in document
+    order, the Services of the namespace with a non-empty selector whose every pair the labels carry."""
+    objects = ClusterObjects()
+    for i, (ns, selector) in enumerate(services):
+        objects.add("Service", Service(ObjectMeta(f"s{i}", ns), selector))
+    expected = [svc for svc in objects.of("Service") if svc.meta.namespace == namespace and svc.selector
+                and all(labels.get(k) == v for k, v in svc.selector.items())]
+    assert objects.services_selecting(namespace, labels) == expected
+    objects.add("Service", Service(ObjectMeta("late", namespace), dict(labels) or {"app": "a"}))  # index renewed
+    assert objects.services_selecting(namespace, labels)[-1:] == ([objects.of("Service")[-1]] if labels else [])

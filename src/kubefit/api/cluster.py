@@ -58,10 +58,28 @@ class ClusterObjects:
     by_kind: dict[str, list[Any]] = field(default_factory=dict)
     # per kind: namespace → its objects of that kind, in document order (`in_namespace`, built on first use)
     _namespaced: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False, compare=False)
+    # (namespace, key, value) → (document position, Service) whose selector's first pair that is (`services_selecting`)
+    _service_pairs: dict[tuple[str, str, str], list[tuple[int, Service]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         self.by_kind.setdefault(kind, []).append(obj)
         self._namespaced.pop(kind, None)
+        if kind == "Service":
+            self._service_pairs = None
+
+    def services_selecting(self, namespace: str, labels: dict[str, str]) -> list[Service]:
+        """The Services of `namespace` whose non-empty `spec.selector` the labels satisfy (every pair), in
+        document order; each is looked up by its selector's first pair, indexed once."""
+        if self._service_pairs is None:
+            self._service_pairs = {}
+            for position, svc in enumerate(self.of("Service")):
+                if svc.selector:
+                    key, value = next(iter(svc.selector.items()))
+                    self._service_pairs.setdefault((svc.meta.namespace, key, value), []).append((position, svc))
+        found = [hit for key, value in labels.items() for hit in self._service_pairs.get((namespace, key, value), ())]
+        return [svc for _position, svc in sorted(found, key=lambda hit: hit[0])
+                if all(labels.get(k) == v for k, v in svc.selector.items())]
 
     def in_namespace(self, kind: str, namespace: str) -> list[Any]:
         """The objects of one kind in `namespace`, in document order (what `of` lists, indexed once)."""

@@ -94,11 +94,8 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
     """`helper.DefaultSelector`: Services selecting the pod (their selectors merged), then the controller
     owning it (ReplicationController selector merged; ReplicaSet/StatefulSet requirements added)."""
     label_set: dict[str, str] = {}
-    for svc in objects.in_namespace("Service", pod.namespace):
-        if svc.selector is None:
-            continue
-        if all(pod.labels.get(k) == v for k, v in svc.selector.items()):
-            label_set.update(svc.selector)
+    for svc in objects.services_selecting(pod.namespace, pod.labels):  # an empty selector adds nothing
+        label_set.update(svc.selector)
     requirements = [Requirement(k, "In", frozenset({v})) for k, v in sorted(label_set.items())]
     owner = next((r for r in pod.owner_references if r.controller), None)
     if owner is None or (owner.api_version, owner.kind) not in CONTROLLER_KINDS:
