@@ -14,9 +14,11 @@ from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 
 from kubefit.api.cluster import ClusterObjects, Controller, ObjectMeta, Service
 from kubefit.api.core import Container, ContainerPort, Node, OwnerReference, Pod
+from kubefit.requests import pod_demand
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
+from kubefit.scheduler.plugins.interpodaffinity import PREFERRED, REQUIRED, distinct_terms, terms_matching
 from kubefit.scheduler.state import compile_state
 
 GIB = 1 << 30
@@ -245,3 +247,38 @@ def test_services_selecting_a_pod_are_those_whose_whole_selector_it_carries(serv
     assert objects.services_selecting(namespace, labels) == expected
     objects.add("Service", Service(ObjectMeta("late", namespace), dict(labels) or {"app": "a"}))  # index renewed
     assert objects.services_selecting(namespace, labels)[-1:] == ([objects.of("Service")[-1]] if labels else [])
+
+
+SELECTORS = [{"matchLabels": {"app": "a"}}, {"matchLabels": {"app": "b", "tier": "web"}}, {},
+             {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]},
+             {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]},
+             {"matchExpressions": [{"key": "team", "operator": "Exists"}]}, {"matchLabels": {"tier": "db"}}]
+
+
+@st.composite
+def any_term_st(draw) -> dict:
+    """A term with any kind of selector (labels, expressions, empty), namespaces or a namespace selector."""
+    term = {"labelSelector": draw(st.sampled_from(SELECTORS)), "topologyKey": draw(st.sampled_from([ZONE, HOST]))}
+    if draw(st.booleans()):
+        term["namespaces"] = draw(st.lists(st.sampled_from(["default", "shop"]), min_size=1, max_size=2))
+    elif draw(st.integers(0, 3)) == 0:
+        term["namespaceSelector"] = {}
+    return term
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["podAffinity", "podAntiAffinity"]), st.booleans(), any_term_st(),
+                          st.sampled_from(["default", "shop"])), min_size=1, max_size=8),
+       st.sampled_from(["default", "shop"]), st.lists(st.sampled_from(LABEL_PAIRS), max_size=4).map(dict))
+def test_terms_matching_a_pod_are_the_distinct_terms_that_match_it(carried, namespace, labels):
+    """`terms_matching` (terms indexed by a label their selector requires) lists, in first-seen order,
+    exactly the bound pods' distinct terms `AffinityTerm.matches` accepts for the pod, also after more binds."""
+    nodes = [Node(f"n{i}", {"cpu": 4000 * 10**6, "pods": 20 * 10**9}, {HOST: f"n{i}", ZONE: "za"}) for i in range(2)]
+    state = compile_state(nodes, [])
+    pod = Pod("in", namespace=namespace, labels=labels)
+    for i, (kind, required, term, ns) in enumerate(carried):
+        section = {REQUIRED: [term]} if required else {PREFERRED: [{"weight": 5, "podAffinityTerm": term}]}
+        bound = Pod(f"p{i}", namespace=ns, node_name=f"n{i % 2}", affinity={kind: section})
+        state.bind(i % 2, pod_demand(bound), pod=bound)
+        expected = [(k, t) for k, t in distinct_terms(state) if t.matches(pod, None)]
+        assert terms_matching(state, pod, None) == expected
