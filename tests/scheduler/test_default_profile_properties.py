@@ -282,3 +282,26 @@ def test_terms_matching_a_pod_are_the_distinct_terms_that_match_it(carried, name
         state.bind(i % 2, pod_demand(bound), pod=bound)
         expected = [(k, t) for k, t in distinct_terms(state) if t.matches(pod, None)]
         assert terms_matching(state, pod, None) == expected
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workload_st(), st.lists(st.integers(0, 11), max_size=4))
+def test_engine_filter_codes_and_fit_error_are_the_plain_cycles(workload, evictions):
+    """What PostFilter reads of a cycle (each node's Filter status code, the FitError text), kept by the
+    engine with its reasons, equals the plain framework's cycle on the same state, pod after pod, also
+    after pods leave nodes (preemption's evictions)."""
+    nodes, pods = workload
+    engine = Engine(compile_state(nodes), CONFIG, tie_break="first")
+    fw = Framework.build(CONFIG.profiles[0])
+    placed = []
+    for i, pod in enumerate(pods):
+        d = engine.cycle(pod)
+        plain = schedule_one(fw, engine.state, pod, score=False)
+        codes = engine.filter_codes(d.shape)
+        assert codes is not None and codes.tolist() == plain.codes.tolist()
+        assert engine.fit_error(d.shape) == plain.fit_error()
+        if d.node is not None:
+            engine.bind(d.node, d.shape, pod)
+            placed.append((d.node, pod))
+        if i in evictions and placed:
+            engine.evict(*placed.pop(0))

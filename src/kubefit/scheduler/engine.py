@@ -38,7 +38,7 @@ from kubefit.scheduler.framework import (
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
+from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
@@ -212,6 +212,7 @@ class Shape:
     message: str | None = None  # FitError text, valid at `message_seen`
     message_seen: int = -1
     reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    status_codes: np.ndarray | None = None  # int8 [N]: the code that goes with them (0 when it passes)
     reason_counts: Counter | None = None
     prescore_error: bool = False
     kernels: RowKernels | None = None  # when every filter and identity scorer has a row kernel (rows.py)
@@ -761,16 +762,26 @@ class Engine:
         sh.message_seen = len(self.log)
         return sh.message
 
+    def filter_codes(self, sh: Shape) -> np.ndarray | None:
+        """Per node the status code of its first failing Filter plugin (`CycleResult.codes` of the shape's
+        pod, as the nodes are now: what PostFilter reads), kept with the FitError's reasons; None when
+        PreFilter rejected the pod (the framework's cycle says with which plugin)."""
+        if sh.failure is not None:
+            return None
+        self.fit_error(sh)
+        return sh.status_codes
+
     def _reason_counts(self, sh: Shape) -> Counter[str]:
         """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
         n = len(self.state)
         changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
         if changed is None or len(changed) > n // 4:
-            sh.reasons_of = self._node_reasons(sh, np.arange(n, dtype=np.int64))
+            sh.reasons_of, sh.status_codes = self._node_reasons(sh, np.arange(n, dtype=np.int64))
             sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
             return sh.reason_counts
         rows = sorted(set(changed))
-        for i, new in zip(rows, self._node_reasons(sh, np.asarray(rows, dtype=np.int64)), strict=True):
+        reasons, sh.status_codes[rows] = self._node_reasons(sh, np.asarray(rows, dtype=np.int64))
+        for i, new in zip(rows, reasons, strict=True):
             old = sh.reasons_of[i]
             if old != new:
                 sh.reason_counts.subtract(old)
@@ -778,14 +789,17 @@ class Engine:
                 sh.reasons_of[i] = new
         return sh.reason_counts
 
-    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> list[tuple[str, ...]]:
-        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set); () passes."""
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[list[tuple[str, ...]], np.ndarray]:
+        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set), () when it
+        passes, and that status code (int8, as `CycleResult.codes`)."""
         out: list[tuple[str, ...]] = [()] * len(rows)
+        codes = np.zeros(len(rows), dtype=np.int8)
         pending = np.ones(len(rows), dtype=bool)
         if sh.allowed is not None:
             outside = ~sh.allowed[rows]
             for pos in np.flatnonzero(outside).tolist():
                 out[pos] = (sh.outside_reason,)
+            codes[outside] = UNRESOLVABLE
             pending &= ~outside
         for _name, plugin in sh.filters:
             if not pending.any():
@@ -805,5 +819,6 @@ class Engine:
             else:
                 for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
                     out[f] = tuple(outcome.reasons(pos))
+            codes[sub[failed]] = outcome.codes[failed]
             pending[sub[failed]] = False
-        return out
+        return out, codes

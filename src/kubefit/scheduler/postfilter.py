@@ -24,7 +24,14 @@ from kubefit.api.core import Pod
 from kubefit.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.engine import Decision, Engine, zone_order
-from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
+from kubefit.scheduler.framework import (
+    CycleResult,
+    Framework,
+    new_context,
+    run_pre_enqueue,
+    run_pre_filters,
+    schedule_one,
+)
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
@@ -97,7 +104,11 @@ def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post:
 
 def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
     """kube-scheduler's FitError text: the filter diagnosis, then the PostFilter message when there is one."""
-    text = result.fit_error()
+    return with_post_filter(result.fit_error(), post)
+
+
+def with_post_filter(text: str, post: PostFilterOutcome | None) -> str:
+    """The filter diagnosis `text` followed by PostFilter's message when there is one."""
     return f"{text} {post.message}" if post is not None and post.message else text
 
 
@@ -220,13 +231,25 @@ def simulation_time(seconds: int) -> str:
 
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
-    evicted yet)."""
+    evicted yet).
+
+    The filter statuses are the engine's for the pod's shape (`Engine.filter_codes`, kept with the FitError
+    text), what `schedule_one` gives; the plain cycle runs when PreFilter (which DynamicResources' PostFilter
+    asks about) or a PreEnqueue plugin stopped the pod."""
     fw = engine.framework(pod)
-    result = schedule_one(fw, engine.state, pod, score=False)
+    sh = engine.shape(pod)
+    codes = engine.filter_codes(sh) if run_pre_enqueue(fw, pod) is None else None
+    if codes is None:
+        result = schedule_one(fw, engine.state, pod, score=False)
+        text = result.fit_error()
+    else:
+        n = len(engine.state)
+        result = CycleResult(pod, n, codes, [None] * n, {}, np.zeros(0, dtype=np.int64))
+        text = engine.fit_error(sh)
     if not fw.profile.extension_points.get("postFilter"):
-        return result.fit_error(), PostFilterOutcome()
+        return text, PostFilterOutcome()
     post = post_filter_for(fw, engine.state, pod, result, engine.order)
-    return fit_error(result, post), post
+    return with_post_filter(text, post), post
 
 
 def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
