@@ -284,13 +284,21 @@ def test_terms_matching_a_pod_are_the_distinct_terms_that_match_it(carried, name
         assert terms_matching(state, pod, None) == expected
 
 
+def _pinned(pod: Pod, node: str) -> Pod:
+    """The pod with a required node affinity on `metadata.name` (PreFilter restricts the node set)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    affinity = {**(pod.affinity or {}), "nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [term]}}}
+    return replace(pod, affinity=affinity)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(workload_st(), st.lists(st.integers(0, 11), max_size=4))
-def test_engine_filter_codes_and_fit_error_are_the_plain_cycles(workload, evictions):
+@given(workload_st(), st.lists(st.integers(0, 11), max_size=4), st.lists(st.integers(0, 11), max_size=3))
+def test_engine_filter_codes_and_fit_error_are_the_plain_cycles(workload, evictions, pins):
     """What PostFilter reads of a cycle (each node's Filter status code, the FitError text), kept by the
     engine with its reasons, equals the plain framework's cycle on the same state, pod after pod, also
-    after pods leave nodes (preemption's evictions)."""
+    after pods leave nodes (preemption's evictions) and for pods PreFilter keeps to one node."""
     nodes, pods = workload
+    pods = [_pinned(p, nodes[0].name) if i in pins else p for i, p in enumerate(pods)]
     engine = Engine(compile_state(nodes), CONFIG, tie_break="first")
     fw = Framework.build(CONFIG.profiles[0])
     placed = []
