@@ -313,3 +313,18 @@ def test_engine_filter_codes_and_fit_error_are_the_plain_cycles(workload, evicti
             placed.append((d.node, pod))
         if i in evictions and placed:
             engine.evict(*placed.pop(0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["ReplicaSet", "StatefulSet"]), st.sampled_from(["default", "shop"]),
+                          st.sampled_from(["a", "b", "c"])), max_size=10),
+       st.sampled_from(["ReplicaSet", "StatefulSet"]), st.sampled_from(["default", "shop"]), st.sampled_from("abc"))
+def test_named_object_is_the_first_of_its_kind_namespace_and_name(controllers, kind, namespace, name):
+    """`ClusterObjects.named` (indexed per kind) gives the first object in document order with that kind,
+    namespace and name, as a scan would (the owner DefaultSelector reads), also after more are added."""
+    objects = ClusterObjects()
+    for i, (k, ns, n) in enumerate(controllers):
+        objects.add(k, Controller(k, ObjectMeta(n, ns, uid=str(i))))
+        scan = next((c for c in objects.of(kind) if c.meta.namespace == namespace and c.meta.name == name), None)
+        found = objects.named(kind, namespace, name)
+        assert found is scan

@@ -56,15 +56,15 @@ class ClusterObjects:
     """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order."""
 
     by_kind: dict[str, list[Any]] = field(default_factory=dict)
-    # per kind: namespace → its objects of that kind, in document order (`in_namespace`, built on first use)
-    _namespaced: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False, compare=False)
+    # per kind: (namespace, name) → the first object of that kind so named (`named`, built on first use)
+    _named: dict[str, dict[tuple[str, str], Any]] = field(default_factory=dict, repr=False, compare=False)
     # (namespace, key, value) → (document position, Service) whose selector's first pair that is (`services_selecting`)
     _service_pairs: dict[tuple[str, str, str], list[tuple[int, Service]]] | None = field(
         default=None, repr=False, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         self.by_kind.setdefault(kind, []).append(obj)
-        self._namespaced.pop(kind, None)
+        self._named.pop(kind, None)
         if kind == "Service":
             self._service_pairs = None
 
@@ -81,14 +81,14 @@ class ClusterObjects:
         return [svc for _position, svc in sorted(found, key=lambda hit: hit[0])
                 if all(labels.get(k) == v for k, v in svc.selector.items())]
 
-    def in_namespace(self, kind: str, namespace: str) -> list[Any]:
-        """The objects of one kind in `namespace`, in document order (what `of` lists, indexed once)."""
-        index = self._namespaced.get(kind)
+    def named(self, kind: str, namespace: str, name: str) -> Any | None:
+        """The first object of one kind (document order) with that namespace and name; None: there is none."""
+        index = self._named.get(kind)
         if index is None:
-            index = self._namespaced[kind] = {}
+            index = self._named[kind] = {}
             for obj in self.of(kind):
-                index.setdefault(obj.meta.namespace, []).append(obj)
-        return index.get(namespace, [])
+                index.setdefault((obj.meta.namespace, obj.meta.name), obj)
+        return index.get((namespace, name))
 
     def of(self, kind: str) -> list[Any]:
         """The objects of one kind (an empty list when the scenario has none)."""

@@ -100,7 +100,7 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
     owner = next((r for r in pod.owner_references if r.controller), None)
     if owner is None or (owner.api_version, owner.kind) not in CONTROLLER_KINDS:
         return Selector(tuple(requirements))
-    ctrl = next((c for c in objects.in_namespace(owner.kind, pod.namespace) if c.meta.name == owner.name), None)
+    ctrl = objects.named(owner.kind, pod.namespace, owner.name)
     if ctrl is None:
         return Selector(tuple(requirements))
     if owner.kind == "ReplicationController":
