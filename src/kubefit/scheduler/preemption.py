@@ -126,8 +126,10 @@ NO_VICTIMS_STATUS = (UNRESOLVABLE, [NO_VICTIMS])
 
 
 def lower_priority(preemptor: Pod, pods: Sequence[Pod]) -> list[Pod]:
-    """The pods `SelectVictimsOnNode` removes first: those of lower priority than the preemptor (none: its
-    answer is `NO_VICTIMS_STATUS` before the node is tried)."""
+    """The pods `SelectVictimsOnNode` (default_preemption.go) removes first: those of lower priority than
+    the preemptor (`isPreemptionAllowed`). None: it answers UnschedulableAndUnresolvable "No preemption
+    victims found for incoming pod" without running a Filter ("we don't need to evaluate the node again
+    since its state didn't change"), so kubefit answers `NO_VICTIMS_STATUS` without a trial."""
     return [p for p in pods if p.priority < preemptor.priority]
 
 

@@ -165,10 +165,14 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
 
 
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
-    """The (kind, term)s of `distinct_terms` that match `pod` (`AffinityTerm.matches`), in first-seen order.
+    """The (kind, term)s of `distinct_terms` that match `pod` (`AffinityTerm.matches`), in first-seen order:
+    the existing pods' terms that `getExistingAntiAffinityCounts` (filtering.go, PreFilter) and
+    `processExistingPod` (scoring.go, PreScore) count for the incoming pod.
 
     Only the terms whose selector requires a label the pod carries (`required_label`), or requires none,
-    are tried: each term is indexed once under that label as it first appears."""
+    are tried: each term is indexed once under that label as it first appears. A pod without terms of its
+    own still gets them: upstream's PreFilter skips only when none matches it and it has no required term
+    (`len(s.existingAntiAffinityCounts) == 0 && no RequiredAffinityTerms / RequiredAntiAffinityTerms`)."""
     terms = distinct_terms(state)
     memo = state.__dict__["_affinity_terms"]
     index = memo.setdefault("by_label", {})
