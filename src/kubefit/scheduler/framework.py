@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -105,9 +106,7 @@ class CycleResult:
 
     def fit_error(self) -> str:
         """kube-scheduler's FitError text: `0/N nodes are available: 2 Insufficient cpu, 1 Too many pods.`"""
-        counts: Counter[str] = Counter()
-        for reasons in self.reasons.values():
-            counts.update(reasons)
+        counts = Counter(chain.from_iterable(self.reasons.values()))  # one count per (node, reason)
         return fit_error_text(self.num_nodes, self.pre_filter_message, counts)
 
 

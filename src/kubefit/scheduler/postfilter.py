@@ -21,10 +21,17 @@ from datetime import UTC, datetime
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.k8s.requests import pod_demand
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
 from kubefit.scheduler.engine import Engine, zone_order
-from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
+from kubefit.scheduler.framework import (
+    CycleResult,
+    Framework,
+    new_context,
+    run_pre_enqueue,
+    run_pre_filters,
+    schedule_one,
+)
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
@@ -97,7 +104,11 @@ def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post:
 
 def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
     """kube-scheduler's FitError text: the filter diagnosis, then the PostFilter message when there is one."""
-    text = result.fit_error()
+    return with_post_filter(result.fit_error(), post)
+
+
+def with_post_filter(text: str, post: PostFilterOutcome | None) -> str:
+    """The filter diagnosis `text` followed by PostFilter's message when there is one."""
     return f"{text} {post.message}" if post is not None and post.message else text
 
 
@@ -113,31 +124,42 @@ class StateTrial:
     node: int
     ops: list = field(default_factory=list)  # (pod, +1 added / -1 removed)
     saved: tuple = ()
+    demands: dict = field(default_factory=dict)  # id(pod) → (pod, its PodDemand): shared by one dry run's trials
 
     def __post_init__(self) -> None:
         n = self.node
         self.saved = (list(self.state.pods[n]), {ip: set(pp) for ip, pp in self.state.used_ports[n].items()})
 
+    def demand(self, pod: Pod) -> PodDemand:
+        """`pod_demand` of a pod on the node (status resources counted as the cache counts them), or of the
+        preemptor (as its cycle reads it); each computed once per dry run."""
+        known = self.demands.get(id(pod))
+        if known is None:
+            bound = pod is not self.preemptor
+            known = self.demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=bound))
+        return known[1]
+
     def remove(self, pod: Pod) -> None:
-        self.state.unbind(self.node, pod)
+        self.state.unbind(self.node, pod, self.demand(pod))
         self.ops.append((pod, -1))
 
     def add(self, pod: Pod) -> None:
-        self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+        self.state.bind(self.node, self.demand(pod), pod=pod)
         self.ops.append((pod, 1))
 
     def fits(self) -> tuple[int, list[str]]:
         nodes = np.asarray([self.node], dtype=np.int64)
-        cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
+        cycle = schedule_one(self.fw, self.state, self.preemptor, demand=self.demand(self.preemptor), nodes=nodes,
+                             score=False)
         return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
 
     def restore(self) -> None:
         """Undo every remove/add (pod order and the node's used ports exactly as before)."""
         for pod, delta in reversed(self.ops):
             if delta > 0:
-                self.state.unbind(self.node, pod)
+                self.state.unbind(self.node, pod, self.demand(pod))
             else:
-                self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+                self.state.bind(self.node, self.demand(pod), pod=pod)
         self.state.pods[self.node], self.state.used_ports[self.node] = self.saved
         self.ops = []
 
@@ -146,6 +168,7 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
     """Node → a StateTrial on one copy of `state` (with the run's assumed volume bindings), the previous
     node's trial undone first."""
     shared: dict[str, object] = {}
+    demands: dict[int, tuple[Pod, PodDemand]] = {}
 
     def trial(node: int) -> NodeTrial:
         if "copy" not in shared:
@@ -153,21 +176,24 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
             shared["copy"].__dict__["_assumed_volumes"] = assumed_volumes(state)
         else:
             shared["last"].restore()
-        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node)
+        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node, demands=demands)
         return shared["last"]
 
     return trial
 
 
-def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult) -> PostFilterOutcome:
-    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
+                    node_order: np.ndarray | None = None) -> PostFilterOutcome:
+    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
+    `node_order` is `zone_order(state.nodes)` when the caller has it."""
     trials = state_trials(fw, state, preemptor)
     pdbs = state.objects.of("PodDisruptionBudget")
-    order = zone_order(state.nodes).tolist()
+    order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
-                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION))
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
+                       victims_anywhere=state.has_pod_below(preemptor.priority))
 
     return run_post_filter(fw.profile, result, preemption)
 
@@ -205,13 +231,25 @@ def simulation_time(seconds: int) -> str:
 
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
-    evicted yet)."""
+    evicted yet).
+
+    The filter statuses are the engine's for the pod's shape (`Engine.filter_codes`, kept with the FitError
+    text), what `schedule_one` gives; the plain cycle runs when PreFilter (which DynamicResources' PostFilter
+    asks about) or a PreEnqueue plugin stopped the pod."""
     fw = engine.framework(pod)
-    result = schedule_one(fw, engine.state, pod, score=False)
+    sh = engine.shape(pod)
+    codes = engine.filter_codes(sh) if run_pre_enqueue(fw, pod) is None else None
+    if codes is None:
+        result = schedule_one(fw, engine.state, pod, score=False)
+        text = result.fit_error()
+    else:
+        n = len(engine.state)
+        result = CycleResult(pod, n, codes, [None] * n, {}, np.zeros(0, dtype=np.int64))
+        text = engine.fit_error(sh)
     if not fw.profile.extension_points.get("postFilter"):
-        return result.fit_error(), PostFilterOutcome()
-    post = post_filter_for(fw, engine.state, pod, result)
-    return fit_error(result, post), post
+        return text, PostFilterOutcome()
+    post = post_filter_for(fw, engine.state, pod, result, engine.order)
+    return with_post_filter(text, post), post
 
 
 def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:

@@ -7,6 +7,7 @@ Binding a pod updates one row.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,8 @@ class ClusterState:
     # per node, NodeInfo.UsedPorts: hostIP → {(protocol, hostPort)}; a SET, so removing a pod frees its ports
     # even when another pod on the node declared the same one (upstream's bookkeeping, kept exactly)
     used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
+    # `spec.priority` → how many pods of `pods` carry it (preemption asks whether any pod has a lower one)
+    priorities: Counter[int] = field(default_factory=Counter)
     # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
     # kernels (rows.py); a node's entry is dropped whenever its row changes
     _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
@@ -56,6 +59,8 @@ class ClusterState:
             self.pods = [[] for _ in self.nodes]
         if len(self.used_ports) != len(self.nodes):
             self.used_ports = [{} for _ in self.nodes]
+        if not self.priorities:
+            self.priorities = Counter(p.priority for pods in self.pods for p in pods)
 
     @property
     def node_names(self) -> list[str]:
@@ -111,6 +116,7 @@ class ClusterState:
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
+            self.priorities[pod.priority] += 1
             self.changes.append((node, pod, 1))
             for ip, proto, port in host_ports(pod):
                 self.used_ports[node].setdefault(ip, set()).add((proto, port))
@@ -123,11 +129,25 @@ class ClusterState:
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
+        before = len(self.pods[node])
         self.pods[node] = [p for p in self.pods[node] if p is not pod]
+        self._count_priority(pod.priority, len(self.pods[node]) - before)
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
         self.version += 1
+
+    def _count_priority(self, priority: int, delta: int) -> None:
+        left = self.priorities[priority] + delta
+        if left > 0:
+            self.priorities[priority] = left
+        else:
+            del self.priorities[priority]
+
+    def has_pod_below(self, priority: int) -> bool:
+        """Whether a pod of lower `spec.priority` than `priority` runs on any node (what DefaultPreemption
+        could evict: none, and its dry run finds no victim anywhere)."""
+        return any(p < priority for p in self.priorities)
 
     @staticmethod
     def nonzero_pair(demand: PodDemand) -> np.ndarray | None:
@@ -154,6 +174,7 @@ class ClusterState:
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
                             self.requested.copy(), self.nonzero_requested.copy(),
                             pods=[list(p) for p in self.pods], objects=self.objects,
+                            priorities=Counter(self.priorities),
                             used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports])
 
 
