@@ -47,6 +47,7 @@ class Framework:
     filters: list = field(default_factory=list)  # (name, plugin) in profile order
     scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
     pre_enqueue: list = field(default_factory=list)  # (name, plugin): PreEnqueue plugins (SchedulingGates)
+    reserves_claims: bool = False  # DynamicResources runs: a bound pod's claims are allocated and reserved
 
     @classmethod
     def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None) -> Framework:
@@ -69,6 +70,7 @@ class Framework:
             plugin = plugin_of(name)
             if plugin is not None and hasattr(plugin, "filter"):
                 fw.filters.append((name, plugin))
+        fw.reserves_claims = "DynamicResources" in profile.extension_points.get("reserve", ())
         for sp in profile.score_plugins:
             plugin = plugin_of(sp.name)
             if legacy and sp.name in LEGACY_PLUGINS:
