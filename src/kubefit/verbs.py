@@ -128,6 +128,9 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
+    if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
+        data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
+                                                               prepared.state.node_names)
     data["warnings"] = list(prepared.notes)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:

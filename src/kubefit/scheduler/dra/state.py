@@ -316,6 +316,49 @@ class DraState:
                               f"in more than one pool; kube-scheduler ranges over a node's pools in random (Go map) "
                               f"order, kubefit in (driver, pool) name order, so other devices may have been chosen")
 
+    def devices_of(self, pod: Pod) -> dict[str, list[str]]:
+        """Per claim of the pod (its name in the pod), the devices allocated to it ("driver/pool/device")."""
+        out = {}
+        for pod_claim in pod.resource_claims:
+            found = self.claim_key(pod, pod_claim, create=False)
+            claim = self.claims.get(found[0]) if found else None
+            if claim is not None and claim.allocation is not None:
+                out[pod_claim.get("name") or ""] = ["/".join(r.device_id) for r in claim.allocation.results]
+        return out
+
+    def preview(self, pod: Pod, nodes: Sequence[int], node_names: list[str]) -> dict[str, dict[str, list[str]]]:
+        """Per node of `nodes`, the devices each of the pod's claims would get there (what Reserve would
+        write; claims already allocated keep their devices)."""
+        try:
+            claims = self.pod_claims(pod)
+        except ClaimLookupError:
+            return {}
+        pending = [(name, key, claim) for name, key, claim in claims if claim.allocation is None]
+        to_allocate = [ClaimToAllocate(f"{k[0]}/{k[1]}", c.spec) for _n, k, c in pending]
+        out = {}
+        for node in nodes:
+            try:
+                allocation = self.allocate_on(node, to_allocate, node_names[node]) if to_allocate else None
+            except AllocationError:
+                continue
+            devices = {name: ["/".join(r.device_id) for r in claim.allocation.results]
+                       for name, _k, claim in claims if claim.allocation is not None}
+            if allocation is not None:
+                devices.update({name: ["/".join(r.device_id) for r in result.results]
+                                for (name, _k, _c), result in zip(pending, allocation.results, strict=True)})
+            out[node_names[node]] = devices
+        return out
+
+    def usage(self, node_names: list[str]) -> dict[str, dict[str, Any]]:
+        """Per node with devices: how many its pools hold and which are allocated now (node-local pools)."""
+        out = {}
+        for name, pools in zip(node_names, self.catalog.node_pools, strict=True):
+            devices = [device_id for pool in pools for device_id, _d, _s in pool.devices]
+            if devices:
+                out[name] = {"devices": len(devices),
+                             "allocated": ["/".join(d) for d in devices if d in self.in_use]}
+        return out
+
     def nodes_of(self, allocation: AllocationResult | None) -> set[int]:
         """The nodes whose pools hold an allocation's devices (their offers changed)."""
         if allocation is None:
