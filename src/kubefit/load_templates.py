@@ -11,16 +11,31 @@ from kubefit.scheduler.plan import Template, template_cost
 
 
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:
-    """The templates of the files (folders: their manifests); every object must be a Node, names unique."""
+    """The templates of the files (folders: their manifests): Nodes, names unique, each with the
+    ResourceSlices that name it in `spec.nodeName` (the devices a copy of it brings)."""
+    from kubefit.load_dra import decode_resource_slice
+
     templates: list[Template] = []
+    slices = []
     for path in paths:
         for file in manifest_files(str(path)):
             for doc in read_documents(file, allow_empty=False):
+                if doc.kind == "ResourceSlice":
+                    slices.append(decode_resource_slice(doc, []))
+                    continue
                 if doc.kind != "Node":
-                    raise InputError(f"a node template must be a Node, got {doc.kind or 'no kind'}",
-                                     file=doc.source, obj=doc.label, field="kind")
+                    raise InputError(f"a node template must be a Node (or a ResourceSlice of one), got "
+                                     f"{doc.kind or 'no kind'}", file=doc.source, obj=doc.label, field="kind")
                 node = decode_node(doc, [])
                 templates.append(Template(node, template_cost(node)))
+    by_name = {t.name: t for t in templates}
+    for s in slices:
+        owner = by_name.get(s.node_name or "")
+        if owner is None:
+            raise InputError(f"a template's ResourceSlice must name a template node in spec.nodeName (one of "
+                             f"{', '.join(by_name) or 'none'}), got {s.node_name!r}", file=s.meta.source,
+                             obj=f"ResourceSlice/{s.meta.name}", field="spec.nodeName")
+        owner.slices = (*owner.slices, s)
     names = [t.name for t in templates]
     for t in templates:
         if names.count(t.name) > 1:

@@ -143,3 +143,34 @@ def test_running_pods_hold_their_allocated_claims(tmp_path, capsys):
     assert out["feasible"] == ["n2"]
     assert out["filter"]["n1"] == {"code": "UnschedulableAndUnresolvable", "reasons": ["cannot allocate all claims"],
                                    "plugin": "DynamicResources"}
+
+
+def test_capacity_counts_copies_with_their_own_claims(tmp_path, capsys):
+    """Copies of a pod asking one GPU from a template: 2 nodes × 2 GPUs hold 4, then the FitError is
+    DynamicResources'; asking two GPUs, 2 copies (one per node). CPU (1 of 8 per copy) never binds first."""
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"), pod("p", TEMPLATED)]
+    rc, out, err = run_json(capsys, "capacity", "-f", write(tmp_path, docs))
+    assert rc == 0, err
+    assert out["count"] == 4 and out["perNode"] == {"n1": 2, "n2": 2}
+    assert out["message"].startswith("0/2 nodes are available: 2 cannot allocate all claims.")
+    two = {**TEMPLATE, "metadata": {"name": "one-gpu"}, "spec": {"spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 2}}]}}}}
+    rc, out, err = run_json(capsys, "capacity", "-f", write(tmp_path, [GPU_CLASS, two, *docs[2:]]))
+    assert out["count"] == 2 and out["perNode"] == {"n1": 1, "n2": 1}
+
+
+def test_plan_adds_template_nodes_with_their_devices(tmp_path, capsys):
+    """One node with 2 GPUs, five pods asking one GPU each (template claims): 3 cannot fit. A template node
+    `gpu-node` with a ResourceSlice of 2 GPUs (pool named after it): 2 copies are needed for the 3 pods (one
+    copy holds only 2), and each copy's slice is renamed for it."""
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), gpus("n1"), *(pod(f"p{i}", TEMPLATED) for i in range(5))]
+    template = tmp_path / "templates.json"
+    template.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node("gpu-node"),
+                                                                                gpus("gpu-node")]}))
+    rc, out, err = run_json(capsys, "plan", "-f", write(tmp_path, docs), "--node-template", str(template),
+                            "--tie-break", "first")
+    assert rc == 0, err
+    assert out["add"] == {"gpu-node": 2} and out["scheduled"] == 5 and out["cannotFit"] == []
+    allocated = out["simulation"]["devices"]
+    assert allocated["gpu-node-1"]["allocated"] == ["gpu.example.com/gpu-node-1/gpu-0",
+                                                    "gpu.example.com/gpu-node-1/gpu-1"]

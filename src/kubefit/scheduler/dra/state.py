@@ -71,7 +71,7 @@ class DraCatalog:
     templates: dict[ClaimKey, ResourceClaimTemplate]
     loaded: dict[ClaimKey, ResourceClaim]
     node_pools: list[tuple[Pool, ...]]  # per node, in kubefit's pool order
-    pool_nodes: dict[tuple[str, str], list[int]]  # (driver, pool) → nodes that reach it
+    pool_nodes: dict[tuple[str, str], np.ndarray]  # (driver, pool) → nodes that reach it
     nonlocal_pools: bool  # a pool reached by more than one node (allNodes, a node selector)
     content_ids: list[tuple[int, ...]]  # per node: an id per pool of its devices' contents and flags
     features: Features = V134
@@ -110,7 +110,7 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
         classes={c.meta.name: c for c in objects.of("DeviceClass")},
         templates={(t.meta.namespace, t.meta.name): t for t in objects.of("ResourceClaimTemplate")},
         loaded={(c.meta.namespace, c.meta.name): c for c in objects.of("ResourceClaim")},
-        node_pools=node_pools, pool_nodes=pool_nodes,
+        node_pools=node_pools, pool_nodes={k: np.asarray(v, dtype=np.int64) for k, v in pool_nodes.items()},
         nonlocal_pools=any(len(nodes) > 1 for nodes in pool_nodes.values()),
         content_ids=content_ids, features=features)
 
@@ -130,22 +130,25 @@ class DraState:
     claims: dict[ClaimKey, ResourceClaim] = field(default_factory=dict)  # current: loaded and generated
     generated: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (ns, pod, pod claim) → name
     in_use: dict[DeviceID, int] = field(default_factory=dict)  # device → claims holding it
-    offer_keys: list[tuple | None] = field(default_factory=list)  # per node, what its pools offer now
-    verdicts: dict[tuple, bool | str] = field(default_factory=dict)  # (claims, offer) → fits / error text
+    offer_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per node, -1: stale
+    interned: dict[tuple, int] = field(default_factory=dict)  # offer / claims key → id (shared by copies)
+    verdicts: dict[tuple[int, int], bool | str] = field(default_factory=dict)  # (claims, offer) → fits / error
     notes: list[str] = field(default_factory=list)  # said to the user once (pool order, reservedFor full)
     frozen: bool = False
     version: int = 0  # bumped on every change of claims or devices in use
 
     @classmethod
     def create(cls, catalog: DraCatalog) -> DraState:
-        state = cls(catalog, claims=dict(catalog.loaded), offer_keys=[None] * len(catalog.node_pools))
+        state = cls(catalog, claims=dict(catalog.loaded),
+                    offer_ids=np.full(len(catalog.node_pools), -1, dtype=np.int64))
         for claim in state.claims.values():
             state._hold(claim, +1)
         return state
 
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
-                        list(self.offer_keys), self.verdicts, self.notes, frozen or self.frozen, self.version)
+                        self.offer_ids.copy(), self.interned, self.verdicts, self.notes, frozen or self.frozen,
+                        self.version)
 
     # ------------------------------------------------------------------ claims of a pod
     def claim_key(self, pod: Pod, pod_claim: dict[str, Any], *, create: bool = True) -> tuple[ClaimKey, bool] | None:
@@ -198,27 +201,55 @@ class DraState:
         return out
 
     # ------------------------------------------------------------------ what a node offers
+    def intern(self, key: tuple) -> int:
+        """A small integer for a hashable key (what a node offers, what claims ask for)."""
+        found = self.interned.get(key)
+        if found is None:
+            found = self.interned[key] = len(self.interned)
+        return found
+
     def offer_key(self, node: int) -> tuple:
         """What the node's pools offer now: per pool its contents' id and the positions of devices in use.
         Nodes with equal keys answer every allocation alike (device names aside)."""
-        key = self.offer_keys[node]
-        if key is None:
-            in_use = self.in_use
-            key = self.offer_keys[node] = tuple(
-                (content, tuple(i for i, (device_id, _d, _s) in enumerate(pool.devices) if device_id in in_use))
-                for content, pool in zip(self.catalog.content_ids[node], self.catalog.node_pools[node], strict=True))
-        return key
+        in_use = self.in_use
+        return ("offer", *((content, tuple(i for i, (device_id, _d, _s) in enumerate(pool.devices) if device_id in in_use))
+                           for content, pool in zip(self.catalog.content_ids[node], self.catalog.node_pools[node],
+                                                    strict=True)))
 
-    def fits(self, node: int, claims_key: tuple, claims: Sequence[ClaimToAllocate]) -> bool:
+    def offer_id_array(self, idx: np.ndarray) -> np.ndarray:
+        """The offer ids of nodes `idx` (those gone stale since computed again)."""
+        ids = self.offer_ids[idx]
+        if (ids < 0).any():
+            for node in idx[ids < 0].tolist():
+                self.offer_ids[node] = self.intern(self.offer_key(node))
+            ids = self.offer_ids[idx]
+        return ids
+
+    def fits_nodes(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]) -> np.ndarray:
+        """Per node of `idx`, whether the claims can all be allocated there now: one allocation per distinct
+        offer (AllocationError: the Filter error, raised for the first node in `idx` order that meets it)."""
+        ids = self.offer_id_array(idx)
+        out = np.zeros(len(idx), dtype=bool)
+        offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        verdicts = []
+        for offer, position in sorted(zip(offers.tolist(), first.tolist(), strict=True), key=lambda p: p[1]):
+            verdicts.append((offer, self._verdict(claims_id, offer, int(idx[position]), claims)))
+        fits = dict(verdicts)
+        out[:] = np.asarray([fits[o] for o in offers.tolist()], dtype=bool)[inverse.ravel()]
+        return out
+
+    def fits(self, node: int, claims_id: int, claims: Sequence[ClaimToAllocate]) -> bool:
         """Whether the claims can all be allocated on the node now (AllocationError: the Filter error)."""
-        key = (claims_key, self.offer_key(node))
-        verdict = self.verdicts.get(key)
+        return bool(self.fits_nodes(np.asarray([node], dtype=np.int64), claims_id, claims)[0])
+
+    def _verdict(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> bool:
+        verdict = self.verdicts.get((claims_id, offer))
         if verdict is None:
             try:
                 verdict = self.allocate_on(node, claims) is not None
             except AllocationError as exc:
                 verdict = str(exc)
-            self.verdicts[key] = verdict
+            self.verdicts[(claims_id, offer)] = verdict
         if isinstance(verdict, str):
             raise AllocationError(verdict)
         return verdict
@@ -306,9 +337,9 @@ class DraState:
                 self.in_use[device_id] = count
             else:
                 self.in_use.pop(device_id, None)
-            for node in self.catalog.pool_nodes.get(device_id[:2], ()):
-                if node < len(self.offer_keys):
-                    self.offer_keys[node] = None
+            nodes = self.catalog.pool_nodes.get(device_id[:2])
+            if nodes is not None:
+                self.offer_ids[nodes] = -1
 
     def _order_note(self, pod: Pod, node_name: str) -> None:
         if not any(n.startswith("DynamicResources: pool order") for n in self.notes):
@@ -363,7 +394,8 @@ class DraState:
         """The nodes whose pools hold an allocation's devices (their offers changed)."""
         if allocation is None:
             return set()
-        return {n for r in allocation.results for n in self.catalog.pool_nodes.get((r.driver, r.pool), ())}
+        none = np.zeros(0, dtype=np.int64)
+        return {n for r in allocation.results for n in self.catalog.pool_nodes.get((r.driver, r.pool), none).tolist()}
 
 
 def attach_dra(state) -> DraState:

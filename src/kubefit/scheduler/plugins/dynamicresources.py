@@ -52,7 +52,7 @@ class PreState:
     claims: list[tuple[str, ClaimKey, Any]]  # (pod claim name, key, ResourceClaim)
     available_on: list[np.ndarray | None]  # per claim: the nodes its allocation's node selector matches
     to_allocate: list[ClaimToAllocate]
-    key: tuple  # what the claims to allocate ask for (equal keys, equal verdicts)
+    key: int  # what the claims to allocate ask for, interned (equal keys, equal verdicts)
     unavailable: set[int] = field(default_factory=set)  # claims Filter found unavailable on some node
 
 
@@ -137,7 +137,8 @@ class DynamicResources:
             if problem is not None:
                 return PreFilterOutcome(code=UNRESOLVABLE, reasons=(problem,))
             to_allocate.append(ClaimToAllocate(f"{key[0]}/{key[1]}", claim.spec))
-        ctx.cache[PRE] = PreState(claims, available_on, to_allocate, tuple(c.spec.key() for c in to_allocate))
+        key = dra.intern(("claims", *(c.spec.key() for c in to_allocate)))
+        ctx.cache[PRE] = PreState(claims, available_on, to_allocate, key)
         return PreFilterOutcome()
 
     @staticmethod
@@ -164,22 +165,21 @@ class DynamicResources:
         if pre is None:
             return FilterOutcome.passing(len(idx))
         dra: DraState = state.dra
-        codes = np.zeros(len(idx), dtype=np.int8)
         matrix = np.zeros((len(idx), 2), dtype=bool)
-        masks = [(i, m) for i, m in enumerate(pre.available_on) if m is not None]
-        for k, node in enumerate(idx.tolist()):
-            unavailable = [i for i, mask in masks if not mask[node]]
-            if pre.to_allocate:
-                try:
-                    fits = dra.fits(node, pre.key, pre.to_allocate)
-                except AllocationError as exc:
-                    raise cycle_error(str(exc)) from None
-                if not fits:
-                    codes[k], matrix[k, 0] = UNRESOLVABLE, True
-                    continue
-            if unavailable:
-                pre.unavailable.update(unavailable)
-                codes[k], matrix[k, 1] = UNRESOLVABLE, True
+        if pre.to_allocate:
+            try:
+                matrix[:, 0] = ~dra.fits_nodes(idx, pre.key, pre.to_allocate)
+            except AllocationError as exc:
+                raise cycle_error(str(exc)) from None
+        for i, mask in enumerate(pre.available_on):
+            if mask is None:
+                continue
+            missing = ~mask[idx] & ~matrix[:, 0]  # recorded where the allocation of the others succeeded
+            if missing.any():
+                pre.unavailable.add(i)
+                matrix[:, 1] |= missing
+        matrix[:, 1] &= ~matrix[:, 0]
+        codes = np.where(matrix.any(axis=1), UNRESOLVABLE, 0).astype(np.int8)
         return FilterOutcome(codes, list(LABELS), matrix)
 
     # ------------------------------------------------------------------ PostFilter
@@ -212,11 +212,28 @@ class DynamicResources:
         return state.dra.catalog.nonlocal_pools or any(c.get("resourceClaimName") for c in pod.resource_claims)
 
     def signature(self, pod: Pod) -> tuple:
-        """The claims a pod names (a template's claims are made per pod from one spec, so pods of one
-        workload sign alike) and the statuses that name its claims."""
-        return (pod.namespace, tuple((c.get("name"), c.get("resourceClaimName") or "",
-                                      c.get("resourceClaimTemplateName") or "") for c in pod.resource_claims),
-                pod.resource_claim_statuses)
+        """What the pod's claims ask for, not which claims they are: a template's name, or a claim's spec and
+        whether (and where) it is allocated as loaded. Pods of one workload sign alike; a pod naming a
+        claim others may share is re-evaluated every cycle anyway (`reads_other_nodes_for`)."""
+        claims = claim_index(self.objects)["resource_claims"]
+        parts = []
+        for c in pod.resource_claims:
+            name = c.get("resourceClaimName") or next(
+                (claim for n, claim in pod.resource_claim_statuses if n == c.get("name")), None)
+            if name is None:
+                parts.append(("template", c.get("name"), c.get("resourceClaimTemplateName")))
+                continue
+            claim = claims.get((pod.namespace, name))
+            allocation = None if claim is None else claim.allocation
+            parts.append(("claim", c.get("name"), None if claim is None else claim.spec.key(),
+                          None if allocation is None else freeze(allocation.node_selector)))
+        return (pod.namespace, tuple(parts))
+
+
+def freeze(value: Any) -> Any:
+    from kubefit.scheduler.plugins.selectors import freeze as frozen
+
+    return frozen(value)
 
 
 def _selector_mask(state: ClusterState, selector: dict[str, Any]) -> np.ndarray:
