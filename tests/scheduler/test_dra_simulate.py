@@ -174,3 +174,21 @@ def test_plan_adds_template_nodes_with_their_devices(tmp_path, capsys):
     allocated = out["simulation"]["devices"]
     assert allocated["gpu-node-1"]["allocated"] == ["gpu.example.com/gpu-node-1/gpu-0",
                                                     "gpu.example.com/gpu-node-1/gpu-1"]
+
+
+def test_pool_order_that_may_matter_is_warned(tmp_path, capsys):
+    """A node with two pools a class selects (two drivers): kube-scheduler ranges over them in random order,
+    kubefit in (driver, pool) order, so the pod gets a.example.com's device and the run says the choice could
+    have differed; one pool only, no warning."""
+    any_gpu = {"apiVersion": V1, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+               "spec": {"selectors": [{"cel": {"expression": 'device.driver.endsWith(".example.com")'}}]}}
+    second = {**gpus("n1", 1), "metadata": {"name": "n1-b"}}
+    second["spec"] = {**second["spec"], "driver": "a.example.com"}
+    docs = [any_gpu, TEMPLATE, node("n1"), gpus("n1", 1), second, pod("p0", TEMPLATED)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs))
+    assert rc == 0, err
+    assert out["steps"][0]["devices"] == {"gpu": ["a.example.com/n1/gpu-0"]}
+    assert any("pool order" in w for w in out["warnings"]) and "pool order" in err
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, [any_gpu, TEMPLATE, node("n1"), gpus("n1", 1),
+                                                                        pod("p0", TEMPLATED)]))
+    assert not any("pool order" in w for w in out["warnings"])

@@ -37,7 +37,6 @@ from kubefit.api.dra import (
     DeviceSubRequest,
     ResourceSlice,
 )
-from kubefit.scheduler.dra.cel import CelError, CelRuntimeError, compile_selector
 from kubefit.scheduler.dra.pools import Pool
 
 NODE_NAME_FIELD = "metadata.name"
@@ -272,6 +271,12 @@ def _selectable(search: _Search, c: int, data: _Request, candidate: tuple[Device
 def _selectors_match(search: _Search, c: int, device_id: DeviceID, device: Device, selectors: Iterable[str],
                      class_name: str | None) -> bool:
     """`selectorsMatch`: every selector passes; a CEL error names the class or the claim."""
+    from kubefit.scheduler.dra.cel import (  # celpy: when DRA is used
+        CelError,
+        CelRuntimeError,
+        compile_selector,
+    )
+
     owner = f"class {class_name}" if class_name is not None else f"claim {search.claims[c].label}"
     for i, expression in enumerate(selectors):
         try:

@@ -24,16 +24,18 @@ never stops early, as kube-scheduler's does not when it finishes in time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
-from kubefit.scheduler.dra.allocator import AllocationError, ClaimToAllocate
-from kubefit.scheduler.dra.state import ClaimKey, ClaimLookupError, DraState
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, CycleContext, FilterOutcome, PreFilterOutcome
 from kubefit.scheduler.state import ClusterState
+
+if TYPE_CHECKING:  # the DRA modules load when a pod has claims (startup of runs without DRA stays as it was)
+    from kubefit.scheduler.dra.allocator import ClaimToAllocate
+    from kubefit.scheduler.dra.state import ClaimKey, DraState
 
 NAME = "DynamicResources"
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -118,6 +120,9 @@ class DynamicResources:
         ctx.cache[PRE] = None
         if not pod.resource_claims or state.dra is None:
             return PreFilterOutcome(skip=True)
+        from kubefit.scheduler.dra.allocator import ClaimToAllocate
+        from kubefit.scheduler.dra.state import ClaimLookupError
+
         dra: DraState = state.dra
         try:
             claims = dra.pod_claims(pod)
@@ -164,6 +169,8 @@ class DynamicResources:
         pre: PreState | None = ctx.cache.get(PRE)
         if pre is None:
             return FilterOutcome.passing(len(idx))
+        from kubefit.scheduler.dra.allocator import AllocationError
+
         dra: DraState = state.dra
         matrix = np.zeros((len(idx), 2), dtype=bool)
         if pre.to_allocate:
