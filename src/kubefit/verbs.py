@@ -142,6 +142,9 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
+    if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
+        data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
+                                                               prepared.state.node_names)
     data["warnings"] = list(prepared.notes)
     note = sampling_note(prepared, target, result)
     if note is not None:
@@ -278,14 +281,16 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
 
 
 def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
-    """What the run itself found to tell (a preemption kube-scheduler may resolve differently), told via `warn`."""
+    """What the run itself found to tell (a preemption kube-scheduler may resolve differently, a DRA pool order
+    that may have mattered), told via `warn`."""
     from kubefit.scheduler.simulate import preemption_note
 
-    note = preemption_note(result)
-    if note is None:
-        return []
-    warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
-    return [note]
+    notes = [note for note in (preemption_note(result),) if note is not None]
+    if result.state.dra is not None:  # DynamicResources: pool order that mattered, reservations refused
+        notes += result.state.dra.notes
+    for note in notes:
+        warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
+    return notes
 
 
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),

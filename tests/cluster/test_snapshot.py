@@ -29,7 +29,9 @@ RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").
             "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text()),
             **json.loads((FIXTURES / "apiserver" / "storage.json").read_text()),  # PVCs, PVs, ..., PDBs: 8 objects
             # namespaces, services, ReplicaSets, StatefulSets, ReplicationControllers: 13 objects
-            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text())}
+            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text()),
+            # a DeviceClass, a pool of 2 ResourceSlices, an allocated and a pending ResourceClaim, a template
+            **json.loads((FIXTURES / "apiserver" / "dra.json").read_text())}
 TOKEN = "kubefit-test-token"
 
 
@@ -223,9 +225,10 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     config = write_kubeconfig(tmp_path / "config", server)
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
-    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers "
-            "and 5 pods (2 pending)") in capsys.readouterr().err
-    assert len(read_documents(out)) == 29
+    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers, "
+            "6 device classes, resource slices, claims and claim templates and 5 pods (2 pending)"
+            ) in capsys.readouterr().err
+    assert len(read_documents(out)) == 35
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -467,7 +470,7 @@ def test_snapshot_keeps_namespaces_services_and_controllers_as_the_plugins_read_
     assert by_name[("ReplicationController", "legacy")]["spec"]["selector"] == {"app": "legacy"}
     for doc in documents:
         assert "status" not in doc or doc["kind"] in ("Node", "Pod", "PersistentVolumeClaim", "PersistentVolume",
-                                                      "PodDisruptionBudget"), doc["metadata"]["name"]
+                                                      "PodDisruptionBudget", "ResourceClaim"), doc["metadata"]["name"]
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump_all(documents))
     assert main(["score", "-f", str(path), "-o", "json"]) == 0, capsys.readouterr().err
@@ -500,3 +503,32 @@ def test_snapshot_of_a_controller_short_of_pods_loads_the_pod_it_owes(
     assert owed.name.startswith("web-5f8d7c9b4-") and owed.namespace == "default"
     assert owed.labels == {"app": "web", "pod-template-hash": "5f8d7c9b4"}
     assert owed.containers[0].image == "nginx:1.27" and owed.containers[0].requests["cpu"] == 500_000_000
+
+
+def test_snapshot_reads_dynamic_resource_allocation(server: str, tmp_path: Path) -> None:
+    """DRA objects come trimmed and load: the pool of two slices, the claim allocated to a running pod (its
+    GPU in use, the pod its owner) and the pending one; the managed fields are gone."""
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    documents = [d.body for d in read_documents(out)]
+    kinds = [d["kind"] for d in documents]
+    assert [kinds.count(k) for k in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")] == \
+        [1, 2, 2, 1]
+    held = next(d for d in documents if d["metadata"]["name"] == "trainer-0-gpu-x7k2p")
+    assert held["metadata"]["ownerReferences"][0]["uid"] == "pod-trainer"
+    assert held["status"]["reservedFor"] == [{"resource": "pods", "name": "trainer-0", "uid": "pod-trainer"}]
+    assert "managedFields" not in json.dumps(documents)
+    scenario = load_scenario([out])
+    state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
+    assert set(state.dra.in_use) == {("gpu.example.com", "kind-worker", "gpu-0")}
+    pool = state.dra.catalog.node_pools[state.node_index["kind-worker"]][0]
+    assert [d[0][2] for d in pool.devices] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"] and not pool.incomplete
+
+
+def test_snapshot_of_a_cluster_without_dra(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster that does not serve resource.k8s.io/v1 (404) gives a scenario without DRA objects."""
+    for path in [p for p in RECORDED if p.startswith("/apis/resource.k8s.io/")]:
+        monkeypatch.delitem(RECORDED, path)
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    assert not [d for d in documents if d["apiVersion"].startswith("resource.k8s.io/")]
+    assert any(d["kind"] == "Node" for d in documents)

@@ -111,6 +111,7 @@ class Pod:
     topology_spread_constraints: tuple[dict[str, Any], ...] = ()  # as given, shapes checked by the loader
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates[].name
     resource_claims: tuple[dict[str, Any], ...] = ()  # spec.resourceClaims (DynamicResources)
+    resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()  # status.resourceClaimStatuses (name, claim)
     volumes: tuple[dict[str, Any], ...] = ()  # spec.volumes as given (the volume plugins read them)
     preemption_policy: str = "PreemptLowerPriority"
     start_time: str = ""  # status.startTime (RFC 3339), "" when absent

@@ -75,16 +75,14 @@ SKIPPED_KINDS = frozenset({
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "RuntimeClass", "PodSecurityPolicy",
-    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration", "ResourceClaim",
-    "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"})
+    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
 # evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
 AFFECTS_SCHEDULING = frozenset({
     "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity",
-    "HorizontalPodAutoscaler", "CronJob", "RuntimeClass", "ResourceClaim", "ResourceClaimTemplate",
-    "DeviceClass", "ResourceSlice"})
+    "HorizontalPodAutoscaler", "CronJob", "RuntimeClass"})
 
 
 def custom_resource(body: dict[str, Any]) -> bool:

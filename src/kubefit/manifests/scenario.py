@@ -11,7 +11,7 @@ from typing import Any
 
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, storage
+from kubefit.manifests import cluster, dra, storage
 from kubefit.manifests.documents import Document, manifest_files, read_documents
 from kubefit.manifests.kinds import (
     FLEET_KINDS,
@@ -97,8 +97,9 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 
 
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
-# ReplicaSet, PVC, …): each module keeps its own `DECODERS`.
-CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {**cluster.DECODERS, **storage.DECODERS}
+# ReplicaSet, PVC, DeviceClass, …): each module keeps its own `DECODERS`.
+CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
+    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS}
 
 
 def add_document(scenario: Scenario, doc: Document) -> None:

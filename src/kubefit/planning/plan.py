@@ -22,6 +22,10 @@ named and pinned as `kubefit.manifests.workloads` makes them for the scenario's 
 creates them when the node appears, so they are queued before the pending pods and take the node's
 resources first; they are not part of the goal (only the scenario's queue is counted).  A template that
 cannot hold its own DaemonSet pods is named in the notes (each checked alone on one copy).
+
+A template may come with ResourceSlices (DRA devices) naming it in `spec.nodeName`: each copy gets them,
+renamed for the copy (`copy_slices`), so pods with ResourceClaims are planned onto the devices new nodes
+bring.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import permutations
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node
 from kubefit.errors import InputError
 from kubefit.manifests.load import Scenario
@@ -38,11 +43,33 @@ from kubefit.manifests.templates import Template
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
-from kubefit.scheduler.state import compile_state
+from kubefit.scheduler.state import DRA_KINDS, compile_state
 from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+
+
+def copy_slices(template: Template, node_name: str) -> list:
+    """The template's ResourceSlices for one copy: `nodeName` the copy, and the template's name in the slice
+    and pool names replaced by the copy's (a driver publishes one pool per node)."""
+    out = []
+    for s in template.slices:
+        def renamed(text: str) -> str:
+            return text.replace(template.name, node_name) if template.name in text else f"{text}-{node_name}"
+
+        out.append(replace(s, meta=replace(s.meta, name=renamed(s.meta.name)), pool=renamed(s.pool),
+                           node_name=node_name))
+    return out
+
+
+def with_objects(objects: ClusterObjects, extra: dict[str, list]) -> ClusterObjects:
+    """The scenario's cluster objects plus `extra` (kind → objects): a new store, the scenario's untouched."""
+    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()})
+    for kind, items in extra.items():
+        for obj in items:
+            out.add(kind, obj)
+    return out
 
 
 @dataclass
@@ -119,12 +146,22 @@ class Planner:
     def run(self, counts: list[int]) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
         added: list[Node] = []
+        slices: list = []
         for template, count in zip(self.templates, counts, strict=True):
-            added += copies(template, count, self.taken)
-        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods)
+            made = copies(template, count, self.taken)
+            added += made
+            slices += [s for node in made for s in copy_slices(template, node.name)]
+        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
         return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+
+    def _objects(self, slices: list) -> ClusterObjects | None:
+        """The scenario's objects with the added nodes' ResourceSlices; None (as before DRA) without DRA."""
+        objects = self.scenario.objects
+        if not slices and not any(objects.of(k) for k in DRA_KINDS):
+            return None
+        return with_objects(objects, {"ResourceSlice": slices})
 
     def scheduled(self, counts: list[int]) -> int:
         """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
@@ -142,7 +179,8 @@ class Planner:
             daemons = self.daemons.pods_for(node)
             if not daemons:
                 continue
-            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods)
+            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods,
+                                  self._objects(copy_slices(template, node[0].name)))
             result = simulate(state, self.config, daemons, tie_break=self.tie_break, seed=self.seed, stranded=False)
             self.runs += 1
             notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "

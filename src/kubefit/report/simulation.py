@@ -29,6 +29,9 @@ def simulation_table(console: Console, data: dict) -> None:
                 extra = f"evicts {', '.join(s['victims'])}"
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
+            if s.get("devices"):  # DynamicResources: what each claim got
+                extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
+                                                                                             else "")
             t.add_row(str(i), s["pod"], node, extra)
         console.print(t)
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
@@ -36,12 +39,15 @@ def simulation_table(console: Console, data: dict) -> None:
     t = new_table("Nodes")
     extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()
                                   if v and r not in ("cpu", "memory")))  # other resources, where any is in use
-    for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended):
+    devices = data.get("devices")  # DynamicResources: devices allocated / held by the node's pools
+    for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended, *(["devices"] if devices else [])):
         t.add_column(col, justify="right" if col != "node" else "left")
     for node, usage in final.items():
         requested = usage["requested"]
+        held = devices.get(node) if devices else None
         t.add_row(node, str(placement.get(node, 0)), str(usage["pods"]), str(requested.get("cpu", 0)),
-                  _bytes(requested.get("memory", 0)), *[str(requested.get(r, 0)) for r in extended])
+                  _bytes(requested.get("memory", 0)), *[str(requested.get(r, 0)) for r in extended],
+                  *([f"{len(held['allocated'])}/{held['devices']}" if held else ""] if devices else []))
     if len(final) <= 200:
         console.print(t)
     _metrics_table(console, [("", data["metrics"])])

@@ -9,6 +9,11 @@ the FitError as `... <filter reasons>. <post-filter message>`.
 
 In a simulation (the golden README's preemption rule) a nominated node's victims are deleted at once and
 the same pod is retried immediately (`preemption_step`), its nominated node first (`Engine.cycle`).
+
+A pod with claims gets DynamicResources' own PostFilter (`dynamic_resources_post_filter`): "still not
+schedulable", or the deallocation of an allocated claim no other pod reserves, which a simulation applies.
+Preemption's dry run sees the claims and devices as the cycle's PreFilter saw them (a frozen copy): in
+v1.34 removing a victim frees none of its devices for the preemptor's Filter.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ class PostFilterOutcome:
     victims: list[Pod] = field(default_factory=list)
     message: str = ""
     partial: str | None = None  # "tried T of P potential nodes" when DryRunPreemption stopped early
+    deallocate: list = field(default_factory=list)  # claims DynamicResources' PostFilter deallocated (ns, name)
 
     def victim_keys(self) -> list[str]:
         return sorted(p.key for p in self.victims)
@@ -71,22 +77,50 @@ def _dra_state_missing(profile: Profile, result: CycleResult) -> bool:
     return rejector not in order or order.index(rejector) < order.index(DYNAMIC_RESOURCES)
 
 
-def run_post_filter(profile: Profile, result: CycleResult,
-                    preemption: Callable[[], PreemptionResult]) -> PostFilterOutcome:
-    """`RunPostFilterPlugins` of `profile` for the failed cycle `result`; `preemption()` runs DefaultPreemption."""
+def run_post_filter(profile: Profile, result: CycleResult, preemption: Callable[[], PreemptionResult],
+                    dynamic_resources: Callable[[], tuple[str, list]] | None = None) -> PostFilterOutcome:
+    """`RunPostFilterPlugins` of `profile` for the failed cycle `result`; `preemption()` runs DefaultPreemption,
+    `dynamic_resources()` DynamicResources' PostFilter (its message and the claims it deallocates; None: a
+    pod without claims, "no new claims to deallocate")."""
     reasons: list[str] = []
+    deallocated: list = []
     for name in profile.extension_points.get("postFilter", ()):
         if name == DYNAMIC_RESOURCES:
             if _dra_state_missing(profile, result):
                 return PostFilterOutcome(message=DRA_STATE_MISSING)
-            reasons.append(NO_CLAIMS)
+            message, deallocated = dynamic_resources() if dynamic_resources is not None else (NO_CLAIMS, [])
+            reasons.append(message)
         elif name == DEFAULT_PREEMPTION:
             answer = preemption()
             if answer.nominated_node is not None:
                 partial = f"{answer.tried} of {answer.potential}" if answer.tried < answer.potential else None
-                return PostFilterOutcome(answer.nominated_node, answer.victims, partial=partial)
+                return PostFilterOutcome(answer.nominated_node, answer.victims, partial=partial,
+                                         deallocate=deallocated)
             reasons.append(answer.message)
-    return PostFilterOutcome(message=", ".join(reasons))
+    return PostFilterOutcome(message=", ".join(reasons), deallocate=deallocated)
+
+
+def dynamic_resources_post_filter(fw: Framework, state: ClusterState, pod: Pod,
+                                  result: CycleResult) -> Callable[[], tuple[str, list]] | None:
+    """DynamicResources' PostFilter for the failed cycle `result` (None when the pod has no claims), with the
+    cycle's PreFilter state and the nodes its Filter ran on (those no earlier Filter plugin rejected)."""
+    plugin = dict(fw.filters).get(DYNAMIC_RESOURCES)
+    if plugin is None or not pod.resource_claims:
+        return None
+
+    def post_filter() -> tuple[str, list]:
+        if _pre_filter_rejector(result) == DYNAMIC_RESOURCES:
+            return NO_CLAIMS, []  # PreFilter wrote its state with no claims before refusing them
+        ctx = new_context(state, pod)
+        if plugin.pre_filter(state, ctx).code != 0:
+            return NO_CLAIMS, []
+        order = [name for name, _p in fw.filters]
+        after = set(order[order.index(DYNAMIC_RESOURCES):])
+        ran_on = np.asarray([n for n, failed in enumerate(result.failed_plugin) if failed is None or failed in after],
+                            dtype=np.int64) if result.pre_filter_message is None else np.zeros(0, dtype=np.int64)
+        return plugin.post_filter(state, ctx, ran_on)
+
+    return post_filter
 
 
 def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post: PostFilterOutcome) -> dict:
@@ -95,7 +129,7 @@ def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post:
     deleted): what calling the plugins' Filter once the cycle is over gives."""
     ctx = new_context(state, pod)
     active, _failure, _names, _skipped = run_pre_filters(fw, state, ctx)
-    after = state.copy()
+    after = state.copy(frozen_dra=True)
     for victim in post.victims:
         after.unbind(post.nominated_node, victim)
     idx = np.arange(len(after), dtype=np.int64)
@@ -172,7 +206,7 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
 
     def trial(node: int) -> NodeTrial:
         if "copy" not in shared:
-            shared["copy"] = state.copy()
+            shared["copy"] = state.copy(frozen_dra=True)  # DynamicResources: the cycle's PreFilter state
             shared["copy"].__dict__["_assumed_volumes"] = assumed_volumes(state)
         else:
             shared["last"].restore()
@@ -195,7 +229,7 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
                        fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
                        victims_anywhere=state.has_pod_below(preemptor.priority))
 
-    return run_post_filter(fw.profile, result, preemption)
+    return run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))
 
 
 # --------------------------------------------------------------------------- the sequence rule (simulate)
@@ -257,4 +291,10 @@ def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     message, post = post_filter_cycle(engine, pod)
     for victim in post.victims:  # all on the nominated node
         engine.evict(post.nominated_node, victim)
+    dra = engine.state.dra
+    for key in post.deallocate:  # DynamicResources' PostFilter: the claim's devices are free again
+        nodes = dra.nodes_of(dra.claims[key].allocation)
+        dra.deallocate(key)
+        for node in sorted(nodes):
+            engine.log_removal(node)
     return message, post

@@ -66,11 +66,6 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
 def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:
     """One note per pod field kubefit does not evaluate the way a cluster would (the first pod named)."""
     notes = []
-    claims = [p for p in pods if p.resource_claims]
-    if claims:
-        notes.append(f"{claims[0].source}: Pod/{claims[0].name}: spec.resourceClaims: dynamic resource allocation "
-                     f"is not modelled; {len(claims)} pod(s) with claims are refused by DynamicResources, never "
-                     f"placed as if they had none")
     keyed = [p for p in pods if p.affinity and any(term.get(k) for term in _pod_affinity_terms(p)
                                     for k in ("matchLabelKeys", "mismatchLabelKeys"))]
     if keyed:

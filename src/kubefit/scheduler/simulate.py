@@ -49,6 +49,7 @@ class Step:
     victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
     nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
+    devices: dict[str, list[str]] | None = None  # DynamicResources: per claim, the devices allocated at bind
 
 
 @dataclass
@@ -108,10 +109,13 @@ class SimulationResult:
                 d["victims"], d["nominatedNode"] = list(s.victims), names[s.nominated_node]
             if s.nominated_first:
                 d["nominatedNodeFirst"] = True
+            if s.devices:
+                d["devices"] = s.devices
             steps.append(d)
+        devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
                 "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
-                "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
+                **devices, "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
@@ -246,10 +250,13 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
             pending.append((pod, d.shape.ctx.demand))
         else:
-            engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
+            bound = bound_copy(pod, len(steps))
+            engine.bind(d.node, d.shape, bound)
             assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
-            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first))
+            devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
+                              devices=devices))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
 ANY_IP = "0.0.0.0"
 
 
@@ -48,6 +50,7 @@ class ClusterState:
     used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
     # `spec.priority` → how many pods of `pods` carry it (preemption asks whether any pod has a lower one)
     priorities: Counter[int] = field(default_factory=Counter)
+    dra: Any = None  # the run's claims and devices in use (scheduler.dra.state.DraState); None without DRA
     # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
     # kernels (rows.py); a node's entry is dropped whenever its row changes
     _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
@@ -135,6 +138,8 @@ class ClusterState:
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
+        if self.dra is not None and pod.resource_claims:  # the resourceclaim controller's cleanup
+            self.dra.release(pod)
         self.version += 1
 
     def _count_priority(self, priority: int, delta: int) -> None:
@@ -170,12 +175,14 @@ class ClusterState:
         """Every pod bound to a node, node by node."""
         return [p for pods in self.pods for p in pods]
 
-    def copy(self) -> ClusterState:
+    def copy(self, *, frozen_dra: bool = False) -> ClusterState:
+        """An independent copy; `frozen_dra`: its DRA state ignores binds and removals (a preemption dry run)."""
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
                             self.requested.copy(), self.nonzero_requested.copy(),
                             pods=[list(p) for p in self.pods], objects=self.objects,
                             priorities=Counter(self.priorities),
-                            used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports])
+                            used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports],
+                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra))
 
 
 def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
@@ -227,6 +234,10 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
             state.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)  # in-place resizes count
     if objects is not None:
         state.objects = objects
+    if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
+        from kubefit.scheduler.dra.state import attach_dra
+
+        attach_dra(state)  # DynamicResources' view of the cluster: claims, devices in use, each node's pools
     state.version = 0
     return state
 
