@@ -10,6 +10,15 @@ ResourceList = dict[str, int]
 
 
 @dataclass(frozen=True)
+class Quantity:
+    """A quantity as written (`text`: Go's formats, cached strings and messages depend on it) and its exact
+    value in nano-units (`nanos`)."""
+
+    text: str
+    nanos: int
+
+
+@dataclass(frozen=True)
 class Taint:
     key: str
     value: str = ""

@@ -38,6 +38,10 @@ class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by valu
 FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s) or folder(s): YAML, JSON or kind: List; '-' is stdin.")]
 RecursiveOption = Annotated[bool, typer.Option("-R", "--recursive", help="Read the folders given with -f and their sub-folders, like kubectl.")]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="table for people, json/yaml for programs.")]
+AdmissionOption = Annotated[bool, typer.Option(
+    "--admission/--no-admission", help="Pods not yet stored by an API server go through its admission (limits "
+    "copied into missing requests, LimitRanges, RuntimeClasses, DefaultTolerationSeconds, the default "
+    "StorageClass); --no-admission takes them as given, as kube-scheduler's own tests create them.")]
 
 
 def warn(message: str) -> None:

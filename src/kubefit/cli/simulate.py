@@ -16,7 +16,16 @@ from typing import Annotated, Any
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, keep, warn
+from kubefit.cli import (
+    AdmissionOption,
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    app,
+    keep,
+    warn,
+)
 from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
@@ -102,6 +111,7 @@ def simulate(
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
         "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
+    admission: AdmissionOption = True,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as report
@@ -114,7 +124,8 @@ def simulate(
         raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
                          field="--timeline")
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
-                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn)
+                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
+                                   admission=admission)
     if timeline:
         return _timeline(files, options, output, plot)
     with _progress(files, 1 + len(specs)) as (loading, tick):
@@ -185,13 +196,14 @@ def capacity(
     recursive: RecursiveOption = False,
     check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
                                         "where the count is computed (same answer, slower).")] = False,
+    admission: AdmissionOption = True,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report import simulation as report
 
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
-                                recursive=recursive, loading=loading, warn=warn)
+                                recursive=recursive, loading=loading, warn=warn, admission=admission)
     data = result.to_dict()
     emit(data, output, lambda console: report.capacity_table(console, data))
     keep(data, result)

@@ -70,20 +70,20 @@ STATUS_FIELDS: dict[str, frozenset[str]] = {
 SKIPPED_KINDS = frozenset({
     "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
     "CustomResourceDefinition", "Endpoints", "EndpointSlice", "Ingress", "IngressClass",
-    "NetworkPolicy", "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "NetworkPolicy", "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity", "VolumeAttachment",
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "RuntimeClass", "PodSecurityPolicy",
+    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "PodSecurityPolicy",
     "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration", "ResourceClaim",
     "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
 # evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
 AFFECTS_SCHEDULING = frozenset({
-    "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity",
-    "HorizontalPodAutoscaler", "CronJob", "RuntimeClass", "ResourceClaim", "ResourceClaimTemplate",
+    "HorizontalPodAutoscaler", "CronJob", "ResourceClaim", "ResourceClaimTemplate",
     "DeviceClass", "ResourceSlice"})
 
 

@@ -32,6 +32,7 @@ from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
+from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate
 from kubefit.manifests.cluster import decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
 from kubefit.manifests.decode import fail as _fail
@@ -58,6 +59,11 @@ DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"), ("node.kube
                       ("node.kubernetes.io/pid-pressure", "NoSchedule"),
                       ("node.kubernetes.io/unschedulable", "NoSchedule"))
 HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+SELECTOR_REQUIRED = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")
+# ValidateDeploymentSpec / ValidateReplicaSetSpec (which reuses the Deployment's words) / ValidateStatefulSetSpec /
+# ValidateDaemonSetSpec: a selector with neither matchLabels nor matchExpressions
+EMPTY_SELECTOR_KIND = {"Deployment": "deployment", "ReplicaSet": "deployment", "StatefulSet": "statefulset",
+                       "DaemonSet": "daemonset"}
 
 
 # --------------------------------------------------------------------------- names
@@ -146,9 +152,9 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
     template = _mapping(spec.get("template"), doc, "spec.template")
     if not template:
         raise _fail(doc, "spec.template", "a pod template is required")
-    labels = _mapping(_mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels"), doc,
-                      "spec.template.metadata.labels")
-    labels = {str(k): str(v) for k, v in labels.items()}
+    given = _mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels")
+    labels = {str(k): str(v) for k, v in _mapping(given, doc, "spec.template.metadata.labels").items()}
+    shown = None if given is None else labels  # Go's nil map
     selector = spec.get("selector")
     if doc.kind == "ReplicationController":  # a plain label map there
         selector = {"matchLabels": _mapping(selector, doc, "spec.selector")} if selector else None
@@ -159,11 +165,25 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
             ok = parse_selector(selector).matches(labels)
         except SelectorError as exc:
             raise _fail(doc, "spec.selector", str(exc)) from None
-        if not ok:
-            raise _fail(doc, "spec.selector", "selector does not match template labels")
-    elif selector is None and doc.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
-        raise _fail(doc, "spec.selector", "a selector is required")
+        errors = [] if ok else [_not_selected(shown)]
+        if not selector.get("matchLabels") and not selector.get("matchExpressions") and doc.kind != "Job":
+            errors.insert(0, FieldError("spec.selector", INVALID, {},
+                                        f"empty selector is invalid for {EMPTY_SELECTOR_KIND[doc.kind]}"))
+        if errors:
+            raise InputError(aggregate(errors), file=doc.source, obj=doc.label)
+    elif selector is None and doc.kind in SELECTOR_REQUIRED:
+        # the apps validations: a nil selector is required (but a DaemonSet's), and selects nothing, so the
+        # template's labels do not match it either (ValidatePodTemplateSpecForReplicaSet/...StatefulSet)
+        errors = [FieldError("spec.selector", REQUIRED)] if doc.kind != "DaemonSet" else []
+        raise InputError(aggregate([*errors, _not_selected(shown)]), file=doc.source, obj=doc.label)
     return template, labels
+
+
+def _not_selected(labels: dict[str, str] | None) -> FieldError:
+    """`field.Invalid(spec.template.metadata.labels, template.Labels, ...)`: v1.34 prints the map as JSON (Go
+    sorts its keys; no labels at all is `null`)."""
+    return FieldError("spec.template.metadata.labels", INVALID, None if labels is None else dict(sorted(labels.items())),
+                      "`selector` does not match template `labels`")
 
 
 def _owner_reference(doc: Document) -> dict[str, Any]:
@@ -433,12 +453,13 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
         warnings.append(f"{doc.source}: {doc.label}: the scenario has no Node objects; the DaemonSet creates no pod")
         return []
     matched, eligible = daemon.eligible(nodes)
-    if not matched:
+    if not matched:  # the controller creates no pod, and one per matching node as soon as one joins (`plan`)
         probe = daemon.probe
         by_labels = bool(probe.node_selector) and not daemon_nodes(replace(probe, affinity=None), nodes)[0]
         field = "nodeSelector" if by_labels else "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-        raise _fail(doc, f"spec.template.spec.{field}", "matches no node of the scenario; the DaemonSet would run "
-                    "nowhere")
+        warnings.append(f"{doc.source}: {doc.label}: spec.template.spec.{field} matches no node of the scenario; "
+                        f"the DaemonSet creates no pod (and one on each matching node that joins)")
+        return []
     if not eligible:
         warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
                         f"the DaemonSet creates no pod")
