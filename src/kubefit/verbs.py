@@ -385,7 +385,9 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     files : sequence of str or Path
         Scenario files or folders.
     pod : str, optional
-        The pod to copy (`name` or `namespace/name`, pending or bound); default the first pending pod.
+        The pod to copy (`name` or `namespace/name`, pending or bound), or a workload as kubectl names it
+        (`deployment/web`, `statefulset/db`: one more replica of its template); default the first pending pod
+        that is not a DaemonSet's.
     limit : int, optional
         Stop after this many copies (`--max`).
     replay : bool
@@ -418,14 +420,26 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:
-    """The pod named `name` (`pod` or `namespace/pod`, pending or bound) as a new pending pod, else the
-    first pending pod in queue order."""
+    """The pod to copy: `name` as kubectl names a workload (`deployment/web`, `sts/db`: one more replica of its
+    template, admitted as its controller's pods are), else the pod named `name` (`pod` or `namespace/pod`, pending
+    or bound) as a new pending pod; without a name, the first pending pod in queue order that is not a
+    DaemonSet's (a DaemonSet pod is pinned to its node: one copy at most would fit)."""
+    from kubefit.manifests.admission import admitter
+    from kubefit.manifests.workloads import daemon_pod, replica_of, workload_kind
+
     if name is None:
-        pending = scenario.pending_pods
+        pending = [p for p in scenario.pending_pods if not daemon_pod(p)]
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
-                             file=scenario.files)
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) that is not a DaemonSet's; "
+                             "name one with --pod (a pod, or a workload such as deployment/web)", file=scenario.files)
         return pending[0]
+    prefix, _, rest = name.partition("/")
+    kind = workload_kind(prefix) if rest else None
+    if kind is not None:
+        replica = admitter(scenario)(replica_of(scenario, kind, rest))
+        if replica is None:
+            raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
+        return replica
     for p in (*scenario.pending_pods, *scenario.bound_pods):
         if name in (p.name, p.key):
             return replace(p, node_name="")  # a copy is a new, pending pod

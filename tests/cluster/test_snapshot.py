@@ -29,7 +29,9 @@ RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").
             "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text()),
             **json.loads((FIXTURES / "apiserver" / "storage.json").read_text()),  # PVCs, PVs, ..., PDBs: 8 objects
             # namespaces, services, ReplicaSets, StatefulSets, ReplicationControllers: 13 objects
-            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text())}
+            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text()),
+            # a LimitRange and a RuntimeClass (admission reads them for pods created later): 2 objects
+            **json.loads((FIXTURES / "apiserver" / "policy.json").read_text())}
 TOKEN = "kubefit-test-token"
 
 
@@ -223,9 +225,9 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     config = write_kubeconfig(tmp_path / "config", server)
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
-    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers "
-            "and 5 pods (2 pending)") in capsys.readouterr().err
-    assert len(read_documents(out)) == 29
+    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers, "
+            "2 LimitRanges and RuntimeClasses and 5 pods (2 pending)") in capsys.readouterr().err
+    assert len(read_documents(out)) == 31
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -428,10 +430,10 @@ def test_snapshot_keeps_storage_objects_and_budgets_as_the_plugins_read_them(ser
     assert bound["metadata"] == {"name": "data-db-0", "namespace": "shop", "uid": "pvc-1",
                                  "annotations": {"pv.kubernetes.io/bind-completed": "yes"}}
     assert bound["spec"]["volumeName"] == "pv-db-0" and bound["status"] == {"phase": "Bound"}
-    assert by_name[("StorageClass", "gp3")] == {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-                                               "metadata": {"name": "gp3", "uid": "sc-1"},
-                                               "provisioner": "ebs.csi.aws.com",
-                                               "volumeBindingMode": "WaitForFirstConsumer"}
+    assert by_name[("StorageClass", "gp3")] == {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "gp3", "uid": "sc-1", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
     assert by_name[("PodDisruptionBudget", "web")]["status"] == {"disruptionsAllowed": 1}
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump_all(documents))

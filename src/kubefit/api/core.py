@@ -129,6 +129,7 @@ class Pod:
     arrival: int = 0  # kubefit.io/arrival, nanoseconds from the start of a timeline
     duration: int | None = None  # kubefit.io/duration, nanoseconds it runs once bound (None: it never ends)
     created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
+    ordered_after: tuple[str, ...] = ()  # pods (keys) to be running before its controller creates it (OrderedReady)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
 

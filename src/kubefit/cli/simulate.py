@@ -187,8 +187,9 @@ def _plot(results, path: str) -> None:
 @app.command()
 def capacity(
     files: FilesOption,
-    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name); "
-                                            "default: the first pending pod in queue order.")] = None,
+    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
+                                            "(deployment/web, statefulset/db: one more replica of its template); "
+                                            "default: the first pending pod that is not a DaemonSet's.")] = None,
     max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,

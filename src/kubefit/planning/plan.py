@@ -33,6 +33,7 @@ from itertools import permutations
 
 from kubefit.api.core import Node
 from kubefit.errors import InputError
+from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template
 from kubefit.manifests.workloads import NewNodeDaemons
@@ -74,7 +75,9 @@ class Plan:
             "nodesAdded": added,
             "pendingBefore": self.pending_before,
             "scheduled": sim["scheduled"],
-            "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s["node"] is None],
+            "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"]
+                          if s["node"] is None and not s.get("notCreated")],
+            "notCreated": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s.get("notCreated")],
             "simulations": self.simulations,
             "placement": sim["placement"],
             "simulation": sim,
@@ -87,7 +90,9 @@ def _number(value: Decimal) -> int | float:
 
 
 def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
-    """`count` nodes made from the template, named `<template>-<i>` (skipping names already in the cluster)."""
+    """`count` nodes made from the template, named `<template>-<i>` (skipping the names in `taken`: the cluster's
+    and the copies made before; each new name is added), labelled as the kubelet registers a node: its own
+    `kubernetes.io/hostname`, the template's other labels kept."""
     out: list[Node] = []
     i = 0
     while len(out) < count:
@@ -95,10 +100,8 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
         name = f"{template.name}-{i}"
         if name in taken:
             continue
-        labels = dict(template.node.labels)
-        if HOSTNAME_LABEL in labels:
-            labels[HOSTNAME_LABEL] = name
-        out.append(replace(template.node, name=name, labels=labels))
+        taken.add(name)
+        out.append(replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name}))
     return out
 
 
@@ -111,16 +114,17 @@ class Planner:
         self.tie_break, self.seed = tie_break, seed
         self.queue = scenario.pending_pods
         self.taken = {n.name for n in scenario.nodes}
-        self.daemons = NewNodeDaemons(scenario.workloads)
+        self.daemons = NewNodeDaemons(scenario.workloads, admitter(scenario))
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
 
     def run(self, counts: list[int]) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
         added: list[Node] = []
+        taken = set(self.taken)
         for template, count in zip(self.templates, counts, strict=True):
-            added += copies(template, count, self.taken)
-        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods)
+            added += copies(template, count, taken)
+        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self.scenario.objects)
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
         return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
@@ -137,11 +141,11 @@ class Planner:
         """For each template, the DaemonSet pods one copy of it cannot hold on its own (a note per pod)."""
         notes = []
         for template in self.templates:
-            node = copies(template, 1, self.taken)
+            node = copies(template, 1, set(self.taken))
             daemons = self.daemons.pods_for(node)
             if not daemons:
                 continue
-            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods)
+            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods, self.scenario.objects)
             result = simulate(state, self.config, daemons, tie_break=self.tie_break, seed=self.seed, stranded=False)
             self.runs += 1
             notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "
