@@ -53,20 +53,28 @@ def steps(out: dict) -> list[tuple]:
 
 def test_defect_3_a_storage_class_without_binding_mode_is_immediate(tmp_path, capsys):
     """A StorageClass without volumeBindingMode is stored with `Immediate` (SetDefaults_StorageClass,
-    pkg/apis/storage/v1/defaults.go), so VolumeBinding's PreFilter (volume_binding.go) finds the pod's claim
-    unbound with an Immediate class: the pod is UnschedulableAndUnresolvable, "pod has unbound immediate
-    PersistentVolumeClaims" — no error (kubefit ended in `internal error: VolumeBindingMode not set`, exit 70)."""
+    pkg/apis/storage/v1/defaults.go; kubefit ended in `internal error: VolumeBindingMode not set`, exit 70).
+    Its new claim is then provisioned and bound by the PV controller as soon as it exists (pv_controller.go
+    `syncUnboundClaim` → `provisionClaim`), so the pod mounting it is placed. As kube-scheduler alone sees it
+    (`--no-admission`: no controller runs), VolumeBinding's PreFilter (volume_binding.go) finds the claim
+    unbound with an Immediate class: "pod has unbound immediate PersistentVolumeClaims", still exit 0."""
     sc = "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: standard}\nprovisioner: x\n"
     claim = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: "
              "[ReadWriteOnce], storageClassName: standard, resources: {requests: {storage: 1Gi}}}\n")
     pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {volumes: [{name: d, persistentVolumeClaim: "
            "{claimName: data}}], containers: [{name: c, image: x}]}\n")
-    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), sc, claim, pod))
+    path = files(tmp_path, node("n1"), sc, claim, pod)
+    rc, out, err = run_json(capsys, "simulate", "-f", path)
+    assert rc == 0, err
+    assert out["placement"] == {"n1": 1}
+    assert any("StorageClass/standard: volumeBindingMode: the API server defaults it to Immediate" in w
+               for w in out["warnings"])
+    assert any(w.startswith("PV controller: claim(s) default/data of an Immediate class provisioned") for w in
+               out["warnings"])
+    rc, out, err = run_json(capsys, "simulate", "-f", path, "--no-admission")
     assert rc == 0, err
     assert out["steps"][0]["message"].startswith("0/1 nodes are available: pod has unbound immediate "
                                                  "PersistentVolumeClaims.")
-    assert any("StorageClass/standard: volumeBindingMode: the API server defaults it to Immediate" in w
-               for w in out["warnings"])
 
 
 # --------------------------------------------------------------------------- defect 4
@@ -269,3 +277,83 @@ def test_custom_resources_an_operator_turns_into_pods_are_named(tmp_path, capsys
     assert note.startswith("Prometheus/k8s (monitoring.coreos.com/v1): an operator turns these custom resources into "
                            "pods")
     assert any(w.startswith("skipped 1 object(s) that place no pod: Gateway (1)") for w in out["warnings"])
+
+
+# --------------------------------------------------------------------------- the PV controller
+
+PV = """apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: {name}}}
+spec: {{capacity: {{storage: {size}}}, accessModes: [ReadWriteOnce], storageClassName: {cls}, hostPath: {{path: /d}},
+  nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: kubernetes.io/hostname, operator: In,
+  values: [{host}]}}]}}]}}}}{extra}}}
+"""
+
+
+def claim(name: str = "data", cls: str = "local", size: str = "1Gi", extra: str = "", meta: str = "") -> str:
+    return (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {name}{meta}}}\nspec: {{accessModes: "
+            f"[ReadWriteOnce], storageClassName: {cls}, resources: {{requests: {{storage: {size}}}}}{extra}}}\n")
+
+
+POD_WITH_CLAIM = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {volumes: [{name: d, persistentVolumeClaim: "
+                  "{claimName: data}}], containers: [{name: c, image: x}]}\n")
+NO_PROVISIONER = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {{name: local}}\n"
+                  "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: {mode}\n")
+
+
+def placement(capsys, path: str) -> dict:
+    rc, out, err = run_json(capsys, "simulate", "-f", path)
+    assert rc == 0, err
+    return out["placement"]
+
+
+def test_an_immediate_claim_is_bound_to_the_smallest_fitting_volume(tmp_path, capsys):
+    """`findBestMatchForClaim` (pv_controller.go, index.go): of the Available volumes of the claim's class
+    that hold its 1Gi, the smallest: pv-n2 (2Gi) over pv-n1 (5Gi); pv-n3 (500Mi) is too small. The pod
+    then follows that volume's node affinity to n2."""
+    path = files(tmp_path, node("n1"), node("n2"), node("n3"), NO_PROVISIONER.format(mode="Immediate"),
+                 PV.format(name="pv-n1", size="5Gi", cls="local", host="n1", extra=""),
+                 PV.format(name="pv-n2", size="2Gi", cls="local", host="n2", extra=""),
+                 PV.format(name="pv-n3", size="500Mi", cls="local", host="n3", extra=""), claim(), POD_WITH_CLAIM)
+    assert placement(capsys, path) == {"n2": 1}
+
+
+def test_a_pre_bound_claim_is_bound_to_its_volume(tmp_path, capsys):
+    """A claim naming its volume (`spec.volumeName`) is bound to it by the PV controller (the
+    `pv.kubernetes.io/bind-completed` annotation kube-scheduler's VolumeBinding requires), even though a
+    smaller volume of the class would fit: the pod goes to that volume's node, n1."""
+    path = files(tmp_path, node("n1"), node("n2"), NO_PROVISIONER.format(mode="Immediate"),
+                 PV.format(name="pv-n1", size="5Gi", cls="local", host="n1", extra=""),
+                 PV.format(name="pv-n2", size="1Gi", cls="local", host="n2", extra=""),
+                 claim(extra=", volumeName: pv-n1"), POD_WITH_CLAIM)
+    assert placement(capsys, path) == {"n1": 1}
+
+
+def test_without_a_volume_or_provisioner_an_immediate_claim_stays_unbound(tmp_path, capsys):
+    """`kubernetes.io/no-provisioner` provisions nothing: with no volume of the class, the claim stays unbound and
+    the pod pending on VolumeBinding's "pod has unbound immediate PersistentVolumeClaims"."""
+    path = files(tmp_path, node("n1"), NO_PROVISIONER.format(mode="Immediate"), claim(), POD_WITH_CLAIM)
+    rc, out, err = run_json(capsys, "simulate", "-f", path)
+    assert rc == 0, err
+    assert "pod has unbound immediate PersistentVolumeClaims" in out["steps"][0]["message"]
+
+
+def test_a_wait_for_first_consumer_claim_is_left_to_the_scheduler(tmp_path, capsys):
+    """WaitForFirstConsumer: the PV controller does not bind; VolumeBinding matches the pod's node to an Available
+    volume: only n2 has one that fits (pv-n1 is too small), so the pod goes to n2. (A volume written without
+    status is Available once created.)"""
+    path = files(tmp_path, node("n1"), node("n2"), NO_PROVISIONER.format(mode="WaitForFirstConsumer"),
+                 PV.format(name="pv-n1", size="500Mi", cls="local", host="n1", extra=""),
+                 PV.format(name="pv-n2", size="2Gi", cls="local", host="n2", extra=""), claim(), POD_WITH_CLAIM)
+    assert placement(capsys, path) == {"n2": 1}
+
+
+def test_a_stored_unbound_claim_is_left_as_it_is(tmp_path, capsys):
+    """A claim with `metadata.uid` was stored, and is still unbound in the cluster it came from: kubefit does not
+    bind it in the PV controller's stead; the pod stays pending on it."""
+    path = files(tmp_path, node("n1"), NO_PROVISIONER.format(mode="Immediate"),
+                 PV.format(name="pv-n1", size="5Gi", cls="local", host="n1", extra=""),
+                 claim(meta=", uid: 3f2a"), POD_WITH_CLAIM)
+    rc, out, err = run_json(capsys, "simulate", "-f", path)
+    assert rc == 0, err
+    assert "pod has unbound immediate PersistentVolumeClaims" in out["steps"][0]["message"]

@@ -20,7 +20,8 @@ For a pod being created (defaulting at decoding, then the mutating plugins in th
    `validateOverhead` (an overhead no RuntimeClass defines is forbidden).
 
 A claim without `storageClassName` gets the default StorageClass (DefaultStorageClass admission; the PV
-controller does the same for an unbound claim stored without one).
+controller does the same for an unbound claim stored without one); then the PV controller binds the new
+volumes and claims (`kubefit.manifests.provisioning`).
 
 A forbidden Pod document is refused with the API server's message (`pods "web" is forbidden: ...`); a
 workload's pods that would be forbidden are not created (its controller's creates fail) and named in a
@@ -46,6 +47,7 @@ from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, _toleration
 from kubefit.manifests.priority import resolve_priorities
+from kubefit.manifests.provisioning import bind_volumes
 
 NOT_READY, UNREACHABLE = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
 DEFAULT_TOLERATION_SECONDS = 300  # --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds
@@ -333,8 +335,7 @@ class Admission:
     limit_ranges: dict[str, list[LimitRange]]
     runtime_classes: dict[str, RuntimeClass]
     outcomes: dict[tuple, Outcome] = field(default_factory=dict)
-    applied: dict[str, list[str]] = field(default_factory=dict)  # plugin → pods (labels) it changed
-    examples: dict[str, str] = field(default_factory=dict)  # plugin → what it did to the first
+    applied: dict[str, list] = field(default_factory=dict)  # plugin → [pods it changed, the first, what it did]
 
     @classmethod
     def of(cls, scenario: Scenario) -> Admission:
@@ -347,23 +348,26 @@ class Admission:
         """The pod as the API server stores it (changed in place), or `Forbidden`."""
         spec = pod.raw.get("spec") or {}
         runtime_class = spec.get("runtimeClassName")
-        common = (pod.namespace, runtime_class if isinstance(runtime_class, str) else None)
         # pods of one spec share their decoded objects (load's memo, a workload's replicas) or their manifest's
         # (a DaemonSet's pods, one spec per node): either identity says the chain's outcome is the same
         decoded = (id(pod.containers), id(pod.init_containers), id(pod.tolerations), id(pod.node_selector),
-                   id(pod.overhead), *common)
-        given = (*(id(spec.get(k)) for k in ("containers", "initContainers", "tolerations", "nodeSelector",
-                                             "overhead")), *common)
-        outcome = self.outcomes.get(decoded) or self.outcomes.get(given)
+                   id(pod.overhead), pod.namespace, runtime_class)
+        outcome = self.outcomes.get(decoded)
         if outcome is None:
-            outcome = self.outcomes[decoded] = self.outcomes[given] = self._chain(pod, spec)
+            given = (id(spec.get("containers")), id(spec.get("initContainers")), id(spec.get("tolerations")),
+                     id(spec.get("nodeSelector")), id(spec.get("overhead")), pod.namespace, runtime_class)
+            outcome = self.outcomes.get(given) or self._chain(pod, spec)
+            self.outcomes[decoded] = self.outcomes[given] = outcome
         if outcome.forbidden is not None:
             raise outcome.forbidden
         for name, new in outcome.fields.items():
             setattr(pod, name, new)
         for plugin, what in outcome.done.items():
-            self.applied.setdefault(plugin, []).append(pod.created_by or f"Pod/{pod.name}")
-            self.examples.setdefault(plugin, what)
+            seen = self.applied.get(plugin)
+            if seen is None:
+                self.applied[plugin] = [1, pod.created_by or f"Pod/{pod.name}", what]
+            else:
+                seen[0] += 1
         return pod
 
     def _chain(self, pod: Pod, spec: dict[str, Any]) -> Outcome:
@@ -427,17 +431,13 @@ class Admission:
                                             f"({DEFAULT_TOLERATION_SECONDS} s) added, so pods may go to the "
                                             f"node(s) tainted so ({', '.join(tainted[:3])})"}
         out = []
-        for plugin, pods in self.applied.items():
+        for plugin, (count, first, done) in self.applied.items():
             if plugin == "DefaultTolerationSeconds" and not tainted:
                 continue
-            detail = "" if plugin == "DefaultTolerationSeconds" else f": {self.examples[plugin]}"
-            text = what.get(plugin, "merged in")
-            out.append(f"admission: {plugin}: {text} ({_count(pods)}, e.g. {pods[0]}{detail})")
+            detail = "" if plugin == "DefaultTolerationSeconds" else f": {done}"
+            pods = f"{count} pod" + ("s" if count != 1 else "")
+            out.append(f"admission: {plugin}: {what.get(plugin, 'merged in')} ({pods}, e.g. {first}{detail})")
         return out
-
-
-def _count(pods: list[str]) -> str:
-    return f"{len(pods)} pod" + ("s" if len(pods) != 1 else "")
 
 
 def _runtime_class_summary(rc: RuntimeClass) -> str:
@@ -497,11 +497,12 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     if not enabled:
         return
     scenario.warnings += admit_claims(scenario)
+    scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
     admission = Admission.of(scenario)
     kept: list[Pod] = []
     refused: dict[str, tuple[str, int]] = {}
     for pod in scenario.pods:
-        if stored(pod):
+        if pod.uid:  # stored(pod), inline: once per pod
             kept.append(pod)
             continue
         try:

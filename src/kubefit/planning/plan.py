@@ -58,6 +58,7 @@ class Plan:
     existing: int  # nodes of the cluster as it is (the planned ones follow them in the state)
     simulations: int = 0
     notes: list[str] = field(default_factory=list)
+    not_created_before: int = 0  # pods an OrderedReady StatefulSet had not created on the cluster as it is
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went
 
@@ -74,6 +75,7 @@ class Plan:
             "templates": [{"name": t.name, "cost": _number(t.cost)} for t in self.templates],
             "nodesAdded": added,
             "pendingBefore": self.pending_before,
+            **({"notCreatedBefore": self.not_created_before} if self.not_created_before else {}),
             "scheduled": sim["scheduled"],
             "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"]
                           if s["node"] is None and not s.get("notCreated")],
@@ -249,11 +251,13 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     if pending == 0 or limit == 0:
         counts = [0] * len(templates)
-        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes)
+        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
+                    before.not_created)
     target = planner.scheduled([limit] * len(templates))
     if len(templates) == 1:
         counts = [_smallest(lambda n: planner.scheduled([n]) >= target, limit)]
     else:
         counts = _several(planner, target, limit)
     result = planner.run(counts)
-    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes)
+    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
+                before.not_created)
