@@ -502,3 +502,28 @@ def test_snapshot_of_a_controller_short_of_pods_loads_the_pod_it_owes(
     assert owed.name.startswith("web-5f8d7c9b4-") and owed.namespace == "default"
     assert owed.labels == {"app": "web", "pod-template-hash": "5f8d7c9b4"}
     assert owed.containers[0].image == "nginx:1.27" and owed.containers[0].requests["cpu"] == 500_000_000
+
+
+def test_snapshot_keeps_what_admission_reads_for_pods_created_later(server: str, tmp_path: Path) -> None:
+    """The namespace shop's LimitRange and the RuntimeClass are listed and load. The snapshot's pods were admitted
+    when they were created (they carry metadata.uid): none is changed again. A pod created later in shop — one more
+    replica of its ReplicationController, as `capacity --pod rc/legacy` makes it — is admitted: its template asks
+    cpu 250m only, so LimitRanger gives it the LimitRange's defaultRequest memory 128Mi and default limits."""
+    from kubefit.verbs import find_pod
+
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    documents = read_documents(out)
+    assert [d.name for d in documents if d.kind in ("LimitRange", "RuntimeClass")] == ["defaults", "gvisor"]
+    scenario = load_scenario([out])
+    assert [lr.meta.key for lr in scenario.objects.of("LimitRange")] == ["shop/defaults"]
+    assert scenario.objects.of("RuntimeClass")[0].overhead["cpu"].nanos == 250_000_000
+    given = {d.name: d.body for d in documents if d.kind == "Pod"}
+    for pod in scenario.pods:  # as listed: requests and tolerations untouched
+        spec = given[pod.name]["spec"]
+        assert [set(c.requests) for c in pod.containers] == [set((c.get("resources") or {}).get("requests") or {})
+                                                            for c in spec["containers"]]
+        assert len(pod.tolerations) == len(spec.get("tolerations") or [])
+    replica = find_pod(scenario, "rc/legacy")
+    assert replica.namespace == "shop" and replica.created_by == "ReplicationController/legacy"
+    assert replica.containers[0].requests == {"cpu": 250_000_000, "memory": 128 * 1024 * 1024 * 10**9}
