@@ -357,3 +357,18 @@ def test_a_stored_unbound_claim_is_left_as_it_is(tmp_path, capsys):
     rc, out, err = run_json(capsys, "simulate", "-f", path)
     assert rc == 0, err
     assert "pod has unbound immediate PersistentVolumeClaims" in out["steps"][0]["message"]
+
+
+def test_a_replica_made_later_is_admitted_with_its_priority(tmp_path):
+    """One more replica of a Deployment whose template names PriorityClass `high` (value 1000) goes through the
+    Priority admission like the controller's own pods: `spec.priority` 1000."""
+    from kubefit.manifests.scenario import load_scenario
+    from kubefit.verbs import find_pod
+
+    pc = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1, selector: "
+           "{matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {priorityClassName: high, "
+           "containers: [{name: c, image: x}]}}}\n")
+    scenario = load_scenario([files(tmp_path, node("n1"), pc, web)])
+    assert [p.priority for p in scenario.pods] == [1000]
+    assert find_pod(scenario, "deployment/web").priority == 1000

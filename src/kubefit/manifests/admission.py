@@ -32,7 +32,7 @@ pod when admission is off (`--no-admission`: pods as kube-scheduler's own tests 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,7 +46,7 @@ from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, _toleration
-from kubefit.manifests.priority import resolve_priorities
+from kubefit.manifests.priority import priority_admission, resolve_priorities
 from kubefit.manifests.provisioning import bind_volumes
 
 NOT_READY, UNREACHABLE = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
@@ -520,16 +520,17 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
                           for owner, (message, count) in refused.items()]
 
 
-def admitter(scenario: Scenario) -> Any:
+def admitter(scenario: Scenario) -> Callable[[Pod], Pod | None]:
     """For pods a controller creates later (a plan's DaemonSet pods, capacity's replica): a function giving
-    each as the API server admits it, None when it forbids it (admission off: the pod as it is)."""
-    if not getattr(scenario, "admission", True):
-        return lambda pod: pod
+    each as the API server admits it, None when it forbids it (admission off: Priority only, as at load)."""
+    priority = priority_admission(scenario)
+    if not scenario.admission:
+        return priority
     admission = Admission.of(scenario)
 
     def admit(pod: Pod) -> Pod | None:
         try:
-            return admission.admit(replace(pod))
+            return admission.admit(replace(priority(pod)))
         except Forbidden:
             return None
     return admit
@@ -537,7 +538,6 @@ def admitter(scenario: Scenario) -> Any:
 
 def _create_name(pod: Pod) -> str:
     """The name the refusal names: a generated name's prefix (the object has no name yet) or the pod's own."""
-    kind, _, owner = pod.created_by.partition("/")
-    if kind in GENERATED_NAMES and "-" in pod.name:
+    if pod.created_by.partition("/")[0] in GENERATED_NAMES and "-" in pod.name:
         return pod.name.rsplit("-", 1)[0] + "-"
     return pod.name
