@@ -484,11 +484,6 @@ def admit_claims(scenario: Scenario) -> list[str]:
             f"{default.meta.name!r} ({', '.join(changed[:4])}{' …' if len(changed) > 4 else ''})"]
 
 
-def stored(pod: Pod) -> bool:
-    """The API server stored the pod already (only it sets `metadata.uid`): it was admitted when created."""
-    return bool(pod.uid)
-
-
 def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     """Admission of the scenario's pods and claims (Priority always; the rest when `enabled`): pods changed in
     place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended."""
@@ -502,7 +497,7 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     kept: list[Pod] = []
     refused: dict[str, tuple[str, int]] = {}
     for pod in scenario.pods:
-        if pod.uid:  # stored(pod), inline: once per pod
+        if pod.uid:  # stored by an API server (only it sets a uid): admitted when it was created
             kept.append(pod)
             continue
         try:
