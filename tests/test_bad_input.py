@@ -602,7 +602,8 @@ WARNING_SHAPES = [
                                                   "foo: '1'}}}")),
      "'foo' is not one kube-scheduler accounts for"),
     ("limits-without-requests", with_node(pod(container="{name: c, resources: {limits: {cpu: 100m}}}")),
-     "limits without requests for cpu"),
+     "admission: defaulting: container limits copied into the missing requests (1 pod, e.g. Pod/p1: cpu for "
+     "container c)"),
     ("capacity-for-allocatable", docs(node("{capacity: {cpu: '4', memory: 8Gi, pods: '110'}}"), POD),
      "status.allocatable is absent; using status.capacity"),
     ("no-allocatable", docs(NODE, node("{}", meta="{name: n2}"), POD), "Node/n2: node has neither"),

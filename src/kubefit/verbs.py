@@ -47,14 +47,15 @@ def python_warning(message: str) -> None:
 
 
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
-                  progress: Loading | None = None, recursive: bool = False,
-                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
+                  admission: bool = True, nodes_required: bool = True) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
     Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
     and into `prepared.notes` (the results' ``warnings``);
-    `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`). Returns the scenario (after the
+    `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`); `admission=False` takes the
+    pods as given, without the API server's admission (`--no-admission`). Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
     from kubefit.manifests.load import unread_objects
@@ -62,12 +63,12 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
-    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario, scoring=scoring)
+    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required)
     if unread:
         prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
@@ -103,7 +104,8 @@ def _every(progress: Progress | None, total: int) -> Callable[[int], None] | Non
 
 
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
-          explain: bool = False, warn: Warn = python_warning, recursive: bool = False) -> dict[str, Any]:
+          explain: bool = False, warn: Warn = python_warning, recursive: bool = False,
+          admission: bool = True) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -116,6 +118,9 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         The score scale; default legacy (0..10) for a `Policy` file, v1.34 (0..100) otherwise.
     detail, explain : bool
         Add the failing plugins and raw scores / the per-resource arithmetic (`--detail`, `--explain`).
+    admission : bool
+        Pods not stored yet go through the API server's admission (defaults, LimitRanger, RuntimeClass,
+        DefaultTolerationSeconds); False (`--no-admission`): pods as given, as kube-scheduler's tests make them.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -138,7 +143,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
-    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive,
+                                          admission=admission)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
@@ -158,7 +164,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
 
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning) -> SimulationResult:
+             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -180,6 +186,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         Called with (file, documents read, documents) while the files load.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
+    admission : bool
+        As for `score`.
 
     Returns
     -------
@@ -212,7 +220,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                                actions=actions)
+                                                actions=actions, admission=admission)
     queue = scenario.pending_pods
     result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                  progress=_every(progress, len(queue)))
@@ -228,7 +236,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
             cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
-            warn: Warn = python_warning) -> list[SimulationResult]:
+            warn: Warn = python_warning, admission: bool = True) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`).
 
@@ -238,7 +246,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
-    cordon, drain, remove, recursive, loading, warn
+    cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
     progress : callable, optional
         Called with (configuration label, pods scheduled so far, pods queued).
@@ -260,7 +268,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     from kubefit.scheduler.compare import compare as run_compare
 
     scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove))
+                                          actions=node_actions(cordon, drain, remove), admission=admission)
     cands = candidates(prepared.config, configurations)
     for cand in cands[1:]:
         for note in cand.notes:
@@ -295,7 +303,7 @@ def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
 
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning) -> TimelineResult:
+             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -305,7 +313,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     ----------
     files : sequence of str or Path
         Scenario files or folders.
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
     progress : callable, optional
         Called with (scheduling attempts so far, pods queued).
@@ -328,7 +336,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.timeline import timeline_warnings
 
     scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove))
+                                          actions=node_actions(cordon, drain, remove), admission=admission)
     queue = scenario.pending_pods
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
                           seed=seed, progress=_every(progress, len(queue)))
@@ -343,7 +351,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
-         warn: Warn = python_warning) -> Plan:
+         warn: Warn = python_warning, admission: bool = True) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -356,8 +364,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         Node manifests to add copies of; with several, each one's cost in the label `kubefit.io/cost` (default 1).
     max_nodes : int, optional
         At most this many nodes of each template (default: one per queued pod).
-    tie_break, seed, cordon, drain, remove, recursive, warn
-        As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too.
+    tie_break, seed, cordon, drain, remove, recursive, warn, admission
+        As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
+        without Node objects is planned from zero.
 
     Returns
     -------
@@ -384,7 +393,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions)
+    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions,
+                                                admission=admission, nodes_required=False)
     result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
     for note in result.notes:
         warn(note)
@@ -520,7 +530,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
-             warn: Warn = python_warning) -> CapacityResult:
+             warn: Warn = python_warning, admission: bool = True) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -528,12 +538,14 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     files : sequence of str or Path
         Scenario files or folders.
     pod : str, optional
-        The pod to copy (`name` or `namespace/name`, pending or bound); default the first pending pod.
+        The pod to copy (`name` or `namespace/name`, pending or bound), or a workload as kubectl names it
+        (`deployment/web`, `statefulset/db`: one more replica of its template); default the first pending pod
+        that is not a DaemonSet's.
     limit : int, optional
         Stop after this many copies (`--max`).
     replay : bool
         Place the copies one by one even where the count is closed-form (`--check`; same answer).
-    recursive, loading, warn
+    recursive, loading, warn, admission
         As for `simulate`.
 
     Returns
@@ -551,7 +563,8 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive,
+                                          admission=admission)
     target = find_pod(scenario, pod)
     result = estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
                                replay=replay)
@@ -562,14 +575,26 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:
-    """The pod named `name` (`pod` or `namespace/pod`, pending or bound) as a new pending pod, else the
-    first pending pod in queue order."""
+    """The pod to copy: `name` as kubectl names a workload (`deployment/web`, `sts/db`: one more replica of its
+    template, admitted as its controller's pods are), else the pod named `name` (`pod` or `namespace/pod`, pending
+    or bound) as a new pending pod; without a name, the first pending pod in queue order that is not a
+    DaemonSet's (a DaemonSet pod is pinned to its node: one copy at most would fit)."""
+    from kubefit.manifests.admission import admitter
+    from kubefit.manifests.workloads import daemon_pod, replica_of, workload_kind
+
     if name is None:
-        pending = scenario.pending_pods
+        pending = [p for p in scenario.pending_pods if not daemon_pod(p)]
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
-                             file=scenario.files)
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) that is not a DaemonSet's; "
+                             "name one with --pod (a pod, or a workload such as deployment/web)", file=scenario.files)
         return pending[0]
+    prefix, _, rest = name.partition("/")
+    kind = workload_kind(prefix) if rest else None
+    if kind is not None:
+        replica = admitter(scenario)(replica_of(scenario, kind, rest))
+        if replica is None:
+            raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
+        return replica
     for p in (*scenario.pending_pods, *scenario.bound_pods):
         if name in (p.name, p.key):
             return replace(p, node_name="")  # a copy is a new, pending pod

@@ -23,7 +23,7 @@ def run_case(case: dict, tmp_path, capsys) -> dict:
     docs[0]["percentageOfNodesToScore"] = 100  # golden sequences evaluate every node (README, SPEC §7)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
     capsys.readouterr()
-    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first"])
+    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first", "--no-admission"])
     out = capsys.readouterr()
     assert rc == 0, out.err
     return json.loads(out.out)

@@ -27,7 +27,7 @@ def simulate_case(case: dict[str, Any], tmp_path, capsys) -> dict[str, Any]:
     path = tmp_path / f"{case['id']}.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
     capsys.readouterr()
-    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first"])
+    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first", "--no-admission"])
     out, err = capsys.readouterr()
     assert rc == 0, err
     return json.loads(out)

@@ -69,6 +69,10 @@ def write_report(result: Any, path: str | None, data: dict | None = None) -> Non
         from kubefit.errors import InputError
 
         raise InputError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+AdmissionOption = Annotated[bool, typer.Option(
+    "--admission/--no-admission", help="Pods not yet stored by an API server go through its admission (limits "
+    "copied into missing requests, LimitRanges, RuntimeClasses, DefaultTolerationSeconds, the default "
+    "StorageClass); --no-admission takes them as given, as kube-scheduler's own tests create them.")]
 
 
 def warn(message: str) -> None:

@@ -68,13 +68,14 @@ def snapshot(
     context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context to use.")] = None,
     output: ScenarioOut = None,
 ) -> None:
-    """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services, pod controllers and DRA objects
-    of a live cluster → a scenario (pending pods stay pending)."""
-    from kubefit.manifests.snapshot import CLUSTER_KINDS, DRA_KINDS
+    """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services, pod controllers, LimitRanges,
+    RuntimeClasses and DRA objects of a live cluster → a scenario (pending pods stay pending)."""
+    from kubefit.manifests.snapshot import CLUSTER_KINDS, DRA_KINDS, POLICY_KINDS
     from kubefit.manifests.snapshot import snapshot as read_cluster
 
     cluster_kinds = {entry[4] for entry in CLUSTER_KINDS}
     dra_kinds = {entry[4] for entry in DRA_KINDS}
+    policy_kinds = {entry[4] for entry in POLICY_KINDS}
 
     documents = read_cluster(kubeconfig, context)
     write_scenario(documents, output)
@@ -84,9 +85,11 @@ def snapshot(
         pending = sum(1 for d in documents if d["kind"] == "Pod" and not d["spec"].get("nodeName"))
         cluster = sum(1 for d in documents if d["kind"] in cluster_kinds)
         dra = sum(1 for d in documents if d["kind"] in dra_kinds)
-        others = len(documents) - nodes - pods - cluster - dra
+        policy = sum(1 for d in documents if d["kind"] in policy_kinds)
+        others = len(documents) - nodes - pods - cluster - dra - policy
         more = f", {others} storage objects and disruption budgets" if others else ""
         more += f", {cluster} namespaces, services and controllers" if cluster else ""
+        more += f", {policy} LimitRanges and RuntimeClasses" if policy else ""
         more += f", {dra} device classes, resource slices, claims and claim templates" if dra else ""
         print(f"wrote {nodes} nodes{more} and {pods} pods ({pending} pending) to {output}",
               file=sys.stderr)

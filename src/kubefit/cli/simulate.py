@@ -17,6 +17,7 @@ import typer
 
 from kubefit import verbs
 from kubefit.cli import (
+    AdmissionOption,
     FilesOption,
     OutputFormat,
     OutputOption,
@@ -114,6 +115,7 @@ def simulate(
         "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
         "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
     report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as tables
@@ -127,7 +129,8 @@ def simulate(
         raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
                          field="--timeline")
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
-                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn)
+                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
+                                   admission=admission)
     if timeline:
         return _timeline(files, options, output, plot, report)
     with _progress(files, 1 + len(specs)) as (loading, tick):
@@ -197,8 +200,9 @@ def _plot(runs: list[tuple[str, dict]], allocatable: dict, path: str | None) -> 
 @app.command()
 def capacity(
     files: FilesOption,
-    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name); "
-                                            "default: the first pending pod in queue order.")] = None,
+    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
+                                            "(deployment/web, statefulset/db: one more replica of its template); "
+                                            "default: the first pending pod that is not a DaemonSet's.")] = None,
     max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
@@ -207,6 +211,7 @@ def capacity(
     check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
                                         "where the count is computed (same answer, slower).")] = False,
     report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report.simulation import capacity_table
@@ -214,7 +219,7 @@ def capacity(
     check_report_path(report)
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
-                                recursive=recursive, loading=loading, warn=warn)
+                                recursive=recursive, loading=loading, warn=warn, admission=admission)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

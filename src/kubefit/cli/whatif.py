@@ -10,6 +10,7 @@ import typer
 
 from kubefit import verbs
 from kubefit.cli import (
+    AdmissionOption,
     FilesOption,
     OutputFormat,
     OutputOption,
@@ -53,6 +54,7 @@ def plan(
     drain: DrainOption = None,
     remove: RemoveOption = None,
     report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
     from kubefit.report.whatif import plan_table
@@ -60,7 +62,7 @@ def plan(
     check_report_path(report)
     result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
-                        recursive=recursive, warn=warn)
+                        recursive=recursive, warn=warn, admission=admission)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

@@ -133,6 +133,7 @@ class Scenario:
     skipped: list[Document] = field(default_factory=list)  # kinds that do not affect scheduling, raw
     warnings: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
+    admission: bool = True  # pods created from the files go through API-server admission (admission.py)
 
     @property
     def files(self) -> str:
@@ -326,12 +327,7 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
     if restart is not None and restart not in ("Always", "OnFailure", "Never"):
         raise _fail(doc, f"{path}.restartPolicy", f"must be Always, OnFailure or Never, got {restart!r}")
     requests = decode_resource_list(resources.get("requests"), doc, f"{path}.resources.requests", warnings)
-    limits = decode_resource_list(resources.get("limits"), doc, f"{path}.resources.limits")
-    missing = sorted(set(limits) - set(requests))
-    if missing:
-        warnings.append(f"{doc.source}: {doc.label}: {path}.resources: limits without requests for "
-                        f"{', '.join(missing)}; the API server would copy them into requests, kubefit uses "
-                        f"the pod as given (no request)")
+    decode_resource_list(resources.get("limits"), doc, f"{path}.resources.limits")  # read by admission.py
     ports = tuple(_port(p, doc, f"{path}.ports[{i}]") for i, p in enumerate(_list(c.get("ports"), doc, f"{path}.ports")))
     return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart,
                      image=_string(c.get("image"), doc, f"{path}.image"), ports=ports)

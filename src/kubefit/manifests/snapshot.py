@@ -1,6 +1,6 @@
 """A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets, non-terminal pods,
-namespaces, services, pod controllers and DRA objects (DeviceClasses, ResourceSlices, ResourceClaims and
-their templates), trimmed to what scheduling reads.
+namespaces, services, pod controllers, LimitRanges, RuntimeClasses and DRA objects (DeviceClasses,
+ResourceSlices, ResourceClaims and their templates), trimmed to what scheduling reads.
 
 The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
 path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
@@ -41,8 +41,8 @@ RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
-    """Nodes, storage objects, PDBs, namespaces, services and pod controllers, then non-terminal pods of the
-    cluster, trimmed; pods in creation order (queue order)."""
+    """Nodes, storage objects, PDBs, namespaces, services, pod controllers, LimitRanges and RuntimeClasses,
+    then non-terminal pods of the cluster, trimmed; pods in creation order (queue order)."""
     from kubernetes import client
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
@@ -53,7 +53,7 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[
             if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
     pods.sort(key=lambda p: str(p["metadata"].get("creationTimestamp") or ""))  # stable: API order kept
     return [*nodes, *_objects(api.api_client, where, STORAGE_KINDS), *_objects(api.api_client, where, CLUSTER_KINDS),
-            *_dra_objects(api.api_client, where), *pods]
+            *_objects(api.api_client, where, POLICY_KINDS), *_dra_objects(api.api_client, where), *pods]
 
 
 # The storage objects the volume plugins read and the PodDisruptionBudgets preemption reads:
@@ -67,7 +67,7 @@ STORAGE_KINDS = (
       "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder", "vsphereVolume",
       "portworxVolume", "local", "hostPath"), ("phase",)),
     ("StorageV1Api", "list_storage_class", "storageclasses", "storage.k8s.io/v1", "StorageClass",
-     ("provisioner", "volumeBindingMode", "allowedTopologies"), (), ()),
+     ("provisioner", "reclaimPolicy", "volumeBindingMode", "allowedTopologies"), (), ()),
     ("StorageV1Api", "list_csi_node", "csinodes", "storage.k8s.io/v1", "CSINode", (), ("drivers",), ()),
     ("StorageV1Api", "list_csi_driver", "csidrivers", "storage.k8s.io/v1", "CSIDriver", (),
      ("attachRequired", "storageCapacity"), ()),
@@ -83,9 +83,16 @@ CLUSTER_KINDS = (
     ("AppsV1Api", "list_replica_set_for_all_namespaces", "replicasets", "apps/v1", "ReplicaSet", (),
      ("replicas", "selector", "template"), ()),
     ("AppsV1Api", "list_stateful_set_for_all_namespaces", "statefulsets", "apps/v1", "StatefulSet", (),
-     ("replicas", "selector", "template", "ordinals"), ()),
+     ("replicas", "selector", "template", "ordinals", "volumeClaimTemplates", "podManagementPolicy"), ()),
     ("CoreV1Api", "list_replication_controller_for_all_namespaces", "replicationcontrollers", "v1",
      "ReplicationController", (), ("replicas", "selector", "template"), ()),
+)
+# What the API server's admission reads when a pod is created later (a replica `capacity` adds, a DaemonSet's
+# pod on a node `plan` adds): the namespaces' LimitRanges and the RuntimeClasses (kubefit.manifests.admission).
+POLICY_KINDS = (
+    ("CoreV1Api", "list_limit_range_for_all_namespaces", "limitranges", "v1", "LimitRange", (), ("limits",), ()),
+    ("NodeV1Api", "list_runtime_class", "runtimeclasses", "node.k8s.io/v1", "RuntimeClass",
+     ("handler", "overhead", "scheduling"), (), ()),
 )
 # Dynamic Resource Allocation (resource.k8s.io/v1, served from v1.34): the objects DynamicResources reads.
 DRA_KINDS = (
@@ -103,7 +110,8 @@ DRA_META = ("ownerReferences", "deletionTimestamp")  # a template's claim is the
 STORAGE_META = ("name", "namespace", "uid", "labels")
 # annotations the volume plugins read (binding state, selected node, the beta storage class)
 STORAGE_ANNOTATIONS = ("pv.kubernetes.io/bind-completed", "volume.kubernetes.io/selected-node",
-                       "volume.beta.kubernetes.io/storage-class")
+                       "volume.beta.kubernetes.io/storage-class", "storageclass.kubernetes.io/is-default-class",
+                       "storageclass.beta.kubernetes.io/is-default-class")
 
 
 def _objects(api_client: Any, where: str, kinds: tuple[tuple[Any, ...], ...]) -> list[dict[str, Any]]:

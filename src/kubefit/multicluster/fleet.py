@@ -278,7 +278,7 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
         if name not in {c.name for c in fleet.clusters}:
             raise InputError(f"unknown cluster {name!r} (clusters: {', '.join(c.name for c in fleet.clusters)})",
                              field="--member")
-        scenarios[name] = load_scenario([path])
+        scenarios[name] = load_scenario([path], admission=False)  # the member's stored pods, as listed
         unread = unread_objects(scenarios[name], f"estimate --member {name}", members=True, skipped=True)
         if unread:
             warn(unread)

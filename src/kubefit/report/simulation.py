@@ -23,7 +23,7 @@ def simulation_table(console: Console, data: dict) -> None:
         for i, s in enumerate(steps, 1):
             extra = s.get("message") or (", ".join(s["ties"]) + (f" (+{s['tieCount'] - len(s['ties'])})"
                                          if s.get("tieCount") else "") if s.get("ties") else "")
-            node = s["node"] or "[red]pending[/red]"
+            node = s["node"] or ("[dim]not created[/dim]" if s.get("notCreated") else "[red]pending[/red]")
             if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
                 node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
                 extra = f"evicts {', '.join(s['victims'])}"
@@ -34,7 +34,9 @@ def simulation_table(console: Console, data: dict) -> None:
                                                                                              else "")
             t.add_row(str(i), s["pod"], node, extra)
         console.print(t)
-    console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
+    created = f", not created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
+    console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]"
+                  + created)
     final, placement = data["final"], data["placement"]
     t = new_table("Nodes")
     extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()

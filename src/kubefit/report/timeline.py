@@ -31,8 +31,9 @@ def timeline_table(console: Console, data: dict) -> None:
                   *(f"{series['allocation'][r][i]:.2f}" for r in resources),
                   *(str(series["stranded"][r][i]) for r in stranded))
     console.print(t)
+    created = f", never created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], never scheduled [bold]{data['unschedulable']}"
-                  f"[/bold], completed [bold]{data['completed']}[/bold]")
+                  f"[/bold]{created}, completed [bold]{data['completed']}[/bold]")
 
 
 def plot_timeline(data: dict, path: str) -> None:

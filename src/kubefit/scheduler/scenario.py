@@ -30,13 +30,14 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
-            scoring: str | None = None) -> Prepared:
+            scoring: str | None = None, nodes_required: bool = True) -> Prepared:
     """Load the configuration, compile nodes and bound pods; collect what the user should be told.
 
     `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
-    file (the dialect it was written for) and v1.34 otherwise.
+    file (the dialect it was written for) and v1.34 otherwise. `nodes_required=False`: a scenario
+    without Node objects is prepared too (`plan` sizes a cluster from zero).
     """
-    if not scenario.nodes:
+    if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}

@@ -50,6 +50,7 @@ class Step:
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
     nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
     devices: dict[str, list[str]] | None = None  # DynamicResources: per claim, the devices allocated at bind
+    not_created: bool = False  # its controller never created it: a pod it waits for stayed pending (OrderedReady)
 
 
 @dataclass
@@ -72,8 +73,14 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        """Queued pods left pending (a step that nominated a node is followed by the pod's retry)."""
-        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None)
+        """Queued pods left pending (a step that nominated a node is followed by the pod's retry; a pod its
+        controller never created is not pending: `not_created`)."""
+        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None and not s.not_created)
+
+    @property
+    def not_created(self) -> int:
+        """Pods their StatefulSet never created: a lower ordinal stayed pending (podManagementPolicy OrderedReady)."""
+        return sum(1 for s in self.steps if s.not_created)
 
     def placement(self) -> dict[str, int]:
         names = self.state.node_names
@@ -111,9 +118,12 @@ class SimulationResult:
                 d["nominatedNodeFirst"] = True
             if s.devices:
                 d["devices"] = s.devices
+            if s.not_created:
+                d["notCreated"] = True
             steps.append(d)
         devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
-        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
+        created = {"notCreated": self.not_created} if self.not_created else {}
+        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created,
                 "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
                 **devices, "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
 
@@ -163,12 +173,23 @@ def workload_metrics(result: SimulationResult) -> dict:
     used = np.flatnonzero(pods > 0)
     by_reason: Counter[str] = Counter()
     for s in result.steps:
-        if s.message is not None and s.nominated_node is None:  # a pod left pending (not one retried)
+        if s.message is not None and s.nominated_node is None and not s.not_created:  # left pending (not retried)
             by_reason.update(set(_message_reasons(s.message)))
     return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
             "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
             "pendingByReason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
             "evicted": sum(len(s.victims) for s in result.steps), "stranded": result.stranded}
+
+
+def not_created_message(pod: Pod, waiting: str) -> str:
+    """Why a pod's controller has not created it: `waiting` (a pod key) is not running yet."""
+    return (f"{pod.created_by} creates it only once {waiting.split('/', 1)[1]} is running and ready "
+            f"(podManagementPolicy OrderedReady)")
+
+
+def bound_keys(state: ClusterState) -> set[str]:
+    """The keys of the pods bound in `state` (what an OrderedReady StatefulSet waits for)."""
+    return {p.key for pods in state.pods for p in pods}
 
 
 def unserved_message(pod: Pod) -> str:
@@ -223,7 +244,12 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     pending: list[tuple[Pod, PodDemand]] = []
     partial: list[str] = []
     served = {p.scheduler_name for p in config.profiles}
+    running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
     for i, pod in enumerate(pods):
+        waiting = next((k for k in pod.ordered_after if k not in running), None)
+        if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
+            steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True))
+            continue
         if pod.scheduler_name not in served:
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None))
             continue
@@ -253,6 +279,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             bound = bound_copy(pod, len(steps))
             engine.bind(d.node, d.shape, bound)
             assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
+            running.add(pod.key)
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,

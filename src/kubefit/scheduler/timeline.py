@@ -27,7 +27,7 @@ from kubefit.k8s.resourcenames import PODS
 from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
-from kubefit.scheduler.simulate import allocation, unserved_message
+from kubefit.scheduler.simulate import allocation, not_created_message, unserved_message
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
@@ -44,6 +44,7 @@ class PodRun:
     bound_at: int | None = None
     ended_at: int | None = None
     times: list[int] | None = None  # every attempt's time, when recorded (`record_attempts`)
+    not_created: bool = False  # its controller has not created it: a pod it waits for never ran (OrderedReady)
 
 
 @dataclass
@@ -64,11 +65,12 @@ class TimelineResult:
 
     def to_dict(self) -> dict:
         names = self.state.node_names
-        pods = [{"pod": r.pod.name, "arrival": seconds(r.arrival),
+        pods = [{"pod": r.pod.name, "arrival": None if r.not_created else seconds(r.arrival),
                  "node": None if r.node is None else names[r.node],
                  "start": None if r.bound_at is None else seconds(r.bound_at),
                  "end": None if r.ended_at is None else seconds(r.ended_at),
-                 "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {})}
+                 "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {}),
+                 **({"notCreated": True} if r.not_created else {})}
                 for i, r in enumerate(self.runs)]
         keys = sorted({k for s in self.samples for k in s["allocation"]})
         stranded = sorted({k for s in self.samples for k in s["stranded"]})
@@ -77,7 +79,10 @@ class TimelineResult:
                   "allocation": {k: [s["allocation"].get(k, 0.0) for s in self.samples] for k in keys},
                   "stranded": {k: [s["stranded"].get(k, 0) for s in self.samples] for k in stranded}}
         scheduled = sum(1 for r in self.runs if r.node is not None)
-        return {"pods": pods, "series": series, "scheduled": scheduled, "unschedulable": len(self.runs) - scheduled,
+        not_created = sum(1 for r in self.runs if r.not_created)
+        return {"pods": pods, "series": series, "scheduled": scheduled,
+                "unschedulable": len(self.runs) - scheduled - not_created,
+                **({"notCreated": not_created} if not_created else {}),
                 "completed": len(self.completions) + self.released_bound,
                 "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {},
                 **told_keys(self.warnings, None, self.inputs)}
@@ -103,7 +108,7 @@ class Replay:
         self.events: list[tuple[int, int, int, object]] = []
         self.active: list[tuple[int, int, tuple | None, list[int] | None]] = []  # (-priority, first, group, pods)
         self.waiting: dict[tuple, list[int]] = {}
-        self.running = sum(1 for p in bound if self.state.node_index.get(p.node_name) is not None)
+        self.running_count = sum(1 for p in bound if self.state.node_index.get(p.node_name) is not None)
         self.shapes: dict[int, object] = {}
         self.freed = np.zeros(len(self.state.resources), dtype=np.int64)
         self.completions: list[tuple[int, int]] = []
@@ -111,12 +116,29 @@ class Replay:
         self.released_bound = 0
         self.served = served
         self.seq = 0
+        # an OrderedReady StatefulSet creates a pod once the pods before it run: it arrives then, if ever
+        self.running = {p.key for p in bound if self.state.node_index.get(p.node_name) is not None}
+        self.waiting_for: dict[str, list[int]] = {}  # pod key → runs created when it runs
         for i, run in enumerate(self.runs):
-            self._event(run.arrival, ARRIVAL, i)
+            if not self._created(i, run.arrival):
+                run.not_created = True
         for pod in bound:
             node = self.state.node_index.get(pod.node_name)
             if node is not None and pod.duration is not None:
                 self._event(pod.arrival + pod.duration, COMPLETION, (node, pod))
+
+    def _created(self, i: int, now: int) -> bool:
+        """Queue run `i`'s arrival (at `now` or its own arrival, the later) once every pod it waits for runs;
+        else wait for the first that does not (False)."""
+        run = self.runs[i]
+        waiting = next((k for k in run.pod.ordered_after if k not in self.running), None)
+        if waiting is not None:
+            self.waiting_for.setdefault(waiting, []).append(i)
+            self.messages[i] = not_created_message(run.pod, waiting)
+            return False
+        run.arrival, run.not_created, self.messages[i] = max(now, run.arrival), False, None
+        self._event(run.arrival, ARRIVAL, i)
+        return True
 
     def _event(self, time: int, kind: int, payload: object) -> None:
         heapq.heappush(self.events, (time, kind, self.seq, payload))
@@ -143,7 +165,7 @@ class Replay:
                 heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
                 continue
             completed = True
-            self.running -= 1
+            self.running_count -= 1
             if isinstance(payload, tuple):  # a pod bound from the start
                 self._free(self._release(*payload))
                 self.released_bound += 1
@@ -216,7 +238,10 @@ class Replay:
         run = self.runs[i]
         self.engine.bind(d.node, d.shape, run.pod)
         run.node, run.bound_at, self.messages[i] = d.node, now, None
-        self.running += 1
+        self.running_count += 1
+        self.running.add(run.pod.key)
+        for j in self.waiting_for.pop(run.pod.key, ()):  # its StatefulSet creates the next ordinal now
+            self._created(j, now)
         if run.pod.duration is not None:
             self.shapes[i] = d.shape
             self._event(now + run.pod.duration, COMPLETION, i)
@@ -232,7 +257,7 @@ class Replay:
         for members in self.waiting.values():
             usable |= self.engine.shape(self.runs[members[0]].pod).ok
         stranded = free[~usable].sum(axis=0) if self.waiting else np.zeros(len(state.resources), dtype=np.int64)
-        return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running,
+        return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running_count,
                 "stranded": {r: int(stranded[c]) for r, c in state.index.items() if r != PODS}}
 
 
