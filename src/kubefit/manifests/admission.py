@@ -6,11 +6,13 @@ For a pod being created (defaulting at decoding, then the mutating plugins in th
 `pkg/kubeapiserver/options/plugins.go`, then the validating ones):
 
 1. `SetDefaults_Pod` (pkg/apis/core/v1/defaults.go): a container's or init container's limits become its
-   requests where it has none;
+   requests where it has none; with `hostNetwork`, a port without `hostPort` gets its `containerPort`
+   (`defaultHostNetworkPorts`), which NodePorts then reads;
 2. LimitRanger (plugin/pkg/admission/limitranger, `PodMutateLimitFunc`): each LimitRange of the pod's
    namespace gives containers and init containers without them its `default` limits and `defaultRequest`
    requests;
-3. Priority (`kubefit.manifests.priority`): `priorityClassName` → `spec.priority`;
+3. Priority (`kubefit.manifests.priority`, also with admission off): `priorityClassName` → `spec.priority` and
+   `spec.preemptionPolicy`;
 4. DefaultTolerationSeconds: `node.kubernetes.io/not-ready` and `unreachable` NoExecute tolerations (300 s)
    unless the pod tolerates them already;
 5. RuntimeClass (`setOverhead`, `setScheduling`): `overhead.podFixed` becomes `spec.overhead` (a different
@@ -39,14 +41,14 @@ from typing import Any
 from kubefit.api.core import Container, Node, Pod, Quantity
 from kubefit.api.policy import CONTAINER, POD, LimitRange, RuntimeClass
 from kubefit.api.storage import StorageClass
-from kubefit.errors import InputError
+from kubefit.errors import Forbidden, InputError
 from kubefit.k8s import goquantity as gq
 from kubefit.k8s.quantity import milli_value, value
 from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, _toleration
-from kubefit.manifests.priority import priority_admission, resolve_priorities
+from kubefit.manifests.priority import priority_admission
 from kubefit.manifests.provisioning import bind_volumes
 
 NOT_READY, UNREACHABLE = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
@@ -55,14 +57,6 @@ NO_EXECUTE = "NoExecute"
 MAX_MILLI_VALUE = (2**63 - 1) // 1000  # resource.MaxMilliValue
 # the controllers whose pods are named from a prefix (`generateName`), as the API server names them in a refusal
 GENERATED_NAMES = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet", "Deployment")
-
-
-class Forbidden(Exception):
-    """The admission chain refused a pod: `message` is the plugin's error, `field` where it points (if one)."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.field = message, field
 
 
 # --------------------------------------------------------------------------- one pod's resources
@@ -99,6 +93,15 @@ def _shown(q: Quantity) -> str:
 
 
 # --------------------------------------------------------------------------- defaulting and LimitRanger
+
+def default_host_network_ports(containers: tuple[Container, ...]) -> tuple[Container, ...]:
+    """`defaultHostNetworkPorts`: with host networking every port without a `hostPort` takes its
+    `containerPort` (the same tuple when nothing changes)."""
+    changed = tuple(replace(c, ports=tuple(p if p.host_port else replace(p, host_port=p.container_port)
+                                           for p in c.ports))
+                    if any(not p.host_port and p.container_port for p in c.ports) else c for c in containers)
+    return containers if all(a is b for a, b in zip(changed, containers, strict=True)) else changed
+
 
 def default_requests(containers: list[Resources]) -> list[str]:
     """`SetDefaults_Pod`: limits copied into missing requests; the names of what was set, per container."""
@@ -351,11 +354,12 @@ class Admission:
         # pods of one spec share their decoded objects (load's memo, a workload's replicas) or their manifest's
         # (a DaemonSet's pods, one spec per node): either identity says the chain's outcome is the same
         decoded = (id(pod.containers), id(pod.init_containers), id(pod.tolerations), id(pod.node_selector),
-                   id(pod.overhead), pod.namespace, runtime_class)
+                   id(pod.overhead), pod.namespace, runtime_class, spec.get("hostNetwork") is True)
         outcome = self.outcomes.get(decoded)
         if outcome is None:
             given = (id(spec.get("containers")), id(spec.get("initContainers")), id(spec.get("tolerations")),
-                     id(spec.get("nodeSelector")), id(spec.get("overhead")), pod.namespace, runtime_class)
+                     id(spec.get("nodeSelector")), id(spec.get("overhead")), pod.namespace, runtime_class,
+                     spec.get("hostNetwork") is True)
             outcome = self.outcomes.get(given) or self._chain(pod, spec)
             self.outcomes[decoded] = self.outcomes[given] = outcome
         if outcome.forbidden is not None:
@@ -383,13 +387,23 @@ class Admission:
         defaulted = default_requests([*containers, *inits])
         if defaulted:
             out.done["defaulting"] = "; ".join(defaulted)
+        if spec.get("hostNetwork") is True:
+            ports = default_host_network_ports(pod.containers), default_host_network_ports(pod.init_containers)
+            if ports != (pod.containers, pod.init_containers):
+                out.fields["containers"], out.fields["init_containers"] = ports
+                given = {(c.name, p.container_port) for c in (*pod.containers, *pod.init_containers)
+                         for p in c.ports if p.host_port}
+                out.done["hostNetwork ports"] = ", ".join(
+                    f"hostPort {p.container_port} for container {c.name}" for c in (*ports[0], *ports[1])
+                    for p in c.ports if (c.name, p.container_port) not in given)
         ranges = self.limit_ranges.get(pod.namespace, [])
         set_ = [part for lr in ranges for part in limit_range_defaults(lr, containers, inits)]
         if set_:
             out.done["LimitRanger"] = "; ".join(set_)  # the kubernetes.io/limit-ranger annotation's words
         if defaulted or set_:
-            out.fields["containers"] = _requests_into(pod.containers, containers)
-            out.fields["init_containers"] = _requests_into(pod.init_containers, inits)
+            out.fields["containers"] = _requests_into(out.fields.get("containers", pod.containers), containers)
+            out.fields["init_containers"] = _requests_into(out.fields.get("init_containers", pod.init_containers),
+                                                           inits)
         tolerations = [dict(t) for t in spec.get("tolerations") or [] if isinstance(t, dict)]
         added = default_toleration_seconds(tolerations)
         if added:
@@ -426,6 +440,8 @@ class Admission:
         tainted = [n.name for n in nodes if any(t.effect == NO_EXECUTE and t.key in (NOT_READY, UNREACHABLE)
                                                 for t in n.taints)]
         what = {"defaulting": "container limits copied into the missing requests",
+                "hostNetwork ports": "ports of host-network pods without a hostPort given their containerPort "
+                                     "(SetDefaults_Pod), so NodePorts counts them",
                 "LimitRanger": "the namespace's LimitRange defaults applied",
                 "DefaultTolerationSeconds": f"NoExecute tolerations of {NOT_READY} and {UNREACHABLE} "
                                             f"({DEFAULT_TOLERATION_SECONDS} s) added, so pods may go to the "
@@ -487,21 +503,20 @@ def admit_claims(scenario: Scenario) -> list[str]:
 def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     """Admission of the scenario's pods and claims (Priority always; the rest when `enabled`): pods changed in
     place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended."""
-    resolve_priorities(scenario)
+    priority = priority_admission(scenario)
     scenario.admission = enabled
-    if not enabled:
-        return
-    scenario.warnings += admit_claims(scenario)
-    scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
-    admission = Admission.of(scenario)
+    admission = None
+    if enabled:
+        scenario.warnings += admit_claims(scenario)
+        scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
+        admission = Admission.of(scenario)
     kept: list[Pod] = []
     refused: dict[str, tuple[str, int]] = {}
     for pod in scenario.pods:
-        if pod.uid:  # stored by an API server (only it sets a uid): admitted when it was created
-            kept.append(pod)
-            continue
         try:
-            kept.append(admission.admit(pod))
+            pod = priority(pod)
+            # stored by an API server (only it sets a uid): admitted when it was created
+            kept.append(pod if admission is None or pod.uid else admission.admit(pod))
         except Forbidden as exc:
             if not pod.created_by:
                 raise InputError(f"pods {go_quote(pod.name)} is forbidden: {exc.message}", file=pod.source,
@@ -510,7 +525,8 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
                                                           f"{exc.message}", 0))
             refused[pod.created_by] = (message, count + 1)
     scenario.pods = kept
-    scenario.warnings += admission.notes(scenario.nodes)
+    if admission is not None:
+        scenario.warnings += admission.notes(scenario.nodes)
     scenario.warnings += [f"{owner}: its controller cannot create {count} pod(s): {message}"
                           for owner, (message, count) in refused.items()]
 
@@ -519,13 +535,12 @@ def admitter(scenario: Scenario) -> Callable[[Pod], Pod | None]:
     """For pods a controller creates later (a plan's DaemonSet pods, capacity's replica): a function giving
     each as the API server admits it, None when it forbids it (admission off: Priority only, as at load)."""
     priority = priority_admission(scenario)
-    if not scenario.admission:
-        return priority
-    admission = Admission.of(scenario)
+    admission = Admission.of(scenario) if scenario.admission else None
 
     def admit(pod: Pod) -> Pod | None:
         try:
-            return admission.admit(replace(priority(pod)))
+            pod = priority(pod)
+            return pod if admission is None else admission.admit(replace(pod))
         except Forbidden:
             return None
     return admit

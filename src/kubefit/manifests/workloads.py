@@ -39,7 +39,14 @@ from kubefit.manifests.decode import entries
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import mapping as _mapping
 from kubefit.manifests.documents import Document
-from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, operator_note, skipped_note
+from kubefit.manifests.kinds import (
+    SPEC_FIELDS,
+    STATUS_FIELDS,
+    WORKLOAD_KINDS,
+    kustomize_note,
+    operator_note,
+    skipped_note,
+)
 from kubefit.manifests.load import (
     METADATA_FIELDS,
     OBJECT_FIELDS,
@@ -642,7 +649,8 @@ def daemon_pod(pod: Pod) -> bool:
 def expand_workloads(scenario: Scenario) -> None:
     """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
     still create; note the skipped kinds once."""
-    scenario.warnings += [n for n in (operator_note(scenario.skipped), skipped_note(scenario.skipped)) if n]
+    scenario.warnings += [n for n in (operator_note(scenario.skipped), kustomize_note(scenario.skipped),
+                                      skipped_note(scenario.skipped)) if n]
     if not scenario.workloads:
         return
     given = list(scenario.pods)

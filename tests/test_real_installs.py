@@ -1,0 +1,163 @@
+"""Defects found by simulating real public install manifests (benchmarks/real-installs.md lists them): one
+regression test each, from a small manifest of its own, the outcome derived in its docstring from the
+Kubernetes source that decides it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests_support import run_json
+
+NODE = """apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}}}
+"""
+
+
+def node(name: str, cpu: str = "4") -> str:
+    return NODE.format(name=name, cpu=cpu)
+
+
+def files(tmp_path: Path, *docs: str, name: str = "scenario.yaml") -> str:
+    path = tmp_path / name
+    path.write_text("---\n".join(docs))
+    return str(path)
+
+
+def deployment(name: str, replicas: int = 1, pod_spec: str = "", cpu: str = "1") -> str:
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n"
+            f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+            f"    spec:\n{pod_spec}      containers: [{{name: c, image: x, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n")
+
+
+# --------------------------------------------------------------------------- Priority admission
+
+PRIORITY_CLASS = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\nvalue: {value}\n"
+BATCH_ON_N1 = ("apiVersion: v1\nkind: Pod\nmetadata: {name: batch}\nspec: {nodeName: n1, containers: [{name: c, "
+               "image: x, resources: {requests: {cpu: '1'}}}]}\n")
+
+
+def test_a_non_preempting_priority_class_makes_its_pods_non_preempting(tmp_path, capsys):
+    """`admitPod` sets `spec.preemptionPolicy` from the pod's PriorityClass (its `preemptionPolicy`, defaulted
+    to PreemptLowerPriority). n1 (1 cpu) runs `batch` (priority 0, 1 cpu); web (class high: 1000) needs 1 cpu.
+    With `preemptionPolicy: Never` DefaultPreemption's PodEligibleToPreemptOthers refuses: web stays pending
+    ("not eligible due to preemptionPolicy=Never") and batch keeps running; without it web preempts batch.
+    (kubefit gave the pod the class's value only: web preempted batch in both cases.)"""
+    pod_spec = "      priorityClassName: high\n"
+    never = PRIORITY_CLASS.format(name="high", value=1000) + "preemptionPolicy: Never\n"
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1", "1"), BATCH_ON_N1, never,
+                                                           deployment("web", pod_spec=pod_spec)))
+    assert rc == 0, err
+    assert [s.get("victims") for s in out["steps"]] == [None]
+    assert out["steps"][0]["message"].endswith("preemption: not eligible due to preemptionPolicy=Never.")
+    preempting = PRIORITY_CLASS.format(name="high", value=1000)
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1", "1"), BATCH_ON_N1, preempting,
+                                                           deployment("web", pod_spec=pod_spec)))
+    assert rc == 0, err
+    assert out["steps"][0]["victims"] == ["default/batch"] and out["placement"] == {"n1": 1}
+
+
+def test_a_pods_preemption_policy_other_than_its_classs_is_forbidden(tmp_path, capsys):
+    """`admitPod`: a pod created with a `spec.preemptionPolicy` other than the one computed from its class (no
+    class and no global default: PreemptLowerPriority) is forbidden with the plugin's message; a Pod document
+    is refused (exit 2), a workload's controller creates none of its pods (a note, exit 0)."""
+    never = "      preemptionPolicy: Never\n"
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {preemptionPolicy: Never, containers: "
+           "[{name: c, image: x}]}\n")
+    rc, _out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), pod))
+    assert rc == 2 and err.count("error:") == 1
+    assert ('Pod/p: spec.preemptionPolicy: pods "p" is forbidden: the string value of PreemptionPolicy (Never) '
+            'must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from '
+            'the given PriorityClass name') in err, err
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), deployment("web", 2, never)))
+    assert rc == 0 and out["steps"] == [], err
+    assert "Deployment/web: its controller cannot create 2 pod(s): pods \"web-" in err
+    assert "is forbidden: the string value of PreemptionPolicy (Never) must not be provided" in err
+
+
+def test_a_workload_naming_a_missing_priority_class_is_stored_and_creates_no_pod(tmp_path, capsys):
+    """The API server stores a Deployment whatever class its template names (the Priority admission judges pods,
+    `admitPod`, not templates); the ReplicaSet controller's creates are then forbidden ("no PriorityClass with
+    name urgent was found"), so no pod exists. kubefit refused the whole input (exit 2), as for a Pod."""
+    web = deployment("web", 2, "      priorityClassName: urgent\n")
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), web))
+    assert rc == 0, err
+    assert out["steps"] == [] and out["scheduled"] == 0
+    lines = [w for w in out["warnings"] if w.startswith("Deployment/web")]
+    assert len(lines) == 1 and lines[0].startswith("Deployment/web: its controller cannot create 2 pod(s): pods "
+                                                   '"web-')
+    assert lines[0].endswith('-" is forbidden: no PriorityClass with name urgent was found')
+
+
+def test_a_priority_class_with_an_unknown_preemption_policy_is_refused(tmp_path, capsys):
+    """`ValidatePriorityClass` → `ValidatePreemptionPolicy`: only PreemptLowerPriority and Never
+    (field.NotSupported, values in that order)."""
+    bad = PRIORITY_CLASS.format(name="high", value=10) + "preemptionPolicy: Sometimes\n"
+    rc, _out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), bad))
+    assert rc == 2 and err.count("error:") == 1
+    assert ('PriorityClass/high: preemptionPolicy: Unsupported value: "Sometimes": supported '
+            'values: "PreemptLowerPriority", "Never"') in err, err
+
+
+# --------------------------------------------------------------------------- what kubefit cannot see, named
+
+def test_an_operator_installation_and_a_kustomization_are_named_not_skipped(tmp_path, capsys):
+    """tigera-operator's `Installation` (operator.tigera.io) becomes calico-node on every node, typha and
+    kube-controllers: its pods will exist, so it is named in the operator warning, not among objects that
+    "place no pod" (where Calico's install put it). A `kustomization.yaml` read with its folder is kustomize's
+    build file, which `kubectl apply -f` refuses: named with what it would have changed. A PriorityClass is
+    read (it gives pods their priority), so it is not "skipped"."""
+    installation = ("apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata: {name: default}\n"
+                    "spec: {calicoNetwork: {}}\n")
+    kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: calico\n"
+    folder = tmp_path / "install"
+    folder.mkdir()
+    files(folder, node("n1"), installation, PRIORITY_CLASS.format(name="high", value=10),
+          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", name="install.yaml")
+    files(folder, kustomization, name="kustomization.yaml")
+    rc, out, err = run_json(capsys, "simulate", "-f", str(folder))
+    assert rc == 0, err
+    warnings = out["warnings"]
+    assert any(w.startswith("Installation/default (operator.tigera.io/v1): an operator turns these custom "
+                            "resources into pods") for w in warnings), warnings
+    assert any(w.startswith(f"{folder / 'kustomization.yaml'}: a Kustomization is kustomize's build file")
+               and "`kubectl kustomize DIR | kubefit ... -f -`" in w for w in warnings), warnings
+    assert [w for w in warnings if w.startswith("skipped")] == ["skipped 1 object(s) that place no pod: "
+                                                                "ConfigMap (1)"]
+
+
+# --------------------------------------------------------------------------- defaulting
+
+HOST_NETWORK = """apiVersion: apps/v1
+kind: {kind}
+metadata: {{name: {name}}}
+spec:
+  {replicas}selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      hostNetwork: {host_network}
+      containers: [{{name: c, image: x, ports: [{{containerPort: 9100}}]}}]
+"""
+
+
+def test_host_network_ports_are_host_ports(tmp_path, capsys):
+    """`SetDefaults_Pod` (pkg/apis/core/v1/defaults.go, `defaultHostNetworkPorts`): with `hostNetwork` a port
+    without `hostPort` is stored with hostPort = containerPort, which NodePorts reads. A DaemonSet exporter on
+    9100 runs on both nodes; a host-network Deployment pod on 9100 then finds no node with that port free and
+    stays pending. Without hostNetwork the port is the pod's own and the Deployment pod fits. (kubefit
+    placed it beside the exporter in both cases.)"""
+    exporter = HOST_NETWORK.format(kind="DaemonSet", name="exporter", replicas="", host_network="true")
+    for host_network, free in (("true", False), ("false", True)):
+        web = HOST_NETWORK.format(kind="Deployment", name="web", replicas="replicas: 1\n  ",
+                                  host_network=host_network)
+        rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), node("n2"), exporter, web))
+        assert rc == 0, err
+        web_step = [s for s in out["steps"] if s["pod"].startswith("web-")]
+        assert (web_step[0]["node"] is not None) is free, web_step
+        if not free:
+            assert "2 node(s) didn't have free ports for the requested pod ports" in web_step[0]["message"]
+            assert any(w.startswith("admission: hostNetwork ports:") and "hostPort 9100 for container c" in w
+                       for w in out["warnings"]), out["warnings"]
