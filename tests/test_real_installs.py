@@ -161,3 +161,102 @@ def test_host_network_ports_are_host_ports(tmp_path, capsys):
             assert "2 node(s) didn't have free ports for the requested pod ports" in web_step[0]["message"]
             assert any(w.startswith("admission: hostNetwork ports:") and "hostPort 9100 for container c" in w
                        for w in out["warnings"]), out["warnings"]
+
+
+# --------------------------------------------------------------------------- the PV controller and DefaultStorageClass
+
+def volume(name: str, host: str, size: str = "1Gi", cls: str = "", modes: str = "[ReadWriteOnce]",
+           extra: str = "") -> str:
+    cls_field = f"storageClassName: {cls}, " if cls else ""
+    return (f"apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: {name}}}\nspec: {{{cls_field}capacity: "
+            f"{{storage: {size}}}, accessModes: {modes}, hostPath: {{path: /d}}, nodeAffinity: {{required: "
+            f"{{nodeSelectorTerms: [{{matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: "
+            f"[{host}]}}]}}]}}}}{extra}}}\n")
+
+
+def claim(cls: str = "", extra: str = "", size: str = "1Gi") -> str:
+    cls_field = f"storageClassName: {cls}, " if cls else ""
+    return (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{{cls_field}accessModes: "
+            f"[ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}{extra}}}\n")
+
+
+MOUNTS_DATA = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {volumes: [{name: d, persistentVolumeClaim: "
+               "{claimName: data}}], containers: [{name: c, image: x}]}\n")
+DEFAULT_CLASS = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: standard, annotations: "
+                 "{storageclass.kubernetes.io/is-default-class: 'true'}}\nprovisioner: rancher.io/local-path\n"
+                 "volumeBindingMode: WaitForFirstConsumer\n")
+
+
+def simulated(capsys, tmp_path: Path, *docs: str) -> dict:
+    """`simulate -o json` of the documents, ties broken by node order (never by luck)."""
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, *docs), "--tie-break", "first")
+    assert rc == 0, err
+    return out
+
+
+def test_a_claim_naming_a_volume_of_no_class_gets_the_default_class_and_stays_pending(tmp_path, capsys):
+    """kubernetes/examples AI/model-serving-tensorflow: a PV of no class and a claim naming it (`volumeName`)
+    without `storageClassName`. On a cluster with a default class (kind's `standard`) the DefaultStorageClass
+    admission gives the claim that class (setdefault/admission.go `Admit` reads only the class); the PV
+    controller's `syncUnboundClaim` then finds the named volume unclaimed and `checkVolumeSatisfyClaim` refuses
+    it ("storageClassName does not match"): the claim stays Pending and the pod on VolumeBinding's "pod has
+    unbound immediate PersistentVolumeClaims" (a claim with volumeName is never delayed). Without a default
+    class the classes are both "" and the claim is bound: the pod follows the volume to n2. (kubefit left such
+    claims without the default class and bound them in both cases.)"""
+    docs = (node("n1"), node("n2"), volume("model", "n2"), claim(extra=", volumeName: model"), MOUNTS_DATA)
+    out = simulated(capsys, tmp_path, DEFAULT_CLASS, *docs)
+    assert out["steps"][0]["node"] is None
+    assert "pod has unbound immediate PersistentVolumeClaims" in out["steps"][0]["message"]
+    assert ('PV controller: claim(s) default/data stay Pending: Cannot bind to requested volume "model": '
+            'storageClassName does not match') in out["warnings"]
+    assert simulated(capsys, tmp_path, *docs)["placement"] == {"n2": 1}
+
+
+def test_a_claim_of_a_class_that_is_no_storage_class_binds_to_a_volume_of_that_class(tmp_path, capsys):
+    """The Kubernetes docs' "Configure a Pod to Use a PersistentVolume" task: PV and claim of class `manual`,
+    which names no StorageClass object. `IsDelayBindingMode` takes a class that does not exist as not delayed,
+    so the PV controller's `findBestMatchForClaim` binds the claim to the smallest Available volume of that
+    class that holds it: manual-2 (2Gi; manual-5 is 5Gi, other-1 is of another class), on n2, where the pod
+    goes. (kubefit bound only claims whose class existed: the pod stayed pending.)"""
+    out = simulated(capsys, tmp_path, node("n1"), node("n2"), node("n3"), volume("manual-5", "n1", "5Gi", "manual"),
+                    volume("manual-2", "n2", "2Gi", "manual"), volume("other-1", "n3", "1Gi", "other"),
+                    claim("manual"), MOUNTS_DATA)
+    assert out["placement"] == {"n2": 1}
+
+
+def test_a_volume_pre_bound_to_a_claim_wins_whatever_its_class(tmp_path, capsys):
+    """A PV whose `claimRef` names the claim (no uid) is matched first by `FindMatchingVolume`
+    (`IsVolumeBoundToClaim` comes before the class check), even though the DefaultStorageClass admission gave
+    the claim the class `standard` and the PV has none; and even though `standard` is WaitForFirstConsumer (a
+    pre-bound volume is bound by the PV controller). The pod follows the volume to n2, and nothing is
+    provisioned. (kubefit skipped the volume for its class and left the claim to the scheduler.)"""
+    pre_bound = volume("reserved", "n2", extra=", claimRef: {namespace: default, name: data}")
+    out = simulated(capsys, tmp_path, node("n1"), node("n2"), DEFAULT_CLASS, pre_bound, claim(), MOUNTS_DATA)
+    assert out["placement"] == {"n2": 1}
+    assert not any("provisioned" in w for w in out["warnings"]), out["warnings"]
+
+
+def test_the_pv_controller_searches_the_fewest_access_modes_first(tmp_path, capsys):
+    """`findByClaim` (pkg/controller/volume/persistentvolume/index.go): volumes are indexed by their access-mode
+    set; the sets holding the claim's ReadWriteOnce are searched fewest modes first
+    (`allPossibleMatchingAccessModes`), and the first set with a match decides. rwo-5 (ReadWriteOnce, 5Gi, n2)
+    is chosen over the smaller both-1 (ReadWriteOnce+ReadOnlyMany, 1Gi, n1): the pod goes to n2. (kubefit took
+    the smallest volume of all sets, both-1.)"""
+    cls = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\n"
+           "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: Immediate\n")
+    out = simulated(capsys, tmp_path, node("n1"), node("n2"), cls,
+                    volume("both-1", "n1", "1Gi", "local", "[ReadWriteOnce, ReadOnlyMany]"),
+                    volume("rwo-5", "n2", "5Gi", "local"), claim("local"), MOUNTS_DATA)
+    assert out["placement"] == {"n2": 1}
+
+
+def test_a_claim_of_no_class_without_a_default_class_is_named_pending(tmp_path, capsys):
+    """WordPress's claims (kubernetes/website) on a scenario without a StorageClass: no volume of class "", no
+    class to provision with, so `syncUnboundClaim` leaves the claim Pending with its event "no persistent
+    volumes available for this claim and no storage class is set"; one note names the claims and says why."""
+    second = claim().replace("name: data", "name: logs")
+    out = simulated(capsys, tmp_path, node("n1"), claim(), second, MOUNTS_DATA)
+    assert out["steps"][0]["node"] is None
+    assert [w for w in out["warnings"] if w.startswith("PV controller")] == [
+        "PV controller: claim(s) default/data, default/logs stay Pending: no persistent volumes available for this "
+        "claim and no storage class is set (the scenario has no StorageClass: give the cluster's default one)"]

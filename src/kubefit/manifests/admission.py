@@ -484,14 +484,22 @@ def default_storage_class(classes: list[StorageClass]) -> StorageClass | None:
 
 
 def admit_claims(scenario: Scenario) -> list[str]:
-    """DefaultStorageClass: the default class for claims without `storageClassName` not yet bound; notes."""
+    """DefaultStorageClass: the default class for claims without `storageClassName`; notes.
+
+    A new claim gets it whatever else it says, `spec.volumeName` included (plugin/pkg/admission/storage/
+    storageclass/setdefault/admission.go `Admit` looks at the class only: a claim pre-bound to a volume of no
+    class then no longer matches it, `checkVolumeSatisfyClaim`). A stored claim (`metadata.uid`) still unbound
+    and naming no volume gets it from the PV controller (`assignDefaultStorageClass`, the retroactive default).
+    """
     default = default_storage_class(scenario.objects.of("StorageClass"))
     claims = scenario.objects.by_kind.get("PersistentVolumeClaim", [])
     if default is None:
         return []
     changed = []
     for i, claim in enumerate(claims):
-        if claim.storage_class_name is None and claim.beta_class_annotation is None and not claim.volume_name:
+        if claim.storage_class_name is not None or claim.beta_class_annotation is not None:
+            continue
+        if not claim.meta.uid or not (claim.volume_name or claim.bind_completed):
             claims[i] = replace(claim, storage_class_name=default.meta.name)
             changed.append(claim.meta.key)
     if not changed:
