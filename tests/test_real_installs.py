@@ -260,3 +260,50 @@ def test_a_claim_of_no_class_without_a_default_class_is_named_pending(tmp_path, 
     assert [w for w in out["warnings"] if w.startswith("PV controller")] == [
         "PV controller: claim(s) default/data, default/logs stay Pending: no persistent volumes available for this "
         "claim and no storage class is set (the scenario has no StorageClass: give the cluster's default one)"]
+
+
+# --------------------------------------------------------------------------- nodes written without the kubelet's labels
+
+def test_nodes_without_the_kubelets_os_label_are_named_when_pods_select_on_it(tmp_path, capsys):
+    """ingress-nginx, Argo CD, cert-manager, metrics-server... select `kubernetes.io/os: linux`, a label every
+    kubelet sets (`initialNode`, pkg/kubelet/kubelet_node_status.go). Node documents written without it make
+    NodeAffinity fail everywhere — the answer for those documents, kept — and a warning says why, for the
+    scenario's nodes (simulate) and for plan's templates. With the label the pod is placed and nothing is
+    said."""
+    web = deployment("web", pod_spec="      nodeSelector: {kubernetes.io/os: linux}\n")
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), web))
+    assert rc == 0 and out["scheduled"] == 0, err
+    note = [w for w in out["warnings"] if "kubelet" in w]
+    assert note == ["the scenario's nodes have no kubernetes.io/os label, which every kubelet sets on its node: pods "
+                    "selecting on it (Deployment/web) fit none of them; add the labels the cluster's nodes carry "
+                    "(e.g. kubernetes.io/os: linux, kubernetes.io/arch: amd64) to the Node documents"]
+    template = files(tmp_path, node("big", "8"), name="template.yaml")
+    rc, out, err = run_json(capsys, "plan", "-f", files(tmp_path, web), "--node-template", template)
+    assert rc != 2, err
+    assert any(w.startswith("the node templates have no kubernetes.io/os label") for w in out["warnings"]), out
+    labelled = node("n1").replace("kubernetes.io/hostname: n1", "kubernetes.io/hostname: n1, kubernetes.io/os: linux")
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, labelled, web))
+    assert out["placement"] == {"n1": 1} and not any("kubelet" in w for w in out["warnings"]), out
+
+
+# --------------------------------------------------------------------------- admission kubefit does not run, named
+
+def test_admission_kubefit_does_not_run_is_named(tmp_path, capsys):
+    """A namespace labelled `pod-security.kubernetes.io/enforce: restricted` has the PodSecurity admission
+    (enabled by default in kube-apiserver) forbid pods that break the level; a MutatingWebhookConfiguration
+    (Istio's, Linkerd's injectors) changes pods, a ValidatingWebhookConfiguration may refuse them. kubefit runs
+    none of them: the first gets a note of its own, the webhooks are named among what can still change where
+    or whether pods run, in the one note of skipped objects."""
+    namespace = ("apiVersion: v1\nkind: Namespace\nmetadata: {name: secure, labels: "
+                 "{pod-security.kubernetes.io/enforce: restricted}}\n")
+    web = deployment("web").replace("metadata: {name: web}", "metadata: {name: web, namespace: secure}")
+    webhook = ("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"
+               "metadata: {name: injector}\nwebhooks: []\n")
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), namespace, web, webhook))
+    assert rc == 0 and out["placement"] == {"n1": 1}, err
+    assert ("PodSecurity admission: namespace(s) secure (restricted) enforce a Pod Security Standard: the API "
+            "server forbids pods that break it, and kubefit does not check them (a forbidden pod would not "
+            "exist)") in out["warnings"]
+    assert ("skipped 1 object(s) that place no pod: MutatingWebhookConfiguration (1); in a real cluster "
+            "MutatingWebhookConfiguration can still change where or whether pods run, kubefit does not evaluate "
+            "them") in out["warnings"]

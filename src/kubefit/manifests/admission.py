@@ -535,8 +535,26 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     scenario.pods = kept
     if admission is not None:
         scenario.warnings += admission.notes(scenario.nodes)
+        scenario.warnings += pod_security_note(scenario)
     scenario.warnings += [f"{owner}: its controller cannot create {count} pod(s): {message}"
                           for owner, (message, count) in refused.items()]
+
+
+POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce"
+
+
+def pod_security_note(scenario: Scenario) -> list[str]:
+    """The warning for namespaces whose `pod-security.kubernetes.io/enforce` label asks the PodSecurity admission
+    (enabled by default) for the `baseline` or `restricted` level, where new pods run: it forbids pods that break
+    the level (k8s.io/pod-security-admission), which kubefit does not check."""
+    used = {p.namespace for p in scenario.pods if not p.uid}
+    enforced = [f"{ns.meta.name} ({ns.meta.labels[POD_SECURITY_ENFORCE]})" for ns in scenario.objects.of("Namespace")
+                if ns.meta.name in used and ns.meta.labels.get(POD_SECURITY_ENFORCE, "privileged") != "privileged"]
+    if not enforced:
+        return []
+    return [f"PodSecurity admission: namespace(s) {', '.join(enforced[:4])}{' …' if len(enforced) > 4 else ''} "
+            f"enforce a Pod Security Standard: the API server forbids pods that break it, and kubefit does not "
+            f"check them (a forbidden pod would not exist)"]
 
 
 def admitter(scenario: Scenario) -> Callable[[Pod], Pod | None]:

@@ -74,7 +74,8 @@ SKIPPED_KINDS = frozenset({
     "CSIStorageCapacity", "VolumeAttachment",
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "PodSecurityPolicy",
+    "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "APIService",
+    "PodTemplate", "PodSecurityPolicy",
     "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
@@ -82,7 +83,10 @@ SKIPPED_KINDS = frozenset({
 AFFECTS_SCHEDULING = frozenset({
     "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity",
-    "HorizontalPodAutoscaler", "CronJob"})
+    "HorizontalPodAutoscaler", "CronJob",
+    # admission kubefit does not run: webhooks and policies may change pods (a sidecar's requests) or refuse them
+    "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicy"})
 
 
 # The API groups kube-apiserver serves itself (v1.34); every other dotted group is a CustomResourceDefinition's,
