@@ -307,3 +307,20 @@ def test_admission_kubefit_does_not_run_is_named(tmp_path, capsys):
     assert ("skipped 1 object(s) that place no pod: MutatingWebhookConfiguration (1); in a real cluster "
             "MutatingWebhookConfiguration can still change where or whether pods run, kubefit does not evaluate "
             "them") in out["warnings"]
+
+
+# --------------------------------------------------------------------------- capacity of an install's workload
+
+def test_capacity_counts_beside_an_installs_own_pods_with_place_pending(tmp_path, capsys):
+    """Two 2-cpu nodes and an install whose Deployment wants 3 replicas of 1 cpu. As cluster-capacity counts
+    (nothing bound yet), 4 more replicas fit (2 per node), and a warning says the 3 pending pods were not placed
+    first; with --place-pending the 3 are scheduled first (3 of the 4 cpu) and 1 more replica fits."""
+    path = files(tmp_path, node("n1", "2"), node("n2", "2"), deployment("web", 3))
+    rc, out, err = run_json(capsys, "capacity", "-f", path, "--pod", "deployment/web")
+    assert rc == 0 and out["count"] == 4, err
+    assert any(w.startswith("the scenario's 3 other pending pod(s) are not placed first") for w in out["warnings"])
+    rc, out, err = run_json(capsys, "capacity", "-f", path, "--pod", "deployment/web", "--place-pending")
+    assert rc == 0 and out["count"] == 1, err
+    assert ("the scenario's pending pods placed first, as simulate places them: 3 of 3 scheduled; the copies are "
+            "counted beside them") in out["warnings"]
+    assert out["inputs"]["options"]["placePending"] is True
