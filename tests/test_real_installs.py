@@ -324,3 +324,18 @@ def test_capacity_counts_beside_an_installs_own_pods_with_place_pending(tmp_path
     assert ("the scenario's pending pods placed first, as simulate places them: 3 of 3 scheduled; the copies are "
             "counted beside them") in out["warnings"]
     assert out["inputs"]["options"]["placePending"] is True
+
+
+def test_nodes_without_a_pods_allocatable_are_named(tmp_path, capsys):
+    """A kubelet always reports `pods` in `status.allocatable` (its --max-pods, 110 by default); a Node document
+    written without it holds no pod (NodeResourcesFit's "Too many pods": allowed pods 0), which kubefit keeps
+    and names in one warning for all such nodes."""
+    bare = ("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '4', "
+            "memory: 8Gi}}}}\n")
+    path = files(tmp_path, *(bare.format(name=f"n{i}") for i in range(1, 5)), deployment("web"))
+    rc, out, err = run_json(capsys, "simulate", "-f", path)
+    assert rc == 0 and "1 Too many pods" not in out["steps"][0]["message"], err
+    assert "4 Too many pods" in out["steps"][0]["message"]
+    assert ('4 of the scenario\'s nodes (n1, n2, n3 and 1 more) have no pods in status.allocatable, which every '
+            'kubelet reports (its --max-pods, 110 by default): no pod fits them (Too many pods); add pods: "110"'
+            ) in out["warnings"]

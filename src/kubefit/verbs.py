@@ -385,7 +385,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     >>> out["add"], out["cost"], [row["pod"] for row in out["cannotFit"]]
     ({'small': 1, 'large': 1}, 4, ['batch-huge'])
     """
-    from kubefit.manifests.nodelabels import missing_kubelet_labels_note
+    from kubefit.manifests.registration import registration_notes
     from kubefit.manifests.templates import load_templates
     from kubefit.planning.plan import plan as run_plan
     from kubefit.scheduler.nodeactions import eviction_report
@@ -396,15 +396,13 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions,
                                                 admission=admission, nodes_required=False)
-    unlabelled = missing_kubelet_labels_note(scenario.pending_pods, [t.node for t in templates], "the node templates")
-    if unlabelled:
-        warn(unlabelled)
-    result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    if unlabelled:
-        result.notes.insert(0, unlabelled)
-    for note in result.notes[1 if unlabelled else 0:]:
+    unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
+    for note in unregistered:
         warn(note)
-    result.warnings = list(prepared.notes) + result.notes
+    result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + unregistered + result.notes
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive)

@@ -1,4 +1,4 @@
-"""The labels every kubelet puts on its Node, and the note for Node manifests written without them.
+"""What every kubelet puts on the Node it registers, and the notes for Node manifests written without it.
 
 A kubelet registers its node with `kubernetes.io/hostname`, `kubernetes.io/os` and `kubernetes.io/arch`
 (and their `beta.` forms) — `initialNode` in pkg/kubelet/kubelet_node_status.go — so every live cluster's
@@ -7,6 +7,9 @@ ingress-nginx, Argo CD, cert-manager, metrics-server, ...). kubefit takes a Node
 when none of the scenario's nodes has such a label and a pod selects on it, every node fails NodeAffinity
 for that pod, which is not what the cluster described would do; the note names the label and the pods
 (kubefit cannot guess a node's operating system or architecture, so it adds nothing).
+
+It also reports `pods` in `status.allocatable` (its `--max-pods`, 110 by default): a Node document without it
+holds no pod at all (NodeResourcesFit: "Too many pods"), which a note says too.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kubefit.api.core import Node, Pod
+from kubefit.k8s.resourcenames import PODS
 
 KUBELET_LABELS = ("kubernetes.io/os", "kubernetes.io/arch", "beta.kubernetes.io/os", "beta.kubernetes.io/arch")
 
@@ -50,3 +54,19 @@ def missing_kubelet_labels_note(pods: Iterable[Pod], nodes: list[Node], whose: s
     return (f"{whose} have no {', '.join(selecting)} label, which every kubelet sets on its node: pods selecting "
             f"on it ({shown}) fit none of them; add the labels the cluster's nodes carry (e.g. kubernetes.io/os: "
             f"linux, kubernetes.io/arch: amd64) to the Node documents")
+
+
+def missing_pods_note(nodes: list[Node], whose: str = "the scenario's nodes") -> str | None:
+    """The warning for nodes whose allocatable has no `pods` (None when every node has it); nodes with no
+    allocatable at all are warned about when decoded."""
+    lacking = [n.name for n in nodes if n.allocatable and PODS not in n.allocatable]
+    if not lacking:
+        return None
+    shown = ", ".join(lacking[:3]) + (f" and {len(lacking) - 3} more" if len(lacking) > 3 else "")
+    return (f"{len(lacking)} of {whose} ({shown}) have no pods in status.allocatable, which every kubelet reports "
+            f"(its --max-pods, 110 by default): no pod fits them (Too many pods); add pods: \"110\"")
+
+
+def registration_notes(pods: Iterable[Pod], nodes: list[Node], whose: str = "the scenario's nodes") -> list[str]:
+    """The notes on `nodes` lacking what every kubelet registers that change where `pods` can go."""
+    return [n for n in (missing_pods_note(nodes, whose), missing_kubelet_labels_note(pods, nodes, whose)) if n]
