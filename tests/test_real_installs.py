@@ -339,3 +339,28 @@ def test_nodes_without_a_pods_allocatable_are_named(tmp_path, capsys):
     assert ('4 of the scenario\'s nodes (n1, n2, n3 and 1 more) have no pods in status.allocatable, which every '
             'kubelet reports (its --max-pods, 110 by default): no pod fits them (Too many pods); add pods: "110"'
             ) in out["warnings"]
+
+
+# --------------------------------------------------------------------------- one note per kind of thing
+
+def test_daemon_sets_creating_no_pod_are_named_in_one_note(tmp_path, capsys):
+    """An install's DaemonSets planned from zero (no Node objects: each creates no pod until a node joins), or
+    GPU DaemonSets on a cluster without GPU nodes (their nodeSelector matches no node): one note per reason
+    naming them all, not one line per DaemonSet."""
+    def daemon_set(name: str, selector: str = "") -> str:
+        return (f"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}}}\nspec: {{selector: {{matchLabels: "
+                f"{{app: {name}}}}}, template: {{metadata: {{labels: {{app: {name}}}}}, spec: {{{selector}"
+                f"containers: [{{name: c, image: x}}]}}}}}}\n")
+    gpu = [daemon_set(f"gpu-{i}", "nodeSelector: {gpu: 'true'}, ") for i in range(5)]
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), *gpu))
+    assert rc == 0 and out["steps"] == [], err
+    assert [w for w in out["warnings"] if "DaemonSet" in w] == [
+        "DaemonSet/gpu-0, DaemonSet/gpu-1, DaemonSet/gpu-2, DaemonSet/gpu-3 and 1 more: spec.template.spec.nodeSelector "
+        "matches no node of the scenario; these 5 DaemonSets create no pod (and one on each matching node that joins)"]
+    template = files(tmp_path, node("worker"), name="template.yaml")
+    rc, out, err = run_json(capsys, "plan", "-f", files(tmp_path, daemon_set("a"), daemon_set("b"), deployment("web")),
+                            "--node-template", template)
+    assert rc == 0 and out["add"] == {"worker": 1}, err
+    assert [w for w in out["warnings"] if "DaemonSet" in w] == [
+        "DaemonSet/a, DaemonSet/b: the scenario has no Node objects; these 2 DaemonSets create no pod (and one on each "
+        "node that joins)"]
