@@ -44,8 +44,13 @@ def missing_kubelet_labels_note(pods: Iterable[Pod], nodes: list[Node], whose: s
     if not missing:
         return None
     selecting: dict[str, list[str]] = {}
+    seen: dict[tuple[int, int], set[str]] = {}  # pods of one spec share their decoded selector and affinity
     for pod in pods:
-        for key in sorted(_selected_keys(pod).intersection(missing)):
+        shape = (id(pod.node_selector), id(pod.affinity))
+        keys = seen.get(shape)
+        if keys is None:
+            keys = seen[shape] = _selected_keys(pod).intersection(missing)
+        for key in sorted(keys):
             selecting.setdefault(key, []).append(pod.created_by or f"Pod/{pod.name}")
     if not selecting:
         return None
