@@ -364,3 +364,45 @@ def test_daemon_sets_creating_no_pod_are_named_in_one_note(tmp_path, capsys):
     assert [w for w in out["warnings"] if "DaemonSet" in w] == [
         "DaemonSet/a, DaemonSet/b: the scenario has no Node objects; these 2 DaemonSets create no pod (and one on each "
         "node that joins)"]
+
+
+# --------------------------------------------------------------------------- the HorizontalPodAutoscaler's bounds
+
+def hpa(target_kind: str, name: str, low: int | None, high: int) -> str:
+    low_field = f"minReplicas: {low}, " if low is not None else ""
+    return (f"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec: {{"
+            f"scaleTargetRef: {{apiVersion: apps/v1, kind: {target_kind}, name: {name}}}, {low_field}"
+            f"maxReplicas: {high}}}\n")
+
+
+def test_an_hpa_scales_its_target_into_its_bounds_at_once(tmp_path, capsys):
+    """`reconcileAutoscaler` (pkg/controller/podautoscaler/horizontal.go) scales a target below `minReplicas` up
+    to it and one above `maxReplicas` down to it before reading any metric; a target of 0 replicas is left
+    alone. A Helm chart with autoscaling renders its Deployment without `replicas` (1) beside an HPA of
+    `minReplicas: 3`: 3 pods run (kubefit made 1). A StatefulSet of 6 under `maxReplicas: 4` keeps db-0..db-3;
+    a Deployment of 0 replicas stays at 0."""
+    db = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {replicas: 6, serviceName: db, "
+          "podManagementPolicy: Parallel, selector: {matchLabels: {app: db}}, template: {metadata: {labels: "
+          "{app: db}}, spec: {containers: [{name: c, image: x}]}}}\n")
+    web = deployment("web").replace("  replicas: 1\n", "")
+    idle = deployment("idle", 0)
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1", "8"), web, hpa("Deployment", "web", 3, 10),
+                                                           db, hpa("StatefulSet", "db", None, 4), idle,
+                                                           hpa("Deployment", "idle", 2, 5)))
+    assert rc == 0, err
+    pods = [s["pod"] for s in out["steps"]]
+    assert sum(p.startswith("web-") for p in pods) == 3 and not any(p.startswith("idle-") for p in pods)
+    assert [p for p in pods if p.startswith("db-")] == ["db-0", "db-1", "db-2", "db-3"]
+    assert ("HorizontalPodAutoscaler controller: replicas scaled into [minReplicas, maxReplicas] at once, before any "
+            "metric is read: Deployment/web 1 → 3 (HorizontalPodAutoscaler/web), StatefulSet/db 6 → 4 "
+            "(HorizontalPodAutoscaler/db)") in out["warnings"]
+
+
+def test_an_hpa_the_api_server_refuses_is_refused(tmp_path, capsys):
+    """`validateHorizontalPodAutoscalerSpec`: minReplicas at least 1 (no HPAScaleToZero), maxReplicas above 0 and
+    not below minReplicas, scaleTargetRef's kind and name required — the API server's messages, exit 2."""
+    rc, _out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), deployment("web"),
+                                                            hpa("Deployment", "web", 5, 2)))
+    assert rc == 2 and err.count("error:") == 1
+    assert "HorizontalPodAutoscaler/web: spec.maxReplicas: Invalid value: 2: must be greater than or equal to " \
+           "`minReplicas`" in err, err

@@ -33,6 +33,7 @@ from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
 from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
+from kubefit.manifests.autoscaling import apply_replica_bounds
 from kubefit.manifests.cluster import decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
 from kubefit.manifests.decode import entries
@@ -673,6 +674,7 @@ def expand_workloads(scenario: Scenario) -> None:
                                       skipped_note(scenario.skipped)) if n]
     if not scenario.workloads:
         return
+    scenario.warnings += apply_replica_bounds(scenario)  # the HPA controller scales its targets at once
     given = list(scenario.pods)
     budget = PodBudget(max_workload_pods())
     idle = IdleDaemonSets()
