@@ -13,7 +13,7 @@ import kubefit
 from kubefit.cli import main
 from kubefit.report import render_html
 from kubefit.report.html import RENDERERS, Headline, Page, pointer, renders, section, table
-from tests_support import many_nodes_result, run_json
+from tests_support import at_pointer, many_nodes_result, run_json, shown, tagged_values
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOAD = str(ROOT / "examples/workload/cluster.yaml")
@@ -168,3 +168,183 @@ def test_the_plot_of_a_large_cluster_is_one_sorted_profile_per_resource_and_run(
         assert set(axes[0].get_lines()[1].get_ydata()) == {75.0}
     finally:
         plt.close(fig)
+
+
+# --------------------------------------------------------------------------- tune, DRA, OrderedReady
+
+def quiet(_message: str) -> None:
+    pass
+
+
+def section_of(page: str, anchor: str) -> str:
+    """The HTML of one section of a page (by its anchor)."""
+    match = re.search(rf'<section id="{anchor}">(.*?)</section>', page, re.S)
+    assert match, anchor
+    return match.group(1)
+
+
+def assert_tagged_values_are_the_json(page: str, data: dict) -> None:
+    values = tagged_values(page)
+    assert values
+    for at, text in values:
+        assert shown(text) == at_pointer(data, at), at
+
+
+@pytest.fixture(scope="module")
+def tuned():
+    """The workload tuned with six trials, --tie-break first, on one in-process worker, held out on itself."""
+    return kubefit.tune([WORKLOAD], "pending", trials=6, batch=3, tie_break="first", workers=1, validate=[WORKLOAD],
+                        warn=quiet)
+
+
+def test_the_tune_page_compares_the_tuned_configuration_with_the_baselines(tuned):
+    """The workload leaves one pod pending under the scenario's configuration (kube-scheduler's defaults)
+    and none under MostAllocated (see `kubefit.tune`'s example): the headline says tuned 0 against the best
+    baseline, MostAllocated, 0, and the scenario's 1; the configuration to copy is the best one's document."""
+    import html
+
+    import yaml
+
+    data = tuned.to_dict()
+    page = render_html(tuned)
+    assert_tagged_values_are_the_json(page, data)
+    headline = dict((label, text) for text, label in re.findall(
+        r'<div class="big"><span[^>]*>([^<]*)</span></div><div class="label">([^<]*)</div>', page))
+    assert headline["tuned: pods pending"] == "0" and headline["best baseline (MostAllocated): pods pending"] == "0"
+    assert headline["the scenario&#x27;s configuration: pods pending"] == "1"
+    pre = re.search(r"<pre>(.*?)</pre>", section_of(page, "config"), re.S).group(1)
+    assert yaml.safe_load(html.unescape(pre)) == data["best"]["config"]
+    history = section_of(page, "history")
+    assert history.count('class="trial"') == 6 and history.count('class="best"') == 1
+    assert history.count('class="baseline"') == 2  # trials 0 (scenario, LeastAllocated) and 2; 1 is the best
+    holdout = section_of(page, "holdout")
+    assert holdout.count("<tr>") == 1 + 5  # the header, four baselines and the tuned one
+    assert holdout.count("pods pending</th>") == 1  # the objective is the pods pending: one column of them
+    assert '<a href="#history">Trial history</a>' in page and "<td>objective</td><td>pending</td>" in page
+
+
+def test_tune_writes_its_report_from_the_command(tmp_path, capsys):
+    path = tmp_path / "tune.html"
+    rc, data, err = run_json(capsys, "tune", "-f", WORKLOAD, "--trials", "4", "--tie-break", "first", "--workers", "1",
+                             "--report", str(path))
+    assert rc == 0, err
+    assert_tagged_values_are_the_json(path.read_text(), data)
+    assert main(["tune", "-f", WORKLOAD, "--report", str(tmp_path / "tune.txt")]) == 2
+    assert "name it FILE.html" in capsys.readouterr().err
+
+
+def test_the_trial_chart_draws_the_best_so_far_as_steps():
+    """Values 3, 1, 2, 0 with the best so far 3, 1, 1, 0: the line changes at trials 1 and 3, so it runs
+    through (0, 3) (1, 3) (1, 1) (3, 1) (3, 0): five points, x and y on the chart's scale (0 at the bottom)."""
+    from kubefit.report import svg
+
+    chart = svg.trial_chart([3, 1, 2, 0], [3, 1, 1, 0], ["a", "b", "c", "d"], marked={0: "baseline", 3: "best"},
+                            y_label="pods pending")
+    points = re.search(r'<polyline points="([^"]*)"', chart).group(1).split()
+    xy = [tuple(map(float, p.split(","))) for p in points]
+    x0, w, y0, h = 56, 560, 10, 200  # the chart's plot area
+    expected = [(0, 3), (1, 3), (1, 1), (3, 1), (3, 0)]
+    assert xy == [(pytest.approx(x0 + w * i / 3, abs=0.05), pytest.approx(y0 + h - h * v / 3, abs=0.05))
+                  for i, v in expected]
+    assert chart.count('class="trial"') == 4 and 'class="best"' in chart
+
+
+@pytest.mark.parametrize(("values", "axis"), [
+    ([1, 0, 0.5], (0, 1)),  # from 0
+    ([0, 0], (0, 1)),  # nothing but zeros: an axis of 1 still
+    ([659, 640, 614], (614 - 6.59, 659 + 6.59)),  # far from 0: around them, a margin of 1 % of the largest
+])
+def test_the_trial_axis_starts_at_zero_unless_the_values_are_far_from_it(values, axis):
+    from kubefit.report.svg import _value_range
+
+    assert _value_range(values) == pytest.approx(axis)
+
+
+DRA_CLASS = ('{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, '
+             '"spec": {"selectors": [{"cel": {"expression": "device.driver == \\"gpu.example.com\\""}}]}}')
+
+
+def dra_scenario(tmp_path: Path) -> Path:
+    """n1 with two GPUs and three NICs, n2 with two GPUs; pods a and b with a one-GPU claim each."""
+    def node(name: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+
+    def devices(node_name: str, driver: str, prefix: str, count: int) -> dict:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node_name}-{prefix}"},
+                "spec": {"driver": driver, "nodeName": node_name, "pool": {"name": node_name, "resourceSliceCount": 1},
+                         "devices": [{"name": f"{prefix}-{i}"} for i in range(count)]}}
+
+    def pod(name: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}}],
+                         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}}
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "one-gpu"},
+                "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}}
+    items = [json.loads(DRA_CLASS), template, node("n1"), node("n2"), devices("n1", "gpu.example.com", "gpu", 2),
+             devices("n1", "nic.example.com", "nic", 3), devices("n2", "gpu.example.com", "gpu", 2), pod("a"), pod("b")]
+    path = tmp_path / "dra.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def test_the_simulate_page_shows_devices_per_node_and_driver(tmp_path, capsys):
+    """LeastAllocated puts a on n1 (a tie goes to the first node) and b on n2 (then emptier), each on its
+    node's first GPU: n1 has 1 of 2 GPUs and 0 of 3 NICs allocated, n2 1 of 2 GPUs and no NIC."""
+    path = tmp_path / "dra.html"
+    rc, data, err = run_json(capsys, "simulate", "-f", str(dra_scenario(tmp_path)), "--tie-break", "first",
+                             "--report", str(path))
+    assert rc == 0, err
+    page = path.read_text()
+    assert_tagged_values_are_the_json(page, data)
+    devices = section_of(page, "devices")
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", devices)]
+    assert cells == ["n1", "1 / 2", "0 / 3", "gpu.example.com/n1/gpu-0",
+                     "n2", "1 / 2", "–", "gpu.example.com/n2/gpu-0"]
+    assert devices.count("<svg") == 1 and "n1 · nic.example.com: 0 of 3 allocated (0.0 %)" in devices
+    queue = section_of(page, "queue")
+    assert "<th>devices (claim: driver/pool/device)</th>" in queue
+    assert "<td>gpu: gpu.example.com/n1/gpu-0</td>" in queue and "<td>gpu: gpu.example.com/n2/gpu-0</td>" in queue
+
+
+def test_a_run_without_dra_objects_has_no_device_parts():
+    page = render_html(kubefit.simulate([WORKLOAD], warn=quiet))
+    assert 'id="devices"' not in page and "devices (claim" not in page
+
+
+INSTALL = [str(ROOT / "examples/install/kind-cluster.yaml"), str(ROOT / "examples/install/cassandra")]
+
+
+def test_pods_never_created_are_shown_as_such_not_as_pending(capsys, tmp_path):
+    """The README's Cassandra example: cassandra-1 fits nowhere (1Gi on a worker left with 512Mi, the other
+    node tainted), so the StatefulSet (OrderedReady) never creates cassandra-2. The page counts 1 pending
+    and 1 not created, lists cassandra-2 under "not created" in the queue and its own section, and not
+    among the pending pods; the admission's notes are the warnings."""
+    path = tmp_path / "install.html"
+    rc, data, err = run_json(capsys, "simulate", *(a for f in INSTALL for a in ("-f", f)), "--report", str(path))
+    assert rc == 0, err
+    page = path.read_text()
+    assert_tagged_values_are_the_json(page, data)
+    assert '<span class="value" data-json="/notCreated">1</span></div><div class="label">pods not created' in page
+    assert '<span class="value" data-json="/unschedulable">1</span></div><div class="label">pods left pending' in page
+    pending = section_of(page, "pending")
+    assert "cassandra-1" in pending and "cassandra-2" not in pending
+    assert re.search(r"<td>cassandra-2</td><td><span class=\"not-created\">not created</span></td>", page)
+    assert "<td>cassandra-2</td><td>StatefulSet/cassandra creates it only once cassandra-1" in section_of(page, "not-created")
+    assert "StorageClass/fast: volumeBindingMode: the API server defaults it to Immediate" in page.split("</aside>")[0]
+
+
+@pytest.mark.parametrize(("args", "label", "at"), [
+    (["plan", "--node-template", str(ROOT / "examples/install/worker.yaml")], "not created before", "/notCreatedBefore"),
+    (["simulate", "--timeline"], "never created", "/notCreated"),
+    (["simulate", "--compare", "MostAllocated"], "pods not created", "/configurations/1/notCreated"),
+], ids=["plan", "timeline", "compare"])
+def test_other_pages_count_the_pods_not_created(capsys, tmp_path, args, label, at):
+    """The same example: one pod not created, before the plan adds nodes, over the timeline, under each
+    compared configuration."""
+    path = tmp_path / "r.html"
+    rc, data, err = run_json(capsys, args[0], *(a for f in INSTALL for a in ("-f", f)), *args[1:], "--report", str(path))
+    assert rc in (0, 1), err
+    page = path.read_text()
+    assert_tagged_values_are_the_json(page, data)
+    assert f'<span class="value" data-json="{at}">1</span></div><div class="label">{label}' in page

@@ -529,6 +529,10 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
                           seed=seed, batch=batch, tie_break=tie_break, repeats=repeats, holdout=holdout,
                           progress=progress)
     result.warnings = told
+    result.inputs = _inputs(files, prepared.config, objective=goal.name, trials=trials, seed=seed, batch=batch,
+                            space=None if space is None else str(space), tieBreak=tie_break, repeats=repeats,
+                            validate=[str(f) for f in validate], daskScheduler=dask_scheduler, workers=workers,
+                            recursive=recursive)
     return result
 
 

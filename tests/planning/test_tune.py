@@ -37,8 +37,8 @@ def quiet(_message: str) -> None:
 
 
 def comparable(out: dict) -> dict:
-    """A result without what depends on the machine (times, the number of workers)."""
-    out = {k: v for k, v in out.items() if k not in ("seconds", "workers")}
+    """A result without what depends on the machine (times, the number of workers, where they run)."""
+    out = {k: v for k, v in out.items() if k not in ("seconds", "workers", "inputs")}
     out["trials"] = [{k: v for k, v in t.items() if k not in ("seconds", "cpuSeconds")} for t in out["trials"]]
     return out
 
@@ -136,6 +136,24 @@ def test_hold_out_is_rescored(tmp_path):
         assert (out["best"] if name == "best" else out["baselines"][name]) == run.unschedulable
 
 
+def test_the_result_names_its_inputs_best_baseline_and_best_so_far(capsys):
+    """The workload under --tie-break first (as the verb's doctest): trial 0 is the scenario's configuration
+    (kube-scheduler's LeastAllocated, also the LeastAllocated baseline), 1 pod pending; trial 1 MostAllocated,
+    0 pending, and the best: no later trial ranks below it, so the best so far is trial 0, then trial 1 for
+    every later trial. The best baseline is MostAllocated (0, tied with RequestedToCapacityRatio, named
+    after it). The inputs are the files and the options given."""
+    rc, out, err = run_json(capsys, "tune", "-f", WORKLOAD, "--trials", "6", "--batch", "3", "--tie-break", "first",
+                            "--workers", "1", "--validate", WORKLOAD)
+    assert rc == 0, err
+    assert out["best"]["trial"] == 1 and [t["value"] for t in out["trials"][:2]] == [1, 0]
+    assert out["bestSoFar"] == [0, 1, 1, 1, 1, 1]
+    assert out["bestBaseline"] == "MostAllocated" and out["baselines"]["RequestedToCapacityRatio"] == 0
+    inputs = out["inputs"]
+    assert inputs["files"] == [WORKLOAD] and inputs["configuration"]["source"] == "kube-scheduler defaults"
+    assert inputs["options"] == {"objective": "pending", "trials": 6, "seed": 0, "batch": 3, "tieBreak": "first",
+                                 "repeats": 1, "validate": [WORKLOAD], "workers": 1}
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--trials", "0"], "error: --trials: must be within 1..100000, got 0"),
     (["--batch", "0"], "error: --batch: must be at least 1, got 0"),
@@ -215,3 +233,15 @@ def test_tuned_is_never_worse_than_the_best_stock_strategy(tmp_path_factory, poo
         assert out["baselines"][name] == pytest.approx(value[-1])
     best = (out["best"]["pending"], out["best"]["value"]) if objective == "nodes" else (out["best"]["value"],)
     assert best <= min(expected.values())
+    # the best baseline by the same order, ties to the first named: the scenario's configuration (here
+    # kube-scheduler's defaults, LeastAllocated's run) first, then the stock strategies in their order
+    named = {"scenario": expected["LeastAllocated"], **expected}
+    assert out["bestBaseline"] == next(n for n, v in named.items() if v == min(named.values()))
+    # best so far: a trial becomes it only by ranking below every trial before it; the last is the best
+    ranks = [(t["pending"], t["value"]) if objective == "nodes" else (t["value"],) for t in out["trials"]]
+    so_far = out["bestSoFar"]
+    assert len(so_far) == len(ranks) and so_far[0] == 0 and so_far[-1] == out["best"]["trial"]
+    for i in range(1, len(ranks)):
+        fresh = "duplicateOf" not in out["trials"][i]
+        assert so_far[i] in ((so_far[i - 1], i) if fresh else (so_far[i - 1],))
+        assert ranks[so_far[i]] == min(ranks[: i + 1])

@@ -64,10 +64,29 @@ def test_allocations_are_carried_from_pod_to_pod(tmp_path, capsys):
         {"gpu": ["gpu.example.com/n1/gpu-1"]}, {"gpu": ["gpu.example.com/n2/gpu-1"]}]
     assert steps[4]["message"] == ("0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
                                    "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
-    assert out["devices"] == {n: {"devices": 2, "allocated": [f"gpu.example.com/{n}/gpu-0",
-                                                               f"gpu.example.com/{n}/gpu-1"]} for n in ("n1", "n2")}
+    assert out["devices"] == {n: {"devices": 2, "allocated": [f"gpu.example.com/{n}/gpu-0", f"gpu.example.com/{n}/gpu-1"],
+                                  "drivers": {"gpu.example.com": {"devices": 2, "allocated": 2}}} for n in ("n1", "n2")}
     rc, score, _ = run_json(capsys, "score", "-f", write(tmp_path, docs))
     assert score["deviceAllocations"] == {n: {"gpu": [f"gpu.example.com/{n}/gpu-0"]} for n in ("n1", "n2")}
+
+
+def test_device_usage_is_counted_per_driver(tmp_path, capsys):
+    """n1 publishes two GPUs (gpu.example.com) and three NICs (nic.example.com); n2 two GPUs. Two pods
+    with a one-GPU claim: LeastAllocated puts the first on n1 (a tie of empty nodes goes to the first),
+    the second on n2 (now emptier in cpu); n1 then holds 1 of its 2 GPUs and 0 of its 3 NICs, 5 devices
+    in all: a total of "1/5" would hide that half the GPUs are taken."""
+    nics = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "n1-nics"},
+            "spec": {"driver": "nic.example.com", "nodeName": "n1", "pool": {"name": "n1", "resourceSliceCount": 1},
+                     "devices": [{"name": f"nic-{i}"} for i in range(3)]}}
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), nics, gpus("n2"),
+            pod("a", TEMPLATED), pod("b", TEMPLATED)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--tie-break", "first")
+    assert rc == 0, err
+    assert [s["node"] for s in out["steps"]] == ["n1", "n2"]
+    assert out["devices"]["n1"] == {"devices": 5, "allocated": ["gpu.example.com/n1/gpu-0"],
+                                    "drivers": {"gpu.example.com": {"devices": 2, "allocated": 1},
+                                                "nic.example.com": {"devices": 3, "allocated": 0}}}
+    assert out["devices"]["n2"]["drivers"] == {"gpu.example.com": {"devices": 2, "allocated": 1}}
 
 
 def test_a_shared_claim_follows_its_first_allocation(tmp_path, capsys):

@@ -13,7 +13,18 @@ from typing import Annotated, Any
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, keep, warn
+from kubefit.cli import (
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    ReportOption,
+    app,
+    check_report_path,
+    keep,
+    warn,
+    write_report,
+)
 from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
 from kubefit.errors import InputError
 from kubefit.report.output import emit
@@ -60,11 +71,13 @@ def tune(
         "--write-config", help="Write the tuned configuration here, as v1 YAML ready to apply.")] = None,
     output: OutputOption = OutputFormat.table,
     recursive: RecursiveOption = False,
+    report: ReportOption = None,
 ) -> None:
     """The scheduler configuration that packs this workload best: strategies, weights and shapes, each
     judged by exact simulation, on this machine or a Dask cluster."""
     from kubefit.report.tune import config_yaml, tune_table
 
+    check_report_path(report)
     with _trials_progress() as progress:
         result = verbs.tune(files, objective, trials=trials, seed=seed, batch=batch, space=space,
                             tie_break=tie_break.value, repeats=repeats, validate=validate or [],
@@ -77,5 +90,6 @@ def tune(
                 fh.write(config_yaml(data))
         except OSError as exc:
             raise InputError(f"cannot write the configuration: {exc.strerror or exc}", file=write_config) from None
+    write_report(result, report, data)
     emit(data, output, lambda console: tune_table(console, data, write_config))
     keep(data, result)

@@ -174,7 +174,13 @@ class TuneResult:
     baselines: dict[str, Trial]
     seconds: float
     validation: Validation | None = None
+    best_so_far: list[int] = field(default_factory=list)  # per trial, the best trial up to it (`Search.best_so_far`)
     warnings: list[str] | None = None
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
+
+    def best_baseline(self) -> str:
+        """The baseline ranked best, ties to the first named (the scenario's configuration comes first)."""
+        return min(self.baselines, key=lambda name: self.baselines[name].outcome.rank)
 
     def to_dict(self) -> dict[str, Any]:
         best = self.best.to_dict(self.repeats)
@@ -185,12 +191,14 @@ class TuneResult:
                      "summary": best["summary"], "pending": best["pending"], "nodesUsed": best["nodesUsed"]},
             "baselines": {name: _number(t.outcome.value) for name, t in self.baselines.items()},
             "baselineTrials": {name: t.number for name, t in self.baselines.items()},
+            "bestBaseline": self.best_baseline(),
             "trials": [t.to_dict(self.repeats) for t in self.trials],
+            "bestSoFar": self.best_so_far,
             "search": self.search, "seed": self.seed, "tieBreak": self.tie_break, "repeats": self.repeats,
             "batch": self.batch, "workers": self.workers, "seconds": round(self.seconds, 3),
             "space": self.space.to_dict(),
             **({"validation": self.validation.to_dict()} if self.validation is not None else {}),
-            **told_keys(self.warnings),
+            **told_keys(self.warnings, None, self.inputs),
         }
 
 
@@ -240,10 +248,23 @@ class Search:
         trials = self.run(bodies, [[n] for n in names], repeated=False)
         return dict(zip(names, trials, strict=True))
 
+    def order(self, trial: Trial) -> tuple[float, float, int]:
+        """What `best` minimises: the rank; ties to the configuration closest to the scenario's, then the earliest."""
+        return trial.outcome.rank, distance(trial.point, self.origin, self.space), trial.number
+
     def best(self) -> Trial:
-        """The lowest rank; ties to the configuration closest to the scenario's, then the earliest."""
-        fresh = [t for t in self.trials if t.duplicate_of is None]
-        return min(fresh, key=lambda t: (t.outcome.rank, distance(t.point, self.origin, self.space), t.number))
+        """The trial of the lowest `order` (a repeated configuration counts as its first trial)."""
+        return min((t for t in self.trials if t.duplicate_of is None), key=self.order)
+
+    def best_so_far(self) -> list[int]:
+        """Per trial, the number of the trial `best` would pick among it and those before it (the last is `best`)."""
+        out: list[int] = []
+        leader: Trial | None = None
+        for trial in self.trials:  # the first is a baseline, never a repeat
+            if leader is None or (trial.duplicate_of is None and self.order(trial) < self.order(leader)):
+                leader = trial
+            out.append(leader.number)
+        return out
 
     def grid(self) -> list[dict[str, Any]]:
         """The documents of every point of a small space not tried yet (each configuration once)."""
@@ -389,4 +410,4 @@ def tune(state: ClusterState, queue: Sequence[Pod], base_body: dict[str, Any], b
         validation = Validation(holdout.files, outcomes[config_key(best.config)],
                                 {n: outcomes[config_key(t.config)] for n, t in baselines.items()})
     return TuneResult(goal, "grid" if grid else "tpe", seed, tie_break, repeats, batch, workers.count, space,
-                      search.trials, best, baselines, time.perf_counter() - start, validation)
+                      search.trials, best, baselines, time.perf_counter() - start, validation, search.best_so_far())

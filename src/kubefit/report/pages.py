@@ -1,5 +1,5 @@
 """The report's page for each result type (`simulate`, `--compare`, `--timeline`, `capacity`, `plan`,
-`estimate`, `schedule`): sections drawn from the result's `-o json` dict, nothing computed.
+`tune`, `estimate`, `schedule`): sections drawn from the result's `-o json` dict, nothing computed.
 
 Each function takes that dict and returns a `Page`; `renders(Type)` registers it (see `kubefit.report.html`
 for adding one). Long lists are cut for people (`QUEUE_ROWS`, `NAMES_SHOWN`) with the count said;
@@ -14,8 +14,9 @@ from typing import Any
 from kubefit.k8s.quantity import format_quantity
 from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
 from kubefit.planning.plan import Plan
+from kubefit.planning.tune import TuneResult
 from kubefit.report import svg
-from kubefit.report.allocation import drawn_resources, node_uses
+from kubefit.report.allocation import NodeUse, drawn_resources, node_uses
 from kubefit.report.html import (
     Headline,
     Markup,
@@ -53,6 +54,14 @@ def _requests(requests: dict[str, int]) -> str:
 
 def _pod(step: dict[str, Any]) -> str:
     return f"{step['namespace']}/{step['pod']}" if step.get("namespace") else step["pod"]
+
+
+def _devices(claims: dict[str, list[str]]) -> str:
+    """A step's DynamicResources allocation: each claim (its name in the pod) and the devices it got."""
+    return "; ".join(f"{claim}: {', '.join(devices)}" for claim, devices in claims.items())
+
+
+NOT_CREATED = Markup('<span class="not-created">not created</span>')
 
 
 # --------------------------------------------------------------------------- sections shared by the pages
@@ -130,7 +139,7 @@ def pending_section(data: dict[str, Any], at: str = "") -> Markup:
                                                 for r, n in m["pendingByReason"].items()], numeric=(1,))]
     groups: dict[str, list[str]] = {}
     for s in data["steps"]:
-        if s["node"] is None and "nominatedNode" not in s:
+        if s["node"] is None and "nominatedNode" not in s and not s.get("notCreated"):
             groups.setdefault(s.get("message") or "", []).append(_pod(s))
     largest = sorted(groups.items(), key=lambda kv: -len(kv[1]))
     for message, pods in largest[:MESSAGES_SHOWN]:
@@ -155,6 +164,45 @@ def preemption_section(steps: Sequence[dict[str, Any]]) -> Markup:
                    anchor="preemptions", note="DefaultPreemption in PostFilter; the preemptor is retried next.")
 
 
+def not_created_section(pods: Sequence[dict[str, Any]]) -> Markup:
+    """Pods their StatefulSet never created (podManagementPolicy OrderedReady: a pod before them stayed
+    pending); not pending, as a cluster would not show them at all."""
+    rows = [(_pod(p), p.get("message", "")) for p in pods]
+    if not rows:
+        return Markup("")
+    return section("Pods not created", table(("pod", "why"), rows[:QUEUE_ROWS]), anchor="not-created",
+                   note="OrderedReady: the controller creates a pod only once the one before it runs; these would "
+                        "not exist in the cluster (they are not counted as pending).")
+
+
+def devices_section(data: dict[str, Any], at: str = "") -> Markup:
+    """DynamicResources: per node and driver, devices allocated / devices in the node's pools (bars up to
+    BARS_MAX nodes, sorted profiles beyond), and the devices each node has allocated."""
+    usage = data.get("devices")
+    if not usage:
+        return Markup("")
+    drivers = sorted({d for u in usage.values() for d in u["drivers"]})
+    uses = [NodeUse(node, {d: c["allocated"] for d, c in u["drivers"].items()},
+                    {d: c["devices"] for d, c in u["drivers"].items()}) for node, u in usage.items()]
+    if len(uses) <= BARS_MAX:
+        charts = [figure(svg.allocation_bars(uses, drivers, label="per-node device allocation", taken="allocated"))]
+    else:
+        charts = [figure(svg.sorted_profile(d, [("devices", uses)])) for d in drivers]
+    rows = []
+    for node, u in list(usage.items())[:QUEUE_ROWS]:
+        cells = [Markup(f'{value(c["allocated"], at + pointer("devices", node, "drivers", d, "allocated"))} / '
+                        f'{value(c["devices"], at + pointer("devices", node, "drivers", d, "devices"))}')
+                 if (c := u["drivers"].get(d)) else "–" for d in drivers]
+        rows.append((node, *cells, ", ".join(u["allocated"]) or "none"))
+    more = f" The first {QUEUE_ROWS:,} of {len(usage):,} nodes; -o json lists every one." if len(usage) > QUEUE_ROWS else ""
+    listed = table(("node", *(f"{d} allocated / devices" for d in drivers), "allocated devices (driver/pool/device)"),
+                   rows, numeric=range(1, 1 + len(drivers)))
+    return section("Devices (Dynamic Resource Allocation)", Markup(f'<div class="figures">{"".join(charts)}</div>'),
+                   listed, anchor="devices",
+                   note="Per node and driver: devices allocated to claims after the run / devices in the pools the "
+                        "node reaches (ResourceSlices); hover a bar for the counts." + more)
+
+
 def node_actions_section(data: dict[str, Any]) -> Markup:
     """`--cordon/--drain/--remove`: each evicted pod's replacement and where it went, pods lost, drains refused."""
     actions = data.get("nodeActions")
@@ -172,22 +220,25 @@ def node_actions_section(data: dict[str, Any]) -> Markup:
     return section(f"Evictions: {done}", *parts, anchor="evictions")
 
 
-def queue_section(steps: Sequence[dict[str, Any]]) -> Markup:
-    """The queue in order: where each pod went, the nodes it tied with, or why it stayed pending."""
+def queue_section(steps: Sequence[dict[str, Any]], *, devices: bool = False) -> Markup:
+    """The queue in order: where each pod went, the nodes it tied with, or why it stayed pending (or was
+    never created); with `devices` (the run has DRA objects) the devices each pod's claims got."""
     rows = []
     for i, s in enumerate(steps[:QUEUE_ROWS], 1):
         if "nominatedNode" in s:
             node: Any = Markup(f'<span class="pending">preempts on {esc(s["nominatedNode"])}</span>')
             extra = f"evicts {', '.join(s['victims'])}"
         else:
-            node = s["node"] if s["node"] is not None else Markup('<span class="pending">pending</span>')
+            node = (s["node"] if s["node"] is not None else NOT_CREATED if s.get("notCreated")
+                    else Markup('<span class="pending">pending</span>'))
             ties = s.get("ties") or []
             extra = s.get("message") or (", ".join(ties[:TIES_SHOWN]) + (
                 f" (tied with {s.get('tieCount', len(ties)):,} nodes)" if len(ties) > TIES_SHOWN else ""))
-        rows.append((i, _pod(s), node, extra))
+        rows.append((i, _pod(s), node, *([_devices(s.get("devices") or {})] if devices else []), extra))
     note = (f"The first {QUEUE_ROWS:,} of {len(steps):,} pods; -o json lists every one." if len(steps) > QUEUE_ROWS
             else "Pods in queue order; a tie is broken as --tie-break says.")
-    return section("Queue", table(("#", "pod", "node", "ties / message"), rows, numeric=(0,)), anchor="queue", note=note)
+    headers = ("#", "pod", "node", *(["devices (claim: driver/pool/device)"] if devices else []), "ties / message")
+    return section("Queue", table(headers, rows, numeric=(0,)), anchor="queue", note=note)
 
 
 def nodes_section(final: dict[str, dict], allocatable: dict[str, dict[str, int]],
@@ -223,6 +274,8 @@ def simulation_page(data: dict[str, Any]) -> Page:
                 Headline("nodes used", m["nodesUsed"], pointer("metrics", "nodesUsed")),
                 Headline("empty nodes", m["emptyNodes"], pointer("metrics", "emptyNodes")),
                 *_allocation_headline(m, "/metrics")]
+    if data.get("notCreated"):
+        headline.insert(2, Headline("pods not created", data["notCreated"], pointer("notCreated"), tone="bad"))
     if m.get("evicted"):
         headline.append(Headline("pods evicted by preemption", m["evicted"], pointer("metrics", "evicted"), tone="bad"))
     return Page("simulate", "If these pods arrive, where do they land, what stays pending and why, and how tightly "
@@ -231,11 +284,14 @@ def simulation_page(data: dict[str, Any]) -> Page:
 
 def simulation_sections(data: dict[str, Any], *, marked: frozenset[str] = frozenset(), at: str = "") -> list[Markup]:
     """A simulation's sections (also the planned cluster's in `plan`, whose dict holds it at `at`)."""
-    m = data["metrics"]
+    m, steps = data["metrics"], data["steps"]
     return [node_actions_section(data), allocation_section([("", data["final"])], data["allocatable"], marked=marked),
-            pending_section(data, at), stranded_section([("", m)]), preemption_section(data["steps"]),
-            section("Metrics", metrics_table([("", m, at + pointer("metrics"))]), anchor="metrics"),
-            queue_section(data["steps"]), nodes_section(data["final"], data["allocatable"], data["placement"])]
+            devices_section(data, at), pending_section(data, at),
+            not_created_section([s for s in steps if s.get("notCreated")]), stranded_section([("", m)]),
+            preemption_section(steps), section("Metrics", metrics_table([("", m, at + pointer("metrics"))]),
+                                                anchor="metrics"),
+            queue_section(steps, devices="devices" in data),
+            nodes_section(data["final"], data["allocatable"], data["placement"])]
 
 
 def _comparison(results: list[SimulationResult]) -> dict[str, Any]:
@@ -255,9 +311,15 @@ def comparison_page(data: dict[str, Any]) -> Page:
                               tone="bad" if c["unschedulable"] else "good", group=c["name"]),
                      Headline("nodes used", m["nodesUsed"], at + pointer("metrics", "nodesUsed"), group=c["name"]),
                      Headline("empty nodes", m["emptyNodes"], at + pointer("metrics", "emptyNodes"), group=c["name"])]
+        if c.get("notCreated"):
+            headline.insert(len(headline) - 2, Headline("pods not created", c["notCreated"], at + pointer("notCreated"),
+                                                        tone="bad", group=c["name"]))
     runs = [(c["name"], c["metrics"], pointer("configurations", i, "metrics")) for i, c in enumerate(configs)]
-    rows = [[label, *(value(c[key], pointer("configurations", i, key)) for i, c in enumerate(configs))]
-            for label, key in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"))]
+    counts_of = [("scheduled", "scheduled"), ("unschedulable", "unschedulable")]
+    if any(c.get("notCreated") for c in configs):
+        counts_of.append(("not created", "notCreated"))
+    rows = [[label, *(value(c[key], pointer("configurations", i, key)) if key in c else 0
+                      for i, c in enumerate(configs))] for label, key in counts_of]
     counts = table(("pods", *(c["name"] for c in configs)), rows, numeric=range(1, len(configs) + 1))
     sections = [section("Metrics side by side", counts, metrics_table(runs), anchor="metrics"),
                 allocation_section([(c["name"], c["final"]) for c in configs], data["allocatable"]),
@@ -281,13 +343,16 @@ def timeline_page(data: dict[str, Any]) -> Page:
                        f"Stranded {r}: free on nodes where no waiting pod fits.")
                 for r, v in series["stranded"].items() if any(v)]
     pods = data["pods"]
-    rows = [(p["pod"], p["arrival"], p["node"] or Markup('<span class="pending">never</span>'), p["start"], p["end"],
-             p["attempts"], p.get("message", "")) for p in pods[:QUEUE_ROWS]]
+    rows = [(p["pod"], p["arrival"], p["node"] or (NOT_CREATED if p.get("notCreated") else
+                                                   Markup('<span class="pending">never</span>')),
+             p["start"], p["end"], p["attempts"], p.get("message", "")) for p in pods[:QUEUE_ROWS]]
     note = f"The first {QUEUE_ROWS:,} of {len(pods):,} pods; -o json lists every one." if len(pods) > QUEUE_ROWS else ""
     headline = [Headline("pods scheduled", data["scheduled"], pointer("scheduled"), tone="good"),
                 Headline("never scheduled", data["unschedulable"], pointer("unschedulable"),
                          tone="bad" if data["unschedulable"] else ""),
                 Headline("completed", data["completed"], pointer("completed"))]
+    if data.get("notCreated"):
+        headline.insert(2, Headline("never created", data["notCreated"], pointer("notCreated"), tone="bad"))
     sections = [section("Over time", Markup(f'<div class="figures">{"".join(figures)}</div>'), anchor="series"),
                 section("Pods", table(("pod", "arrival (s)", "node", "start (s)", "end (s)", "attempts", "message"),
                                       rows, numeric=(1, 3, 4, 5)), anchor="pods", note=note)]
@@ -319,6 +384,8 @@ def plan_page(data: dict[str, Any]) -> Page:
     headline = [Headline(f"add {name}", n, pointer("add", name), tone="good") for name, n in data["add"].items()]
     headline += [Headline("total cost", data["cost"], pointer("cost")),
                  Headline("pending before", data["pendingBefore"], pointer("pendingBefore"), tone="bad"),
+                 *([Headline("not created before", data["notCreatedBefore"], pointer("notCreatedBefore"), tone="bad")]
+                   if data.get("notCreatedBefore") else []),
                  Headline("scheduled after", data["scheduled"], pointer("scheduled"), tone="good")]
     costs = {t["name"]: t["cost"] for t in data["templates"]}
     templates = table(("template", "cost each", "add"), [(n, costs[n], c) for n, c in data["add"].items()],
@@ -394,3 +461,146 @@ def schedule_page(data: dict[str, Any]) -> Page:
             ("term", "outcome"), [(a["affinityName"], a["error"] or "scheduled") for a in attempts]), anchor="affinities"))
     return Page("schedule", "Which member clusters does Karmada's scheduler keep, and how does it divide the replicas?",
                 headline, sections)
+
+
+# --------------------------------------------------------------------------- tune
+
+TRIAL_ROWS = QUEUE_ROWS  # trials listed; -o json has every one
+TRIALS_OPEN = 20  # up to this many trials the list is open
+
+
+def _tune_columns(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, title) of a trial's measures shown beside its value: pods pending and nodes used, unless the
+    objective is that very number."""
+    return [(key, title) for key, title, objective in (("pending", "pods pending", "pending"),
+                                                       ("nodesUsed", "nodes used", "nodes"))
+            if data["objective"] != objective]
+
+
+def _trial_value(trial: dict[str, Any], at: str) -> Markup:
+    """A trial's value (tagged), with its spread over the seeds when there are several."""
+    spread = trial.get("spread")
+    return Markup(value(trial["value"], at + pointer("value")) + (esc(f" ± {spread}") if spread else ""))
+
+
+@renders(TuneResult)
+def tune_page(data: dict[str, Any]) -> Page:
+    """`kubefit tune`: the tuned configuration against the baselines, the trial history, how long the trials
+    took, the configuration to copy, the hold-out."""
+    unit, trials, best = data["unit"], data["trials"], data["best"]
+    top = data["bestBaseline"]
+    headline = [Headline(f"tuned: {unit}", best["value"], pointer("best", "value"), tone="good"),
+                Headline(f"best baseline ({top}): {unit}", data["baselines"][top], pointer("baselines", top))]
+    if top != "scenario":
+        headline.append(Headline(f"the scenario's configuration: {unit}", data["baselines"]["scenario"],
+                                 pointer("baselines", "scenario")))
+    if data.get("validation"):
+        headline.append(Headline(f"hold-out, tuned: {unit}", data["validation"]["best"],
+                                 pointer("validation", "best"), tone="good"))
+    headline += [Headline("best trial", best["trial"], pointer("best", "trial")),
+                 Headline("seconds", data["seconds"], pointer("seconds"))]
+    sections = [_tune_baselines(data), _tune_history(data), _tune_best(data), _tune_validation(data),
+                _tune_time(data), _tune_trials(data), _tune_search(data)]
+    search = "a grid of the whole space" if data["search"] == "grid" else f"Optuna's TPE sampler, seed {data['seed']}"
+    return Page("tune", f"Which scheduler configuration packs this workload best? Objective {data['objective']} "
+                f"({unit}, lower is better), {len(trials):,} trials by {search}.", headline, sections)
+
+
+def _tune_baselines(data: dict[str, Any]) -> Markup:
+    """The scenario's configuration and the stock strategies beside the tuned one: a bar each and a table."""
+    trials, unit = data["trials"], data["unit"]
+    named = [*((name, n) for name, n in data["baselineTrials"].items()), ("tuned", data["best"]["trial"])]
+    chart = svg.bars([name for name, _ in named], [(unit, [trials[n]["value"] for _, n in named])],
+                     label=f"{unit}: baselines and tuned")
+    columns = _tune_columns(data)
+    rows = [(name, _trial_value(trials[n], pointer("trials", n)),
+             *(value(trials[n][key], pointer("trials", n, key)) for key, _ in columns), n, trials[n]["summary"])
+            for name, n in named]
+    listed = table(("configuration", unit, *(title for _, title in columns), "trial", "what it is"), rows,
+                   numeric=range(1, 3 + len(columns)))
+    return section("Baselines and the tuned configuration", figure(chart), listed, anchor="baselines",
+                   note="Each stock strategy with the scenario's resources, and the scenario's own configuration "
+                        "(kube-scheduler's defaults when it has none), simulated on the same seeds first; the tuned "
+                        "configuration is the best trial, never worse than any of them.")
+
+
+def _tune_history(data: dict[str, Any]) -> Markup:
+    trials, unit = data["trials"], data["unit"]
+    tips = [f"trial {t['number']}: {t['value']}{' ± ' + str(t['spread']) if t.get('spread') else ''} {unit}; "
+            f"{t['summary']}" for t in trials]
+    marked = {n: "baseline" for n in data["baselineTrials"].values()}
+    marked[data["best"]["trial"]] = "best"
+    chart = svg.trial_chart([t["value"] for t in trials], [trials[b]["value"] for b in data["bestSoFar"]], tips,
+                            marked=marked, y_label=unit)
+    return section("Trial history", figure(chart, "Each trial's value (the mean over its seeds), the best so far as "
+                                                  "the search ranks them; hover a dot for the configuration."),
+                   anchor="history")
+
+
+def _tune_best(data: dict[str, Any]) -> Markup:
+    from kubefit.report.tune import config_yaml
+
+    best = data["best"]
+    return section("The tuned configuration", paragraph(best["summary"]), code(config_yaml(data)), anchor="config",
+                   note="A v1 KubeSchedulerConfiguration (what --write-config writes): kubefit simulate -f FILE -f "
+                        "tuned.yaml runs it, kube-scheduler --config tuned.yaml applies it.")
+
+
+def _tune_validation(data: dict[str, Any]) -> Markup:
+    held = data.get("validation")
+    if not held:
+        return Markup("")
+    pending = data["objective"] != "pending"  # else the value is the pods pending
+
+    def row(name: str, v: Any, at: str, key: str) -> tuple[Any, ...]:
+        return (name, value(v, at), *([value(held["pending"][key], pointer("validation", "pending", key))]
+                                      if pending else []))
+    rows = [row(name, v, pointer("validation", "baselines", name), name) for name, v in held["baselines"].items()]
+    rows.append(row("tuned", held["best"], pointer("validation", "best"), "best"))
+    return section("Hold-out", table(("configuration", data["unit"], *(["pods pending"] if pending else [])), rows,
+                                     numeric=(1, 2)),
+                   anchor="holdout", note=f"The tuned configuration and the baselines on {', '.join(held['files'])}, "
+                                          "a workload the search never saw.")
+
+
+def _tune_time(data: dict[str, Any]) -> Markup:
+    trials = data["trials"]
+    series = {"seconds": [t["seconds"] for t in trials], "CPU seconds": [t["cpuSeconds"] for t in trials]}
+    chart = svg.line_chart([t["number"] for t in trials], series, x_label="trial", y_label="seconds",
+                           y_max=max(max(v, default=0) for v in series.values()) or 1.0)
+    total = Markup(f"<p>{value(data['seconds'], pointer('seconds'))} s in all on "
+                   f"{value(data['workers'], pointer('workers'))} Dask worker(s), batches of "
+                   f"{value(data['batch'], pointer('batch'))}.</p>")
+    return section("How long the trials took", total, figure(chart, "Per trial, its simulations' wall and CPU "
+                                                                    "time on its worker (a repeated configuration "
+                                                                    "is not simulated again: 0)."), anchor="time")
+
+
+def _tune_trials(data: dict[str, Any]) -> Markup:
+    trials, columns = data["trials"], _tune_columns(data)
+    rows = []
+    for t in trials[:TRIAL_ROWS]:
+        at = pointer("trials", t["number"])
+        what = ", ".join(t.get("baselines", []))
+        if "duplicateOf" in t:
+            what = f"repeats trial {t['duplicateOf']}"
+        rows.append((t["number"], _trial_value(t, at), *(t[key] for key, _ in columns),
+                     value(t["seconds"], at + pointer("seconds")), t["cpuSeconds"], t["summary"], what))
+    note = (f"The first {TRIAL_ROWS:,} of {len(trials):,} trials; -o json lists every one." if len(trials) > TRIAL_ROWS
+            else "Click a header to sort.")
+    listed = table(("trial", data["unit"], *(title for _, title in columns), "seconds", "CPU seconds", "configuration",
+                    "baseline"), rows, numeric=range(0, 4 + len(columns)))
+    return section("Trials", details(f"every trial ({len(trials):,})", listed, open_=len(trials) <= TRIALS_OPEN),
+                   anchor="trials", note=note)
+
+
+def _tune_search(data: dict[str, Any]) -> Markup:
+    import yaml
+
+    rows = [("objective", f"{data['objective']} ({data['unit']})"), ("search", data["search"]),
+            ("seed", value(data["seed"], pointer("seed"))), ("batch", value(data["batch"], pointer("batch"))),
+            ("seeds a trial", value(data["repeats"], pointer("repeats"))), ("tie-break", data["tieBreak"]),
+            ("Dask workers", value(data["workers"], pointer("workers")))]
+    space = code(yaml.safe_dump(data["space"], sort_keys=False, default_flow_style=False))
+    return section("The search", table(("setting", "value"), rows), details("the search space", space),
+                   anchor="search", note="The answer depends on the seed and the batch, not on the workers.")

@@ -57,7 +57,9 @@ def simulation_table(console: Console, data: dict) -> None:
 
 def comparison_table(console: Console, data: dict) -> None:
     """The metrics of every configuration side by side."""
-    rows = [(c["name"], {**c["metrics"], "scheduled": c["scheduled"], "unschedulable": c["unschedulable"]})
+    uncreated = any(c.get("notCreated") for c in data["configurations"])  # OrderedReady pods never created
+    rows = [(c["name"], {**c["metrics"], "scheduled": c["scheduled"], "unschedulable": c["unschedulable"],
+                         **({"not created": c.get("notCreated", 0)} if uncreated else {})})
             for c in data["configurations"]]
     _metrics_table(console, rows)
 
@@ -70,7 +72,7 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
 
     def row(label: str, get) -> None:
         t.add_row(label, *[_fmt(get(m)) for _, m in runs])
-    for key in ("scheduled", "unschedulable"):
+    for key in ("scheduled", "unschedulable", "not created"):
         if key in runs[0][1]:
             row(key, lambda m, k=key: m.get(k))
     if any(m.get("evicted") for _, m in runs):

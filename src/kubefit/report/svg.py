@@ -51,10 +51,11 @@ def amount(resource: str, value: int) -> str:
 
 
 def allocation_bars(uses: Sequence[NodeUse], resources: Sequence[str], *, marked: frozenset[str] = frozenset(),
-                    label: str = "per-node allocation") -> str:
+                    label: str = "per-node allocation", taken: str = "requested") -> str:
     """One row per node (in the order given, names on the left), one column per resource: a bar as long
-    as requested / allocatable, the percentage beside it, the amounts in the bar's tooltip. A node of
-    `marked` is drawn in bold with a `+` (plan's added nodes); an overcommitted node's bar is red."""
+    as requested / allocatable, the percentage beside it, the amounts in the bar's tooltip (`taken`
+    names the numerator there: "allocated" for devices). A node of `marked` is drawn in bold with a `+`
+    (plan's added nodes); an overcommitted node's bar is red."""
     bar, col = 120, 175
     left = _name_width([u.name for u in uses]) + (12 if marked else 0)
     width, height = left + col * len(resources), 24 + ROW * len(uses)
@@ -72,7 +73,7 @@ def allocation_bars(uses: Sequence[NodeUse], resources: Sequence[str], *, marked
                 body.append(_text(x, y + 11, "–", cls="none"))
                 continue
             req, cap = use.requested.get(r, 0), use.allocatable[r]
-            tip = f"{use.name} · {r}: {amount(r, req)} of {amount(r, cap)} requested ({100 * f:.1f} %)"
+            tip = f"{use.name} · {r}: {amount(r, req)} of {amount(r, cap)} {taken} ({100 * f:.1f} %)"
             fill = "#C0392B" if f > 1 else colour(i)
             body.append(f'<g><title>{escape(tip)}</title>'
                         f'<rect x="{x}" y="{y + 2}" width="{bar}" height="{ROW - 5}" class="track"/>'
@@ -81,10 +82,11 @@ def allocation_bars(uses: Sequence[NodeUse], resources: Sequence[str], *, marked
     return _svg(width, height, body, label)
 
 
-def _axes(x0: float, y0: float, w: float, h: float, y_max: float, y_label: str, ticks: int = 4) -> list[str]:
+def _axes(x0: float, y0: float, w: float, h: float, y_max: float, y_label: str, ticks: int = 4,
+          y_min: float = 0.0) -> list[str]:
     body = [f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" class="plot"/>']
     for k in range(ticks + 1):
-        v = y_max * k / ticks
+        v = y_min + (y_max - y_min) * k / ticks
         y = y0 + h - h * k / ticks
         body.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + w}" y2="{y:.1f}" class="grid"/>')
         body.append(_text(x0 - 4, y + 4, tick(v), anchor="end", cls="tick"))
@@ -172,9 +174,8 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, x_labe
     for i, (name, values) in enumerate(series.items()):
         xs = [x0 + w * (x[k] - left) / span for k in idx]
         ys = [y0 + h - h * min(values[k], top) / top for k in idx]
-        if steps and xs:  # (x0, y0) (x1, y0) (x1, y1) (x2, y1) ...
-            xs = [xs[0]] + [a for a in xs[1:] for _ in (0, 1)]
-            ys = [b for b in ys[:-1] for _ in (0, 1)] + [ys[-1]]
+        if steps and xs:
+            xs, ys = _stepped(xs, ys)
         body.append(_polyline(xs, ys, i, name))
     body.append(_text(x0, y0 + h + 16, tick(left), cls="tick"))
     body.append(_text(x0 + w, y0 + h + 16, tick(right), anchor="end", cls="tick"))
@@ -208,3 +209,65 @@ def bars(labels: Sequence[str], series: Sequence[tuple[str, Sequence[int | None]
     legend = _legend(left + bar + 80, 14, [s for s, _ in series], swatch=True) if len(series) > 1 else []
     width = left + bar + 80 + (_legend_width([s for s, _ in series]) if legend else 0)
     return _svg(width, 12 + per * len(labels), body + legend, label)
+
+
+def _value_range(values: Sequence[float]) -> tuple[float, float]:
+    """The y axis of values that may sit far from 0 (nodes used: 659 → 614): from 0 when the smallest is
+    at most half the largest, else around them with a margin (the differences stay visible)."""
+    low, high = min(values, default=0.0), max(values, default=0.0)
+    if high <= 0 or (low >= 0 and low <= high / 2):
+        return min(low, 0.0), max(high, 1.0)
+    margin = max((high - low) / 10, abs(high) / 100, 0.5)
+    return low - margin, high + margin
+
+
+def trial_chart(values: Sequence[float], best_so_far: Sequence[float], tips: Sequence[str], *,
+                marked: dict[int, str], y_label: str) -> str:
+    """`kubefit tune`'s history: a dot per trial at its value (trial number across), the best value so
+    far as a stepped line; the trials of `marked` (index → what they are: a baseline, the best) drawn as
+    rings, a colour per kind, named in the legend. Beyond MAX_POINTS trials, dots of evenly spaced ones
+    (the line keeps every change)."""
+    w, h, x0, y0 = 560, 200, 56, 10
+    n = len(values)
+    low, high = _value_range([*values, *best_so_far])
+    span, last = (high - low) or 1.0, max(n - 1, 1)
+
+    def at(i: int, v: float) -> tuple[float, float]:
+        return x0 + w * i / last, y0 + h - h * (v - low) / span
+    body = _axes(x0, y0, w, h, high, y_label, y_min=low)
+    for i in _evenly(n):
+        x, y = at(i, values[i])
+        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour(0)}" fill-opacity="0.75" class="trial">'
+                    f"<title>{escape(tips[i])}</title></circle>")
+    if n:
+        changes = sorted({0, n - 1, *(i for i in range(1, n) if best_so_far[i] != best_so_far[i - 1])})
+        xs, ys = _stepped(*zip(*(at(i, best_so_far[i]) for i in changes), strict=True))
+        body.append(_polyline(xs, ys, 1, "best so far"))
+    kinds = list(dict.fromkeys(marked.values()))
+    for i, what in marked.items():
+        x, y = at(i, values[i])
+        body.append(_ring(x, y, 6, colour(2 + kinds.index(what)), f"{what}: {tips[i]}", cls=what))
+    body.append(_text(x0, y0 + h + 16, "0", cls="tick"))
+    body.append(_text(x0 + w, y0 + h + 16, str(max(n - 1, 0)), anchor="end", cls="tick"))
+    body.append(_text(x0 + w / 2, y0 + h + 16, "trial", anchor="middle", cls="tick"))
+    lx, ly = x0 + w + 12, y0 + 8
+    legend = [f'<circle cx="{lx + 11}" cy="{ly}" r="3" fill="{colour(0)}"/>', _text(lx + 28, ly + 4, "trial", cls="legend"),
+              f'<line x1="{lx}" y1="{ly + 16}" x2="{lx + 22}" y2="{ly + 16}" stroke="{colour(1)}" stroke-width="2" '
+              f'stroke-dasharray="{DASHES[1]}"/>', _text(lx + 28, ly + 20, "best so far", cls="legend")]
+    for k, what in enumerate(kinds):
+        legend += [_ring(lx + 11, ly + 16 * (2 + k), 5, colour(2 + k)),
+                   _text(lx + 28, ly + 16 * (2 + k) + 4, _short(what), cls="legend")]
+    width = lx + _legend_width(["best so far", *kinds])
+    return _svg(width, y0 + h + 24, body + legend, f"{y_label} per trial")
+
+
+def _ring(x: float, y: float, r: float, stroke: str, title: str = "", cls: str = "") -> str:
+    tip = f"<title>{escape(title)}</title>" if title else ""
+    klass = f' class="{escape(cls)}"' if cls else ""
+    return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="none" stroke="{stroke}" stroke-width="2.2"{klass}>'
+            f"{tip}</circle>")
+
+
+def _stepped(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
+    """The points of a line on which each value holds until the next sample: (x0, y0) (x1, y0) (x1, y1) …"""
+    return ([xs[0], *(a for a in xs[1:] for _ in (0, 1))], [*(b for b in ys[:-1] for _ in (0, 1)), ys[-1]])

@@ -88,8 +88,8 @@ def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], co
 
 
 def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
-    """`{"configurations": [{name, scheduled, unschedulable, placement, final, metrics}], "allocatable"}` in
-    the order given.
+    """`{"configurations": [{name, scheduled, unschedulable, notCreated, placement, final, metrics}],
+    "allocatable"}` in the order given (`notCreated` where an OrderedReady StatefulSet left pods uncreated).
 
     Steps are left out (a run of each configuration with plain `simulate` gives them); placement says
     where each configuration put the pods, node by node, and `final` what each node then holds
@@ -98,6 +98,7 @@ def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
     """
     told = [r.warnings for r in results if r.warnings is not None]
     return {"configurations": [{"name": r.label, "scheduled": r.scheduled, "unschedulable": r.unschedulable,
+                                **({"notCreated": r.not_created} if r.not_created else {}),
                                 "placement": r.placement(), "final": r.final(), "metrics": r.metrics()}
                                for r in results],
             "allocatable": node_allocatable(results[0].state) if results else {},

@@ -194,13 +194,16 @@ class Replay:
         return row
 
     def _schedule(self, now: int) -> None:
-        failed: dict[tuple, tuple[str, int]] = {}  # groups that failed at this instant: FitError, nodes processed
+        # groups that failed at this instant: FitError, nodes processed, and the state's version then. Under binds
+        # alone a group that failed still fails, but its FitError's reasons may grow (a bind used more of a
+        # node): the cycle is skipped only while nothing was bound since, else the pod gets its own cycle.
+        failed: dict[tuple, tuple[str, int, int]] = {}
         while self.active:
             _p, first, group, members = heapq.heappop(self.active)
             if group is None:
                 group, members = self._group(first), [first]
-            if group in failed:
-                message, processed = failed[group]
+            if group in failed and failed[group][2] == self.state.version:
+                message, processed, _version = failed[group]
                 self.engine.advance(processed * len(members))  # each pod's own failing cycle moves the start index
                 self._wait(group, members, now, message)
                 continue
@@ -212,7 +215,7 @@ class Replay:
                 continue
             d = self.engine.cycle(run.pod)
             if d.node is None:
-                failed[group] = (self.engine.fit_error(d.shape), d.processed)
+                failed[group] = (self.engine.fit_error(d.shape), d.processed, self.state.version)
                 self.engine.advance(d.processed * (len(members) - 1))
                 self._wait(group, members, now, failed[group][0])
                 continue

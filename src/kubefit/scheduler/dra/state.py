@@ -381,13 +381,19 @@ class DraState:
         return out
 
     def usage(self, node_names: list[str]) -> dict[str, dict[str, Any]]:
-        """Per node with devices: how many its pools hold and which are allocated now (node-local pools)."""
+        """Per node with devices: how many its pools hold and which are allocated now (node-local pools), and
+        both counts per driver (`drivers`: a node's GPUs and NICs are told apart)."""
         out = {}
         for name, pools in zip(node_names, self.catalog.node_pools, strict=True):
             devices = [device_id for pool in pools for device_id, _d, _s in pool.devices]
             if devices:
-                out[name] = {"devices": len(devices),
-                             "allocated": ["/".join(d) for d in devices if d in self.in_use]}
+                drivers: dict[str, dict[str, int]] = {}
+                for device_id in devices:
+                    counts = drivers.setdefault(device_id[0], {"devices": 0, "allocated": 0})
+                    counts["devices"] += 1
+                    counts["allocated"] += device_id in self.in_use
+                out[name] = {"devices": len(devices), "allocated": ["/".join(d) for d in devices if d in self.in_use],
+                             "drivers": dict(sorted(drivers.items()))}
         return out
 
     def nodes_of(self, allocation: AllocationResult | None) -> set[int]:
