@@ -6,8 +6,10 @@ For a pod being created (defaulting at decoding, then the mutating plugins in th
 `pkg/kubeapiserver/options/plugins.go`, then the validating ones):
 
 1. `SetDefaults_Pod` (pkg/apis/core/v1/defaults.go): a container's or init container's limits become its
-   requests where it has none; with `hostNetwork`, a port without `hostPort` gets its `containerPort`
-   (`defaultHostNetworkPorts`), which NodePorts then reads;
+   requests where it has none; then, PodLevelResources being on (beta in v1.34), a pod with pod-level
+   `spec.resources` gets the pod-level requests `defaultHugePagePodLimits` and `defaultPodRequests` give it
+   (what the scheduler then counts instead of its containers'); with `hostNetwork`, a port without
+   `hostPort` gets its `containerPort` (`defaultHostNetworkPorts`), which NodePorts then reads;
 2. LimitRanger (plugin/pkg/admission/limitranger, `PodMutateLimitFunc`): each LimitRange of the pod's
    namespace gives containers and init containers without them its `default` limits and `defaultRequest`
    requests;
@@ -44,6 +46,8 @@ from kubefit.api.storage import StorageClass
 from kubefit.errors import Forbidden, InputError
 from kubefit.k8s import goquantity as gq
 from kubefit.k8s.quantity import milli_value, value
+from kubefit.k8s.requests import is_supported_pod_level_resource
+from kubefit.k8s.resourcenames import CPU, MEMORY, is_hugepages
 from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
@@ -112,6 +116,40 @@ def default_requests(containers: list[Resources]) -> list[str]:
         if missing:
             set_.append(f"{', '.join(sorted(missing))} for container {c.name}")
     return set_
+
+
+def default_pod_level_requests(resources: dict[str, Any], containers: list[Resources], inits: list[Resources],
+                               doc: Document) -> tuple[dict[str, Quantity] | None, list[str]]:
+    """`SetDefaults_Pod`'s pod-level part (PodLevelResources on) for a pod with `spec.resources`, after its
+    containers' limits were copied into their requests: its pod-level requests (None: left as they are) and
+    the names of those it set.
+
+    `defaultHugePagePodLimits`: with pod-level requests or limits given, a `hugepages-*` the containers limit
+    (`AggregateContainerLimits`) and the pod neither requests nor limits is limited at the pod level to their
+    aggregate. `defaultPodRequests`: with pod-level limits, a cpu or memory request the pod lacks becomes its
+    containers' aggregate request (`AggregateContainerRequests`; `IsOvercommitAllowed`), then any supported
+    resource (cpu, memory, hugepages) it still lacks becomes its pod-level limit. A pod limiting `cpu: 2` at
+    the pod level with containers that request nothing requests 2 cpus (kube-scheduler counts pod-level
+    requests in place of its containers', `PodRequests`).
+    """
+    requests = decode_quantities(resources.get("requests"), doc, "spec.resources.requests") or {}
+    limits = decode_quantities(resources.get("limits"), doc, "spec.resources.limits") or {}
+    if not requests and not limits:
+        return None, []
+    for name, q in _pod_total(containers, inits, "limits").items():
+        if is_hugepages(name) and name not in requests:
+            limits.setdefault(name, q)
+    if not limits:
+        return None, []
+    defaulted = dict(requests)
+    for name, q in _pod_total(containers, inits, "requests").items():
+        if name in (CPU, MEMORY):  # IsSupportedPodLevelResource and IsOvercommitAllowed
+            defaulted.setdefault(name, q)
+    for name, q in limits.items():
+        if is_supported_pod_level_resource(name):
+            defaulted.setdefault(name, q)
+    set_ = [name for name in defaulted if name not in requests]
+    return (defaulted, set_) if set_ else (None, [])
 
 
 def limit_range_defaults(limit_range: LimitRange, containers: list[Resources], inits: list[Resources]) -> list[str]:
@@ -354,12 +392,13 @@ class Admission:
         # pods of one spec share their decoded objects (load's memo, a workload's replicas) or their manifest's
         # (a DaemonSet's pods, one spec per node): either identity says the chain's outcome is the same
         decoded = (id(pod.containers), id(pod.init_containers), id(pod.tolerations), id(pod.node_selector),
-                   id(pod.overhead), pod.namespace, runtime_class, spec.get("hostNetwork") is True)
+                   id(pod.overhead), id(pod.pod_requests), pod.namespace, runtime_class,
+                   spec.get("hostNetwork") is True)
         outcome = self.outcomes.get(decoded)
         if outcome is None:
             given = (id(spec.get("containers")), id(spec.get("initContainers")), id(spec.get("tolerations")),
-                     id(spec.get("nodeSelector")), id(spec.get("overhead")), pod.namespace, runtime_class,
-                     spec.get("hostNetwork") is True)
+                     id(spec.get("nodeSelector")), id(spec.get("overhead")), id(spec.get("resources")),
+                     pod.namespace, runtime_class, spec.get("hostNetwork") is True)
             outcome = self.outcomes.get(given) or self._chain(pod, spec)
             self.outcomes[decoded] = self.outcomes[given] = outcome
         if outcome.forbidden is not None:
@@ -387,6 +426,13 @@ class Admission:
         defaulted = default_requests([*containers, *inits])
         if defaulted:
             out.done["defaulting"] = "; ".join(defaulted)
+        if isinstance(spec.get("resources"), dict):
+            doc = Document(pod.raw, pod.source, 0)
+            pod_requests, set_ = default_pod_level_requests(spec["resources"], containers, inits, doc)
+            if pod_requests is not None:
+                out.fields["pod_requests"] = {name: q.nanos for name, q in pod_requests.items()}
+                out.done["pod-level defaulting"] = ", ".join(
+                    f"{name}={pod_requests[name].text}" for name in set_)
         if spec.get("hostNetwork") is True:
             ports = default_host_network_ports(pod.containers), default_host_network_ports(pod.init_containers)
             if ports != (pod.containers, pod.init_containers):
@@ -440,6 +486,8 @@ class Admission:
         tainted = [n.name for n in nodes if any(t.effect == NO_EXECUTE and t.key in (NOT_READY, UNREACHABLE)
                                                 for t in n.taints)]
         what = {"defaulting": "container limits copied into the missing requests",
+                "pod-level defaulting": "pod-level requests defaulted from the containers' requests and the "
+                                        "pod-level limits (defaultPodRequests), which the scheduler counts",
                 "hostNetwork ports": "ports of host-network pods without a hostPort given their containerPort "
                                      "(SetDefaults_Pod), so NodePorts counts them",
                 "LimitRanger": "the namespace's LimitRange defaults applied",
