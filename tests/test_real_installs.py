@@ -212,6 +212,33 @@ def test_a_claim_naming_a_volume_of_no_class_gets_the_default_class_and_stays_pe
     assert simulated(capsys, tmp_path, *docs)["placement"] == {"n2": 1}
 
 
+ZONED_NODE = ("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, "
+              "topology.kubernetes.io/zone: {zone}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n")
+
+
+def immediate_class(zones: str) -> str:
+    return ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: zonal}\nprovisioner: "
+            "ebs.csi.aws.com\nvolumeBindingMode: Immediate\nallowedTopologies: [{matchLabelExpressions: "
+            f"[{{key: topology.kubernetes.io/zone, values: {zones}}}]}}]\n")
+
+
+def test_an_immediate_claim_is_provisioned_in_the_one_topology_its_class_allows(tmp_path, capsys):
+    """An `Immediate` class whose `allowedTopologies` name one zone (b): the external-provisioner's
+    `GenerateAccessibilityRequirements` makes zone b the only requisite topology, so the volume is created in
+    b and its nodeAffinity requires zone b; VolumeBinding (`FindPodVolumes`, a bound claim's volume must match
+    the node) then keeps the pod off n1 (zone a, first under `--tie-break first`): it goes to n2. With zones
+    [a, b] the provisioner chooses, kubefit cannot know: the volume is taken as reachable from every node (the
+    note says so) and the pod goes to n1. (kubefit took every provisioned volume as reachable everywhere.)"""
+    nodes = (ZONED_NODE.format(name="n1", zone="a"), ZONED_NODE.format(name="n2", zone="b"))
+    out = simulated(capsys, tmp_path, *nodes, immediate_class("[b]"), claim("zonal"), MOUNTS_DATA)
+    assert out["placement"] == {"n2": 1}
+    assert ("PV controller: claim(s) default/data of an Immediate class provisioned and bound as soon as created, "
+            "each volume in the one topology its class's allowedTopologies allow") in out["warnings"]
+    out = simulated(capsys, tmp_path, *nodes, immediate_class("[a, b]"), claim("zonal"), MOUNTS_DATA)
+    assert out["placement"] == {"n1": 1}
+    assert any("a zonal provisioner picks a zone kubefit cannot know" in w for w in out["warnings"])
+
+
 def test_a_claim_of_a_class_that_is_no_storage_class_binds_to_a_volume_of_that_class(tmp_path, capsys):
     """The Kubernetes docs' "Configure a Pod to Use a PersistentVolume" task: PV and claim of class `manual`,
     which names no StorageClass object. `IsDelayBindingMode` takes a class that does not exist as not delayed,

@@ -16,8 +16,10 @@ kube-scheduler sees a pod that mounts them.
   not exist, or of none, is not delayed (`IsDelayBindingMode`).
 - Unmatched, a claim of an `Immediate` class whose provisioner provisions (not
   `kubernetes.io/no-provisioner`) is bound to the volume that provisioner creates, `pvc-<uid>`, of the
-  requested size. That volume's topology is the provisioner's choice (a zonal one picks a zone kubefit cannot
-  know): it is taken as reachable from every node, and the note says so.
+  requested size. That volume's topology is the provisioner's choice: where the class's `allowedTopologies`
+  leave it one (a single term, one value per key: the CSI external-provisioner's `requisite` topology, one
+  segment), the volume's `nodeAffinity` requires that segment; otherwise (a zonal provisioner picks a zone
+  kubefit cannot know) it is taken as reachable from every node, and the note says so.
 - A `WaitForFirstConsumer` claim stays unbound: kube-scheduler chooses its node (VolumeBinding). Any other
   claim left unbound stays Pending, and a note says why (for a claim of no class, the PV controller's event:
   "no persistent volumes available for this claim and no storage class is set").
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from typing import Any
 
 from kubefit.api.storage import (
     NOT_SUPPORTED_PROVISIONER,
@@ -57,6 +60,7 @@ def bind_volumes(scenario: Scenario) -> list[str]:
         if not pv.meta.uid and not pv.phase:
             volumes[i] = replace(pv, phase=BOUND if pv.claim_ref is not None else AVAILABLE)
     provisioned: list[str] = []
+    pinned: list[str] = []  # provisioned in the one topology their class allows
     pending: dict[str, list[str]] = {}  # why → the claims left Pending for it
     for i, claim in enumerate(claims):
         if claim.meta.uid or claim.bind_completed:
@@ -78,20 +82,44 @@ def bind_volumes(scenario: Scenario) -> list[str]:
         elif delay:
             continue  # kube-scheduler's VolumeBinding chooses the node, then the volume
         elif cls is not None and cls.provisioner and cls.provisioner != NOT_SUPPORTED_PROVISIONER:
-            pv = _provisioned(claim, cls.provisioner)
+            segment = _single_segment(cls)
+            pv = replace(_provisioned(claim, cls.provisioner), node_affinity=segment)
             by_name[pv.meta.name] = len(volumes)
             volumes.append(pv)
             volumes[-1], claims[i] = _bind(pv, claim)
-            provisioned.append(claim.meta.key)
+            (pinned if segment else provisioned).append(claim.meta.key)
         else:
             pending.setdefault(_unprovisioned(claim, cls, classes), []).append(claim.meta.key)
     scenario.objects.by_kind.setdefault("PersistentVolume", volumes)
     notes = [f"PV controller: claim(s) {_shown(keys)} stay Pending: {why}" for why, keys in pending.items()]
+    if pinned:
+        notes.append(f"PV controller: claim(s) {_shown(pinned)} of an Immediate class provisioned and bound as soon "
+                     f"as created, each volume in the one topology its class's allowedTopologies allow")
     if provisioned:
         notes.append(f"PV controller: claim(s) {_shown(provisioned)} of an Immediate class provisioned and bound as "
                      f"soon as created; kubefit takes each new volume as reachable from every node (a zonal "
                      f"provisioner picks a zone kubefit cannot know)")
     return notes
+
+
+def _single_segment(cls: StorageClass) -> dict[str, Any] | None:
+    """The node affinity of a volume provisioned for `cls` when its `allowedTopologies` name one topology
+    segment (one term, each key with one value): the external-provisioner's `GenerateAccessibilityRequirements`
+    makes that segment the only `requisite` topology, so the driver creates the volume there and the volume's
+    `nodeAffinity` requires it. None when the class leaves the provisioner a choice (or names nothing)."""
+    if len(cls.allowed_topologies) != 1:
+        return None
+    expressions = cls.allowed_topologies[0].get("matchLabelExpressions")
+    if not isinstance(expressions, list) or not expressions:
+        return None
+    required = []
+    for e in expressions:
+        values = e.get("values") if isinstance(e, dict) else None
+        if not (isinstance(values, list) and len(values) == 1 and isinstance(e.get("key"), str)
+                and isinstance(values[0], str)):
+            return None
+        required.append({"key": e["key"], "operator": "In", "values": [values[0]]})
+    return {"nodeSelectorTerms": [{"matchExpressions": required}]}
 
 
 def _shown(keys: list[str]) -> str:
