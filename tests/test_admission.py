@@ -96,6 +96,53 @@ def test_limits_without_requests_become_requests(tmp_path, capsys):
     assert simulate(capsys, path, "--no-admission")[1]["final"]["n1"]["requested"]["cpu"] == 0
 
 
+POD_LEVEL_NODE = """apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "1", memory: 1536Mi, pods: "110"}}
+"""
+
+
+def test_pod_level_requests_default_from_container_requests_and_pod_limits(tmp_path, capsys):
+    """SetDefaults_Pod, PodLevelResources on (beta, default in v1.34): `defaultPodRequests` gives a pod with
+    pod-level `limits: {cpu: 2, memory: 1Gi}` and no pod-level requests: cpu = its containers' aggregate
+    request (AggregateContainerRequests: 500m + 250m = 750m; cpu is overcommittable), memory = its pod-level
+    limit 1Gi (no container requests memory). kube-scheduler counts the pod-level requests (PodRequests).
+    n1 has 1 cpu, 1536Mi: p1 (750m, 1Gi) fits; p2 would make 1500m > 1000m and 2Gi > 1536Mi, so its FitError
+    names both. (Taking the pod-level limit 2 for cpu would leave p1 pending; not defaulting memory would
+    name cpu only.)"""
+    spec = ("resources: {limits: {cpu: '2', memory: 1Gi}}, containers: [{name: a, image: x, resources: "
+            "{requests: {cpu: 500m}}}, {name: b, image: x, resources: {requests: {cpu: 250m}}}]")
+    rc, out, err = simulate(capsys, scenario(tmp_path, POD_LEVEL_NODE, pod("p1", spec), pod("p2", spec)))
+    assert rc == 0, err
+    assert out["placement"] == {"n1": 1}
+    assert out["final"]["n1"]["requested"]["cpu"] == 750
+    assert out["final"]["n1"]["requested"]["memory"] == 1024 * MI
+    pending = [s for s in out["steps"] if s["pod"] == "p2"][0]
+    assert "Insufficient cpu" in pending["message"] and "Insufficient memory" in pending["message"]
+    assert ("admission: pod-level defaulting: pod-level requests defaulted from the containers' requests and the "
+            "pod-level limits (defaultPodRequests), which the scheduler counts (2 pods, e.g. Pod/p1: cpu=750m, "
+            "memory=1Gi)") in out["warnings"]
+
+
+def test_a_pod_level_limit_alone_becomes_the_pods_request(tmp_path, capsys):
+    """`defaultPodRequests`: containers requesting nothing, pod-level `limits: {cpu: 600m}` → pod-level request
+    cpu 600m (the limit). Two such pods on 1 cpu: 1200m > 1000m, the second pending. A pod-level request given
+    (`requests: {cpu: 100m}`) is kept: two of those fit (200m). `--no-admission` takes the pods as written:
+    no request, both fit."""
+    limit_only = "resources: {limits: {cpu: 600m}}, containers: [{name: c, image: x}]"
+    rc, out, err = simulate(capsys, scenario(tmp_path, POD_LEVEL_NODE, pod("a", limit_only), pod("b", limit_only)))
+    assert rc == 0, err
+    assert out["placement"] == {"n1": 1} and out["final"]["n1"]["requested"]["cpu"] == 600
+    given = "resources: {requests: {cpu: 100m}, limits: {cpu: 600m}}, containers: [{name: c, image: x}]"
+    rc, out, err = simulate(capsys, scenario(tmp_path, POD_LEVEL_NODE, pod("a", given), pod("b", given)))
+    assert out["placement"] == {"n1": 2} and out["final"]["n1"]["requested"]["cpu"] == 200
+    assert not [w for w in out["warnings"] if "pod-level" in w]
+    rc, out, err = simulate(capsys, scenario(tmp_path, POD_LEVEL_NODE, pod("a", limit_only), pod("b", limit_only)),
+                            "--no-admission")
+    assert out["placement"] == {"n1": 2} and out["final"]["n1"]["requested"]["cpu"] == 0
+
+
 def test_a_stored_pod_is_not_admitted_again(tmp_path, capsys):
     """A pod with `metadata.uid` was stored (and admitted) by an API server, maybe before the LimitRange existed:
     it keeps no request, while the same pod without a uid gets defaultRequest cpu 300m."""

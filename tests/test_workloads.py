@@ -347,15 +347,18 @@ def test_priority_class_orders_the_queue(tmp_path):
 
 
 def test_unknown_priority_class_is_refused(tmp_path, capsys):
-    deploy = workload("Deployment", "web", "replicas: 1, selector: {matchLabels: {app: web}}").replace(
-        f"spec: {{{CONTAINERS}", f"spec: {{priorityClassName: urgent, {CONTAINERS}")
+    """A Pod naming a PriorityClass that does not exist is refused by the Priority admission (`admitPod`,
+    plugin/pkg/admission/priority/admission.go), with the API server's message; a workload's are in
+    tests/test_real_installs.py (the workload is stored, its controller's creates fail)."""
+    pod = (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: web}}\nspec: {{priorityClassName: urgent, "
+           f"{CONTAINERS}}}\n")
     path = tmp_path / "s.yaml"
-    path.write_text("---\n".join([nodes(), deploy]))
+    path.write_text("---\n".join([nodes(), pod]))
     assert main(["simulate", "-f", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("error:") == 1
-    assert all(f in err for f in (str(path), "Deployment/web", "spec.template.spec.priorityClassName",
-                                  "no PriorityClass with name urgent was found")), err
+    assert all(f in err for f in (str(path), "Pod/web", "spec.priorityClassName",
+                                  'pods "web" is forbidden: no PriorityClass with name urgent was found')), err
 
 
 def test_indexed_job_names_free_indexes(tmp_path):

@@ -39,6 +39,16 @@ class InputError(KubefitError):
         return InputError(self.message, file=self.file or file, obj=self.obj or obj, field=field)
 
 
+class Forbidden(Exception):
+    """An admission plugin refused a pod being created: `message` is the plugin's error, `field` where it points
+    (if one). Not shown as it is: a Pod document's refusal becomes an `InputError` (`pods "web" is forbidden:
+    ...`), a workload's a note (its controller creates none of those pods)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
 class ConfigError(KubefitError):
     """A scheduler configuration kube-scheduler itself refuses; `errors` are its exact messages."""
 

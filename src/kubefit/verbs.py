@@ -385,6 +385,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     >>> out["add"], out["cost"], [row["pod"] for row in out["cannotFit"]]
     ({'small': 1, 'large': 1}, 4, ['batch-huge'])
     """
+    from kubefit.manifests.registration import registration_notes
     from kubefit.manifests.templates import load_templates
     from kubefit.planning.plan import plan as run_plan
     from kubefit.scheduler.nodeactions import eviction_report
@@ -395,10 +396,13 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions,
                                                 admission=admission, nodes_required=False)
+    unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
+    for note in unregistered:
+        warn(note)
     result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
     for note in result.notes:
         warn(note)
-    result.warnings = list(prepared.notes) + result.notes
+    result.warnings = list(prepared.notes) + unregistered + result.notes
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive)
@@ -534,7 +538,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
-             warn: Warn = python_warning, admission: bool = True) -> CapacityResult:
+             warn: Warn = python_warning, admission: bool = True, place_pending: bool = False) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -549,6 +553,9 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
         Stop after this many copies (`--max`).
     replay : bool
         Place the copies one by one even where the count is closed-form (`--check`; same answer).
+    place_pending : bool
+        Schedule the scenario's pending pods first, as `simulate` does (an install's own pods), and count the
+        copies beside them (`--place-pending`); by default, as cluster-capacity, beside the bound pods only.
     recursive, loading, warn, admission
         As for `simulate`.
 
@@ -561,20 +568,34 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     Examples
     --------
     >>> import kubefit
-    >>> result = kubefit.capacity(["examples/workload/cluster.yaml"], "report-0")
+    >>> result = kubefit.capacity(["examples/workload/cluster.yaml"], "report-0", warn=lambda _: None)
     >>> result.count, result.per_node
     (2, {'highmem-1': 1, 'highmem-2': 1})
     """
     from kubefit.scheduler.capacity import estimate_capacity
+    from kubefit.scheduler.simulate import simulate as run
 
     scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive,
                                           admission=admission)
     target = find_pod(scenario, pod)
-    result = estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
+    state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
+    others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
+    if place_pending and queue:
+        state = state.copy()
+        placed = run(state, prepared.config, queue, tie_break=tie_break, seed=seed, stranded=False)
+        notes.append(f"the scenario's pending pods placed first, as simulate places them: {placed.scheduled} of "
+                     f"{len(queue)} scheduled; the copies are counted beside them")
+    elif others:
+        notes.append(f"the scenario's {len(others)} other pending pod(s) are not placed first: the copies are counted "
+                     f"beside the bound pods only, as cluster-capacity counts them; --place-pending places them "
+                     f"first, as simulate would (an install's own pods)")
+    if len(notes) > len(prepared.notes):
+        warn(notes[-1])
+    result = estimate_capacity(state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
                                replay=replay)
-    result.warnings = list(prepared.notes)
+    result.warnings = notes
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive)
+                            recursive=recursive, placePending=place_pending)
     return result
 
 

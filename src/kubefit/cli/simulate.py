@@ -212,6 +212,10 @@ def capacity(
                                         "where the count is computed (same answer, slower).")] = False,
     report: ReportOption = None,
     admission: AdmissionOption = True,
+    place_pending: Annotated[bool, typer.Option("--place-pending", help="Schedule the scenario's pending pods "
+                                                "first, as simulate does (an install's own pods), and count the "
+                                                "copies beside them; by default beside the bound pods only, as "
+                                                "cluster-capacity.")] = False,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report.simulation import capacity_table
@@ -219,7 +223,8 @@ def capacity(
     check_report_path(report)
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
-                                recursive=recursive, loading=loading, warn=warn, admission=admission)
+                                recursive=recursive, loading=loading, warn=warn, admission=admission,
+                                place_pending=place_pending)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

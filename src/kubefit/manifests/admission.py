@@ -6,11 +6,15 @@ For a pod being created (defaulting at decoding, then the mutating plugins in th
 `pkg/kubeapiserver/options/plugins.go`, then the validating ones):
 
 1. `SetDefaults_Pod` (pkg/apis/core/v1/defaults.go): a container's or init container's limits become its
-   requests where it has none;
+   requests where it has none; then, PodLevelResources being on (beta in v1.34), a pod with pod-level
+   `spec.resources` gets the pod-level requests `defaultHugePagePodLimits` and `defaultPodRequests` give it
+   (what the scheduler then counts instead of its containers'); with `hostNetwork`, a port without
+   `hostPort` gets its `containerPort` (`defaultHostNetworkPorts`), which NodePorts then reads;
 2. LimitRanger (plugin/pkg/admission/limitranger, `PodMutateLimitFunc`): each LimitRange of the pod's
    namespace gives containers and init containers without them its `default` limits and `defaultRequest`
    requests;
-3. Priority (`kubefit.manifests.priority`): `priorityClassName` → `spec.priority`;
+3. Priority (`kubefit.manifests.priority`, also with admission off): `priorityClassName` → `spec.priority` and
+   `spec.preemptionPolicy`;
 4. DefaultTolerationSeconds: `node.kubernetes.io/not-ready` and `unreachable` NoExecute tolerations (300 s)
    unless the pod tolerates them already;
 5. RuntimeClass (`setOverhead`, `setScheduling`): `overhead.podFixed` becomes `spec.overhead` (a different
@@ -39,14 +43,16 @@ from typing import Any
 from kubefit.api.core import Container, Node, Pod, Quantity
 from kubefit.api.policy import CONTAINER, POD, LimitRange, RuntimeClass
 from kubefit.api.storage import StorageClass
-from kubefit.errors import InputError
+from kubefit.errors import Forbidden, InputError
 from kubefit.k8s import goquantity as gq
 from kubefit.k8s.quantity import milli_value, value
+from kubefit.k8s.requests import is_supported_pod_level_resource
+from kubefit.k8s.resourcenames import CPU, MEMORY, is_hugepages
 from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, _toleration
-from kubefit.manifests.priority import priority_admission, resolve_priorities
+from kubefit.manifests.priority import priority_admission
 from kubefit.manifests.provisioning import bind_volumes
 
 NOT_READY, UNREACHABLE = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
@@ -55,14 +61,6 @@ NO_EXECUTE = "NoExecute"
 MAX_MILLI_VALUE = (2**63 - 1) // 1000  # resource.MaxMilliValue
 # the controllers whose pods are named from a prefix (`generateName`), as the API server names them in a refusal
 GENERATED_NAMES = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet", "Deployment")
-
-
-class Forbidden(Exception):
-    """The admission chain refused a pod: `message` is the plugin's error, `field` where it points (if one)."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.field = message, field
 
 
 # --------------------------------------------------------------------------- one pod's resources
@@ -100,6 +98,15 @@ def _shown(q: Quantity) -> str:
 
 # --------------------------------------------------------------------------- defaulting and LimitRanger
 
+def default_host_network_ports(containers: tuple[Container, ...]) -> tuple[Container, ...]:
+    """`defaultHostNetworkPorts`: with host networking every port without a `hostPort` takes its
+    `containerPort` (the same tuple when nothing changes)."""
+    changed = tuple(replace(c, ports=tuple(p if p.host_port else replace(p, host_port=p.container_port)
+                                           for p in c.ports))
+                    if any(not p.host_port and p.container_port for p in c.ports) else c for c in containers)
+    return containers if all(a is b for a, b in zip(changed, containers, strict=True)) else changed
+
+
 def default_requests(containers: list[Resources]) -> list[str]:
     """`SetDefaults_Pod`: limits copied into missing requests; the names of what was set, per container."""
     set_ = []
@@ -109,6 +116,40 @@ def default_requests(containers: list[Resources]) -> list[str]:
         if missing:
             set_.append(f"{', '.join(sorted(missing))} for container {c.name}")
     return set_
+
+
+def default_pod_level_requests(resources: dict[str, Any], containers: list[Resources], inits: list[Resources],
+                               doc: Document) -> tuple[dict[str, Quantity] | None, list[str]]:
+    """`SetDefaults_Pod`'s pod-level part (PodLevelResources on) for a pod with `spec.resources`, after its
+    containers' limits were copied into their requests: its pod-level requests (None: left as they are) and
+    the names of those it set.
+
+    `defaultHugePagePodLimits`: with pod-level requests or limits given, a `hugepages-*` the containers limit
+    (`AggregateContainerLimits`) and the pod neither requests nor limits is limited at the pod level to their
+    aggregate. `defaultPodRequests`: with pod-level limits, a cpu or memory request the pod lacks becomes its
+    containers' aggregate request (`AggregateContainerRequests`; `IsOvercommitAllowed`), then any supported
+    resource (cpu, memory, hugepages) it still lacks becomes its pod-level limit. A pod limiting `cpu: 2` at
+    the pod level with containers that request nothing requests 2 cpus (kube-scheduler counts pod-level
+    requests in place of its containers', `PodRequests`).
+    """
+    requests = decode_quantities(resources.get("requests"), doc, "spec.resources.requests") or {}
+    limits = decode_quantities(resources.get("limits"), doc, "spec.resources.limits") or {}
+    if not requests and not limits:
+        return None, []
+    for name, q in _pod_total(containers, inits, "limits").items():
+        if is_hugepages(name) and name not in requests:
+            limits.setdefault(name, q)
+    if not limits:
+        return None, []
+    defaulted = dict(requests)
+    for name, q in _pod_total(containers, inits, "requests").items():
+        if name in (CPU, MEMORY):  # IsSupportedPodLevelResource and IsOvercommitAllowed
+            defaulted.setdefault(name, q)
+    for name, q in limits.items():
+        if is_supported_pod_level_resource(name):
+            defaulted.setdefault(name, q)
+    set_ = [name for name in defaulted if name not in requests]
+    return (defaulted, set_) if set_ else (None, [])
 
 
 def limit_range_defaults(limit_range: LimitRange, containers: list[Resources], inits: list[Resources]) -> list[str]:
@@ -351,11 +392,13 @@ class Admission:
         # pods of one spec share their decoded objects (load's memo, a workload's replicas) or their manifest's
         # (a DaemonSet's pods, one spec per node): either identity says the chain's outcome is the same
         decoded = (id(pod.containers), id(pod.init_containers), id(pod.tolerations), id(pod.node_selector),
-                   id(pod.overhead), pod.namespace, runtime_class)
+                   id(pod.overhead), id(pod.pod_requests), pod.namespace, runtime_class,
+                   spec.get("hostNetwork") is True)
         outcome = self.outcomes.get(decoded)
         if outcome is None:
             given = (id(spec.get("containers")), id(spec.get("initContainers")), id(spec.get("tolerations")),
-                     id(spec.get("nodeSelector")), id(spec.get("overhead")), pod.namespace, runtime_class)
+                     id(spec.get("nodeSelector")), id(spec.get("overhead")), id(spec.get("resources")),
+                     pod.namespace, runtime_class, spec.get("hostNetwork") is True)
             outcome = self.outcomes.get(given) or self._chain(pod, spec)
             self.outcomes[decoded] = self.outcomes[given] = outcome
         if outcome.forbidden is not None:
@@ -383,13 +426,30 @@ class Admission:
         defaulted = default_requests([*containers, *inits])
         if defaulted:
             out.done["defaulting"] = "; ".join(defaulted)
+        if isinstance(spec.get("resources"), dict):
+            doc = Document(pod.raw, pod.source, 0)
+            pod_requests, set_ = default_pod_level_requests(spec["resources"], containers, inits, doc)
+            if pod_requests is not None:
+                out.fields["pod_requests"] = {name: q.nanos for name, q in pod_requests.items()}
+                out.done["pod-level defaulting"] = ", ".join(
+                    f"{name}={pod_requests[name].text}" for name in set_)
+        if spec.get("hostNetwork") is True:
+            ports = default_host_network_ports(pod.containers), default_host_network_ports(pod.init_containers)
+            if ports != (pod.containers, pod.init_containers):
+                out.fields["containers"], out.fields["init_containers"] = ports
+                given = {(c.name, p.container_port) for c in (*pod.containers, *pod.init_containers)
+                         for p in c.ports if p.host_port}
+                out.done["hostNetwork ports"] = ", ".join(
+                    f"hostPort {p.container_port} for container {c.name}" for c in (*ports[0], *ports[1])
+                    for p in c.ports if (c.name, p.container_port) not in given)
         ranges = self.limit_ranges.get(pod.namespace, [])
         set_ = [part for lr in ranges for part in limit_range_defaults(lr, containers, inits)]
         if set_:
             out.done["LimitRanger"] = "; ".join(set_)  # the kubernetes.io/limit-ranger annotation's words
         if defaulted or set_:
-            out.fields["containers"] = _requests_into(pod.containers, containers)
-            out.fields["init_containers"] = _requests_into(pod.init_containers, inits)
+            out.fields["containers"] = _requests_into(out.fields.get("containers", pod.containers), containers)
+            out.fields["init_containers"] = _requests_into(out.fields.get("init_containers", pod.init_containers),
+                                                           inits)
         tolerations = [dict(t) for t in spec.get("tolerations") or [] if isinstance(t, dict)]
         added = default_toleration_seconds(tolerations)
         if added:
@@ -426,6 +486,10 @@ class Admission:
         tainted = [n.name for n in nodes if any(t.effect == NO_EXECUTE and t.key in (NOT_READY, UNREACHABLE)
                                                 for t in n.taints)]
         what = {"defaulting": "container limits copied into the missing requests",
+                "pod-level defaulting": "pod-level requests defaulted from the containers' requests and the "
+                                        "pod-level limits (defaultPodRequests), which the scheduler counts",
+                "hostNetwork ports": "ports of host-network pods without a hostPort given their containerPort "
+                                     "(SetDefaults_Pod), so NodePorts counts them",
                 "LimitRanger": "the namespace's LimitRange defaults applied",
                 "DefaultTolerationSeconds": f"NoExecute tolerations of {NOT_READY} and {UNREACHABLE} "
                                             f"({DEFAULT_TOLERATION_SECONDS} s) added, so pods may go to the "
@@ -468,14 +532,22 @@ def default_storage_class(classes: list[StorageClass]) -> StorageClass | None:
 
 
 def admit_claims(scenario: Scenario) -> list[str]:
-    """DefaultStorageClass: the default class for claims without `storageClassName` not yet bound; notes."""
+    """DefaultStorageClass: the default class for claims without `storageClassName`; notes.
+
+    A new claim gets it whatever else it says, `spec.volumeName` included (plugin/pkg/admission/storage/
+    storageclass/setdefault/admission.go `Admit` looks at the class only: a claim pre-bound to a volume of no
+    class then no longer matches it, `checkVolumeSatisfyClaim`). A stored claim (`metadata.uid`) still unbound
+    and naming no volume gets it from the PV controller (`assignDefaultStorageClass`, the retroactive default).
+    """
     default = default_storage_class(scenario.objects.of("StorageClass"))
     claims = scenario.objects.by_kind.get("PersistentVolumeClaim", [])
     if default is None:
         return []
     changed = []
     for i, claim in enumerate(claims):
-        if claim.storage_class_name is None and claim.beta_class_annotation is None and not claim.volume_name:
+        if claim.storage_class_name is not None or claim.beta_class_annotation is not None:
+            continue
+        if not claim.meta.uid or not (claim.volume_name or claim.bind_completed):
             claims[i] = replace(claim, storage_class_name=default.meta.name)
             changed.append(claim.meta.key)
     if not changed:
@@ -487,21 +559,20 @@ def admit_claims(scenario: Scenario) -> list[str]:
 def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     """Admission of the scenario's pods and claims (Priority always; the rest when `enabled`): pods changed in
     place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended."""
-    resolve_priorities(scenario)
+    priority = priority_admission(scenario)
     scenario.admission = enabled
-    if not enabled:
-        return
-    scenario.warnings += admit_claims(scenario)
-    scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
-    admission = Admission.of(scenario)
+    admission = None
+    if enabled:
+        scenario.warnings += admit_claims(scenario)
+        scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
+        admission = Admission.of(scenario)
     kept: list[Pod] = []
     refused: dict[str, tuple[str, int]] = {}
     for pod in scenario.pods:
-        if pod.uid:  # stored by an API server (only it sets a uid): admitted when it was created
-            kept.append(pod)
-            continue
         try:
-            kept.append(admission.admit(pod))
+            pod = priority(pod)
+            # stored by an API server (only it sets a uid): admitted when it was created
+            kept.append(pod if admission is None or pod.uid else admission.admit(pod))
         except Forbidden as exc:
             if not pod.created_by:
                 raise InputError(f"pods {go_quote(pod.name)} is forbidden: {exc.message}", file=pod.source,
@@ -510,22 +581,40 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
                                                           f"{exc.message}", 0))
             refused[pod.created_by] = (message, count + 1)
     scenario.pods = kept
-    scenario.warnings += admission.notes(scenario.nodes)
+    if admission is not None:
+        scenario.warnings += admission.notes(scenario.nodes)
+        scenario.warnings += pod_security_note(scenario)
     scenario.warnings += [f"{owner}: its controller cannot create {count} pod(s): {message}"
                           for owner, (message, count) in refused.items()]
+
+
+POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce"
+
+
+def pod_security_note(scenario: Scenario) -> list[str]:
+    """The warning for namespaces whose `pod-security.kubernetes.io/enforce` label asks the PodSecurity admission
+    (enabled by default) for the `baseline` or `restricted` level, where new pods run: it forbids pods that break
+    the level (k8s.io/pod-security-admission), which kubefit does not check."""
+    used = {p.namespace for p in scenario.pods if not p.uid}
+    enforced = [f"{ns.meta.name} ({ns.meta.labels[POD_SECURITY_ENFORCE]})" for ns in scenario.objects.of("Namespace")
+                if ns.meta.name in used and ns.meta.labels.get(POD_SECURITY_ENFORCE, "privileged") != "privileged"]
+    if not enforced:
+        return []
+    return [f"PodSecurity admission: namespace(s) {', '.join(enforced[:4])}{' …' if len(enforced) > 4 else ''} "
+            f"enforce a Pod Security Standard: the API server forbids pods that break it, and kubefit does not "
+            f"check them (a forbidden pod would not exist)"]
 
 
 def admitter(scenario: Scenario) -> Callable[[Pod], Pod | None]:
     """For pods a controller creates later (a plan's DaemonSet pods, capacity's replica): a function giving
     each as the API server admits it, None when it forbids it (admission off: Priority only, as at load)."""
     priority = priority_admission(scenario)
-    if not scenario.admission:
-        return priority
-    admission = Admission.of(scenario)
+    admission = Admission.of(scenario) if scenario.admission else None
 
     def admit(pod: Pod) -> Pod | None:
         try:
-            return admission.admit(replace(priority(pod)))
+            pod = priority(pod)
+            return pod if admission is None else admission.admit(replace(pod))
         except Forbidden:
             return None
     return admit

@@ -74,7 +74,8 @@ SKIPPED_KINDS = frozenset({
     "CSIStorageCapacity", "VolumeAttachment",
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "PodSecurityPolicy",
+    "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "APIService",
+    "PodTemplate", "PodSecurityPolicy",
     "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
@@ -82,7 +83,10 @@ SKIPPED_KINDS = frozenset({
 AFFECTS_SCHEDULING = frozenset({
     "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity",
-    "HorizontalPodAutoscaler", "CronJob"})
+    "HorizontalPodAutoscaler", "CronJob",
+    # admission kubefit does not run: webhooks and policies may change pods (a sidecar's requests) or refuse them
+    "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicy"})
 
 
 # The API groups kube-apiserver serves itself (v1.34); every other dotted group is a CustomResourceDefinition's,
@@ -114,22 +118,37 @@ def skipped_kind(doc: Any) -> bool:
 OPERATOR_KINDS: dict[str, frozenset[str]] = {
     "monitoring.coreos.com": frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"}),
     "elasticsearch.k8s.elastic.co": frozenset({"Elasticsearch"}), "kibana.k8s.elastic.co": frozenset({"Kibana"}),
-    "kafka.strimzi.io": frozenset({"Kafka", "KafkaNodePool", "KafkaConnect", "KafkaMirrorMaker2", "KafkaBridge"}),
+    "kafka.strimzi.io": frozenset({"Kafka", "KafkaNodePool", "KafkaConnect", "KafkaMirrorMaker", "KafkaMirrorMaker2",
+                                   "KafkaBridge"}),
     "postgresql.cnpg.io": frozenset({"Cluster", "Pooler"}), "acid.zalan.do": frozenset({"postgresql"}),
-    "argoproj.io": frozenset({"Rollout", "Workflow", "CronWorkflow"}),
+    "argoproj.io": frozenset({"Rollout", "Workflow", "CronWorkflow", "ArgoCD", "EventSource", "Sensor"}),
     "ray.io": frozenset({"RayCluster", "RayJob", "RayService"}),
-    "kubeflow.org": frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "Notebook"}),
-    "serving.kserve.io": frozenset({"InferenceService"}), "serving.knative.dev": frozenset({"Service"}),
+    "kubeflow.org": frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "Notebook", "Experiment"}),
+    "trainer.kubeflow.org": frozenset({"TrainJob"}),
+    "serving.kserve.io": frozenset({"InferenceService", "LLMInferenceService"}),
+    "serving.knative.dev": frozenset({"Service", "Configuration", "Revision"}),
     "jobset.x-k8s.io": frozenset({"JobSet"}), "leaderworkerset.x-k8s.io": frozenset({"LeaderWorkerSet"}),
+    "workload.codeflare.dev": frozenset({"AppWrapper"}),
     "batch.volcano.sh": frozenset({"Job"}), "apps.kruise.io": frozenset({"CloneSet", "StatefulSet", "DaemonSet"}),
     "rabbitmq.com": frozenset({"RabbitmqCluster"}), "minio.min.io": frozenset({"Tenant"}),
     "opentelemetry.io": frozenset({"OpenTelemetryCollector"}), "jaegertracing.io": frozenset({"Jaeger"}),
     "sparkoperator.k8s.io": frozenset({"SparkApplication", "ScheduledSparkApplication"}),
     "flink.apache.org": frozenset({"FlinkDeployment"}), "nvidia.com": frozenset({"ClusterPolicy", "NVIDIADriver"}),
+    "nfd.k8s-sigs.io": frozenset({"NodeFeatureDiscovery"}),
     "kubevirt.io": frozenset({"VirtualMachine", "VirtualMachineInstance"}),
     "tekton.dev": frozenset({"TaskRun", "PipelineRun"}), "keda.sh": frozenset({"ScaledJob"}),
     "grafana.integreatly.org": frozenset({"Grafana"}), "mongodbcommunity.mongodb.com": frozenset({"MongoDBCommunity"}),
     "clickhouse.altinity.com": frozenset({"ClickHouseInstallation"}), "k8s.mariadb.com": frozenset({"MariaDB"}),
+    # network and service-mesh installers: Calico's (tigera-operator) and Istio's operators
+    "operator.tigera.io": frozenset({"Installation", "APIServer", "Goldmane", "Whisker"}),
+    "install.istio.io": frozenset({"IstioOperator"}), "sailoperator.io": frozenset({"Istio", "IstioCNI", "ZTunnel"}),
+    "ceph.rook.io": frozenset({"CephCluster"}), "kubernetes.dask.org": frozenset({"DaskCluster", "DaskJob"}),
+    "cassandra.datastax.com": frozenset({"CassandraDatacenter"}), "k8ssandra.io": frozenset({"K8ssandraCluster"}),
+    "pxc.percona.com": frozenset({"PerconaXtraDBCluster"}), "psmdb.percona.com": frozenset({"PerconaServerMongoDB"}),
+    "pgv2.percona.com": frozenset({"PerconaPGCluster"}), "mysql.oracle.com": frozenset({"InnoDBCluster"}),
+    "pingcap.com": frozenset({"TidbCluster"}),
+    "redis.redis.opstreelabs.in": frozenset({"Redis", "RedisCluster", "RedisReplication", "RedisSentinel"}),
+    "logging.banzaicloud.io": frozenset({"Logging"}), "fluentbit.fluent.io": frozenset({"FluentBit"}),
 }
 
 
@@ -152,10 +171,34 @@ def operator_note(docs: list[Any]) -> str | None:
             f"running cluster) to count them")
 
 
+# Kinds a scenario reads although they place no pod, so not named as skipped (PriorityClass: priority.py).
+READ_ASIDE = frozenset({"PriorityClass"})
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+
+
+def kustomization(doc: Any) -> bool:
+    """kustomize's own file (`kustomization.yaml`: Kustomization, Component), not an object an API server serves."""
+    version = doc.body.get("apiVersion")
+    return isinstance(version, str) and version.split("/", 1)[0] == KUSTOMIZE_GROUP
+
+
+def kustomize_note(docs: list[Any]) -> str | None:
+    """The warning for kustomization files read with a folder (None when there are none): `kubectl apply -f`
+    refuses them (no such API), and what they would do to the other files is not done."""
+    found = [d for d in docs if kustomization(d)]
+    if not found:
+        return None
+    named = ", ".join(d.source for d in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return (f"{named}: a {found[0].kind} is kustomize's build file, not an API object (kubectl apply -f refuses "
+            f"it): the other files were read as they are, without its namespace, patches, images or replicas; "
+            f"`kubectl kustomize DIR | kubefit ... -f -` reads what kubectl apply -k would send")
+
+
 def skipped_note(docs: list[Any]) -> str | None:
     """One note naming every skipped kind with its count (None when nothing was skipped), custom resources an
-    operator turns into pods aside (`operator_note`)."""
-    docs = [d for d in docs if not operator_managed(d)]
+    operator turns into pods (`operator_note`), kustomization files (`kustomize_note`) and kinds read aside
+    (`READ_ASIDE`) apart."""
+    docs = [d for d in docs if not operator_managed(d) and not kustomization(d) and d.kind not in READ_ASIDE]
     if not docs:
         return None
     counts = Counter(d.kind for d in docs)

@@ -4,14 +4,25 @@ kube-scheduler sees a pod that mounts them.
 
 - A new PersistentVolume is `Available` (`syncVolume`), or `Bound` once the claim its `claimRef` names is
   bound to it.
-- A new claim naming a volume (`spec.volumeName`, pre-bound) is bound to it (`syncUnboundClaim`: the
-  volume exists and is free or pre-bound to the claim) and gets `pv.kubernetes.io/bind-completed`.
-- A new unbound claim of an `Immediate` class is bound to the smallest `Available` volume of its class that
-  fits (`findBestMatchForClaim`: capacity, volume mode, access modes, selector), else, when its class names a
-  dynamic provisioner, to the volume that provisioner creates, `pvc-<uid>`, of the requested size. That
-  volume's topology is the provisioner's choice (a zonal one picks a zone kubefit cannot know): it is taken
-  as reachable from every node, and the note says so.
-- A `WaitForFirstConsumer` claim stays unbound: kube-scheduler chooses its node (VolumeBinding).
+- A new claim naming a volume (`spec.volumeName`, pre-bound) is bound to it (`syncUnboundClaim`) when the
+  volume is unclaimed and satisfies it (`checkVolumeSatisfyClaim`: size, class, volume mode, access modes),
+  or when the volume's `claimRef` names it; it then gets `pv.kubernetes.io/bind-completed`. Otherwise it
+  stays Pending ("Cannot bind to requested volume "pv": storageClassName does not match", ...).
+- A new claim without one is matched as `findBestMatchForClaim` matches it (`findByClaim`: the volumes by
+  access-mode set, the sets holding the claim's modes fewest modes first; in each `FindMatchingVolume`):
+  a volume whose `claimRef` names the claim wins (whatever its class, also for a `WaitForFirstConsumer`
+  claim); else, for a claim that is not of a `WaitForFirstConsumer` class, the smallest `Available` volume of
+  its class that holds its request, in its volume mode, matching its selector. A claim of a class that does
+  not exist, or of none, is not delayed (`IsDelayBindingMode`).
+- Unmatched, a claim of an `Immediate` class whose provisioner provisions (not
+  `kubernetes.io/no-provisioner`) is bound to the volume that provisioner creates, `pvc-<uid>`, of the
+  requested size. That volume's topology is the provisioner's choice: where the class's `allowedTopologies`
+  leave it one (a single term, one value per key: the CSI external-provisioner's `requisite` topology, one
+  segment), the volume's `nodeAffinity` requires that segment; otherwise (a zonal provisioner picks a zone
+  kubefit cannot know) it is taken as reachable from every node, and the note says so.
+- A `WaitForFirstConsumer` claim stays unbound: kube-scheduler chooses its node (VolumeBinding). Any other
+  claim left unbound stays Pending, and a note says why (for a claim of no class, the PV controller's event:
+  "no persistent volumes available for this claim and no storage class is set").
 
 Objects an API server stored already (`metadata.uid`: a snapshot) are as they are; with admission off
 (`--no-admission`, kube-scheduler's own tests: no controller runs) nothing is bound.
@@ -21,6 +32,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from typing import Any
 
 from kubefit.api.storage import (
     NOT_SUPPORTED_PROVISIONER,
@@ -28,8 +40,11 @@ from kubefit.api.storage import (
     ClaimRef,
     PersistentVolume,
     PersistentVolumeClaim,
+    StorageClass,
 )
 from kubefit.k8s.labels import parse_selector
+from kubefit.k8s.quantity import value
+from kubefit.k8s.validation import go_quote
 from kubefit.manifests.load import Scenario
 
 AVAILABLE, BOUND = "Available", "Bound"
@@ -45,57 +60,140 @@ def bind_volumes(scenario: Scenario) -> list[str]:
         if not pv.meta.uid and not pv.phase:
             volumes[i] = replace(pv, phase=BOUND if pv.claim_ref is not None else AVAILABLE)
     provisioned: list[str] = []
+    pinned: list[str] = []  # provisioned in the one topology their class allows
+    pending: dict[str, list[str]] = {}  # why → the claims left Pending for it
     for i, claim in enumerate(claims):
         if claim.meta.uid or claim.bind_completed:
             continue
         if claim.volume_name:
             j = by_name.get(claim.volume_name)
-            if j is not None and _free_for(volumes[j], claim):
+            why = (f"the volume {go_quote(claim.volume_name)} it names does not exist" if j is None else
+                   _cannot_bind(volumes[j], claim))
+            if j is None or why:
+                pending.setdefault(why, []).append(claim.meta.key)
+            else:
                 volumes[j], claims[i] = _bind(volumes[j], claim)
             continue
-        cls = classes.get(claim.class_name)
-        if cls is None or cls.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
-            continue
-        j = _best_match(volumes, claim)
+        cls = classes.get(claim.class_name) if claim.class_name else None
+        delay = cls is not None and cls.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER
+        j = _best_match(volumes, claim, delay)
         if j is not None:
             volumes[j], claims[i] = _bind(volumes[j], claim)
-        elif cls.provisioner and cls.provisioner != NOT_SUPPORTED_PROVISIONER:
-            pv = _provisioned(claim, cls.provisioner)
+        elif delay:
+            continue  # kube-scheduler's VolumeBinding chooses the node, then the volume
+        elif cls is not None and cls.provisioner and cls.provisioner != NOT_SUPPORTED_PROVISIONER:
+            segment = _single_segment(cls)
+            pv = replace(_provisioned(claim, cls.provisioner), node_affinity=segment)
             by_name[pv.meta.name] = len(volumes)
             volumes.append(pv)
             volumes[-1], claims[i] = _bind(pv, claim)
-            provisioned.append(claim.meta.key)
+            (pinned if segment else provisioned).append(claim.meta.key)
+        else:
+            pending.setdefault(_unprovisioned(claim, cls, classes), []).append(claim.meta.key)
     scenario.objects.by_kind.setdefault("PersistentVolume", volumes)
-    if not provisioned:
-        return []
-    shown = ", ".join(provisioned[:4]) + (f" and {len(provisioned) - 4} more" if len(provisioned) > 4 else "")
-    return [f"PV controller: claim(s) {shown} of an Immediate class provisioned and bound as soon as created; "
-            f"kubefit takes each new volume as reachable from every node (a zonal provisioner picks a zone "
-            f"kubefit cannot know)"]
+    notes = [f"PV controller: claim(s) {_shown(keys)} stay Pending: {why}" for why, keys in pending.items()]
+    if pinned:
+        notes.append(f"PV controller: claim(s) {_shown(pinned)} of an Immediate class provisioned and bound as soon "
+                     f"as created, each volume in the one topology its class's allowedTopologies allow")
+    if provisioned:
+        notes.append(f"PV controller: claim(s) {_shown(provisioned)} of an Immediate class provisioned and bound as "
+                     f"soon as created; kubefit takes each new volume as reachable from every node (a zonal "
+                     f"provisioner picks a zone kubefit cannot know)")
+    return notes
 
 
-def _free_for(pv: PersistentVolume, claim: PersistentVolumeClaim) -> bool:
-    """The volume may be bound to the claim: unclaimed, or its claimRef names the claim."""
+def _single_segment(cls: StorageClass) -> dict[str, Any] | None:
+    """The node affinity of a volume provisioned for `cls` when its `allowedTopologies` name one topology
+    segment (one term, each key with one value): the external-provisioner's `GenerateAccessibilityRequirements`
+    makes that segment the only `requisite` topology, so the driver creates the volume there and the volume's
+    `nodeAffinity` requires it. None when the class leaves the provisioner a choice (or names nothing)."""
+    if len(cls.allowed_topologies) != 1:
+        return None
+    expressions = cls.allowed_topologies[0].get("matchLabelExpressions")
+    if not isinstance(expressions, list) or not expressions:
+        return None
+    required = []
+    for e in expressions:
+        values = e.get("values") if isinstance(e, dict) else None
+        if not (isinstance(values, list) and len(values) == 1 and isinstance(e.get("key"), str)
+                and isinstance(values[0], str)):
+            return None
+        required.append({"key": e["key"], "operator": "In", "values": [values[0]]})
+    return {"nodeSelectorTerms": [{"matchExpressions": required}]}
+
+
+def _shown(keys: list[str]) -> str:
+    return ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+
+
+def _unprovisioned(claim: PersistentVolumeClaim, cls: StorageClass | None, classes: dict) -> str:
+    """Why an unmatched claim that is not delayed stays Pending (`syncUnboundClaim`, no volume found)."""
+    if not claim.class_name:
+        default = "" if classes else " (the scenario has no StorageClass: give the cluster's default one)"
+        return f"no persistent volumes available for this claim and no storage class is set{default}"
+    if cls is None:
+        return (f"no volume of class {claim.class_name!r} fits, and no StorageClass of that name exists to "
+                f"provision one")
+    return f"no volume of class {claim.class_name!r} fits, and its provisioner {cls.provisioner} creates none"
+
+
+def _cannot_bind(pv: PersistentVolume, claim: PersistentVolumeClaim) -> str:
+    """Why the PV controller does not bind a claim to the volume it names ("" when it does): the volume's
+    claimRef names another claim, or (unclaimed) `checkVolumeSatisfyClaim` refuses it, with the controller's
+    event messages."""
+    if pv.claim_ref is not None:
+        return "" if _bound_to(pv, claim) else f"volume {go_quote(pv.meta.name)} already bound to a different claim."
+    if pv.deleting:
+        error = f"the volume is marked for deletion {go_quote(pv.meta.name)}"
+    elif value(pv.capacity) < value(claim.request):
+        error = "requested PV is too small"
+    elif pv.class_name != claim.class_name:
+        error = "storageClassName does not match"
+    elif pv.volume_mode != claim.volume_mode:
+        error = "incompatible volumeMode"
+    elif not set(claim.access_modes) <= set(pv.access_modes):
+        error = "incompatible accessMode"
+    else:
+        return ""
+    return f"Cannot bind to requested volume {go_quote(pv.meta.name)}: {error}"
+
+
+def _bound_to(pv: PersistentVolume, claim: PersistentVolumeClaim) -> bool:
+    """`IsVolumeBoundToClaim`: the volume's claimRef names the claim (and its uid, when both have one)."""
     ref = pv.claim_ref
-    return ref is None or (ref.namespace == claim.meta.namespace and ref.name == claim.meta.name)
+    return (ref is not None and ref.namespace == claim.meta.namespace and ref.name == claim.meta.name
+            and (not ref.uid or ref.uid == claim.meta.uid))
 
 
-def _best_match(volumes: list[PersistentVolume], claim: PersistentVolumeClaim) -> int | None:
-    """`findBestMatchForClaim` without a node (immediate binding): the smallest free, Available volume of the
-    claim's class that holds its request, in its volume mode, with its access modes, matching its selector
-    (a volume pre-bound to the claim wins outright)."""
+def _best_match(volumes: list[PersistentVolume], claim: PersistentVolumeClaim, delay: bool) -> int | None:
+    """`findByClaim`: the volumes grouped by their set of access modes, the groups that hold every mode the claim
+    asks for searched fewest modes first (`allPossibleMatchingAccessModes`), the first match kept."""
+    wanted = set(claim.access_modes)
+    groups = sorted({frozenset(pv.access_modes) for pv in volumes if wanted <= set(pv.access_modes)}, key=len)
+    for modes in groups:
+        j = _find_matching_volume(volumes, claim, delay, modes)
+        if j is not None:
+            return j
+    return None
+
+
+def _find_matching_volume(volumes: list[PersistentVolume], claim: PersistentVolumeClaim, delay: bool,
+                          modes: frozenset[str]) -> int | None:
+    """`FindMatchingVolume` without a node, over the volumes of one access-mode set: a volume pre-bound to the
+    claim (capacity and volume mode permitting) outright; for a delayed claim nothing else; else the smallest
+    Available volume of the claim's class that matches its selector."""
     selector = None if claim.selector is None else parse_selector(claim.selector)
     best: int | None = None
     for j, pv in enumerate(volumes):
-        if pv.class_name != claim.class_name or pv.deleting or not _free_for(pv, claim):
+        if frozenset(pv.access_modes) != modes or (pv.claim_ref is not None and not _bound_to(pv, claim)):
             continue
-        if pv.capacity < claim.request or pv.volume_mode != claim.volume_mode:
+        if pv.capacity < claim.request or pv.volume_mode != claim.volume_mode or pv.deleting:
             continue
-        if pv.claim_ref is not None:  # pre-bound to this claim
+        if _bound_to(pv, claim):
             return j
-        if pv.phase != AVAILABLE or not set(claim.access_modes) <= set(pv.access_modes):
+        if delay or pv.phase != AVAILABLE or (selector is not None and not selector.matches(pv.meta.labels)):
             continue
-        if selector is not None and not selector.matches(pv.meta.labels):
+        if pv.class_name != claim.class_name:
             continue
         if best is None or pv.capacity < volumes[best].capacity:
             best = j

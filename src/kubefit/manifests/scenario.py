@@ -22,6 +22,7 @@ from kubefit.manifests.kinds import (
     skipped_kind,
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
+from kubefit.manifests.registration import registration_notes
 from kubefit.manifests.workloads import expand_workloads
 
 
@@ -91,6 +92,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
                 progress(file, len(docs), len(docs))
     expand_workloads(scenario)
     admit_scenario(scenario, enabled=admission)
+    scenario.warnings += registration_notes(scenario.pending_pods, scenario.nodes)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     for kind, items in scenario.objects.by_kind.items():

@@ -33,13 +33,21 @@ from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
 from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
+from kubefit.manifests.autoscaling import apply_replica_bounds
 from kubefit.manifests.cluster import decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
 from kubefit.manifests.decode import entries
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import mapping as _mapping
 from kubefit.manifests.documents import Document
-from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, operator_note, skipped_note
+from kubefit.manifests.kinds import (
+    SPEC_FIELDS,
+    STATUS_FIELDS,
+    WORKLOAD_KINDS,
+    kustomize_note,
+    operator_note,
+    skipped_note,
+)
 from kubefit.manifests.load import (
     METADATA_FIELDS,
     OBJECT_FIELDS,
@@ -530,24 +538,44 @@ class DaemonSetPods:
         return self.factory.pod(f"{self.doc.name}-{random_suffix(rng)}", spec=node_spec)
 
 
+class IdleDaemonSets:
+    """DaemonSets whose controller creates no pod, by reason: one note per reason, naming them all (an install
+    of five DaemonSets planned from zero says it once)."""
+
+    def __init__(self) -> None:
+        self.by_reason: dict[str, list[Document]] = {}
+
+    def add(self, doc: Document, reason: str) -> None:
+        self.by_reason.setdefault(reason, []).append(doc)
+
+    def notes(self) -> list[str]:
+        out = []
+        for reason, docs in self.by_reason.items():
+            if len(docs) == 1:
+                out.append(f"{docs[0].source}: {docs[0].label}: {reason.format(which='the DaemonSet creates')}")
+                continue
+            named = ", ".join(d.label for d in docs[:4]) + (f" and {len(docs) - 4} more" if len(docs) > 4 else "")
+            out.append(f"{named}: {reason.format(which=f'these {len(docs)} DaemonSets create')}")
+        return out
+
+
 def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: list[str],
-                 budget: PodBudget) -> list[Pod]:
+                 budget: PodBudget, idle: IdleDaemonSets) -> list[Pod]:
     """DaemonSet: one pod per eligible node that has none, pinned to it by node affinity."""
     daemon = DaemonSetPods(doc, warnings)
     if not nodes:
-        warnings.append(f"{doc.source}: {doc.label}: the scenario has no Node objects; the DaemonSet creates no pod")
+        idle.add(doc, "the scenario has no Node objects; {which} no pod (and one on each node that joins)")
         return []
     matched, eligible = daemon.eligible(nodes)
     if not matched:  # the controller creates no pod, and one per matching node as soon as one joins (`plan`)
         probe = daemon.probe
         by_labels = bool(probe.node_selector) and not daemon_nodes(replace(probe, affinity=None), nodes)[0]
         field = "nodeSelector" if by_labels else "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-        warnings.append(f"{doc.source}: {doc.label}: spec.template.spec.{field} matches no node of the scenario; "
-                        f"the DaemonSet creates no pod (and one on each matching node that joins)")
+        idle.add(doc, f"spec.template.spec.{field} matches no node of the scenario; {{which}} no pod (and one on "
+                      f"each matching node that joins)")
         return []
     if not eligible:
-        warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
-                        f"the DaemonSet creates no pod")
+        idle.add(doc, "every node it selects has a taint it does not tolerate; {which} no pod")
     served = {p.node_name for p in _owned(pods, doc) if p.node_name and _active(p)}
     targets = [i for i in eligible if nodes[i].name not in served]
     budget.take(doc, "spec.template", len(targets))
@@ -642,18 +670,21 @@ def daemon_pod(pod: Pod) -> bool:
 def expand_workloads(scenario: Scenario) -> None:
     """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
     still create; note the skipped kinds once."""
-    scenario.warnings += [n for n in (operator_note(scenario.skipped), skipped_note(scenario.skipped)) if n]
+    scenario.warnings += [n for n in (operator_note(scenario.skipped), kustomize_note(scenario.skipped),
+                                      skipped_note(scenario.skipped)) if n]
     if not scenario.workloads:
         return
+    scenario.warnings += apply_replica_bounds(scenario)  # the HPA controller scales its targets at once
     given = list(scenario.pods)
     budget = PodBudget(max_workload_pods())
+    idle = IdleDaemonSets()
     expanders: dict[str, Callable[[Document], list[Pod]]] = {
         "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget),
         "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget),
         "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget,
                                                 scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])),
         "Job": lambda d: _job_pods(d, given, scenario.warnings, budget),
-        "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget),
+        "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget, idle),
     }
     created: list[tuple[int, list[Pod]]] = []
     for doc in list(scenario.workloads):
@@ -669,6 +700,7 @@ def expand_workloads(scenario: Scenario) -> None:
             except InputError as exc:  # the template is the Deployment's: name it there
                 raise InputError(exc.message, file=doc.source, obj=doc.label, field=exc.field) from None
             created.append((doc.position, [replace(p, created_by=doc.label) for p in pods]))
+    scenario.warnings += idle.notes()
     pods: list[Pod] = []
     start = 0
     for position, new in sorted(created, key=lambda c: c[0]):  # stable: document order among equals
