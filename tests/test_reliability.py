@@ -94,12 +94,16 @@ def test_exponent_of_99999999_does_not_hang(tmp_path):
 # --------------------------------------------------------------------------- parsing bounds
 
 def test_integer_of_5000_digits_is_refused_by_name(tmp_path, capsys):
+    """In YAML, 5,000 plain digits are a string to Kubernetes (go-yaml v2 resolve.go: ParseInt, ParseUint
+    and ParseFloat all fail for range), so the quantity parser refuses it, naming the field."""
     path = tmp_path / "big.yaml"
     path.write_text(NODE.replace("pods: '110'", "pods: " + "7" * 5000))
     code, _, err = run(capsys, ["score", "-f", str(path)])
     line = one_error(err)
-    assert code == 2 and f"{path}: Node/n1: status.allocatable.pods: integer 777" in line and "int64" in line
-    assert len(line) < 300  # the value is shortened
+    assert code == 2 and f"{path}: Node/n1: status.allocatable.pods: quantity '777" in line and "too large" in line
+    assert len(line) < 500  # the value is shortened
+    path.write_text(NODE.replace("pods: '110'", "pods: " + "7" * 20))  # beyond uint64: a float, written as an integer
+    assert "status.allocatable.pods: integer 777" in one_error(run(capsys, ["score", "-f", str(path)])[2])
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
