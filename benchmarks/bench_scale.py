@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from kubefit.manifests.k8syaml import resolve_plain
+
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("KUBEFIT_BENCH_DIR", "/tmp/kubefit-scale"))
 KUBEFIT = [sys.executable, "-m", "kubefit.cli"]
@@ -210,10 +212,19 @@ _QUOTED_IN_YAML = ("TIME", "RV")  # values YAML must quote (they would read as t
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """kubectl writes every object in full: no anchors for the dicts the templates share."""
+    """YAML as kubectl writes it (go-yaml v2's emitter): every object in full (no anchors for the dicts the
+    templates share), and a string quoted wherever go-yaml would not read it back as a string (`y`,
+    `00019223`), which PyYAML's YAML 1.1 resolver alone would leave plain."""
 
     def ignore_aliases(self, data: object) -> bool:
         return True
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            resolved = resolve_plain(value)
+            if type(resolved) is not str:
+                return "tag:yaml.org,2002:" + {bool: "bool", int: "int", float: "float"}.get(type(resolved), "null")
+        return super().resolve(kind, value, implicit)
 
 
 class Template:

@@ -481,7 +481,8 @@ def go_float32_g(value: float) -> str:
     (sigs.k8s.io/yaml's float keys)."""
     if math.isnan(value):
         return ".nan"
-    single = np.float32(value)
+    with np.errstate(over="ignore"):
+        single = np.float32(value)
     if np.isinf(single):
         return ".inf" if single > 0 else "-.inf"
     if single == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from kubefit.api.core import raw_is_json
 from kubefit.errors import InputError
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario
@@ -48,6 +49,8 @@ def resolve_priorities(scenario: Scenario) -> None:
     """Give each pod without `spec.priority` the value of its (or the default) PriorityClass."""
     classes, default = _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
     for i, pod in enumerate(scenario.pods):
+        if raw_is_json(pod):  # the streaming reader keeps pods as JSON only when they give spec.priority
+            continue
         spec = pod.raw.get("spec") or {}
         if spec.get("priority") is not None:
             continue

@@ -9,10 +9,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.manifests import cluster, storage
 from kubefit.manifests.documents import Document, manifest_files, read_documents
+from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.kinds import (
     FLEET_KINDS,
     LIST_KINDS,
@@ -22,6 +24,7 @@ from kubefit.manifests.kinds import (
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.priority import resolve_priorities
+from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
 
 
@@ -31,7 +34,8 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create.
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
-    every 1,024 objects and at the file's end.
+    every 1,024 objects and at the file's end; for a file read as a stream (`stream.streamable`: a large
+    one), `progress(file, megabytes read, megabytes in the file)` every 1,024 objects and at its end.
 
     Python's cyclic garbage collector is paused meanwhile (see `collector_paused`), and in the `kubefit`
     command what was loaded is then frozen (see `freeze_after_loading`).
@@ -74,11 +78,17 @@ def collector_paused() -> Iterator[None]:
 def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
                    recursive: bool) -> Scenario:
     scenario = Scenario()
+    pods = FastPods()
     for path in paths:
         scenario.sources.append(str(path))
         files = manifest_files(path, recursive=recursive)
         for file in files:
-            docs = read_documents(file, allow_empty=len(files) > 1 or file != str(path))
+            allow_empty = len(files) > 1 or file != str(path)
+            if streamable(file):  # progress while reading, in megabytes; decoding is then quick
+                for entry in read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress):
+                    add_entry(scenario, entry)
+                continue
+            docs = read_documents(file, allow_empty=allow_empty)
             if progress is not None:
                 progress(file, 0, len(docs))
             for i, doc in enumerate(docs, start=1):
@@ -99,6 +109,18 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
 # ReplicaSet, PVC, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {**cluster.DECODERS, **storage.DECODERS}
+
+
+def add_entry(scenario: Scenario, entry: Entry) -> None:
+    """A streamed object: a document to decode, or a node or pod the stream decoded (with its warnings)."""
+    if entry.doc is not None:
+        add_document(scenario, entry.doc)
+    elif isinstance(entry.decoded, Pod):
+        scenario.pods.append(entry.decoded)
+        scenario.warnings += entry.warnings
+    else:
+        scenario.nodes.append(entry.decoded)  # type: ignore[arg-type]
+        scenario.warnings += entry.warnings
 
 
 def add_document(scenario: Scenario, doc: Document) -> None:

@@ -12,9 +12,10 @@ from kubefit.errors import InputError
 from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
 from kubefit.k8s.requests import pod_requests_nanos
 from kubefit.manifests.decode import Complete, check_shape
-from kubefit.manifests.documents import Document, read_documents
+from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, decode_pod
 from kubefit.manifests.scenario import add_document
+from kubefit.manifests.stream import read_documents
 
 Warn = Callable[[str], None]
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Job")
