@@ -356,3 +356,34 @@ def test_progress_of_a_stream_is_in_megabytes(tmp_path, monkeypatch):
     scenario = load_scenario([path], progress=lambda *a: calls.append(a))
     assert len(scenario.pods) == 2100 and all(raw_is_json(p) for p in scenario.pods)
     assert [c[1] for c in calls] == [0, 1, 2, 2] and {c[2] for c in calls} == {2}
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
+    """130 MB of ConfigMaps (100 keys each: kept as dicts they need ≈ 8 times the file) under a 1 GiB
+    address-space limit: `kubefit simulate` ends with one `error:` line naming the file, exit 2 — not
+    with SIGSEGV (msgspec's unchecked allocation, guarded by stream._Headroom) nor SIGABRT."""
+    import resource
+    import subprocess
+
+    data = "".join(f"      k{j}: v\n" for j in range(100))
+    path = tmp_path / f"configmaps{suffix}"
+    with open(path, "w") as fh:
+        if suffix == ".yaml":
+            fh.write("apiVersion: v1\nitems:\n")
+            fh.writelines(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n{data}"
+                          for i in range(100_000))
+            fh.write("kind: List\n")
+        else:
+            cm = json.dumps({"k" + str(j): "v" for j in range(100)})
+            fh.write('{"apiVersion": "v1", "kind": "List", "items": [')
+            fh.write(", ".join(f'{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "c{i}"}}, '
+                               f'"data": {cm}}}' for i in range(100_000)))
+            fh.write("]}")
+    limit = 1 << 30
+    proc = subprocess.run([sys.executable, "-m", "kubefit.cli", "simulate", "-f", str(path), "-o", "json"],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and proc.stderr.count("\n") == 1, proc.stderr[-500:]
+    assert errors[0].startswith(f"error: {path}: not enough memory to read it")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 ResourceList = dict[str, int]
 """Resource name → exact quantity in nano-units (see `kubefit.k8s.quantity`)."""
@@ -139,7 +138,7 @@ class Pod:
 def _raw_get(obj: Any) -> dict[str, Any]:
     raw = obj.__dict__["raw"]  # the property below wins over the instance's own entry of that name
     if type(raw) is bytes:
-        raw = obj.__dict__["raw"] = orjson.loads(raw)
+        raw = obj.__dict__["raw"] = json.loads(raw)  # (the json module fails cleanly when memory runs out)
     return raw
 
 

@@ -47,10 +47,19 @@ def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Docume
     With `allow_empty=False` a file holding no document at all (empty, only comments) is an error;
     an empty `kind: List` is not (kubectl prints one when there is nothing to list).
     """
-    bodies = _read_bodies(path)
+    try:
+        bodies = _read_bodies(path)
+    except MemoryError:
+        raise out_of_memory(str(path)) from None
     if not allow_empty and all(body is None for body in bodies):
         raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
     return _documents(bodies, str(path))
+
+
+def out_of_memory(source: str) -> InputError:
+    """Reading a file took more memory than the process may have (its limit, or the machine's)."""
+    return InputError("not enough memory to read it (the objects kept of it need more than this process may "
+                      "use: a memory limit, ulimit -v?)", file=source)
 
 
 def _read_bodies(path: str | Path) -> list[Any]:

@@ -4,7 +4,8 @@ YAML is read as kubectl reads it (`kubefit.manifests.k8syaml`: documents split a
 scalars, merges and aliases, sigs.k8s.io/yaml's conversion to JSON); a text whose first non-blank
 character is `{` is a stream of JSON values (kubectl's `YAMLOrJSONDecoder`), one starting with `[` a JSON
 array of objects. What is refused, each with one message naming the file (and, once parsed, the object and
-field): an input larger than `KUBEFIT_MAX_INPUT_BYTES` (default 256 MiB; stdin too), a duplicated mapping
+field): an input larger than `KUBEFIT_MAX_INPUT_BYTES` (default 4 GiB; one the streaming reader cannot
+take, and stdin, beyond `REFERENCE_MAX_BYTES`, 256 MiB, as this reading holds it whole), a duplicated mapping
 key (the API server's strict decoding: "duplicate field"), an integer outside int64, what Kubernetes'
 conversion refuses (`.inf`, a null key, a value its explicit tag cannot hold), nesting deeper than
 `MAX_DEPTH`, and YAML aliases expanding to more than `MAX_ALIAS_NODES` nodes (an "alias bomb").
@@ -25,7 +26,8 @@ from kubefit.errors import InputError, shorten
 from kubefit.manifests import k8syaml
 from kubefit.manifests.k8syaml import ConversionError, Refused, SeparatorError
 
-MAX_INPUT_BYTES = 256 << 20
+MAX_INPUT_BYTES = 4 << 30  # a maximum-size cluster as kubectl prints it (5,000 nodes, 150,000 pods) is < 2 GB
+REFERENCE_MAX_BYTES = 256 << 20  # what is read whole into memory; larger files only by the streaming reader
 MAX_DEPTH = 100  # deeper than any Kubernetes object kubefit reads (a Deployment's pod affinity is ~15)
 HARD_DEPTH = 1000  # past this the C parser itself is at risk (it recurses), so it is refused before parsing
 MAX_ALIAS_NODES = 1_000_000
@@ -33,20 +35,29 @@ MIN_INT64, MAX_INT64 = -(2**63), 2**63 - 1
 
 
 def max_input_bytes() -> int:
-    """The input size bound: `KUBEFIT_MAX_INPUT_BYTES` (bytes, a plain integer) or 256 MiB."""
+    """The input size bound: `KUBEFIT_MAX_INPUT_BYTES` (bytes, a plain integer) or 4 GiB."""
     raw = os.environ.get("KUBEFIT_MAX_INPUT_BYTES", "")
     return int(raw) if raw.strip().isdigit() else MAX_INPUT_BYTES
 
 
+def too_large(limit: int, source: str) -> InputError:
+    """The refusal of an input beyond `limit` bytes: the user's bound, or what is read whole."""
+    if limit < max_input_bytes():
+        return InputError(f"input larger than {limit} bytes, the most kubefit reads whole into memory (stdin, "
+                          f"or a file the streaming reader does not take: give it as a file, with kubefit "
+                          f"built with its compiled reader)", file=source)
+    return InputError(f"input larger than {limit} bytes (KUBEFIT_MAX_INPUT_BYTES raises the limit)", file=source)
+
+
 def read_bounded(stream: Any, source: str) -> bytes:
-    """At most `max_input_bytes()` bytes of a stream (text is encoded); a longer input is refused, not cut."""
-    limit = max_input_bytes()
+    """At most `max_input_bytes()` (and `REFERENCE_MAX_BYTES`) bytes of a stream (text is encoded), to be
+    read whole; a longer input is refused, not cut."""
+    limit = min(max_input_bytes(), REFERENCE_MAX_BYTES)
     data = stream.read(limit + 1)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     if len(data) > limit:
-        raise InputError(f"input larger than {limit} bytes (KUBEFIT_MAX_INPUT_BYTES raises the limit)",
-                         file=source)
+        raise too_large(limit, source)
     return data
 
 

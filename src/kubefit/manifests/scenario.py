@@ -13,7 +13,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.manifests import cluster, storage
-from kubefit.manifests.documents import Document, manifest_files, read_documents
+from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
 from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.kinds import (
     FLEET_KINDS,
@@ -85,8 +85,12 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
         for file in files:
             allow_empty = len(files) > 1 or file != str(path)
             if streamable(file):  # progress while reading, in megabytes; decoding is then quick
-                for entry in read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress):
-                    add_entry(scenario, entry)
+                entries = read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress)
+                try:
+                    for entry in entries:
+                        add_entry(scenario, entry)
+                except MemoryError:
+                    raise out_of_memory(file) from None
                 continue
             docs = read_documents(file, allow_empty=allow_empty)
             if progress is not None:

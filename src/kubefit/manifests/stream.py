@@ -41,7 +41,7 @@ from kubefit.manifests import documents
 from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.load import decode_node
-from kubefit.manifests.parse import max_input_bytes
+from kubefit.manifests.parse import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 
 try:
     from kubefit.manifests import _reader
@@ -49,7 +49,6 @@ except ImportError:  # pragma: no cover - built without libyaml's headers or a c
     _reader = None  # type: ignore[assignment]
 
 STREAM_MIN_BYTES = 1 << 20  # smaller files: the reference reading, as fast there
-REFERENCE_MAX_BYTES = 256 << 20  # larger files are never read whole (the reference reading would)
 _RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
 _JSON_START = re.compile(r"\s*[\[{]")
 
@@ -62,6 +61,38 @@ class Entry:
     doc: Document | None = None
     decoded: Node | Pod | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+class _Headroom:
+    """Address space left free before msgspec decodes: msgspec (0.22) leaves one allocation unchecked
+    (`json_decode_string`: a failed PyUnicode_New is written to), so under an address-space limit
+    (ulimit -v) running out inside it would crash the process. Every megabyte of items (and before any
+    larger item) kubefit checks that `MARGIN` plus 32 times what is about to be decoded is still free
+    below the limit, and else raises MemoryError itself. Without a limit there is nothing to check."""
+
+    MARGIN = 64 << 20
+
+    def __init__(self) -> None:
+        try:
+            import resource
+
+            soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+            self.limit = None if soft == resource.RLIM_INFINITY else soft
+        except (ImportError, OSError, ValueError):  # pragma: no cover - not a Unix
+            self.limit = None
+        self.pending = 1 << 20  # check at the first item
+
+    def before(self, size: int) -> None:
+        if self.limit is None:
+            return
+        self.pending += size
+        if self.pending < 1 << 20 and size < 1 << 20:
+            return
+        with open("/proc/self/statm", "rb") as fh:
+            used = int(fh.read().split()[0]) * mmap.PAGESIZE
+        if self.limit - used < self.MARGIN + 32 * max(self.pending, size):
+            raise MemoryError("too little address space left to decode the next objects")
+        self.pending = 0
 
 
 class _Malformed(Exception):
@@ -88,17 +119,30 @@ def streamable(path: str | Path) -> bool:
 def read_entries(path: str | Path, *, allow_empty: bool = True, pods: FastPods | None = None,
                  progress: Callable[[str, int, int], None] | None = None) -> list[Entry]:
     """The objects of one file (see the module): decoded nodes and pods where `pods` is given, else
-    documents only. `progress(file, megabytes read, megabytes in all)` as it goes."""
+    documents only. `progress(file, megabytes read, megabytes in all)` as it goes. Running out of memory
+    (a memory limit: every allocation of the compiled reader, libyaml and msgspec fails cleanly) is an
+    error naming the file."""
+    try:
+        return _read_entries(path, allow_empty, pods, progress)
+    except MemoryError:
+        raise documents.out_of_memory(str(path)) from None
+
+
+def _read_entries(path: str | Path, allow_empty: bool, pods: FastPods | None,
+                  progress: Callable[[str, int, int], None] | None) -> list[Entry]:
     source = str(path)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
-        limit = max_input_bytes()
-        if size > limit:
-            raise InputError(f"input larger than {limit} bytes (KUBEFIT_MAX_INPUT_BYTES raises the limit)",
-                             file=source)
+        if size > max_input_bytes():
+            raise too_large(max_input_bytes(), source)
         if size == 0:
             return _reference(path, allow_empty)
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        try:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError as exc:  # ENOMEM: no address space left for it (a memory limit)
+            raise InputError(f"cannot map the file into memory ({exc.strerror or exc}); kubefit needs address "
+                             f"space for the file and what it keeps of it", file=source) from None
+        with mapped as data:
             is_json = _is_json(data)
             if is_json is None:
                 return _reference(path, allow_empty)
@@ -149,6 +193,7 @@ class _Stream:
         self.pods = pods
         self.progress = progress
         self.json = msgspec.json.Decoder()
+        self.headroom = _Headroom()
         self.released = 0
         self.count = 0
         self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
@@ -178,6 +223,7 @@ class _Stream:
     def _document(self, event: tuple, index: int) -> list[Entry] | None:
         """A document's entries (None: a null document, which `parse` keeps and `documents` skips)."""
         tag = event[0]
+        self.headroom.before(len(event[1]) if tag == "scalar" else 0)
         if tag == "scalar":
             body = self.json.decode(event[1])
             return None if body is None else [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
@@ -199,6 +245,7 @@ class _Stream:
         """The ("item", json, kind) events up to the end of the items."""
         while (event := self.reader.next())[0] == "item":
             self._tick()
+            self.headroom.before(len(event[1]))
             yield event[1], event[2]
 
     def _mapping(self, index: int) -> list[Entry]:
@@ -208,6 +255,7 @@ class _Stream:
         listed = False
         while (event := self.reader.next())[0] != "end":
             if event[0] == "member":
+                self.headroom.before(len(event[2]))
                 members.append((event[1], event[2]))
                 continue
             listed = True  # ("items",): a list's items, then ("end_items",)
