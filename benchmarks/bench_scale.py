@@ -18,6 +18,11 @@ into swap; the answers of both formats are compared.
     .venv/bin/python benchmarks/bench_scale.py --nodes 1000 --pods 30000 --pending 200
     .venv/bin/python benchmarks/bench_scale.py --generate-only          # write the files, print sizes
     .venv/bin/python benchmarks/bench_scale.py --clean                  # delete the files afterwards
+    .venv/bin/python benchmarks/bench_scale.py --fleet 10000             # a Karmada fleet instead
+
+`--fleet N` writes N Karmada Clusters (the three of examples/karmada/schedule-customized-divided-20.yaml,
+renamed, resource models and summaries included) and their ResourceBinding, and times `kubefit
+schedule` and `kubefit estimate` on it.
 """
 
 from __future__ import annotations
@@ -406,6 +411,33 @@ def kubefit(verb: str, path: Path, memory: int) -> dict:
             "answer": answer, "failed": failed}
 
 
+def write_fleet(clusters: int) -> Path:
+    """N Clusters cycling through the example's three, then its ResourceBinding (once, under WORK)."""
+    path = WORK / f"fleet-{clusters}.yaml"
+    if path.exists():
+        return path
+    WORK.mkdir(parents=True, exist_ok=True)
+    example = ROOT / "examples" / "karmada" / "schedule-customized-divided-20.yaml"
+    docs = [d for d in yaml.safe_load_all(example.read_text()) if d]
+    templates = [yaml.safe_dump(d, sort_keys=False) for d in docs if d["kind"] == "Cluster"]
+    binding = next(d for d in docs if d["kind"] == "ResourceBinding")
+    with open(f"{path}.tmp", "w") as fh:
+        for i in range(clusters):
+            fh.write("---\n" + templates[i % len(templates)].replace("name: member", f"name: m{i}-member", 1))
+        fh.write("---\n" + yaml.safe_dump(binding, sort_keys=False))
+    os.replace(f"{path}.tmp", path)
+    return path
+
+
+def run_fleet(clusters: int, memory: int) -> None:
+    path = write_fleet(clusters)
+    print(f"{clusters} Karmada Clusters: {path.stat().st_size / 1e6:.0f} MB", flush=True)
+    for verb in ("schedule", "estimate"):
+        seconds, cpu, rss, _, failed = timed([*KUBEFIT, verb, "-f", str(path), "-o", "json"], memory)
+        print(f"{verb}: {{'seconds': {seconds:.2f}, 'cpuSeconds': {cpu:.2f}, 'peakRssMiB': {rss:.0f}, "
+              f"'failed': {failed!r}}}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=5000)
@@ -416,7 +448,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--formats", nargs="*", default=["json", "yaml"])
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--clean", action="store_true", help="delete the generated files at the end")
+    parser.add_argument("--fleet", type=int, default=0, help="time a Karmada fleet of this many Clusters instead")
     args = parser.parse_args(argv)
+    if args.fleet:
+        run_fleet(args.fleet, int(args.memory * 2**30))
+        if args.clean:
+            shutil.rmtree(WORK, ignore_errors=True)
+        return 0
     started = time.perf_counter()
     paths = dict(zip(("yaml", "json"), write_files(args.nodes, args.pods, args.pending), strict=True))
     print(f"{args.nodes} nodes × {args.pods} bound pods + {args.pending} pending "

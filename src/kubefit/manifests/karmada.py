@@ -3,7 +3,10 @@ ResourceBinding (work.karmada.io/v1alpha2), strictly, as Karmada's API server de
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import orjson
 
 from kubefit.api.karmada import (
     BINDING_API_VERSION,
@@ -32,10 +35,34 @@ def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Doc
 def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
     """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
     try:
-        text = quantity_text(raw)
-        return Quantity(text, parse_quantity(text))
+        return _quantity(quantity_text(raw))
     except QuantityError as exc:
         raise _fail(doc, field_path, str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity(text: str) -> Quantity:
+    """A quantity text parsed once (a fleet's clusters repeat their models' bounds)."""
+    return Quantity(text, parse_quantity(text))
+
+
+_MODELS: dict[bytes, tuple[ResourceModel, ...]] = {}  # spec.resourceModels (JSON) → decoded, shared
+
+
+def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
+                           ) -> tuple[ResourceModel, ...]:
+    """`spec.resourceModels` → ResourceModel tuple, in the order given; models given before (their exact
+    JSON: a fleet's clusters share a few sets) are not decoded again."""
+    try:
+        key = orjson.dumps(value)
+    except TypeError:
+        return _decode_resource_models(value, doc, field_path)
+    known = _MODELS.get(key)
+    if known is None:
+        known = _decode_resource_models(value, doc, field_path)
+        if len(_MODELS) < 256:
+            _MODELS[key] = known
+    return known
 
 
 def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:
@@ -64,9 +91,7 @@ def _name(doc: Document, required: bool = True) -> str:
 
 # --------------------------------------------------------------------------- Cluster
 
-def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
-                           ) -> tuple[ResourceModel, ...]:
-    """`spec.resourceModels` → ResourceModel tuple, in the order given."""
+def _decode_resource_models(value: Any, doc: Document, field_path: str) -> tuple[ResourceModel, ...]:
     models = []
     for i, raw in enumerate(_list(value, doc, field_path)):
         where = f"{field_path}[{i}]"
