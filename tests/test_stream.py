@@ -28,8 +28,9 @@ from kubefit.errors import InputError
 from kubefit.manifests import k8syaml, stream
 from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import FastPods
-from kubefit.manifests.load import Scenario, decode_pod
+from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.scenario import load_scenario
+from kubefit.scheduler.state import compile_state
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fuzzing import mutate, seed_texts  # noqa: E402
@@ -272,6 +273,29 @@ def test_fast_pods_share_what_repeats_and_tell_warnings_per_pod():
     assert a.containers[0] is b.containers[0]
     assert [n.split(": ")[1] for n in notes_a + notes_b] == ["Pod/a", "Pod/b"]  # limits without requests
     assert all("limits without requests for memory" in n for n in notes_a + notes_b)
+
+
+def test_pods_sharing_containers_keep_their_own_resized_requests():
+    """compile_state computes a demand once per set of request inputs that fastpod shares among a workload's
+    pods, and a pod whose status differs (an in-place resize) is not one of them. Each pod asks 500m in its
+    spec; the third's container status has resources.requests and allocatedResources cpu 2, so the node
+    accounts max(500m, 2, 2) = 2000m for it (requests.determineContainerReqs): 500 + 500 + 2000 = 3000m."""
+    fast = FastPods()
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {
+        "nodeName": "n1", "priority": 0, "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]},
+        "status": {"phase": "Running"}}
+    pods = []
+    for i, name in enumerate(("a", "b", "c")):
+        body["metadata"]["name"] = name
+        if name == "c":
+            body["status"]["containerStatuses"] = [{"name": "c", "resources": {"requests": {"cpu": "2"}},
+                                                    "allocatedResources": {"cpu": "2"}}]
+        pods.append(fast.decode(orjson.dumps(body), "f.json", i + 2)[0])
+    assert pods[0].containers is pods[1].containers is pods[2].containers
+    node = decode_node(Document({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                                 "status": {"allocatable": {"cpu": "4", "pods": "110"}}}, "f.json", 1), [])
+    state = compile_state([node], pods)
+    assert int(state.requested[0, state.index["cpu"]]) == 3000
 
 
 # --------------------------------------------------------------------------- scenarios

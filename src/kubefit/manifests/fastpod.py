@@ -246,10 +246,10 @@ class FastPods:
 
     def _pod(self, pod: _Pod, doc: Document, warnings: list[str], data: bytes) -> Pod:
         meta, spec, status = pod.metadata, pod.spec, pod.status or _PodStatus()
-        containers = tuple(self._container(c, doc, f"spec.containers[{i}]", warnings)
-                           for i, c in enumerate(spec.containers))
-        inits = tuple(self._container(c, doc, f"spec.initContainers[{i}]", warnings)
-                      for i, c in enumerate(spec.initContainers or ()))
+        containers = self._shared(tuple(self._container(c, doc, f"spec.containers[{i}]", warnings)
+                                        for i, c in enumerate(spec.containers)))
+        inits = self._shared(tuple(self._container(c, doc, f"spec.initContainers[{i}]", warnings)
+                                   for i, c in enumerate(spec.initContainers or ())))
         resources = spec.resources or _Resources()
         pod_requests = (load.decode_resource_list(resources.requests, doc, "spec.resources.requests", warnings)
                         if resources.requests is not None else None)
@@ -258,7 +258,7 @@ class FastPods:
         annotated = {"annotations": annotations} if annotations is not None else None
         return Pod(
             name=meta.name, namespace=meta.namespace or "default", node_name=spec.nodeName or "",
-            priority=spec.priority, containers=containers, init_containers=inits, overhead={},
+            priority=spec.priority, containers=containers, init_containers=inits, overhead=_NO_OVERHEAD,
             pod_requests=pod_requests, node_selector=spec.nodeSelector, affinity=affinity,
             tolerations=self._tolerations(spec.tolerations, doc),
             scheduler_name=spec.schedulerName or "default-scheduler",
@@ -327,7 +327,7 @@ class FastPods:
                     name=load._string(cs.name, doc, f"{path}.name"), requests=requests,
                     allocated_resources=load.decode_resource_list(allocated, doc, f"{path}.allocatedResources"))
             out.append(known)
-        return tuple(out)
+        return self._shared(tuple(out))
 
     def _parsed(self, what: str, raw: Raw | UnsetType, check: Any) -> Any:
         """A field kept as given, checked by decode_pod's helper once per distinct JSON text (shared)."""
@@ -365,7 +365,16 @@ class FastPods:
             if known is None:
                 known = self.memo[key] = PodCondition(type=c.type or "", reason=c.reason or "")
             out.append(known)
-        return tuple(out)
+        return self._shared(tuple(out))
+
+    def _shared(self, parts: tuple) -> tuple:
+        """One tuple object for equal tuples of shared parts (containers, statuses, conditions): the engine
+        and `compile_state` remember a pod's requests by the identity of these."""
+        key = ("tuple", *map(id, parts))
+        known = self.memo.get(key)
+        if known is None:
+            known = self.memo[key] = parts
+        return known
 
     def _owners(self, refs: list[_OwnerReference] | None) -> tuple[OwnerReference, ...]:
         key = ("owners", tuple(refs or ()))
@@ -378,6 +387,7 @@ class FastPods:
 
 
 _MISSING = object()
+_NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod with overhead to decode_pod)
 
 
 def _bytes(raw: Raw | UnsetType) -> bytes | None:
