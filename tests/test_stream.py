@@ -266,13 +266,13 @@ def test_a_fast_pod_is_decode_pods_pod(body):
 def test_fast_pods_share_what_repeats_and_tell_warnings_per_pod():
     fast = FastPods()
     body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"priority": 0, "containers": [
-        {"name": "c", "resources": {"requests": {"example.com/x": "1"}, "limits": {"memory": "1Gi"}}}]}}
+        {"name": "c", "resources": {"requests": {"example.com/x": "1", "bogus": "1"}, "limits": {"memory": "1Gi"}}}]}}
     a, notes_a = fast.decode(orjson.dumps(body), "f", 1)
     body["metadata"]["name"] = "b"
     b, notes_b = fast.decode(orjson.dumps(body), "f", 2)
     assert a.containers[0] is b.containers[0]
-    assert [n.split(": ")[1] for n in notes_a + notes_b] == ["Pod/a", "Pod/b"]  # limits without requests
-    assert all("limits without requests for memory" in n for n in notes_a + notes_b)
+    assert [n.split(": ")[1] for n in notes_a + notes_b] == ["Pod/a", "Pod/b"]  # a resource kube-scheduler ignores
+    assert all("resource 'bogus' is not one kube-scheduler accounts for" in n for n in notes_a + notes_b)
 
 
 def test_pods_sharing_containers_keep_their_own_resized_requests():
@@ -368,10 +368,12 @@ def test_a_large_file_is_never_read_whole_by_the_reference(tmp_path, monkeypatch
 
 
 def test_progress_of_a_stream_is_in_megabytes(tmp_path, monkeypatch):
+    """A stream reports its progress in megabytes; stored pods (a uid: admission leaves them as given) keep
+    their manifests as JSON."""
     monkeypatch.setenv("KUBEFIT_STREAM", "always")
     monkeypatch.setattr(stream, "_RELEASE_BYTES", 4096)  # and the mapped pages are given back as it goes
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"pad": "x" * 1024}},
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "uid": "u", "annotations": {"pad": "x" * 1024}},
            "spec": {"priority": 0, "containers": [{"name": "c"}]}}
     items = [node] + [dict(pod, metadata=dict(pod["metadata"], name=f"p{i}")) for i in range(2100)]
     path = tmp_path / "big.json"

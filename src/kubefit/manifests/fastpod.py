@@ -8,9 +8,9 @@ what decode_pod does not read (`msgspec.Raw`). The parts decode_pod checks with 
 (affinity, spread constraints, volumes, quantities, times, kubefit's annotations) go through decode_pod's
 own helpers. A pod this road does not take as it is — anything msgspec refuses (an unknown field, a
 null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name or without
-`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims`,
-`runtimeClassName`, `overhead`) — gets None, and the caller decodes it with decode_pod, which then
-gives its exact answer or error. `tests/test_stream.py` holds the two to each other.
+`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims` and
+`status.resourceClaimStatuses`, `runtimeClassName`, `overhead`) — gets None, and the caller decodes it
+with decode_pod, which then gives its exact answer or error. `tests/test_stream.py` holds the two to each other.
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ class _PodStatus(_Strict):  # load.POD_STATUS_FIELDS
     qosClass: Raw = UNSET
     ephemeralContainerStatuses: Raw = UNSET
     resize: Raw = UNSET
-    resourceClaimStatuses: Raw = UNSET
+    resourceClaimStatuses: Raw | UnsetType = UNSET
     extendedResourceClaimStatus: Raw = UNSET
 
 
@@ -232,9 +232,10 @@ class FastPods:
             pod = self.decoder.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
-        meta, spec = pod.metadata, pod.spec
+        meta, spec, status = pod.metadata, pod.spec, pod.status
         if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
-                spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET:
+                spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
+                or (status is not None and status.resourceClaimStatuses is not UNSET):
             return None  # (the compiled reader leaves managedFields out; `raw` must lack them)
         doc = Document({"kind": "Pod", "metadata": {"name": meta.name}}, source, index)
         warnings: list[str] = []

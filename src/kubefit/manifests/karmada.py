@@ -3,7 +3,6 @@ ResourceBinding (work.karmada.io/v1alpha2), strictly, as Karmada's API server de
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import orjson
@@ -13,14 +12,19 @@ from kubefit.api.karmada import (
     CLUSTER_API_VERSION,
     AllocatableModeling,
     Cluster,
-    Quantity,
     ResourceBinding,
     ResourceModel,
     ResourceModelRange,
     ResourceSummary,
 )
-from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
-from kubefit.manifests.decode import Complete, check_fields, check_shape, integer
+from kubefit.manifests.decode import (
+    Complete,
+    check_fields,
+    check_shape,
+    decode_quantities,
+    decode_quantity,
+    integer,
+)
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import mapping as _mapping
 from kubefit.manifests.decode import sequence as _list
@@ -30,20 +34,6 @@ from kubefit.manifests.load import METADATA_FIELDS, OBJECT_FIELDS
 
 def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Document:
     return doc if isinstance(doc, Document) else Document(doc, source, 1)
-
-
-def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
-    """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
-    try:
-        return _quantity(quantity_text(raw))
-    except QuantityError as exc:
-        raise _fail(doc, field_path, str(exc)) from None
-
-
-@functools.lru_cache(maxsize=4096)
-def _quantity(text: str) -> Quantity:
-    """A quantity text parsed once (a fleet's clusters repeat their models' bounds)."""
-    return Quantity(text, parse_quantity(text))
 
 
 _MODELS: dict[bytes, tuple[ResourceModel, ...]] = {}  # spec.resourceModels (JSON) → decoded, shared
@@ -63,14 +53,6 @@ def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.re
         if len(_MODELS) < 256:
             _MODELS[key] = known
     return known
-
-
-def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:
-    """A ResourceList mapping → {name: Quantity}, None when absent (negative values are kept)."""
-    if value is None:
-        return None
-    return {str(name): decode_quantity(raw, doc, f"{field_path}.{name}")
-            for name, raw in _mapping(value, doc, field_path).items()}
 
 
 def _check_kind(doc: Document, kind: str, api_version: str) -> None:

@@ -7,8 +7,10 @@ Binding a pod updates one row.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
 ANY_IP = "0.0.0.0"
 
 
@@ -45,6 +48,9 @@ class ClusterState:
     # per node, NodeInfo.UsedPorts: hostIP → {(protocol, hostPort)}; a SET, so removing a pod frees its ports
     # even when another pod on the node declared the same one (upstream's bookkeeping, kept exactly)
     used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
+    # `spec.priority` → how many pods of `pods` carry it (preemption asks whether any pod has a lower one)
+    priorities: Counter[int] = field(default_factory=Counter)
+    dra: Any = None  # the run's claims and devices in use (scheduler.dra.state.DraState); None without DRA
     # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
     # kernels (rows.py); a node's entry is dropped whenever its row changes
     _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
@@ -56,6 +62,8 @@ class ClusterState:
             self.pods = [[] for _ in self.nodes]
         if len(self.used_ports) != len(self.nodes):
             self.used_ports = [{} for _ in self.nodes]
+        if not self.priorities:
+            self.priorities = Counter(p.priority for pods in self.pods for p in pods)
 
     @property
     def node_names(self) -> list[str]:
@@ -111,6 +119,7 @@ class ClusterState:
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
+            self.priorities[pod.priority] += 1
             self.changes.append((node, pod, 1))
             for ip, proto, port in host_ports(pod):
                 self.used_ports[node].setdefault(ip, set()).add((proto, port))
@@ -123,11 +132,27 @@ class ClusterState:
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
+        before = len(self.pods[node])
         self.pods[node] = [p for p in self.pods[node] if p is not pod]
+        self._count_priority(pod.priority, len(self.pods[node]) - before)
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
+        if self.dra is not None and pod.resource_claims:  # the resourceclaim controller's cleanup
+            self.dra.release(pod)
         self.version += 1
+
+    def _count_priority(self, priority: int, delta: int) -> None:
+        left = self.priorities[priority] + delta
+        if left > 0:
+            self.priorities[priority] = left
+        else:
+            del self.priorities[priority]
+
+    def has_pod_below(self, priority: int) -> bool:
+        """Whether a pod of lower `spec.priority` than `priority` runs on any node (what DefaultPreemption
+        could evict: none, and its dry run finds no victim anywhere)."""
+        return any(p < priority for p in self.priorities)
 
     @staticmethod
     def nonzero_pair(demand: PodDemand) -> np.ndarray | None:
@@ -150,11 +175,14 @@ class ClusterState:
         """Every pod bound to a node, node by node."""
         return [p for pods in self.pods for p in pods]
 
-    def copy(self) -> ClusterState:
+    def copy(self, *, frozen_dra: bool = False) -> ClusterState:
+        """An independent copy; `frozen_dra`: its DRA state ignores binds and removals (a preemption dry run)."""
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
                             self.requested.copy(), self.nonzero_requested.copy(),
                             pods=[list(p) for p in self.pods], objects=self.objects,
-                            used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports])
+                            priorities=Counter(self.priorities),
+                            used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports],
+                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra))
 
 
 def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
@@ -200,8 +228,7 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
-    demands: dict[tuple, PodDemand] = {}  # by the identity of a pod's request inputs (alive: the state keeps
-    # every pod it binds, so no id is reused while the loop runs)
+    demands: dict[tuple, PodDemand] = {}  # by the identity of a pod's request inputs (`pods` keeps them alive)
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
@@ -213,6 +240,10 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
             state.bind(node, demand, pod=pod)
     if objects is not None:
         state.objects = objects
+    if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
+        from kubefit.scheduler.dra.state import attach_dra
+
+        attach_dra(state)  # DynamicResources' view of the cluster: claims, devices in use, each node's pools
     state.version = 0
     return state
 

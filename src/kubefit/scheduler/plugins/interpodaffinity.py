@@ -165,6 +165,28 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     return terms
 
 
+def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
+    """The (kind, term)s of `distinct_terms` that match `pod` (`AffinityTerm.matches`), in first-seen order:
+    the existing pods' terms that `getExistingAntiAffinityCounts` (filtering.go, PreFilter) and
+    `processExistingPod` (scoring.go, PreScore) count for the incoming pod.
+
+    Only the terms whose selector requires a label the pod carries (`required_label`), or requires none,
+    are tried: each term is indexed once under that label as it first appears. A pod without terms of its
+    own still gets them: upstream's PreFilter skips only when none matches it and it has no required term
+    (`len(s.existingAntiAffinityCounts) == 0 && no RequiredAffinityTerms / RequiredAntiAffinityTerms`)."""
+    terms = distinct_terms(state)
+    memo = state.__dict__["_affinity_terms"]
+    index = memo.setdefault("by_label", {})
+    indexed = memo.get("indexed", 0)
+    if indexed < len(terms):
+        for position, (kind, t) in enumerate(list(terms)[indexed:], indexed):
+            index.setdefault(required_label(t.selector), []).append((position, kind, t))
+        memo["indexed"] = len(terms)
+    hits = [*index.get(None, ()), *(h for pair in pod.labels.items() for h in index.get(pair, ()))]
+    hits.sort(key=lambda hit: hit[0])
+    return [(kind, t) for _position, kind, t in hits if t.matches(pod, ns_labels)]
+
+
 def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
     """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
     return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)),
@@ -322,8 +344,8 @@ class InterPodAffinity:
         n = len(state)
         existing = np.zeros(n, dtype=bool)
         any_existing = False
-        for kind, t in distinct_terms(state):
-            if kind == "required_anti_affinity" and t.matches(pod, ns_labels):
+        for kind, t in terms_matching(state, pod, ns_labels):
+            if kind == "required_anti_affinity":
                 carriers = term_carriers(state, kind, t)
                 if carriers.any() and node_labels(state).column(t.topology_key).present[carriers > 0].any():
                     any_existing = True
@@ -411,8 +433,8 @@ class InterPodAffinity:
         own = self._own_preferred(ctx)
         for merged, weight in own:
             add(merged, matched_counts(state, (merged,)), weight)
-        for kind, t in distinct_terms(state):
-            if kind == "required_anti_affinity" or not t.matches(pod, ns_labels):
+        for kind, t in terms_matching(state, pod, ns_labels):
+            if kind == "required_anti_affinity":
                 continue
             weight = self._existing_weight(kind, t)
             if weight:
