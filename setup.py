@@ -1,8 +1,13 @@
-"""The one compiled part: rows.py's row kernels in C (optional: without a compiler kubefit runs them in Python)."""
+"""The compiled parts, both optional (without a compiler, or without libyaml's headers for the reader, kubefit
+runs the same code in Python, with the same answers): rows.py's row kernels in C, and the streaming
+manifest reader over libyaml's event API (manifests/_reader.c)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension(
-    "kubefit.scheduler._rowkernels", ["src/kubefit/scheduler/_rowkernels.c"],
-    extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no fused multiply-add
-    libraries=["m"], optional=True)])
+setup(ext_modules=[
+    Extension("kubefit.scheduler._rowkernels", ["src/kubefit/scheduler/_rowkernels.c"],
+              extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no FMA
+              libraries=["m"], optional=True),
+    Extension("kubefit.manifests._reader", ["src/kubefit/manifests/_reader.c"],
+              extra_compile_args=["-O2"], libraries=["yaml", "m"], optional=True),
+])

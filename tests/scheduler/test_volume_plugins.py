@@ -22,7 +22,7 @@ from kubefit.scheduler.state import compile_state
 
 
 def node(name: str, labels: str = "{}") -> str:
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {labels}}}\n"
+    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: '{name}', labels: {labels}}}\n"
             "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,3 +144,25 @@ class Pod:
     def key(self) -> str:
         """`namespace/name`, the way kube-scheduler names a pod in its logs."""
         return f"{self.namespace}/{self.name}"
+
+
+def _raw_get(obj: Any) -> dict[str, Any]:
+    raw = obj.__dict__["raw"]  # the property below wins over the instance's own entry of that name
+    if type(raw) is bytes:
+        raw = obj.__dict__["raw"] = json.loads(raw)  # (the json module fails cleanly when memory runs out)
+    return raw
+
+
+def _raw_set(obj: Any, value: dict[str, Any] | bytes) -> None:
+    obj.__dict__["raw"] = value
+
+
+def raw_is_json(obj: Node | Pod) -> bool:
+    """Whether a node's or pod's `raw` is still the manifest's JSON, not yet read (see `Pod.raw`)."""
+    return type(obj.__dict__.get("raw")) is bytes
+
+
+# `raw` may be given as the manifest's compact JSON (bytes): it is decoded on first read. The streaming
+# reader keeps a snapshot's objects so (`kubefit.manifests.stream`): 150,000 pods' manifests as dicts
+# took 2 GB more than as JSON, and the scheduler reads them only to drain a node or name an owner.
+Node.raw = Pod.raw = property(_raw_get, _raw_set)  # type: ignore[assignment,method-assign]

@@ -193,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BrokenPipeError:  # `kubefit … | head`: the reader left; nothing more to say
         return 1
+    except MemoryError:  # a memory limit met (ulimit -v): every allocation fails cleanly, never an abort
+        print("error: out of memory: the input needs more memory than this process may use (a memory limit, "
+              "ulimit -v?)", file=sys.stderr)
+        return 2
     except Exception as exc:  # last resort: never a traceback for the user
         if os.environ.get("KUBEFIT_TRACEBACK"):
             raise

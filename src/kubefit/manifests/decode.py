@@ -7,6 +7,7 @@ the same one-line error naming file, object and field path, as the API server re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -80,10 +81,15 @@ def integer(value: Any, doc: Document, field_path: str, default: int | None = 0)
 def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
     """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
     try:
-        text = quantity_text(raw)
-        return Quantity(text, parse_quantity(text))
+        return _quantity(quantity_text(raw))
     except QuantityError as exc:
         raise fail(doc, field_path, str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity(text: str) -> Quantity:
+    """A quantity text parsed once (a fleet's clusters repeat their models' bounds)."""
+    return Quantity(text, parse_quantity(text))
 
 
 def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:

@@ -1,8 +1,9 @@
-"""Files → documents: each file (a folder's manifests, stdin) parsed, `kind: List` items flattened in order;
-one `Document` per object, still as parsed YAML/JSON, with where it came from."""
+"""Files → documents: each file (a folder's manifests, stdin) parsed, the items of every list flattened as
+kubectl flattens them; one `Document` per object, still as parsed YAML/JSON, with where it came from."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,6 @@ from typing import Any
 
 from kubefit.errors import InputError
 from kubefit.manifests.decode import type_name as _type_name
-from kubefit.manifests.kinds import LIST_KINDS
 from kubefit.manifests.parse import parse_bodies, read_bounded
 
 MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")  # what `kubectl -f DIR` reads of a folder
@@ -47,10 +47,19 @@ def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Docume
     With `allow_empty=False` a file holding no document at all (empty, only comments) is an error;
     an empty `kind: List` is not (kubectl prints one when there is nothing to list).
     """
-    bodies = _read_bodies(path)
+    try:
+        bodies = _read_bodies(path)
+    except MemoryError:
+        raise out_of_memory(str(path)) from None
     if not allow_empty and all(body is None for body in bodies):
         raise InputError("holds no objects (the file is empty or only comments)", file=str(path))
     return _documents(bodies, str(path))
+
+
+def out_of_memory(source: str) -> InputError:
+    """Reading a file took more memory than the process may have (its limit, or the machine's)."""
+    return InputError("not enough memory to read it (the objects kept of it need more than this process may "
+                      "use: a memory limit, ulimit -v?)", file=source)
 
 
 def _read_bodies(path: str | Path) -> list[Any]:
@@ -114,18 +123,44 @@ def _expand(body: Any, source: str, index: int) -> Document:
 
 
 def _flatten(body: Any, source: str, index: int) -> Iterator[Document]:
+    """A document, or the objects of a list, in the order kubectl visits them.
+
+    A document with an `items` field is a list whatever its kind (apimachinery's
+    `unstructuredJSONScheme.decode`: `List`, `ConfigMapList`, `RoleBindingList`, …; `items: null` lists
+    nothing); an item with neither `kind` nor `apiVersion` takes the list's kind less `List` and its
+    apiVersion (`decodeToList`, as a `PodList` from the API server leaves them out). An item that is
+    itself a list (its `items` a list: `Unstructured.IsList`) is flattened after the items around it, as
+    cli-runtime's `FlattenListVisitor` walks `itemsToProcess`.
+    """
     doc = _expand(body, source, index)
-    if doc.kind in LIST_KINDS or (not doc.kind and isinstance(body.get("items"), list)):
-        items = body.get("items")
-        if not isinstance(items, list):
-            raise InputError(f"must be a list, got {_type_name(items)}", file=source, obj=doc.label, field="items")
-        for i, item in enumerate(items):
+    if "items" not in body:
+        if doc.kind == "List":
+            raise InputError("must be a list, got null", file=source, obj=doc.label, field="items")
+        yield doc
+        return
+    lists: deque[tuple[Document, str]] = deque([(doc, "items")])
+    while lists:
+        envelope, path = lists.popleft()
+        items = envelope.body.get("items")
+        if items is not None and not isinstance(items, list):
+            raise InputError(f"must be a list, got {_type_name(items)}", file=source, obj=doc.label, field=path)
+        for i, item in enumerate(items or ()):
             if not isinstance(item, dict):
                 raise InputError(f"must be an object (a mapping with apiVersion and kind), got {_type_name(item)}",
-                                 file=source, obj=doc.label, field=f"items[{i}]")
-            yield from _flatten(item, source, index)
-        return
-    yield doc
+                                 file=source, obj=doc.label, field=f"{path}[{i}]")
+            if "kind" not in item and "apiVersion" not in item:
+                item = _typed_item(item, envelope)
+            if isinstance(item.get("items"), list):
+                lists.append((_expand(item, source, index), f"{path}[{i}].items"))
+            else:
+                yield _expand(item, source, index)
+
+
+def _typed_item(item: dict[str, Any], envelope: Document) -> dict[str, Any]:
+    """An item of a typed list (`PodList`) given the kind (`strings.TrimSuffix(kind, "List")`) and the
+    apiVersion its list implies; an item of a `List` stays without (and is refused for it)."""
+    kind = envelope.kind.removesuffix("List")
+    return {"apiVersion": envelope.body.get("apiVersion"), "kind": kind, **item} if kind else item
 
 
 def manifest_files(path: str | Path, *, recursive: bool = False) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from kubefit.api.karmada import (
     BINDING_API_VERSION,
     CLUSTER_API_VERSION,
@@ -34,6 +36,25 @@ def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Doc
     return doc if isinstance(doc, Document) else Document(doc, source, 1)
 
 
+_MODELS: dict[bytes, tuple[ResourceModel, ...]] = {}  # spec.resourceModels (JSON) → decoded, shared
+
+
+def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
+                           ) -> tuple[ResourceModel, ...]:
+    """`spec.resourceModels` → ResourceModel tuple, in the order given; models given before (their exact
+    JSON: a fleet's clusters share a few sets) are not decoded again."""
+    try:
+        key = orjson.dumps(value)
+    except TypeError:
+        return _decode_resource_models(value, doc, field_path)
+    known = _MODELS.get(key)
+    if known is None:
+        known = _decode_resource_models(value, doc, field_path)
+        if len(_MODELS) < 256:
+            _MODELS[key] = known
+    return known
+
+
 def _check_kind(doc: Document, kind: str, api_version: str) -> None:
     if doc.body.get("kind", kind) != kind:
         raise _fail(doc, "kind", f"expected kind {kind!r}, got {doc.body.get('kind')!r}")
@@ -52,9 +73,7 @@ def _name(doc: Document, required: bool = True) -> str:
 
 # --------------------------------------------------------------------------- Cluster
 
-def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
-                           ) -> tuple[ResourceModel, ...]:
-    """`spec.resourceModels` → ResourceModel tuple, in the order given."""
+def _decode_resource_models(value: Any, doc: Document, field_path: str) -> tuple[ResourceModel, ...]:
     models = []
     for i, raw in enumerate(_list(value, doc, field_path)):
         where = f"{field_path}[{i}]"

@@ -13,7 +13,8 @@ from typing import Any
 
 # The scheduler configuration: at most one per scenario (any supported version, or a legacy Policy).
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
-# Lists whose `items` are read as if each item were a document of its own (as kubectl flattens them).
+# Lists whose `items` are read as if each item were a document of its own, as kubectl flattens them: these
+# and any other object with `items` (a `ConfigMapList`, a `RoleBindingList`; see documents._flatten).
 LIST_KINDS = ("List", "NodeList", "PodList")
 # Kinds read by other layers (Karmada fleets); kept as raw documents for them to decode.
 FLEET_KINDS = ("Cluster", "ResourceBinding", "PropagationPolicy", "ClusterPropagationPolicy")

@@ -278,11 +278,40 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     if unschedulable is not None and not isinstance(unschedulable, bool):
         raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
     return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(unschedulable),
-                taints=taints, images=_node_images(status, doc), raw=doc.body, source=doc.source)
+                taints=taints, images=_node_images(status, doc), raw=kept_manifest(doc.body), source=doc.source)
+
+
+def kept_manifest(body: dict[str, Any]) -> dict[str, Any]:
+    """A node's or pod's manifest as kept in its `raw`: less `metadata.managedFields`, which nothing reads
+    (the field managers' record, a third of a snapshot's pod) and the streaming reader never keeps."""
+    meta = body.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return body
+    return {**body, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+_IMAGES: dict[bytes, tuple[ContainerImage, ...]] = {}  # status.images → decoded, for the nodes of one pool
 
 
 def _node_images(status: dict[str, Any], doc: Document) -> tuple[ContainerImage, ...]:
-    """`status.images[]`: names and sizeBytes (ImageLocality)."""
+    """`status.images[]`: names and sizeBytes (ImageLocality); a list decoded before (its exact JSON, as
+    the nodes of one pool share it) is not decoded again."""
+    images = status.get("images")
+    if images is None:
+        return ()
+    try:
+        key = orjson.dumps(images)
+    except TypeError:
+        return _decode_images(status, doc)
+    known = _IMAGES.get(key)
+    if known is None:
+        known = _decode_images(status, doc)
+        if len(_IMAGES) < 256:
+            _IMAGES[key] = known
+    return known
+
+
+def _decode_images(status: dict[str, Any], doc: Document) -> tuple[ContainerImage, ...]:
     out = []
     for i, raw in enumerate(_list(status.get("images"), doc, "status.images")):
         path = f"status.images[{i}]"
@@ -383,7 +412,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         queued=_queued(doc, meta) if annotated else False,
         arrival=(_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
         duration=_time_annotation(doc, meta, DURATION_ANNOTATION) if annotated else None,
-        raw=doc.body,
+        raw=kept_manifest(doc.body),
         source=doc.source,
     )
 

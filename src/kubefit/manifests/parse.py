@@ -1,13 +1,14 @@
-"""Bytes → parsed YAML/JSON documents, refusing what a Kubernetes decoder refuses and what cannot end well.
+"""Text → parsed YAML/JSON documents, read as Kubernetes reads them, refusing what cannot end well.
 
-What is refused, each with one message naming the file (and, once parsed, the object and field):
-an input larger than `KUBEFIT_MAX_INPUT_BYTES` (default 256 MiB; stdin too), a duplicated mapping key
-(the API server's strict decoding: "duplicate field"), an integer outside int64, nesting deeper than
+YAML is read as kubectl reads it (`kubefit.manifests.k8syaml`: documents split at `---` lines, go-yaml v2
+scalars, merges and aliases, sigs.k8s.io/yaml's conversion to JSON); a text whose first non-blank
+character is `{` is a stream of JSON values (kubectl's `YAMLOrJSONDecoder`), one starting with `[` a JSON
+array of objects. What is refused, each with one message naming the file (and, once parsed, the object and
+field): an input larger than `KUBEFIT_MAX_INPUT_BYTES` (default 4 GiB; one the streaming reader cannot
+take, and stdin, beyond `REFERENCE_MAX_BYTES`, 256 MiB, as this reading holds it whole), a duplicated mapping
+key (the API server's strict decoding: "duplicate field"), an integer outside int64, what Kubernetes'
+conversion refuses (`.inf`, a null key, a value its explicit tag cannot hold), nesting deeper than
 `MAX_DEPTH`, and YAML aliases expanding to more than `MAX_ALIAS_NODES` nodes (an "alias bomb").
-
-The common case stays on C code: a text in the grammar where yaml-rs reads YAML as PyYAML does goes
-to yaml-rs (`kubefit.manifests.fastyaml`), any other to PyYAML's libyaml loader (a subclass checks keys and
-integers as it constructs), JSON to `json` with a pairs hook; depth and alias checks only walk a file whose text could break them.
 """
 
 from __future__ import annotations
@@ -19,129 +20,79 @@ from typing import Any
 
 import numpy as np
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, SequenceNode
 
 from kubefit.errors import InputError, shorten
-from kubefit.manifests.fastyaml import fast_yaml_bodies
+from kubefit.manifests import k8syaml
+from kubefit.manifests.k8syaml import ConversionError, Refused, SeparatorError
 
-MAX_INPUT_BYTES = 256 << 20
+MAX_INPUT_BYTES = 4 << 30  # a maximum-size cluster as kubectl prints it (5,000 nodes, 150,000 pods) is < 2 GB
+REFERENCE_MAX_BYTES = 256 << 20  # what is read whole into memory; larger files only by the streaming reader
 MAX_DEPTH = 100  # deeper than any Kubernetes object kubefit reads (a Deployment's pod affinity is ~15)
 HARD_DEPTH = 1000  # past this the C parser itself is at risk (it recurses), so it is refused before parsing
 MAX_ALIAS_NODES = 1_000_000
 MIN_INT64, MAX_INT64 = -(2**63), 2**63 - 1
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_INT_TAG = "tag:yaml.org,2002:int"
-
-try:  # the C loader is ~10x faster on large snapshots and traces
-    _BaseLoader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
-
-
-class _Refused:
-    """Put in place of a value the parser refused, so that the walk afterwards can say where it was."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
 
 
 def max_input_bytes() -> int:
-    """The input size bound: `KUBEFIT_MAX_INPUT_BYTES` (bytes, a plain integer) or 256 MiB."""
+    """The input size bound: `KUBEFIT_MAX_INPUT_BYTES` (bytes, a plain integer) or 4 GiB."""
     raw = os.environ.get("KUBEFIT_MAX_INPUT_BYTES", "")
     return int(raw) if raw.strip().isdigit() else MAX_INPUT_BYTES
 
 
+def too_large(limit: int, source: str) -> InputError:
+    """The refusal of an input beyond `limit` bytes: the user's bound, or what is read whole."""
+    if limit < max_input_bytes():
+        return InputError(f"input larger than {limit} bytes, the most kubefit reads whole into memory (stdin, "
+                          f"or a file the streaming reader does not take: give it as a file, with kubefit "
+                          f"built with its compiled reader)", file=source)
+    return InputError(f"input larger than {limit} bytes (KUBEFIT_MAX_INPUT_BYTES raises the limit)", file=source)
+
+
 def read_bounded(stream: Any, source: str) -> bytes:
-    """At most `max_input_bytes()` bytes of a stream (text is encoded); a longer input is refused, not cut."""
-    limit = max_input_bytes()
+    """At most `max_input_bytes()` (and `REFERENCE_MAX_BYTES`) bytes of a stream (text is encoded), to be
+    read whole; a longer input is refused, not cut."""
+    limit = min(max_input_bytes(), REFERENCE_MAX_BYTES)
     data = stream.read(limit + 1)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     if len(data) > limit:
-        raise InputError(f"input larger than {limit} bytes (KUBEFIT_MAX_INPUT_BYTES raises the limit)",
-                         file=source)
+        raise too_large(limit, source)
     return data
 
 
 # --------------------------------------------------------------------------- YAML
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """libyaml's SafeLoader with duplicate keys and out-of-int64 integers marked as `_Refused`."""
-
-    refused = False
-
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        try:
-            distinct = len({k.value for k, _ in node.value}) == len(node.value)
-        except TypeError:  # a mapping or sequence as a key (the constructor refuses it below)
-            distinct = False
-        duplicate = None if distinct else self._duplicate_key(node)  # rare: look closer
-        mapping = super().construct_mapping(node, deep=deep)
-        if duplicate is not None:
-            self.refused = True
-            mapping[self.construct_object(duplicate)] = _Refused(_duplicate(duplicate.value))
-        return mapping
-
-    @staticmethod
-    def _duplicate_key(node: MappingNode) -> ScalarNode | None:
-        """The first scalar key given twice with one tag (`<<` merge keys may repeat)."""
-        seen: set[tuple[str, str]] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, ScalarNode) and key_node.tag != _MERGE_TAG:
-                key = (key_node.tag, key_node.value)
-                if key in seen:
-                    return key_node
-                seen.add(key)
-        return None
-
-    def construct_yaml_int(self, node: ScalarNode) -> Any:
-        digits = node.value.replace("_", "").lstrip("+-0") or "0"
-        if len(digits) > 20:  # also spares Python's int() its 4,300-digit limit
-            return self._out_of_range(node.value)
-        value = super().construct_yaml_int(node)
-        return value if MIN_INT64 <= value <= MAX_INT64 else self._out_of_range(node.value)
-
-    def _out_of_range(self, text: str) -> _Refused:
-        self.refused = True
-        return _Refused(_out_of_int64(text))
-
-
-_StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
-
-
 def _yaml_bodies(text: str, source: str, depth: int) -> tuple[list[Any], bool]:
-    """The documents of a YAML stream (`depth`: its `_bracket_depth`); whether a value was refused (to be
-    located by `locate_refusal`)."""
+    """The documents of a YAML stream (`depth`: its `_bracket_depth`), as kubectl reads them; whether a
+    value was refused (to be located by `locate_refusal`)."""
     check_nodes = ("&" in text and _ANCHOR.search(text) is not None) or _may_nest_deeper(text, MAX_DEPTH, depth,
                                                                                            block=True)
-    if not check_nodes:  # where yaml-rs provably reads as PyYAML (duplicates and big integers are sent here)
-        fast = fast_yaml_bodies(text, lambda part: _libyaml_part(part, source))
-        if fast is not None:
-            return fast
-    return _libyaml_bodies(text, source, check_nodes)
-
-
-def _libyaml_part(text: str, source: str) -> tuple[list[Any], bool] | None:
-    """Some documents of a larger stream; None on an error (the whole stream is then read for its message)."""
+    bodies: list[Any] = []
+    made = Refused.count
     try:
-        return _libyaml_bodies(text, source, check_nodes=False)
-    except (yaml.YAMLError, RecursionError):
-        return None
+        for first_line, chunk in k8syaml.split_documents(text):
+            try:
+                root = k8syaml.first_node(chunk)
+                if root is None:
+                    continue
+                if check_nodes:
+                    _check_node_graph(root, source)
+                bodies.append(k8syaml.document_value(root))
+            except yaml.MarkedYAMLError as exc:
+                raise InputError(_yaml_message(exc, first_line), file=source) from None
+            except ConversionError as exc:
+                raise InputError(_conversion_message(exc, first_line), file=source,
+                                 obj=None if exc.mark else f"document #{len(bodies) + 1}") from None
+    except SeparatorError as exc:
+        raise InputError(str(exc), file=source) from None
+    return bodies, Refused.count != made
 
 
-def _libyaml_bodies(text: str, source: str, check_nodes: bool) -> tuple[list[Any], bool]:
-    """PyYAML's documents (the reference reading), with the alias and depth walks if `check_nodes`."""
-    loader = _StrictLoader(text)
-    bodies = []
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            if check_nodes:
-                _check_node_graph(node, source)
-            bodies.append(loader.construct_document(node))
-    finally:
-        loader.dispose()
-    return bodies, loader.refused
+def _conversion_message(exc: ConversionError, first_line: int) -> str:
+    if exc.mark is None:
+        return shorten(exc.message, 200)
+    return f"malformed YAML at line {first_line + exc.mark.line + 1}, column {exc.mark.column + 1}: {exc.message}"
 
 
 def _check_node_graph(root: Any, source: str) -> None:
@@ -176,7 +127,7 @@ def _children(node: Any) -> list[Any]:
 # --------------------------------------------------------------------------- JSON
 
 class _JsonHooks:
-    """`json.loads` hooks marking duplicate keys and out-of-int64 integers as `_Refused`."""
+    """`json.loads` hooks marking duplicate keys and out-of-int64 integers as `Refused`."""
 
     def __init__(self) -> None:
         self.refused = False
@@ -190,7 +141,7 @@ class _JsonHooks:
     def _with_duplicate(self, mapping: dict[str, Any], pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        mapping[key] = _Refused(_duplicate(key))
+        mapping[key] = Refused(k8syaml.duplicate_message(key))
         self.refused = True
         return mapping
 
@@ -200,23 +151,26 @@ class _JsonHooks:
         if len(text) <= 21 and MIN_INT64 <= int(text) <= MAX_INT64:
             return int(text)
         self.refused = True
-        return _Refused(_out_of_int64(text))
+        return Refused(k8syaml.out_of_int64_message(text))
 
 
-def _json_body(text: str, source: str, depth: int) -> tuple[Any, bool]:
+def _json_bodies(text: str, source: str, depth: int) -> tuple[list[Any], bool]:
+    """The values of a JSON stream: one, or several one after another (as kubectl's `json.Decoder`
+    reads a stream that starts with `{`)."""
     hooks = _JsonHooks()
-    body = json.loads(text, object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
+    decoder = json.JSONDecoder(object_pairs_hook=hooks.pairs, parse_int=hooks.integer)
+    bodies = []
+    end = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]
+    while True:
+        body, end = decoder.raw_decode(text, end)
+        bodies.append(body)
+        end = _JSON_SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if end == len(text):
+            break
     if depth > MAX_DEPTH:
-        _check_object_depth(body, source)
-    return body, hooks.refused
-
-
-def _duplicate(key: str) -> str:
-    return f"duplicate field '{shorten(key)}' (a key given twice in one mapping; the API server refuses it)"
-
-
-def _out_of_int64(text: str) -> str:
-    return f"integer {shorten(text)} is outside int64 (-2^63 … 2^63-1); quote it if it is a quantity"
+        for body in bodies:
+            _check_object_depth(body, source)
+    return bodies, hooks.refused
 
 
 # --------------------------------------------------------------------------- shared
@@ -229,8 +183,7 @@ def parse_bodies(text: str, source: str) -> list[Any]:
         raise _too_deep(source)
     try:
         if is_json:
-            body, refused = _json_body(text, source, depth)
-            bodies = [body]
+            bodies, refused = _json_bodies(text, source, depth)
         else:
             bodies, refused = _yaml_bodies(text, source, depth)
     except RecursionError:
@@ -239,35 +192,38 @@ def parse_bodies(text: str, source: str) -> list[Any]:
         raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                          file=source) from None
     except yaml.YAMLError as exc:
-        raise InputError(_yaml_message(exc), file=source) from None
+        raise InputError(_yaml_message(exc, 0), file=source) from None
     if refused:
         locate_refusal(bodies, source)
     return bodies
 
 
-def _yaml_message(exc: yaml.YAMLError) -> str:
-    """`malformed YAML at line L, column C: problem` — one line, whatever the problem text holds."""
+def _yaml_message(exc: yaml.YAMLError, first_line: int) -> str:
+    """`malformed YAML at line L, column C: problem` — one line, whatever the problem text holds
+    (`first_line`: where the document's chunk starts in the file)."""
     mark = getattr(exc, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    where = f" at line {first_line + mark.line + 1}, column {mark.column + 1}" if mark else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return f"malformed YAML{where}: {shorten(str(problem))}"
 
 
 def locate_refusal(bodies: list[Any], source: str) -> None:
-    """Raise the first `_Refused` value of the documents, with its object (kind/name) and field path."""
+    """Raise the first `Refused` value of the documents, with its object (kind/name) and field path
+    (a refusal a later key overrode, as a merge can, still refuses: then without a field)."""
     for i, body in enumerate(bodies, start=1):
         found = _find_refused(body, "")
         if found is not None:
             path, refused = found
             raise InputError(refused.message, file=source, obj=_object_label(body, path, i),
                              field=path.lstrip(".") or None)
+    raise InputError("a value Kubernetes refuses was overridden by a merge key; remove it", file=source)
 
 
-def _find_refused(value: Any, path: str) -> tuple[str, _Refused] | None:
+def _find_refused(value: Any, path: str) -> tuple[str, Refused] | None:
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         node, where = stack.pop()
-        if isinstance(node, _Refused):
+        if isinstance(node, Refused):
             return where, node
         if isinstance(node, dict):
             stack.extend((v, f"{where}.{k}") for k, v in reversed(list(node.items())))
@@ -295,6 +251,7 @@ def _object_label(body: Any, path: str, index: int) -> str:
 
 _ANCHOR = re.compile(r"(?<![^\s\[{,])&")  # `&name` as YAML writes it, not the `&` of a URL or a string
 _JSON_START = re.compile(r"\s*[\[{]")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 

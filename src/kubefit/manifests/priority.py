@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from kubefit.api.core import Pod
+from kubefit.api.core import Pod, raw_is_json
 from kubefit.errors import Forbidden, InputError
 from kubefit.k8s.validation import aggregate, not_supported
 from kubefit.manifests.documents import Document
@@ -77,6 +77,8 @@ def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     classes, default = _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
 
     def admit(pod: Pod) -> Pod:
+        if raw_is_json(pod):  # the streaming reader keeps pods as JSON only when they give spec.priority
+            return pod
         spec = pod.raw.get("spec") or {}
         if spec.get("priority") is not None:
             return pod

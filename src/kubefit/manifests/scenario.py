@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.manifests import cluster, dra, policy, storage
 from kubefit.manifests.admission import admit_scenario
-from kubefit.manifests.documents import Document, manifest_files, read_documents
+from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
+from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.kinds import (
     FLEET_KINDS,
     LIST_KINDS,
@@ -23,6 +25,7 @@ from kubefit.manifests.kinds import (
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
+from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
 
 
@@ -34,7 +37,8 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     `admission=False`: pods as given, as kube-scheduler's own tests create them).
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
-    every 1,024 objects and at the file's end.
+    every 1,024 objects and at the file's end; for a file read as a stream (`stream.streamable`: a large
+    one), `progress(file, megabytes read, megabytes in the file)` every 1,024 objects and at its end.
 
     Python's cyclic garbage collector is paused meanwhile (see `collector_paused`), and in the `kubefit`
     command what was loaded is then frozen (see `freeze_after_loading`).
@@ -77,11 +81,21 @@ def collector_paused() -> Iterator[None]:
 def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
                    recursive: bool, admission: bool) -> Scenario:
     scenario = Scenario()
+    pods = FastPods()
     for path in paths:
         scenario.sources.append(str(path))
         files = manifest_files(path, recursive=recursive)
         for file in files:
-            docs = read_documents(file, allow_empty=len(files) > 1 or file != str(path))
+            allow_empty = len(files) > 1 or file != str(path)
+            if streamable(file):  # progress while reading, in megabytes; decoding is then quick
+                entries = read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress)
+                try:
+                    for entry in entries:
+                        add_entry(scenario, entry)
+                except MemoryError:
+                    raise out_of_memory(file) from None
+                continue
+            docs = read_documents(file, allow_empty=allow_empty)
             if progress is not None:
                 progress(file, 0, len(docs))
             for i, doc in enumerate(docs, start=1):
@@ -104,6 +118,18 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
     **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS}
+
+
+def add_entry(scenario: Scenario, entry: Entry) -> None:
+    """A streamed object: a document to decode, or a node or pod the stream decoded (with its warnings)."""
+    if entry.doc is not None:
+        add_document(scenario, entry.doc)
+    elif isinstance(entry.decoded, Pod):
+        scenario.pods.append(entry.decoded)
+        scenario.warnings += entry.warnings
+    else:
+        scenario.nodes.append(entry.decoded)  # type: ignore[arg-type]
+        scenario.warnings += entry.warnings
 
 
 def add_document(scenario: Scenario, doc: Document) -> None:

@@ -3,6 +3,7 @@ selecting it), the shapes of the Karmada fields kubefit reads, and the request a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,9 +13,10 @@ from kubefit.errors import InputError
 from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
 from kubefit.k8s.requests import pod_requests_nanos
 from kubefit.manifests.decode import Complete, check_shape
-from kubefit.manifests.documents import Document, read_documents
+from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, decode_pod
 from kubefit.manifests.scenario import add_document
+from kubefit.manifests.stream import read_documents
 from kubefit.told import told_keys
 
 Warn = Callable[[str], None]
@@ -133,11 +135,15 @@ def _check_times(binding: Any, doc: Document) -> None:
                              file=doc.source, obj=doc.label, field=f"{part}.{key}") from None
 
 
-def _check_models(cluster: Any, doc: Document, warn: Warn) -> None:
-    """Warn for resourceModels Karmada's API refuses (its estimator still computes with them, as golden cases show)."""
+def _check_models(cluster: Any, doc: Document, warn: Warn, verdicts: dict[Any, Any]) -> None:
+    """Warn for resourceModels Karmada's API refuses (its estimator still computes with them, as golden
+    cases show); judged once per distinct set of models (`verdicts`: a fleet's clusters share a few)."""
     from kubefit.multicluster.models import go_models, prepare_for_create, validate_models
 
-    error = validate_models(prepare_for_create(go_models(cluster.resource_models)))
+    models = cluster.resource_models
+    if models not in verdicts:
+        verdicts[models] = validate_models(prepare_for_create(go_models(models)))
+    error = verdicts[models]
     if error is not None:
         warn(f"{doc.source}: {doc.label}: {error.field}: {error.detail}; Karmada's API refuses this Cluster "
              f"(see kubefit models validate), the numbers below are what its estimator computes anyway")
@@ -165,11 +171,12 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
     fleet = Fleet(files=files)
     workloads: list[Document] = []
     policies: list[Document] = []
+    verdicts: dict[Any, Any] = {}
     for path in files:
         for doc in read_documents(path, allow_empty=False):
             if doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
-                _check_models(fleet.clusters[-1], doc, warn)
+                _check_models(fleet.clusters[-1], doc, warn, verdicts)
             elif doc.kind == "ResourceBinding":
                 rb = decode_resource_binding(doc)
                 check_shape(rb.spec, BINDING_SHAPE, doc, "spec")
@@ -199,8 +206,7 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
                     warn(f"{doc.source}: {doc.label}: plays no part in Karmada's estimate and schedule; ignored")
     if not fleet.clusters:
         raise InputError("no Karmada Cluster objects in the files", file=", ".join(files))
-    names = [c.name for c in fleet.clusters]
-    dup = {n for n in names if names.count(n) > 1}
+    dup = {n for n, count in Counter(c.name for c in fleet.clusters).items() if count > 1}
     if dup:
         raise InputError(f"cluster names must be unique: {', '.join(sorted(dup))}", file=", ".join(files))
     if fleet.binding is None and workloads:
@@ -347,6 +353,7 @@ def _unchecked_api(fleet: Fleet) -> list[str]:
     if not names:
         return []
     res = (fleet.binding or {}).get("spec", {}).get("resource") or {}
-    return [f"cluster(s) {', '.join(names)}: no status.apiEnablements, so the APIEnablement filter was not "
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return [f"cluster(s) {shown}: no status.apiEnablements, so the APIEnablement filter was not "
             f"evaluated (Karmada would find no {res.get('apiVersion', '')} {res.get('kind', '')} there and reject "
             f"them: \"cluster(s) did not have the API resource\")"]

@@ -228,10 +228,16 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
+    demands: dict[tuple, PodDemand] = {}  # by the identity of a pod's request inputs (`pods` keeps them alive)
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            state.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)  # in-place resizes count
+            key = (id(pod.containers), id(pod.init_containers), id(pod.overhead), id(pod.pod_requests),
+                   id(pod.container_statuses), id(pod.init_container_statuses), id(pod.conditions))
+            demand = demands.get(key)
+            if demand is None:  # what pod_demand reads of a bound pod; pods of one workload share it
+                demand = demands[key] = pod_demand(pod, use_status_resources=True)  # in-place resizes count
+            state.bind(node, demand, pod=pod)
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):

@@ -136,8 +136,9 @@ class ConstraintNodes:
             self.counted = []
             for code, inclusion in zip(self.codes, self.inclusion, strict=True):
                 nodes = np.flatnonzero(self.has_all & inclusion)
-                self.counted.append((nodes, code[nodes], np.unique(code[nodes]),
-                                     int(code.max()) + 1 if len(code) else 0))
+                bound = int(code.max()) + 1 if len(code) else 0
+                codes = code[nodes]  # all >= 0 (has_all): the distinct ones, sorted, by counting, not sorting
+                self.counted.append((nodes, codes, np.flatnonzero(np.bincount(codes, minlength=bound)), bound))
         return self.counted
 
     def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:

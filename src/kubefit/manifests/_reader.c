@@ -1,0 +1,1079 @@
+/* The streaming manifest reader: YAML (libyaml's event API) or JSON → compact JSON, one object at a time.
+
+   kubefit.manifests.stream drives it; kubefit.manifests.k8syaml (YAML) and kubefit.manifests.parse (JSON)
+   are the reference it must agree with, value for value. It reads the common part of the language — block
+   and flow mappings and sequences, plain, quoted and block scalars, JSON — and raises `Fallback` (never a
+   wrong answer) on anything else: anchors, aliases, tags, merge keys, a key given twice, an integer beyond
+   int64, a non-finite number, nesting deeper than 100, a key that is not a string, bool or int64, a
+   malformed text, invalid UTF-8, NUL. The caller then reads the file with the reference reader, whose
+   messages name what was wrong.
+
+   YAML: the text is cut into chunks at lines starting with `---` as apimachinery's YAMLReader cuts it, the
+   first document of each chunk is read, and each scalar is resolved as go-yaml v2's resolve.go resolves it
+   (see k8syaml.resolve_plain), a float written as Go's json.Marshal writes it. JSON: a stream of values, as
+   Python's json module reads them (the text is kept, floats are written with 17 digits).
+
+   What it yields (Reader.next()), per document:
+     ("map",) then ("member", key, json) for each top-level pair, except a top-level `items` sequence,
+        which is ("items",) ("item", json, kind) ... ("end_items",) in its place; then ("end",)
+     ("seq",) ("item", json, kind) ... ("end",)      a document that is a sequence
+     ("scalar", json)                                a document that is a scalar
+   and None at the end. `kind` is the item's top-level `kind` string (or None). In an item whose kind is
+   Pod or Node, `metadata.managedFields` is left out (nothing reads it; a snapshot's largest part).
+   Every allocation failure is a MemoryError, never an abort. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <yaml.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 100
+
+static PyObject *Fallback;
+
+/* ------------------------------------------------------------------ output buffer */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+static int buf_grow(Buf *b, size_t more) {
+    if (b->len + more <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 1 << 16;
+    while (cap < b->len + more) cap *= 2;
+    char *data = realloc(b->data, cap);
+    if (!data) { PyErr_NoMemory(); return -1; }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const char *s, size_t n) {
+    if (buf_grow(b, n) < 0) return -1;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static int buf_putc(Buf *b, char c) {
+    if (b->len == b->cap && buf_grow(b, 1) < 0) return -1;
+    b->data[b->len++] = c;
+    return 0;
+}
+
+static int fallback(const char *reason, long line) {
+    if (!PyErr_Occurred()) PyErr_Format(Fallback, "%s (line %ld)", reason, line);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ key sets (duplicate keys) */
+
+typedef struct {
+    size_t *offs; size_t *lens; uint64_t *hashes;  /* keys as (offset, length) into `text` */
+    size_t n, cap;
+    size_t *table; size_t tcap;                     /* open addressing once n > 16 */
+    Buf text;                                       /* the keys' JSON text (YAML: converted keys) */
+} KeySet;
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+static void keys_clear(KeySet *k) {
+    k->n = 0;
+    k->text.len = 0;
+    if (k->table) memset(k->table, 0, k->tcap * sizeof(size_t));
+}
+
+static void keys_free(KeySet *k) {
+    free(k->offs); free(k->lens); free(k->hashes); free(k->table); free(k->text.data);
+    memset(k, 0, sizeof(*k));
+}
+
+static int keys_same(KeySet *k, size_t i, const char *s, size_t n, uint64_t h) {
+    return k->hashes[i] == h && k->lens[i] == n && memcmp(k->text.data + k->offs[i], s, n) == 0;
+}
+
+static int table_insert(KeySet *k, size_t i) {
+    size_t mask = k->tcap - 1, j = (size_t)k->hashes[i] & mask;
+    while (k->table[j]) j = (j + 1) & mask;
+    k->table[j] = i + 1;
+    return 0;
+}
+
+static int table_rebuild(KeySet *k, size_t tcap) {
+    size_t *table = calloc(tcap, sizeof(size_t));
+    if (!table) { PyErr_NoMemory(); return -1; }
+    free(k->table);
+    k->table = table;
+    k->tcap = tcap;
+    for (size_t i = 0; i < k->n; i++) table_insert(k, i);
+    return 0;
+}
+
+/* Add a key: 1 if it was new, 0 if given before, -1 on error. */
+static int keys_add(KeySet *k, const char *s, size_t n) {
+    uint64_t h = hash_bytes(s, n);
+    if (k->n > 16) {
+        if (!k->table || k->n * 2 >= k->tcap) {
+            if (table_rebuild(k, k->tcap ? k->tcap * 2 : 64) < 0) return -1;
+        }
+        size_t mask = k->tcap - 1, j = (size_t)h & mask;
+        while (k->table[j]) {
+            if (keys_same(k, k->table[j] - 1, s, n, h)) return 0;
+            j = (j + 1) & mask;
+        }
+    } else {
+        for (size_t i = 0; i < k->n; i++)
+            if (keys_same(k, i, s, n, h)) return 0;
+    }
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 16;
+        size_t *offs = realloc(k->offs, cap * sizeof(size_t));
+        if (offs) k->offs = offs;
+        size_t *lens = realloc(k->lens, cap * sizeof(size_t));
+        if (lens) k->lens = lens;
+        uint64_t *hashes = realloc(k->hashes, cap * sizeof(uint64_t));
+        if (hashes) k->hashes = hashes;
+        if (!offs || !lens || !hashes) { PyErr_NoMemory(); return -1; }
+        k->cap = cap;
+    }
+    k->offs[k->n] = k->text.len;
+    k->lens[k->n] = n;
+    k->hashes[k->n] = h;
+    if (buf_put(&k->text, s, n) < 0) return -1;
+    k->n++;
+    if (k->table) {
+        if (k->n * 2 >= k->tcap) { if (table_rebuild(k, k->tcap * 2) < 0) return -1; }
+        else table_insert(k, k->n - 1);
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ the reader */
+
+typedef struct {
+    int active;          /* this level is an item's root, or its metadata */
+    int is_metadata;
+} Track;
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer view;
+    const char *data;
+    Py_ssize_t size;
+    int json;
+    Py_ssize_t pos;      /* JSON: scan position; YAML: start of the next chunk */
+    Py_ssize_t chunk_start;  /* YAML: the current chunk's first byte */
+    long chunk_line;     /* YAML: the line (0-based) where the current chunk starts */
+    long next_line;      /* YAML: where the next one starts */
+    int phase;           /* 0: between documents, 1: members of a mapping, 2: its items, 3: items of a sequence */
+    int done;
+    Buf out;
+    Buf scratch;         /* an unescaped JSON key */
+    KeySet keys[MAX_DEPTH + 2];
+    KeySet top;          /* the document's top-level keys */
+    /* the item being written: its kind and where its metadata.managedFields is */
+    char kind[64];
+    int kind_len;        /* -1: none (or not a plain string) */
+    size_t cut_from, cut_to;
+    int has_cut;
+    /* YAML */
+    yaml_parser_t parser;
+    int parser_live;
+    yaml_event_t event;
+    int has_event;
+} Reader;
+
+/* ------------------------------------------------------------------ JSON */
+
+static void j_space(Reader *r) {
+    while (r->pos < r->size) {
+        char c = r->data[r->pos];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') r->pos++;
+        else break;
+    }
+}
+
+static long j_line(Reader *r) {
+    long line = 1;
+    for (Py_ssize_t i = 0; i < r->pos && i < r->size; i++) line += r->data[i] == '\n';
+    return line;
+}
+
+static int j_fail(Reader *r, const char *reason) { return fallback(reason, j_line(r)); }
+
+/* The length of a valid UTF-8 sequence at p (n bytes left), or 0. */
+static int utf8_len(const unsigned char *p, Py_ssize_t n) {
+    unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0;
+        if (c == 0xED && p[1] >= 0xA0) return 0;  /* a surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0;
+        if (c == 0xF4 && p[1] >= 0x90) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int j_hex4(const char *p) {
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* A JSON string at r->pos (its opening quote), copied as it is; `escaped` tells whether it held a `\`. */
+static int j_string(Reader *r, Buf *out, int *escaped) {
+    Py_ssize_t start = r->pos++;
+    *escaped = 0;
+    while (1) {
+        if (r->pos >= r->size) return j_fail(r, "unterminated JSON string");
+        unsigned char c = (unsigned char)r->data[r->pos];
+        if (c == '"') break;
+        if (c < 0x20) return j_fail(r, "a control character in a JSON string");
+        if (c == '\\') {
+            *escaped = 1;
+            if (r->pos + 1 >= r->size) return j_fail(r, "unterminated JSON string");
+            char e = r->data[r->pos + 1];
+            if (e == 'u') {
+                if (r->pos + 6 > r->size) return j_fail(r, "a bad \\u escape");
+                int v = j_hex4(r->data + r->pos + 2);
+                if (v < 0) return j_fail(r, "a bad \\u escape");
+                if (v >= 0xD800 && v <= 0xDBFF) {  /* a surrogate pair, or the reference decides */
+                    if (r->pos + 12 > r->size || r->data[r->pos + 6] != '\\' || r->data[r->pos + 7] != 'u')
+                        return j_fail(r, "a lone surrogate escape");
+                    int w = j_hex4(r->data + r->pos + 8);
+                    if (w < 0xDC00 || w > 0xDFFF) return j_fail(r, "a lone surrogate escape");
+                    r->pos += 12;
+                } else if (v >= 0xDC00 && v <= 0xDFFF) {
+                    return j_fail(r, "a lone surrogate escape");
+                } else {
+                    r->pos += 6;
+                }
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", e) || e == 0) return j_fail(r, "a bad escape");
+            r->pos += 2;
+            continue;
+        }
+        if (c < 0x80) { r->pos++; continue; }
+        int n = utf8_len((const unsigned char *)r->data + r->pos, r->size - r->pos);
+        if (!n) return j_fail(r, "invalid UTF-8");
+        r->pos += n;
+    }
+    r->pos++;
+    return buf_put(out, r->data + start, r->pos - start);
+}
+
+static int put_utf8(Buf *out, unsigned v) {
+    char b[4];
+    int n;
+    if (v < 0x80) { b[0] = (char)v; n = 1; }
+    else if (v < 0x800) { b[0] = (char)(0xC0 | v >> 6); b[1] = (char)(0x80 | (v & 0x3F)); n = 2; }
+    else if (v < 0x10000) {
+        b[0] = (char)(0xE0 | v >> 12); b[1] = (char)(0x80 | (v >> 6 & 0x3F)); b[2] = (char)(0x80 | (v & 0x3F)); n = 3;
+    } else {
+        b[0] = (char)(0xF0 | v >> 18); b[1] = (char)(0x80 | (v >> 12 & 0x3F));
+        b[2] = (char)(0x80 | (v >> 6 & 0x3F)); b[3] = (char)(0x80 | (v & 0x3F)); n = 4;
+    }
+    return buf_put(out, b, n);
+}
+
+/* The text of a valid JSON string body (between its quotes, escapes checked by j_string), into `out`. */
+static int j_unescape(const char *s, size_t n, Buf *out) {
+    out->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') { if (buf_putc(out, s[i]) < 0) return -1; continue; }
+        char e = s[++i];
+        if (e == 'u') {
+            unsigned v = (unsigned)j_hex4(s + i + 1);
+            i += 4;
+            if (v >= 0xD800 && v <= 0xDBFF) {
+                unsigned w = (unsigned)j_hex4(s + i + 3);
+                v = 0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00);
+                i += 6;
+            }
+            if (put_utf8(out, v) < 0) return -1;
+            continue;
+        }
+        char c = e == 'b' ? '\b' : e == 'f' ? '\f' : e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e;
+        if (buf_putc(out, c) < 0) return -1;
+    }
+    return 0;
+}
+
+static int digits_fit_int64(const char *s, size_t n, int negative) {
+    while (n > 1 && *s == '0') { s++; n--; }
+    if (n < 19) return 1;
+    if (n > 19) return 0;
+    return memcmp(s, negative ? "9223372036854775808" : "9223372036854775807", 19) <= 0;
+}
+
+/* Write a finite double so that Python's float() and msgspec read the same value back, as a float. */
+static int put_double(Buf *out, double v) {
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.17g", v);
+    if (n <= 0 || n >= (int)sizeof text) return -1;
+    if (!strpbrk(text, ".eE")) { text[n++] = '.'; text[n++] = '0'; }
+    return buf_put(out, text, n);
+}
+
+static int j_number(Reader *r, Buf *out) {
+    Py_ssize_t start = r->pos, p = r->pos;
+    const char *d = r->data;
+    int negative = 0, is_float = 0;
+    if (p < r->size && d[p] == '-') { negative = 1; p++; }
+    Py_ssize_t int_start = p;
+    if (p < r->size && d[p] == '0') p++;
+    else if (p < r->size && d[p] >= '1' && d[p] <= '9') { while (p < r->size && d[p] >= '0' && d[p] <= '9') p++; }
+    else return j_fail(r, "a malformed JSON number");  /* also -Infinity */
+    Py_ssize_t int_end = p;
+    if (p < r->size && d[p] == '.') {
+        is_float = 1; p++;
+        if (p >= r->size || d[p] < '0' || d[p] > '9') return j_fail(r, "a malformed JSON number");
+        while (p < r->size && d[p] >= '0' && d[p] <= '9') p++;
+    }
+    if (p < r->size && (d[p] == 'e' || d[p] == 'E')) {
+        is_float = 1; p++;
+        if (p < r->size && (d[p] == '+' || d[p] == '-')) p++;
+        if (p >= r->size || d[p] < '0' || d[p] > '9') return j_fail(r, "a malformed JSON number");
+        while (p < r->size && d[p] >= '0' && d[p] <= '9') p++;
+    }
+    r->pos = p;
+    if (!is_float) {
+        if (!digits_fit_int64(d + int_start, int_end - int_start, negative))
+            return j_fail(r, "an integer outside int64");
+        return buf_put(out, d + start, p - start);
+    }
+    if (p - start > 300) return j_fail(r, "a very long JSON number");
+    char text[320];
+    memcpy(text, d + start, p - start);
+    text[p - start] = 0;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (!isfinite(v)) return j_fail(r, "a number beyond the float64 range");
+    return put_double(out, v);
+}
+
+static int j_value(Reader *r, Buf *out, int depth, Track track);
+
+static void note_kind(Reader *r, const char *s, size_t n) {
+    if (n < sizeof r->kind) { memcpy(r->kind, s, n); r->kind_len = (int)n; }
+    else r->kind_len = -1;
+}
+
+static int is_cut_kind(Reader *r) {
+    return (r->kind_len == 3 && memcmp(r->kind, "Pod", 3) == 0) ||
+           (r->kind_len == 4 && memcmp(r->kind, "Node", 4) == 0);
+}
+
+/* What a member of an item's root (or of its metadata) is to the reader: its kind, its metadata, or the
+   metadata's managedFields (left out of pods and nodes). */
+typedef struct { int kind, meta, managed; } Role;
+
+static Role member_role(Track track, const char *key, size_t n) {
+    Role role = {0, 0, 0};
+    if (!track.active) return role;
+    if (!track.is_metadata) {
+        role.kind = n == 4 && memcmp(key, "kind", 4) == 0;
+        role.meta = n == 8 && memcmp(key, "metadata", 8) == 0;
+    } else {
+        role.managed = n == 13 && memcmp(key, "managedFields", 13) == 0;
+    }
+    return role;
+}
+
+/* After a member's value (written from `value_at`): note the item's kind, or where managedFields lies
+   (from its comma, or to the next one when it comes first). */
+static void member_done(Reader *r, Role role, Buf *out, size_t value_at, size_t key_at, size_t member_start,
+                        int first) {
+    if (role.kind) {
+        if (out->data[value_at] == '"' && !memchr(out->data + value_at, '\\', out->len - value_at))
+            note_kind(r, out->data + value_at + 1, out->len - value_at - 2);
+        else
+            r->kind_len = -1;
+    }
+    if (role.managed) {
+        r->cut_from = first ? key_at : member_start;
+        r->cut_to = out->len;
+        r->has_cut = first ? 2 : 1;
+    }
+}
+
+static int j_object(Reader *r, Buf *out, int depth, Track track) {
+    if (depth > MAX_DEPTH) return j_fail(r, "nested deeper than 100");
+    KeySet *keys = &r->keys[depth];
+    keys_clear(keys);
+    r->pos++;
+    if (buf_putc(out, '{') < 0) return -1;
+    j_space(r);
+    if (r->pos < r->size && r->data[r->pos] == '}') { r->pos++; return buf_putc(out, '}'); }
+    int first = 1;
+    while (1) {
+        j_space(r);
+        if (r->pos >= r->size || r->data[r->pos] != '"') return j_fail(r, "a malformed JSON object");
+        size_t member_start = out->len;
+        if (!first && buf_putc(out, ',') < 0) return -1;
+        size_t key_at = out->len;
+        int escaped;
+        if (j_string(r, out, &escaped) < 0) return -1;
+        const char *key = out->data + key_at + 1;
+        size_t key_len = out->len - key_at - 2;
+        if (escaped) {
+            if (j_unescape(key, key_len, &r->scratch) < 0) return -1;
+            key = r->scratch.data;
+            key_len = r->scratch.len;
+        }
+        int added = keys_add(keys, key, key_len);
+        if (added < 0) return -1;
+        if (!added) return j_fail(r, "a duplicate key");
+        j_space(r);
+        if (r->pos >= r->size || r->data[r->pos] != ':') return j_fail(r, "a malformed JSON object");
+        r->pos++;
+        if (buf_putc(out, ':') < 0) return -1;
+        j_space(r);
+        Role role = member_role(track, key, key_len);
+        size_t value_at = out->len;
+        if (j_value(r, out, depth + 1, role.meta ? (Track){1, 1} : (Track){0, 0}) < 0) return -1;
+        member_done(r, role, out, value_at, key_at, member_start, first);
+        first = 0;
+        j_space(r);
+        if (r->pos >= r->size) return j_fail(r, "a malformed JSON object");
+        char c = r->data[r->pos++];
+        if (c == '}') return buf_putc(out, '}');
+        if (c != ',') return j_fail(r, "a malformed JSON object");
+    }
+}
+
+static int j_array(Reader *r, Buf *out, int depth) {
+    if (depth > MAX_DEPTH) return j_fail(r, "nested deeper than 100");
+    r->pos++;
+    if (buf_putc(out, '[') < 0) return -1;
+    j_space(r);
+    if (r->pos < r->size && r->data[r->pos] == ']') { r->pos++; return buf_putc(out, ']'); }
+    while (1) {
+        j_space(r);
+        if (j_value(r, out, depth + 1, (Track){0, 0}) < 0) return -1;
+        j_space(r);
+        if (r->pos >= r->size) return j_fail(r, "a malformed JSON array");
+        char c = r->data[r->pos++];
+        if (c == ']') return buf_putc(out, ']');
+        if (c != ',') return j_fail(r, "a malformed JSON array");
+        if (buf_putc(out, ',') < 0) return -1;
+    }
+}
+
+static int j_literal(Reader *r, Buf *out, const char *word) {
+    size_t n = strlen(word);
+    if ((size_t)(r->size - r->pos) < n || memcmp(r->data + r->pos, word, n) != 0)
+        return j_fail(r, "a malformed JSON value");
+    r->pos += n;
+    return buf_put(out, word, n);
+}
+
+static int j_value(Reader *r, Buf *out, int depth, Track track) {
+    if (r->pos >= r->size) return j_fail(r, "a JSON value is missing");
+    char c = r->data[r->pos];
+    int escaped;
+    switch (c) {
+    case '{': return j_object(r, out, depth, track);
+    case '[': return j_array(r, out, depth);
+    case '"': return j_string(r, out, &escaped);
+    case 't': return j_literal(r, out, "true");
+    case 'f': return j_literal(r, out, "false");
+    case 'n': return j_literal(r, out, "null");
+    default:
+        if (c == '-' || (c >= '0' && c <= '9')) return j_number(r, out);
+        return j_fail(r, "a malformed JSON value");  /* NaN, Infinity: the reference reads them */
+    }
+}
+
+/* ------------------------------------------------------------------ YAML */
+
+static long y_line(Reader *r, yaml_mark_t mark) { return r->chunk_line + (long)mark.line + 1; }
+
+static void y_stop(Reader *r) {
+    if (r->has_event) { yaml_event_delete(&r->event); r->has_event = 0; }
+    if (r->parser_live) { yaml_parser_delete(&r->parser); r->parser_live = 0; }
+}
+
+/* The next event of the chunk into r->event (the previous one freed). */
+static int y_next(Reader *r) {
+    if (r->has_event) { yaml_event_delete(&r->event); r->has_event = 0; }
+    if (!yaml_parser_parse(&r->parser, &r->event)) {
+        if (r->parser.error == YAML_MEMORY_ERROR) { PyErr_NoMemory(); return -1; }
+        return fallback("malformed YAML", r->chunk_line + (long)r->parser.problem_mark.line + 1);
+    }
+    r->has_event = 1;
+    if ((r->event.type == YAML_SCALAR_EVENT && r->event.data.scalar.anchor) ||
+        (r->event.type == YAML_SEQUENCE_START_EVENT && r->event.data.sequence_start.anchor) ||
+        (r->event.type == YAML_MAPPING_START_EVENT && r->event.data.mapping_start.anchor))
+        return fallback("a YAML anchor", y_line(r, r->event.start_mark));
+    if (r->event.type == YAML_ALIAS_EVENT) return fallback("a YAML alias", y_line(r, r->event.start_mark));
+    if ((r->event.type == YAML_SCALAR_EVENT && r->event.data.scalar.tag) ||
+        (r->event.type == YAML_SEQUENCE_START_EVENT && r->event.data.sequence_start.tag) ||
+        (r->event.type == YAML_MAPPING_START_EVENT && r->event.data.mapping_start.tag))
+        return fallback("a YAML tag", y_line(r, r->event.start_mark));
+    return 0;
+}
+
+/* go-yaml v2 resolve.go for an untagged plain scalar (see k8syaml.resolve_plain). */
+enum { R_STR, R_NULL, R_TRUE, R_FALSE, R_INT, R_FLOAT, R_FAIL };
+
+static const char *WORDS_TRUE[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", 0};
+static const char *WORDS_FALSE[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", 0};
+static const char *WORDS_NULL[] = {"~", "null", "Null", "NULL", 0};
+static const char *WORDS_SPECIAL[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF",
+                                      "-.inf", "-.Inf", "-.INF", 0};
+
+static int in_words(const char *s, size_t n, const char **words) {
+    for (; *words; words++)
+        if (strlen(*words) == n && memcmp(*words, s, n) == 0) return 1;
+    return 0;
+}
+
+static int digit_of(char c, int base) {
+    int v = hexval(c);
+    return v >= 0 && v < base ? v : -1;
+}
+
+/* strconv.ParseInt(s, 0, 64) then ParseUint: R_INT with *value, R_FAIL for an unsigned beyond int64, or
+   R_STR where neither reads it. */
+static int go_parse_int(const char *s, size_t n, long long *value) {
+    int sign = 0;
+    size_t i = 0;
+    if (n && (s[0] == '+' || s[0] == '-')) { sign = s[0] == '-' ? -1 : 1; i = 1; }
+    int base = 10;
+    if (n - i >= 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) { base = 16; i += 2; }
+    else if (n - i >= 2 && s[i] == '0' && (s[i + 1] == 'o' || s[i + 1] == 'O')) { base = 8; i += 2; }
+    else if (n - i >= 2 && s[i] == '0' && (s[i + 1] == 'b' || s[i + 1] == 'B')) { base = 2; i += 2; }
+    else if (n - i >= 2 && s[i] == '0') { base = 8; i += 1; }
+    if (i >= n) return R_STR;
+    unsigned long long v = 0;
+    int overflow = 0;
+    for (; i < n; i++) {
+        int d = digit_of(s[i], base);
+        if (d < 0) return R_STR;
+        if (v > (ULLONG_MAX - (unsigned)d) / (unsigned)base) overflow = 1;
+        else v = v * base + d;
+    }
+    if (overflow) return R_STR;
+    if (sign < 0) {
+        if (v > 9223372036854775808ULL) return R_STR;
+        *value = v == 9223372036854775808ULL ? LLONG_MIN : -(long long)v;
+        return R_INT;
+    }
+    if (v <= 9223372036854775807ULL) { *value = (long long)v; return R_INT; }
+    return sign > 0 ? R_STR : R_FAIL;  /* ParseUint takes no sign: "+1e19"-like texts go on to floats */
+}
+
+/* resolve.go's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
+static int yaml_style_float(const char *s, size_t n) {
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    if (i < n && s[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    } else {
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+        if (i < n && s[i] == '.') { i++; while (i < n && s[i] >= '0' && s[i] <= '9') i++; }
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    return i == n;
+}
+
+/* strconv.ParseFloat(s, 64) of a text in the yamlStyleFloat grammar (no `_`): R_FLOAT, or R_STR if
+   beyond the float64 range (Go's ErrRange; go-yaml then keeps the string). */
+static int go_parse_float(const char *s, size_t n, double *value) {
+    if (n > 300) return R_FAIL;
+    char text[320];
+    memcpy(text, s, n);
+    text[n] = 0;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (isinf(v)) return R_STR;
+    *value = v;
+    return R_FLOAT;
+}
+
+static int resolve_plain(const char *s, size_t n, long long *iv, double *fv) {
+    if (n == 0) return R_NULL;
+    char c = s[0];
+    if (!strchr("+-0123456789yYnNtTfFoO~.", c) || c == 0) return R_STR;
+    if (n <= 5) {  /* the longest of resolveMap's words */
+        if (in_words(s, n, WORDS_TRUE)) return R_TRUE;
+        if (in_words(s, n, WORDS_FALSE)) return R_FALSE;
+        if (in_words(s, n, WORDS_NULL)) return R_NULL;
+        if (in_words(s, n, WORDS_SPECIAL)) return R_FAIL;  /* ±Inf, NaN: json.Marshal refuses them */
+    }
+    if (c == '.') {
+        /* ParseFloat of `.5`, `.5e3`; `_` (underscoreOK) and other forms: the reference decides */
+        if (memchr(s, '_', n)) return R_FAIL;
+        if (!yaml_style_float(s, n)) return R_STR;
+        return go_parse_float(s, n, fv);
+    }
+    if (strchr("yYnNtTfFoO~", c)) return R_STR;
+    char plain[400];
+    size_t m = 0;
+    if (n >= sizeof plain) return R_FAIL;
+    for (size_t i = 0; i < n; i++) if (s[i] != '_') plain[m++] = s[i];
+    int got = go_parse_int(plain, m, iv);
+    if (got != R_STR) return got;
+    if (yaml_style_float(plain, m)) {
+        got = go_parse_float(plain, m, fv);
+        return got;
+    }
+    return R_STR;
+}
+
+/* A resolved Go float as json.Marshal writes it and Python reads it back: an integer when Go writes no
+   fraction (|v| < 1e21 and whole), else a float with 17 digits. */
+static int put_go_float(Buf *out, double v, long line) {
+    if (v == floor(v) && fabs(v) < 1e21) {
+        if (v >= 9223372036854775808.0 || v < -9223372036854775808.0)
+            return fallback("an integer outside int64", line);
+        char text[32];
+        int n = snprintf(text, sizeof text, "%lld", (long long)v);
+        return buf_put(out, text, n);
+    }
+    return put_double(out, v);
+}
+
+static int put_json_string(Buf *out, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (buf_grow(out, n + 2) < 0 || buf_putc(out, '"') < 0) return -1;
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (buf_put(out, s + run, i - run) < 0) return -1;
+        run = i + 1;
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        size_t len = 2;
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            esc[1] = 'u'; esc[2] = '0'; esc[3] = '0'; esc[4] = hex[c >> 4]; esc[5] = hex[c & 15]; len = 6;
+        }
+        if (buf_put(out, esc, len) < 0) return -1;
+    }
+    if (buf_put(out, s + run, n - run) < 0) return -1;
+    return buf_putc(out, '"');
+}
+
+/* The JSON of a scalar event's value. */
+static int y_scalar(Reader *r, Buf *out) {
+    yaml_event_t *e = &r->event;
+    const char *s = (const char *)e->data.scalar.value;
+    size_t n = e->data.scalar.length;
+    if (!e->data.scalar.plain_implicit) return put_json_string(out, s, n);  /* quoted or block */
+    long long iv;
+    double fv;
+    long line = y_line(r, e->start_mark);
+    switch (resolve_plain(s, n, &iv, &fv)) {
+    case R_STR: return put_json_string(out, s, n);
+    case R_NULL: return buf_put(out, "null", 4);
+    case R_TRUE: return buf_put(out, "true", 4);
+    case R_FALSE: return buf_put(out, "false", 5);
+    case R_INT: {
+        char text[32];
+        int len = snprintf(text, sizeof text, "%lld", iv);
+        return buf_put(out, text, len);
+    }
+    case R_FLOAT: return put_go_float(out, fv, line);
+    default: return fallback("a value the reference reader judges", line);
+    }
+}
+
+/* A mapping key as sigs.k8s.io/yaml turns it into a JSON key (only string, bool and int64 keys here). */
+static int y_key(Reader *r, Buf *out) {
+    yaml_event_t *e = &r->event;
+    long line = y_line(r, e->start_mark);
+    if (e->type != YAML_SCALAR_EVENT) return fallback("a mapping key that is not a scalar", line);
+    const char *s = (const char *)e->data.scalar.value;
+    size_t n = e->data.scalar.length;
+    if (!e->data.scalar.plain_implicit) return put_json_string(out, s, n);
+    if (n == 2 && s[0] == '<' && s[1] == '<') return fallback("a merge key", line);
+    long long iv;
+    double fv;
+    switch (resolve_plain(s, n, &iv, &fv)) {
+    case R_STR: return put_json_string(out, s, n);
+    case R_TRUE: return buf_put(out, "\"true\"", 6);
+    case R_FALSE: return buf_put(out, "\"false\"", 7);
+    case R_INT: {
+        char text[32];
+        int len = snprintf(text, sizeof text, "\"%lld\"", iv);
+        return buf_put(out, text, len);
+    }
+    default: return fallback("a mapping key the reference reader converts", line);
+    }
+}
+
+static int y_node(Reader *r, Buf *out, int depth, Track track);
+
+static int y_mapping(Reader *r, Buf *out, int depth, Track track) {
+    if (depth > MAX_DEPTH) return fallback("nested deeper than 100", y_line(r, r->event.start_mark));
+    KeySet *keys = &r->keys[depth];
+    keys_clear(keys);
+    if (buf_putc(out, '{') < 0) return -1;
+    int first = 1;
+    while (1) {
+        if (y_next(r) < 0) return -1;
+        if (r->event.type == YAML_MAPPING_END_EVENT) return buf_putc(out, '}');
+        size_t member_start = out->len;
+        if (!first && buf_putc(out, ',') < 0) return -1;
+        size_t key_at = out->len;
+        if (y_key(r, out) < 0) return -1;
+        const char *key = out->data + key_at + 1;
+        size_t key_len = out->len - key_at - 2;
+        int added = keys_add(keys, out->data + key_at, out->len - key_at);
+        if (added < 0) return -1;
+        if (!added) return fallback("a duplicate key", y_line(r, r->event.start_mark));
+        Role role = member_role(track, key, key_len);
+        if (buf_putc(out, ':') < 0) return -1;
+        if (y_next(r) < 0) return -1;
+        size_t value_at = out->len;
+        if (y_node(r, out, depth + 1, role.meta ? (Track){1, 1} : (Track){0, 0}) < 0) return -1;
+        member_done(r, role, out, value_at, key_at, member_start, first);
+        first = 0;
+    }
+}
+
+static int y_sequence(Reader *r, Buf *out, int depth) {
+    if (depth > MAX_DEPTH) return fallback("nested deeper than 100", y_line(r, r->event.start_mark));
+    if (buf_putc(out, '[') < 0) return -1;
+    int first = 1;
+    while (1) {
+        if (y_next(r) < 0) return -1;
+        if (r->event.type == YAML_SEQUENCE_END_EVENT) return buf_putc(out, ']');
+        if (!first && buf_putc(out, ',') < 0) return -1;
+        if (y_node(r, out, depth + 1, (Track){0, 0}) < 0) return -1;
+        first = 0;
+    }
+}
+
+/* The node whose first event is r->event. */
+static int y_node(Reader *r, Buf *out, int depth, Track track) {
+    switch (r->event.type) {
+    case YAML_SCALAR_EVENT: return y_scalar(r, out);
+    case YAML_MAPPING_START_EVENT: return y_mapping(r, out, depth, track);
+    case YAML_SEQUENCE_START_EVENT: return y_sequence(r, out, depth);
+    default: return fallback("an unexpected YAML event", y_line(r, r->event.start_mark));
+    }
+}
+
+/* The next chunk (YAMLReader.Read): 1 with the parser on its document's root event, 0 at the end. A line
+   starting with `---` ends a chunk that holds a line already (and is dropped), else it is the chunk's
+   first line; after the `---` only blanks or a comment may follow. A chunk without a document is skipped. */
+static int y_open_chunk(Reader *r) {
+    while (r->pos < r->size) {
+        Py_ssize_t start = r->pos, p = r->pos, end = r->size, next = r->size;
+        long lines = 0;
+        int filled = 0, cut = 0;
+        while (p < r->size) {
+            const char *nl = memchr(r->data + p, '\n', r->size - p);
+            Py_ssize_t le = nl ? nl - r->data : r->size;
+            if (le - p >= 3 && memcmp(r->data + p, "---", 3) == 0) {
+                Py_ssize_t q = p + 3;
+                while (q < le && strchr(" \t\r\v\f", r->data[q])) q++;
+                if (q < le && r->data[q] != '#')
+                    return fallback("an invalid document separator", r->next_line + lines + 1);
+                if (filled) { end = p; next = nl ? le + 1 : r->size; cut = 1; break; }
+            }
+            filled = 1;
+            lines++;
+            p = nl ? le + 1 : r->size;
+        }
+        r->chunk_line = r->next_line;
+        r->next_line = r->chunk_line + lines + cut;
+        r->chunk_start = start;
+        r->pos = next;
+        if (!yaml_parser_initialize(&r->parser)) { PyErr_NoMemory(); return -1; }
+        r->parser_live = 1;
+        yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->data + start, end - start);
+        if (y_next(r) < 0 || y_next(r) < 0) return -1;  /* the stream's start, then a document's or its end */
+        if (r->event.type == YAML_STREAM_END_EVENT) { y_stop(r); continue; }
+        if (y_next(r) < 0) return -1;  /* the document's root */
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ items and documents */
+
+static PyObject *take_item(Reader *r) {
+    if (r->has_cut && is_cut_kind(r)) {
+        size_t from = r->cut_from, to = r->cut_to;
+        if (r->has_cut == 2 && to < r->out.len && r->out.data[to] == ',') to++;
+        memmove(r->out.data + from, r->out.data + to, r->out.len - to);
+        r->out.len -= to - from;
+    }
+    PyObject *json = PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len);
+    if (!json) return NULL;
+    PyObject *kind = r->kind_len >= 0 ? PyUnicode_DecodeUTF8(r->kind, r->kind_len, NULL) : Py_NewRef(Py_None);
+    if (!kind) { Py_DECREF(json); return NULL; }
+    return Py_BuildValue("(sNN)", "item", json, kind);
+}
+
+static void item_start(Reader *r) {
+    r->out.len = 0;
+    r->kind_len = -1;
+    r->has_cut = 0;
+}
+
+static PyObject *bytes_of(Reader *r) { return PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len); }
+
+/* JSON: the next event. */
+static PyObject *j_next(Reader *r) {
+    j_space(r);
+    if (r->phase == 0) {
+        if (r->pos >= r->size) { r->done = 1; Py_RETURN_NONE; }
+        char c = r->data[r->pos];
+        if (c == '{') {
+            r->pos++;
+            keys_clear(&r->top);
+            j_space(r);
+            if (r->pos < r->size && r->data[r->pos] == '}') { r->pos++; r->phase = 4; }
+            else r->phase = 1;
+            return Py_BuildValue("(s)", "map");
+        }
+        if (c == '[') {
+            r->pos++;
+            j_space(r);
+            if (r->pos < r->size && r->data[r->pos] == ']') { r->pos++; r->phase = 5; }
+            else r->phase = 3;
+            return Py_BuildValue("(s)", "seq");
+        }
+        item_start(r);
+        if (j_value(r, &r->out, 1, (Track){0, 0}) < 0) return NULL;
+        PyObject *json = bytes_of(r);
+        return json ? Py_BuildValue("(sN)", "scalar", json) : NULL;
+    }
+    if (r->phase == 4 || r->phase == 5) { r->phase = 0; return Py_BuildValue("(s)", "end"); }
+    if (r->phase == 1) {  /* a member of the document's mapping */
+        if (r->pos >= r->size || r->data[r->pos] != '"') { j_fail(r, "a malformed JSON object"); return NULL; }
+        item_start(r);
+        int escaped;
+        if (j_string(r, &r->out, &escaped) < 0) return NULL;
+        if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) return NULL;
+        int added = keys_add(&r->top, r->scratch.data, r->scratch.len);
+        if (added < 0) return NULL;
+        if (!added) { j_fail(r, "a duplicate key"); return NULL; }
+        PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
+        if (!key) return NULL;
+        j_space(r);
+        if (r->pos >= r->size || r->data[r->pos] != ':') { Py_DECREF(key); j_fail(r, "a malformed JSON object"); return NULL; }
+        r->pos++;
+        j_space(r);
+        if (PyUnicode_CompareWithASCIIString(key, "items") == 0 && r->pos < r->size && r->data[r->pos] == '[') {
+            Py_DECREF(key);
+            r->pos++;
+            j_space(r);
+            if (r->pos < r->size && r->data[r->pos] == ']') { r->pos++; r->phase = 6; }
+            else r->phase = 2;
+            return Py_BuildValue("(s)", "items");
+        }
+        item_start(r);
+        if (j_value(r, &r->out, 1, (Track){0, 0}) < 0) { Py_DECREF(key); return NULL; }
+        PyObject *json = bytes_of(r);
+        if (!json) { Py_DECREF(key); return NULL; }
+        j_space(r);
+        if (r->pos >= r->size) { Py_DECREF(key); Py_DECREF(json); j_fail(r, "a malformed JSON object"); return NULL; }
+        char c = r->data[r->pos++];
+        if (c == '}') r->phase = 4;
+        else if (c != ',') { Py_DECREF(key); Py_DECREF(json); j_fail(r, "a malformed JSON object"); return NULL; }
+        else { j_space(r); }
+        return Py_BuildValue("(sNN)", "member", key, json);
+    }
+    if (r->phase == 6) {  /* the end of the items: what follows the array */
+        if (r->pos >= r->size) { j_fail(r, "a malformed JSON object"); return NULL; }
+        char c = r->data[r->pos++];
+        if (c == '}') r->phase = 4;
+        else if (c == ',') { j_space(r); r->phase = 1; }
+        else { j_fail(r, "a malformed JSON object"); return NULL; }
+        return Py_BuildValue("(s)", "end_items");
+    }
+    /* phase 2 or 3: an item */
+    item_start(r);
+    if (j_value(r, &r->out, 1, (Track){1, 0}) < 0) return NULL;
+    j_space(r);
+    if (r->pos >= r->size) { j_fail(r, "a malformed JSON array"); return NULL; }
+    char c = r->data[r->pos++];
+    if (c == ']') r->phase = r->phase == 2 ? 6 : 5;
+    else if (c != ',') { j_fail(r, "a malformed JSON array"); return NULL; }
+    return take_item(r);
+}
+
+/* YAML: the next event. Phases: 0 between documents, 1 in the top mapping, 2 in its items,
+   3 in a top sequence. */
+static PyObject *y_next_event(Reader *r) {
+    if (r->phase == 0) {
+        int opened = y_open_chunk(r);
+        if (opened < 0) return NULL;
+        if (!opened) { r->done = 1; Py_RETURN_NONE; }
+        if (r->event.type == YAML_MAPPING_START_EVENT) {
+            keys_clear(&r->top);
+            r->phase = 1;
+            return Py_BuildValue("(s)", "map");
+        }
+        if (r->event.type == YAML_SEQUENCE_START_EVENT) {
+            r->phase = 3;
+            return Py_BuildValue("(s)", "seq");
+        }
+        item_start(r);
+        if (y_node(r, &r->out, 1, (Track){0, 0}) < 0) return NULL;
+        y_stop(r);
+        PyObject *json = bytes_of(r);
+        return json ? Py_BuildValue("(sN)", "scalar", json) : NULL;
+    }
+    if (y_next(r) < 0) return NULL;
+    if (r->phase == 1) {
+        if (r->event.type == YAML_MAPPING_END_EVENT) {
+            y_stop(r);
+            r->phase = 0;
+            return Py_BuildValue("(s)", "end");
+        }
+        item_start(r);
+        if (y_key(r, &r->out) < 0) return NULL;
+        int added = keys_add(&r->top, r->out.data, r->out.len);
+        if (added < 0) return NULL;
+        if (!added) { fallback("a duplicate key", y_line(r, r->event.start_mark)); return NULL; }
+        if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) return NULL;
+        PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
+        if (!key) return NULL;
+        if (y_next(r) < 0) { Py_DECREF(key); return NULL; }
+        if (r->event.type == YAML_SEQUENCE_START_EVENT && PyUnicode_CompareWithASCIIString(key, "items") == 0) {
+            Py_DECREF(key);
+            r->phase = 2;
+            return Py_BuildValue("(s)", "items");
+        }
+        item_start(r);
+        if (y_node(r, &r->out, 1, (Track){0, 0}) < 0) { Py_DECREF(key); return NULL; }
+        PyObject *json = bytes_of(r);
+        if (!json) { Py_DECREF(key); return NULL; }
+        return Py_BuildValue("(sNN)", "member", key, json);
+    }
+    /* an item of the items (phase 2) or of a top sequence (phase 3) */
+    if (r->event.type == YAML_SEQUENCE_END_EVENT) {
+        if (r->phase == 2) { r->phase = 1; return Py_BuildValue("(s)", "end_items"); }
+        y_stop(r);
+        r->phase = 0;
+        return Py_BuildValue("(s)", "end");
+    }
+    item_start(r);
+    if (y_node(r, &r->out, 1, (Track){1, 0}) < 0) return NULL;
+    return take_item(r);
+}
+
+static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
+    if (r->done) Py_RETURN_NONE;
+    PyObject *event = r->json ? j_next(r) : y_next_event(r);
+    if (!event) { r->done = 1; y_stop(r); }
+    return event;
+}
+
+static PyObject *Reader_position(Reader *r, void *Py_UNUSED(unused)) {
+    if (!r->json && r->parser_live) return PyLong_FromSsize_t(r->chunk_start + (Py_ssize_t)r->parser.offset);
+    return PyLong_FromSsize_t(r->pos);
+}
+
+static int Reader_init(Reader *r, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
+    PyObject *data;
+    int json;
+    if (!PyArg_ParseTuple(args, "Op", &data, &json)) return -1;
+    if (PyObject_GetBuffer(data, &r->view, PyBUF_SIMPLE) < 0) return -1;
+    r->data = r->view.buf;
+    r->size = r->view.len;
+    r->json = json;
+    r->kind_len = -1;
+    return 0;
+}
+
+static void Reader_dealloc(Reader *r) {
+    y_stop(r);
+    if (r->view.obj) PyBuffer_Release(&r->view);
+    free(r->out.data);
+    free(r->scratch.data);
+    for (int i = 0; i < MAX_DEPTH + 2; i++) keys_free(&r->keys[i]);
+    keys_free(&r->top);
+    Py_TYPE(r)->tp_free((PyObject *)r);
+}
+
+static PyMethodDef Reader_methods[] = {
+    {"next", (PyCFunction)Reader_next, METH_NOARGS, "The next event of the stream (see the module), or None."},
+    {NULL},
+};
+
+static PyGetSetDef Reader_getset[] = {
+    {"position", (getter)Reader_position, NULL, "How many bytes of the text have been read.", NULL},
+    {NULL},
+};
+
+static PyTypeObject ReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kubefit.manifests._reader.Reader",
+    .tp_basicsize = sizeof(Reader),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Reader(buffer, json): a manifest stream's events, one object at a time.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Reader_init,
+    .tp_dealloc = (destructor)Reader_dealloc,
+    .tp_methods = Reader_methods,
+    .tp_getset = Reader_getset,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_reader",
+                                    "The streaming manifest reader (see _reader.c).", -1, NULL, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__reader(void) {
+    if (PyType_Ready(&ReaderType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Fallback = PyErr_NewException("kubefit.manifests._reader.Fallback", NULL, NULL);
+    if (!Fallback || PyModule_AddObject(m, "Fallback", Fallback) < 0) return NULL;
+    Py_INCREF(&ReaderType);
+    if (PyModule_AddObject(m, "Reader", (PyObject *)&ReaderType) < 0) return NULL;
+    return m;
+}

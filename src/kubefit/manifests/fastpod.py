@@ -1,0 +1,399 @@
+"""Pods decoded straight from their JSON into `Pod`s (msgspec's typed decoding): the bulk of a snapshot.
+
+`kubefit.manifests.load.decode_pod` is the rule; this is a faster road to the same `Pod` and the same
+warnings for the pods a live cluster holds. msgspec checks in C what decode_pod checks in Python — the
+known fields of the object, its metadata, spec, status, containers and their resources, ports,
+tolerations, owner references, conditions and container statuses, and each field's type — and skips
+what decode_pod does not read (`msgspec.Raw`). The parts decode_pod checks with more than a type
+(affinity, spread constraints, volumes, quantities, times, kubefit's annotations) go through decode_pod's
+own helpers. A pod this road does not take as it is — anything msgspec refuses (an unknown field, a
+null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name or without
+`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims` and
+`status.resourceClaimStatuses`, `runtimeClassName`, `overhead`) — gets None, and the caller decodes it
+with decode_pod, which then gives its exact answer or error. `tests/test_stream.py` holds the two to each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+from kubefit.api.core import Container, ContainerStatus, OwnerReference, Pod, PodCondition, Toleration
+from kubefit.errors import InputError
+from kubefit.manifests import load
+from kubefit.manifests.documents import Document
+from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION
+
+Quantities = dict[str, str | int | float]
+
+
+class _Strict(Struct, forbid_unknown_fields=True):
+    """A Kubernetes type: any field it does not list is refused (decode's `check_fields`)."""
+
+
+class _Frozen(_Strict, frozen=True):
+    """A hashable one (memo keys)."""
+
+
+class _OwnerReference(_Frozen):  # load.OWNER_FIELDS
+    apiVersion: str | None = None
+    kind: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    controller: bool | None = None
+    blockOwnerDeletion: bool | None = None
+
+
+class _ObjectMeta(_Strict):  # load.METADATA_FIELDS
+    name: str = ""
+    generateName: Raw = UNSET
+    namespace: str | None = None
+    selfLink: Raw = UNSET
+    uid: str | None = None
+    resourceVersion: Raw = UNSET
+    generation: Raw = UNSET
+    creationTimestamp: str | None = None
+    deletionTimestamp: Raw = UNSET
+    deletionGracePeriodSeconds: Raw = UNSET
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    ownerReferences: list[_OwnerReference] | None = None
+    finalizers: Raw = UNSET
+    managedFields: Raw = UNSET
+
+
+class _Resources(_Strict):  # load.RESOURCES_FIELDS
+    limits: Quantities | None = None
+    requests: Quantities | None = None
+    claims: Raw = UNSET
+
+
+class _Port(_Frozen):  # load.PORT_FIELDS
+    name: str | None = None
+    hostPort: int | None = None
+    containerPort: int | None = None
+    protocol: str | None = None
+    hostIP: str | None = None
+
+
+class _Container(_Strict):  # load.CONTAINER_FIELDS
+    name: str | None = None
+    image: str | None = None
+    command: Raw = UNSET
+    args: Raw = UNSET
+    workingDir: Raw = UNSET
+    ports: list[_Port] | None = None
+    envFrom: Raw = UNSET
+    env: Raw = UNSET
+    resources: _Resources | None = None
+    resizePolicy: Raw = UNSET
+    restartPolicy: Literal["Always", "OnFailure", "Never"] | None = None
+    restartPolicyRules: Raw = UNSET
+    volumeMounts: Raw = UNSET
+    volumeDevices: Raw = UNSET
+    livenessProbe: Raw = UNSET
+    readinessProbe: Raw = UNSET
+    startupProbe: Raw = UNSET
+    lifecycle: Raw = UNSET
+    terminationMessagePath: Raw = UNSET
+    terminationMessagePolicy: Raw = UNSET
+    imagePullPolicy: Raw = UNSET
+    securityContext: Raw = UNSET
+    stdin: Raw = UNSET
+    stdinOnce: Raw = UNSET
+    tty: Raw = UNSET
+
+
+class _Toleration(_Frozen):  # load.TOLERATION_FIELDS
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    tolerationSeconds: int | None = None
+
+
+class _SchedulingGate(_Strict):
+    name: str | None = None
+
+
+class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
+    containers: list[_Container]
+    priority: int
+    volumes: list[dict[str, Any]] | None = None
+    initContainers: list[_Container] | None = None
+    ephemeralContainers: Raw = UNSET
+    restartPolicy: Raw = UNSET
+    terminationGracePeriodSeconds: Raw = UNSET
+    activeDeadlineSeconds: Raw = UNSET
+    dnsPolicy: Raw = UNSET
+    nodeSelector: dict[str, str] | None = None
+    serviceAccountName: Raw = UNSET
+    serviceAccount: Raw = UNSET
+    automountServiceAccountToken: Raw = UNSET
+    nodeName: str | None = None
+    hostNetwork: Raw = UNSET
+    hostPID: Raw = UNSET
+    hostIPC: Raw = UNSET
+    shareProcessNamespace: Raw = UNSET
+    securityContext: Raw = UNSET
+    imagePullSecrets: Raw = UNSET
+    hostname: Raw = UNSET
+    subdomain: Raw = UNSET
+    affinity: Raw | UnsetType = UNSET
+    schedulerName: str | None = None
+    tolerations: list[_Toleration] | None = None
+    hostAliases: Raw = UNSET
+    priorityClassName: Raw = UNSET
+    dnsConfig: Raw = UNSET
+    readinessGates: Raw = UNSET
+    runtimeClassName: Raw | UnsetType = UNSET
+    enableServiceLinks: Raw = UNSET
+    preemptionPolicy: str | None = None
+    overhead: Raw | UnsetType = UNSET
+    topologySpreadConstraints: Raw | UnsetType = UNSET
+    setHostnameAsFQDN: Raw = UNSET
+    os: Raw = UNSET
+    hostUsers: Raw = UNSET
+    schedulingGates: list[_SchedulingGate] | None = None
+    resourceClaims: Raw | UnsetType = UNSET
+    resources: _Resources | None = None
+    hostnameOverride: Raw = UNSET
+
+
+class _PodCondition(_Strict):  # load.POD_CONDITION_FIELDS
+    type: str | None = None
+    reason: str | None = None
+    observedGeneration: Raw = UNSET
+    status: Raw = UNSET
+    lastProbeTime: Raw = UNSET
+    lastTransitionTime: Raw = UNSET
+    message: Raw = UNSET
+
+
+class _ContainerStatus(_Strict):  # load.CONTAINER_STATUS_FIELDS
+    name: str | None = None
+    resources: Raw | UnsetType = UNSET
+    allocatedResources: Raw | UnsetType = UNSET
+    state: Raw = UNSET
+    lastState: Raw = UNSET
+    ready: Raw = UNSET
+    restartCount: Raw = UNSET
+    image: Raw = UNSET
+    imageID: Raw = UNSET
+    containerID: Raw = UNSET
+    started: Raw = UNSET
+    volumeMounts: Raw = UNSET
+    user: Raw = UNSET
+    allocatedResourcesStatus: Raw = UNSET
+    stopSignal: Raw = UNSET
+
+
+class _PodStatus(_Strict):  # load.POD_STATUS_FIELDS
+    phase: str | None = None
+    conditions: list[_PodCondition] | None = None
+    startTime: str | None = None
+    nominatedNodeName: str | None = None
+    containerStatuses: list[_ContainerStatus] | None = None
+    initContainerStatuses: list[_ContainerStatus] | None = None
+    observedGeneration: Raw = UNSET
+    message: Raw = UNSET
+    reason: Raw = UNSET
+    hostIP: Raw = UNSET
+    hostIPs: Raw = UNSET
+    podIP: Raw = UNSET
+    podIPs: Raw = UNSET
+    qosClass: Raw = UNSET
+    ephemeralContainerStatuses: Raw = UNSET
+    resize: Raw = UNSET
+    resourceClaimStatuses: Raw | UnsetType = UNSET
+    extendedResourceClaimStatus: Raw = UNSET
+
+
+class _Pod(_Strict):  # load.OBJECT_FIELDS
+    apiVersion: Literal["v1"]
+    kind: Literal["Pod"]
+    metadata: _ObjectMeta
+    spec: _PodSpec
+    status: _PodStatus | None = None
+
+
+class FastPods:
+    """Decodes pods of one load, remembering what repeats across them (containers, tolerations, …)."""
+
+    def __init__(self) -> None:
+        self.decoder = msgspec.json.Decoder(_Pod)
+        self.memo: dict[Any, Any] = {}
+
+    def decode(self, data: bytes, source: str, index: int) -> tuple[Pod, list[str]] | None:
+        """The `Pod` and warnings decode_pod gives for this JSON, or None where it must decide."""
+        try:
+            pod = self.decoder.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        meta, spec, status = pod.metadata, pod.spec, pod.status
+        if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
+                spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
+                or (status is not None and status.resourceClaimStatuses is not UNSET):
+            return None  # (the compiled reader leaves managedFields out; `raw` must lack them)
+        doc = Document({"kind": "Pod", "metadata": {"name": meta.name}}, source, index)
+        warnings: list[str] = []
+        try:
+            decoded = self._pod(pod, doc, warnings, data)
+        except (InputError, msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        return decoded, warnings
+
+    def _pod(self, pod: _Pod, doc: Document, warnings: list[str], data: bytes) -> Pod:
+        meta, spec, status = pod.metadata, pod.spec, pod.status or _PodStatus()
+        containers = self._shared(tuple(self._container(c, doc, f"spec.containers[{i}]", warnings)
+                                        for i, c in enumerate(spec.containers)))
+        inits = self._shared(tuple(self._container(c, doc, f"spec.initContainers[{i}]", warnings)
+                                   for i, c in enumerate(spec.initContainers or ())))
+        resources = spec.resources or _Resources()
+        pod_requests = (load.decode_resource_list(resources.requests, doc, "spec.resources.requests", warnings)
+                        if resources.requests is not None else None)
+        affinity = self._parsed("affinity", spec.affinity, lambda value: load._check_affinity(value, doc))
+        annotations = meta.annotations
+        annotated = {"annotations": annotations} if annotations is not None else None
+        return Pod(
+            name=meta.name, namespace=meta.namespace or "default", node_name=spec.nodeName or "",
+            priority=spec.priority, containers=containers, init_containers=inits, overhead=_NO_OVERHEAD,
+            pod_requests=pod_requests, node_selector=spec.nodeSelector, affinity=affinity,
+            tolerations=self._tolerations(spec.tolerations, doc),
+            scheduler_name=spec.schedulerName or "default-scheduler",
+            topology_spread_constraints=self._parsed(
+                "spread", spec.topologySpreadConstraints,
+                lambda value: load._spread_constraints({"topologySpreadConstraints": value}, doc)) or (),
+            scheduling_gates=tuple(g.name or "" for g in spec.schedulingGates or ()), resource_claims=(),
+            volumes=tuple(load._volume(v, doc, f"spec.volumes[{i}]") for i, v in enumerate(spec.volumes or ())),
+            preemption_policy=spec.preemptionPolicy or "PreemptLowerPriority",
+            phase=status.phase or "",
+            container_statuses=self._statuses(status.containerStatuses, "containerStatuses", doc),
+            init_container_statuses=self._statuses(status.initContainerStatuses, "initContainerStatuses", doc),
+            conditions=self._conditions(status.conditions),
+            labels=meta.labels if meta.labels is not None else {}, uid=meta.uid or "",
+            owner_references=self._owners(meta.ownerReferences),
+            start_time=self._start_time(status.startTime, doc),
+            created=self._time("metadata.creationTimestamp", meta.creationTimestamp, doc),
+            nominated_node_name=status.nominatedNodeName or "",
+            queued=load._queued(doc, annotated) if annotated else False,
+            arrival=(load._time_annotation(doc, annotated, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
+            duration=load._time_annotation(doc, annotated, DURATION_ANNOTATION) if annotated else None,
+            raw=data, source=doc.source)
+
+    def _container(self, c: _Container, doc: Document, path: str, warnings: list[str]) -> Container:
+        """load._container on the fields it reads; memoised with its warnings (told per pod)."""
+        resources = c.resources or _Resources()
+        key = ("container", path, c.name, c.image, c.restartPolicy, _items(resources.requests),
+               _items(resources.limits), tuple(c.ports) if c.ports is not None else None)
+        known = self.memo.get(key)
+        if known is None:
+            fields: dict[str, Any] = {"name": c.name, "image": c.image, "restartPolicy": c.restartPolicy,
+                                      "resources": {"requests": resources.requests, "limits": resources.limits},
+                                      "ports": [msgspec.structs.asdict(p) for p in c.ports or ()]}
+            notes: list[str] = []
+            decoded = load._container(fields, doc, path, notes)
+            prefix = f"{doc.source}: {doc.label}: "
+            known = self.memo[key] = (decoded, [n.removeprefix(prefix) for n in notes])
+        decoded, notes = known
+        warnings += (f"{doc.source}: {doc.label}: {n}" for n in notes)
+        return decoded
+
+    def _tolerations(self, tolerations: list[_Toleration] | None, doc: Document) -> tuple[Toleration, ...]:
+        key = ("tolerations", tuple(tolerations or ()))
+        known = self.memo.get(key)
+        if known is None:
+            known = self.memo[key] = tuple(load._toleration(msgspec.structs.asdict(t), doc, f"spec.tolerations[{i}]")
+                                           for i, t in enumerate(tolerations or ()))
+        return known
+
+    def _statuses(self, statuses: list[_ContainerStatus] | None, field: str,
+                  doc: Document) -> tuple[ContainerStatus, ...]:
+        """load._container_statuses: name, status.resources.requests, allocatedResources (memoised)."""
+        out = []
+        for i, cs in enumerate(statuses or ()):
+            key = ("status", field, i, cs.name, _bytes(cs.resources), _bytes(cs.allocatedResources))
+            known = self.memo.get(key)
+            if known is None:
+                path = f"status.{field}[{i}]"
+                resources = None if cs.resources is UNSET else msgspec.json.decode(cs.resources)
+                requests = None
+                if resources is not None:
+                    requests = load.decode_resource_list(load._mapping(resources, doc, f"{path}.resources").get(
+                        "requests"), doc, f"{path}.resources.requests")
+                allocated = None if cs.allocatedResources is UNSET else msgspec.json.decode(cs.allocatedResources)
+                known = self.memo[key] = ContainerStatus(
+                    name=load._string(cs.name, doc, f"{path}.name"), requests=requests,
+                    allocated_resources=load.decode_resource_list(allocated, doc, f"{path}.allocatedResources"))
+            out.append(known)
+        return self._shared(tuple(out))
+
+    def _parsed(self, what: str, raw: Raw | UnsetType, check: Any) -> Any:
+        """A field kept as given, checked by decode_pod's helper once per distinct JSON text (shared)."""
+        if raw is UNSET:
+            return None
+        key = (what, bytes(raw))
+        known = self.memo.get(key, _MISSING)
+        if known is _MISSING:
+            value = msgspec.json.decode(raw)
+            known = self.memo[key] = None if value is None else check(value) if what == "spread" else (
+                check(value), value)[1]
+        return known
+
+    def _start_time(self, text: str | None, doc: Document) -> str:
+        """load._start_time: the text, checked to be an RFC 3339 time when not empty."""
+        if text:
+            self._time("status.startTime", text, doc)
+        return text or ""
+
+    def _time(self, path: str, text: str | None, doc: Document) -> float | None:
+        """load._timestamp of a time string (memoised: a snapshot's pods share few)."""
+        if text is None:
+            return None
+        key = ("time", text)
+        known = self.memo.get(key, _MISSING)
+        if known is _MISSING:
+            known = self.memo[key] = load._timestamp(text, doc, path)
+        return known
+
+    def _conditions(self, conditions: list[_PodCondition] | None) -> tuple[PodCondition, ...]:
+        out = []
+        for c in conditions or ():
+            key = ("condition", c.type, c.reason)
+            known = self.memo.get(key)
+            if known is None:
+                known = self.memo[key] = PodCondition(type=c.type or "", reason=c.reason or "")
+            out.append(known)
+        return self._shared(tuple(out))
+
+    def _shared(self, parts: tuple) -> tuple:
+        """One tuple object for equal tuples of shared parts (containers, statuses, conditions): the engine
+        and `compile_state` remember a pod's requests by the identity of these."""
+        key = ("tuple", *map(id, parts))
+        known = self.memo.get(key)
+        if known is None:
+            known = self.memo[key] = parts
+        return known
+
+    def _owners(self, refs: list[_OwnerReference] | None) -> tuple[OwnerReference, ...]:
+        key = ("owners", tuple(refs or ()))
+        known = self.memo.get(key)
+        if known is None:
+            known = self.memo[key] = tuple(
+                OwnerReference(api_version=r.apiVersion or "", kind=r.kind or "", name=r.name or "", uid=r.uid or "",
+                               controller=bool(r.controller)) for r in refs or ())
+        return known
+
+
+_MISSING = object()
+_NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod with overhead to decode_pod)
+
+
+def _bytes(raw: Raw | UnsetType) -> bytes | None:
+    return None if raw is UNSET else bytes(raw)
+
+
+def _items(quantities: Quantities | None) -> tuple | None:
+    return None if quantities is None else tuple(quantities.items())

@@ -1,0 +1,360 @@
+"""Files → objects, streamed: a large manifest read one object at a time, straight into kubefit's types.
+
+The compiled reader (`_reader.c`, libyaml's event API and a JSON scanner) turns the file — mapped, not
+read into memory, its pages let go as the reading passes them — into one compact JSON text per object,
+as Kubernetes reads YAML (`kubefit.manifests.k8syaml`) and JSON; a list's items come one by one. A pod
+is decoded from its JSON by `kubefit.manifests.fastpod` and kept with its manifest as that JSON (its
+`raw` is decoded only if read); a node by `decode_node`, kept the same way; any other object becomes a
+`Document` as the reference reading gives it. Memory is then what is kept, not the file.
+
+The result is the reference reading's, object for object, error for error (`tests/test_stream.py`):
+- lists are flattened as `documents._flatten` flattens them (any object with `items`, kinds inferred,
+  nested lists after the items around them);
+- where the compiled reader meets what only the reference reads (anchors, tags, merge keys, a duplicate
+  key, an integer beyond int64, a malformed text…) or a list is malformed, a file of at most
+  `REFERENCE_MAX_BYTES` is read again by the reference reader (`parse.py`), whose message names the
+  object and field; a larger one, which the reference would hold whole in memory, is refused with the
+  compiled reader's own reason and line;
+- decoding errors are raised in document order once the whole file has been read, as the reference
+  reading raises them after parsing (`Entry` objects wait for that).
+
+Files under `STREAM_MIN_BYTES`, standard input, and a machine without the compiled reader (no C
+compiler or libyaml headers at install) take the reference reading.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
+
+from kubefit.api.core import Node, Pod
+from kubefit.errors import InputError
+from kubefit.manifests import documents
+from kubefit.manifests.documents import Document
+from kubefit.manifests.fastpod import FastPods
+from kubefit.manifests.load import decode_node
+from kubefit.manifests.parse import REFERENCE_MAX_BYTES, max_input_bytes, too_large
+
+try:
+    from kubefit.manifests import _reader
+except ImportError:  # pragma: no cover - built without libyaml's headers or a compiler
+    _reader = None  # type: ignore[assignment]
+
+STREAM_MIN_BYTES = 1 << 20  # smaller files: the reference reading, as fast there
+_RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
+_JSON_START = re.compile(r"\s*[\[{]")
+
+
+@dataclass
+class Entry:
+    """An object read from a file: a `Document` still to decode, or a node or pod already decoded (with
+    the warnings its decoding gave, to be told when the scenario takes it)."""
+
+    doc: Document | None = None
+    decoded: Node | Pod | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Headroom:
+    """Address space left free before msgspec decodes: msgspec (0.22) leaves one allocation unchecked
+    (`json_decode_string`: a failed PyUnicode_New is written to), so under an address-space limit
+    (ulimit -v) running out inside it would crash the process. Every megabyte of items (and before any
+    larger item) kubefit checks that `MARGIN` plus 32 times what is about to be decoded is still free
+    below the limit, and else raises MemoryError itself. Without a limit there is nothing to check."""
+
+    MARGIN = 64 << 20
+
+    def __init__(self) -> None:
+        try:
+            import resource
+
+            soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+            self.limit = None if soft == resource.RLIM_INFINITY else soft
+        except (ImportError, OSError, ValueError):  # pragma: no cover - not a Unix
+            self.limit = None
+        self.pending = 1 << 20  # check at the first item
+
+    def before(self, size: int) -> None:
+        if self.limit is None:
+            return
+        self.pending += size
+        if self.pending < 1 << 20 and size < 1 << 20:
+            return
+        with open("/proc/self/statm", "rb") as fh:
+            used = int(fh.read().split()[0]) * mmap.PAGESIZE
+        if self.limit - used < self.MARGIN + 32 * max(self.pending, size):
+            raise MemoryError("too little address space left to decode the next objects")
+        self.pending = 0
+
+
+class _Malformed(Exception):
+    """A list the reference reading refuses (its message is the reference's own)."""
+
+    def __init__(self, error: InputError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def streamable(path: str | Path) -> bool:
+    """Whether `path` is read by the stream: a regular file of `STREAM_MIN_BYTES` or more, the compiled
+    reader present (`KUBEFIT_STREAM=0` turns it off, `KUBEFIT_STREAM=always` on for every file)."""
+    setting = os.environ.get("KUBEFIT_STREAM", "")
+    if _reader is None or setting == "0" or str(path) == "-":
+        return False
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    return os.path.isfile(path) and (size >= STREAM_MIN_BYTES or setting == "always")
+
+
+def read_entries(path: str | Path, *, allow_empty: bool = True, pods: FastPods | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> list[Entry]:
+    """The objects of one file (see the module): decoded nodes and pods where `pods` is given, else
+    documents only. `progress(file, megabytes read, megabytes in all)` as it goes. Running out of memory
+    (a memory limit: every allocation of the compiled reader, libyaml and msgspec fails cleanly) is an
+    error naming the file."""
+    try:
+        return _read_entries(path, allow_empty, pods, progress)
+    except MemoryError:
+        raise documents.out_of_memory(str(path)) from None
+
+
+def _read_entries(path: str | Path, allow_empty: bool, pods: FastPods | None,
+                  progress: Callable[[str, int, int], None] | None) -> list[Entry]:
+    source = str(path)
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_input_bytes():
+            raise too_large(max_input_bytes(), source)
+        if size == 0:
+            return _reference(path, allow_empty)
+        try:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError as exc:  # ENOMEM: no address space left for it (a memory limit)
+            raise InputError(f"cannot map the file into memory ({exc.strerror or exc}); kubefit needs address "
+                             f"space for the file and what it keeps of it", file=source) from None
+        with mapped as data:
+            is_json = _is_json(data)
+            if is_json is None:
+                return _reference(path, allow_empty)
+            stream = _Stream(data, source, is_json, pods, progress)
+            try:
+                return stream.entries(allow_empty)
+            except _reader.Fallback as exc:
+                reason = str(exc)
+                if size > REFERENCE_MAX_BYTES:
+                    raise InputError(f"{reason}: a file over {REFERENCE_MAX_BYTES >> 20} MiB is read only by the "
+                                     f"streaming reader, which says the line but not the object", file=source) from None
+            except _Malformed as exc:
+                if size > REFERENCE_MAX_BYTES:
+                    raise exc.error from None
+            finally:
+                del stream.reader  # the mapping closes only once nothing points into it
+    return _reference(path, allow_empty)
+
+
+def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Document]:
+    """`documents.read_documents`, read by the stream where `streamable` (every object a `Document`)."""
+    if not streamable(path):
+        return documents.read_documents(path, allow_empty=allow_empty)
+    return [entry.doc for entry in read_entries(path, allow_empty=allow_empty) if entry.doc is not None]
+
+
+def _reference(path: str | Path, allow_empty: bool) -> list[Entry]:
+    return [Entry(doc=d) for d in documents.read_documents(path, allow_empty=allow_empty)]
+
+
+def _is_json(data: mmap.mmap) -> bool | None:
+    """JSON or YAML as `parse.parse_bodies` decides (the text's first non-space character), or None
+    when the start alone cannot tell (the reference reading then decides)."""
+    head = data[:65536].decode("utf-8", "replace")
+    if head.strip() == "" or "\ufffd" in head[:-4]:
+        return None
+    return _JSON_START.match(head) is not None
+
+
+class _Stream:
+    """One file's events (see `_reader.c`) → entries, in the reference reading's order."""
+
+    def __init__(self, data: mmap.mmap, source: str, is_json: bool, pods: FastPods | None,
+                 progress: Callable[[str, int, int], None] | None) -> None:
+        self.data = data
+        self.reader = _reader.Reader(data, is_json)
+        self.source = source
+        self.pods = pods
+        self.progress = progress
+        self.json = msgspec.json.Decoder()
+        self.headroom = _Headroom()
+        self.released = 0
+        self.count = 0
+        self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
+
+    def entries(self, allow_empty: bool) -> list[Entry]:
+        if self.progress is not None:
+            self.progress(self.source, 0, len(self.data) >> 20)
+        out: list[Entry] = []
+        index = objects = 0
+        while (event := self.reader.next()) is not None:
+            index += 1
+            try:
+                found = self._document(event, index)
+            except InputError as exc:
+                self.error = self.error or _Malformed(exc)
+                found = []
+            if found is not None:
+                objects += 1
+                out += found
+        self._tick(final=True)
+        if self.error is not None:
+            raise self.error
+        if not allow_empty and not objects:
+            raise InputError("holds no objects (the file is empty or only comments)", file=self.source)
+        return out
+
+    def _document(self, event: tuple, index: int) -> list[Entry] | None:
+        """A document's entries (None: a null document, which `parse` keeps and `documents` skips)."""
+        tag = event[0]
+        self.headroom.before(len(event[1]) if tag == "scalar" else 0)
+        if tag == "scalar":
+            body = self.json.decode(event[1])
+            return None if body is None else [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
+        if tag == "seq":  # a JSON array of objects: each item an object of its own, not flattened
+            return [entry for item, kind in self._items() if (entry := self._guarded(self._item, item, kind, index))]
+        return self._mapping(index)
+
+    def _guarded(self, step: Callable[..., Any], *args: Any) -> Any:
+        """`step(*args)`, a refusal kept (the first) so that the file is still read to its end."""
+        if self.error is not None:
+            return None
+        try:
+            return step(*args)
+        except InputError as exc:
+            self.error = _Malformed(exc)
+            return None
+
+    def _items(self) -> Any:
+        """The ("item", json, kind) events up to the end of the items."""
+        while (event := self.reader.next())[0] == "item":
+            self._tick()
+            self.headroom.before(len(event[1]))
+            yield event[1], event[2]
+
+    def _mapping(self, index: int) -> list[Entry]:
+        """A mapping document: an object, or a list whose items arrive one by one."""
+        members: list[tuple[str, bytes]] = []
+        slots: list[Entry | dict[str, Any]] = []  # items in order; dicts: lists and kind-less items
+        listed = False
+        while (event := self.reader.next())[0] != "end":
+            if event[0] == "member":
+                self.headroom.before(len(event[2]))
+                members.append((event[1], event[2]))
+                continue
+            listed = True  # ("items",): a list's items, then ("end_items",)
+            for item, kind in self._items():
+                slot = self._guarded(self._slot, item, kind, index)
+                if slot is not None:
+                    slots.append(slot)
+        if self.error is not None:
+            return []
+        if not listed:
+            return self._object(members, index)
+        envelope = documents._expand({k: self.json.decode(v) for k, v in members}, self.source, index)
+        out: list[Entry] = []
+        nested: list[dict[str, Any]] = []
+        for slot in slots:
+            if isinstance(slot, Entry):
+                out.append(slot)
+                continue
+            item = documents._typed_item(slot, envelope) if "kind" not in slot and "apiVersion" not in slot \
+                else slot
+            if isinstance(item.get("items"), list):
+                nested.append(item)
+            else:
+                out.append(Entry(doc=documents._expand(item, self.source, index)))
+        if nested:  # flattened breadth first after the items around them, as documents._flatten does
+            out += (Entry(doc=d) for d in documents._flatten({"items": nested}, self.source, index))
+        return out
+
+    def _object(self, members: list[tuple[str, bytes]], index: int) -> list[Entry]:
+        """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
+        kind = next((self.json.decode(v) for k, v in members if k == "kind"), None)
+        if kind in ("Pod", "Node") and self.pods is not None:
+            parts = [(k, _without_managed_fields(v) if k == "metadata" else v) for k, v in members]
+            text = b"{" + b",".join(orjson.dumps(k) + b":" + v for k, v in parts) + b"}"
+            return [self._item(text, kind, index)]
+        body = {k: self.json.decode(v) for k, v in members}
+        return [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
+
+    def _slot(self, item: bytes, kind: str | None, index: int) -> Entry | dict[str, Any]:
+        """A list's item: an entry, or (a list, or an item that takes the list's kind) its body."""
+        if kind is not None:
+            entry = self._decoded(item, kind, index)
+            if entry is not None:
+                return entry
+        body = self.json.decode(item)
+        if not isinstance(body, dict):
+            documents._expand(body, self.source, index)  # the reference's refusal
+        if ("kind" not in body and "apiVersion" not in body) or isinstance(body.get("items"), list):
+            return body
+        return Entry(doc=documents._expand(body, self.source, index))
+
+    def _item(self, item: bytes, kind: str | None, index: int) -> Entry:
+        """An item taken as it is (a top-level array's, or a lone object)."""
+        entry = self._decoded(item, kind, index) if kind is not None else None
+        return entry or Entry(doc=documents._expand(self.json.decode(item), self.source, index))
+
+    def _decoded(self, item: bytes, kind: str, index: int) -> Entry | None:
+        """A pod or node decoded now (None: it becomes a document, decoded with the others)."""
+        if self.pods is None:
+            return None
+        if kind == "Pod":
+            decoded = self.pods.decode(item, self.source, index)
+            return None if decoded is None else Entry(decoded=decoded[0], warnings=decoded[1])
+        if kind == "Node":
+            body = self.json.decode(item)
+            if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or \
+                    not body["metadata"].get("name") or "items" in body:
+                return None
+            warnings: list[str] = []
+            try:
+                node = decode_node(Document(body, self.source, index), warnings)
+            except InputError:
+                return None
+            node.raw = item
+            return Entry(decoded=node, warnings=warnings)
+        return None
+
+    def _tick(self, final: bool = False) -> None:
+        """Progress every 1,024 objects, and mapped pages given back as the reading passes them."""
+        self.count += 1
+        if not final and self.count & 1023:
+            return
+        position = self.reader.position
+        if position - self.released >= _RELEASE_BYTES or final:
+            end = position & ~(mmap.PAGESIZE - 1)
+            if end > self.released:
+                self.data.madvise(mmap.MADV_DONTNEED, self.released, end - self.released)
+                self.released = end
+        if self.progress is not None:
+            self.progress(self.source, position >> 20, len(self.data) >> 20)
+
+
+def _without_managed_fields(metadata: bytes) -> bytes:
+    """A metadata member's JSON less `managedFields` (what `_reader` leaves out of a list's pods and nodes)."""
+    if b'"managedFields"' not in metadata:
+        return metadata
+    body = orjson.loads(metadata)
+    if isinstance(body, dict):
+        body.pop("managedFields", None)
+        return orjson.dumps(body)
+    return metadata
+

@@ -1,0 +1,416 @@
+"""The streaming reader gives what the reference reading gives (`kubefit.manifests.stream`).
+
+The reference is `documents.read_documents` (YAML by `k8syaml`, JSON by `parse`) then `add_document`
+(`decode_pod`, `decode_node`, …). Every property here holds the stream to it: the compiled reader's
+values (or its fallback to the reference), `fastpod`'s pods (or its None), whole scenarios and their
+errors on mutated inputs, both formats of a kubectl-like snapshot.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from unittest import mock
+
+import msgspec
+import orjson
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubefit.api.core import raw_is_json
+from kubefit.errors import InputError
+from kubefit.manifests import k8syaml, stream
+from kubefit.manifests.documents import Document
+from kubefit.manifests.fastpod import FastPods
+from kubefit.manifests.load import Scenario, decode_node, decode_pod
+from kubefit.manifests.scenario import load_scenario
+from kubefit.scheduler.state import compile_state
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fuzzing import mutate, seed_texts  # noqa: E402
+
+_reader = pytest.importorskip("kubefit.manifests._reader")
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def events(text: str | bytes, is_json: bool) -> list[tuple]:
+    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json)
+    out = []
+    while (event := reader.next()) is not None:
+        out.append(event)
+    return out
+
+
+def outcome(path: Path, streamed: bool):
+    """`load_scenario` of one file, by the stream (every file) or by the reference: the scenario, or the
+    error's type and text."""
+    with mock.patch.dict(os.environ, {"KUBEFIT_STREAM": "always" if streamed else "0"}):
+        try:
+            return load_scenario([path])
+        except Exception as exc:  # noqa: BLE001 - compared, whatever it is
+            return type(exc).__name__, str(exc)
+
+
+# --------------------------------------------------------------------------- scalars
+
+PLAIN = st.one_of(
+    st.sampled_from([s[0] for s in __import__("test_k8syaml").SCALARS] + [
+        "0x", "0xg", "+0b1", "-0o7", "1_", "_1", "1__2", "0_7", "1.5e+3", "1E-2", "+.5", "-.5e1", "00", "007",
+        "0.0", "-0.0", "1e20", "1e21", "123456789012345678", "4294967296", "-9223372036854775808", "0b" + "1" * 64,
+        "0x" + "f" * 16, "1:2:3", "y2k", "no-no", "on_off", "~x", ".", "..5", "1.2.3", "+", "-", "0o", "0b2"]),
+    st.from_regex(r"[-+]?[0-9_]{1,22}(\.[0-9_]{0,5})?([eE][-+]?[0-9]{1,3})?", fullmatch=True),
+    st.from_regex(r"[-+.0-9a-fA-FxXoObB_~yYnN]{1,8}", fullmatch=True),
+)
+
+
+def _reference_value(text: str):
+    try:
+        return k8syaml.scalar_value(k8syaml._PLAIN, text)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+
+
+@settings(max_examples=600, deadline=None)
+@given(PLAIN)
+def test_plain_scalars_resolve_as_the_reference_or_fall_back(text):
+    """The compiled reader's go-yaml resolution (resolve.go) of a plain scalar, as value and as key."""
+    if any(c in text for c in "#:,[]{}&*!|>'\"%@`") or text != text.strip() or text.startswith(("-", "?")) and \
+            len(text) > 1 and text[1] == " ":
+        return
+    want = _reference_value(text)
+    try:
+        got = events(f"v: {text}\n", False)
+    except _reader.Fallback:
+        return  # the reference reading takes over
+    value = json.loads(got[1][2])
+    assert not isinstance(want, k8syaml.Refused), (text, value)
+    assert type(value) is type(want) and value == want, (text, value, want)
+    try:
+        key = events(f"{text}: v\n", False)[1][1]
+    except _reader.Fallback:
+        return
+    assert key == k8syaml.json_key(k8syaml.go_scalar(k8syaml._PLAIN, text), text)
+
+
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12) | st.sampled_from(["yes", "n", "0777", "1e3", "=", "2024-01-31", "1:20", "~", "null",
+                                              "a: b", "- x", "#c", "\t", "\r\n", "é", "\u2028", "---", "..."]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text(max_size=6), VALUES, max_size=5).filter(lambda body: "items" not in body),
+       st.booleans(), st.sampled_from([None, 2, 4]))
+def test_documents_are_the_reference_documents(body, flow, indent):
+    """Any document, as PyYAML writes it (block or flow) and as JSON: the compiled reader's members are
+    the reference reading's values (or it falls back)."""
+    texts = [yaml.safe_dump(body, default_flow_style=flow, allow_unicode=True), json.dumps(body, indent=indent)]
+    for text in texts:
+        is_json = stream._JSON_START.match(text) is not None  # `{…}` is JSON to kubectl, flow YAML or not
+        from kubefit.manifests.parse import parse_bodies
+
+        try:
+            want = parse_bodies(text, "t")
+        except InputError:
+            want = None
+        try:
+            got = events(text, is_json)
+        except _reader.Fallback:
+            continue
+        assert want is not None, text
+        members = {e[1]: msgspec.json.decode(e[2]) for e in got if e[0] == "member"}
+        assert [members] == want and json.dumps(members) == json.dumps(want[0]), text
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n", "a: !!int 1\n", "<<: {a: 1}\n", "a: 1\na: 2\n", "a: 9223372036854775808\n", "a: .inf\n",
+    "? [a]\n: 1\n", "~: 1\n", "1.5: x\n", "a:\n  b: [1\n", "--- x\n", "a: " + "[" * 120 + "]" * 120 + "\n",
+])
+def test_what_only_the_reference_reads_falls_back(text):
+    with pytest.raises(_reader.Fallback):
+        events(text, False)
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2}', '{"a": NaN}', '{"a": 1e999}', '{"a": 9223372036854775808}', '{"a": "\\ud800"}',
+    '{"a": 1,}', '{"a": "\x01"}', '{"\\u0061": 1, "a": 2}', "[" * 120 + "]" * 120,
+])
+def test_json_only_the_reference_reads_falls_back(text):
+    with pytest.raises(_reader.Fallback):
+        events(text, True)
+
+
+def test_managed_fields_are_left_out_of_pods_and_nodes_only():
+    text = json.dumps({"kind": "List", "items": [
+        {"kind": "Pod", "metadata": {"managedFields": [{"m": 1}], "name": "p"}},
+        {"kind": "Node", "metadata": {"name": "n", "managedFields": []}},
+        {"kind": "ConfigMap", "metadata": {"name": "c", "managedFields": []}}]})
+    items = [json.loads(e[1]) for e in events(text, True) if e[0] == "item"]
+    assert items == [{"kind": "Pod", "metadata": {"name": "p"}}, {"kind": "Node", "metadata": {"name": "n"}},
+                     {"kind": "ConfigMap", "metadata": {"name": "c", "managedFields": []}}]
+
+
+# --------------------------------------------------------------------------- pods
+
+SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", "x", "1", "500m", "2Gi",
+                                                                                 "-1", "1.5", "Always", "Never"]))
+QUANTITIES = st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "example.com/dongle", "pods",
+                                              "hugepages-2Mi", "bogus"]),
+                             st.sampled_from(["100m", "1", "2Gi", "0", "-1", "12x", 3, 1.5, True, None]), max_size=3)
+
+
+def _container(draw, i: int) -> dict:
+    c = {"name": draw(st.sampled_from([f"c{i}", None, 5])), "image": draw(st.sampled_from(["img:1", None, ""]))}
+    if draw(st.booleans()):
+        c["resources"] = {k: draw(QUANTITIES) for k in draw(st.sets(st.sampled_from(["requests", "limits"])))}
+    if draw(st.booleans()):
+        c["restartPolicy"] = draw(st.sampled_from(["Always", "Never", "Sometimes", None]))
+    if draw(st.booleans()):
+        c["ports"] = [{"containerPort": draw(st.sampled_from([80, 8080, None, "80", True])), "hostPort":
+                       draw(st.sampled_from([0, 9000, None])), "protocol": draw(st.sampled_from(["TCP", "UDP", None]))}]
+    if draw(st.booleans()):
+        c["volumeMounts"] = [{"name": "kube-api-access-x", "mountPath": "/var"}]
+    if draw(st.integers(0, 9)) == 0:
+        c[draw(st.sampled_from(["resorces", "env", "livenessProbe"]))] = draw(SCALAR)
+    return c
+
+
+@st.composite
+def pods(draw) -> dict:
+    """Pods as a snapshot holds them, with one field in ten made odd (a type, a null, a typo)."""
+    spec: dict = {"containers": [_container(draw, i) for i in range(draw(st.integers(0, 2)))],
+                  "priority": draw(st.sampled_from([0, 7, None, 1.0, False, "1"]))}
+    optional = {
+        "initContainers": st.builds(lambda: None).map(lambda _: [_container(draw, 9)]),
+        "nodeName": st.sampled_from(["n1", "", None, 3]),
+        "nodeSelector": st.sampled_from([{"disk": "ssd"}, {}, None, {"a": 1}]),
+        "tolerations": st.sampled_from([[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+                                        [{"key": "k", "tolerationSeconds": 300, "effect": "NoExecute"}], [None],
+                                        [{"keey": "k"}], [{"tolerationSeconds": True}]]),
+        "affinity": st.sampled_from([{"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "z", "operator": "In", "values": ["a"]}]}]}}},
+            {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "podAffinityTerm": {
+                "topologyKey": "h", "labelSelector": {"matchLabels": {"a": "b"}}}}]}}, {"nodeAfinity": {}}, None, 4]),
+        "topologySpreadConstraints": st.sampled_from([
+            [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+              "labelSelector": {"matchLabels": {"app": "a"}}}],
+            [{"maxSkew": "1", "topologyKey": "zone"}], [None], [], None]),
+        "volumes": st.sampled_from([[{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}],
+                                    [{"name": "v", "emptyDir": {}}], [{"name": "v", "hostPth": {}}], [None]]),
+        "schedulingGates": st.sampled_from([[{"name": "g"}], [{"nme": "g"}], [None]]),
+        "schedulerName": st.sampled_from(["default-scheduler", "other", "", None, 1]),
+        "preemptionPolicy": st.sampled_from(["Never", None, ""]),
+        "resources": st.sampled_from([{"requests": {"cpu": "1"}}, {"limits": {"cpu": "1"}}, {"x": 1}, None]),
+        "overhead": st.sampled_from([{"cpu": "100m"}]),
+        "runtimeClassName": st.sampled_from(["gvisor"]),
+        "resourceClaims": st.sampled_from([[{"name": "gpu"}]]),
+        "dnsPolicy": st.sampled_from(["ClusterFirst", 5]),
+        "priorityClassName": st.sampled_from(["high"]),
+        "bogusField": st.just(1),
+    }
+    for name in draw(st.sets(st.sampled_from(sorted(optional)), max_size=6)):
+        spec[name] = draw(optional[name])
+    meta: dict = {"name": draw(st.sampled_from(["p", "p", "", None, 5])),
+                  "namespace": draw(st.sampled_from(["team", None, "", 1]))}
+    for key, values in (("labels", [{"app": "a"}, {}, {"a": None}]), ("uid", ["u-1", 7]),
+                        ("annotations", [{"kubefit.io/queued": "true"}, {"kubefit.io/arrival": "5s",
+                                                                         "kubefit.io/duration": "1m"},
+                                         {"kubefit.io/arrival": "soon"}, {"a": "b"}, None]),
+                        ("creationTimestamp", ["2025-10-01T09:00:02Z", "2025-10-01", "yesterday", None]),
+                        ("ownerReferences", [[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                               "uid": "1", "controller": True, "blockOwnerDeletion": True}],
+                                             [{"kind": "Job", "controller": "yes"}], [None]]),
+                        ("managedFields", [[{"manager": "m"}]]), ("generateName", ["p-"]), ("finalizers", [["f"]]),
+                        ("nmae", ["x"])):
+        if draw(st.integers(0, 2)) == 0:
+            meta[key] = draw(st.sampled_from(values))
+    body: dict = {"apiVersion": draw(st.sampled_from(["v1", "v1", "v2", None])), "kind": "Pod", "metadata": meta,
+                  "spec": spec}
+    if draw(st.booleans()):
+        body["status"] = {k: draw(st.sampled_from(v)) for k, v in (
+            ("phase", ["Running", "Pending", None, 3]),
+            ("conditions", [[{"type": "Ready", "status": "True"}], [{"type": "PodScheduled", "reason": "Unschedulable"}],
+                            [None], [{"typ": "x"}]]),
+            ("containerStatuses", [[{"name": "c0", "ready": True, "state": {"running": {}}}],
+                                   [{"name": "c0", "resources": {"requests": {"cpu": "2"}}, "allocatedResources":
+                                     {"cpu": "2"}}], [{"name": "c0", "resources": None}], [None]]),
+            ("startTime", ["2025-10-01T09:00:02Z", "1e19", "", None]),
+            ("nominatedNodeName", ["n2", None]), ("podIP", ["10.0.0.1"]), ("phaze", ["x"]))
+            if draw(st.integers(0, 2)) == 0}
+    return body
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pods())
+def test_a_fast_pod_is_decode_pods_pod(body):
+    """fastpod gives None, or exactly the Pod and warnings decode_pod gives (and decode_pod does not
+    refuse it); its `raw` is the manifest less managedFields, read from its JSON."""
+    data = orjson.dumps(body)
+    fast = FastPods().decode(data, "f.json", 3)
+    if fast is None:
+        return
+    warnings: list[str] = []
+    want = decode_pod(Document(copy.deepcopy(body), "f.json", 3), warnings)
+    got, notes = fast
+    assert raw_is_json(got)
+    assert got == want and notes == warnings
+
+
+def test_fast_pods_share_what_repeats_and_tell_warnings_per_pod():
+    fast = FastPods()
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"priority": 0, "containers": [
+        {"name": "c", "resources": {"requests": {"example.com/x": "1", "bogus": "1"}, "limits": {"memory": "1Gi"}}}]}}
+    a, notes_a = fast.decode(orjson.dumps(body), "f", 1)
+    body["metadata"]["name"] = "b"
+    b, notes_b = fast.decode(orjson.dumps(body), "f", 2)
+    assert a.containers[0] is b.containers[0]
+    assert [n.split(": ")[1] for n in notes_a + notes_b] == ["Pod/a", "Pod/b"]  # a resource kube-scheduler ignores
+    assert all("resource 'bogus' is not one kube-scheduler accounts for" in n for n in notes_a + notes_b)
+
+
+def test_pods_sharing_containers_keep_their_own_resized_requests():
+    """compile_state computes a demand once per set of request inputs that fastpod shares among a workload's
+    pods, and a pod whose status differs (an in-place resize) is not one of them. Each pod asks 500m in its
+    spec; the third's container status has resources.requests and allocatedResources cpu 2, so the node
+    accounts max(500m, 2, 2) = 2000m for it (requests.determineContainerReqs): 500 + 500 + 2000 = 3000m."""
+    fast = FastPods()
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {
+        "nodeName": "n1", "priority": 0, "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]},
+        "status": {"phase": "Running"}}
+    pods = []
+    for i, name in enumerate(("a", "b", "c")):
+        body["metadata"]["name"] = name
+        if name == "c":
+            body["status"]["containerStatuses"] = [{"name": "c", "resources": {"requests": {"cpu": "2"}},
+                                                    "allocatedResources": {"cpu": "2"}}]
+        pods.append(fast.decode(orjson.dumps(body), "f.json", i + 2)[0])
+    assert pods[0].containers is pods[1].containers is pods[2].containers
+    node = decode_node(Document({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                                 "status": {"allocatable": {"cpu": "4", "pods": "110"}}}, "f.json", 1), [])
+    state = compile_state([node], pods)
+    assert int(state.requested[0, state.index["cpu"]]) == 3000
+
+
+# --------------------------------------------------------------------------- scenarios
+
+@pytest.mark.parametrize(("name", "fast"), [("kubectl-get-nodes-pods.yaml", 0), ("kubectl-get-nodes-pods.json", 7)])
+def test_a_kubectl_snapshot_streams_to_the_same_scenario(name, fast):
+    """The JSON streams (its 7 pods decoded by fastpod); the YAML holds anchors (PyYAML wrote it), which
+    only the reference reads, so the stream hands it over whole."""
+    path = FIXTURES / name
+    streamed, reference = outcome(path, True), outcome(path, False)
+    assert isinstance(streamed, Scenario) and sum(raw_is_json(p) for p in streamed.pods) == fast
+    assert streamed == reference  # (reads every raw)
+
+
+def test_both_formats_of_a_large_snapshot_give_one_scenario(tmp_path, monkeypatch):
+    """bench_scale.py's generator (kubectl's YAML and JSON, full objects) on 30 nodes × 600 pods."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    import bench_scale
+
+    with mock.patch.object(bench_scale, "WORK", tmp_path):
+        yaml_path, json_path = bench_scale.write_files(30, 600, 20)
+    monkeypatch.chdir(tmp_path)  # both files read under one name, so that the objects' `source` is too
+    yaml_path.rename("cluster")
+    got = [outcome(Path("cluster"), True), outcome(Path("cluster"), False)]
+    json_path.rename("cluster")
+    got.append(outcome(Path("cluster"), True))
+    assert isinstance(got[0], Scenario) and len(got[0].pods) == 620
+    assert sum(raw_is_json(p) for p in got[0].pods) == 620
+    assert got[0] == got[1] == got[2]
+
+
+MUTANTS = 240
+
+
+def test_mutated_inputs_give_the_same_scenario_or_error(tmp_path):
+    """The fuzzer's mutants (tests/fuzzing.py: replaced values, unknown fields, duplicate keys, big
+    numbers, byte noise…) of the seed scenarios, each as YAML and as a JSON List: the stream's answer is
+    the reference's, scenario or error."""
+    rng = random.Random(23)
+    seeds = seed_texts(golden_cases=6, rng=rng)
+    differ = []
+    for n in range(MUTANTS):
+        name, text = seeds[n % len(seeds)]
+        mutant = mutate(name, text, rng)
+        files = [tmp_path / "m.yaml"]
+        files[0].write_bytes(mutant.text.encode("utf-8", "surrogateescape"))  # byte noise included
+        if "&" not in mutant.text:  # (PyYAML would expand an alias bomb)
+            try:
+                bodies = [b for b in yaml.safe_load_all(mutant.text) if b is not None]
+                files.append(tmp_path / "m.json")
+                files[1].write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
+            except Exception:  # noqa: BLE001 - a mutant PyYAML cannot read or JSON cannot hold: YAML only
+                files[1:] = []
+        for path in files:
+            streamed, reference = outcome(path, True), outcome(path, False)
+            if streamed != reference:
+                differ.append(f"{mutant.how} ({path.suffix}): {str(streamed)[:200]} != {str(reference)[:200]}")
+    assert not differ, "\n".join(differ[:5])
+
+
+def test_a_large_file_is_never_read_whole_by_the_reference(tmp_path, monkeypatch):
+    """Past REFERENCE_MAX_BYTES, what the stream cannot read is refused with its line, not re-read."""
+    monkeypatch.setattr(stream, "REFERENCE_MAX_BYTES", 100)
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nkind: List\nitems:\n- kind: ConfigMap\n  metadata: {name: a}\n"
+                    "  data: {k: 1, k: 2}\n" + "#" * 200 + "\n")
+    with pytest.raises(InputError, match=r"big.yaml: a duplicate key \(line 6\): a file over 0 MiB is read only"):
+        load_scenario([path])
+
+
+def test_progress_of_a_stream_is_in_megabytes(tmp_path, monkeypatch):
+    """A stream reports its progress in megabytes; stored pods (a uid: admission leaves them as given) keep
+    their manifests as JSON."""
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    monkeypatch.setattr(stream, "_RELEASE_BYTES", 4096)  # and the mapped pages are given back as it goes
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "uid": "u", "annotations": {"pad": "x" * 1024}},
+           "spec": {"priority": 0, "containers": [{"name": "c"}]}}
+    items = [node] + [dict(pod, metadata=dict(pod["metadata"], name=f"p{i}")) for i in range(2100)]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    calls: list[tuple[str, int, int]] = []
+    scenario = load_scenario([path], progress=lambda *a: calls.append(a))
+    assert len(scenario.pods) == 2100 and all(raw_is_json(p) for p in scenario.pods)
+    assert [c[1] for c in calls] == [0, 1, 2, 2] and {c[2] for c in calls} == {2}
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
+    """130 MB of ConfigMaps (100 keys each: kept as dicts they need ≈ 8 times the file) under a 1 GiB
+    address-space limit: `kubefit simulate` ends with one `error:` line naming the file, exit 2 — not
+    with SIGSEGV (msgspec's unchecked allocation, guarded by stream._Headroom) nor SIGABRT."""
+    import resource
+    import subprocess
+
+    data = "".join(f"      k{j}: v\n" for j in range(100))
+    path = tmp_path / f"configmaps{suffix}"
+    with open(path, "w") as fh:
+        if suffix == ".yaml":
+            fh.write("apiVersion: v1\nitems:\n")
+            fh.writelines(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n{data}"
+                          for i in range(100_000))
+            fh.write("kind: List\n")
+        else:
+            cm = json.dumps({"k" + str(j): "v" for j in range(100)})
+            fh.write('{"apiVersion": "v1", "kind": "List", "items": [')
+            fh.write(", ".join(f'{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "c{i}"}}, '
+                               f'"data": {cm}}}' for i in range(100_000)))
+            fh.write("]}")
+    limit = 1 << 30
+    proc = subprocess.run([sys.executable, "-m", "kubefit.cli", "simulate", "-f", str(path), "-o", "json"],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and proc.stderr.count("\n") == 1, proc.stderr[-500:]
+    assert errors[0].startswith(f"error: {path}: not enough memory to read it")
