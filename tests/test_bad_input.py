@@ -261,6 +261,11 @@ NODE_POD_CASES = [pytest.param(verb, content, ["{f}", *fragments], id=f"{'-'.joi
 
 SCENARIO = docs(NODE, POD)
 CONFIG_SHAPES = [
+    # fuzz seed 30 (KUBEFIT_STREAM=always): `config convert` scanned profiles for out-of-tree plugins before
+    # validation and met a number (an internal error); every verb now names the field
+    ("profiles-not-a-list", docs(CONFIG + "profiles: 1.0e+308\n", SCENARIO), ["profiles: must be a list"]),
+    ("plugin-config-not-a-list", docs(CONFIG + "profiles: [{plugins: {score: {enabled: 3}}, pluginConfig: 7}]\n",
+                                      SCENARIO), ["profiles[0].", "must be a list"]),
     ("two-configurations", docs(CONFIG, CONFIG, SCENARIO),
      ["KubeSchedulerConfiguration #2", "at most one", "the first is KubeSchedulerConfiguration #1"]),
     ("unknown-top-level-field", docs(CONFIG + "percentageOfNodes: 50\n", SCENARIO),

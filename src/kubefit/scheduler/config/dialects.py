@@ -705,7 +705,7 @@ def out_of_tree_plugins(body: dict[str, Any]) -> list[tuple[str, str]]:
     from kubefit.scheduler.config.types import PLUGIN_EXTENSIONS
 
     found: list[tuple[str, str]] = []
-    for i, prof in enumerate(body.get("profiles") or []):
+    for i, prof in enumerate(_listed(body.get("profiles"))):
         if not isinstance(prof, dict):
             continue
         for name in _plugin_names(prof):
@@ -721,14 +721,19 @@ def _plugin_names(prof: dict[str, Any]) -> list[str]:
     for point in (*EXTENSION_POINTS, "multiPoint"):
         sets = plugins.get(point) if isinstance(plugins.get(point), dict) else {}
         for key in ("enabled", "disabled"):
-            names += [str(p.get("name", "")) for p in sets.get(key) or [] if isinstance(p, dict)]
-    return names + [str(c.get("name", "")) for c in prof.get("pluginConfig") or [] if isinstance(c, dict)]
+            names += [str(p.get("name", "")) for p in _listed(sets.get(key)) if isinstance(p, dict)]
+    return names + [str(c.get("name", "")) for c in _listed(prof.get("pluginConfig")) if isinstance(c, dict)]
+
+
+def _listed(value: Any) -> list:
+    """A list field's items; nothing when it is no list (v1 validation, which runs next, names it)."""
+    return value if isinstance(value, list) else []
 
 
 def without_plugins(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
     """A copy of the v1 body with the named plugins removed from every plugin list and pluginConfig."""
     out = copy.deepcopy(body)
-    for prof in out.get("profiles") or []:
+    for prof in _listed(out.get("profiles")):
         if not isinstance(prof, dict):
             continue
         plugins = prof.get("plugins")
