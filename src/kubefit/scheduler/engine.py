@@ -9,6 +9,10 @@ plugins).  A cycle is then a handful of whole-array operations (mask, max, ties)
 
 Node sampling follows `schedule_one.go` (SPEC §7): `numFeasibleNodesToFind`, `nextStartNodeIndex`
 round robin over the zone-round-robin node list, one feasible node chosen without scoring.
+
+Planning trials (`kubefit.planning.consolidate`): `remove_node` deletes a node as kube-scheduler would see it
+deleted (no candidate for any pod, out of the node list that sampling walks and FitError counts);
+`checkpoint` / `rollback` take a trial back, state and caches, and `commit` keeps it.
 """
 
 from __future__ import annotations
@@ -89,6 +93,20 @@ def zone_order(nodes: Sequence[Node]) -> np.ndarray:
     for k in range(max((len(z) for z in zones.values()), default=0)):
         order.extend(z[k] for z in zones.values() if k < len(z))
     return np.asarray(order, dtype=np.int64)
+
+
+def present_zone_order(zones: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """`zone_order` of the present nodes only (indices into all nodes), from each node's zone id: what
+    `nodeTree.list` gives for the cluster without the others (zones in first-seen order among the present)."""
+    idx = np.flatnonzero(present)
+    z = zones[idx]
+    by_zone = np.argsort(z, kind="stable")
+    ranked = z[by_zone]
+    rank = np.empty(len(z), dtype=np.int64)
+    rank[by_zone] = np.arange(len(z)) - np.searchsorted(ranked, ranked, side="left")  # position within its zone
+    first = np.full(int(zones.max()) + 1 if len(zones) else 0, len(z), dtype=np.int64)
+    np.minimum.at(first, z, np.arange(len(z)))
+    return idx[np.lexsort((first[z], rank))]
 
 
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
@@ -229,6 +247,7 @@ class Shape:
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
+    presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
 
 
 @dataclass
@@ -273,6 +292,14 @@ def _plan(sh: Shape) -> RedoPlan | None:
 # --------------------------------------------------------------------------- the engine
 
 @dataclass
+class Checkpoint:
+    """What `Engine.rollback` restores beside the state: the tie-break generator and the sampling start."""
+
+    rng: tuple
+    next_start: int
+
+
+@dataclass
 class Decision:
     """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible count."""
 
@@ -299,12 +326,16 @@ class Engine:
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
         n = len(state)
-        self.order = zone_order(state.nodes)
+        self._zones: np.ndarray | None = None  # per node its zone's id (first-seen order), once a node is removed
+        self.order = zone_order(state.nodes)  # the present nodes' zone-round-robin order (`_present_changed`)
         self._order2 = np.concatenate([self.order, self.order])
+        if state.removed is not None:
+            self._present_changed([])
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
         self._every = np.arange(n, dtype=np.int64)
         self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
+        self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -334,6 +365,8 @@ class Engine:
                 self.shapes.popitem(last=False)
         else:
             self.shapes.move_to_end(key)
+            if sh.presence != self.presence:
+                self._node_set_changed(sh)
             if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
                 if not self._redo(sh, pod):
                     sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
@@ -348,6 +381,7 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
+        sh.presence = self.presence
         sh.adds_only = bool((ctx.row >= 0).all())
         # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
@@ -365,6 +399,8 @@ class Engine:
         if names is not None:
             sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
+        if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
+            sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
         try:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
@@ -600,7 +636,7 @@ class Engine:
             return self._decide_all(sh)
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
-        order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
+        order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
         m = len(order)
         k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
         if not sh.fw.scorers and self.tie_break == "first":
@@ -608,8 +644,8 @@ class Engine:
             # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
         if k >= m:
-            if sh.allowed is not None and len(self.state):
-                self.next_start = (self.next_start + m) % len(self.state)
+            if sh.names is not None and len(self.order):
+                self.next_start = (self.next_start + m) % len(self.order)
             return self._decide_all(sh)
         return self._decide_sampled(sh, k, order)
 
@@ -643,7 +679,7 @@ class Engine:
 
     def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
         """`findNodesThatPassFilters`: from the start index, stop at the k-th feasible node; score those."""
-        n, m = len(self.state), len(order)
+        n, m = len(self.order), len(order)  # the present nodes (all but those `remove_node` deleted)
         if order is self.order:
             rotated = self._order2[self.next_start:self.next_start + n]
         else:
@@ -735,6 +771,77 @@ class Engine:
         self.last_removal = len(self.log)
         self.log.append(node)
 
+    # ---------------------------------------------------------------- planning trials
+    def remove_node(self, node: int) -> list[Pod]:
+        """Delete `node` (`ClusterState.remove_node`): its pods are gone (returned), no pod can choose it, and
+        the node list that sampling walks and FitError counts (`0/N nodes`) no longer has it."""
+        pods = self.state.remove_node(node)
+        self.log_removal(node)
+        self._present_changed([node])
+        return pods
+
+    def checkpoint(self) -> Checkpoint:
+        """Open a trial (`ClusterState.checkpoint`); `rollback` takes it back, `commit` keeps it."""
+        self.state.checkpoint()
+        return Checkpoint(self.rng.getstate(), self.next_start)
+
+    def commit(self) -> None:
+        self.state.commit()
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Take the trial back: the state as at `checkpoint` (`ClusterState.rollback`), its restored rows
+        re-evaluated by every shape on its next cycle like any other change, the node lists, the tie-break
+        generator and the sampling start as they were. The engine then decides as if the trial never ran."""
+        nodes, bound_back = self.state.rollback()
+        for node in nodes:
+            self.log_removal(node)
+        if any(carries_affinity_terms(p) for p in bound_back):
+            self.epoch += 1  # as `bind` does: shapes that decided to ignore other nodes' pods look again
+        self._present_changed(nodes)
+        self.rng.setstate(checkpoint.rng)
+        self.next_start = checkpoint.next_start
+
+    def _present_changed(self, nodes: list[int]) -> None:
+        """After nodes were removed or restored: the node order of the present nodes, and each cached shape's
+        candidate nodes (`allowed`: PreFilter's node names and presence) on those rows."""
+        state = self.state
+        removed = state.removed
+        if removed is None:
+            self.order = zone_order(state.nodes)
+        else:
+            if self._zones is None:
+                ids: dict[str, int] = {}
+                self._zones = np.array([ids.setdefault(zone_key(n), len(ids)) for n in state.nodes], dtype=np.int64)
+            self.order = present_zone_order(self._zones, ~removed)
+        self._order2 = np.concatenate([self.order, self.order])
+        self.presence += 1
+        for sh in self.shapes.values():
+            if sh.failure is not None:
+                continue
+            if sh.allowed is None:
+                if removed is None:
+                    continue
+                sh.allowed = np.ones(len(state), dtype=bool)
+            for node in nodes:
+                sh.allowed[node] = (removed is None or not removed[node]) and (
+                    sh.names is None or state.nodes[node].name in sh.names)
+
+    def _node_set_changed(self, sh: Shape) -> None:
+        """Redo over every node the raw scores of the shape's Score plugins that read the node set
+        (`reads_node_set`: ImageLocality's spread, nodes holding an image / nodes), which binds never change
+        but `remove_node` and `rollback` do; their rows' verdicts follow the log as usual."""
+        sh.presence = self.presence
+        redo = [s for s, (_n, plugin, _w) in enumerate(sh.scorers) if getattr(plugin, "reads_node_set", False)]
+        if not redo or sh.failure is not None:
+            return
+        every = np.arange(len(self.state), dtype=np.int64)
+        for s in redo:
+            sh.raw[s] = sh.scorers[s][1].score(self.state, sh.ctx, every)
+        sh.static_norm, sh.norm_version = None, sh.norm_version + 1
+        if any(s in sh.direct for s in redo):
+            self._sum_direct(sh, every)
+            sh.total = np.where(sh.ok, sh.summed, _INT64_MIN)
+
     def fit_error(self, sh: Shape) -> str:
         """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.
 
@@ -743,7 +850,7 @@ class Engine:
         if sh.message is not None and sh.message_seen == len(self.log):
             return sh.message
         counts = Counter() if sh.failure is not None else self._reason_counts(sh)
-        sh.message = fit_error_text(len(self.state), sh.failure, counts)
+        sh.message = fit_error_text(len(self.order), sh.failure, counts)
         sh.message_seen = len(self.log)
         return sh.message
 
@@ -767,9 +874,9 @@ class Engine:
     def _node_reasons(self, sh: Shape, rows: np.ndarray) -> list[tuple[str, ...]]:
         """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set); () passes."""
         out: list[tuple[str, ...]] = [()] * len(rows)
-        pending = np.ones(len(rows), dtype=bool)
+        pending = np.ones(len(rows), dtype=bool) if self.state.removed is None else ~self.state.removed[rows]
         if sh.allowed is not None:
-            outside = ~sh.allowed[rows]
+            outside = ~sh.allowed[rows] & pending
             for pos in np.flatnonzero(outside).tolist():
                 out[pos] = (sh.outside_reason,)
             pending &= ~outside
