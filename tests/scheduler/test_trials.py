@@ -18,6 +18,7 @@ from tests.scheduler.test_default_profile_properties import CONFIG, replicas_st
 
 from kubefit.api.core import Container, ContainerImage, Node, Pod
 from kubefit.k8s.labels import parse_selector
+from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine, present_zone_order, zone_order
 from kubefit.scheduler.plugins.podcounts import matching_counts
@@ -173,3 +174,45 @@ def test_a_trial_taken_back_leaves_no_trace(seed):
     _run(tried, queue[50:120])
     tried.rollback(checkpoint)
     assert _run(tried, queue[50:]) == _run(untried, queue[50:])
+
+
+@pytest.mark.parametrize("kind", ["podAntiAffinity", "podAffinity"])
+def test_a_removed_pod_is_taken_back_from_the_affinity_counts(kind):
+    """InterPodAffinity's PreFilter counts follow removals: node a runs the only `app: db` pod; a pod with a
+    required (anti-)affinity to it on the hostname may go only to b and c (only to a); once the db pod is gone
+    (evicted), the incoming pod fits every node (no pod to repel it) / none but by self-affinity (none here:
+    its own labels do not match, so it fits nowhere). Checked against a fresh engine on the cluster after."""
+    nodes = [Node(n, {"cpu": 4000 * 10**6, "memory": 16 * GIB * 10**9, "pods": 110 * 10**9}, {HOST: n})
+             for n in ("a", "b", "c")]
+    db = Pod("db", node_name="a", labels={"app": "db"}, containers=(Container("c", {"cpu": 10**9}),))
+    term = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": HOST}
+    web = Pod("web", labels={"app": "web"}, containers=(Container("c", {"cpu": 10**9}),),
+              affinity={kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
+    config = replace(default_configuration(), percentage_of_nodes_to_score=100)
+    engine = Engine(compile_state(nodes, [db]), config, tie_break="first")
+    expected = {"a"} if kind == "podAffinity" else {"b", "c"}
+    assert {nodes[i].name for i in np.flatnonzero(engine.shape(web).ok)} == expected
+    engine.evict(0, engine.state.pods[0][0])
+    after = {nodes[i].name for i in np.flatnonzero(engine.shape(web).ok)}
+    fresh = Engine(compile_state(nodes), config, tie_break="first")
+    assert after == {nodes[i].name for i in np.flatnonzero(fresh.shape(web).ok)}
+    assert after == (set() if kind == "podAffinity" else {"a", "b", "c"})
+
+
+def test_a_count_far_behind_the_change_log_is_summed_again_from_the_pods():
+    """A selector's per-node count read, then 150 changes (more than it replays): 90 `app: a` pods removed, 60
+    bound elsewhere; the count equals a fresh compile's (10 nodes: a pod of each app on every node at first)."""
+    nodes = [Node(f"n{i}", {"cpu": 64 * 10**9, "pods": 110 * 10**9}) for i in range(10)]
+    pods = [Pod(f"{app}{i}", node_name=f"n{i % 10}", labels={"app": app}) for app in "ab" for i in range(100)]
+    state = compile_state(nodes, pods)
+    selector = parse_selector({"matchLabels": {"app": "a"}})
+    assert matching_counts(state, selector, "default").tolist() == [10] * 10
+    for i in range(90):
+        state.unbind(i % 10, next(p for p in state.pods[i % 10] if p.name == f"a{i}"))
+    moved = [replace(pods[i], name=f"m{i}", node_name="n0") for i in range(60)]
+    for pod in moved:
+        state.bind(0, pod_demand(pod), pod=pod)
+    reference = compile_state(nodes, [p for pods_ in state.pods for p in pods_])
+    assert matching_counts(state, selector, "default").tolist() == matching_counts(reference, selector,
+                                                                                   "default").tolist()
+    assert matching_counts(state, selector, "default").tolist() == [61] + [1] * 9

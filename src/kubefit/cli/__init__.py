@@ -65,7 +65,7 @@ VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "confi
 # word (`--help`, a verb not listed here) imports them all.
 FAMILY_OF_VERB = {
     "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
-    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",),
+    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "consolidate": ("whatif",),
     "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
     "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
 }
@@ -88,7 +88,7 @@ def _register_verbs(verb: str | None = None) -> None:
 # one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
 # positional arguments are listed: there a bare word after the option can only be one of its values.
 MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
-                       "plan": ("--cordon", "--drain", "--remove", "--node-template")}
+                       "plan": ("--cordon", "--drain", "--remove", "--node-template"), "consolidate": ("--compare",)}
 
 
 def expand_multi_value_options(args: list[str]) -> list[str]:

@@ -36,9 +36,10 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 
 
 @contextmanager
-def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
+def progress_bars(files: list[str], runs: int = 1, minimum: int = PROGRESS_MIN_PODS) -> Iterator[tuple[Any, Any]]:
     """On a terminal: one rich display with a bar per large file while loading (together LOADING_MIN_BYTES
-    or more) and a bar per run while scheduling (PROGRESS_MIN_PODS or more in all); else no callbacks.
+    or more) and a bar per run while working (`minimum` steps or more in all: pods, candidates); else no
+    callbacks.
 
     Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
     display opens at the first bar worth drawing.
@@ -63,7 +64,7 @@ def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
 
         def progress(*args) -> None:
             label, done, total = args if len(args) == 3 else ("scheduling", *args)
-            if total * runs >= PROGRESS_MIN_PODS:
+            if total * runs >= minimum:
                 draw(str(label), done, total)
         yield (loading if size >= LOADING_MIN_BYTES else None), progress
 
@@ -79,8 +80,8 @@ def _display():
 
 @contextmanager
 def _loading_progress(files: list[str]):
-    """The loading bars alone (see `_progress`): a callback on a terminal for large files, else None."""
-    with _progress(files) as (loading, _):
+    """The loading bars alone (see `progress_bars`): a callback on a terminal for large files, else None."""
+    with progress_bars(files) as (loading, _):
         yield loading
 
 
@@ -108,7 +109,7 @@ def simulate(
     from kubefit.report.whatif import actions_table
 
     if plot:
-        _check_plot_path(plot)
+        check_plot_path(plot)
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if timeline and specs:
         raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
@@ -117,7 +118,7 @@ def simulate(
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn)
     if timeline:
         return _timeline(files, options, output, plot)
-    with _progress(files, 1 + len(specs)) as (loading, tick):
+    with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
             results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
         else:
@@ -138,7 +139,7 @@ def simulate(
         raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
 
 
-def _check_plot_path(path: str) -> None:
+def check_plot_path(path: str) -> None:
     """`--plot out.txt` is a usage error before any work: the extension names one of matplotlib's formats."""
     from matplotlib.backend_bases import FigureCanvasBase
 
@@ -153,7 +154,7 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
     """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
     from kubefit.report.timeline import plot_timeline, timeline_table
 
-    with _progress(files) as (loading, tick):
+    with progress_bars(files) as (loading, tick):
         data = verbs.timeline(files, progress=tick, loading=loading, **options).to_dict()
     if plot:
         try:

@@ -215,6 +215,7 @@ class Shape:
     failure: str | None = None  # PreFilter rejected the pod on every node
     allowed: np.ndarray | None = None  # PreFilter node-name subset
     names: set | None = None  # PreFilter's node names (None: every node)
+    names_mask: np.ndarray | None = None  # bool [N]: the nodes `names` has (None: every node)
     outside_reason: str = ""
     filters: list = field(default_factory=list)  # active (name, plugin)
     codes: np.ndarray | None = None  # int8 [P, N]
@@ -330,7 +331,7 @@ class Engine:
         self.order = zone_order(state.nodes)  # the present nodes' zone-round-robin order (`_present_changed`)
         self._order2 = np.concatenate([self.order, self.order])
         if state.removed is not None:
-            self._present_changed([])
+            self._present_changed()
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * 40))
         self._every = np.arange(n, dtype=np.int64)
@@ -397,7 +398,7 @@ class Engine:
         sh.filters = active
         sh.names = names
         if names is not None:
-            sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
+            sh.allowed = sh.names_mask = np.array([node.name in names for node in state.nodes], dtype=bool)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
         if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
             sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
@@ -775,9 +776,15 @@ class Engine:
     def remove_node(self, node: int) -> list[Pod]:
         """Delete `node` (`ClusterState.remove_node`): its pods are gone (returned), no pod can choose it, and
         the node list that sampling walks and FitError counts (`0/N nodes`) no longer has it."""
-        pods = self.state.remove_node(node)
-        self.log_removal(node)
-        self._present_changed([node])
+        return self.remove_nodes([node])
+
+    def remove_nodes(self, nodes: Sequence[int]) -> list[Pod]:
+        """`remove_node` for several nodes at once (the node lists redone once)."""
+        pods: list[Pod] = []
+        for node in nodes:
+            pods += self.state.remove_node(node)
+            self.log_removal(node)
+        self._present_changed()
         return pods
 
     def checkpoint(self) -> Checkpoint:
@@ -797,13 +804,13 @@ class Engine:
             self.log_removal(node)
         if any(carries_affinity_terms(p) for p in bound_back):
             self.epoch += 1  # as `bind` does: shapes that decided to ignore other nodes' pods look again
-        self._present_changed(nodes)
+        self._present_changed()
         self.rng.setstate(checkpoint.rng)
         self.next_start = checkpoint.next_start
 
-    def _present_changed(self, nodes: list[int]) -> None:
-        """After nodes were removed or restored: the node order of the present nodes, and each cached shape's
-        candidate nodes (`allowed`: PreFilter's node names and presence) on those rows."""
+    def _present_changed(self) -> None:
+        """After nodes were removed or restored (each logged as a change of its row): the node order of the
+        present nodes; each cached shape catches up on its next cycle."""
         state = self.state
         removed = state.removed
         if removed is None:
@@ -814,23 +821,19 @@ class Engine:
                 self._zones = np.array([ids.setdefault(zone_key(n), len(ids)) for n in state.nodes], dtype=np.int64)
             self.order = present_zone_order(self._zones, ~removed)
         self._order2 = np.concatenate([self.order, self.order])
-        self.presence += 1
-        for sh in self.shapes.values():
-            if sh.failure is not None:
-                continue
-            if sh.allowed is None:
-                if removed is None:
-                    continue
-                sh.allowed = np.ones(len(state), dtype=bool)
-            for node in nodes:
-                sh.allowed[node] = (removed is None or not removed[node]) and (
-                    sh.names is None or state.nodes[node].name in sh.names)
+        self.presence += 1  # each shape's candidate nodes are redone on its next cycle (`_node_set_changed`)
 
     def _node_set_changed(self, sh: Shape) -> None:
-        """Redo over every node the raw scores of the shape's Score plugins that read the node set
-        (`reads_node_set`: ImageLocality's spread, nodes holding an image / nodes), which binds never change
-        but `remove_node` and `rollback` do; their rows' verdicts follow the log as usual."""
+        """After `remove_node` / `rollback`: the shape's candidate nodes (`allowed`: PreFilter's node names, less
+        the removed nodes), and, over every node, the raw scores of its Score plugins that read the node set
+        (`reads_node_set`: ImageLocality's spread, nodes holding an image / nodes), which binds never change;
+        the rows whose node came or went are in the log: `_sync` / `_redo` evaluate them next."""
         sh.presence = self.presence
+        removed = self.state.removed
+        if sh.failure is None:
+            present = None if removed is None else ~removed
+            sh.allowed = present if sh.names_mask is None else (
+                sh.names_mask if present is None else sh.names_mask & present)
         redo = [s for s, (_n, plugin, _w) in enumerate(sh.scorers) if getattr(plugin, "reads_node_set", False)]
         if not redo or sh.failure is not None:
             return

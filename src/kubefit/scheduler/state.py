@@ -142,7 +142,11 @@ class ClusterState:
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
-        self.pods[node] = [p for p in self.pods[node] if p is not pod]
+        pods = self.pods[node]
+        if pods and pods[-1] is pod:  # the last one (how `remove_node` takes them): no copy of the list
+            pods.pop()
+        else:
+            self.pods[node] = [p for p in pods if p is not pod]
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
