@@ -60,12 +60,13 @@ def name_some(items: list[str], shown: int = 4) -> str:
     return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
-VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif")
+VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif",
+                 "consolidate")
 # The family modules a verb lives in: running one verb imports only those (a faster start); any other
 # word (`--help`, a verb not listed here) imports them all.
 FAMILY_OF_VERB = {
     "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
-    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "consolidate": ("whatif",),
+    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "consolidate": ("consolidate",),
     "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
     "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -36,10 +36,10 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 
 
 @contextmanager
-def progress_bars(files: list[str], runs: int = 1, minimum: int = PROGRESS_MIN_PODS) -> Iterator[tuple[Any, Any]]:
+def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -> Iterator[tuple[Any, Any]]:
     """On a terminal: one rich display with a bar per large file while loading (together LOADING_MIN_BYTES
-    or more) and a bar per run while working (`minimum` steps or more in all: pods, candidates); else no
-    callbacks.
+    or more) and a bar per run while working (`minimum` steps or more in all: pods, default PROGRESS_MIN_PODS,
+    or candidates); else no callbacks.
 
     Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
     display opens at the first bar worth drawing.
@@ -64,7 +64,7 @@ def progress_bars(files: list[str], runs: int = 1, minimum: int = PROGRESS_MIN_P
 
         def progress(*args) -> None:
             label, done, total = args if len(args) == 3 else ("scheduling", *args)
-            if total * runs >= minimum:
+            if total * runs >= (PROGRESS_MIN_PODS if minimum is None else minimum):
                 draw(str(label), done, total)
         yield (loading if size >= LOADING_MIN_BYTES else None), progress
 
@@ -157,10 +157,7 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
     with progress_bars(files) as (loading, tick):
         data = verbs.timeline(files, progress=tick, loading=loading, **options).to_dict()
     if plot:
-        try:
-            plot_timeline(data, plot)
-        except OSError as exc:
-            raise InputError(f"cannot write the plot: {exc}", file=plot) from None
+        write_plot(plot_timeline, data, plot)
     emit(data, output, lambda console: timeline_table(console, data))
     keep(data)
 
@@ -168,8 +165,13 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
 def _plot(results, path: str) -> None:
     from kubefit.report.plots import plot_allocation
 
+    write_plot(plot_allocation, results, path)
+
+
+def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
+    """`draw(data, path)`; a file that cannot be written is bad input (one `error:` line naming it)."""
     try:
-        plot_allocation(results, path)
+        draw(data, path)
     except OSError as exc:
         raise InputError(f"cannot write the plot: {exc}", file=path) from None
 

@@ -202,6 +202,8 @@ class Consolidator:
     def try_node(self, i: int) -> str | None:
         """Remove node `i` if its pods let it go and all that must move is placed; else why not."""
         engine = self.engine
+        if len(self.removed) + 1 >= len(self.state):
+            return "the cluster's last node (a cluster keeps at least one)"
         plan = self.drain(i)
         if plan.blocked is not None:
             return plan.blocked

@@ -17,7 +17,7 @@ profile's filters. Whatever it does, it keeps:
   filtering): as many nodes as hold the pods that carry the term and match it today (they repel each
   other: a moved one lands where none of them is, so the count of such nodes never falls).
 
-The bound is the larger of |kept| + max over resources of k, and the largest such count. It never exceeds
+The bound is the largest of |kept| + max over resources of k, that count, and 1 (a cluster keeps a node). It never exceeds
 what a consolidation keeps (`lowerBound ≤ nodesAfter`), and it is tight where the arithmetic is (pods that
 pack exactly). Pods a consolidation might delete (no controller, with `--force` or safe-to-evict) are left
 out of W; a pod resized in place counts the smaller of its spec and its actual requests.
@@ -149,5 +149,5 @@ def lower_bound(state: ClusterState, config: SchedulerConfiguration, kept: set[i
     """The bound on today's `state` (see the module's docstring)."""
     by_resource = resource_bound(state, config, kept, overhead, leaving)
     spread = anti_affinity_bound(state, config, overhead, leaving)
-    nodes = max(len(kept) + max(by_resource.values(), default=0), spread)
+    nodes = max(len(kept) + max(by_resource.values(), default=0), spread, min(1, state.present_count))
     return LowerBound(nodes, len(kept), by_resource, spread)

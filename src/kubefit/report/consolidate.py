@@ -23,22 +23,27 @@ def _percent(fraction: float | None) -> str:
     return "" if fraction is None else f"{100 * fraction:.1f}%"
 
 
-def _allocation(usage: dict[str, float]) -> str:
-    return ", ".join(f"{r} {usage[r]:.1f}%" for r in ("cpu", "memory") if r in usage)
-
-
 def summary(console: Console, data: dict) -> None:
-    """Nodes and cost before and after, the lower bound, allocation, how the answer was checked."""
-    bound = data["lowerBoundParts"]
+    """Nodes and cost before and after, what the lower bound is made of, allocation, how the answer was checked."""
     saved = data["costSaved"]
-    console.print(f"nodes [bold]{data['nodesBefore']} → {data['nodesAfter']}[/bold] (lower bound "
-                  f"{data['lowerBound']}: {bound['kept']} kept by their pods or annotations + what the workload's "
-                  f"requests need); cost {data['costBefore']} → {data['costAfter']}"
-                  + (f" (saves {saved})" if saved else ""))
+    console.print(f"nodes [bold]{data['nodesBefore']} → {data['nodesAfter']}[/bold], cost {data['costBefore']} → "
+                  f"{data['costAfter']}" + (f" (saves {saved})" if saved else "")
+                  + f"; no consolidation keeps fewer than {data['lowerBound']} nodes ({_bound(data)})")
     before, after = data["utilization"]["before"], data["utilization"]["after"]
-    checked = data["verification"]["simulations"]
-    console.print(f"allocated before: {_allocation(before)}; after: {_allocation(after)}; {data['trials']} removals "
-                  f"simulated" + (f", the answer confirmed by simulate --remove ({checked} run)" if checked else ""))
+    moved = ", ".join(f"{r} {before[r]:.1f}% → {after.get(r, 0):.1f}%" for r in ("cpu", "memory") if r in before)
+    runs = data["verification"]["simulations"]
+    console.print(f"allocated {moved}; {data['trials']} removals tried, the answer checked with simulate --remove "
+                  f"({runs} run{'s' if runs != 1 else ''})")
+
+
+def _bound(data: dict) -> str:
+    """What the lower bound is made of, in words."""
+    parts = data["lowerBoundParts"]
+    resource, more = max(parts["byResource"].items(), key=lambda kv: kv[1], default=("cpu", 0))
+    words = f"{parts['kept']} that must stay + {more} for the workload's {resource}"
+    if parts["antiAffinity"] >= parts["kept"] + more:
+        words = f"{parts['antiAffinity']} that a required anti-affinity keeps apart"
+    return words
 
 
 def consolidate_table(console: Console, data: dict) -> None:
