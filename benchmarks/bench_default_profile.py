@@ -1,38 +1,74 @@
 """Benchmark `kubefit simulate` under kube-scheduler's full default profile, end to end from a JSON file.
 
-The cluster: N nodes over three zones (hostname and zone labels, one of four node types); the workload:
-P pending pods owned by ReplicaSets (100 pods each) that a Service selects, so PodTopologySpread applies
-its system-default constraints; one pod in five also carries an explicit zone spread constraint
-(DoNotSchedule, maxSkew 1) and one in four a preferred pod anti-affinity on the hostname. Every node is
-evaluated (`percentageOfNodesToScore: 100`). Prints pods/s and the peak RSS of the kubefit process.
+Every node is evaluated (`percentageOfNodesToScore: 100`), ties go to the first node (`--tie-break first`).
+Three queues over N nodes in three zones (hostname and zone labels, one of four node types):
 
-    .venv/bin/python benchmarks/bench_default_profile.py --sizes 500x5000 5000x50000
+- `uniform` (issue 10's): P pending pods owned by ReplicaSets of 100 pods that a Service selects, so
+  PodTopologySpread applies its system-default constraints; one app in five carries an explicit zone spread
+  (DoNotSchedule, maxSkew 1), one in four a preferred pod anti-affinity on the hostname. Everything fits.
+- `realistic` (issue 23's replay): P pods owned by ReplicaSets of 1 to 100 replicas in four namespaces,
+  half of the ReplicaSets behind a Service, the system-default spread on every pod; a few carry an explicit
+  zone spread, a preferred or required hostname anti-affinity, or a zone affinity to another app; they
+  arrive ReplicaSet after ReplicaSet (`creationTimestamp`). Their CPU requests add up to `FILL` of the
+  cluster's, and two ReplicaSets can never fit (more CPU than any node has; a node pool no node has), so
+  about 3 % of the pods end pending, each after DefaultPreemption's dry run.
+- `realistic-priorities`: the same with two PriorityClasses (a third of the ReplicaSets `batch`, the others
+  `online`): late `online` pods preempt `batch` ones, and the dry run finds victims on some nodes only.
+
+Each run is one `kubefit simulate` process, timed from its start to its answer (wall and CPU seconds, its
+own peak RSS: bench_cli.py's `timed`). `--keep DIR` writes each scenario and its output there
+(`check_default_profile_outputs.py` compares the outputs of two trees).
+
+    .venv/bin/python benchmarks/bench_default_profile.py --sizes 1000x10000 5000x50000
+    .venv/bin/python benchmarks/bench_default_profile.py --queues realistic --sizes 1000x10000 --repeat 3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from bench_cli import KUBEFIT, WORK, figures, timed
 
 NODE_TYPES = [("16", "64Gi", "110"), ("8", "32Gi", "110"), ("32", "128Gi", "250"), ("4", "16Gi", "58")]
 POD_SHAPES = [("100m", "128Mi"), ("250m", "512Mi"), ("500m", "1Gi"), ("1", "2Gi")]
 ZONES = ("zone-a", "zone-b", "zone-c")
 PER_REPLICA_SET = 100
+CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+          "percentageOfNodesToScore": 100, "profiles": [{"schedulerName": "default-scheduler"}]}
+QUEUES = ("uniform", "realistic", "realistic-priorities")
+HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
+
+# realistic queue: ReplicaSet sizes and pod shapes (weight, value), namespaces, how full the queue makes the cluster
+REPLICAS = [(0.20, 1), (0.20, 2), (0.15, 3), (0.15, 5), (0.12, 10), (0.08, 20), (0.06, 50), (0.04, 100)]
+SHAPES = [(0.25, 100, 128), (0.25, 250, 512), (0.20, 500, 1024), (0.15, 1000, 2048), (0.10, 2000, 4096),
+          (0.05, 4000, 8192)]  # (weight, millicores, MiB) before scaling to FILL
+NAMESPACES = ("default", "shop", "payments", "analytics")
+FILL = 1.10  # the queue's CPU requests over the cluster's allocatable CPU
+MEMORY_FILL = 0.7
+EPOCH = 1_800_000_000  # 2027-01-15: the first ReplicaSet's creationTimestamp, one more second per ReplicaSet
+PRIORITY_CLASSES = (("online", 1000), ("batch", 100))
+
+
+def nodes_of(nodes: int, rng: np.random.Generator) -> list[dict]:
+    """`nodes` Nodes of the four types, zones in turn."""
+    out = []
+    for i in range(nodes):
+        cpu, memory, max_pods = NODE_TYPES[int(rng.integers(len(NODE_TYPES)))]
+        alloc = {"cpu": cpu, "memory": memory, "pods": max_pods}
+        out.append({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": f"node-{i:05d}", "labels": {HOSTNAME: f"node-{i:05d}", ZONE: ZONES[i % 3]}},
+                    "status": {"allocatable": alloc, "capacity": alloc}})
+    return out
 
 
 def scenario(nodes: int, pods: int, seed: int = 0) -> list[dict]:
-    """The documents of one scenario file: configuration, Services, ReplicaSets, nodes, pending pods."""
+    """The `uniform` queue: configuration, Services, ReplicaSets, nodes, pending pods."""
     rng = np.random.default_rng(seed)
-    docs: list[dict] = [{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                         "percentageOfNodesToScore": 100, "profiles": [{"schedulerName": "default-scheduler"}]}]
+    docs: list[dict] = [CONFIG]
     apps = (pods + PER_REPLICA_SET - 1) // PER_REPLICA_SET
     for a in range(apps):
         labels = {"app": f"app{a}"}
@@ -43,26 +79,20 @@ def scenario(nodes: int, pods: int, seed: int = 0) -> list[dict]:
                      "spec": {"replicas": PER_REPLICA_SET, "selector": {"matchLabels": labels},
                               "template": {"metadata": {"labels": labels},
                                            "spec": {"containers": [{"name": "app", "image": "app"}]}}}})
-    for i in range(nodes):
-        cpu, memory, max_pods = NODE_TYPES[int(rng.integers(len(NODE_TYPES)))]
-        alloc = {"cpu": cpu, "memory": memory, "pods": max_pods}
-        docs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:05d}", "labels": {"kubernetes.io/hostname": f"node-{i:05d}",
-                                                                      "topology.kubernetes.io/zone": ZONES[i % 3]}},
-                     "status": {"allocatable": alloc, "capacity": alloc}})
+    docs += nodes_of(nodes, rng)
     for i in range(pods):
         a = i // PER_REPLICA_SET
         cpu, memory = POD_SHAPES[a % len(POD_SHAPES)]
         spec: dict = {"containers": [{"name": "app", "image": f"registry.example.com/app{a}:1",
                                       "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}
         if a % 5 == 0:
-            spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+            spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE,
                                                   "whenUnsatisfiable": "DoNotSchedule",
                                                   "labelSelector": {"matchLabels": {"app": f"app{a}"}}}]
         if a % 4 == 1:
             spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": f"app{a}"}},
-                                                    "topologyKey": "kubernetes.io/hostname"}}]}}
+                                                    "topologyKey": HOSTNAME}}]}}
         docs.append({"apiVersion": "v1", "kind": "Pod",
                      "metadata": {"name": f"app{a}-{i:06d}", "namespace": "default", "labels": {"app": f"app{a}"},
                                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
@@ -71,32 +101,132 @@ def scenario(nodes: int, pods: int, seed: int = 0) -> list[dict]:
     return docs
 
 
-def run(nodes: int, pods: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "scenario.json"
-        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": scenario(nodes, pods)}))
-        kubefit = Path(sys.executable).with_name("kubefit")
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        out = subprocess.run([str(kubefit), "simulate", "-f", str(path), "-o", "json", "--tie-break", "first"],
-                             capture_output=True, text=True, check=True)
-        seconds = time.perf_counter() - start
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime  # the machine is shared: CPU too
-    peak = usage.ru_maxrss / 1024  # KiB → MiB (Linux; the largest child so far)
-    data = json.loads(out.stdout)
-    return {"nodes": nodes, "pods": pods, "seconds": round(seconds, 1), "cpuSeconds": round(cpu, 1),
-            "podsPerSecond": round(pods / seconds), "peakMiB": round(peak), "scheduled": data["scheduled"]}
+def _pick(rng: np.random.Generator, table: list[tuple], size: int) -> np.ndarray:
+    """`size` row indices of `table`, drawn by its first column's weights."""
+    weights = np.array([row[0] for row in table], dtype=float)
+    return rng.choice(len(table), size=size, p=weights / weights.sum())
+
+
+def _sizes(pods: int, rng: np.random.Generator) -> list[int]:
+    """ReplicaSet sizes adding up to `pods`."""
+    sizes: list[int] = []
+    while sum(sizes) < pods:
+        sizes.append(min(REPLICAS[int(_pick(rng, REPLICAS, 1)[0])][1], pods - sum(sizes)))
+    return sizes
+
+
+def _group_spec(g: int, app: str, rng: np.random.Generator, apps: list[tuple[str, str]], size: int) -> dict:
+    """The pod spec's scheduling constraints of ReplicaSet `g` (most carry none)."""
+    spec: dict = {}
+    draw = rng.random()
+    own = {"matchLabels": {"app": app}}
+    if draw < 0.05:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": own}]
+    elif draw < 0.15:
+        spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": {"labelSelector": own, "topologyKey": HOSTNAME}}]}}
+    elif draw < 0.18 and size <= 20:
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": own, "topologyKey": HOSTNAME}]}}
+    elif draw < 0.20 and apps:
+        other_ns, other = apps[int(rng.integers(len(apps)))]
+        spec["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": other}},
+                                               "namespaces": [other_ns], "topologyKey": ZONE}}]}}
+    return spec
+
+
+def realistic(nodes: int, pods: int, priorities: bool = False, seed: int = 0) -> list[dict]:
+    """The `realistic` queue (`realistic-priorities` with `priorities`): see the module docstring."""
+    rng = np.random.default_rng(seed)
+    node_docs = nodes_of(nodes, rng)
+    cluster_cpu = sum(int(n["status"]["allocatable"]["cpu"]) * 1000 for n in node_docs)
+    cluster_mib = sum(int(n["status"]["allocatable"]["memory"][:-2]) * 1024 for n in node_docs)
+    sizes = _sizes(pods, rng)
+    shapes = _pick(rng, SHAPES, len(sizes))
+    weight_cpu = sum(SHAPES[s][1] * n for s, n in zip(shapes, sizes, strict=True))
+    weight_mib = sum(SHAPES[s][2] * n for s, n in zip(shapes, sizes, strict=True))
+    cpu_scale, mib_scale = FILL * cluster_cpu / weight_cpu, MEMORY_FILL * cluster_mib / weight_mib
+    never = {len(sizes) // 3: "oversized", 2 * len(sizes) // 3: "no-pool"}  # two ReplicaSets that never fit
+    docs: list[dict] = [CONFIG]
+    if priorities:
+        docs += [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                  "value": value} for name, value in PRIORITY_CLASSES]
+    pod_docs: list[dict] = []
+    apps: list[tuple[str, str]] = []
+    for g, (size, shape) in enumerate(zip(sizes, shapes, strict=True)):
+        app, ns = f"app{g}", NAMESPACES[g % len(NAMESPACES)]
+        labels = {"app": app}
+        created = f"{np.datetime64(EPOCH + g, 's')}Z"
+        cpu = max(10, round(SHAPES[shape][1] * cpu_scale / 10) * 10)
+        requests = {"cpu": f"{cpu}m", "memory": f"{max(16, round(SHAPES[shape][2] * mib_scale))}Mi"}
+        spec = _group_spec(g, app, rng, apps, size)
+        if never.get(g) == "oversized":
+            requests["cpu"] = "48"
+        elif never.get(g) == "no-pool":
+            spec["nodeSelector"] = {"example.com/pool": "gpu"}
+        if priorities:
+            spec["priorityClassName"] = "batch" if g % 3 == 2 else "online"
+        spec["containers"] = [{"name": "app", "image": f"registry.example.com/{app}:1",
+                               "resources": {"requests": requests}}]
+        if g % 2 == 0:
+            docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": app, "namespace": ns},
+                         "spec": {"selector": labels, "ports": [{"port": 80}]}})
+        uid = f"rs-{g}"
+        docs.append({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                     "metadata": {"name": app, "namespace": ns, "uid": uid, "creationTimestamp": created},
+                     "spec": {"replicas": size, "selector": {"matchLabels": labels},
+                              "template": {"metadata": {"labels": labels}, "spec": spec}}})
+        owner = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": app, "uid": uid, "controller": True}]
+        pod_docs += [{"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": f"{app}-{r:05d}", "namespace": ns, "labels": labels,
+                                   "creationTimestamp": created, "ownerReferences": owner},
+                      "spec": spec} for r in range(size)]
+        apps.append((ns, app))
+    return docs + node_docs + pod_docs
+
+
+def write_scenario(queue: str, nodes: int, pods: int, directory: Path) -> Path:
+    """The queue's scenario as a JSON `kind: List` in `directory` (written once); its path."""
+    path = directory / f"default-profile-{queue}-{nodes}x{pods}.json"
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        items = scenario(nodes, pods) if queue == "uniform" else realistic(nodes, pods, queue.endswith("priorities"))
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def simulate_command(path: Path) -> list[str]:
+    """The command the benchmark times: `kubefit simulate -o json --tie-break first` on the scenario."""
+    return [*KUBEFIT, "simulate", "-f", str(path), "-o", "json", "--tie-break", "first"]
+
+
+def run(queue: str, nodes: int, pods: int, keep: Path | None) -> dict:
+    """One timed run: figures, pods scheduled and pending, preemptions."""
+    path = write_scenario(queue, nodes, pods, keep or WORK)
+    seconds, cpu, rss, out = timed(simulate_command(path))
+    if keep is not None:
+        path.with_suffix(".out.json").write_bytes(out)
+    data = json.loads(out)
+    return ({"queue": queue, "nodes": nodes, "pods": pods} | figures(seconds, cpu, rss, pods)
+            | {"scheduled": data["scheduled"], "unschedulable": data["unschedulable"],
+               "evicted": data["metrics"]["evicted"]})
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", default=["500x5000"], help="NODESxPODS, e.g. 5000x50000")
+    parser.add_argument("--sizes", nargs="+", default=["1000x10000"], help="NODESxPODS, e.g. 5000x50000")
+    parser.add_argument("--queues", nargs="+", default=list(QUEUES[1:]), choices=QUEUES)
+    parser.add_argument("--repeat", type=int, default=1, help="run each this many times (all are printed)")
+    parser.add_argument("--keep", type=Path, help="write the scenarios and outputs in this folder")
     args = parser.parse_args()
     for size in args.sizes:
         n, p = (int(x) for x in size.split("x"))
-        print(json.dumps(run(n, p)), flush=True)
+        for queue in args.queues:
+            for _ in range(args.repeat):
+                print(json.dumps(run(queue, n, p, args.keep)), flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

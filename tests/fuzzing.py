@@ -87,7 +87,8 @@ class Mutant:
 
 @dataclass
 class Outcome:
-    """What one run did: exit code (None on a hang), stderr, stdout, seconds and peak memory."""
+    """What one run did: exit code (None on a hang), stderr, stdout, seconds and peak memory (beyond what the
+    forked child inherited resident)."""
 
     code: int | None
     stdout: str
@@ -295,8 +296,10 @@ def preload() -> None:
 
 def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
                  memory_bytes: int = 3 << 30) -> Outcome:
-    """`kubefit.cli.main(argv)` in a forked child: output captured, time and address space bounded."""
+    """`kubefit.cli.main(argv)` in a forked child: output captured, time bounded, and the address space it maps
+    beyond what it inherits bounded by `memory_bytes`."""
     reader, writer = os.pipe()
+    inherited = _status_bytes("VmRSS:")
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -317,7 +320,7 @@ def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
     os.close(reader)
     _, status, usage = os.wait4(pid, 0)
     seconds = time.monotonic() - started
-    rss = usage.ru_maxrss * 1024
+    rss = max(0, usage.ru_maxrss * 1024 - inherited)  # the child starts with this process's pages resident
     if not chunks or seconds >= timeout:
         return Outcome(None, "", "", seconds, rss)
     try:
@@ -327,8 +330,20 @@ def run_isolated(argv: list[str], *, stdin: str = "", timeout: float = 20.0,
     return Outcome(result["code"], result["stdout"], result["stderr"], seconds, rss)
 
 
+def _status_bytes(key: str) -> int:
+    """This process's `VmSize:` (address space mapped) or `VmRSS:` (resident) from /proc (0 elsewhere). A
+    forked child inherits both: a pytest worker that has run other tests (thread arenas of a Dask cluster,
+    large arrays) may hold gigabytes, which are not the run's. The bounds apply to what the run adds."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key))
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
 def _child(argv: list[str], stdin: str, writer: int, memory_bytes: int) -> None:  # pragma: no cover
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    limit = _status_bytes("VmSize:") + memory_bytes  # the run's own allocations are bounded, not what it inherited
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO(stdin)
     code = 70

@@ -28,7 +28,8 @@ def case_plugin_weights(case: dict[str, Any]) -> dict[str, Any]:
 
 # The extra objects of a `"profile": "default"` case, in the order they go into the scenario file.
 EXTRA_OBJECT_FIELDS = ("namespaces", "services", "replicaSets", "statefulSets", "replicationControllers", "pvcs",
-                       "pvs", "storageClasses", "csiNodes", "csiDrivers", "pdbs")
+                       "pvs", "storageClasses", "csiNodes", "csiDrivers", "pdbs", "deviceClasses", "resourceSlices",
+                       "resourceClaims")
 
 
 def default_profile_config(case: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +104,7 @@ def run_case(case: dict[str, Any], args: list[str], tmp_path, capsys) -> tuple[i
     path = tmp_path / f"{case['id']}.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case_scenario_docs(case)}))
     capsys.readouterr()
-    rc = main([args[0], "-f", str(path), *args[1:]])
+    rc = main([args[0], "-f", str(path), "--no-admission", *args[1:]])  # pods as given (golden/README.md)
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -128,3 +129,21 @@ def score_detail(case: dict[str, Any], tmp_path, capsys) -> dict[str, Any] | Non
         return None
     assert rc == 0, err
     return json.loads(out)
+
+
+# What `kubefit score -o json --detail` states of a default-profile cycle, in the golden files' vocabulary.
+SINGLE_KEYS = ("filter", "filterByPlugin", "preFilterNodeNames", "skippedFilterPlugins", "feasible", "score",
+               "scoreRaw", "skippedScorePlugins", "total", "best", "preEnqueue", "message", "postFilter")
+
+
+def check_single_case(case: dict[str, Any], tmp_path, capsys) -> None:
+    """A default-profile single-pod case through `kubefit score --detail`: every key of SINGLE_KEYS as the
+    real scheduler gave it (no Filter plugin alone when PreFilter rejected the pod)."""
+    expect = case["expect"]
+    got = score_detail(case, tmp_path, capsys)
+    if got is None:  # the cycle failed as the real one did (checked by score_detail)
+        return
+    for key in SINGLE_KEYS:
+        if key == "filterByPlugin" and expect.get("preFilter"):
+            continue  # PreFilter rejected the pod: no Filter plugin ran
+        assert same(got.get(key), expect.get(key)), key

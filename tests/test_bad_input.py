@@ -602,7 +602,8 @@ WARNING_SHAPES = [
                                                   "foo: '1'}}}")),
      "'foo' is not one kube-scheduler accounts for"),
     ("limits-without-requests", with_node(pod(container="{name: c, resources: {limits: {cpu: 100m}}}")),
-     "limits without requests for cpu"),
+     "admission: defaulting: container limits copied into the missing requests (1 pod, e.g. Pod/p1: cpu for "
+     "container c)"),
     ("capacity-for-allocatable", docs(node("{capacity: {cpu: '4', memory: 8Gi, pods: '110'}}"), POD),
      "status.allocatable is absent; using status.capacity"),
     ("no-allocatable", docs(NODE, node("{}", meta="{name: n2}"), POD), "Node/n2: node has neither"),
@@ -640,7 +641,8 @@ def test_fleet_warnings_once_on_stderr(tmp_path, capsys):
     assert_warned_once(err, "The resource types of each models should be the same")
     assert_warned_once(err, "negative request '-1'")
     assert_warned_once(err, "a kube-scheduler configuration plays no part")
-    assert set(data) == {"availableReplicas"}
+    assert set(data) == {"availableReplicas", "warnings", "inputs"}
+    assert [f"warning: {w}" for w in data["warnings"]] == [line for line in err.splitlines() if line.startswith("warning:")]
 
 
 def test_no_warning_for_a_clean_scenario(tmp_path, capsys):

@@ -21,7 +21,7 @@ def pod(name: str, spec: dict, **meta) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta}, "spec": spec}
 
 
-SPEC = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}, "limits": {"memory": "1Gi"}}}],
+SPEC = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m", "example.com/x": "1", "x": "1"}}}],
         "tolerations": [{"key": "k", "operator": "Exists"}], "priority": 5}
 
 
@@ -35,7 +35,7 @@ def test_pods_sharing_a_spec_decode_alike_and_warn_each_under_its_own_name():
                                                                              want.tolerations, want.priority)
     assert len(scenario.pod_specs) == 1  # decoded once
     assert [w.split(":")[1].strip() for w in scenario.warnings] == ["Pod/p0", "Pod/p1", "Pod/p2"]
-    assert all("limits without requests for memory" in w for w in scenario.warnings)
+    assert all("resource 'x' is not one kube-scheduler accounts for" in w for w in scenario.warnings)
 
 
 def test_a_known_spec_does_not_hide_bad_metadata():
@@ -154,7 +154,7 @@ def test_the_memo_changes_nothing(path):
     from kubefit.manifests.documents import read_documents
     from kubefit.manifests.scenario import load_scenario
 
-    loaded = load_scenario([path])
+    loaded = load_scenario([path], admission=False)  # the pods as decoded
     warnings: list[str] = []
     alone = [decode_pod(d, warnings) for d in read_documents(path) if d.kind == "Pod"]
     assert loaded.pods == alone

@@ -64,7 +64,7 @@ def test_exa_suffix_alone_is_not_an_exponent():
 ])
 def test_one_lexer_for_both_parsers(bad, why):
     """kubefit's exact parser and Karmada's Go Quantity read the text alike (apimachinery's lexer)."""
-    from kubefit.multicluster import goquantity as gq
+    from kubefit.k8s import goquantity as gq
 
     with pytest.raises(QuantityError, match=why):
         parse_quantity(bad)

@@ -37,12 +37,15 @@ def test_the_readme_shows_commands():
 def test_readme_command_runs(command, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(ROOT)
     args = shlex.split(command)[1:]
-    if "--plot" in args:  # the plot goes to a temporary directory, not into the checkout
-        i = args.index("--plot") + 1
-        args[i] = str(tmp_path / Path(args[i]).name)
+    for option in ("--plot", "--report"):  # files go to a temporary directory, not into the checkout
+        if option in args:
+            i = args.index(option) + 1
+            args[i] = str(tmp_path / Path(args[i]).name)
     rc = main(args)
     out, err = capsys.readouterr()
     assert rc == 0, f"{command}\n{err}"
     assert out.strip()
     if "--plot" in args:
         assert Path(args[args.index("--plot") + 1]).read_bytes()[:4] == b"\x89PNG"
+    if "--report" in args:
+        assert Path(args[args.index("--report") + 1]).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

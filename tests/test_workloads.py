@@ -214,25 +214,14 @@ def test_daemon_set_pods_land_on_cordoned_nodes(tmp_path, capsys):
     assert sorted(s["node"] for s in data["steps"]) == ["n1", "n2"]
 
 
-def test_daemon_set_selector_matching_no_node_is_an_error(tmp_path, capsys):
-    ds = workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}").replace(
-        f"spec: {{{CONTAINERS}", f"spec: {{nodeSelector: {{disk: nvme}}, {CONTAINERS}")
-    path = tmp_path / "s.yaml"
-    path.write_text("---\n".join([nodes(2), ds]))
-    assert main(["simulate", "-f", str(path)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    errors = [e for e in err if e.startswith("error:")]
-    assert len(errors) == 1
-    assert all(f in errors[0] for f in (str(path), "DaemonSet/agent", "spec.template.spec.nodeSelector", "no node"))
-
-
 # --------------------------------------------------------------------------- bad templates, names, odd pods
 
 @pytest.mark.parametrize(("spec", "fragments"), [
-    ("replicas: 2, selector: {matchLabels: {app: other}}", ["spec.selector", "does not match template labels"]),
+    ("replicas: 2, selector: {matchLabels: {app: other}}",
+     ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`']),
     ("replicas: -1, selector: {matchLabels: {app: web}}", ["spec.replicas", "non-negative"]),
     ("replicas: 2, replica: 3, selector: {matchLabels: {app: web}}", ["spec.replica", "unknown field"]),
-    ("replicas: 2", ["spec.selector", "required"]),
+    ("replicas: 2", ["[spec.selector: Required value, spec.template.metadata.labels: Invalid value: "]),
     ("replicas: 9223372036854775807, selector: {matchLabels: {app: web}}",
      ["spec.replicas", "at most 2147483647", "int32"]),
     ("replicas: 2, selector: {matchLabels: app}", ["spec.selector.matchLabels", "must be a mapping"]),

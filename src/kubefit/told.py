@@ -1,12 +1,48 @@
-"""What a verb told the user, carried by its result: the `warnings` and `nodeActions` keys of `-o json`."""
+"""What a verb told the user, carried by its result: the `warnings`, `nodeActions` and `inputs` keys of `-o json`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
-def told_keys(warnings: list[str] | None, node_actions: dict | None = None) -> dict:
-    """`{"warnings": [...], "nodeActions": {...}}` for those a verb set (None: the key is left out).
+KUBE_SCHEDULER_VERSION = "v1.34.1"  # the kube-scheduler whose semantics the scheduler verbs reproduce
+KARMADA_VERSION = "v1.19 pre-release f8fdd02"  # the Karmada the fleet verbs reproduce
+
+
+def told_keys(warnings: list[str] | None, node_actions: dict | None = None, inputs: dict | None = None) -> dict:
+    """`{"warnings": [...], "nodeActions": {...}, "inputs": {...}}` for those a verb set (None: the key is left out).
 
     >>> told_keys(["a note"]), told_keys(None)
     ({'warnings': ['a note']}, {})
     """
-    return {k: v for k, v in (("warnings", warnings), ("nodeActions", node_actions)) if v is not None}
+    return {k: v for k, v in (("warnings", warnings), ("nodeActions", node_actions), ("inputs", inputs))
+            if v is not None}
+
+
+def inputs(files: Iterable[str | Path], system: str, options: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """What a result was computed from: the files, the options that differ from none, the versions of
+    kubefit and of the `system` reproduced ("kube-scheduler" or "karmada"), and `more` (the configuration).
+
+    >>> inputs(["a.yaml"], "kube-scheduler", {"seed": 0, "drain": [], "recursive": False})["options"]
+    {'seed': 0}
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        kubefit = version("kubefit")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        kubefit = "unknown"
+    reproduces = {"kube-scheduler": KUBE_SCHEDULER_VERSION, "karmada": KARMADA_VERSION}[system]
+    return {"files": [str(f) for f in files], "kubefitVersion": kubefit, f"{_camel(system)}Version": reproduces,
+            "options": {k: v for k, v in options.items() if not _unset(v)}, **more}
+
+
+def _unset(value: Any) -> bool:
+    """An option left at nothing: None, False or empty (0 is a value: `--seed 0`)."""
+    return value is None or value is False or (isinstance(value, list | tuple | dict | str) and not value)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("-")
+    return head + "".join(w.capitalize() for w in rest)

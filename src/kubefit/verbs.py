@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
+    from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
     from kubefit.scheduler.nodeactions import Evictions, NodeActions
     from kubefit.scheduler.scenario import Prepared
@@ -47,14 +48,15 @@ def python_warning(message: str) -> None:
 
 
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
-                  progress: Loading | None = None, recursive: bool = False,
-                  actions: NodeActions | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
+                  admission: bool = True, nodes_required: bool = True) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
     Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
     and into `prepared.notes` (the results' ``warnings``);
-    `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`). Returns the scenario (after the
+    `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`); `admission=False` takes the
+    pods as given, without the API server's admission (`--no-admission`). Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
     from kubefit.manifests.load import unread_objects
@@ -62,12 +64,12 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
-    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive)
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario, scoring=scoring)
+    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required)
     if unread:
         prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
@@ -85,13 +87,26 @@ def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> N
     return NodeActions(list(cordon), list(drain), list(remove))
 
 
+def _inputs(files: Files, config: Any = None, *, configurations: Sequence[tuple[str, Any]] = (),
+            **options: Any) -> dict[str, Any]:
+    """A kube-scheduler verb's `inputs`: files, options, the configuration (or each compared one) and versions."""
+    from kubefit.scheduler.config import describe
+    from kubefit.told import inputs
+
+    more: dict[str, Any] = {"configuration": describe(config)} if config is not None else {}
+    if configurations:
+        more["configurations"] = [{"name": name, **describe(c)} for name, c in configurations]
+    return inputs(files, "kube-scheduler", options, **more)
+
+
 def _every(progress: Progress | None, total: int) -> Callable[[int], None] | None:
     """The engine's progress callback (pods done) as the API's (pods done, pods queued)."""
     return None if progress is None else (lambda done: progress(done, total))
 
 
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
-          explain: bool = False, warn: Warn = python_warning, recursive: bool = False) -> dict[str, Any]:
+          explain: bool = False, warn: Warn = python_warning, recursive: bool = False,
+          admission: bool = True) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -104,6 +119,9 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         The score scale; default legacy (0..10) for a `Policy` file, v1.34 (0..100) otherwise.
     detail, explain : bool
         Add the failing plugins and raw scores / the per-resource arithmetic (`--detail`, `--explain`).
+    admission : bool
+        Pods not stored yet go through the API server's admission (defaults, LimitRanger, RuntimeClass,
+        DefaultTolerationSeconds); False (`--no-admission`): pods as given, as kube-scheduler's tests make them.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -124,13 +142,21 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     """
     from kubefit.report.scheduler import cycle_to_dict
     from kubefit.scheduler.explain import explain as explain_cycle
-    from kubefit.scheduler.scenario import find_pending_pod, score_pod
+    from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
-    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive,
+                                          admission=admission)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
+    if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
+        data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
+                                                               prepared.state.node_names)
     data["warnings"] = list(prepared.notes)
+    note = sampling_note(prepared, target, result)
+    if note is not None:
+        warn(note)
+        data["warnings"].append(note)
     details = explain_cycle(prepared.framework(target), prepared.state, target, result.feasible) if explain else None
     if details is not None:
         data["explain"] = details
@@ -139,7 +165,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
 
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning) -> SimulationResult:
+             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -161,6 +187,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         Called with (file, documents read, documents) while the files load.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
+    admission : bool
+        As for `score`.
 
     Returns
     -------
@@ -193,12 +221,14 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                                actions=actions)
+                                                actions=actions, admission=admission)
     queue = scenario.pending_pods
     result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                  progress=_every(progress, len(queue)))
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
+    result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                            drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -207,7 +237,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
             cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
-            warn: Warn = python_warning) -> list[SimulationResult]:
+            warn: Warn = python_warning, admission: bool = True) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`).
 
@@ -217,7 +247,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
-    cordon, drain, remove, recursive, loading, warn
+    cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
     progress : callable, optional
         Called with (configuration label, pods scheduled so far, pods queued).
@@ -239,7 +269,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     from kubefit.scheduler.compare import compare as run_compare
 
     scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove))
+                                          actions=node_actions(cordon, drain, remove), admission=admission)
     cands = candidates(prepared.config, configurations)
     for cand in cands[1:]:
         for note in cand.notes:
@@ -251,25 +281,30 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
+    told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
     for result in results:
         result.warnings += _run_notes(result, warn)
+        result.inputs = told
     return results
 
 
 def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
-    """What the run itself found to tell (a preemption kube-scheduler may resolve differently), told via `warn`."""
+    """What the run itself found to tell (a preemption kube-scheduler may resolve differently, a DRA pool order
+    that may have mattered), told via `warn`."""
     from kubefit.scheduler.simulate import preemption_note
 
-    note = preemption_note(result)
-    if note is None:
-        return []
-    warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
-    return [note]
+    notes = [note for note in (preemption_note(result),) if note is not None]
+    if result.state.dra is not None:  # DynamicResources: pool order that mattered, reservations refused
+        notes += result.state.dra.notes
+    for note in notes:
+        warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
+    return notes
 
 
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning) -> TimelineResult:
+             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -279,7 +314,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     ----------
     files : sequence of str or Path
         Scenario files or folders.
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
     progress : callable, optional
         Called with (scheduling attempts so far, pods queued).
@@ -302,7 +337,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.timeline import timeline_warnings
 
     scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove))
+                                          actions=node_actions(cordon, drain, remove), admission=admission)
     queue = scenario.pending_pods
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
                           seed=seed, progress=_every(progress, len(queue)))
@@ -310,12 +345,14 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     for note in told:
         warn(note)
     result.warnings = list(prepared.notes) + told
+    result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
     return result
 
 
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
-         warn: Warn = python_warning) -> Plan:
+         warn: Warn = python_warning, admission: bool = True) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -328,8 +365,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         Node manifests to add copies of; with several, each one's cost in the label `kubefit.io/cost` (default 1).
     max_nodes : int, optional
         At most this many nodes of each template (default: one per queued pod).
-    tie_break, seed, cordon, drain, remove, recursive, warn
-        As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too.
+    tie_break, seed, cordon, drain, remove, recursive, warn, admission
+        As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
+        without Node objects is planned from zero.
 
     Returns
     -------
@@ -356,11 +394,15 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions)
+    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions,
+                                                admission=admission, nodes_required=False)
     result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
     for note in result.notes:
         warn(note)
     result.warnings = list(prepared.notes) + result.notes
+    result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
+                            maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                            drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -464,9 +506,134 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     return result
 
 
+def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: int = 0, batch: int = 8,
+         space: str | Path | None = None, tie_break: str = "random", repeats: int | None = None,
+         validate: Files = (), dask_scheduler: str | None = None, workers: int | None = None,
+         recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning) -> TuneResult:
+    """The scheduler configuration that packs this workload best (`kubefit tune`).
+
+    Candidates vary NodeResourcesFit's scoring strategy, its resource weights and RequestedToCapacityRatio
+    shape, and Score plugin weights; each is a valid v1 KubeSchedulerConfiguration judged by exact
+    simulation of the workload. The scenario's configuration and the three stock strategies are the first
+    trials, then Optuna's seeded TPE sampler (a grid for a space of at most `trials` configurations) in
+    batches of `batch`, on Dask workers; the same seed gives the same answer on any number of workers.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders: nodes, bound and pending pods, at most one scheduler configuration
+        (the one tuned; kube-scheduler's defaults when none).
+    objective : {"pending", "nodes", "stranded", "gpu-fragmentation"}
+        What to minimise (see `kubefit.planning.objectives`).
+    trials : int
+        Configurations to try, the baselines included (a smaller space is tried whole).
+    seed : int
+        Seed of the TPE sampler and of the random tie-break (trial seeds are seed, seed + 1, …).
+    batch : int
+        Trials asked of the sampler at a time (and run in parallel); part of what the answer depends on.
+    space : str or Path, optional
+        A YAML search space (see `kubefit.planning.space.load_space`); default: every strategy, the
+        weights of the resources the workload requests, shapes of 2–4 points, plugin weights.
+    tie_break : {"random", "first"}
+        As for `simulate`; with "first" a trial is one deterministic simulation.
+    repeats : int, optional
+        Seeds per trial with the random tie-break (default 3); the value is their mean.
+    validate : sequence of str or Path
+        A hold-out workload (nodes and pods) on which the best configuration and the baselines are re-scored.
+    dask_scheduler : str, optional
+        ``tcp://HOST:PORT`` of a running Dask scheduler whose workers import kubefit; default a
+        `distributed.LocalCluster` of `workers` processes.
+    workers : int, optional
+        Local worker processes (default: this machine's cores; 1 runs in this process).
+    recursive, warn
+        As for `simulate`.
+    progress : callable, optional
+        Called with (trials done, trials planned) after each batch.
+
+    Returns
+    -------
+    kubefit.planning.tune.TuneResult
+        ``best`` (its v1 document in ``best.body``), ``baselines``, ``trials`` (value, configuration,
+        seconds each), ``validation`` and ``warnings``; ``to_dict()`` is `-o json`.
+
+    Notes
+    -----
+    With more than one local worker, the trials run in worker processes that Python starts anew
+    (multiprocessing's spawn): a script calling `tune` needs the usual ``if __name__ == "__main__":`` guard.
+
+    Examples
+    --------
+    The bundled workload leaves its last pod (6 cpu) pending under the default profile; MostAllocated
+    packs the small pods tighter and schedules it:
+
+    >>> import kubefit
+    >>> result = kubefit.tune(["examples/workload/cluster.yaml"], "pending", trials=12, tie_break="first",
+    ...                       workers=1)
+    >>> out = result.to_dict()
+    >>> out["baselines"]
+    {'scenario': 1, 'LeastAllocated': 1, 'MostAllocated': 0, 'RequestedToCapacityRatio': 0}
+    >>> out["best"]["value"], out["best"]["summary"]
+    (0, 'MostAllocated cpu=1 memory=1; NodeResourcesFit 1, NodeResourcesBalancedAllocation 1')
+    """
+    from kubefit.planning.objectives import objective as find_objective
+    from kubefit.planning.space import checked_config, default_space, load_space, v1_body
+    from kubefit.planning.tune import HoldOut, check_settings, scenario_body
+    from kubefit.planning.tune import tune as run_tune
+    from kubefit.planning.workers import Workers
+
+    goal = find_objective(objective)
+    repeats = check_settings(trials, batch, tie_break, repeats)
+    scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive)
+    body = scenario_body(scenario.scheduler_config)
+    told = list(prepared.notes)
+    if body is not None and prepared.config.dialect not in ("v1", "default"):
+        told.append(f"the scenario's {prepared.config.dialect} configuration is tuned as its v1 conversion (what "
+                    f"`kubefit config convert` writes), scored the way kube-scheduler v1.34 scores it")
+    base_body = v1_body(prepared.config, body)
+    base = checked_config(base_body, prepared.config.source or "<kube-scheduler defaults>")
+    if not any(sp.name == "NodeResourcesFit" for p in base.profiles for sp in p.score_plugins):
+        told.append("no profile scores with NodeResourcesFit: its strategy, resource weights and shape change "
+                    "nothing here; only the other plugins' weights can")
+    queue = scenario.pending_pods
+    if not queue:
+        raise InputError("the scenario has no pending pod (a Pod without spec.nodeName): nothing to tune for",
+                         file=scenario.files)
+    search_space = default_space(base, queue, scenario.pods)
+    if space is not None:
+        from kubefit.manifests.documents import read_documents
+
+        docs = read_documents(space, allow_empty=False)
+        if len(docs) != 1:
+            raise InputError(f"a search space is one YAML mapping, found {len(docs)} documents", file=str(space))
+        search_space = load_space(docs[0].body, str(space), search_space)
+    holdout = None
+    if validate:
+        held, held_prepared, _ = prepare_files(validate, "tune", warn, recursive=recursive)
+        if held.scheduler_config is not None:
+            told.append(f"--validate: {held.scheduler_config.source}: {held.scheduler_config.label} is not used "
+                        f"(the hold-out workload is scored under the tuned configuration and the baselines)")
+        holdout = HoldOut([str(f) for f in validate], held_prepared.state, held.pending_pods)
+    for note in told[len(prepared.notes):]:
+        warn(note)
+    with Workers(dask_scheduler, workers) as pool:
+        if pool.count > batch:
+            told.append(f"batches of {batch} keep at most {batch} of the {pool.count} Dask workers busy (a larger "
+                        f"--batch uses them all, and changes what the seed gives)")
+            warn(told[-1])
+        result = run_tune(prepared.state, queue, base_body, base, search_space, pool, goal=goal, trials=trials,
+                          seed=seed, batch=batch, tie_break=tie_break, repeats=repeats, holdout=holdout,
+                          progress=progress)
+    result.warnings = told
+    result.inputs = _inputs(files, prepared.config, objective=goal.name, trials=trials, seed=seed, batch=batch,
+                            space=None if space is None else str(space), tieBreak=tie_break, repeats=repeats,
+                            validate=[str(f) for f in validate], daskScheduler=dask_scheduler, workers=workers,
+                            recursive=recursive)
+    return result
+
+
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
-             warn: Warn = python_warning) -> CapacityResult:
+             warn: Warn = python_warning, admission: bool = True) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -474,12 +641,14 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     files : sequence of str or Path
         Scenario files or folders.
     pod : str, optional
-        The pod to copy (`name` or `namespace/name`, pending or bound); default the first pending pod.
+        The pod to copy (`name` or `namespace/name`, pending or bound), or a workload as kubectl names it
+        (`deployment/web`, `statefulset/db`: one more replica of its template); default the first pending pod
+        that is not a DaemonSet's.
     limit : int, optional
         Stop after this many copies (`--max`).
     replay : bool
         Place the copies one by one even where the count is closed-form (`--check`; same answer).
-    recursive, loading, warn
+    recursive, loading, warn, admission
         As for `simulate`.
 
     Returns
@@ -497,23 +666,38 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     from kubefit.scheduler.capacity import estimate_capacity
 
-    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive,
+                                          admission=admission)
     target = find_pod(scenario, pod)
     result = estimate_capacity(prepared.state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
                                replay=replay)
     result.warnings = list(prepared.notes)
+    result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
+                            recursive=recursive)
     return result
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:
-    """The pod named `name` (`pod` or `namespace/pod`, pending or bound) as a new pending pod, else the
-    first pending pod in queue order."""
+    """The pod to copy: `name` as kubectl names a workload (`deployment/web`, `sts/db`: one more replica of its
+    template, admitted as its controller's pods are), else the pod named `name` (`pod` or `namespace/pod`, pending
+    or bound) as a new pending pod; without a name, the first pending pod in queue order that is not a
+    DaemonSet's (a DaemonSet pod is pinned to its node: one copy at most would fit)."""
+    from kubefit.manifests.admission import admitter
+    from kubefit.manifests.workloads import daemon_pod, replica_of, workload_kind
+
     if name is None:
-        pending = scenario.pending_pods
+        pending = [p for p in scenario.pending_pods if not daemon_pod(p)]
         if not pending:
-            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName); name one with --pod",
-                             file=scenario.files)
+            raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) that is not a DaemonSet's; "
+                             "name one with --pod (a pod, or a workload such as deployment/web)", file=scenario.files)
         return pending[0]
+    prefix, _, rest = name.partition("/")
+    kind = workload_kind(prefix) if rest else None
+    if kind is not None:
+        replica = admitter(scenario)(replica_of(scenario, kind, rest))
+        if replica is None:
+            raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
+        return replica
     for p in (*scenario.pending_pods, *scenario.bound_pods):
         if name in (p.name, p.key):
             return replace(p, node_name="")  # a copy is a new, pending pod
@@ -552,7 +736,12 @@ def estimate(files: Files, *, request: str | None = None, members: Sequence[str]
     from kubefit.multicluster.fleet import estimate_fleet, load_fleet, parse_gates
 
     gates = parse_gates(feature_gates)
-    return estimate_fleet(load_fleet(files, warn), request, members, gates, explain=explain, warn=warn)
+    told, tee = _telling(warn)
+    result = estimate_fleet(load_fleet(files, tee), request, members, gates, explain=explain, warn=tee)
+    result.warnings = told
+    result.inputs = _fleet_inputs(files, request=request, member=list(members), featureGates=feature_gates,
+                                  explain=explain)
+    return result
 
 
 def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | None = None,
@@ -584,7 +773,28 @@ def schedule(files: Files, *, scores: Sequence[str] = (), feature_gates: str | N
     from kubefit.multicluster.fleet import load_fleet, parse_gates, schedule_fleet
 
     gates = parse_gates(feature_gates)
-    return schedule_fleet(load_fleet(files, warn), scores, gates, warn=warn)
+    told, tee = _telling(warn)
+    result = schedule_fleet(load_fleet(files, tee), scores, gates, warn=tee)
+    result.warnings = told
+    result.inputs = _fleet_inputs(files, score=list(scores), featureGates=feature_gates)
+    return result
+
+
+def _telling(warn: Warn) -> tuple[list[str], Warn]:
+    """A list and a `warn` that adds each message to it before passing it on: what a fleet verb told."""
+    told: list[str] = []
+
+    def tee(message: str) -> None:
+        told.append(message)
+        warn(message)
+    return told, tee
+
+
+def _fleet_inputs(files: Files, **options: Any) -> dict[str, Any]:
+    """A fleet verb's `inputs`: files, options and versions (Karmada's configuration is in the files)."""
+    from kubefit.told import inputs
+
+    return inputs(files, "karmada", options)
 
 
 def divide(candidates: Sequence[dict[str, Any]], spec: dict[str, Any],

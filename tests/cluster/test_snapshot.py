@@ -29,7 +29,11 @@ RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").
             "/api/v1/pods": json.loads((FIXTURES / "apiserver" / "pods.json").read_text()),
             **json.loads((FIXTURES / "apiserver" / "storage.json").read_text()),  # PVCs, PVs, ..., PDBs: 8 objects
             # namespaces, services, ReplicaSets, StatefulSets, ReplicationControllers: 13 objects
-            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text())}
+            **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text()),
+            # a LimitRange and a RuntimeClass (admission reads them for pods created later): 2 objects
+            **json.loads((FIXTURES / "apiserver" / "policy.json").read_text()),
+            # a DeviceClass, a pool of 2 ResourceSlices, an allocated and a pending ResourceClaim, a template
+            **json.loads((FIXTURES / "apiserver" / "dra.json").read_text())}
 TOKEN = "kubefit-test-token"
 
 
@@ -223,9 +227,10 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     config = write_kubeconfig(tmp_path / "config", server)
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
-    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers "
+    assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers, "
+            "2 LimitRanges and RuntimeClasses, 6 device classes, resource slices, claims and claim templates "
             "and 5 pods (2 pending)") in capsys.readouterr().err
-    assert len(read_documents(out)) == 29
+    assert len(read_documents(out)) == 37
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -428,10 +433,10 @@ def test_snapshot_keeps_storage_objects_and_budgets_as_the_plugins_read_them(ser
     assert bound["metadata"] == {"name": "data-db-0", "namespace": "shop", "uid": "pvc-1",
                                  "annotations": {"pv.kubernetes.io/bind-completed": "yes"}}
     assert bound["spec"]["volumeName"] == "pv-db-0" and bound["status"] == {"phase": "Bound"}
-    assert by_name[("StorageClass", "gp3")] == {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-                                               "metadata": {"name": "gp3", "uid": "sc-1"},
-                                               "provisioner": "ebs.csi.aws.com",
-                                               "volumeBindingMode": "WaitForFirstConsumer"}
+    assert by_name[("StorageClass", "gp3")] == {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "gp3", "uid": "sc-1", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
     assert by_name[("PodDisruptionBudget", "web")]["status"] == {"disruptionsAllowed": 1}
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump_all(documents))
@@ -467,7 +472,7 @@ def test_snapshot_keeps_namespaces_services_and_controllers_as_the_plugins_read_
     assert by_name[("ReplicationController", "legacy")]["spec"]["selector"] == {"app": "legacy"}
     for doc in documents:
         assert "status" not in doc or doc["kind"] in ("Node", "Pod", "PersistentVolumeClaim", "PersistentVolume",
-                                                      "PodDisruptionBudget"), doc["metadata"]["name"]
+                                                      "PodDisruptionBudget", "ResourceClaim"), doc["metadata"]["name"]
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump_all(documents))
     assert main(["score", "-f", str(path), "-o", "json"]) == 0, capsys.readouterr().err
@@ -500,3 +505,57 @@ def test_snapshot_of_a_controller_short_of_pods_loads_the_pod_it_owes(
     assert owed.name.startswith("web-5f8d7c9b4-") and owed.namespace == "default"
     assert owed.labels == {"app": "web", "pod-template-hash": "5f8d7c9b4"}
     assert owed.containers[0].image == "nginx:1.27" and owed.containers[0].requests["cpu"] == 500_000_000
+
+
+def test_snapshot_reads_dynamic_resource_allocation(server: str, tmp_path: Path) -> None:
+    """DRA objects come trimmed and load: the pool of two slices, the claim allocated to a running pod (its
+    GPU in use, the pod its owner) and the pending one; the managed fields are gone."""
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    documents = [d.body for d in read_documents(out)]
+    kinds = [d["kind"] for d in documents]
+    assert [kinds.count(k) for k in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")] == \
+        [1, 2, 2, 1]
+    held = next(d for d in documents if d["metadata"]["name"] == "trainer-0-gpu-x7k2p")
+    assert held["metadata"]["ownerReferences"][0]["uid"] == "pod-trainer"
+    assert held["status"]["reservedFor"] == [{"resource": "pods", "name": "trainer-0", "uid": "pod-trainer"}]
+    assert "managedFields" not in json.dumps(documents)
+    scenario = load_scenario([out])
+    state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
+    assert set(state.dra.in_use) == {("gpu.example.com", "kind-worker", "gpu-0")}
+    pool = state.dra.catalog.node_pools[state.node_index["kind-worker"]][0]
+    assert [d[0][2] for d in pool.devices] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"] and not pool.incomplete
+
+
+def test_snapshot_of_a_cluster_without_dra(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster that does not serve resource.k8s.io/v1 (404) gives a scenario without DRA objects."""
+    for path in [p for p in RECORDED if p.startswith("/apis/resource.k8s.io/")]:
+        monkeypatch.delitem(RECORDED, path)
+    documents = snapshot(str(write_kubeconfig(tmp_path / "config", server)))
+    assert not [d for d in documents if d["apiVersion"].startswith("resource.k8s.io/")]
+    assert any(d["kind"] == "Node" for d in documents)
+
+
+def test_snapshot_keeps_what_admission_reads_for_pods_created_later(server: str, tmp_path: Path) -> None:
+    """The namespace shop's LimitRange and the RuntimeClass are listed and load. The snapshot's pods were admitted
+    when they were created (they carry metadata.uid): none is changed again. A pod created later in shop — one more
+    replica of its ReplicationController, as `capacity --pod rc/legacy` makes it — is admitted: its template asks
+    cpu 250m only, so LimitRanger gives it the LimitRange's defaultRequest memory 128Mi and default limits."""
+    from kubefit.verbs import find_pod
+
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    documents = read_documents(out)
+    assert [d.name for d in documents if d.kind in ("LimitRange", "RuntimeClass")] == ["defaults", "gvisor"]
+    scenario = load_scenario([out])
+    assert [lr.meta.key for lr in scenario.objects.of("LimitRange")] == ["shop/defaults"]
+    assert scenario.objects.of("RuntimeClass")[0].overhead["cpu"].nanos == 250_000_000
+    given = {d.name: d.body for d in documents if d.kind == "Pod"}
+    for pod in scenario.pods:  # as listed: requests and tolerations untouched
+        spec = given[pod.name]["spec"]
+        assert [set(c.requests) for c in pod.containers] == [set((c.get("resources") or {}).get("requests") or {})
+                                                            for c in spec["containers"]]
+        assert len(pod.tolerations) == len(spec.get("tolerations") or [])
+    replica = find_pod(scenario, "rc/legacy")
+    assert replica.namespace == "shop" and replica.created_by == "ReplicationController/legacy"
+    assert replica.containers[0].requests == {"cpu": 250_000_000, "memory": 128 * 1024 * 1024 * 10**9}

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kubefit.cli import main
-from kubefit.multicluster import goquantity as gq
+from kubefit.k8s import goquantity as gq
 
 GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "karmada"
 FILES = ("cases.jsonl", "docs-example.jsonl", "spec-checks.jsonl", "upstream-tests.jsonl")

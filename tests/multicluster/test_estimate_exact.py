@@ -149,8 +149,8 @@ def test_request_from_deployment_and_policy(tmp_path: Path, capsys: pytest.Captu
 @settings(max_examples=200, deadline=None)
 @given(st.integers(-(10**12), 10**12), st.integers(-9, 6), st.integers(-(10**12), 10**12), st.integers(-9, 6))
 def test_go_sub_is_exact_without_overflow(a: int, ea: int, b: int, eb: int) -> None:
+    from kubefit.k8s.goquantity import GoQuantity
     from kubefit.multicluster.estimate import go_sub
-    from kubefit.multicluster.goquantity import GoQuantity
 
     got = go_sub(GoQuantity(value=a, scale=ea), GoQuantity(value=b, scale=eb))
     m, e = got.as_fraction()

@@ -41,8 +41,9 @@ def test_fragmentation_example(capsys: pytest.CaptureFixture[str]) -> None:
                "--member", f"fragmented={member}", "-o", "json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
+    assert data.pop("inputs")["options"] == {"member": [f"fragmented={member}"]}
     assert data == {"availableReplicas": {"fragmented": 50}, "exactReplicas": {"fragmented": 0},
-                    "estimateError": {"fragmented": 50}}
+                    "estimateError": {"fragmented": 50}, "warnings": []}
 
 
 def test_customized_explain_shows_per_grade_floors(capsys: pytest.CaptureFixture[str]) -> None:

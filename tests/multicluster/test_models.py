@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from karmada_golden import assert_subset, by_value, cases, ids, run_json, scenario_file
 
+from kubefit.k8s import goquantity as gq
 from kubefit.manifests.documents import Document
 from kubefit.manifests.karmada import decode_cluster, decode_resource_models
-from kubefit.multicluster import goquantity as gq
 from kubefit.multicluster.models import (
     InitError,
     ModelingSummary,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.tests_support import run_json
 
 import kubefit
 from kubefit.errors import InputError
+from tests_support import run_json
 
 EXAMPLE = "examples/consolidate/cluster.yaml"
 QUIET = {"warn": lambda _m: None}

@@ -52,6 +52,9 @@ def test_hand_computed(tmp_path, capsys):
     path = write(tmp_path, [*CLUSTER, pod("web", "500m", "512Mi")])
     rc, out = run(capsys, "capacity", "-f", path, "-o", "json")
     assert rc == 0
+    inputs = out.pop("inputs")  # what the count was computed from: the file, the options in force, the config
+    assert (inputs["files"], inputs["options"]) == ([path], {"tieBreak": "first", "seed": 0})
+    assert inputs["configuration"]["source"] == "kube-scheduler defaults"
     assert out == {"pod": "default/web", "count": 7, "perNode": {"a": 4, "b": 3}, "stopReason": "Unschedulable",
                    # the default profile's PostFilter adds its part: no pod of lower priority to preempt
                    "message": "0/2 nodes are available: 1 Insufficient cpu, 1 Too many pods." + NO_VICTIMS,

@@ -76,6 +76,7 @@ def test_gated_pod_gets_no_cycle(tmp_path, capsys):
                                  "reasons": ["waiting for scheduling gates: [example.com/a example.com/b]"]}
     rc, out, err = run(tmp_path, capsys, docs, "simulate", "-o", "json")
     assert out["steps"][0]["preEnqueue"] == "SchedulingGates" and out["unschedulable"] == 1
+    assert "feasible" not in out["steps"][0]  # no cycle, so no feasible nodes found (a cycle says 0)
 
 
 def test_unevaluated_fields_are_warned_on_stderr_and_in_json(tmp_path, capsys):
@@ -84,9 +85,11 @@ def test_unevaluated_fields_are_warned_on_stderr_and_in_json(tmp_path, capsys):
     docs = [*CLUSTER, pod("new", affinity=anti, resourceClaims=[{"name": "gpu", "resourceClaimName": "g"}])]
     rc, out, err = run(tmp_path, capsys, docs, "score", "-o", "json")
     assert rc == 0
-    assert out["feasible"] == [] and "DynamicResources is not modelled" in out["message"]
-    for fragment in ("spec.resourceClaims", "pod (anti-)affinity matchLabelKeys"):
-        assert err.count(fragment) == 1 and sum(fragment in w for w in out["warnings"]) == 1
+    # DynamicResources' PreEnqueue: the claim the pod names does not exist (the DRA manager's assume cache)
+    assert out["preEnqueue"] == {"code": "UnschedulableAndUnresolvable", "plugin": "DynamicResources",
+                                 "reasons": ['could not find ResourceClaim "default/g"']}
+    fragment = "pod (anti-)affinity matchLabelKeys"
+    assert err.count(fragment) == 1 and sum(fragment in w for w in out["warnings"]) == 1
     assert "not simulated" not in err
 
 

@@ -14,9 +14,11 @@ from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 
 from kubefit.api.cluster import ClusterObjects, Controller, ObjectMeta, Service
 from kubefit.api.core import Container, ContainerPort, Node, OwnerReference, Pod
+from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
+from kubefit.scheduler.plugins.interpodaffinity import PREFERRED, REQUIRED, distinct_terms, terms_matching
 from kubefit.scheduler.state import compile_state
 
 GIB = 1 << 30
@@ -225,3 +227,104 @@ def test_incremental_engine_equals_plain_framework_on_replicas(case):
     ref, ref_state = reference(nodes, bound, queue, CONFIG, objects=objects)
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
+
+
+LABEL_PAIRS = [("app", "a"), ("app", "b"), ("tier", "web"), ("tier", "db"), ("team", "x")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["default", "shop"]),
+                          st.none() | st.lists(st.sampled_from(LABEL_PAIRS), max_size=3).map(dict)), max_size=12),
+       st.sampled_from(["default", "shop"]), st.lists(st.sampled_from(LABEL_PAIRS), max_size=4).map(dict))
+def test_services_selecting_a_pod_are_those_whose_whole_selector_it_carries(services, namespace, labels):
+    """`ClusterObjects.services_selecting` (indexed by each selector's first pair) lists exactly, in document
+    order, the Services of the namespace with a non-empty selector whose every pair the labels carry."""
+    objects = ClusterObjects()
+    for i, (ns, selector) in enumerate(services):
+        objects.add("Service", Service(ObjectMeta(f"s{i}", ns), selector))
+    expected = [svc for svc in objects.of("Service") if svc.meta.namespace == namespace and svc.selector
+                and all(labels.get(k) == v for k, v in svc.selector.items())]
+    assert objects.services_selecting(namespace, labels) == expected
+    objects.add("Service", Service(ObjectMeta("late", namespace), dict(labels) or {"app": "a"}))  # index renewed
+    assert objects.services_selecting(namespace, labels)[-1:] == ([objects.of("Service")[-1]] if labels else [])
+
+
+SELECTORS = [{"matchLabels": {"app": "a"}}, {"matchLabels": {"app": "b", "tier": "web"}}, {},
+             {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]},
+             {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]},
+             {"matchExpressions": [{"key": "team", "operator": "Exists"}]}, {"matchLabels": {"tier": "db"}}]
+
+
+@st.composite
+def any_term_st(draw) -> dict:
+    """A term with any kind of selector (labels, expressions, empty), namespaces or a namespace selector."""
+    term = {"labelSelector": draw(st.sampled_from(SELECTORS)), "topologyKey": draw(st.sampled_from([ZONE, HOST]))}
+    if draw(st.booleans()):
+        term["namespaces"] = draw(st.lists(st.sampled_from(["default", "shop"]), min_size=1, max_size=2))
+    elif draw(st.integers(0, 3)) == 0:
+        term["namespaceSelector"] = {}
+    return term
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["podAffinity", "podAntiAffinity"]), st.booleans(), any_term_st(),
+                          st.sampled_from(["default", "shop"])), min_size=1, max_size=8),
+       st.sampled_from(["default", "shop"]), st.lists(st.sampled_from(LABEL_PAIRS), max_size=4).map(dict))
+def test_terms_matching_a_pod_are_the_distinct_terms_that_match_it(carried, namespace, labels):
+    """`terms_matching` (terms indexed by a label their selector requires) lists, in first-seen order,
+    exactly the bound pods' distinct terms `AffinityTerm.matches` accepts for the pod, also after more binds."""
+    nodes = [Node(f"n{i}", {"cpu": 4000 * 10**6, "pods": 20 * 10**9}, {HOST: f"n{i}", ZONE: "za"}) for i in range(2)]
+    state = compile_state(nodes, [])
+    pod = Pod("in", namespace=namespace, labels=labels)
+    for i, (kind, required, term, ns) in enumerate(carried):
+        section = {REQUIRED: [term]} if required else {PREFERRED: [{"weight": 5, "podAffinityTerm": term}]}
+        bound = Pod(f"p{i}", namespace=ns, node_name=f"n{i % 2}", affinity={kind: section})
+        state.bind(i % 2, pod_demand(bound), pod=bound)
+        expected = [(k, t) for k, t in distinct_terms(state) if t.matches(pod, None)]
+        assert terms_matching(state, pod, None) == expected
+
+
+def _pinned(pod: Pod, node: str) -> Pod:
+    """The pod with a required node affinity on `metadata.name` (PreFilter restricts the node set)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    affinity = {**(pod.affinity or {}), "nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [term]}}}
+    return replace(pod, affinity=affinity)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workload_st(), st.lists(st.integers(0, 11), max_size=4), st.lists(st.integers(0, 11), max_size=3))
+def test_engine_filter_codes_and_fit_error_are_the_plain_cycles(workload, evictions, pins):
+    """What PostFilter reads of a cycle (each node's Filter status code, the FitError text), kept by the
+    engine with its reasons, equals the plain framework's cycle on the same state, pod after pod, also
+    after pods leave nodes (preemption's evictions) and for pods PreFilter keeps to one node."""
+    nodes, pods = workload
+    pods = [_pinned(p, nodes[0].name) if i in pins else p for i, p in enumerate(pods)]
+    engine = Engine(compile_state(nodes), CONFIG, tie_break="first")
+    fw = Framework.build(CONFIG.profiles[0])
+    placed = []
+    for i, pod in enumerate(pods):
+        d = engine.cycle(pod)
+        plain = schedule_one(fw, engine.state, pod, score=False)
+        codes = engine.filter_codes(d.shape)
+        assert codes is not None and codes.tolist() == plain.codes.tolist()
+        assert engine.fit_error(d.shape) == plain.fit_error()
+        if d.node is not None:
+            engine.bind(d.node, d.shape, pod)
+            placed.append((d.node, pod))
+        if i in evictions and placed:
+            engine.evict(*placed.pop(0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["ReplicaSet", "StatefulSet"]), st.sampled_from(["default", "shop"]),
+                          st.sampled_from(["a", "b", "c"])), max_size=10),
+       st.sampled_from(["ReplicaSet", "StatefulSet"]), st.sampled_from(["default", "shop"]), st.sampled_from("abc"))
+def test_named_object_is_the_first_of_its_kind_namespace_and_name(controllers, kind, namespace, name):
+    """`ClusterObjects.named` (indexed per kind) gives the first object in document order with that kind,
+    namespace and name, as a scan would (the owner DefaultSelector reads), also after more are added."""
+    objects = ClusterObjects()
+    for i, (k, ns, n) in enumerate(controllers):
+        objects.add(k, Controller(k, ObjectMeta(n, ns, uid=str(i))))
+        scan = next((c for c in objects.of(kind) if c.meta.namespace == namespace and c.meta.name == name), None)
+        found = objects.named(kind, namespace, name)
+        assert found is scan

@@ -384,7 +384,7 @@ def _score(config: dict[str, Any], case: dict[str, Any], tmp_path: Path) -> Any:
     path = tmp_path / f"{abs(hash(json.dumps(config, sort_keys=True)))}.json"
     items = [config, *case["nodes"], *(case.get("pods") or []), case["pod"]]
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    scenario = load_scenario([path])
+    scenario = load_scenario([path], admission=False)  # the golden pods are used as given
     prepared = prepare(scenario)
     result = score_pod(prepared, find_pending_pod(scenario, None))
     names = [prepared.state.nodes[i].name for i in result.feasible]

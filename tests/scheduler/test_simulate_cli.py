@@ -56,21 +56,23 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
     """MostAllocated: gpu → large (the only node with a GPU); web → small (cpu (1+1)/2 = 100, memory 3/4 = 75
     → 87, beats large's 37); gpu-big asks 4 GPUs, large has 2; wide (7 cpu) finds 6 free on large, 0 on
     small and 2 on spare: pending, though the 8 free cpu pooled would hold it. small, full of cpu after web,
-    adds "Insufficient cpu" to gpu-big's message."""
+    adds "Insufficient cpu" to gpu-big's message. `feasible`: the nodes each cycle found (1: only large has
+    a GPU; 3: small has 1 of 2 cpu and 3 of 4Gi free for web's 1 cpu, 2Gi; 0 when pending)."""
     rc, out, err = run(capsys, "simulate", "-f", write(tmp_path, [MOST, *NODES, *WORKLOAD]), "-o", "json",
                        "--tie-break", "first")
     assert rc == 0, err
     data = json.loads(out)
-    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "metrics", "warnings"]
+    assert list(data) == ["steps", "scheduled", "unschedulable", "placement", "final", "allocatable", "metrics",
+                          "warnings", "inputs"]
     assert data["steps"] == [
-        {"pod": "gpu", "node": "large"},
-        {"pod": "web", "node": "small"},
+        {"pod": "gpu", "node": "large", "feasible": 1},
+        {"pod": "web", "node": "small", "feasible": 3},
         # the default profile's PostFilter: DynamicResources (no claims), then DefaultPreemption, whose own
         # diagnosis finds every node beyond help (a request above allocatable) or without lower-priority pods
-        {"pod": "gpu-big", "node": None, "message": "0/3 nodes are available: 1 Insufficient cpu, 3 Insufficient "
+        {"pod": "gpu-big", "node": None, "feasible": 0, "message": "0/3 nodes are available: 1 Insufficient cpu, 3 Insufficient "
          "nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not "
          "helpful for scheduling."},
-        {"pod": "wide", "node": None, "message": "0/3 nodes are available: 3 Insufficient cpu. no new claims to "
+        {"pod": "wide", "node": None, "feasible": 0, "message": "0/3 nodes are available: 3 Insufficient cpu. no new claims to "
          "deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
          "2 Preemption is not helpful for scheduling."},
     ]
@@ -80,6 +82,9 @@ def test_json_steps_final_and_metrics(tmp_path, capsys):
                                                     "nvidia.com/gpu": 1},
                                       "nonZeroRequested": {"cpu": 2000, "memory": 4 << 30}, "pods": 1}
     assert data["final"]["small"]["pods"] == 2 and data["final"]["spare"]["pods"] == 0
+    # what a report draws `final` against: the node's allocatable, its other resources where it has some
+    assert data["allocatable"]["large"] == {"cpu": 8000, "ephemeral-storage": 0, "memory": 16 << 30,
+                                            "nvidia.com/gpu": 2, "pods": 10}
     m = data["metrics"]
     assert (m["nodes"], m["nodesUsed"], m["emptyNodes"]) == (3, 2, 1)
     assert m["allocation"]["cpu"] == round(100 * 4000 / 12000, 2)
@@ -106,7 +111,7 @@ def test_priority_first_and_ties(tmp_path, capsys):
     docs = [*NODES[::2], pod("late", {"cpu": "100m"}), pod("urgent", {"cpu": "100m"}, priority=100)]
     rc, out, _ = run(capsys, "simulate", "-f", write(tmp_path, docs), "-o", "json", "--tie-break", "first")
     steps = json.loads(out)["steps"]
-    assert steps[0] == {"pod": "urgent", "node": "small", "ties": ["small", "spare"]}
+    assert steps[0] == {"pod": "urgent", "node": "small", "feasible": 2, "ties": ["small", "spare"]}
     assert steps[1]["pod"] == "late"
 
 

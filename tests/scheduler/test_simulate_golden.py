@@ -23,7 +23,7 @@ def run_case(case: dict, tmp_path, capsys) -> dict:
     docs[0]["percentageOfNodesToScore"] = 100  # golden sequences evaluate every node (README, SPEC §7)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
     capsys.readouterr()
-    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first"])
+    rc = main(["simulate", "-f", str(path), "-o", "json", "--tie-break", "first", "--no-admission"])
     out = capsys.readouterr()
     assert rc == 0, out.err
     return json.loads(out.out)
@@ -34,7 +34,7 @@ def check(case: dict, got: dict, ties_shown: int | None = None) -> None:
     expect = case["expect"]
     assert len(got["steps"]) == len(expect["steps"])
     for i, (g, e) in enumerate(zip(got["steps"], expect["steps"], strict=True)):
-        want = {k: e[k] for k in ("pod", "node", "ties", "message") if k in e}
+        want = {k: e[k] for k in ("pod", "node", "feasible", "ties", "message") if k in e}
         if ties_shown is not None and "ties" in g:
             count = g.pop("tieCount", len(g["ties"]))
             g["ties"] = g["ties"][:ties_shown]

@@ -288,7 +288,8 @@ def test_zone_round_robin_order():
 
 def test_sampling_rotates_and_scores_only_the_nodes_found():
     """Adaptive sampling on 300 nodes: 48% = 144 feasible nodes per cycle, from a rotating start index; each
-    pod lands on a best node among the first 144 feasible nodes of the zone-ordered list from there."""
+    pod lands on a best node among the first 144 feasible nodes of the zone-ordered list from there, and the
+    start index moves to the 145th (every node before it processed, SPEC §7), or by all 300 nodes."""
     nodes, pods = big_cluster(300), mixed_pods(200)
     profile = Profile(filter_plugins=("NodeResourcesFit",),
                       score_plugins=(ScorePlugin("NodeResourcesFit", 1),),
@@ -302,8 +303,9 @@ def test_sampling_rotates_and_scores_only_the_nodes_found():
     assert k == 144
     for pod in pods:
         rotated = np.concatenate([order, order])[start:start + 300]
-        feasible = schedule_one(fw, state, pod, nodes=rotated, score=False).feasible[:k]  # in rotated order
-        processed = rotated.tolist().index(int(feasible[-1])) + 1 if len(feasible) == k else 300
+        every = schedule_one(fw, state, pod, nodes=rotated, score=False).feasible  # in rotated order
+        feasible = every[:k]
+        processed = rotated.tolist().index(int(every[k])) if len(every) > k else 300
         d = engine.cycle(pod)
         assert d.feasible == len(feasible)
         sub = schedule_one(fw, state, pod, nodes=np.asarray(feasible))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kubefit.cli import main
@@ -132,6 +132,9 @@ POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{priority: {
 @given(nodes=st.lists(st.integers(1, 8), min_size=1, max_size=5),
        pods=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 2048), st.integers(0, 2)), min_size=1,
                      max_size=25))
+# p3 (1001m, 426Mi) fails on cpu; p4 binds and leaves 425Mi; p5, p3's shape, fails on cpu AND memory: its FitError
+# is its own cycle's, not p3's (found by hypothesis: the replay reused p3's message after a bind)
+@example(nodes=[1], pods=[(0, 1623, 0), (0, 2048, 0), (0, 2048, 0), (1001, 426, 0), (0, 2048, 0), (1001, 426, 0)])
 def test_timeline_without_times_is_simulate(tmp_path, nodes, pods):
     """All pods at 0 s and none ending: the replay places every pod where `simulate` does, in the same cycles."""
     path = tmp_path / "s.yaml"

@@ -45,13 +45,13 @@ def trace_config(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def golden_step(step: dict[str, Any]) -> dict[str, Any]:
-    """What the golden file states of one step (per-step reasons and feasible counts aside)."""
-    return {k: step[k] for k in ("pod", "node", "ties", "tieCount", "message") if k in step}
+    """What the golden file states of one step (per-step reasons aside)."""
+    return {k: step[k] for k in ("pod", "node", "feasible", "ties", "tieCount", "message") if k in step}
 
 
 def kubefit_step(step: dict[str, Any]) -> dict[str, Any]:
     """A `kubefit simulate` step in the golden file's shape: the first 8 ties and their count."""
-    out = {k: step[k] for k in ("pod", "node", "message") if k in step}
+    out = {k: step[k] for k in ("pod", "node", "feasible", "message") if k in step}
     ties = step.get("ties") or []
     count = step.get("tieCount", len(ties))
     if ties:
@@ -73,7 +73,8 @@ def test_trace_replay(case, trace_file, tmp_path, capsys):
     config = tmp_path / "config.json"
     config.write_text(json.dumps(trace_config(case)))
     capsys.readouterr()
-    rc = main(["simulate", "-f", str(config), "-f", trace_file, "-o", "json", "--tie-break", "first"])
+    rc = main(["simulate", "-f", str(config), "-f", trace_file, "-o", "json", "--tie-break", "first",
+               "--no-admission"])  # the golden pods are used as given
     out, err = capsys.readouterr()
     assert rc == 0, err
     got = json.loads(out)
@@ -109,8 +110,15 @@ def test_study_comparison_is_the_golden_runs(trace_file):
         assert result.placement() == expect["placement"], result.label
         assert result.final() == expect["final"], result.label
         assert (result.scheduled, result.unschedulable) == (expect["scheduled"], expect["unschedulable"])
-    # the study's plot draws the GPUs beside cpu and memory
-    from kubefit.report.plots import node_allocation
+    # the study's plot draws the GPUs in a panel of their own: each run's 1,213 GPU nodes, fullest first
+    import matplotlib.pyplot as plt
 
-    gpu = node_allocation(results[1])["nvidia.com/gpu"]
-    assert len(gpu) == 1213 and 0 <= gpu.min() and gpu.max() == 100
+    from kubefit.report.plots import allocation_figure
+    from kubefit.scheduler.compare import comparison_to_dict
+
+    data = comparison_to_dict(results)
+    fig = allocation_figure([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"])
+    gpu = next(ax for ax in fig.get_axes() if ax.get_title() == "nvidia.com/gpu")
+    curves = [line.get_ydata() for line in gpu.get_lines()]
+    plt.close(fig)
+    assert len(curves) == 4 and all(len(c) == 1213 and c[0] == 100 and min(c) >= 0 for c in curves)

@@ -56,9 +56,39 @@ class ClusterObjects:
     """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order."""
 
     by_kind: dict[str, list[Any]] = field(default_factory=dict)
+    # per kind: (namespace, name) → the first object of that kind so named (`named`, built on first use)
+    _named: dict[str, dict[tuple[str, str], Any]] = field(default_factory=dict, repr=False, compare=False)
+    # (namespace, key, value) → (document position, Service) whose selector's first pair that is (`services_selecting`)
+    _service_pairs: dict[tuple[str, str, str], list[tuple[int, Service]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         self.by_kind.setdefault(kind, []).append(obj)
+        self._named.pop(kind, None)
+        if kind == "Service":
+            self._service_pairs = None
+
+    def services_selecting(self, namespace: str, labels: dict[str, str]) -> list[Service]:
+        """The Services of `namespace` whose non-empty `spec.selector` the labels satisfy (every pair), in
+        document order; each is looked up by its selector's first pair, indexed once."""
+        if self._service_pairs is None:
+            self._service_pairs = {}
+            for position, svc in enumerate(self.of("Service")):
+                if svc.selector:
+                    key, value = next(iter(svc.selector.items()))
+                    self._service_pairs.setdefault((svc.meta.namespace, key, value), []).append((position, svc))
+        found = [hit for key, value in labels.items() for hit in self._service_pairs.get((namespace, key, value), ())]
+        return [svc for _position, svc in sorted(found, key=lambda hit: hit[0])
+                if all(labels.get(k) == v for k, v in svc.selector.items())]
+
+    def named(self, kind: str, namespace: str, name: str) -> Any | None:
+        """The first object of one kind (document order) with that namespace and name; None: there is none."""
+        index = self._named.get(kind)
+        if index is None:
+            index = self._named[kind] = {}
+            for obj in self.of(kind):
+                index.setdefault((obj.meta.namespace, obj.meta.name), obj)
+        return index.get((namespace, name))
 
     def of(self, kind: str) -> list[Any]:
         """The objects of one kind (an empty list when the scenario has none)."""

@@ -10,6 +10,15 @@ ResourceList = dict[str, int]
 
 
 @dataclass(frozen=True)
+class Quantity:
+    """A quantity as written (`text`: Go's formats, cached strings and messages depend on it) and its exact
+    value in nano-units (`nanos`)."""
+
+    text: str
+    nanos: int
+
+
+@dataclass(frozen=True)
 class Taint:
     key: str
     value: str = ""
@@ -111,6 +120,7 @@ class Pod:
     topology_spread_constraints: tuple[dict[str, Any], ...] = ()  # as given, shapes checked by the loader
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates[].name
     resource_claims: tuple[dict[str, Any], ...] = ()  # spec.resourceClaims (DynamicResources)
+    resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()  # status.resourceClaimStatuses (name, claim)
     volumes: tuple[dict[str, Any], ...] = ()  # spec.volumes as given (the volume plugins read them)
     preemption_policy: str = "PreemptLowerPriority"
     start_time: str = ""  # status.startTime (RFC 3339), "" when absent
@@ -120,6 +130,7 @@ class Pod:
     arrival: int = 0  # kubefit.io/arrival, nanoseconds from the start of a timeline
     duration: int | None = None  # kubefit.io/duration, nanoseconds it runs once bound (None: it never ends)
     created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
+    ordered_after: tuple[str, ...] = ()  # pods (keys) to be running before its controller creates it (OrderedReady)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
 

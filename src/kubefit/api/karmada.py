@@ -2,7 +2,7 @@
 
 Quantities keep their original STRING beside the exact value: Go's `resource.Quantity` semantics
 (Format, cached string, struct equality, int64 wrapping) depend on how a value was written, and
-`kubefit.multicluster.goquantity` re-reads those strings when it matters.
+`kubefit.k8s.goquantity` re-reads those strings when it matters.
 """
 
 from __future__ import annotations
@@ -10,16 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubefit.api.core import Quantity  # noqa: F401 - re-exported: Karmada's objects are built of it
+
 CLUSTER_API_VERSION = "cluster.karmada.io/v1alpha1"
 BINDING_API_VERSION = "work.karmada.io/v1alpha2"
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """A quantity as written (`text`) and its exact value in nano-units (`nanos`)."""
-
-    text: str
-    nanos: int
 
 
 @dataclass(frozen=True)

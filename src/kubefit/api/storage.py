@@ -73,12 +73,15 @@ class PersistentVolume:
 
 @dataclass(frozen=True)
 class StorageClass:
-    """storage.k8s.io/v1 StorageClass: provisioner, binding mode (absent: Immediate after defaulting), topologies."""
+    """storage.k8s.io/v1 StorageClass: provisioner, binding mode, topologies, and whether it is the default class."""
 
     meta: ObjectMeta
     provisioner: str = ""
-    volume_binding_mode: str | None = None  # None: not set (VolumeZone refuses it, VolumeBinding reads Immediate)
+    volume_binding_mode: str | None = None  # the loader defaults it to Immediate as the API server does (None:
+    # a class built by hand without one; VolumeZone and VolumeBinding then refuse it, as upstream's plugins do)
     allowed_topologies: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)
+    reclaim_policy: str = "Delete"
+    default_class: bool = False  # annotated storageclass.kubernetes.io/is-default-class: "true"
 
 
 @dataclass(frozen=True)

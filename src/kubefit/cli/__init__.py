@@ -38,6 +38,41 @@ class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by valu
 FilesOption = Annotated[list[str], typer.Option("-f", "--filename", help="Scenario file(s) or folder(s): YAML, JSON or kind: List; '-' is stdin.")]
 RecursiveOption = Annotated[bool, typer.Option("-R", "--recursive", help="Read the folders given with -f and their sub-folders, like kubectl.")]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="table for people, json/yaml for programs.")]
+ReportOption = Annotated[str | None, typer.Option(
+    "--report", help="Also write the result as one self-contained HTML page (FILE.html) to open or send.")]
+REPORT_SUFFIXES = (".html", ".htm")
+
+
+def check_report_path(path: str | None) -> None:
+    """`--report` is checked before any work: an .html name in a folder that exists."""
+    from pathlib import Path
+
+    if path is None:
+        return
+    if Path(path).suffix.lower() not in REPORT_SUFFIXES:
+        raise typer.BadParameter(f"{path!r}: the report is an HTML page; name it FILE.html", param_hint="'--report'")
+    if not Path(path).resolve().parent.is_dir():
+        from kubefit.errors import InputError
+
+        raise InputError("cannot write the report: no such folder", file=path)
+
+
+def write_report(result: Any, path: str | None, data: dict | None = None) -> None:
+    """Write `result` as an HTML page to `path` (`--report`); `data` is its `-o json` dict when already made."""
+    if path is None:
+        return
+    from kubefit.report.htmlreport import write_html
+
+    try:
+        write_html(result, path, data=data)
+    except OSError as exc:
+        from kubefit.errors import InputError
+
+        raise InputError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+AdmissionOption = Annotated[bool, typer.Option(
+    "--admission/--no-admission", help="Pods not yet stored by an API server go through its admission (limits "
+    "copied into missing requests, LimitRanges, RuntimeClasses, DefaultTolerationSeconds, the default "
+    "StorageClass); --no-admission takes them as given, as kube-scheduler's own tests create them.")]
 
 
 def warn(message: str) -> None:
@@ -60,13 +95,14 @@ def name_some(items: list[str], shown: int = 4) -> str:
     return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
-VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif",
+VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif", "tune",
                  "consolidate")
 # The family modules a verb lives in: running one verb imports only those (a faster start); any other
 # word (`--help`, a verb not listed here) imports them all.
 FAMILY_OF_VERB = {
     "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
-    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "consolidate": ("consolidate",),
+    "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "tune": ("tune",),
+    "consolidate": ("consolidate",),
     "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
     "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
 }
@@ -89,7 +125,8 @@ def _register_verbs(verb: str | None = None) -> None:
 # one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
 # positional arguments are listed: there a bare word after the option can only be one of its values.
 MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
-                       "plan": ("--cordon", "--drain", "--remove", "--node-template"), "consolidate": ("--compare",)}
+                       "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate",),
+                       "consolidate": ("--compare",)}
 
 
 def expand_multi_value_options(args: list[str]) -> list[str]:

@@ -46,16 +46,20 @@ def import_alibaba_gpu(
     nodes: Annotated[str, typer.Argument(help="Node list, e.g. openb_node_list_gpu_node.csv.")],
     pods: Annotated[str, typer.Argument(help="Pod list, e.g. openb_pod_list_default.csv.")],
     output: ScenarioOut = None,
+    dra: Annotated[bool, typer.Option("--dra", help="GPUs as Dynamic Resource Allocation devices: a "
+                                                    "DeviceClass, one ResourceSlice per GPU node and one "
+                                                    "ResourceClaim per GPU pod (not nvidia.com/gpu).")] = False,
 ) -> None:
     """Alibaba GPU trace (cluster-trace-gpu-v2023) → nodes and the queue of pending pods."""
     from kubefit.manifests.importers.alibaba import import_alibaba_gpu as read_trace
 
-    trace = read_trace(nodes, pods)
+    trace = read_trace(nodes, pods, dra=dra)
     for message in trace.warnings:
         warn(message)
     write_scenario(trace.documents(), output)
     if output:
-        print(f"wrote {len(trace.nodes)} nodes and {len(trace.pods)} pods to {output}", file=sys.stderr)
+        devices = f", {len(trace.devices)} DRA objects" if trace.devices else ""
+        print(f"wrote {len(trace.nodes)} nodes{devices} and {len(trace.pods)} pods to {output}", file=sys.stderr)
 
 
 @app.command("snapshot")
@@ -64,12 +68,14 @@ def snapshot(
     context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context to use.")] = None,
     output: ScenarioOut = None,
 ) -> None:
-    """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services and pod controllers of a live
-    cluster → a scenario (pending pods stay pending)."""
-    from kubefit.manifests.snapshot import CLUSTER_KINDS
+    """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services, pod controllers, LimitRanges,
+    RuntimeClasses and DRA objects of a live cluster → a scenario (pending pods stay pending)."""
+    from kubefit.manifests.snapshot import CLUSTER_KINDS, DRA_KINDS, POLICY_KINDS
     from kubefit.manifests.snapshot import snapshot as read_cluster
 
     cluster_kinds = {entry[4] for entry in CLUSTER_KINDS}
+    dra_kinds = {entry[4] for entry in DRA_KINDS}
+    policy_kinds = {entry[4] for entry in POLICY_KINDS}
 
     documents = read_cluster(kubeconfig, context)
     write_scenario(documents, output)
@@ -78,8 +84,12 @@ def snapshot(
         pods = sum(1 for d in documents if d["kind"] == "Pod")
         pending = sum(1 for d in documents if d["kind"] == "Pod" and not d["spec"].get("nodeName"))
         cluster = sum(1 for d in documents if d["kind"] in cluster_kinds)
-        others = len(documents) - nodes - pods - cluster
+        dra = sum(1 for d in documents if d["kind"] in dra_kinds)
+        policy = sum(1 for d in documents if d["kind"] in policy_kinds)
+        others = len(documents) - nodes - pods - cluster - dra - policy
         more = f", {others} storage objects and disruption budgets" if others else ""
         more += f", {cluster} namespaces, services and controllers" if cluster else ""
+        more += f", {policy} LimitRanges and RuntimeClasses" if policy else ""
+        more += f", {dra} device classes, resource slices, claims and claim templates" if dra else ""
         print(f"wrote {nodes} nodes{more} and {pods} pods ({pending} pending) to {output}",
               file=sys.stderr)

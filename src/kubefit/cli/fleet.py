@@ -6,8 +6,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
-from kubefit.multicluster.fleet import estimate_fleet, load_fleet, parse_gates, schedule_fleet
+from kubefit import verbs
+from kubefit.cli import (
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    ReportOption,
+    app,
+    check_report_path,
+    warn,
+    write_report,
+)
 from kubefit.report.output import emit
 
 if TYPE_CHECKING:
@@ -30,14 +39,17 @@ def estimate(
         "--member", help="NAME=FILE: a member's nodes and pods, for the exact node-level count.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show the arithmetic behind each number.")] = False,
     output: OutputOption = OutputFormat.table,
+    report: ReportOption = None,
 ) -> None:
     """Available replicas per member cluster, as Karmada's general estimator computes them."""
     from rich.table import Table
 
-    gates = parse_gates(feature_gates)
-    result = estimate_fleet(load_fleet(files, warn), request, member or [], gates, explain=explain, warn=warn)
+    check_report_path(report)
+    result = verbs.estimate(files, request=request, members=member or [], feature_gates=feature_gates,
+                            explain=explain, warn=warn)
     estimates, exact, members = result.estimates, result.exact, bool(member)
     data = result.to_dict()
+    write_report(result, report, data)
 
     def table(console: Console) -> None:
         t = Table(title="available replicas (Karmada general estimator)")
@@ -68,11 +80,14 @@ def schedule(
         "--score", help="NAME=N: a cluster's score, replacing the Score plugins (ClusterLocality, "
                    "ClusterAffinity); clusters not named score 0.")] = None,
     output: OutputOption = OutputFormat.table,
+    report: ReportOption = None,
 ) -> None:
     """Candidates and the replica assignment Karmada's scheduler gives the binding; exit 1 when it fails."""
-    gates = parse_gates(feature_gates)
-    scheduled = schedule_fleet(load_fleet(files, warn), score or [], gates, warn=warn)
-    emit(scheduled.result, output, lambda console: _schedule_table(console, scheduled))
+    check_report_path(report)
+    scheduled = verbs.schedule(files, scores=score or [], feature_gates=feature_gates, warn=warn)
+    data = scheduled.to_dict()
+    write_report(scheduled, report, data)
+    emit(data, output, lambda console: _schedule_table(console, scheduled))
     if scheduled.result["error"]:
         raise typer.Exit(1)
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli import AdmissionOption, FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
 from kubefit.report.output import emit
 from kubefit.report.scheduler import score_table
 
@@ -21,14 +21,17 @@ def version() -> None:
     """Print kubefit's version and the versions of the systems it reproduces."""
     from importlib.metadata import version as pkg_version
 
-    print(f"kubefit {pkg_version('kubefit')} (kube-scheduler v1.34.1, Karmada v1.19 pre-release f8fdd02)")
+    from kubefit.told import KARMADA_VERSION, KUBE_SCHEDULER_VERSION
+
+    print(f"kubefit {pkg_version('kubefit')} (kube-scheduler {KUBE_SCHEDULER_VERSION}, Karmada {KARMADA_VERSION})")
 
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
-              scoring: str | None = None, recursive: bool = False) -> int:
+              scoring: str | None = None, recursive: bool = False, admission: bool = True) -> int:
     from kubefit import verbs
 
-    data = verbs.score(files, pod, scoring=scoring, detail=detail, explain=explain, warn=warn, recursive=recursive)
+    data = verbs.score(files, pod, scoring=scoring, detail=detail, explain=explain, warn=warn, recursive=recursive,
+                       admission=admission)
     emit(data, output, lambda console: score_table(console, data, data.get("explain")))
     return 0
 
@@ -42,9 +45,10 @@ def score(
     detail: Annotated[bool, typer.Option("--detail", help="Add the failing plugin, raw scores, per-plugin filter verdicts and PreFilter node sets.")] = False,
     scoring: Annotated[str | None, typer.Option("--scoring", help="v1.34 (0..100, today's kube-scheduler) or legacy (the v1.16 0..10 scale the old docs describe); default: legacy for a Policy file, v1.34 otherwise.")] = None,
     recursive: RecursiveOption = False,
+    admission: AdmissionOption = True,
 ) -> None:
     """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
-    run_score(files, pod, output, explain, detail, scoring, recursive)
+    run_score(files, pod, output, explain, detail, scoring, recursive, admission)
 
 
 @app.command()

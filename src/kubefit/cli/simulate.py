@@ -16,7 +16,19 @@ from typing import Annotated, Any
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, keep, warn
+from kubefit.cli import (
+    AdmissionOption,
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    ReportOption,
+    app,
+    check_report_path,
+    keep,
+    warn,
+    write_report,
+)
 from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
@@ -54,7 +66,7 @@ def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -
 
         def draw(label: str, done: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(_display()))
+                bars.append(stack.enter_context(progress_display()))
             if label not in tasks:
                 tasks[label] = bars[0].add_task(label, total=total)
             bars[0].update(tasks[label], completed=done, total=total)
@@ -69,7 +81,7 @@ def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -
         yield (loading if size >= LOADING_MIN_BYTES else None), progress
 
 
-def _display():
+def progress_display():
     """The transient rich progress display on stderr."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -103,37 +115,43 @@ def simulate(
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
         "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
+    report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
-    from kubefit.report import simulation as report
+    from kubefit.report import simulation as tables
     from kubefit.report.whatif import actions_table
 
     if plot:
         check_plot_path(plot)
+    check_report_path(report)
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if timeline and specs:
         raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
                          field="--timeline")
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
-                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn)
+                                   drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
+                                   admission=admission)
     if timeline:
-        return _timeline(files, options, output, plot)
+        return _timeline(files, options, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
             results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
         else:
             results = [verbs.simulate(files, progress=tick, loading=loading, **options)]
-    if plot:
-        _plot(results, plot)
     if specs:
         from kubefit.scheduler.compare import comparison_to_dict
 
         data = comparison_to_dict(results)
-        emit(data, output, lambda console: report.comparison_table(console, data))
+        _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
+        write_report(results, report, data)
+        emit(data, output, lambda console: tables.comparison_table(console, data))
         keep(data, results)
         return
     data = results[0].to_dict()
-    emit(data, output, lambda console: (report.simulation_table(console, data), actions_table(console, data)))
+    _plot([(results[0].label, data["final"])], data["allocatable"], plot)
+    write_report(results[0], report, data)
+    emit(data, output, lambda console: (tables.simulation_table(console, data), actions_table(console, data)))
     keep(data, results)
     if "nodeActions" in data and not data["nodeActions"]["allPlaced"]:
         raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
@@ -150,22 +168,28 @@ def check_plot_path(path: str) -> None:
                                  param_hint="'--plot'")
 
 
-def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, plot: str | None) -> None:
+def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, plot: str | None,
+              report: str | None) -> None:
     """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
     from kubefit.report.timeline import plot_timeline, timeline_table
 
     with progress_bars(files) as (loading, tick):
-        data = verbs.timeline(files, progress=tick, loading=loading, **options).to_dict()
+        result = verbs.timeline(files, progress=tick, loading=loading, **options)
+    data = result.to_dict()
+    write_report(result, report, data)
     if plot:
         write_plot(plot_timeline, data, plot)
     emit(data, output, lambda console: timeline_table(console, data))
     keep(data)
 
 
-def _plot(results, path: str) -> None:
+def _plot(runs: list[tuple[str, dict]], allocatable: dict, path: str | None) -> None:
+    """`--plot`: the per-node allocation of each (label, final) as a PNG (nothing without the option)."""
+    if path is None:
+        return
     from kubefit.report.plots import plot_allocation
 
-    write_plot(plot_allocation, results, path)
+    write_plot(lambda drawn, to: plot_allocation(drawn, allocatable, to), runs, path)
 
 
 def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
@@ -179,8 +203,9 @@ def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
 @app.command()
 def capacity(
     files: FilesOption,
-    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name); "
-                                            "default: the first pending pod in queue order.")] = None,
+    pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
+                                            "(deployment/web, statefulset/db: one more replica of its template); "
+                                            "default: the first pending pod that is not a DaemonSet's.")] = None,
     max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
@@ -188,13 +213,17 @@ def capacity(
     recursive: RecursiveOption = False,
     check: Annotated[bool, typer.Option("--check", help="Place the copies one by one through the profile even "
                                         "where the count is computed (same answer, slower).")] = False,
+    report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
-    from kubefit.report import simulation as report
+    from kubefit.report.simulation import capacity_table
 
+    check_report_path(report)
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
-                                recursive=recursive, loading=loading, warn=warn)
+                                recursive=recursive, loading=loading, warn=warn, admission=admission)
     data = result.to_dict()
-    emit(data, output, lambda console: report.capacity_table(console, data))
+    write_report(result, report, data)
+    emit(data, output, lambda console: capacity_table(console, data))
     keep(data, result)

@@ -9,7 +9,18 @@ from typing import Annotated
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli import (
+    AdmissionOption,
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    ReportOption,
+    app,
+    check_report_path,
+    warn,
+    write_report,
+)
 from kubefit.report.output import emit
 
 CordonOption = Annotated[list[str] | None, typer.Option(
@@ -42,12 +53,16 @@ def plan(
     cordon: CordonOption = None,
     drain: DrainOption = None,
     remove: RemoveOption = None,
+    report: ReportOption = None,
+    admission: AdmissionOption = True,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
     from kubefit.report.whatif import plan_table
 
+    check_report_path(report)
     result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
-                        recursive=recursive, warn=warn)
+                        recursive=recursive, warn=warn, admission=admission)
     data = result.to_dict()
+    write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

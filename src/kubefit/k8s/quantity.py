@@ -5,7 +5,7 @@ every quantity is an integer number of nano-units (a Python int, no overflow).  
 `value` are `Quantity.MilliValue()` / `Quantity.Value()`: ceilings away from zero.
 
 The text is read by one lexer, `split_quantity` and `interpret_suffix` (apimachinery's
-`parseQuantityString` and suffixer), which `kubefit.multicluster.goquantity` shares; only the
+`parseQuantityString` and suffixer), which `kubefit.k8s.goquantity` shares; only the
 arithmetic differs (exact values here, Go's int64 representation there). kubefit also refuses a
 quantity without a digit before its suffix ("Gi", "."), as the format's regular expression says.
 

@@ -134,6 +134,9 @@ _QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
 _QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
               "alphanumeric character")
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
+_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                      "must start and end with an alphanumeric character")
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
 _DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
 _DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
@@ -158,6 +161,16 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 def _fullmatch(pattern: re.Pattern[str], value: str) -> bool:
     return pattern.match(value) is not None and "\n" not in value
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """`validation.IsDNS1123Label` messages (empty list = valid)."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _fullmatch(_DNS1123_LABEL_RE, value):
+        errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:

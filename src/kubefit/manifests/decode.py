@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from kubefit.api.core import Quantity
 from kubefit.errors import InputError
+from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
 
 if TYPE_CHECKING:
     from kubefit.manifests.documents import Document
@@ -73,6 +75,23 @@ def integer(value: Any, doc: Document, field_path: str, default: int | None = 0)
     if isinstance(value, bool) or not isinstance(value, int):
         raise fail(doc, field_path, f"must be an integer, got {type_name(value)} {value!r}")
     return value
+
+
+def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
+    """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
+    try:
+        text = quantity_text(raw)
+        return Quantity(text, parse_quantity(text))
+    except QuantityError as exc:
+        raise fail(doc, field_path, str(exc)) from None
+
+
+def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:
+    """A ResourceList mapping → {name: Quantity}, None when absent (negative values are kept)."""
+    if value is None:
+        return None
+    return {str(name): decode_quantity(raw, doc, f"{field_path}.{name}")
+            for name, raw in mapping(value, doc, field_path).items()}
 
 
 def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:

@@ -10,14 +10,19 @@ from kubefit.api.karmada import (
     CLUSTER_API_VERSION,
     AllocatableModeling,
     Cluster,
-    Quantity,
     ResourceBinding,
     ResourceModel,
     ResourceModelRange,
     ResourceSummary,
 )
-from kubefit.k8s.quantity import QuantityError, parse_quantity, quantity_text
-from kubefit.manifests.decode import Complete, check_fields, check_shape, integer
+from kubefit.manifests.decode import (
+    Complete,
+    check_fields,
+    check_shape,
+    decode_quantities,
+    decode_quantity,
+    integer,
+)
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import mapping as _mapping
 from kubefit.manifests.decode import sequence as _list
@@ -27,23 +32,6 @@ from kubefit.manifests.load import METADATA_FIELDS, OBJECT_FIELDS
 
 def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Document:
     return doc if isinstance(doc, Document) else Document(doc, source, 1)
-
-
-def decode_quantity(raw: Any, doc: Document, field_path: str) -> Quantity:
-    """One quantity value → `Quantity(text, nanos)`; a malformed one is an InputError."""
-    try:
-        text = quantity_text(raw)
-        return Quantity(text, parse_quantity(text))
-    except QuantityError as exc:
-        raise _fail(doc, field_path, str(exc)) from None
-
-
-def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Quantity] | None:
-    """A ResourceList mapping → {name: Quantity}, None when absent (negative values are kept)."""
-    if value is None:
-        return None
-    return {str(name): decode_quantity(raw, doc, f"{field_path}.{name}")
-            for name, raw in _mapping(value, doc, field_path).items()}
 
 
 def _check_kind(doc: Document, kind: str, api_version: str) -> None:

@@ -70,30 +70,38 @@ STATUS_FIELDS: dict[str, frozenset[str]] = {
 SKIPPED_KINDS = frozenset({
     "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
     "CustomResourceDefinition", "Endpoints", "EndpointSlice", "Ingress", "IngressClass",
-    "NetworkPolicy", "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "NetworkPolicy", "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity", "VolumeAttachment",
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "RuntimeClass", "PodSecurityPolicy",
-    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration", "ResourceClaim",
-    "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"})
+    "ValidatingAdmissionPolicyBinding", "APIService", "PodTemplate", "PodSecurityPolicy",
+    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
 # evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
 AFFECTS_SCHEDULING = frozenset({
-    "LimitRange", "ResourceQuota", "PersistentVolumeClaim",
+    "ResourceQuota", "PersistentVolumeClaim",
     "CSIStorageCapacity",
-    "HorizontalPodAutoscaler", "CronJob", "RuntimeClass", "ResourceClaim", "ResourceClaimTemplate",
-    "DeviceClass", "ResourceSlice"})
+    "HorizontalPodAutoscaler", "CronJob"})
+
+
+# The API groups kube-apiserver serves itself (v1.34); every other dotted group is a CustomResourceDefinition's,
+# `*.k8s.io` ones included (gateway.networking.k8s.io, snapshot.storage.k8s.io, metrics.k8s.io, ...).
+BUILTIN_GROUPS = frozenset({
+    "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "authentication.k8s.io",
+    "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io",
+    "storagemigration.k8s.io"})
 
 
 def custom_resource(body: dict[str, Any]) -> bool:
-    """An object of a CustomResourceDefinition: its API group is not a Kubernetes one (`*.k8s.io`)."""
+    """An object of a CustomResourceDefinition: its API group is dotted and not one kube-apiserver serves."""
     version = body.get("apiVersion")
     if not isinstance(version, str) or "/" not in version:
         return False
     group = version.split("/", 1)[0]
-    return "." in group and not group.endswith(".k8s.io") and group != "k8s.io"
+    return "." in group and group not in BUILTIN_GROUPS
 
 
 def skipped_kind(doc: Any) -> bool:
@@ -101,8 +109,53 @@ def skipped_kind(doc: Any) -> bool:
     return doc.kind in SKIPPED_KINDS or custom_resource(doc.body)
 
 
+# Custom resources that an operator turns into pods (StatefulSets, Deployments, Jobs it creates): API group →
+# those kinds. kubefit runs no operator, so their pods are missing from a simulation unless given.
+OPERATOR_KINDS: dict[str, frozenset[str]] = {
+    "monitoring.coreos.com": frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"}),
+    "elasticsearch.k8s.elastic.co": frozenset({"Elasticsearch"}), "kibana.k8s.elastic.co": frozenset({"Kibana"}),
+    "kafka.strimzi.io": frozenset({"Kafka", "KafkaNodePool", "KafkaConnect", "KafkaMirrorMaker2", "KafkaBridge"}),
+    "postgresql.cnpg.io": frozenset({"Cluster", "Pooler"}), "acid.zalan.do": frozenset({"postgresql"}),
+    "argoproj.io": frozenset({"Rollout", "Workflow", "CronWorkflow"}),
+    "ray.io": frozenset({"RayCluster", "RayJob", "RayService"}),
+    "kubeflow.org": frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "Notebook"}),
+    "serving.kserve.io": frozenset({"InferenceService"}), "serving.knative.dev": frozenset({"Service"}),
+    "jobset.x-k8s.io": frozenset({"JobSet"}), "leaderworkerset.x-k8s.io": frozenset({"LeaderWorkerSet"}),
+    "batch.volcano.sh": frozenset({"Job"}), "apps.kruise.io": frozenset({"CloneSet", "StatefulSet", "DaemonSet"}),
+    "rabbitmq.com": frozenset({"RabbitmqCluster"}), "minio.min.io": frozenset({"Tenant"}),
+    "opentelemetry.io": frozenset({"OpenTelemetryCollector"}), "jaegertracing.io": frozenset({"Jaeger"}),
+    "sparkoperator.k8s.io": frozenset({"SparkApplication", "ScheduledSparkApplication"}),
+    "flink.apache.org": frozenset({"FlinkDeployment"}), "nvidia.com": frozenset({"ClusterPolicy", "NVIDIADriver"}),
+    "kubevirt.io": frozenset({"VirtualMachine", "VirtualMachineInstance"}),
+    "tekton.dev": frozenset({"TaskRun", "PipelineRun"}), "keda.sh": frozenset({"ScaledJob"}),
+    "grafana.integreatly.org": frozenset({"Grafana"}), "mongodbcommunity.mongodb.com": frozenset({"MongoDBCommunity"}),
+    "clickhouse.altinity.com": frozenset({"ClickHouseInstallation"}), "k8s.mariadb.com": frozenset({"MariaDB"}),
+}
+
+
+def operator_managed(doc: Any) -> bool:
+    """A custom resource an operator turns into pods (`OPERATOR_KINDS`)."""
+    version = doc.body.get("apiVersion")
+    group = version.split("/", 1)[0] if isinstance(version, str) and "/" in version else ""
+    return doc.kind in OPERATOR_KINDS.get(group, ())
+
+
+def operator_note(docs: list[Any]) -> str | None:
+    """The warning for custom resources an operator turns into pods (None when there are none)."""
+    managed = [d for d in docs if operator_managed(d)]
+    if not managed:
+        return None
+    named = ", ".join(f"{d.label} ({d.body.get('apiVersion')})" for d in managed[:4])
+    more = f" and {len(managed) - 4} more" if len(managed) > 4 else ""
+    return (f"{named}{more}: an operator turns these custom resources into pods (StatefulSets, Deployments, Jobs "
+            f"it creates); kubefit runs no operator, so those pods are missing here: add them (or a snapshot of the "
+            f"running cluster) to count them")
+
+
 def skipped_note(docs: list[Any]) -> str | None:
-    """One note naming every skipped kind with its count (None when nothing was skipped)."""
+    """One note naming every skipped kind with its count (None when nothing was skipped), custom resources an
+    operator turns into pods aside (`operator_note`)."""
+    docs = [d for d in docs if not operator_managed(d)]
     if not docs:
         return None
     counts = Counter(d.kind for d in docs)

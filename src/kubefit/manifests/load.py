@@ -115,6 +115,7 @@ PORT_FIELDS = frozenset({"name", "hostPort", "containerPort", "protocol", "hostI
 OWNER_FIELDS = frozenset({"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"})
 SPREAD_FIELDS = frozenset({"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
                            "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys"})
+POD_RESOURCE_CLAIM_FIELDS = frozenset({"name", "resourceClaimName", "resourceClaimTemplateName"})
 POD_AFFINITY_TERM_FIELDS = frozenset({"labelSelector", "namespaces", "topologyKey", "namespaceSelector",
                                       "matchLabelKeys", "mismatchLabelKeys"})
 
@@ -132,6 +133,7 @@ class Scenario:
     skipped: list[Document] = field(default_factory=list)  # kinds that do not affect scheduling, raw
     warnings: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
+    admission: bool = True  # pods created from the files go through API-server admission (admission.py)
 
     @property
     def files(self) -> str:
@@ -330,12 +332,7 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
     if restart is not None and restart not in ("Always", "OnFailure", "Never"):
         raise _fail(doc, f"{path}.restartPolicy", f"must be Always, OnFailure or Never, got {restart!r}")
     requests = decode_resource_list(resources.get("requests"), doc, f"{path}.resources.requests", warnings)
-    limits = decode_resource_list(resources.get("limits"), doc, f"{path}.resources.limits")
-    missing = sorted(set(limits) - set(requests))
-    if missing:
-        warnings.append(f"{doc.source}: {doc.label}: {path}.resources: limits without requests for "
-                        f"{', '.join(missing)}; the API server would copy them into requests, kubefit uses "
-                        f"the pod as given (no request)")
+    decode_resource_list(resources.get("limits"), doc, f"{path}.resources.limits")  # read by admission.py
     ports = tuple(_port(p, doc, f"{path}.ports[{i}]") for i, p in enumerate(_list(c.get("ports"), doc, f"{path}.ports")))
     return Container(name=_string(c.get("name"), doc, f"{path}.name"), requests=requests, restart_policy=restart,
                      image=_string(c.get("image"), doc, f"{path}.image"), ports=ports)
@@ -381,6 +378,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         container_statuses=_container_statuses(status, "containerStatuses", doc) if status else (),
         init_container_statuses=_container_statuses(status, "initContainerStatuses", doc) if status else (),
         conditions=_pod_conditions(status, doc) if status else (),
+        resource_claim_statuses=_resource_claim_statuses(status, doc) if status else (),
         labels=_string_map(meta.get("labels"), doc, "metadata.labels"),
         uid=_string(meta.get("uid"), doc, "metadata.uid"),
         owner_references=_owner_references(meta, doc),
@@ -443,12 +441,37 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
             "topology_spread_constraints": _spread_constraints(spec, doc),
             "scheduling_gates": _scheduling_gates(spec, doc),
-            "resource_claims": tuple(_mapping(c, doc, f"spec.resourceClaims[{i}]") for i, c in
-                                     enumerate(_list(spec.get("resourceClaims"), doc, "spec.resourceClaims"))),
+            "resource_claims": _pod_resource_claims(spec, doc),
             "volumes": tuple(_volume(v, doc, f"spec.volumes[{i}]") for i, v in
                              enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
             "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
             or "PreemptLowerPriority"}
+
+
+def _pod_resource_claims(spec: dict[str, Any], doc: Document) -> tuple[dict[str, Any], ...]:
+    """`spec.resourceClaims[]`: a name and exactly one of resourceClaimName / resourceClaimTemplateName."""
+    out = []
+    for where, claim in entries(spec.get("resourceClaims"), doc, "spec.resourceClaims", POD_RESOURCE_CLAIM_FIELDS,
+                                "a resource claim (a mapping with name and resourceClaimName)"):
+        if not _string(claim.get("name"), doc, f"{where}.name"):
+            raise _fail(doc, f"{where}.name", "a name is required")
+        given = [k for k in ("resourceClaimName", "resourceClaimTemplateName")
+                 if _string(claim.get(k), doc, f"{where}.{k}")]
+        if len(given) != 1:
+            raise _fail(doc, where, "exactly one of resourceClaimName or resourceClaimTemplateName is required")
+        out.append(claim)
+    return tuple(out)
+
+
+def _resource_claim_statuses(status: dict[str, Any], doc: Document) -> tuple[tuple[str, str | None], ...]:
+    """`status.resourceClaimStatuses[]`: (pod claim name, the generated claim's name or None)."""
+    out = []
+    for where, entry in entries(status.get("resourceClaimStatuses"), doc, "status.resourceClaimStatuses",
+                                frozenset({"name", "resourceClaimName"}), "a mapping with name and resourceClaimName"):
+        name = entry.get("resourceClaimName")
+        out.append((_string(entry.get("name"), doc, f"{where}.name"),
+                    None if name is None else _string(name, doc, f"{where}.resourceClaimName")))
+    return tuple(out)
 
 
 def _volume(value: Any, doc: Document, path: str) -> dict[str, Any]:

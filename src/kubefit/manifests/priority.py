@@ -9,9 +9,11 @@ Pods that carry `spec.priority` (everything `kubectl get -o yaml` prints) are us
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario
@@ -44,22 +46,27 @@ def _where(pod: Any) -> tuple[str, str]:
     return f"Pod/{pod.name}", "spec.priorityClassName"
 
 
-def resolve_priorities(scenario: Scenario) -> None:
-    """Give each pod without `spec.priority` the value of its (or the default) PriorityClass."""
+def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
+    """The Priority admission of the scenario's PriorityClasses: a function giving a pod without `spec.priority`
+    the value of its (or the default) PriorityClass (the pod itself when it has one or no class applies)."""
     classes, default = _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
-    for i, pod in enumerate(scenario.pods):
+
+    def admit(pod: Pod) -> Pod:
         spec = pod.raw.get("spec") or {}
         if spec.get("priority") is not None:
-            continue
+            return pod
         name = spec.get("priorityClassName")
         if name:
             if name not in classes:
                 obj, field = _where(pod)
                 raise InputError(f"no PriorityClass with name {name} was found", file=pod.source, obj=obj,
                                  field=field)
-            value = classes[name]
-        elif default is not None:
-            value = default
-        else:
-            continue
-        scenario.pods[i] = replace(pod, priority=value)
+            return replace(pod, priority=classes[name])
+        return pod if default is None else replace(pod, priority=default)
+    return admit
+
+
+def resolve_priorities(scenario: Scenario) -> None:
+    """Give each pod without `spec.priority` the value of its (or the default) PriorityClass."""
+    admit = priority_admission(scenario)
+    scenario.pods = [admit(pod) for pod in scenario.pods]

@@ -1,5 +1,5 @@
 """Documents → the scenario: each object decoded by its kind, workloads expanded into the pods their
-controllers create, priorities admitted; the whole of `kubefit`'s input as `load_scenario` returns it."""
+controllers create, pods and claims admitted as the API server admits them; the whole of `kubefit`'s input as `load_scenario` returns it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any
 
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, storage
+from kubefit.manifests import cluster, dra, policy, storage
+from kubefit.manifests.admission import admit_scenario
 from kubefit.manifests.documents import Document, manifest_files, read_documents
 from kubefit.manifests.kinds import (
     FLEET_KINDS,
@@ -21,14 +22,15 @@ from kubefit.manifests.kinds import (
     skipped_kind,
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
-from kubefit.manifests.priority import resolve_priorities
 from kubefit.manifests.workloads import expand_workloads
 
 
 def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,
-                  recursive: bool = False) -> Scenario:
+                  recursive: bool = False, admission: bool = True) -> Scenario:
     """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
-    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create.
+    `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create,
+    and the pods not stored yet go through the API server's admission (`kubefit.manifests.admission`;
+    `admission=False`: pods as given, as kube-scheduler's own tests create them).
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
     every 1,024 objects and at the file's end.
@@ -37,7 +39,7 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     command what was loaded is then frozen (see `freeze_after_loading`).
     """
     with collector_paused():
-        scenario = _load_scenario(paths, progress, recursive)
+        scenario = _load_scenario(paths, progress, recursive, admission)
         if _freezing[0]:
             gc.freeze()  # before the collector resumes, so that its first pass does not walk it either
     return scenario
@@ -72,7 +74,7 @@ def collector_paused() -> Iterator[None]:
 
 
 def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
-                   recursive: bool) -> Scenario:
+                   recursive: bool, admission: bool) -> Scenario:
     scenario = Scenario()
     for path in paths:
         scenario.sources.append(str(path))
@@ -88,7 +90,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
             if progress is not None:
                 progress(file, len(docs), len(docs))
     expand_workloads(scenario)
-    resolve_priorities(scenario)
+    admit_scenario(scenario, enabled=admission)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     for kind, items in scenario.objects.by_kind.items():
@@ -97,8 +99,9 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 
 
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
-# ReplicaSet, PVC, …): each module keeps its own `DECODERS`.
-CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {**cluster.DECODERS, **storage.DECODERS}
+# ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
+CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
+    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS}
 
 
 def add_document(scenario: Scenario, doc: Document) -> None:

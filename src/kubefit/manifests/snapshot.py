@@ -1,5 +1,6 @@
 """A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets, non-terminal pods,
-namespaces, services and pod controllers, trimmed to what scheduling reads.
+namespaces, services, pod controllers, LimitRanges, RuntimeClasses and DRA objects (DeviceClasses,
+ResourceSlices, ResourceClaims and their templates), trimmed to what scheduling reads.
 
 The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
 path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
@@ -32,15 +33,16 @@ POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preem
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
             "overhead", "resources", "hostNetwork", "runtimeClassName", "volumes", "resourceClaims")
 CONTAINER_FIELDS = ("name", "image", "resources", "restartPolicy", "ports")  # image: ImageLocality
-POD_STATUS = ("phase", "startTime", "nominatedNodeName")  # preemption orders victims by start time
+# preemption orders victims by start time; DynamicResources finds a pod's template claims by its status
+POD_STATUS = ("phase", "startTime", "nominatedNodeName", "resourceClaimStatuses")
 # A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
 # PodResizePending condition; those parts of the status are kept, the rest is noise.
 RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
-    """Nodes, storage objects, PDBs, namespaces, services and pod controllers, then non-terminal pods of the
-    cluster, trimmed; pods in creation order (queue order)."""
+    """Nodes, storage objects, PDBs, namespaces, services, pod controllers, LimitRanges and RuntimeClasses,
+    then non-terminal pods of the cluster, trimmed; pods in creation order (queue order)."""
     from kubernetes import client
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
@@ -51,7 +53,7 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[
             if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
     pods.sort(key=lambda p: str(p["metadata"].get("creationTimestamp") or ""))  # stable: API order kept
     return [*nodes, *_objects(api.api_client, where, STORAGE_KINDS), *_objects(api.api_client, where, CLUSTER_KINDS),
-            *pods]
+            *_objects(api.api_client, where, POLICY_KINDS), *_dra_objects(api.api_client, where), *pods]
 
 
 # The storage objects the volume plugins read and the PodDisruptionBudgets preemption reads:
@@ -65,7 +67,7 @@ STORAGE_KINDS = (
       "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder", "vsphereVolume",
       "portworxVolume", "local", "hostPath"), ("phase",)),
     ("StorageV1Api", "list_storage_class", "storageclasses", "storage.k8s.io/v1", "StorageClass",
-     ("provisioner", "volumeBindingMode", "allowedTopologies"), (), ()),
+     ("provisioner", "reclaimPolicy", "volumeBindingMode", "allowedTopologies"), (), ()),
     ("StorageV1Api", "list_csi_node", "csinodes", "storage.k8s.io/v1", "CSINode", (), ("drivers",), ()),
     ("StorageV1Api", "list_csi_driver", "csidrivers", "storage.k8s.io/v1", "CSIDriver", (),
      ("attachRequired", "storageCapacity"), ()),
@@ -81,14 +83,35 @@ CLUSTER_KINDS = (
     ("AppsV1Api", "list_replica_set_for_all_namespaces", "replicasets", "apps/v1", "ReplicaSet", (),
      ("replicas", "selector", "template"), ()),
     ("AppsV1Api", "list_stateful_set_for_all_namespaces", "statefulsets", "apps/v1", "StatefulSet", (),
-     ("replicas", "selector", "template", "ordinals"), ()),
+     ("replicas", "selector", "template", "ordinals", "volumeClaimTemplates", "podManagementPolicy"), ()),
     ("CoreV1Api", "list_replication_controller_for_all_namespaces", "replicationcontrollers", "v1",
      "ReplicationController", (), ("replicas", "selector", "template"), ()),
 )
+# What the API server's admission reads when a pod is created later (a replica `capacity` adds, a DaemonSet's
+# pod on a node `plan` adds): the namespaces' LimitRanges and the RuntimeClasses (kubefit.manifests.admission).
+POLICY_KINDS = (
+    ("CoreV1Api", "list_limit_range_for_all_namespaces", "limitranges", "v1", "LimitRange", (), ("limits",), ()),
+    ("NodeV1Api", "list_runtime_class", "runtimeclasses", "node.k8s.io/v1", "RuntimeClass",
+     ("handler", "overhead", "scheduling"), (), ()),
+)
+# Dynamic Resource Allocation (resource.k8s.io/v1, served from v1.34): the objects DynamicResources reads.
+DRA_KINDS = (
+    ("ResourceV1Api", "list_device_class", "deviceclasses", "resource.k8s.io/v1", "DeviceClass", (),
+     ("selectors", "config", "extendedResourceName"), ()),
+    ("ResourceV1Api", "list_resource_slice", "resourceslices", "resource.k8s.io/v1", "ResourceSlice", (),
+     ("driver", "pool", "nodeName", "nodeSelector", "allNodes", "devices", "perDeviceNodeSelection",
+      "sharedCounters"), ()),
+    ("ResourceV1Api", "list_resource_claim_for_all_namespaces", "resourceclaims", "resource.k8s.io/v1",
+     "ResourceClaim", (), ("devices",), ("allocation", "reservedFor")),
+    ("ResourceV1Api", "list_resource_claim_template_for_all_namespaces", "resourceclaimtemplates",
+     "resource.k8s.io/v1", "ResourceClaimTemplate", (), ("metadata", "spec"), ()),
+)
+DRA_META = ("ownerReferences", "deletionTimestamp")  # a template's claim is the pod's; one being deleted
 STORAGE_META = ("name", "namespace", "uid", "labels")
 # annotations the volume plugins read (binding state, selected node, the beta storage class)
 STORAGE_ANNOTATIONS = ("pv.kubernetes.io/bind-completed", "volume.kubernetes.io/selected-node",
-                       "volume.beta.kubernetes.io/storage-class")
+                       "volume.beta.kubernetes.io/storage-class", "storageclass.kubernetes.io/is-default-class",
+                       "storageclass.beta.kubernetes.io/is-default-class")
 
 
 def _objects(api_client: Any, where: str, kinds: tuple[tuple[Any, ...], ...]) -> list[dict[str, Any]]:
@@ -101,6 +124,29 @@ def _objects(api_client: Any, where: str, kinds: tuple[tuple[Any, ...], ...]) ->
         for item in _list_all(call, resource, where):
             out.append(trim_object(item, version, kind, top, spec, status))
     return out
+
+
+def _dra_objects(api_client: Any, where: str) -> list[dict[str, Any]]:
+    """DeviceClasses, ResourceSlices, ResourceClaims and templates; none from a cluster that does not serve
+    resource.k8s.io/v1 (older than v1.34, or DRA turned off: its pods have no claims to allocate then)."""
+    from kubernetes import client
+
+    out = []
+    for group, method, resource, version, kind, top, spec, status in DRA_KINDS:
+        call = getattr(getattr(client, group)(api_client), method)
+        try:
+            items = list(_list_all(call, resource, where))
+        except NotServed:
+            return []
+        for item in items:
+            trimmed = trim_object(item, version, kind, top, spec, status)
+            trimmed["metadata"].update(_pick(item.get("metadata"), DRA_META))
+            out.append(trimmed)
+    return out
+
+
+class NotServed(InputError):
+    """A list endpoint the cluster does not serve (404): its API group or version is not there."""
 
 
 def trim_object(item: dict[str, Any], version: str, kind: str, top: tuple[str, ...], spec: tuple[str, ...],
@@ -195,7 +241,8 @@ def _get_page(call: Callable[..., Any], resource: str, server: str, **params: An
             raise ApiException(http_resp=response)
         body = json.loads(response.data)
     except ApiException as exc:
-        raise InputError(f"listing {resource}: {_api_reason(exc)}", file=server) from None
+        error = NotServed if exc.status == 404 else InputError
+        raise error(f"listing {resource}: {_api_reason(exc)}", file=server) from None
     except urllib3.exceptions.HTTPError as exc:
         reason = getattr(exc, "reason", None) or exc
         raise InputError(f"cannot reach the cluster: {_one_line(str(reason))}", file=server) from None

@@ -56,7 +56,11 @@ CSI_SOURCE_FIELDS = frozenset({"driver", "volumeHandle", "readOnly", "fsType", "
                                "controllerExpandSecretRef", "nodeExpandSecretRef"})
 STORAGE_CLASS_FIELDS = frozenset({"apiVersion", "kind", "metadata", "provisioner", "parameters", "reclaimPolicy",
                                   "mountOptions", "allowVolumeExpansion", "volumeBindingMode", "allowedTopologies"})
-BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
+IMMEDIATE, DELETE = "Immediate", "Delete"
+BINDING_MODES = (IMMEDIATE, "WaitForFirstConsumer")
+RECLAIM_POLICIES = (DELETE, "Retain")  # ValidateStorageClass: Recycle is a PersistentVolume's only
+DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+BETA_DEFAULT_CLASS_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
 CSI_NODE_SPEC_FIELDS = frozenset({"drivers"})
 CSI_NODE_DRIVER_FIELDS = frozenset({"name", "nodeID", "topologyKeys", "allocatable"})
 CSI_DRIVER_SPEC_FIELDS = frozenset({"attachRequired", "podInfoOnMount", "volumeLifecycleModes", "storageCapacity",
@@ -168,10 +172,23 @@ def decode_storage_class(doc: Document, warnings: list[str]) -> StorageClass:
     mode = _optional_string(body.get("volumeBindingMode"), doc, "volumeBindingMode")
     if mode is not None and mode not in BINDING_MODES:
         raise _fail_value(doc, "volumeBindingMode", mode, BINDING_MODES)
+    reclaim = _optional_string(body.get("reclaimPolicy"), doc, "reclaimPolicy")
+    if reclaim is not None and reclaim not in RECLAIM_POLICIES:
+        raise _fail_value(doc, "reclaimPolicy", reclaim, RECLAIM_POLICIES)
+    if mode is None:  # SetDefaults_StorageClass (pkg/apis/storage/v1/defaults.go): every stored class has one
+        warnings.append(f"{doc.source}: {doc.label}: volumeBindingMode: the API server defaults it to {IMMEDIATE}")
     topologies = tuple(_mapping(t, doc, f"allowedTopologies[{i}]")
                        for i, t in enumerate(_list(body.get("allowedTopologies"), doc, "allowedTopologies")))
     return StorageClass(meta, provisioner=_string(body.get("provisioner"), doc, "provisioner"),
-                        volume_binding_mode=mode, allowed_topologies=topologies)
+                        volume_binding_mode=mode or IMMEDIATE, allowed_topologies=topologies,
+                        reclaim_policy=reclaim or DELETE, default_class=_is_default_class(doc))
+
+
+def _is_default_class(doc: Document) -> bool:
+    """The class is marked as the default (`storageclass.kubernetes.io/is-default-class: "true"`, or the beta
+    annotation), as `storageutil.IsDefaultAnnotation` reads it."""
+    ann = _annotations(doc)
+    return any(ann.get(key) == "true" for key in (DEFAULT_CLASS_ANNOTATION, BETA_DEFAULT_CLASS_ANNOTATION))
 
 
 def _csi_node_driver(raw: Any, doc: Document, path: str) -> CSINodeDriver:

@@ -10,6 +10,7 @@ from pathlib import Path
 from kubefit.api.core import Node
 from kubefit.errors import InputError
 from kubefit.manifests.documents import manifest_files, read_documents
+from kubefit.manifests.dra import decode_resource_slice
 from kubefit.manifests.load import decode_node
 
 COST_LABEL = "kubefit.io/cost"  # what one node of a template costs (plan; consolidate's --order cost)
@@ -17,10 +18,11 @@ COST_LABEL = "kubefit.io/cost"  # what one node of a template costs (plan; conso
 
 @dataclass
 class Template:
-    """A Node manifest to copy, and what one copy costs."""
+    """A Node manifest to copy, what one copy costs, and the ResourceSlices its devices come with (DRA)."""
 
     node: Node
     cost: Decimal = Decimal(1)
+    slices: tuple = ()  # ResourceSlices naming the template node (spec.nodeName): copied with each node
 
     @property
     def name(self) -> str:
@@ -43,16 +45,29 @@ def template_cost(node: Node) -> Decimal:
 
 
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:
-    """The templates of the files (folders: their manifests); every object must be a Node, names unique."""
+    """The templates of the files (folders: their manifests): Nodes, names unique, each with the
+    ResourceSlices that name it in `spec.nodeName` (the devices a copy of it brings)."""
     templates: list[Template] = []
+    slices = []
     for path in paths:
         for file in manifest_files(str(path)):
             for doc in read_documents(file, allow_empty=False):
+                if doc.kind == "ResourceSlice":
+                    slices.append(decode_resource_slice(doc, []))
+                    continue
                 if doc.kind != "Node":
-                    raise InputError(f"a node template must be a Node, got {doc.kind or 'no kind'}",
-                                     file=doc.source, obj=doc.label, field="kind")
+                    raise InputError(f"a node template must be a Node (or a ResourceSlice of one), got "
+                                     f"{doc.kind or 'no kind'}", file=doc.source, obj=doc.label, field="kind")
                 node = decode_node(doc, [])
                 templates.append(Template(node, template_cost(node)))
+    by_name = {t.name: t for t in templates}
+    for s in slices:
+        owner = by_name.get(s.node_name or "")
+        if owner is None:
+            raise InputError(f"a template's ResourceSlice must name a template node in spec.nodeName (one of "
+                             f"{', '.join(by_name) or 'none'}), got {s.node_name!r}", file=s.meta.source,
+                             obj=f"ResourceSlice/{s.meta.name}", field="spec.nodeName")
+        owner.slices = (*owner.slices, s)
     names = [t.name for t in templates]
     for t in templates:
         if names.count(t.name) > 1:

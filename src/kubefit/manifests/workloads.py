@@ -32,12 +32,14 @@ from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
+from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
 from kubefit.manifests.cluster import decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import entries
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import mapping as _mapping
 from kubefit.manifests.documents import Document
-from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, skipped_note
+from kubefit.manifests.kinds import SPEC_FIELDS, STATUS_FIELDS, WORKLOAD_KINDS, operator_note, skipped_note
 from kubefit.manifests.load import (
     METADATA_FIELDS,
     OBJECT_FIELDS,
@@ -46,6 +48,7 @@ from kubefit.manifests.load import (
     decode_pod,
     label_selector,
 )
+from kubefit.manifests.storage import decode_pvc
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 INT32_MAX = 2**31 - 1  # replicas, parallelism, completions, ordinals.start are int32 in the API
@@ -58,6 +61,11 @@ DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"), ("node.kube
                       ("node.kubernetes.io/pid-pressure", "NoSchedule"),
                       ("node.kubernetes.io/unschedulable", "NoSchedule"))
 HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+SELECTOR_REQUIRED = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")
+# ValidateDeploymentSpec / ValidateReplicaSetSpec (which reuses the Deployment's words) / ValidateStatefulSetSpec /
+# ValidateDaemonSetSpec: a selector with neither matchLabels nor matchExpressions
+EMPTY_SELECTOR_KIND = {"Deployment": "deployment", "ReplicaSet": "deployment", "StatefulSet": "statefulset",
+                       "DaemonSet": "daemonset"}
 
 
 # --------------------------------------------------------------------------- names
@@ -146,9 +154,9 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
     template = _mapping(spec.get("template"), doc, "spec.template")
     if not template:
         raise _fail(doc, "spec.template", "a pod template is required")
-    labels = _mapping(_mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels"), doc,
-                      "spec.template.metadata.labels")
-    labels = {str(k): str(v) for k, v in labels.items()}
+    given = _mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels")
+    labels = {str(k): str(v) for k, v in _mapping(given, doc, "spec.template.metadata.labels").items()}
+    shown = None if given is None else labels  # Go's nil map
     selector = spec.get("selector")
     if doc.kind == "ReplicationController":  # a plain label map there
         selector = {"matchLabels": _mapping(selector, doc, "spec.selector")} if selector else None
@@ -159,11 +167,25 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
             ok = parse_selector(selector).matches(labels)
         except SelectorError as exc:
             raise _fail(doc, "spec.selector", str(exc)) from None
-        if not ok:
-            raise _fail(doc, "spec.selector", "selector does not match template labels")
-    elif selector is None and doc.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
-        raise _fail(doc, "spec.selector", "a selector is required")
+        errors = [] if ok else [_not_selected(shown)]
+        if not selector.get("matchLabels") and not selector.get("matchExpressions") and doc.kind != "Job":
+            errors.insert(0, FieldError("spec.selector", INVALID, {},
+                                        f"empty selector is invalid for {EMPTY_SELECTOR_KIND[doc.kind]}"))
+        if errors:
+            raise InputError(aggregate(errors), file=doc.source, obj=doc.label)
+    elif selector is None and doc.kind in SELECTOR_REQUIRED:
+        # the apps validations: a nil selector is required (but a DaemonSet's), and selects nothing, so the
+        # template's labels do not match it either (ValidatePodTemplateSpecForReplicaSet/...StatefulSet)
+        errors = [FieldError("spec.selector", REQUIRED)] if doc.kind != "DaemonSet" else []
+        raise InputError(aggregate([*errors, _not_selected(shown)]), file=doc.source, obj=doc.label)
     return template, labels
+
+
+def _not_selected(labels: dict[str, str] | None) -> FieldError:
+    """`field.Invalid(spec.template.metadata.labels, template.Labels, ...)`: v1.34 prints the map as JSON (Go
+    sorts its keys; no labels at all is `null`)."""
+    return FieldError("spec.template.metadata.labels", INVALID, None if labels is None else dict(sorted(labels.items())),
+                      "`selector` does not match template `labels`")
 
 
 def _owner_reference(doc: Document) -> dict[str, Any]:
@@ -311,25 +333,108 @@ def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Documen
     return Document(rs, doc.source, doc.index, doc.position)
 
 
-def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
+def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget,
+                   claims: list[Any]) -> list[Pod]:
     """StatefulSet: `<name>-<ordinal>` for the lowest ordinals without a pod (from `spec.ordinals.start`),
-    until `spec.replicas` pods it owns are active (a snapshot's owned pods count whatever their names)."""
+    until `spec.replicas` pods it owns are active (a snapshot's owned pods count whatever their names).
+
+    Each pod it creates gets, per `spec.volumeClaimTemplates` entry, the claim `<template>-<name>-<ordinal>`
+    (`getPersistentVolumeClaimName`), created in `claims` unless one of that name exists (it is reused), and the
+    pod volume that names it (`updateStorage`). Under `podManagementPolicy: OrderedReady` (the default) a
+    created pod waits for every lower ordinal to be running (`Pod.ordered_after`: the simulation reports it not
+    created while one is not); `Parallel` creates them all at once."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     start = _count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0
     replicas = _count(doc, spec, "replicas", 1) or 0
+    ordered = _pod_management_policy(doc, spec) == ORDERED_READY
+    templates = _claim_templates(doc, spec)
     namespace = _namespace(doc)
-    existing = {p.name for p in pods if p.namespace == namespace}
+    existing = {p.name: p for p in pods if p.namespace == namespace}
     missing = budget.take(doc, "spec.replicas", max(replicas - sum(1 for p in _owned(pods, doc) if _active(p)), 0))
     factory = PodFactory(doc, template, labels, doc, warnings)
+    claimed = {c.meta.key for c in claims}
     out: list[Pod] = []
+    given_lower: list[str] = []  # the given pods of lower ordinals: each must run first
     for ordinal in range(start, start + replicas):
-        if len(out) == missing:
-            break
         name = f"{doc.name}-{ordinal}"
-        if name not in existing:
-            out.append(factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal),
-                                          "statefulset.kubernetes.io/pod-name": name}))
+        given = existing.get(name)
+        created = given is None and len(out) < missing
+        if created:
+            pod = factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal),
+                                     "statefulset.kubernetes.io/pod-name": name},
+                              spec=_with_claims(factory.spec, templates, doc.name, ordinal) if templates else None)
+            # the previous created pod stands for the created ones below it: it waited for them
+            lower = (*given_lower, *(out[-1].key for _ in out[-1:]))
+            out.append(replace(pod, ordered_after=lower) if ordered and lower else pod)
+        elif given is not None:
+            given_lower.append(given.key)
+        if created or (given is not None and not given.bound):  # a pending pod's missing claims are created too
+            claims += _new_claims(doc, templates, spec, ordinal, namespace, claimed, warnings)
+    return out
+
+
+ORDERED_READY, PARALLEL = "OrderedReady", "Parallel"
+
+
+def _pod_management_policy(doc: Document, spec: dict[str, Any]) -> str:
+    """`spec.podManagementPolicy` (defaulted to OrderedReady), one of the two the API server accepts."""
+    policy = spec.get("podManagementPolicy")
+    if policy is None:
+        return ORDERED_READY
+    if policy not in (ORDERED_READY, PARALLEL):
+        raise InputError(str(not_supported("spec.podManagementPolicy", policy, (ORDERED_READY, PARALLEL))),
+                         file=doc.source, obj=doc.label)
+    return policy
+
+
+CLAIM_TEMPLATE_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+
+
+def _claim_templates(doc: Document, spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """`spec.volumeClaimTemplates` as (name, template), each a PersistentVolumeClaim body (fields checked)."""
+    out = []
+    for path, raw in entries(spec.get("volumeClaimTemplates"), doc, "spec.volumeClaimTemplates",
+                             CLAIM_TEMPLATE_FIELDS, "a claim template (a mapping with metadata and spec)"):
+        name = _mapping(raw.get("metadata"), doc, f"{path}.metadata").get("name")
+        if not isinstance(name, str) or not name:
+            raise _fail(doc, f"{path}.metadata.name", "Required value")
+        out.append((name, raw))
+    return out
+
+
+def _with_claims(spec: dict[str, Any], templates: list[tuple[str, dict[str, Any]]], owner: str,
+                 ordinal: int) -> dict[str, Any]:
+    """`updateStorage`: a volume per claim template naming its claim (in template order), then the template's
+    own volumes of other names."""
+    names = {name for name, _ in templates}
+    volumes = [{"name": name, "persistentVolumeClaim": {"claimName": f"{name}-{owner}-{ordinal}"}}
+               for name, _ in templates]
+    volumes += [v for v in spec.get("volumes") or [] if not (isinstance(v, dict) and v.get("name") in names)]
+    return {**spec, "volumes": volumes}
+
+
+def _new_claims(doc: Document, templates: list[tuple[str, dict[str, Any]]], spec: dict[str, Any], ordinal: int,
+                namespace: str, claimed: set[str], warnings: list[str]) -> list[Any]:
+    """The claims of one ordinal the controller creates (`getPersistentVolumeClaims`: the template named
+    `<template>-<set>-<ordinal>` in the set's namespace, labelled with the template's labels and the selector's
+    matchLabels); a claim of that name in the scenario is reused, not created."""
+    match = _mapping(spec.get("selector"), doc, "spec.selector").get("matchLabels") or {}
+    out = []
+    for i, (name, raw) in enumerate(templates):
+        claim = f"{name}-{doc.name}-{ordinal}"
+        if f"{namespace}/{claim}" in claimed:
+            continue
+        meta = _mapping(raw.get("metadata"), doc, f"spec.volumeClaimTemplates[{i}].metadata")
+        body = {**raw, "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {**meta, "name": claim, "namespace": namespace,
+                             "labels": {**(meta.get("labels") or {}), **match}}}
+        try:
+            out.append(decode_pvc(Document(body, doc.source, doc.index), warnings))
+        except InputError as exc:
+            raise InputError(exc.message, file=doc.source, obj=doc.label,
+                             field=f"spec.volumeClaimTemplates[{i}].{exc.field}" if exc.field else None) from None
+        claimed.add(f"{namespace}/{claim}")
     return out
 
 
@@ -433,12 +538,13 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
         warnings.append(f"{doc.source}: {doc.label}: the scenario has no Node objects; the DaemonSet creates no pod")
         return []
     matched, eligible = daemon.eligible(nodes)
-    if not matched:
+    if not matched:  # the controller creates no pod, and one per matching node as soon as one joins (`plan`)
         probe = daemon.probe
         by_labels = bool(probe.node_selector) and not daemon_nodes(replace(probe, affinity=None), nodes)[0]
         field = "nodeSelector" if by_labels else "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-        raise _fail(doc, f"spec.template.spec.{field}", "matches no node of the scenario; the DaemonSet would run "
-                    "nowhere")
+        warnings.append(f"{doc.source}: {doc.label}: spec.template.spec.{field} matches no node of the scenario; "
+                        f"the DaemonSet creates no pod (and one on each matching node that joins)")
+        return []
     if not eligible:
         warnings.append(f"{doc.source}: {doc.label}: every node it selects has a taint it does not tolerate; "
                         f"the DaemonSet creates no pod")
@@ -454,8 +560,9 @@ class NewNodeDaemons:
     every DaemonSet whose selector, required affinity and taint check admit the node, named and pinned as
     for the scenario's own nodes (suffixes seeded by the DaemonSet and the node)."""
 
-    def __init__(self, workloads: list[Document]) -> None:
+    def __init__(self, workloads: list[Document], admit: Callable[[Pod], Pod | None] = lambda pod: pod) -> None:
         self.daemons = [DaemonSetPods(d, []) for d in workloads if d.kind == "DaemonSet"]
+        self.admit = admit  # the API server's admission of each pod (None: forbidden, not created)
         self.made: dict[tuple[str, str, str], list[Pod]] = {}
         self.keys: set[str] = set()  # every pod made so far, as `Pod.key`
 
@@ -465,11 +572,69 @@ class NewNodeDaemons:
         for node in nodes:
             key = (node.name, repr(sorted(node.labels.items())), repr(node.taints))
             if key not in self.made:
-                self.made[key] = [d.pod(node.name, seeded(d.doc.source, d.doc.kind, d.doc.name, node.name))
-                                  for d in self.daemons if d.eligible([node])[1]]
+                made = [self.admit(d.pod(node.name, seeded(d.doc.source, d.doc.kind, d.doc.name, node.name)))
+                        for d in self.daemons if d.eligible([node])[1]]
+                self.made[key] = [p for p in made if p is not None]
                 self.keys.update(p.key for p in self.made[key])
             out += self.made[key]
         return out
+
+
+# --------------------------------------------------------------------------- one more replica
+
+# kubectl's names of the workload kinds (`kubectl get deploy/web`), singular, plural, short and with their group
+KIND_NAMES = {alias: kind for kind, aliases in {
+    "Deployment": ("deployment", "deployments", "deploy", "deployment.apps"),
+    "StatefulSet": ("statefulset", "statefulsets", "sts", "statefulset.apps"),
+    "ReplicaSet": ("replicaset", "replicasets", "rs", "replicaset.apps"),
+    "ReplicationController": ("replicationcontroller", "replicationcontrollers", "rc"),
+    "Job": ("job", "jobs", "job.batch"),
+    "DaemonSet": ("daemonset", "daemonsets", "ds", "daemonset.apps")}.items() for alias in aliases}
+
+
+def workload_kind(text: str) -> str | None:
+    """The workload kind a kubectl resource name stands for (`deploy` → Deployment), None when none does."""
+    return KIND_NAMES.get(text.lower())
+
+
+def replica_of(scenario: Scenario, kind: str, name: str) -> Pod:
+    """One more replica of a workload's template, as its controller would create it on a scale-up (named and
+    labelled as its own; a StatefulSet's next ordinal, with the claims of its templates added to the scenario)."""
+    found = [d for d in scenario.workloads if d.kind == kind and d.name == name]
+    if kind == "DaemonSet":
+        raise InputError("a DaemonSet runs one pod per matching node, it has no replicas to add; name one of its "
+                         "pods or another workload", field="--pod")
+    if not found:
+        have = sorted(f"{d.kind.lower()}/{d.name}" for d in scenario.workloads if d.kind != "DaemonSet")
+        raise InputError(f"no {kind} named {name!r} in the scenario (workloads: {', '.join(have[:10]) or 'none'})",
+                         field="--pod")
+    if len({_namespace(d) for d in found}) > 1:
+        raise InputError(f"{kind}/{name} exists in several namespaces ({', '.join(sorted(_namespace(d) for d in found))})"
+                         "; give the pod by name instead", field="--pod")
+    doc = found[0]
+    if kind == "Deployment":  # its pods come from its ReplicaSet (the one it owns, or the one kubefit created)
+        doc = next((w for w in scenario.workloads if w.kind == "ReplicaSet" and owned_by(w.body, doc)), doc)
+    spec = _spec(doc)
+    template, labels = _template(doc, spec)
+    factory = PodFactory(doc, template, labels, doc, [])
+    owner = found[0].label
+    if kind != "StatefulSet":
+        pod = factory.pod(f"{doc.name}-{random_suffix(seeded('replica', doc.source, doc.kind, doc.name))}")
+        return replace(pod, created_by=owner)
+    ordinal = (_count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0) + \
+        (_count(doc, spec, "replicas", 1) or 0)
+    templates = _claim_templates(doc, spec)
+    claims = scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])
+    claims += _new_claims(doc, templates, spec, ordinal, _namespace(doc), {c.meta.key for c in claims}, [])
+    name = f"{doc.name}-{ordinal}"
+    return factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal), "statefulset.kubernetes.io/pod-name": name},
+                       spec=_with_claims(factory.spec, templates, doc.name, ordinal) if templates else None)
+
+
+def daemon_pod(pod: Pod) -> bool:
+    """A DaemonSet's pod (kubefit made it, or its controller reference says so): pinned to one node."""
+    return pod.created_by.startswith("DaemonSet/") or any(
+        ref.controller and ref.kind == "DaemonSet" for ref in pod.owner_references)
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -477,9 +642,7 @@ class NewNodeDaemons:
 def expand_workloads(scenario: Scenario) -> None:
     """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
     still create; note the skipped kinds once."""
-    note = skipped_note(scenario.skipped)
-    if note:
-        scenario.warnings.append(note)
+    scenario.warnings += [n for n in (operator_note(scenario.skipped), skipped_note(scenario.skipped)) if n]
     if not scenario.workloads:
         return
     given = list(scenario.pods)
@@ -487,7 +650,8 @@ def expand_workloads(scenario: Scenario) -> None:
     expanders: dict[str, Callable[[Document], list[Pod]]] = {
         "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget),
         "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget),
-        "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget),
+        "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget,
+                                                scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])),
         "Job": lambda d: _job_pods(d, given, scenario.warnings, budget),
         "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget),
     }

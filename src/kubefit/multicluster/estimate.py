@@ -22,12 +22,12 @@ import numpy as np
 from kubefit.api.core import Node, Pod
 from kubefit.api.karmada import Cluster
 from kubefit.errors import InputError
+from kubefit.k8s import goquantity as gq
 from kubefit.k8s.gomath import go_div, int32
+from kubefit.k8s.goquantity import GoQuantity
 from kubefit.k8s.quantity import QuantityError, milli_value, parse_quantity, value
 from kubefit.k8s.requests import pod_demand
 from kubefit.k8s.resourcenames import is_scalar
-from kubefit.multicluster import goquantity as gq
-from kubefit.multicluster.goquantity import GoQuantity
 
 MAX_INT32 = 2**31 - 1
 OVERFLOW_UNITS = 2**62

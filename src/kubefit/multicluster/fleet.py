@@ -15,6 +15,7 @@ from kubefit.manifests.decode import Complete, check_shape
 from kubefit.manifests.documents import Document, read_documents
 from kubefit.manifests.load import Scenario, decode_pod
 from kubefit.manifests.scenario import add_document
+from kubefit.told import told_keys
 
 Warn = Callable[[str], None]
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Job")
@@ -242,6 +243,8 @@ class FleetEstimate:
     estimates: list[Any]  # estimate.ClusterEstimate, in cluster order
     exact: dict[str, int] = field(default_factory=dict)  # member → replicas that really fit on its nodes
     explain: bool = False
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options and versions (set by `kubefit.verbs`)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"availableReplicas": {e.name: e.replicas for e in self.estimates}}
@@ -253,7 +256,7 @@ class FleetEstimate:
             data["overflow"] = overflow
         if self.explain:
             data["explain"] = {e.name: e.steps for e in self.estimates}
-        return data
+        return data | told_keys(self.warnings, None, self.inputs)
 
 
 def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[str] = (),
@@ -275,7 +278,7 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
         if name not in {c.name for c in fleet.clusters}:
             raise InputError(f"unknown cluster {name!r} (clusters: {', '.join(c.name for c in fleet.clusters)})",
                              field="--member")
-        scenarios[name] = load_scenario([path])
+        scenarios[name] = load_scenario([path], admission=False)  # the member's stored pods, as listed
         unread = unread_objects(scenarios[name], f"estimate --member {name}", members=True, skipped=True)
         if unread:
             warn(unread)
@@ -294,13 +297,15 @@ class FleetSchedule:
 
     fleet: Fleet
     result: dict[str, Any]  # {"filter", "scores", "candidates", "clusters", "replicas", "error", ...}
+    warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options and versions (set by `kubefit.verbs`)
 
     @property
     def binding_source(self) -> str:
         return self.fleet.binding_source
 
     def to_dict(self) -> dict[str, Any]:
-        return self.result
+        return self.result | told_keys(self.warnings, None, self.inputs)
 
 
 def schedule_fleet(fleet: Fleet, scores: Sequence[str] = (), gates: dict[str, bool] | None = None, *,

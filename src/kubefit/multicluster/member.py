@@ -22,8 +22,11 @@ Warn = Callable[[str], None]
 
 def load_member(files: Sequence[str | Path], verb: str, warn: Warn, *,
                 members: bool = True) -> tuple[Scenario, list[Cluster]]:
-    """The scenario of the files and its Karmada Clusters (decoded); what `verb` does not read goes to `warn`."""
-    scenario = load_scenario([str(f) for f in files])
+    """The scenario of the files and its Karmada Clusters (decoded); what `verb` does not read goes to `warn`.
+
+    A member's nodes and pods are what Karmada lists from its API server, stored objects: used as given
+    (no admission)."""
+    scenario = load_scenario([str(f) for f in files], admission=False)
     unread = unread_objects(scenario, verb, keep=("Cluster",), members=members, skipped=True)
     if unread:
         warn(unread)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubefit.api.karmada import Cluster, ResourceModel
-from kubefit.multicluster import goquantity as gq
+from kubefit.k8s import goquantity as gq
 from kubefit.multicluster.summary import Resource, _get, _raw, subtract_quantity
 
 GiB = 2**30

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubefit.k8s import goquantity as gq
 from kubefit.k8s.resourcenames import is_hugepages, is_scalar
-from kubefit.multicluster import goquantity as gq
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 

@@ -22,6 +22,10 @@ named and pinned as `kubefit.manifests.workloads` makes them for the scenario's 
 creates them when the node appears, so they are queued before the pending pods and take the node's
 resources first; they are not part of the goal (only the scenario's queue is counted).  A template that
 cannot hold its own DaemonSet pods is named in the notes (each checked alone on one copy).
+
+A template may come with ResourceSlices (DRA devices) naming it in `spec.nodeName`: each copy gets them,
+renamed for the copy (`copy_slices`), so pods with ResourceClaims are planned onto the devices new nodes
+bring.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import permutations
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node
 from kubefit.errors import InputError
+from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template
 from kubefit.manifests.workloads import NewNodeDaemons
@@ -43,6 +49,28 @@ from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+
+
+def copy_slices(template: Template, node_name: str) -> list:
+    """The template's ResourceSlices for one copy: `nodeName` the copy, and the template's name in the slice
+    and pool names replaced by the copy's (a driver publishes one pool per node)."""
+    out = []
+    for s in template.slices:
+        def renamed(text: str) -> str:
+            return text.replace(template.name, node_name) if template.name in text else f"{text}-{node_name}"
+
+        out.append(replace(s, meta=replace(s.meta, name=renamed(s.meta.name)), pool=renamed(s.pool),
+                           node_name=node_name))
+    return out
+
+
+def with_objects(objects: ClusterObjects, extra: dict[str, list]) -> ClusterObjects:
+    """The scenario's cluster objects plus `extra` (kind → objects): a new store, the scenario's untouched."""
+    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()})
+    for kind, items in extra.items():
+        for obj in items:
+            out.add(kind, obj)
+    return out
 
 
 @dataclass
@@ -57,8 +85,10 @@ class Plan:
     existing: int  # nodes of the cluster as it is (the planned ones follow them in the state)
     simulations: int = 0
     notes: list[str] = field(default_factory=list)
+    not_created_before: int = 0  # pods an OrderedReady StatefulSet had not created on the cluster as it is
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went
+    inputs: dict | None = None  # the files, templates, options, configuration and versions (set by `kubefit.verbs`)
 
     @property
     def cost(self) -> Decimal:
@@ -73,12 +103,15 @@ class Plan:
             "templates": [{"name": t.name, "cost": _number(t.cost)} for t in self.templates],
             "nodesAdded": added,
             "pendingBefore": self.pending_before,
+            **({"notCreatedBefore": self.not_created_before} if self.not_created_before else {}),
             "scheduled": sim["scheduled"],
-            "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s["node"] is None],
+            "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"]
+                          if s["node"] is None and not s.get("notCreated")],
+            "notCreated": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s.get("notCreated")],
             "simulations": self.simulations,
             "placement": sim["placement"],
             "simulation": sim,
-            **told_keys(self.warnings, self.node_actions),
+            **told_keys(self.warnings, self.node_actions, self.inputs),
         }
 
 
@@ -87,7 +120,9 @@ def _number(value: Decimal) -> int | float:
 
 
 def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
-    """`count` nodes made from the template, named `<template>-<i>` (skipping names already in the cluster)."""
+    """`count` nodes made from the template, named `<template>-<i>` (skipping the names in `taken`: the cluster's
+    and the copies made before; each new name is added), labelled as the kubelet registers a node: its own
+    `kubernetes.io/hostname`, the template's other labels kept."""
     out: list[Node] = []
     i = 0
     while len(out) < count:
@@ -95,10 +130,8 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
         name = f"{template.name}-{i}"
         if name in taken:
             continue
-        labels = dict(template.node.labels)
-        if HOSTNAME_LABEL in labels:
-            labels[HOSTNAME_LABEL] = name
-        out.append(replace(template.node, name=name, labels=labels))
+        taken.add(name)
+        out.append(replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name}))
     return out
 
 
@@ -111,19 +144,29 @@ class Planner:
         self.tie_break, self.seed = tie_break, seed
         self.queue = scenario.pending_pods
         self.taken = {n.name for n in scenario.nodes}
-        self.daemons = NewNodeDaemons(scenario.workloads)
+        self.daemons = NewNodeDaemons(scenario.workloads, admitter(scenario))
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
 
     def run(self, counts: list[int]) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
         added: list[Node] = []
+        taken = set(self.taken)
+        slices: list = []
         for template, count in zip(self.templates, counts, strict=True):
-            added += copies(template, count, self.taken)
-        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods)
+            made = copies(template, count, taken)
+            added += made
+            slices += [s for node in made for s in copy_slices(template, node.name)]
+        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
         return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+
+    def _objects(self, slices: list) -> ClusterObjects:
+        """The scenario's objects (claims, volumes, namespaces, PDBs, …) with the added nodes' ResourceSlices."""
+        if not slices:
+            return self.scenario.objects
+        return with_objects(self.scenario.objects, {"ResourceSlice": slices})
 
     def scheduled(self, counts: list[int]) -> int:
         """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
@@ -137,11 +180,12 @@ class Planner:
         """For each template, the DaemonSet pods one copy of it cannot hold on its own (a note per pod)."""
         notes = []
         for template in self.templates:
-            node = copies(template, 1, self.taken)
+            node = copies(template, 1, set(self.taken))
             daemons = self.daemons.pods_for(node)
             if not daemons:
                 continue
-            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods)
+            state = compile_state([*self.scenario.nodes, *node], self.scenario.pods,
+                                  self._objects(copy_slices(template, node[0].name)))
             result = simulate(state, self.config, daemons, tie_break=self.tie_break, seed=self.seed, stranded=False)
             self.runs += 1
             notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "
@@ -245,11 +289,13 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     if pending == 0 or limit == 0:
         counts = [0] * len(templates)
-        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes)
+        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
+                    before.not_created)
     target = planner.scheduled([limit] * len(templates))
     if len(templates) == 1:
         counts = [_smallest(lambda n: planner.scheduled([n]) >= target, limit)]
     else:
         counts = _several(planner, target, limit)
     result = planner.run(counts)
-    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes)
+    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
+                before.not_created)

@@ -98,6 +98,9 @@ def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] 
             console.print(f"preemption: nominated node {post['nominatedNode']}, evicting {', '.join(post['victims'])}")
     elif data["best"]:
         console.print(f"best: {', '.join(data['best'])}")
+        for node in data["best"]:  # DynamicResources: the devices Reserve would allocate there
+            for claim, devices in (data.get("deviceAllocations") or {}).get(node, {}).items():
+                console.print(f"  {node}: claim {claim}: {', '.join(devices)}")
     if explain:
         explain_tables(console, explain)
 

@@ -23,25 +23,33 @@ def simulation_table(console: Console, data: dict) -> None:
         for i, s in enumerate(steps, 1):
             extra = s.get("message") or (", ".join(s["ties"]) + (f" (+{s['tieCount'] - len(s['ties'])})"
                                          if s.get("tieCount") else "") if s.get("ties") else "")
-            node = s["node"] or "[red]pending[/red]"
+            node = s["node"] or ("[dim]not created[/dim]" if s.get("notCreated") else "[red]pending[/red]")
             if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
                 node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
                 extra = f"evicts {', '.join(s['victims'])}"
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
+            if s.get("devices"):  # DynamicResources: what each claim got
+                extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
+                                                                                             else "")
             t.add_row(str(i), s["pod"], node, extra)
         console.print(t)
-    console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]")
+    created = f", not created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
+    console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]"
+                  + created)
     final, placement = data["final"], data["placement"]
     t = new_table("Nodes")
     extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()
                                   if v and r not in ("cpu", "memory")))  # other resources, where any is in use
-    for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended):
+    devices = data.get("devices")  # DynamicResources: devices allocated / held by the node's pools
+    for col in ("node", "placed", "pods", "cpu (m)", "memory", *extended, *(["devices"] if devices else [])):
         t.add_column(col, justify="right" if col != "node" else "left")
     for node, usage in final.items():
         requested = usage["requested"]
+        held = devices.get(node) if devices else None
         t.add_row(node, str(placement.get(node, 0)), str(usage["pods"]), str(requested.get("cpu", 0)),
-                  _bytes(requested.get("memory", 0)), *[str(requested.get(r, 0)) for r in extended])
+                  _bytes(requested.get("memory", 0)), *[str(requested.get(r, 0)) for r in extended],
+                  *([f"{len(held['allocated'])}/{held['devices']}" if held else ""] if devices else []))
     if len(final) <= 200:
         console.print(t)
     _metrics_table(console, [("", data["metrics"])])
@@ -49,7 +57,9 @@ def simulation_table(console: Console, data: dict) -> None:
 
 def comparison_table(console: Console, data: dict) -> None:
     """The metrics of every configuration side by side."""
-    rows = [(c["name"], {**c["metrics"], "scheduled": c["scheduled"], "unschedulable": c["unschedulable"]})
+    uncreated = any(c.get("notCreated") for c in data["configurations"])  # OrderedReady pods never created
+    rows = [(c["name"], {**c["metrics"], "scheduled": c["scheduled"], "unschedulable": c["unschedulable"],
+                         **({"not created": c.get("notCreated", 0)} if uncreated else {})})
             for c in data["configurations"]]
     _metrics_table(console, rows)
 
@@ -62,7 +72,7 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
 
     def row(label: str, get) -> None:
         t.add_row(label, *[_fmt(get(m)) for _, m in runs])
-    for key in ("scheduled", "unschedulable"):
+    for key in ("scheduled", "unschedulable", "not created"):
         if key in runs[0][1]:
             row(key, lambda m, k=key: m.get(k))
     if any(m.get("evicted") for _, m in runs):

@@ -31,12 +31,14 @@ def timeline_table(console: Console, data: dict) -> None:
                   *(f"{series['allocation'][r][i]:.2f}" for r in resources),
                   *(str(series["stranded"][r][i]) for r in stranded))
     console.print(t)
+    created = f", never created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], never scheduled [bold]{data['unschedulable']}"
-                  f"[/bold], completed [bold]{data['completed']}[/bold]")
+                  f"[/bold]{created}, completed [bold]{data['completed']}[/bold]")
 
 
 def plot_timeline(data: dict, path: str) -> None:
-    """Allocation % per resource and pending pods over time (two panels, one time axis)."""
+    """Allocation % per resource and pending pods over time (two panels, one time axis), drawn as steps:
+    a value holds until the next event, as on the report's page."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -47,13 +49,13 @@ def plot_timeline(data: dict, path: str) -> None:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 5), sharex=True, height_ratios=(2, 1))
     for name, values in series["allocation"].items():
         if name != "pods":
-            top.plot(hours, values, label=name, linewidth=1.2)
+            top.plot(hours, values, label=name, linewidth=1.2, drawstyle="steps-post")
     top.set_ylabel("allocated %")
     top.set_ylim(0, 105)
     top.grid(alpha=0.3)
     top.legend(loc="upper right", fontsize=8)
-    bottom.plot(hours, series["pending"], color="tab:red", linewidth=1.2, label="pending")
-    bottom.plot(hours, series["running"], color="tab:gray", linewidth=1.0, label="running")
+    bottom.plot(hours, series["pending"], color="tab:red", linewidth=1.2, label="pending", drawstyle="steps-post")
+    bottom.plot(hours, series["running"], color="tab:gray", linewidth=1.0, label="running", drawstyle="steps-post")
     bottom.set_ylabel("pods")
     bottom.set_xlabel("time (hours)")
     bottom.grid(alpha=0.3)

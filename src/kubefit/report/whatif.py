@@ -42,18 +42,21 @@ def plan_table(console: Console, data: dict) -> None:
     for name, count in data["add"].items():
         t.add_row(name, str(costs[name]), str(count))
     console.print(t)
-    console.print(f"total cost [bold]{data['cost']}[/bold]; pending before {data['pendingBefore']}, scheduled "
-                  f"after {data['scheduled']} (verified by simulating the planned cluster, "
+    before = f" (and {data['notCreatedBefore']} not created)" if data.get("notCreatedBefore") else ""
+    console.print(f"total cost [bold]{data['cost']}[/bold]; pending before {data['pendingBefore']}{before}, "
+                  f"scheduled after {data['scheduled']} (verified by simulating the planned cluster, "
                   f"{data['simulations']} simulations)")
     added = set(data["nodesAdded"])
     if added:
         console.print("placed on new nodes: " + ", ".join(f"{n} {c}" for n, c in data["placement"].items()
                                                           if n in added))
-    if data["cannotFit"]:
-        t = new_table("Cannot fit on any count of the templates")
-        t.add_column("pod")
-        t.add_column("why")
-        for row in data["cannotFit"]:
-            t.add_row(row["pod"], row["message"])
-        console.print(t)
+    for key, title in (("cannotFit", "Cannot fit on any count of the templates"),
+                       ("notCreated", "Still not created (a pod before them cannot fit)")):
+        if data.get(key):
+            t = new_table(title)
+            t.add_column("pod")
+            t.add_column("why")
+            for row in data[key]:
+                t.add_row(row["pod"], row["message"])
+            console.print(t)
     actions_table(console, data)

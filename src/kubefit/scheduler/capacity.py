@@ -10,11 +10,13 @@ stops exactly when every node is full, whatever order the scores chose: the coun
 replayed (`copies_per_node`: per node, the minimum over the requested resources of
 ⌊free / request⌋, capped by the pods the node still takes). Plugins whose verdicts interact across
 nodes (topology spread, inter-pod affinity, ports, volumes, ...) and `--max` limits the count would reach
-are replayed copy by copy.
+are replayed copy by copy. So are pods with ResourceClaims: each copy is its own pod (`copy_of`), with
+its own claims from a template, allocated on its node as the simulation allocates them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,10 +51,12 @@ class CapacityResult:
     stop_reason: str = UNSCHEDULABLE  # Unschedulable | LimitReached
     message: str = ""
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     def to_dict(self) -> dict:
         return {"pod": self.pod.key, "count": self.count, "perNode": self.per_node,
-                "stopReason": self.stop_reason, "message": self.message, **told_keys(self.warnings)}
+                "stopReason": self.stop_reason, "message": self.message,
+                **told_keys(self.warnings, None, self.inputs)}
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,
@@ -144,6 +148,12 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
         decision = engine.cycle(pod, demand)
         if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
             return len(nodes), nodes, post_filter_cycle(engine, pod)[0]
-        engine.bind(decision.node, decision.shape)
+        engine.bind(decision.node, decision.shape, copy_of(pod, len(nodes)) if pod.resource_claims else None)
         nodes.append(decision.node)
     return len(nodes), nodes, None
+
+
+def copy_of(pod: Pod, i: int) -> Pod:
+    """The i-th copy as its own pod (name and uid), so that DynamicResources gives it its own claims (a
+    template's) and its own reservation (a named claim's)."""
+    return dataclasses.replace(pod, name=f"{pod.name}-copy-{i}", uid=f"{pod.uid or pod.name}-copy-{i}")

@@ -17,7 +17,7 @@ from kubefit.scheduler.config import (
     ShapePoint,
     load_configuration,
 )
-from kubefit.scheduler.simulate import SimulationResult, simulate
+from kubefit.scheduler.simulate import SimulationResult, node_allocatable, simulate
 from kubefit.scheduler.state import compile_state
 from kubefit.told import told_keys
 
@@ -88,12 +88,18 @@ def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], co
 
 
 def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
-    """`{"configurations": [{name, scheduled, unschedulable, placement, metrics}]}` in the order given.
+    """`{"configurations": [{name, scheduled, unschedulable, notCreated, placement, final, metrics}],
+    "allocatable"}` in the order given (`notCreated` where an OrderedReady StatefulSet left pods uncreated).
 
     Steps are left out (a run of each configuration with plain `simulate` gives them); placement says
-    where each configuration put the pods, node by node; `warnings` gathers what each run told the user.
+    where each configuration put the pods, node by node, and `final` what each node then holds
+    (`allocatable`, the same nodes in every run, once); `warnings` gathers what each run told the user,
+    `inputs` is the first run's (the verb sets the same on every run).
     """
     told = [r.warnings for r in results if r.warnings is not None]
     return {"configurations": [{"name": r.label, "scheduled": r.scheduled, "unschedulable": r.unschedulable,
-                                "placement": r.placement(), "metrics": r.metrics()} for r in results],
-            **told_keys([w for ws in told for w in ws] if told else None)}
+                                **({"notCreated": r.not_created} if r.not_created else {}),
+                                "placement": r.placement(), "final": r.final(), "metrics": r.metrics()}
+                               for r in results],
+            "allocatable": node_allocatable(results[0].state) if results else {},
+            **told_keys([w for ws in told for w in ws] if told else None, None, results[0].inputs if results else None)}

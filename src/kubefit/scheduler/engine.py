@@ -7,8 +7,10 @@ Filter plugin's verdict and each Score plugin's raw score for every node and, on
 cycle, re-evaluates only the rows bound since (rows.py does that in Python scalars for the resource
 plugins).  A cycle is then a handful of whole-array operations (mask, max, ties).
 
-Node sampling follows `schedule_one.go` (SPEC §7): `numFeasibleNodesToFind`, `nextStartNodeIndex`
-round robin over the zone-round-robin node list, one feasible node chosen without scoring.
+Node sampling follows `schedule_one.go` (SPEC §7) as kube-scheduler runs it with `parallelism: 1`:
+`numFeasibleNodesToFind`, `nextStartNodeIndex` round robin over the zone-round-robin node list and
+advanced by `processedNodes`, the nominated node tried first, one feasible node chosen without scoring.
+The search window is read off each shape's cached verdicts over every node.
 
 Planning trials (`kubefit.planning.consolidate`): `remove_node` deletes a node as kube-scheduler would see it
 deleted (no candidate for any pod, out of the node list that sampling walks and FitError counts);
@@ -42,7 +44,7 @@ from kubefit.scheduler.framework import (
     schedule_one,
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, CycleContext, SignPlugin, normalize_scores
+from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
@@ -117,6 +119,12 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
     if pct == 0:
         pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
     return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def percentage_of_nodes_to_score(config: SchedulerConfiguration, profile) -> int | None:
+    """The percentage `numFeasibleNodesToFind` reads: the profile's own when set, else the global one."""
+    pct = profile.percentage_of_nodes_to_score
+    return config.percentage_of_nodes_to_score if pct is None else pct
 
 
 # --------------------------------------------------------------------------- per-shape cache
@@ -231,6 +239,7 @@ class Shape:
     message: str | None = None  # FitError text, valid at `message_seen`
     message_seen: int = -1
     reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    status_codes: np.ndarray | None = None  # int8 [N]: the code that goes with them (0 when it passes)
     reason_counts: Counter | None = None
     prescore_error: bool = False
     kernels: RowKernels | None = None  # when every filter and identity scorer has a row kernel (rows.py)
@@ -242,6 +251,7 @@ class Shape:
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
+    # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
     static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
@@ -290,6 +300,22 @@ def _plan(sh: Shape) -> RedoPlan | None:
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
 
 
+def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
+    """The shape's row kernels (rows.py) for one evaluation of given rows: a Filter plugin without one
+    counts as static (`_evaluate_with_kernels` has it give its verdicts first). None when an
+    identity-normalized scorer has none (`total` could not be summed)."""
+    if any(sk[s] is None for s in sh.direct):
+        return None
+    k = RowKernels(
+        live_filters=[(p, fn) for p, fn in enumerate(fk) if callable(fn)],
+        static_filters=[p for p, fn in enumerate(fk) if not callable(fn)],
+        live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
+        static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
+        monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
+    k.spec = compiled_spec(k.static_filters, k.live_filters, k.static_scorers, k.live_scorers)
+    return k
+
+
 # --------------------------------------------------------------------------- the engine
 
 @dataclass
@@ -302,12 +328,15 @@ class Checkpoint:
 
 @dataclass
 class Decision:
-    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible count."""
+    """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible nodes found
+    (upstream's `len(feasibleNodes)`), and whether the pod's nominated node took it unscored."""
 
     node: int | None
     best: np.ndarray
     feasible: int
     shape: Shape
+    nominated_first: bool = False
+    processed: int = 0  # how far the cycle moved the start index (`processedNodes`)
 
 
 class Engine:
@@ -420,22 +449,16 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
-        if (None not in fk and all(sk[s] is not None for s in sh.direct)
-                and all(sk[s] == "static" for s in sh.normed)):
-            k = sh.kernels = RowKernels(
-                live_filters=[(p, fn) for p, fn in enumerate(fk) if fn != "static"],
-                static_filters=[p for p, fn in enumerate(fk) if fn == "static"],
-                live_scorers=[(s, sk[s], sh.scorers[s][2]) for s in sh.direct if sk[s] != "static"],
-                static_scorers=[(s, sh.scorers[s][2]) for s in sh.direct if sk[s] == "static"],
-                monotone=all(getattr(fn, "monotone", False) for fn in fk if fn != "static"))
-            k.spec = compiled_spec(k.static_filters, k.live_filters, k.static_scorers, k.live_scorers)
+        kernels = _row_kernels(sh, fk, sk)
+        if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
+            sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
         idx = np.arange(n, dtype=np.int64)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         sh.summed = np.zeros(n, dtype=np.int64)
         sh.plan = _plan(sh)
-        self._evaluate(sh, idx)
+        self._evaluate(sh, idx, kernels=kernels)
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
@@ -506,11 +529,12 @@ class Engine:
             return False
         return True
 
-    def _evaluate(self, sh: Shape, rows: np.ndarray, compiled: bool = True) -> None:
+    def _evaluate(self, sh: Shape, rows: np.ndarray, compiled: bool = True, kernels: RowKernels | None = None) -> None:
         """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins, or for
-        the plugins with a compiled row kernel (`compiled`) through it."""
-        if compiled and sh.kernels is not None and sh.kernels.spec is not None:
-            return self._evaluate_with_kernels(sh, rows)
+        the plugins with a compiled row kernel (`compiled`: those of `kernels`, default the shape's) through it."""
+        kernels = kernels if kernels is not None else sh.kernels
+        if compiled and kernels is not None and kernels.spec is not None:
+            return self._evaluate_with_kernels(sh, rows, kernels)
         state, ctx = self.state, sh.ctx
         for p, (_name, plugin) in enumerate(sh.filters):
             sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
@@ -520,25 +544,26 @@ class Engine:
         sh.ok[rows] = ok
         sh.n_ok = int(np.count_nonzero(sh.ok))
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
-            sh.raw[s, rows] = plugin.score(state, ctx, rows)
+            if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
+                sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
-    def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray) -> None:
-        """`_evaluate` with the compiled row kernels for their plugins, the plugins' own code for the others
-        (whose verdicts and scores binds never change); all through the plugins if the kernels hand rows on."""
-        state, ctx, k = self.state, sh.ctx, sh.kernels
+    def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray, k: RowKernels) -> None:
+        """`_evaluate` with the compiled row kernels `k` for their plugins, the plugins' own code first for the
+        others (`k`'s static ones); all through the plugins if the kernels hand rows on."""
+        state, ctx = self.state, sh.ctx
         live_filters = {p for p, _fn in k.live_filters}
         live_scorers = {s for s, _fn, _w in k.live_scorers}
         for p, (_name, plugin) in enumerate(sh.filters):
             if p not in live_filters:
                 sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
         for s, (_name, plugin, _w) in enumerate(sh.scorers):
-            if s not in live_scorers:
+            if s not in live_scorers and s not in sh.per_cycle:
                 sh.raw[s, rows] = plugin.score(state, ctx, rows)
         sh.norm_version += 1
-        if self._evaluate_compiled(sh, rows.tolist(), False):
+        if self._evaluate_compiled(sh, rows.tolist(), False, k):
             self._evaluate(sh, rows, compiled=False)
 
     @staticmethod
@@ -614,14 +639,15 @@ class Engine:
                 pass
         self._evaluate(sh, np.asarray(rows, dtype=np.int64), compiled=False)
 
-    def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool) -> list[int]:
-        """`_evaluate_rows` in C (any number of rows); returns the rows it left to Python (from the first
-        whose values leave the range where its int64 arithmetic is exact)."""
-        state = self.state
+    def _evaluate_compiled(self, sh: Shape, rows: list[int], binds_only: bool,
+                           kernels: RowKernels | None = None) -> list[int]:
+        """`_evaluate_rows` in C (any number of rows) with `kernels` (default the shape's); returns the rows it
+        left to Python (from the first whose values leave the range where its int64 arithmetic is exact)."""
+        state, k = self.state, kernels if kernels is not None else sh.kernels
         try:
             done, d_ok, d_bad, d_feasibility = evaluate_compiled(
-                sh.kernels.spec, rows, state.allocatable, state.requested, state.nonzero_requested, sh.codes,
-                sh.raw, sh.allowed, sh.ok, sh.summed, sh.total, sh.bad, binds_only and sh.kernels.monotone)
+                k.spec, rows, state.allocatable, state.requested, state.nonzero_requested, sh.codes,
+                sh.raw, sh.allowed, sh.ok, sh.summed, sh.total, sh.bad, binds_only and k.monotone)
         except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
             return rows
         sh.n_ok += d_ok
@@ -631,28 +657,56 @@ class Engine:
 
     # ---------------------------------------------------------------- one cycle
     def cycle(self, pod: Pod, demand: PodDemand | None = None) -> Decision:
-        """Filter, score and select a host for `pod` (nothing is bound)."""
+        """`schedulePod` for `pod` (nothing is bound): PreFilter; the pod's nominated node alone first
+        (`evaluateNominatedNode`); else Filter from the start index until `numFeasibleNodesToFind` feasible
+        nodes are found (`findNodesThatPassFilters`, sequentially), Score over those, `selectHost`.
+
+        The start index moves as `findNodesThatFitPod` moves it (SPEC §7, "How far the start index moves"):
+        not when PreFilter rejects the pod or the nominated node takes it, else by the nodes searched up to
+        the (k+1)-th feasible one (which cancels the search), plus a nominated node that failed and lies
+        beyond them (its status is in the same `NodeToStatus`)."""
         sh = self.shape(pod, demand)
-        if not self.sampling or sh.failure is not None:
+        if sh.failure is not None:  # findNodesThatFitPod returns before the start index moves
+            return self._decide_all(sh)
+        nominated = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+        if nominated is not None and self.state.removed is not None and self.state.removed[nominated]:
+            nominated = None  # evaluateNominatedNode: the snapshot has no such node any more, the search goes on
+        if nominated is not None and self._nominated_fits(sh, nominated):
+            return Decision(nominated, np.asarray([nominated], dtype=np.int64), 1, sh, nominated_first=True)
+        if not self.sampling:
             return self._decide_all(sh)
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
         order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
         m = len(order)
-        k = num_feasible_nodes_to_find(self._percentage(sh.fw), m)
+        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
         if not sh.fw.scorers and self.tie_break == "first":
             # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
             # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
-        if k >= m:
-            if sh.names is not None and len(self.order):
-                self.next_start = (self.next_start + m) % len(self.order)
-            return self._decide_all(sh)
-        return self._decide_sampled(sh, k, order)
+        if k >= m or sh.n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
+            outside = nominated is not None and sh.names_mask is not None and not sh.names_mask[nominated]
+            feasible, processed = None, m + int(outside)  # a failed nominated node outside them counts too
+        else:
+            feasible, processed = self._search(sh, k, order, nominated)
+        self.advance(processed)  # before scoring, whose errors end the cycle later
+        decision = self._decide_all(sh) if feasible is None else self._decide_found(sh, feasible)
+        decision.processed = processed
+        return decision
 
-    def _percentage(self, fw: Framework) -> int | None:
-        pct = fw.profile.percentage_of_nodes_to_score
-        return self.config.percentage_of_nodes_to_score if pct is None else pct
+    def _nominated_fits(self, sh: Shape, node: int) -> bool:
+        """`evaluateNominatedNode`: whether the Filter plugins pass the nominated node (which a PreFilter
+        result does not restrict: findNodesThatPassFilters runs on it alone)."""
+        if sh.allowed is None or sh.allowed[node]:
+            return bool(sh.ok[node])
+        one = np.asarray([node], dtype=np.int64)
+        return all(int(plugin.filter(self.state, sh.ctx, one).codes[0]) == SUCCESS for _n, plugin in sh.filters)
+
+    def advance(self, processed: int) -> None:
+        """`nextStartNodeIndex = (nextStartNodeIndex + processedNodes) % len(allNodes)` (a caller that knows
+        a cycle's outcome without running it, such as a replay's repeated failure, moves it the same way)."""
+        if len(self.order):  # allNodes: the present nodes
+            self.next_start = (self.next_start + processed) % len(self.order)
 
     def _decide_all(self, sh: Shape) -> Decision:
         ok = sh.ok
@@ -678,18 +732,31 @@ class Engine:
             best = feasible[total == _array_max(total)]
         return Decision(self._select(best), best, count, sh)
 
-    def _decide_sampled(self, sh: Shape, k: int, order: np.ndarray) -> Decision:
-        """`findNodesThatPassFilters`: from the start index, stop at the k-th feasible node; score those."""
+    def _search(self, sh: Shape, k: int, order: np.ndarray, nominated: int | None) -> tuple[np.ndarray, int]:
+        """`findNodesThatPassFilters` run sequentially: from the start index, keep the first k feasible nodes;
+        the (k+1)-th cancels the search. `processedNodes` = the nodes before it (every failing one among
+        them too), or all when there are at most k, and a failed `nominated` node the search did not reach.
+        The window is read off the shape's cached verdicts, not filtered again: (feasible, processed); there
+        are more than k feasible nodes (`cycle`)."""
         n, m = len(self.order), len(order)  # the present nodes (all but those `remove_node` deleted)
         if order is self.order:
             rotated = self._order2[self.next_start:self.next_start + n]
         else:
             start = self.next_start % m
             rotated = np.concatenate([order[start:], order[:start]])
-        pos = np.flatnonzero(sh.ok[rotated])
-        processed = int(pos[k - 1]) + 1 if len(pos) >= k else m
+        # read only as far as the (k+1)-th feasible node would lie were they spread evenly (with a margin)
+        span = min(m, (k + 1) * m // sh.n_ok + (k + 1) // 4 + 64)
+        pos = np.flatnonzero(sh.ok[rotated[:span]])
+        if len(pos) <= k and span < m:  # spread unevenly: the whole list
+            pos = np.flatnonzero(sh.ok[rotated])
+        processed = int(pos[k]) if len(pos) > k else m
         feasible = rotated[pos[:k]]
-        self.next_start = (self.next_start + processed) % n
+        if nominated is not None and not (rotated[:processed] == nominated).any():
+            processed += 1
+        return feasible, processed
+
+    def _decide_found(self, sh: Shape, feasible: np.ndarray) -> Decision:
+        """Score the feasible nodes the search found and select the host (one is chosen without scoring)."""
         if len(feasible) == 0:
             return Decision(None, feasible, 0, sh)
         if len(feasible) == 1:
@@ -748,6 +815,8 @@ class Engine:
         if sh.nonzero is None:
             sh.nonzero = self.state.nonzero_pair(sh.ctx.demand)
         self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod, nonzero=sh.nonzero)
+        if pod.resource_claims and self.state.dra is not None and sh.fw.reserves_claims:  # DynamicResources'
+            self.state.dra.reserve(node, self.state.nodes[node].name, pod)  # Reserve + PreBind
         if not sh.adds_only:  # a negative request (the API refuses it; a Pod built in Python may hold one)
             self.last_removal = len(self.log)
         self.log.append(node)
@@ -857,16 +926,26 @@ class Engine:
         sh.message_seen = len(self.log)
         return sh.message
 
+    def filter_codes(self, sh: Shape) -> np.ndarray | None:
+        """Per node the status code of its first failing Filter plugin (`CycleResult.codes` of the shape's
+        pod, as the nodes are now: what PostFilter reads), kept with the FitError's reasons; None when
+        PreFilter rejected the pod (the framework's cycle says with which plugin)."""
+        if sh.failure is not None:
+            return None
+        self.fit_error(sh)
+        return sh.status_codes
+
     def _reason_counts(self, sh: Shape) -> Counter[str]:
         """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
         n = len(self.state)
         changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
         if changed is None or len(changed) > n // 4:
-            sh.reasons_of = self._node_reasons(sh, np.arange(n, dtype=np.int64))
+            sh.reasons_of, sh.status_codes = self._node_reasons(sh, np.arange(n, dtype=np.int64))
             sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
             return sh.reason_counts
         rows = sorted(set(changed))
-        for i, new in zip(rows, self._node_reasons(sh, np.asarray(rows, dtype=np.int64)), strict=True):
+        reasons, sh.status_codes[rows] = self._node_reasons(sh, np.asarray(rows, dtype=np.int64))
+        for i, new in zip(rows, reasons, strict=True):
             old = sh.reasons_of[i]
             if old != new:
                 sh.reason_counts.subtract(old)
@@ -874,14 +953,21 @@ class Engine:
                 sh.reasons_of[i] = new
         return sh.reason_counts
 
-    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> list[tuple[str, ...]]:
-        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set); () passes."""
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[list[tuple[str, ...]], np.ndarray]:
+        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set), () when it
+        passes, and that status code (int8, as `CycleResult.codes`)."""
         out: list[tuple[str, ...]] = [()] * len(rows)
-        pending = np.ones(len(rows), dtype=bool) if self.state.removed is None else ~self.state.removed[rows]
+        codes = np.zeros(len(rows), dtype=np.int8)
+        pending = np.ones(len(rows), dtype=bool)
+        if self.state.removed is not None:  # a deleted node is in no NodeToStatus: no reason, no candidate
+            gone = self.state.removed[rows]
+            codes[gone] = UNRESOLVABLE
+            pending &= ~gone
         if sh.allowed is not None:
             outside = ~sh.allowed[rows] & pending
             for pos in np.flatnonzero(outside).tolist():
                 out[pos] = (sh.outside_reason,)
+            codes[outside] = UNRESOLVABLE
             pending &= ~outside
         for _name, plugin in sh.filters:
             if not pending.any():
@@ -901,5 +987,6 @@ class Engine:
             else:
                 for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
                     out[f] = tuple(outcome.reasons(pos))
+            codes[sub[failed]] = outcome.codes[failed]
             pending[sub[failed]] = False
-        return out
+        return out, codes

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
-from kubefit.errors import KubefitError
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile, SchedulerConfiguration
 from kubefit.scheduler.plugins import registry
@@ -24,6 +24,7 @@ from kubefit.scheduler.plugins.base import (
     CycleContext,
     FilterOutcome,
     PreFilterOutcome,
+    SchedulingCycleError,
     StatusError,
     normalize_scores,
 )
@@ -31,12 +32,6 @@ from kubefit.scheduler.plugins.legacy import LEGACY_PLUGINS
 from kubefit.scheduler.state import ClusterState
 
 MAX_NODE_SCORE, MIN_NODE_SCORE = 100, 0
-
-
-class SchedulingCycleError(KubefitError):
-    """The framework itself failed the cycle (e.g. a plugin returned a score out of range)."""
-
-    exit_code = 1
 
 
 @dataclass
@@ -47,6 +42,7 @@ class Framework:
     filters: list = field(default_factory=list)  # (name, plugin) in profile order
     scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
     pre_enqueue: list = field(default_factory=list)  # (name, plugin): PreEnqueue plugins (SchedulingGates)
+    reserves_claims: bool = False  # DynamicResources runs: a bound pod's claims are allocated and reserved
 
     @classmethod
     def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None) -> Framework:
@@ -69,6 +65,7 @@ class Framework:
             plugin = plugin_of(name)
             if plugin is not None and hasattr(plugin, "filter"):
                 fw.filters.append((name, plugin))
+        fw.reserves_claims = "DynamicResources" in profile.extension_points.get("reserve", ())
         for sp in profile.score_plugins:
             plugin = plugin_of(sp.name)
             if legacy and sp.name in LEGACY_PLUGINS:
@@ -105,9 +102,7 @@ class CycleResult:
 
     def fit_error(self) -> str:
         """kube-scheduler's FitError text: `0/N nodes are available: 2 Insufficient cpu, 1 Too many pods.`"""
-        counts: Counter[str] = Counter()
-        for reasons in self.reasons.values():
-            counts.update(reasons)
+        counts = Counter(chain.from_iterable(self.reasons.values()))  # one count per (node, reason)
         return fit_error_text(self.num_nodes, self.pre_filter_message, counts)
 
 

@@ -8,7 +8,12 @@ and adds nothing to the message; otherwise the rejections' reasons are joined wi
 the FitError as `... <filter reasons>. <post-filter message>`.
 
 In a simulation (the golden README's preemption rule) a nominated node's victims are deleted at once and
-the same pod is retried immediately, its nominated node first (`preemption_step`, `nominated_first`).
+the same pod is retried immediately (`preemption_step`), its nominated node first (`Engine.cycle`).
+
+A pod with claims gets DynamicResources' own PostFilter (`dynamic_resources_post_filter`): "still not
+schedulable", or the deallocation of an allocated claim no other pod reserves, which a simulation applies.
+Preemption's dry run sees the claims and devices as the cycle's PreFilter saw them (a frozen copy): in
+v1.34 removing a victim frees none of its devices for the preemptor's Filter.
 """
 
 from __future__ import annotations
@@ -21,10 +26,17 @@ from datetime import UTC, datetime
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.k8s.requests import pod_demand
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
-from kubefit.scheduler.engine import Decision, Engine, zone_order
-from kubefit.scheduler.framework import CycleResult, Framework, new_context, run_pre_filters, schedule_one
+from kubefit.scheduler.engine import Engine, zone_order
+from kubefit.scheduler.framework import (
+    CycleResult,
+    Framework,
+    new_context,
+    run_pre_enqueue,
+    run_pre_filters,
+    schedule_one,
+)
 from kubefit.scheduler.plugins.base import UNRESOLVABLE
 from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.preemption import NodeTrial, PreemptionResult, preempt
@@ -43,6 +55,7 @@ class PostFilterOutcome:
     victims: list[Pod] = field(default_factory=list)
     message: str = ""
     partial: str | None = None  # "tried T of P potential nodes" when DryRunPreemption stopped early
+    deallocate: list = field(default_factory=list)  # claims DynamicResources' PostFilter deallocated (ns, name)
 
     def victim_keys(self) -> list[str]:
         return sorted(p.key for p in self.victims)
@@ -64,22 +77,50 @@ def _dra_state_missing(profile: Profile, result: CycleResult) -> bool:
     return rejector not in order or order.index(rejector) < order.index(DYNAMIC_RESOURCES)
 
 
-def run_post_filter(profile: Profile, result: CycleResult,
-                    preemption: Callable[[], PreemptionResult]) -> PostFilterOutcome:
-    """`RunPostFilterPlugins` of `profile` for the failed cycle `result`; `preemption()` runs DefaultPreemption."""
+def run_post_filter(profile: Profile, result: CycleResult, preemption: Callable[[], PreemptionResult],
+                    dynamic_resources: Callable[[], tuple[str, list]] | None = None) -> PostFilterOutcome:
+    """`RunPostFilterPlugins` of `profile` for the failed cycle `result`; `preemption()` runs DefaultPreemption,
+    `dynamic_resources()` DynamicResources' PostFilter (its message and the claims it deallocates; None: a
+    pod without claims, "no new claims to deallocate")."""
     reasons: list[str] = []
+    deallocated: list = []
     for name in profile.extension_points.get("postFilter", ()):
         if name == DYNAMIC_RESOURCES:
             if _dra_state_missing(profile, result):
                 return PostFilterOutcome(message=DRA_STATE_MISSING)
-            reasons.append(NO_CLAIMS)
+            message, deallocated = dynamic_resources() if dynamic_resources is not None else (NO_CLAIMS, [])
+            reasons.append(message)
         elif name == DEFAULT_PREEMPTION:
             answer = preemption()
             if answer.nominated_node is not None:
                 partial = f"{answer.tried} of {answer.potential}" if answer.tried < answer.potential else None
-                return PostFilterOutcome(answer.nominated_node, answer.victims, partial=partial)
+                return PostFilterOutcome(answer.nominated_node, answer.victims, partial=partial,
+                                         deallocate=deallocated)
             reasons.append(answer.message)
-    return PostFilterOutcome(message=", ".join(reasons))
+    return PostFilterOutcome(message=", ".join(reasons), deallocate=deallocated)
+
+
+def dynamic_resources_post_filter(fw: Framework, state: ClusterState, pod: Pod,
+                                  result: CycleResult) -> Callable[[], tuple[str, list]] | None:
+    """DynamicResources' PostFilter for the failed cycle `result` (None when the pod has no claims), with the
+    cycle's PreFilter state and the nodes its Filter ran on (those no earlier Filter plugin rejected)."""
+    plugin = dict(fw.filters).get(DYNAMIC_RESOURCES)
+    if plugin is None or not pod.resource_claims:
+        return None
+
+    def post_filter() -> tuple[str, list]:
+        if _pre_filter_rejector(result) == DYNAMIC_RESOURCES:
+            return NO_CLAIMS, []  # PreFilter wrote its state with no claims before refusing them
+        ctx = new_context(state, pod)
+        if plugin.pre_filter(state, ctx).code != 0:
+            return NO_CLAIMS, []
+        order = [name for name, _p in fw.filters]
+        after = set(order[order.index(DYNAMIC_RESOURCES):])
+        ran_on = np.asarray([n for n, failed in enumerate(result.failed_plugin) if failed is None or failed in after],
+                            dtype=np.int64) if result.pre_filter_message is None else np.zeros(0, dtype=np.int64)
+        return plugin.post_filter(state, ctx, ran_on)
+
+    return post_filter
 
 
 def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post: PostFilterOutcome) -> dict:
@@ -88,7 +129,7 @@ def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post:
     deleted): what calling the plugins' Filter once the cycle is over gives."""
     ctx = new_context(state, pod)
     active, _failure, _names, _skipped = run_pre_filters(fw, state, ctx)
-    after = state.copy()
+    after = state.copy(frozen_dra=True)
     for victim in post.victims:
         after.unbind(post.nominated_node, victim)
     idx = np.arange(len(after), dtype=np.int64)
@@ -97,7 +138,11 @@ def filters_after_preemption(fw: Framework, state: ClusterState, pod: Pod, post:
 
 def fit_error(result: CycleResult, post: PostFilterOutcome | None) -> str:
     """kube-scheduler's FitError text: the filter diagnosis, then the PostFilter message when there is one."""
-    text = result.fit_error()
+    return with_post_filter(result.fit_error(), post)
+
+
+def with_post_filter(text: str, post: PostFilterOutcome | None) -> str:
+    """The filter diagnosis `text` followed by PostFilter's message when there is one."""
     return f"{text} {post.message}" if post is not None and post.message else text
 
 
@@ -113,31 +158,42 @@ class StateTrial:
     node: int
     ops: list = field(default_factory=list)  # (pod, +1 added / -1 removed)
     saved: tuple = ()
+    demands: dict = field(default_factory=dict)  # id(pod) → (pod, its PodDemand): shared by one dry run's trials
 
     def __post_init__(self) -> None:
         n = self.node
         self.saved = (list(self.state.pods[n]), {ip: set(pp) for ip, pp in self.state.used_ports[n].items()})
 
+    def demand(self, pod: Pod) -> PodDemand:
+        """`pod_demand` of a pod on the node (status resources counted as the cache counts them), or of the
+        preemptor (as its cycle reads it); each computed once per dry run."""
+        known = self.demands.get(id(pod))
+        if known is None:
+            bound = pod is not self.preemptor
+            known = self.demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=bound))
+        return known[1]
+
     def remove(self, pod: Pod) -> None:
-        self.state.unbind(self.node, pod)
+        self.state.unbind(self.node, pod, self.demand(pod))
         self.ops.append((pod, -1))
 
     def add(self, pod: Pod) -> None:
-        self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+        self.state.bind(self.node, self.demand(pod), pod=pod)
         self.ops.append((pod, 1))
 
     def fits(self) -> tuple[int, list[str]]:
         nodes = np.asarray([self.node], dtype=np.int64)
-        cycle = schedule_one(self.fw, self.state, self.preemptor, nodes=nodes, score=False)
+        cycle = schedule_one(self.fw, self.state, self.preemptor, demand=self.demand(self.preemptor), nodes=nodes,
+                             score=False)
         return int(cycle.codes[self.node]), list(cycle.reasons.get(self.node, []))
 
     def restore(self) -> None:
         """Undo every remove/add (pod order and the node's used ports exactly as before)."""
         for pod, delta in reversed(self.ops):
             if delta > 0:
-                self.state.unbind(self.node, pod)
+                self.state.unbind(self.node, pod, self.demand(pod))
             else:
-                self.state.bind(self.node, pod_demand(pod, use_status_resources=True), pod=pod)
+                self.state.bind(self.node, self.demand(pod), pod=pod)
         self.state.pods[self.node], self.state.used_ports[self.node] = self.saved
         self.ops = []
 
@@ -146,30 +202,34 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
     """Node → a StateTrial on one copy of `state` (with the run's assumed volume bindings), the previous
     node's trial undone first."""
     shared: dict[str, object] = {}
+    demands: dict[int, tuple[Pod, PodDemand]] = {}
 
     def trial(node: int) -> NodeTrial:
         if "copy" not in shared:
-            shared["copy"] = state.copy()
+            shared["copy"] = state.copy(frozen_dra=True)  # DynamicResources: the cycle's PreFilter state
             shared["copy"].__dict__["_assumed_volumes"] = assumed_volumes(state)
         else:
             shared["last"].restore()
-        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node)
+        shared["last"] = StateTrial(fw, shared["copy"], preemptor, node, demands=demands)
         return shared["last"]
 
     return trial
 
 
-def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult) -> PostFilterOutcome:
-    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`."""
+def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
+                    node_order: np.ndarray | None = None) -> PostFilterOutcome:
+    """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
+    `node_order` is `zone_order(state.nodes)` when the caller has it."""
     trials = state_trials(fw, state, preemptor)
     pdbs = state.objects.of("PodDisruptionBudget")
-    order = zone_order(state.nodes).tolist()
+    order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
-                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION))
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
+                       victims_anywhere=state.has_pod_below(preemptor.priority))
 
-    return run_post_filter(fw.profile, result, preemption)
+    return run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))
 
 
 # --------------------------------------------------------------------------- the sequence rule (simulate)
@@ -205,13 +265,25 @@ def simulation_time(seconds: int) -> str:
 
 def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
-    evicted yet)."""
+    evicted yet).
+
+    The filter statuses are the engine's for the pod's shape (`Engine.filter_codes`, kept with the FitError
+    text), what `schedule_one` gives; the plain cycle runs when PreFilter (which DynamicResources' PostFilter
+    asks about) or a PreEnqueue plugin stopped the pod."""
     fw = engine.framework(pod)
-    result = schedule_one(fw, engine.state, pod, score=False)
+    sh = engine.shape(pod)
+    codes = engine.filter_codes(sh) if run_pre_enqueue(fw, pod) is None else None
+    if codes is None:
+        result = schedule_one(fw, engine.state, pod, score=False)
+        text = result.fit_error()
+    else:
+        n = len(engine.state)
+        result = CycleResult(pod, n, codes, [None] * n, {}, np.zeros(0, dtype=np.int64))
+        text = engine.fit_error(sh)
     if not fw.profile.extension_points.get("postFilter"):
-        return result.fit_error(), PostFilterOutcome()
-    post = post_filter_for(fw, engine.state, pod, result)
-    return fit_error(result, post), post
+        return text, PostFilterOutcome()
+    post = post_filter_for(fw, engine.state, pod, result, engine.order)
+    return with_post_filter(text, post), post
 
 
 def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
@@ -219,21 +291,10 @@ def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
     message, post = post_filter_cycle(engine, pod)
     for victim in post.victims:  # all on the nominated node
         engine.evict(post.nominated_node, victim)
+    dra = engine.state.dra
+    for key in post.deallocate:  # DynamicResources' PostFilter: the claim's devices are free again
+        nodes = dra.nodes_of(dra.claims[key].allocation)
+        dra.deallocate(key)
+        for node in sorted(nodes):
+            engine.log_removal(node)
     return message, post
-
-
-def nominated_first(engine: Engine, pod: Pod, node: int) -> Decision | None:
-    """`evaluateNominatedNode`: the nominated node alone; if it passes the filters the pod is bound there
-    unscored (None: it fails one, and the cycle goes on over every node)."""
-    shape = engine.shape(pod)
-    if shape.ok is None or not shape.ok[node]:
-        return None
-    return Decision(node, np.asarray([node], dtype=np.int64), int(shape.n_ok), shape)
-
-
-def cycle_nominated_first(engine: Engine, pod: Pod) -> tuple[Decision, bool]:
-    """A cycle as `schedulePod` runs it: a pod with `status.nominatedNodeName` (a node of the cluster) tries
-    that node first; (decision, whether the nominated node took it)."""
-    node = engine.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
-    decision = nominated_first(engine, pod, node) if node is not None else None
-    return (decision, True) if decision is not None else (engine.cycle(pod), False)

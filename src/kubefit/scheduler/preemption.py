@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Protocol
 
 from kubefit.api.core import Pod
@@ -121,14 +122,25 @@ def split_by_pdb_violation(pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudg
 
 # --------------------------------------------------------------------------- one node
 
+NO_VICTIMS_STATUS = (UNRESOLVABLE, [NO_VICTIMS])
+
+
+def lower_priority(preemptor: Pod, pods: Sequence[Pod]) -> list[Pod]:
+    """The pods `SelectVictimsOnNode` (default_preemption.go) removes first: those of lower priority than
+    the preemptor (`isPreemptionAllowed`). None: it answers UnschedulableAndUnresolvable "No preemption
+    victims found for incoming pod" without running a Filter ("we don't need to evaluate the node again
+    since its state didn't change"), so kubefit answers `NO_VICTIMS_STATUS` without a trial."""
+    return [p for p in pods if p.priority < preemptor.priority]
+
+
 def select_victims_on_node(preemptor: Pod, pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget],
                            trial: NodeTrial) -> tuple[list[Pod], int, tuple[int, list[str]]]:
     """`SelectVictimsOnNode`: (victims most important first, PDB violations, status of the node)."""
-    potential = [p for p in pods if p.priority < preemptor.priority]
+    potential = lower_priority(preemptor, pods)
     for pod in potential:
         trial.remove(pod)
     if not potential:
-        return [], 0, (UNRESOLVABLE, [NO_VICTIMS])
+        return [], 0, NO_VICTIMS_STATUS
     status = trial.fits()
     if status[0] != SUCCESS:
         return [], 0, status
@@ -179,9 +191,7 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
 def preemption_fit_error(num_nodes: int, statuses: dict[int, list[str]], absent_reason: str) -> str:
     """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted; the nodes
     without a status count under `absent_reason` (`AbsentNodesStatus`)."""
-    counts: Counter[str] = Counter()
-    for reasons in statuses.values():
-        counts.update(reasons)
+    counts = Counter(chain.from_iterable(statuses.values()))  # one count per (node, reason)
     absent = num_nodes - len(statuses)
     if absent > 0:
         counts[absent_reason] += absent
@@ -196,25 +206,40 @@ def num_candidates(num_nodes: int, args: dict | None) -> int:
     return min(max(n, int(args.get("minCandidateNodesAbsolute", 100))), num_nodes)
 
 
+def _no_candidate(num_nodes: int, statuses: dict[int, list[str]]) -> PreemptionResult:
+    """`Preempt`'s answer when the dry run found no candidate: preemption's own FitError (`findCandidates`)."""
+    return PreemptionResult(message=f"preemption: {preemption_fit_error(num_nodes, statuses, NOT_HELPFUL)}")
+
+
 def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], node_pods: Callable[[int], Sequence[Pod]],
             pdbs: Sequence[PodDisruptionBudget], trial: Callable[[int], NodeTrial],
-            args: dict | None = None) -> PreemptionResult:
+            args: dict | None = None, *, victims_anywhere: bool = True) -> PreemptionResult:
     """DefaultPreemption's PostFilter for a pod that fit nowhere; `codes[n]` is node n's Filter status code,
     `node_order` the snapshot's node list (candidates are tried and tie-broken in that order), `trial(n)` a
     fresh copy of node n to try victims on, `args` the plugin's DefaultPreemptionArgs. `DryRunPreemption`
     stops once it has a non-violating candidate and `num_candidates` in all; upstream starts at a random
     offset (it matters only beyond 100 candidate nodes), kubefit at the first node and reports `tried` of
-    `potential` so the run can say when that choice mattered."""
+    `potential` so the run can say when that choice mattered.
+
+    A node without a pod of lower priority is answered without a trial (`SelectVictimsOnNode` returns
+    before touching it); `victims_anywhere=False` says no node has one (`ClusterState.has_pod_below`), so
+    every potential node answers `NO_VICTIMS_STATUS` and their pods are not even looked at."""
     if preemptor.preemption_policy == "Never":
         return PreemptionResult(message=f"preemption: {NEVER}")
     potential = [n for n in node_order if codes[n] == UNSCHEDULABLE]
+    if not victims_anywhere:
+        return _no_candidate(len(codes), dict.fromkeys(potential, NO_VICTIMS_STATUS[1]))
     wanted = num_candidates(len(potential), args)
     candidates: list[Candidate] = []
     statuses: dict[int, list[str]] = {}
     tried = 0
     for node in potential:
         tried += 1
-        victims, violations, status = select_victims_on_node(preemptor, node_pods(node), pdbs, trial(node))
+        pods = node_pods(node)
+        if not lower_priority(preemptor, pods):
+            statuses[node] = NO_VICTIMS_STATUS[1]
+            continue
+        victims, violations, status = select_victims_on_node(preemptor, pods, pdbs, trial(node))
         if status[0] == SUCCESS and victims:
             candidates.append(Candidate(node, victims, violations))
             if any(c.pdb_violations == 0 for c in candidates) and len(candidates) >= wanted:
@@ -222,8 +247,7 @@ def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], nod
         else:
             statuses[node] = status[1]
     if not candidates:
-        text = preemption_fit_error(len(codes), statuses, NOT_HELPFUL)
-        return PreemptionResult(message=f"preemption: {text}")
+        return _no_candidate(len(codes), statuses)
     non_violating = [c for c in candidates if c.pdb_violations == 0]
     ordered = non_violating + [c for c in candidates if c.pdb_violations != 0]
     best = ordered[0] if len(ordered) == 1 else pick_one_node(ordered)

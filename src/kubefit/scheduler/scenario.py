@@ -8,6 +8,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.manifests.load import Scenario
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -29,13 +30,14 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
-            scoring: str | None = None) -> Prepared:
+            scoring: str | None = None, nodes_required: bool = True) -> Prepared:
     """Load the configuration, compile nodes and bound pods; collect what the user should be told.
 
     `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
-    file (the dialect it was written for) and v1.34 otherwise.
+    file (the dialect it was written for) and v1.34 otherwise. `nodes_required=False`: a scenario
+    without Node objects is prepared too (`plan` sizes a cluster from zero).
     """
-    if not scenario.nodes:
+    if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}
@@ -65,11 +67,6 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
 def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:
     """One note per pod field kubefit does not evaluate the way a cluster would (the first pod named)."""
     notes = []
-    claims = [p for p in pods if p.resource_claims]
-    if claims:
-        notes.append(f"{claims[0].source}: Pod/{claims[0].name}: spec.resourceClaims: dynamic resource allocation "
-                     f"is not modelled; {len(claims)} pod(s) with claims are refused by DynamicResources, never "
-                     f"placed as if they had none")
     keyed = [p for p in pods if p.affinity and any(term.get(k) for term in _pod_affinity_terms(p)
                                     for k in ("matchLabelKeys", "mismatchLabelKeys"))]
     if keyed:
@@ -119,3 +116,19 @@ def score_pod(prepared: Prepared, pod: Pod) -> CycleResult:
         if post.nominated_node is not None:  # victims deleted: each plugin alone now sees them gone
             result.filter_by_plugin = filters_after_preemption(fw, prepared.state, pod, post)
     return result
+
+
+def sampling_note(prepared: Prepared, pod: Pod, result: CycleResult) -> str | None:
+    """What `score` (every node) shows beyond kube-scheduler's cycle: when the pod has more feasible nodes
+    than `numFeasibleNodesToFind`, the real cycle scores only that many (SPEC §7); None otherwise."""
+    fw = prepared.framework(pod)
+    names = result.pre_filter_node_names
+    searched = len(prepared.state) if names is None else sum(1 for n in prepared.state.nodes if n.name in names)
+    pct = percentage_of_nodes_to_score(prepared.config, fw.profile)
+    k = num_feasible_nodes_to_find(pct, searched) if fw.scorers else 1
+    if len(result.feasible) <= k:
+        return None
+    setting = f"percentageOfNodesToScore {pct}" if pct else "percentageOfNodesToScore unset: adaptive"
+    return (f"kube-scheduler stops searching the {searched} nodes for pod {pod.key} at {k} feasible ones ({setting}) "
+            f"and scores only those, from where its previous cycle stopped; `score` shows all {len(result.feasible)} "
+            f"feasible nodes, `simulate` searches as kube-scheduler does")

@@ -28,7 +28,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
 )
 from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
-from kubefit.scheduler.postfilter import bound_copy, cycle_nominated_first, preemption_step
+from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
@@ -44,11 +44,13 @@ class Step:
     ties: np.ndarray | Sequence[int] = ()  # nodes sharing the best total (the first `max_ties` of them)
     tie_count: int = 0  # how many nodes shared it
     message: str | None = None  # FitError, when pending
-    feasible: int = 0
+    feasible: int | None = 0  # the feasible nodes its cycle found (upstream's len(feasibleNodes)); None: no cycle
     pre_enqueue: str | None = None  # the PreEnqueue plugin that kept the pod out of the queue (SchedulingGates)
     victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
     nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
+    devices: dict[str, list[str]] | None = None  # DynamicResources: per claim, the devices allocated at bind
+    not_created: bool = False  # its controller never created it: a pod it waits for stayed pending (OrderedReady)
 
 
 @dataclass
@@ -63,6 +65,7 @@ class SimulationResult:
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
     partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     @property
     def scheduled(self) -> int:
@@ -70,8 +73,14 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        """Queued pods left pending (a step that nominated a node is followed by the pod's retry)."""
-        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None)
+        """Queued pods left pending (a step that nominated a node is followed by the pod's retry; a pod its
+        controller never created is not pending: `not_created`)."""
+        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None and not s.not_created)
+
+    @property
+    def not_created(self) -> int:
+        """Pods their StatefulSet never created: a lower ordinal stayed pending (podManagementPolicy OrderedReady)."""
+        return sum(1 for s in self.steps if s.not_created)
 
     def placement(self) -> dict[str, int]:
         names = self.state.node_names
@@ -93,6 +102,8 @@ class SimulationResult:
             if s.pod.namespace != "default":
                 d["namespace"] = s.pod.namespace
             d["node"] = None if s.node is None else names[s.node]
+            if s.feasible is not None:
+                d["feasible"] = s.feasible
             if s.pre_enqueue is not None:
                 d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
@@ -105,10 +116,16 @@ class SimulationResult:
                 d["victims"], d["nominatedNode"] = list(s.victims), names[s.nominated_node]
             if s.nominated_first:
                 d["nominatedNodeFirst"] = True
+            if s.devices:
+                d["devices"] = s.devices
+            if s.not_created:
+                d["notCreated"] = True
             steps.append(d)
-        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable,
-                "placement": self.placement(), "final": self.final(), "metrics": self.metrics(),
-                **told_keys(self.warnings, self.node_actions)}
+        devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
+        created = {"notCreated": self.not_created} if self.not_created else {}
+        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created,
+                "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
+                **devices, "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
@@ -126,6 +143,15 @@ def final_usage(state: ClusterState) -> dict[str, dict]:
             requested = dict(sorted([*requested.items(), *extra]))
         out[name] = {"requested": requested, "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
     return out
+
+
+def node_allocatable(state: ClusterState) -> dict[str, dict[str, int]]:
+    """Per node its allocatable (`status.allocatable`): cpu, ephemeral-storage, memory and pods always, the
+    other resources where the node has some, in name order (what a report draws `final` against)."""
+    columns = sorted(state.index.items())
+    shown = {CPU, EPHEMERAL_STORAGE, MEMORY, PODS}
+    return {name: {r: row[col] for r, col in columns if row[col] or r in shown}
+            for name, row in zip(state.node_names, state.allocatable.tolist(), strict=True)}
 
 
 def allocation(state: ClusterState, rows: np.ndarray | None = None) -> dict[str, float]:
@@ -147,12 +173,23 @@ def workload_metrics(result: SimulationResult) -> dict:
     used = np.flatnonzero(pods > 0)
     by_reason: Counter[str] = Counter()
     for s in result.steps:
-        if s.message is not None and s.nominated_node is None:  # a pod left pending (not one retried)
+        if s.message is not None and s.nominated_node is None and not s.not_created:  # left pending (not retried)
             by_reason.update(set(_message_reasons(s.message)))
     return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
             "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
             "pendingByReason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
             "evicted": sum(len(s.victims) for s in result.steps), "stranded": result.stranded}
+
+
+def not_created_message(pod: Pod, waiting: str) -> str:
+    """Why a pod's controller has not created it: `waiting` (a pod key) is not running yet."""
+    return (f"{pod.created_by} creates it only once {waiting.split('/', 1)[1]} is running and ready "
+            f"(podManagementPolicy OrderedReady)")
+
+
+def bound_keys(state: ClusterState) -> set[str]:
+    """The keys of the pods bound in `state` (what an OrderedReady StatefulSet waits for)."""
+    return {p.key for pods in state.pods for p in pods}
 
 
 def unserved_message(pod: Pod) -> str:
@@ -207,15 +244,20 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     pending: list[tuple[Pod, PodDemand]] = []
     partial: list[str] = []
     served = {p.scheduler_name for p in config.profiles}
+    running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
     for i, pod in enumerate(pods):
+        waiting = next((k for k in pod.ordered_after if k not in running), None)
+        if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
+            steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True))
+            continue
         if pod.scheduler_name not in served:
-            steps.append(Step(pod, None, message=unserved_message(pod)))
+            steps.append(Step(pod, None, message=unserved_message(pod), feasible=None))
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0]))
+            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None))
             continue
-        d, first = cycle_nominated_first(engine, pod)
+        d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
             message, post = preemption_step(engine, pod)
             nominated = post.nominated_node
@@ -227,17 +269,21 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                 d = None
             else:
                 pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
-                d, first = cycle_nominated_first(engine, pod)
+                d = engine.cycle(pod)
         if d is None:
             pass
         elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
             steps.append(Step(pod, None, message=engine.fit_error(d.shape)))
             pending.append((pod, d.shape.ctx.demand))
         else:
-            engine.bind(d.node, d.shape, bound_copy(pod, len(steps)))
+            bound = bound_copy(pod, len(steps))
+            engine.bind(d.node, d.shape, bound)
             assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
-            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 and not first else _NO_TIES
-            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=first))
+            running.add(pod.key)
+            ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
+            devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
+            steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
+                              devices=devices))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:

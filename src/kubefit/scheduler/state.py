@@ -11,8 +11,10 @@ the node's row (empty, marked in `removed`) so that every array keeps its shape,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
 ANY_IP = "0.0.0.0"
 
 
@@ -49,6 +52,9 @@ class ClusterState:
     # per node, NodeInfo.UsedPorts: hostIP → {(protocol, hostPort)}; a SET, so removing a pod frees its ports
     # even when another pod on the node declared the same one (upstream's bookkeeping, kept exactly)
     used_ports: list[dict[str, set[tuple[str, int]]]] = field(default_factory=list)
+    # `spec.priority` → how many pods of `pods` carry it (preemption asks whether any pod has a lower one)
+    priorities: Counter[int] = field(default_factory=Counter)
+    dra: Any = None  # the run's claims and devices in use (scheduler.dra.state.DraState); None without DRA
     # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
     # kernels (rows.py); a node's entry is dropped whenever its row changes
     _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
@@ -66,6 +72,8 @@ class ClusterState:
             self.pods = [[] for _ in self.nodes]
         if len(self.used_ports) != len(self.nodes):
             self.used_ports = [{} for _ in self.nodes]
+        if not self.priorities:
+            self.priorities = Counter(p.priority for pods in self.pods for p in pods)
 
     @property
     def node_names(self) -> list[str]:
@@ -128,6 +136,7 @@ class ClusterState:
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
+            self.priorities[pod.priority] += 1
             self.changes.append((node, pod, 1))
             for ip, proto, port in host_ports(pod):
                 self.used_ports[node].setdefault(ip, set()).add((proto, port))
@@ -145,12 +154,28 @@ class ClusterState:
         pods = self.pods[node]
         if pods and pods[-1] is pod:  # the last one (how `remove_node` takes them): no copy of the list
             pods.pop()
+            self._count_priority(pod.priority, -1)
         else:
             self.pods[node] = [p for p in pods if p is not pod]
+            self._count_priority(pod.priority, len(self.pods[node]) - len(pods))
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
+        if self.dra is not None and pod.resource_claims:  # the resourceclaim controller's cleanup
+            self.dra.release(pod)
         self.version += 1
+
+    def _count_priority(self, priority: int, delta: int) -> None:
+        left = self.priorities[priority] + delta
+        if left > 0:
+            self.priorities[priority] = left
+        else:
+            del self.priorities[priority]
+
+    def has_pod_below(self, priority: int) -> bool:
+        """Whether a pod of lower `spec.priority` than `priority` runs on any node (what DefaultPreemption
+        could evict: none, and its dry run finds no victim anywhere)."""
+        return any(p < priority for p in self.priorities)
 
     @staticmethod
     def nonzero_pair(demand: PodDemand) -> np.ndarray | None:
@@ -173,12 +198,14 @@ class ClusterState:
         """Every pod bound to a node, node by node."""
         return [p for pods in self.pods for p in pods]
 
-    def copy(self) -> ClusterState:
+    def copy(self, *, frozen_dra: bool = False) -> ClusterState:
+        """An independent copy; `frozen_dra`: its DRA state ignores binds and removals (a preemption dry run)."""
         return ClusterState(list(self.nodes), list(self.resources), self.allocatable.copy(),
                             self.requested.copy(), self.nonzero_requested.copy(),
                             pods=[list(p) for p in self.pods], objects=self.objects,
+                            priorities=Counter(self.priorities),
                             used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports],
-                            removed=self.removed)
+                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra), removed=self.removed)
 
     # ------------------------------------------------------------------ what-if on the node set, trials
     def remove_node(self, node: int) -> list[Pod]:
@@ -199,7 +226,7 @@ class ClusterState:
         first change (one trial at a time)."""
         if self._journal is not None:
             raise RuntimeError("a trial is already open on this state (checkpoint without rollback or commit)")
-        self._journal = StateJournal(self.removed)
+        self._journal = StateJournal(self.removed, None if self.dra is None else self.dra.copy())
 
     def commit(self) -> None:
         """Keep what the trial changed."""
@@ -230,6 +257,8 @@ class ClusterState:
             self.used_ports[node] = ports
             self._row_lists.pop(node, None)
         self.removed = journal.removed
+        if journal.dra is not None:  # the claims and devices in use as they were (`bind` above reserved none)
+            self.dra.restore(journal.dra)
         self.version += 1
         return sorted(journal.rows), bound_back
 
@@ -237,10 +266,12 @@ class ClusterState:
 class StateJournal:
     """What a trial changed, recorded before the change: per node its requested and non-zero rows, its pods (in
     `NodeInfo.Pods` order) and its used ports; and the `removed` mask at `checkpoint`. Copies of a few nodes,
-    not of the state: a trial that moves a node's pods touches that node and the nodes that took them."""
+    not of the state: a trial that moves a node's pods touches that node and the nodes that took them. With DRA,
+    a copy of the claims and devices in use at `checkpoint` (dicts of the run's claims: DRA scenarios are small)."""
 
-    def __init__(self, removed: np.ndarray | None) -> None:
+    def __init__(self, removed: np.ndarray | None, dra: Any = None) -> None:
         self.removed = removed
+        self.dra = dra
         self.rows: dict[int, tuple[np.ndarray, np.ndarray, list[Pod], dict[str, set[tuple[str, int]]]]] = {}
 
     def record(self, state: ClusterState, node: int) -> None:
@@ -298,6 +329,10 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
             state.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)  # in-place resizes count
     if objects is not None:
         state.objects = objects
+    if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
+        from kubefit.scheduler.dra.state import attach_dra
+
+        attach_dra(state)  # DynamicResources' view of the cluster: claims, devices in use, each node's pools
     state.version = 0
     return state
 

@@ -27,7 +27,7 @@ from kubefit.k8s.resourcenames import PODS
 from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
-from kubefit.scheduler.simulate import allocation, unserved_message
+from kubefit.scheduler.simulate import allocation, not_created_message, unserved_message
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
@@ -44,6 +44,7 @@ class PodRun:
     bound_at: int | None = None
     ended_at: int | None = None
     times: list[int] | None = None  # every attempt's time, when recorded (`record_attempts`)
+    not_created: bool = False  # its controller has not created it: a pod it waits for never ran (OrderedReady)
 
 
 @dataclass
@@ -60,14 +61,16 @@ class TimelineResult:
     freed: np.ndarray | None = None  # Σ request vectors released by completions (state columns)
     released_bound: int = 0  # completions of pods that were bound from the start
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     def to_dict(self) -> dict:
         names = self.state.node_names
-        pods = [{"pod": r.pod.name, "arrival": seconds(r.arrival),
+        pods = [{"pod": r.pod.name, "arrival": None if r.not_created else seconds(r.arrival),
                  "node": None if r.node is None else names[r.node],
                  "start": None if r.bound_at is None else seconds(r.bound_at),
                  "end": None if r.ended_at is None else seconds(r.ended_at),
-                 "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {})}
+                 "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {}),
+                 **({"notCreated": True} if r.not_created else {})}
                 for i, r in enumerate(self.runs)]
         keys = sorted({k for s in self.samples for k in s["allocation"]})
         stranded = sorted({k for s in self.samples for k in s["stranded"]})
@@ -76,10 +79,13 @@ class TimelineResult:
                   "allocation": {k: [s["allocation"].get(k, 0.0) for s in self.samples] for k in keys},
                   "stranded": {k: [s["stranded"].get(k, 0) for s in self.samples] for k in stranded}}
         scheduled = sum(1 for r in self.runs if r.node is not None)
-        return {"pods": pods, "series": series, "scheduled": scheduled, "unschedulable": len(self.runs) - scheduled,
+        not_created = sum(1 for r in self.runs if r.not_created)
+        return {"pods": pods, "series": series, "scheduled": scheduled,
+                "unschedulable": len(self.runs) - scheduled - not_created,
+                **({"notCreated": not_created} if not_created else {}),
                 "completed": len(self.completions) + self.released_bound,
                 "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {},
-                **told_keys(self.warnings)}
+                **told_keys(self.warnings, None, self.inputs)}
 
 
 class Replay:
@@ -88,7 +94,8 @@ class Replay:
     Waiting pods are kept in groups of one priority and one shape (everything the plugins read).  Within
     an instant only binds happen after the completions, and a bind only takes capacity away, so once a
     pod of a group fails, every later pod of that group fails too: the group is tried once and its other
-    pods are counted as tried, with the same FitError (what trying each would give, faster).
+    pods are counted as tried, with the same FitError, each moving the start index as its own failing
+    cycle would (what trying each would give, faster).
     """
 
     def __init__(self, engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod], served: set[str],
@@ -101,7 +108,7 @@ class Replay:
         self.events: list[tuple[int, int, int, object]] = []
         self.active: list[tuple[int, int, tuple | None, list[int] | None]] = []  # (-priority, first, group, pods)
         self.waiting: dict[tuple, list[int]] = {}
-        self.running = sum(1 for p in bound if self.state.node_index.get(p.node_name) is not None)
+        self.running_count = sum(1 for p in bound if self.state.node_index.get(p.node_name) is not None)
         self.shapes: dict[int, object] = {}
         self.freed = np.zeros(len(self.state.resources), dtype=np.int64)
         self.completions: list[tuple[int, int]] = []
@@ -109,12 +116,29 @@ class Replay:
         self.released_bound = 0
         self.served = served
         self.seq = 0
+        # an OrderedReady StatefulSet creates a pod once the pods before it run: it arrives then, if ever
+        self.running = {p.key for p in bound if self.state.node_index.get(p.node_name) is not None}
+        self.waiting_for: dict[str, list[int]] = {}  # pod key → runs created when it runs
         for i, run in enumerate(self.runs):
-            self._event(run.arrival, ARRIVAL, i)
+            if not self._created(i, run.arrival):
+                run.not_created = True
         for pod in bound:
             node = self.state.node_index.get(pod.node_name)
             if node is not None and pod.duration is not None:
                 self._event(pod.arrival + pod.duration, COMPLETION, (node, pod))
+
+    def _created(self, i: int, now: int) -> bool:
+        """Queue run `i`'s arrival (at `now` or its own arrival, the later) once every pod it waits for runs;
+        else wait for the first that does not (False)."""
+        run = self.runs[i]
+        waiting = next((k for k in run.pod.ordered_after if k not in self.running), None)
+        if waiting is not None:
+            self.waiting_for.setdefault(waiting, []).append(i)
+            self.messages[i] = not_created_message(run.pod, waiting)
+            return False
+        run.arrival, run.not_created, self.messages[i] = max(now, run.arrival), False, None
+        self._event(run.arrival, ARRIVAL, i)
+        return True
 
     def _event(self, time: int, kind: int, payload: object) -> None:
         heapq.heappush(self.events, (time, kind, self.seq, payload))
@@ -141,7 +165,7 @@ class Replay:
                 heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
                 continue
             completed = True
-            self.running -= 1
+            self.running_count -= 1
             if isinstance(payload, tuple):  # a pod bound from the start
                 self._free(self._release(*payload))
                 self.released_bound += 1
@@ -170,13 +194,18 @@ class Replay:
         return row
 
     def _schedule(self, now: int) -> None:
-        failed: dict[tuple, str] = {}  # groups that failed at this instant, with their FitError
+        # groups that failed at this instant: FitError, nodes processed, and the state's version then. Under binds
+        # alone a group that failed still fails, but its FitError's reasons may grow (a bind used more of a
+        # node): the cycle is skipped only while nothing was bound since, else the pod gets its own cycle.
+        failed: dict[tuple, tuple[str, int, int]] = {}
         while self.active:
             _p, first, group, members = heapq.heappop(self.active)
             if group is None:
                 group, members = self._group(first), [first]
-            if group in failed:
-                self._wait(group, members, now, failed[group])
+            if group in failed and failed[group][2] == self.state.version:
+                message, processed, _version = failed[group]
+                self.engine.advance(processed * len(members))  # each pod's own failing cycle moves the start index
+                self._wait(group, members, now, message)
                 continue
             run = self.runs[first]
             if run.pod.scheduler_name not in self.served:
@@ -186,8 +215,9 @@ class Replay:
                 continue
             d = self.engine.cycle(run.pod)
             if d.node is None:
-                failed[group] = self.engine.fit_error(d.shape)
-                self._wait(group, members, now, failed[group])
+                failed[group] = (self.engine.fit_error(d.shape), d.processed, self.state.version)
+                self.engine.advance(d.processed * (len(members) - 1))
+                self._wait(group, members, now, failed[group][0])
                 continue
             self._tried([first], now)
             self._bind(first, d, now)
@@ -211,7 +241,10 @@ class Replay:
         run = self.runs[i]
         self.engine.bind(d.node, d.shape, run.pod)
         run.node, run.bound_at, self.messages[i] = d.node, now, None
-        self.running += 1
+        self.running_count += 1
+        self.running.add(run.pod.key)
+        for j in self.waiting_for.pop(run.pod.key, ()):  # its StatefulSet creates the next ordinal now
+            self._created(j, now)
         if run.pod.duration is not None:
             self.shapes[i] = d.shape
             self._event(now + run.pod.duration, COMPLETION, i)
@@ -227,7 +260,7 @@ class Replay:
         for members in self.waiting.values():
             usable |= self.engine.shape(self.runs[members[0]].pod).ok
         stranded = free[~usable].sum(axis=0) if self.waiting else np.zeros(len(state.resources), dtype=np.int64)
-        return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running,
+        return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running_count,
                 "stranded": {r: int(stranded[c]) for r, c in state.index.items() if r != PODS}}
 
 

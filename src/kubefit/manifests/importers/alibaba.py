@@ -4,6 +4,12 @@ Nodes get `cpu` (cpu_milli m), `memory` (memory_mib Mi), `pods: 110`, `nvidia.co
 `gpu-model` label. Pods arrive in creation-time order (ties by name) and request cpu, memory and
 `nvidia.com/gpu: num_gpu`; a pod sharing a GPU (0 < gpu_milli < 1000) asks one whole GPU, since
 kube-scheduler counts devices, not shares. `gpu_spec` becomes required node affinity on `gpu-model`.
+
+With `dra=True` the GPUs are Dynamic Resource Allocation devices instead of the extended resource: a
+DeviceClass `gpu.nvidia.com` selecting every device of the driver, one ResourceSlice per GPU node (its
+pool, devices `gpu-0`… with the `model` and `index` attributes), and per GPU pod one ResourceClaim
+`<pod>-gpu` asking `num_gpu` devices of the class, named in the pod's `resourceClaims` and its container's
+`resources.claims`. A pod then fits a node exactly when it would have fitted the extended-resource form.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from typing import Any
 from kubefit.errors import InputError
 
 GPU_RESOURCE = "nvidia.com/gpu"
+DRA_DRIVER = DRA_CLASS = "gpu.nvidia.com"
+DRA_API = "resource.k8s.io/v1"
 GPU_MODEL_LABEL = "gpu-model"
 MAX_PODS = "110"  # the kubelet default `maxPods`
 NAMESPACE = "default"
@@ -36,18 +44,55 @@ class TraceImport:
     nodes: list[dict[str, Any]]
     pods: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+    devices: list[dict[str, Any]] = field(default_factory=list)  # DRA: the DeviceClass, ResourceSlices, claims
 
     def documents(self) -> list[dict[str, Any]]:
-        return [*self.nodes, *self.pods]
+        return [*self.devices, *self.nodes, *self.pods]
 
 
-def import_alibaba_gpu(nodes_csv: str | Path, pods_csv: str | Path) -> TraceImport:
-    """Read a node list and a pod list of the trace into Kubernetes objects."""
+def import_alibaba_gpu(nodes_csv: str | Path, pods_csv: str | Path, *, dra: bool = False) -> TraceImport:
+    """Read a node list and a pod list of the trace into Kubernetes objects (GPUs as DRA devices with `dra`)."""
     warnings: list[str] = []
-    nodes = [_node(row) for row in _unique(_rows(nodes_csv, NODE_COLUMNS, (), warnings), "sn")]
-    rows = _unique(_rows(pods_csv, POD_COLUMNS, POD_OPTIONAL, warnings), "name")
-    pods = [_pod(row) for row in _queue_order(rows, pods_csv, warnings)]
-    return TraceImport(nodes, pods, warnings)
+    node_rows = _unique(_rows(nodes_csv, NODE_COLUMNS, (), warnings), "sn")
+    nodes = [_node(row, dra) for row in node_rows]
+    rows = _queue_order(_unique(_rows(pods_csv, POD_COLUMNS, POD_OPTIONAL, warnings), "name"), pods_csv, warnings)
+    pods = [_pod(row, dra) for row in rows]
+    devices: list[dict[str, Any]] = []
+    if dra:
+        devices = [DEVICE_CLASS, *(_slice(row) for row in node_rows if row.integer("gpu")),
+                   *(_claim(row) for row in rows if _pod_gpus(row))]
+    return TraceImport(nodes, pods, warnings, devices)
+
+
+DEVICE_CLASS = {"apiVersion": DRA_API, "kind": "DeviceClass", "metadata": {"name": DRA_CLASS},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}
+
+
+def _slice(row: _Row) -> dict[str, Any]:
+    """A GPU node's devices: one pool named after the node, `gpu-<i>` with its model and index."""
+    name = _name(row, "sn")
+    model = row.text("model")
+    devices = []
+    for i in range(row.integer("gpu")):
+        attributes: dict[str, Any] = {"index": {"int": i}}
+        if model:
+            attributes["model"] = {"string": model}
+        devices.append({"name": f"gpu-{i}", "attributes": attributes})
+    return {"apiVersion": DRA_API, "kind": "ResourceSlice", "metadata": {"name": f"{name}-{DRA_DRIVER}"},
+            "spec": {"driver": DRA_DRIVER, "nodeName": name, "pool": {"name": name, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def _claim_name(row: _Row) -> str:
+    return f"{_name(row, 'name')}-gpu"
+
+
+def _claim(row: _Row) -> dict[str, Any]:
+    """The claim a GPU pod names: its GPUs, of the class that selects every GPU."""
+    return {"apiVersion": DRA_API, "kind": "ResourceClaim",
+            "metadata": {"name": _claim_name(row), "namespace": NAMESPACE},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": DRA_CLASS, "allocationMode": "ExactCount", "count": _pod_gpus(row)}}]}}}
 
 
 # --------------------------------------------------------------------------- CSV reading
@@ -157,12 +202,13 @@ def _name(row: _Row, column: str) -> str:
     return name
 
 
-def _node(row: _Row) -> dict[str, Any]:
-    """One node record → a v1 Node (capacity = allocatable; a CPU-only node has no GPU resource)."""
+def _node(row: _Row, dra: bool = False) -> dict[str, Any]:
+    """One node record → a v1 Node (capacity = allocatable; a CPU-only node, or with `dra` every node, has no
+    GPU resource: DRA devices are published in ResourceSlices instead)."""
     resources = {"cpu": f"{row.integer('cpu_milli')}m", "memory": f"{row.integer('memory_mib')}Mi",
                  "pods": MAX_PODS}
     gpus = row.integer("gpu")
-    if gpus:
+    if gpus and not dra:
         resources[GPU_RESOURCE] = str(gpus)
     metadata: dict[str, Any] = {"name": _name(row, "sn")}
     model = row.text("model")
@@ -183,14 +229,18 @@ def _pod_gpus(row: _Row) -> int:
     return gpus
 
 
-def _pod(row: _Row) -> dict[str, Any]:
-    """One pod record → a pending v1 Pod with one container."""
+def _pod(row: _Row, dra: bool = False) -> dict[str, Any]:
+    """One pod record → a pending v1 Pod with one container (with `dra`, its GPUs through a claim)."""
     requests = {"cpu": f"{row.integer('cpu_milli')}m", "memory": f"{row.integer('memory_mib')}Mi"}
     gpus = _pod_gpus(row)
-    if gpus:
+    resources: dict[str, Any] = {"requests": requests}
+    if gpus and not dra:
         requests[GPU_RESOURCE] = str(gpus)
-    spec: dict[str, Any] = {"containers": [{"name": "main", "image": "trace",
-                                            "resources": {"requests": requests}}]}
+    elif gpus:
+        resources["claims"] = [{"name": "gpu"}]
+    spec: dict[str, Any] = {"containers": [{"name": "main", "image": "trace", "resources": resources}]}
+    if gpus and dra:
+        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimName": _claim_name(row)}]
     models = [m.strip() for m in row.text("gpu_spec").split("|") if m.strip()]
     if models:
         term = {"matchExpressions": [{"key": GPU_MODEL_LABEL, "operator": "In", "values": models}]}

@@ -28,6 +28,7 @@ from kubefit.scheduler.config.decoding import (
     check_args,
     decode_plugin_args,
     decode_v1,
+    describe,
 )
 from kubefit.scheduler.config.defaults import (
     DEFAULT_MULTIPOINT,
@@ -94,7 +95,7 @@ __all__ = [
     "NIL_DEREFERENCE", "construct_plugin", "expand_extension_points", "score_weights",
     # decoding (scheme, strict decoding) and the entry points
     "ARGS_SCHEMAS", "CONFIG_SCHEMA", "args_to_v1", "check_args", "decode_plugin_args", "decode_v1",
-    "default_configuration", "load_configuration",
+    "default_configuration", "describe", "load_configuration",
 ]
 
 def default_configuration() -> SchedulerConfiguration:

@@ -157,6 +157,28 @@ def args_to_v1(args: Any) -> dict[str, Any]:
     return dict(args or {})
 
 
+def describe(config: SchedulerConfiguration) -> dict[str, Any]:
+    """The configuration as a result names it (`inputs.configuration`): its file (or kube-scheduler's
+    defaults) and, per profile, the Score plugins with their weights and NodeResourcesFit's scoring
+    strategy in its v1 form (type, resource weights, shape), as `config view` prints them."""
+    profiles = []
+    for p in config.profiles:
+        d: dict[str, Any] = {"schedulerName": p.scheduler_name,
+                             "scorePlugins": {s.name: s.weight for s in p.score_plugins}}
+        fit = p.plugin_args.get("NodeResourcesFit")
+        if fit is not None:
+            d["scoringStrategy"] = args_to_v1(fit)["scoringStrategy"]
+        percentage = p.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = config.percentage_of_nodes_to_score
+        if percentage:
+            d["percentageOfNodesToScore"] = percentage
+        if p.not_simulated:
+            d["notSimulated"] = list(p.not_simulated)
+        profiles.append(d)
+    return {"source": config.source or "kube-scheduler defaults", "dialect": config.dialect, "profiles": profiles}
+
+
 # --------------------------------------------------------------------------- a v1 document
 
 def decode_document(body: dict[str, Any], source: str) -> tuple[list[DefaultedProfile], dict[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from kubefit.api.core import Pod
+from kubefit.errors import KubefitError
 from kubefit.k8s.gomath import go_div_array
 from kubefit.k8s.requests import PodDemand
 
@@ -24,6 +25,12 @@ def normalize_scores(plugin, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:
     if getattr(plugin, "normalize_needs_context", False):
         return plugin.normalize(raw, ctx)
     return plugin.normalize(raw)
+
+
+class SchedulingCycleError(KubefitError):
+    """The framework itself failed the cycle (e.g. a plugin returned a score out of range)."""
+
+    exit_code = 1
 
 
 class StatusError(Exception):

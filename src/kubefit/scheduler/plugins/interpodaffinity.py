@@ -165,6 +165,28 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     return terms
 
 
+def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
+    """The (kind, term)s of `distinct_terms` that match `pod` (`AffinityTerm.matches`), in first-seen order:
+    the existing pods' terms that `getExistingAntiAffinityCounts` (filtering.go, PreFilter) and
+    `processExistingPod` (scoring.go, PreScore) count for the incoming pod.
+
+    Only the terms whose selector requires a label the pod carries (`required_label`), or requires none,
+    are tried: each term is indexed once under that label as it first appears. A pod without terms of its
+    own still gets them: upstream's PreFilter skips only when none matches it and it has no required term
+    (`len(s.existingAntiAffinityCounts) == 0 && no RequiredAffinityTerms / RequiredAntiAffinityTerms`)."""
+    terms = distinct_terms(state)
+    memo = state.__dict__["_affinity_terms"]
+    index = memo.setdefault("by_label", {})
+    indexed = memo.get("indexed", 0)
+    if indexed < len(terms):
+        for position, (kind, t) in enumerate(list(terms)[indexed:], indexed):
+            index.setdefault(required_label(t.selector), []).append((position, kind, t))
+        memo["indexed"] = len(terms)
+    hits = [*index.get(None, ()), *(h for pair in pod.labels.items() for h in index.get(pair, ()))]
+    hits.sort(key=lambda hit: hit[0])
+    return [(kind, t) for _position, kind, t in hits if t.matches(pod, ns_labels)]
+
+
 def matched_counts(state: ClusterState, terms: tuple[AffinityTerm, ...]) -> np.ndarray:
     """int64 [N]: per node, its pods that match every one of `terms` (namespace selectors already merged)."""
     return counts_of(state, ("matches", terms), lambda p: int(all(t.matches(p, None) for t in terms)),
@@ -204,7 +226,6 @@ class LiveScore:
     own: list[tuple[AffinityTerm, int]]  # the incoming pod's preferred terms (merged) and signed weights
     ns_labels: dict[str, str] | None  # the labels of the incoming pod's Namespace object
     memo: dict = field(default_factory=dict, repr=False)  # id of `bound_pod_key` → (that key, its credits)
-    matching: dict = field(default_factory=dict, repr=False)  # id of a bound pod's term → (it, whether it matches)
 
     @property
     def contributed(self) -> bool:
@@ -392,8 +413,8 @@ class InterPodAffinity:
         n = len(state)
         existing = np.zeros(n, dtype=bool)
         any_existing = False
-        for kind, t in distinct_terms(state):
-            if kind == "required_anti_affinity" and t.matches(pod, ns_labels):
+        for kind, t in terms_matching(state, pod, ns_labels):
+            if kind == "required_anti_affinity":
                 carriers = term_carriers(state, kind, t)
                 if carriers.any() and node_labels(state).column(t.topology_key).present[carriers > 0].any():
                     any_existing = True
@@ -467,7 +488,6 @@ class InterPodAffinity:
         """The raw scores over every bound pod (`processExistingPod` for each, as counts per node); `old`: the
         shape's previous scores, whose memos (what matches the incoming pod) still hold."""
         pod = ctx.pod
-        matching = {} if old is None else old.matching
         ns_labels = namespace_labels(self._objects(), pod.namespace)
         table = node_labels(state)
         labelled = cached_on(state, "labelled", lambda nodes: np.array([bool(n.labels) for n in nodes], dtype=bool))
@@ -485,17 +505,14 @@ class InterPodAffinity:
         own = self._own_preferred(ctx)
         for merged, weight in own:
             add(merged, matched_counts(state, (merged,)), weight)
-        for kind, t in distinct_terms(state):
+        for kind, t in terms_matching(state, pod, ns_labels):
             if kind == "required_anti_affinity":
                 continue
-            hit = matching.get(id(t))  # by identity: a term's hash walks its selector every time
-            if hit is None:
-                hit = matching[id(t)] = (t, t.matches(pod, ns_labels))
-            weight = self._existing_weight(kind, t) if hit[1] else 0
+            weight = self._existing_weight(kind, t)
             if weight:
                 add(t, term_carriers(state, kind, t), weight)
         return LiveScore(state, len(state), len(state.changes), total, credits, own, ns_labels,
-                         {} if old is None else old.memo, matching)
+                         {} if old is None else old.memo)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Skip when nothing scores: no preferences anywhere (or ignored, as the args say)."""

@@ -40,7 +40,7 @@ def default_registry() -> dict[str, Factory]:
         "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
         "PodTopologySpread": PodTopologySpread.from_args,
         "InterPodAffinity": InterPodAffinity.from_args,
-        "DynamicResources": lambda args, objects: DynamicResources(),
+        "DynamicResources": lambda args, objects: DynamicResources(objects=objects),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
             args or BalancedAllocationArgs()),
         "ImageLocality": lambda args, objects: ImageLocality(),

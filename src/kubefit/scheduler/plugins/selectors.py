@@ -7,11 +7,13 @@ node list and kept on the state.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubefit.api.core import Node
 from kubefit.k8s.nodeaffinity import NodeLabels
-from kubefit.scheduler.state import ClusterState
+
+if TYPE_CHECKING:
+    from kubefit.scheduler.state import ClusterState
 
 T = TypeVar("T")
 

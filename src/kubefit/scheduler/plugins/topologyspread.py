@@ -95,17 +95,13 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
     """`helper.DefaultSelector`: Services selecting the pod (their selectors merged), then the controller
     owning it (ReplicationController selector merged; ReplicaSet/StatefulSet requirements added)."""
     label_set: dict[str, str] = {}
-    for svc in objects.of("Service"):
-        if svc.meta.namespace != pod.namespace or svc.selector is None:
-            continue
-        if all(pod.labels.get(k) == v for k, v in svc.selector.items()):
-            label_set.update(svc.selector)
+    for svc in objects.services_selecting(pod.namespace, pod.labels):  # an empty selector adds nothing
+        label_set.update(svc.selector)
     requirements = [Requirement(k, "In", frozenset({v})) for k, v in sorted(label_set.items())]
     owner = next((r for r in pod.owner_references if r.controller), None)
     if owner is None or (owner.api_version, owner.kind) not in CONTROLLER_KINDS:
         return Selector(tuple(requirements))
-    ctrl = next((c for c in objects.of(owner.kind) if c.meta.namespace == pod.namespace
-                 and c.meta.name == owner.name), None)
+    ctrl = objects.named(owner.kind, pod.namespace, owner.name)
     if ctrl is None:
         return Selector(tuple(requirements))
     if owner.kind == "ReplicationController":

@@ -1,5 +1,6 @@
-"""Go `resource.Quantity` facts Karmada depends on (SPEC-karmada §0): representation, Value/MilliValue
-with int64 wrapping, canonical strings (Format rules), the cached-string struct equality, BinarySI clamp.
+"""Go `resource.Quantity` as Go holds and prints it: representation, Value/MilliValue with int64 wrapping,
+canonical strings (Format rules), the cached-string struct equality, BinarySI clamp (what Karmada's
+arithmetic depends on, SPEC-karmada §0, and the API server's messages print).
 
 A parsed Go quantity is either an int64 fast-path amount `value × 10^scale` or a big decimal
 `unscaled × 10^-dec_scale` (arbitrary precision, rounded up to nano); `kubefit.k8s.quantity` gives the
@@ -303,3 +304,4 @@ def _base1024(whole: int) -> str:
 def canonical_text(text: str) -> str:
     """Parse `text` as Go does and print it back (`MustParse(text).String()`)."""
     return parse(text).string()
+

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from kubefit.k8s import goquantity as gq
 from kubefit.k8s.quantity import milli_value, parse_quantity, value
-from kubefit.multicluster import goquantity as gq
 
 MAX = 2**63 - 1
 

@@ -1,0 +1,192 @@
+"""Dynamic Resource Allocation objects (resource.k8s.io/v1) as the DynamicResources plugin reads them.
+
+DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate, decoded strictly by
+`kubefit.manifests.dra`. They are plain, immutable data: what a simulation changes (a claim's allocation,
+its `reservedFor`, the claims created from templates) is kept by `kubefit.scheduler.dra.state.DraState`
+on the run's ClusterState, never written into these objects.
+
+Quantities (device capacity) are exact integers in nano-units, as everywhere in kubefit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubefit.api.cluster import ObjectMeta
+
+API_VERSION = "resource.k8s.io/v1"
+EXACT_COUNT, ALL = "ExactCount", "All"
+ALLOCATION_MODES = (EXACT_COUNT, ALL)
+# resource.k8s.io/v1 limits (types.go)
+ALLOCATION_RESULTS_MAX_SIZE = 32  # AllocationResultsMaxSize: devices of one claim
+RESERVED_FOR_MAX_SIZE = 256  # ResourceClaimReservedForMaxSize
+CEL_SELECTOR_MAX_COST = 1_000_000  # CELSelectorExpressionMaxCost
+# semver 2.0.0 (blang/semver's strict Parse): no leading zeros, optional pre-release and build metadata
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_PRE = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+SEMVER = re.compile(rf"^{_NUMBER}\.{_NUMBER}\.{_NUMBER}(?:-{_PRE}(?:\.{_PRE})*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$")
+
+
+@dataclass(frozen=True)
+class DeviceAttribute:
+    """One attribute value: exactly one of int, bool, string or version (a semver string)."""
+
+    kind: str  # "int", "bool", "string" or "version"
+    value: int | bool | str
+
+
+DeviceID = tuple[str, str, str]
+"""(driver, pool, device): how the allocator names a device (`structured.DeviceID`)."""
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device of a ResourceSlice: its name, attributes and capacity (qualified name → value)."""
+
+    name: str
+    attributes: dict[str, DeviceAttribute] = field(default_factory=dict, hash=False, compare=False)
+    capacity: dict[str, int] = field(default_factory=dict, hash=False, compare=False)  # nano-units
+    # per-device node selection (DRAPartitionableDevices, off in v1.34): read only to be left out
+    node_name: str | None = None
+    all_nodes: bool = False
+    node_selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    consumes_counters: bool = False  # DRAPartitionableDevices (off): such a device is never allocated
+    binding_conditions: bool = False  # DRADeviceBindingConditions (off): such a device is never selected
+    binds_to_node: bool = False
+    taints: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)  # DRADeviceTaints (off)
+
+    def content_key(self, driver: str) -> tuple:
+        """Everything a selector or a constraint can read of the device (not its name): devices with equal
+        keys are interchangeable for a verdict."""
+        return (driver, tuple(sorted((k, a.kind, a.value) for k, a in self.attributes.items())),
+                tuple(sorted(self.capacity.items())), self.consumes_counters, self.binding_conditions)
+
+
+@dataclass(frozen=True)
+class ResourceSlice:
+    """resource.k8s.io/v1 ResourceSlice: devices of one driver's pool, and the nodes that can reach them."""
+
+    meta: ObjectMeta
+    driver: str
+    pool: str
+    generation: int = 0
+    slice_count: int = 1  # spec.pool.resourceSliceCount
+    node_name: str | None = None
+    all_nodes: bool = False
+    node_selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    per_device_node_selection: bool = False
+    devices: tuple[Device, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceClass:
+    """resource.k8s.io/v1 DeviceClass: CEL selectors every device of the class must pass, and its config."""
+
+    meta: ObjectMeta
+    selectors: tuple[str, ...] = ()  # spec.selectors[].cel.expression
+    config: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)  # spec.config, as given
+    extended_resource_name: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceSubRequest:
+    """An alternative of a `firstAvailable` request (DRAPrioritizedList), or the body of an `exactly` one."""
+
+    name: str
+    device_class_name: str
+    selectors: tuple[str, ...] = ()
+    allocation_mode: str = EXACT_COUNT
+    count: int = 1
+    admin_access: bool | None = None  # only on `exactly`
+    tolerations: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)
+    capacity: bool = False  # capacity requests (DRAConsumableCapacity, off: the allocator refuses them)
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    """`spec.devices.requests[]`: `exactly` one kind of device, or the first of `firstAvailable` that fits."""
+
+    name: str
+    exactly: DeviceSubRequest | None = None  # its name is the request's
+    first_available: tuple[DeviceSubRequest, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceConstraint:
+    """`spec.devices.constraints[]`: the requests it applies to (none: all) and its attribute."""
+
+    requests: tuple[str, ...] = ()
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None  # DRAConsumableCapacity (off): the allocator refuses it
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A ResourceClaim's (or template's) `spec.devices`."""
+
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[DeviceConstraint, ...] = ()
+    config: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)  # as given
+
+    def key(self) -> tuple:
+        """What allocation reads of the spec (config aside): claims with equal keys allocate alike."""
+        return (self.requests, self.constraints)
+
+
+@dataclass(frozen=True)
+class DeviceResult:
+    """`status.allocation.devices.results[]`: one device allocated for a request."""
+
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+
+    @property
+    def device_id(self) -> DeviceID:
+        return (self.driver, self.pool, self.device)
+
+
+@dataclass(frozen=True)
+class AllocationResult:
+    """`status.allocation`: the devices, the node selector (None: every node) and the configs."""
+
+    results: tuple[DeviceResult, ...] = ()
+    node_selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    config: tuple[dict[str, Any], ...] = field(default=(), hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ConsumerReference:
+    """`status.reservedFor[]`: who uses the claim (a pod)."""
+
+    resource: str
+    name: str
+    uid: str = ""
+    api_group: str = ""
+
+
+@dataclass(frozen=True)
+class ResourceClaim:
+    """resource.k8s.io/v1 ResourceClaim: its spec, and its status as loaded (allocation, reservedFor)."""
+
+    meta: ObjectMeta
+    spec: ClaimSpec = ClaimSpec()
+    allocation: AllocationResult | None = None
+    reserved_for: tuple[ConsumerReference, ...] = ()
+    controller_uid: str = ""  # metadata.ownerReferences[controller=true].uid (a claim made for a pod)
+    controller_kind: str = ""
+    deleting: bool = False  # metadata.deletionTimestamp set
+
+
+@dataclass(frozen=True)
+class ResourceClaimTemplate:
+    """resource.k8s.io/v1 ResourceClaimTemplate: the claim the resourceclaim controller creates per pod."""
+
+    meta: ObjectMeta
+    spec: ClaimSpec = ClaimSpec()
+    labels: dict[str, str] = field(default_factory=dict, hash=False, compare=False)  # spec.metadata.labels
+    annotations: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
