@@ -503,6 +503,10 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     for note in result.notes:
         warn(note)
     result.warnings = list(prepared.notes) + told + result.notes
+    compared = len(runs) > 1  # the page names each configuration then
+    result.inputs = _inputs(files, None if compared else chosen.config,
+                            configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
     return result
 
 

@@ -10,7 +10,18 @@ from typing import Annotated
 import typer
 
 from kubefit import verbs
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, RecursiveOption, app, keep, warn
+from kubefit.cli import (
+    FilesOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    ReportOption,
+    app,
+    check_report_path,
+    keep,
+    warn,
+    write_report,
+)
 from kubefit.cli.simulate import (
     SeedOption,
     TieBreak,
@@ -57,6 +68,7 @@ def consolidate(
         "separated by spaces or commas).")] = None,
     plot: Annotated[str | None, typer.Option(
         "--plot", help="Write per-node allocation before and after to this PNG.")] = None,
+    report: ReportOption = None,
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.random,
     seed: SeedOption = 0,
@@ -67,6 +79,7 @@ def consolidate(
 
     if plot:
         check_plot_path(plot)
+    check_report_path(report)
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     with progress_bars(files, minimum=PROGRESS_MIN_CANDIDATES) as (loading, tick):
         progress = None if tick is None else (lambda done, total: tick("candidates tried", done, total))
@@ -78,5 +91,6 @@ def consolidate(
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)
+    write_report(result, report, data)
     emit(data, output, lambda console: consolidate_table(console, data))
     keep(data, result)

@@ -122,6 +122,7 @@ class Consolidation:
     repack: list[dict] | None = None
     notes: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
+    inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
 
     @property
     def lower_bound(self) -> int:
@@ -137,7 +138,7 @@ class Consolidation:
                "pendingToday": self.pending, "verification": self.verification, "nodes": self.nodes}
         if self.repack is not None:
             out["repack"] = self.repack
-        return {**out, **told_keys(self.warnings)}
+        return {**out, **told_keys(self.warnings, None, self.inputs)}
 
 
 def _number(value: Decimal) -> int | float:
