@@ -233,3 +233,32 @@ def test_the_command(capsys, tmp_path):
 
     assert main(["consolidate", "-f", EXAMPLE, "--order", "nearest"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def _pod(name: str, node: str, cpu: str, priority: int = 0, owner: str | None = "rs") -> dict:
+    meta: dict = {"name": name, "namespace": "default", "labels": {"app": "x"}}
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner, "uid": "u",
+                                    "controller": True}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"nodeName": node, "priority": priority,
+                     "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]},
+            "status": {"phase": "Running"}}
+
+
+def test_a_trial_that_must_fail_names_the_pod_no_node_has_room_for(tmp_path):
+    """Node a (6 cpu) runs p1 and p2 (1.5 cpu each, priority 10: first in the queue) and p3 (3 cpu, priority
+    0: last): 100 %. Node b (4 cpu) runs a 2-cpu pod without controller: 50 %, tried first, NotReplicated.
+    Without a, b has 2 cpu free: p1 would fit (0.5 left) and p2 be the first to fail, but p3 asks 3 and no
+    remaining node has 3 free before any move, so the trial is refused on p3 at once, with its FitError on
+    the cluster without a (0/1 nodes: b, Insufficient cpu). Nothing is removable either way."""
+    docs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+             "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "10"}}} for n, cpu in (("a", "6"), ("b", "4"))]
+    docs += [_pod("p1", "a", "1500m", 10), _pod("p2", "a", "1500m", 10), _pod("p3", "a", "3", 0),
+             _pod("bare", "b", "2", owner=None)]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    out = kubefit.consolidate([str(path)], **QUIET).to_dict()
+    assert out["removable"] == [] and out["nodesAfter"] == 2 and out["trials"] == 1
+    assert "NotReplicated" in out["blocked"]["b"]
+    assert "(replacing default/p3): 0/1 nodes are available: 1 Insufficient cpu." in out["blocked"]["a"]

@@ -18,7 +18,9 @@ a fixed order:
   that must move is replaced as its controller would (`nodeactions.replacement`) and scheduled by the profile
   on the remaining nodes in queue order, without preemption (a move evicts no one). The removal is accepted
   when every pod is placed, and its moves stay for the next candidates (the autoscaler persists a successful
-  simulation); else it is rolled back (`NoPlaceToMovePods`, with the FitError).
+  simulation); else it is rolled back (`NoPlaceToMovePods`, with the FitError). A trial that must fail
+  (`Consolidator.no_room`: a pod that no remaining node has NodeResourcesFit's room for) is refused on that pod
+  after one cycle, not after the cycles of the pods queued before it.
 
 Unlike the autoscaler (Filter only, the first node that passes: `RunFiltersUntilPassingNode`) and Karpenter
 (its own first-fit scheduler, `disruption/helpers.go` `SimulateScheduling`), a moved pod goes where the
@@ -44,6 +46,7 @@ import numpy as np
 
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import CPU, MEMORY, PODS
 from kubefit.manifests.load import TERMINAL_PHASES, Scenario, queue_order
 from kubefit.manifests.templates import template_cost
@@ -70,6 +73,7 @@ from kubefit.told import told_keys
 
 ORDERS = ("utilization", "cost")
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+FIT = "NodeResourcesFit"
 Progress = Callable[[int, int], None]  # (candidates tried, candidates)
 
 
@@ -193,6 +197,7 @@ class Consolidator:
         self.engine = Engine(self.state, config, tie_break=options.tie_break, seed=options.seed)
         self.budgets = Budgets(list(self.state.objects.of("PodDisruptionBudget")))
         self.served = {p.scheduler_name for p in config.profiles}
+        self.demands: dict[int, tuple[Pod, PodDemand]] = {}  # id → (the pod, kept alive; its `demand`)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)
         self.moved: set[int] = set()  # ids of the pods it bound (a pod moved before moves again as it is)
         self.removed: list[int] = []
@@ -211,8 +216,17 @@ class Consolidator:
         self.trials += 1
         checkpoint = engine.checkpoint()
         engine.remove_node(i)
+        queue = queue_order(plan.moves)
+        hopeless = self.no_room(queue)
+        if hopeless is not None:
+            outcome = self._move(hopeless)
+            engine.rollback(checkpoint)
+            if isinstance(outcome, str):
+                return outcome
+            checkpoint = engine.checkpoint()  # placed after all (not NodeResourcesFit's verdict): the whole trial
+            engine.remove_node(i)
         bound: list[int] = []
-        for pod in queue_order(plan.moves):
+        for pod in queue:
             outcome = self._move(pod)
             if isinstance(outcome, str):
                 engine.rollback(checkpoint)
@@ -222,6 +236,36 @@ class Consolidator:
         self.moved.update(bound)
         self.removed.append(i)
         return None
+
+    def no_room(self, queue: list[Pod]) -> Pod | None:
+        """The first pod of the queue that no remaining node has the room for, as NodeResourcesFit's Filter
+        judges cpu, memory and the pod count (`fitsRequest`: a request above allocatable less requested; a
+        node at its pod limit), in a profile that runs that Filter; None when each has some node. A trial only
+        adds pods to the remaining nodes, so such a pod fits nowhere when its turn comes either: the trial is
+        refused with that pod's FitError, found in one cycle instead of the queue's (the pods ahead of it might
+        have failed first: the refusal names a pod that fails, not always the first)."""
+        state = self.state
+        present = np.flatnonzero(~state.removed)
+        cols = [state.index[CPU], state.index[MEMORY]]
+        pods = state.index[PODS]
+        free = state.allocatable[present][:, cols] - state.requested[present][:, cols]
+        slot = state.allocatable[present, pods] > state.requested[present, pods]
+        checked = [p for p in queue if any(name == FIT for name, _ in self.engine.framework(p).filters)]
+        if not checked:
+            return None
+        asks = np.array([[d.requests.get(CPU, 0), d.requests.get(MEMORY, 0)]
+                         for d in (self.demand(p) for p in checked)], dtype=np.int64)
+        fits = (slot[None, :] & ((asks[:, None, :] == 0) | (asks[:, None, :] <= free[None, :, :])).all(axis=2)).any(
+            axis=1)
+        stuck = np.flatnonzero(~fits)
+        return checked[int(stuck[0])] if len(stuck) else None
+
+    def demand(self, pod: Pod) -> PodDemand:
+        """What the pod's replacement requests (its spec's: a new pod has no status), once per pod."""
+        known = self.demands.get(id(pod))
+        if known is None:
+            known = self.demands[id(pod)] = (pod, pod_demand(pod))
+        return known[1]
 
     def verdict(self, pod: Pod) -> Verdict:
         """`pod_verdict` (static for a pod: the rules read the pod, the budgets' selectors and the options)."""

@@ -82,6 +82,7 @@ class Budgets:
 
     pdbs: list[PodDisruptionBudget]
     _by_namespace: dict[str, list[tuple[int, Selector]]] = field(default_factory=dict, repr=False)
+    _matched: dict[int, tuple[Pod, list[int]]] = field(default_factory=dict, repr=False)  # id(pod) → (pod, budgets)
 
     def __post_init__(self) -> None:
         for i, pdb in enumerate(self.pdbs):
@@ -89,8 +90,13 @@ class Budgets:
 
     def matching(self, pod: Pod) -> list[int]:
         """The budgets selecting the pod (`MatchingPdbs`: same namespace, `LabelSelectorAsSelector` matches:
-        an empty selector every pod, an absent one none)."""
-        return [i for i, selector in self._by_namespace.get(pod.namespace, ()) if selector.matches(pod.labels)]
+        an empty selector every pod, an absent one none); remembered per pod (pods and selectors are frozen,
+        and a node is drained again after each removal)."""
+        known = self._matched.get(id(pod))
+        if known is None or known[0] is not pod:
+            known = self._matched[id(pod)] = (pod, [i for i, selector in self._by_namespace.get(pod.namespace, ())
+                                                    if selector.matches(pod.labels)])
+        return known[1]
 
 
 def _as_selector(raw: dict[str, Any] | None) -> Selector:

@@ -64,6 +64,9 @@ class ClusterState:
     # counts) leave it out, as kube-scheduler's snapshot would no longer list it
     removed: np.ndarray | None = None
     _journal: StateJournal | None = field(default=None, repr=False, compare=False)  # `checkpoint`
+    # id(pod) → (the pod, its `bound_demand`): pods are frozen, so a bound pod's requests are computed once
+    # however often a trial unbinds and binds it again (shared by copies: it depends on the pod alone)
+    _demands: dict[int, tuple[Pod, PodDemand]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
@@ -110,6 +113,14 @@ class ClusterState:
                                             self.nonzero_requested[node].tolist())
         return rows
 
+    def bound_demand(self, pod: Pod) -> PodDemand:
+        """What a bound pod holds on its node: `pod_demand` with its status's resources (an in-place resize
+        counts), computed once per pod."""
+        known = self._demands.get(id(pod))
+        if known is None or known[0] is not pod:
+            known = self._demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=True))
+        return known[1]
+
     def demand_vector(self, demand: PodDemand) -> np.ndarray:
         """The pod's `requests` as a row over this state's columns (pods column = 1)."""
         self.ensure_resources(demand.requests)
@@ -147,7 +158,7 @@ class ClusterState:
         requests and its place among the node's pods."""
         if self._journal is not None:
             self._journal.record(self, node)
-        demand = demand or pod_demand(pod, use_status_resources=True)
+        demand = demand or self.bound_demand(pod)
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
@@ -205,7 +216,8 @@ class ClusterState:
                             pods=[list(p) for p in self.pods], objects=self.objects,
                             priorities=Counter(self.priorities),
                             used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports],
-                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra), removed=self.removed)
+                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra), removed=self.removed,
+                            _demands=self._demands)
 
     # ------------------------------------------------------------------ what-if on the node set, trials
     def remove_node(self, node: int) -> list[Pod]:
@@ -248,7 +260,7 @@ class ClusterState:
             now = {id(p) for p in self.pods[node]}
             for pod in pods:
                 if id(pod) not in now:
-                    self.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)
+                    self.bind(node, self.bound_demand(pod), pod=pod)
                     bound_back.append(pod)
             width = self.requested.shape[1]  # a pod of the trial may have added a resource column
             self.requested[node] = np.pad(requested, (0, width - len(requested)))
@@ -326,7 +338,7 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            state.bind(node, pod_demand(pod, use_status_resources=True), pod=pod)  # in-place resizes count
+            state.bind(node, state.bound_demand(pod), pod=pod)  # in-place resizes count
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
