@@ -36,6 +36,7 @@ CASES = {
     "schedule": ["schedule", *(a for f in NGINX for a in ("-f", f))],
     # its Clusters have no status.apiEnablements: a warning, which the page must show first
     "schedule-warned": ["schedule", "-f", f"{KARMADA}/schedule-general-prefers-member1.yaml"],
+    "consolidate": ["consolidate", "-f", "examples/consolidate/cluster.yaml", "--repack", "--compare", "MostAllocated"],
     "tune": ["tune", "-f", WORKLOAD, "--trials", "6", "--batch", "3", "--tie-break", "first", "--workers", "1",
              "--validate", WORKLOAD],
     "dra": ["simulate", "-f", "examples/dra/cluster.yaml", "--tie-break", "first"],
@@ -43,6 +44,11 @@ CASES = {
     "ordered-ready": ["simulate", "-f", "examples/install/kind-cluster.yaml", "-f", "examples/install/cassandra"],
 }
 SHOWN = {  # case → {selector: elements expected}
+    # README's worked example: node-d and node-e go, node-e's api pod moves, node-a, b and c stay; the removed
+    # nodes are marked in today's bars and absent from after's, node-c in both; two configurations repacked
+    "consolidate": {"#removable tbody tr": 2, "#moves tbody tr": 1, "#blocked tbody tr": 3,
+                    "#allocation svg.chart": 2, "#allocation text:text-is('+ node-d')": 1,
+                    "#allocation text:text-is('node-e')": 0, "#allocation text:text-is('node-c')": 2, "#repack svg.chart": 1, "#repack tbody tr": 2},
     "tune": {"#history circle.trial": 6, "#history circle.baseline": 2, "#history circle.best": 1, "#baselines svg.chart": 1, "#time svg.chart": 1,
              "#config pre": 1, "#holdout tbody tr": 5},
     "dra": {"#devices svg.chart": 1, "#devices tbody tr": 2, "#queue th:text-is('devices (claim: driver/pool/device)')": 1},

@@ -4,7 +4,7 @@ The Python API and the `kubefit` command are thin layers over the same functions
 verb reads scenario files as the command does and returns the result the command renders:
 
 - kube-scheduler: `score`, `simulate` (with `cordon`/`drain`/`remove` for a what-if on the nodes),
-  `compare`, `timeline`, `capacity`, `plan`, `tune`;
+  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `tune`;
 - Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
   `models_classify`.
 
@@ -29,6 +29,7 @@ from kubefit.verbs import (
     KubefitWarning,
     capacity,
     compare,
+    consolidate,
     divide,
     estimate,
     models_classify,
@@ -45,7 +46,7 @@ from kubefit.verbs import (
 
 __all__ = [
     # one function per verb
-    "capacity", "compare", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "capacity", "compare", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
     "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kubefit.manifests.load import Scenario
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
+    from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
     from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
@@ -408,6 +409,108 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
                             drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
+    return result
+
+
+def consolidate(files: Files, *, config: str | None = None, strategy: str | None = None,
+                order: str = "utilization", utilization_threshold: float | None = None, max_nodes: int | None = None,
+                force: bool = False, skip_kube_system_check: bool = False, repack: bool = False,
+                compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
+                progress: Progress | None = None, loading: Loading | None = None,
+                warn: Warn = python_warning) -> Consolidation:
+    """Which nodes can today's workload do without (`kubefit consolidate`)?
+
+    Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
+    measures it); a node goes when cluster-autoscaler's and Karpenter's drainability rules let its pods go and
+    the profile places every pod that must move on the remaining nodes (the moves stay for the next
+    candidates). The answer is checked with `simulate --remove` of the removable nodes.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders: nodes, pods (bound and pending), PodDisruptionBudgets, a configuration.
+    config : str, optional
+        A scheduler configuration file to consolidate with instead of the scenario's (`--config`).
+    strategy : str, optional
+        The scenario's configuration with this NodeResourcesFit scoring strategy (LeastAllocated,
+        MostAllocated, RequestedToCapacityRatio; `--strategy`).
+    order : {"utilization", "cost"}
+        Candidate order: empty nodes, then ascending utilization; "cost": the dearest first
+        (label `kubefit.io/cost`, default 1), then that order.
+    utilization_threshold : float, optional
+        Only nodes whose utilization is below it are candidates (cluster-autoscaler's
+        `--scale-down-utilization-threshold`, whose default is 0.5); default: every node.
+    max_nodes : int, optional
+        Remove at most this many nodes.
+    force : bool
+        Delete pods that declare no controller with their node (`kubectl drain --force`) instead of blocking it.
+    skip_kube_system_check : bool
+        Let kube-system pods without a PodDisruptionBudget move.
+    repack : bool
+        Also schedule every pod from scratch onto empty nodes (DaemonSet and mirror pods stay) under the
+        configuration and each of `compare`, and count the nodes used.
+    compare : sequence of str
+        With `repack`: further strategies or configuration files, as `simulate --compare`.
+    tie_break, seed, recursive, loading, warn
+        As for `simulate`.
+    progress : callable, optional
+        Called with (candidates tried, candidates).
+
+    Returns
+    -------
+    kubefit.planning.consolidate.Consolidation
+        ``removable`` (in removal order), ``blocked`` (node → reason), ``moves``, ``lost``, ``nodes_before``,
+        ``nodes_after``, ``lower_bound``, the costs, per-node usage before and after, ``warnings``;
+        ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    Five 4-cpu nodes (`examples/consolidate/`): node-d runs only a DaemonSet's agent, node-e one 1.5-cpu api
+    pod, node-c a worker pod that declares no controller:
+
+    >>> import kubefit
+    >>> result = kubefit.consolidate(["examples/consolidate/cluster.yaml"])
+    >>> result.removable, result.nodes_before, result.nodes_after, result.lower_bound
+    (['node-d', 'node-e'], 5, 3, 3)
+    >>> [(m["pod"], m["from"], m["to"]) for m in result.moves]
+    [('api-t5h8r', 'node-e', 'node-c')]
+    >>> result.blocked["node-c"].split(",")[0]
+    'pod default/worker declares no controller'
+    """
+    from kubefit.planning.consolidate import ConsolidateOptions
+    from kubefit.planning.consolidate import consolidate as run_consolidate
+    from kubefit.planning.drainability import DrainOptions
+    from kubefit.scheduler.compare import STRATEGIES, Candidate, candidates, config_from_file
+
+    if config is not None and strategy is not None:
+        raise InputError("give --config or --strategy, not both", field="--strategy")
+    if strategy is not None and strategy.lower() not in {s.lower() for s in STRATEGIES}:
+        raise InputError(f"must be one of {', '.join(STRATEGIES)}, got {strategy!r}", field="--strategy")
+    if compare and not repack:
+        raise InputError("--compare names configurations to repack under: give --repack too", field="--compare")
+    options = ConsolidateOptions(order, utilization_threshold, max_nodes, DrainOptions(force, skip_kube_system_check),
+                                 tie_break, seed)
+    options.check()
+    scenario, prepared, _ = prepare_files(files, "consolidate", warn, progress=loading, recursive=recursive)
+    chosen = Candidate("scenario", prepared.config)
+    if config is not None:
+        loaded = config_from_file(config)
+        chosen = Candidate(config, loaded, loaded.notes)
+    elif strategy is not None:
+        chosen = candidates(prepared.config, [strategy])[1]
+    runs = [chosen, *candidates(chosen.config, list(compare))[1:]] if repack else [chosen]
+    told = [note for cand in runs for note in cand.notes]
+    for note in told:
+        warn(note)
+    result = run_consolidate(scenario, chosen.config, options, state=prepared.state,
+                             repack_configs=runs if repack else (), configuration=chosen.label, progress=progress)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + told + result.notes
+    compared = len(runs) > 1  # the page names each configuration then
+    result.inputs = _inputs(files, None if compared else chosen.config,
+                            configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
     return result
 
 

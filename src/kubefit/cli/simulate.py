@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -48,9 +48,10 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-
 
 
 @contextmanager
-def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
+def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -> Iterator[tuple[Any, Any]]:
     """On a terminal: one rich display with a bar per large file while loading (together LOADING_MIN_BYTES
-    or more) and a bar per run while scheduling (PROGRESS_MIN_PODS or more in all); else no callbacks.
+    or more) and a bar per run while working (`minimum` steps or more in all: pods, default PROGRESS_MIN_PODS,
+    or candidates); else no callbacks.
 
     Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
     display opens at the first bar worth drawing.
@@ -75,7 +76,7 @@ def _progress(files: list[str], runs: int = 1) -> Iterator[tuple[Any, Any]]:
 
         def progress(*args) -> None:
             label, done, total = args if len(args) == 3 else ("scheduling", *args)
-            if total * runs >= PROGRESS_MIN_PODS:
+            if total * runs >= (PROGRESS_MIN_PODS if minimum is None else minimum):
                 draw(str(label), done, total)
         yield (loading if size >= LOADING_MIN_BYTES else None), progress
 
@@ -91,8 +92,8 @@ def progress_display():
 
 @contextmanager
 def _loading_progress(files: list[str]):
-    """The loading bars alone (see `_progress`): a callback on a terminal for large files, else None."""
-    with _progress(files) as (loading, _):
+    """The loading bars alone (see `progress_bars`): a callback on a terminal for large files, else None."""
+    with progress_bars(files) as (loading, _):
         yield loading
 
 
@@ -122,7 +123,7 @@ def simulate(
     from kubefit.report.whatif import actions_table
 
     if plot:
-        _check_plot_path(plot)
+        check_plot_path(plot)
     check_report_path(report)
     specs = [s.strip() for spec in compare or [] for s in spec.split(",") if s.strip()]
     if timeline and specs:
@@ -133,7 +134,7 @@ def simulate(
                                    admission=admission)
     if timeline:
         return _timeline(files, options, output, plot, report)
-    with _progress(files, 1 + len(specs)) as (loading, tick):
+    with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
             results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
         else:
@@ -156,7 +157,7 @@ def simulate(
         raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
 
 
-def _check_plot_path(path: str) -> None:
+def check_plot_path(path: str) -> None:
     """`--plot out.txt` is a usage error before any work: the extension names one of matplotlib's formats."""
     from matplotlib.backend_bases import FigureCanvasBase
 
@@ -172,15 +173,12 @@ def _timeline(files: list[str], options: dict[str, Any], output: OutputFormat, p
     """`simulate --timeline`: the event-driven replay, as a table of metrics over time, JSON series, a plot."""
     from kubefit.report.timeline import plot_timeline, timeline_table
 
-    with _progress(files) as (loading, tick):
+    with progress_bars(files) as (loading, tick):
         result = verbs.timeline(files, progress=tick, loading=loading, **options)
     data = result.to_dict()
     write_report(result, report, data)
     if plot:
-        try:
-            plot_timeline(data, plot)
-        except OSError as exc:
-            raise InputError(f"cannot write the plot: {exc}", file=plot) from None
+        write_plot(plot_timeline, data, plot)
     emit(data, output, lambda console: timeline_table(console, data))
     keep(data)
 
@@ -191,8 +189,13 @@ def _plot(runs: list[tuple[str, dict]], allocatable: dict, path: str | None) -> 
         return
     from kubefit.report.plots import plot_allocation
 
+    write_plot(lambda drawn, to: plot_allocation(drawn, allocatable, to), runs, path)
+
+
+def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
+    """`draw(data, path)`; a file that cannot be written is bad input (one `error:` line naming it)."""
     try:
-        plot_allocation(runs, allocatable, path)
+        draw(data, path)
     except OSError as exc:
         raise InputError(f"cannot write the plot: {exc}", file=path) from None
 

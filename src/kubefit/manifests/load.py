@@ -154,11 +154,16 @@ class Scenario:
 
         Terminal pods (`Succeeded`/`Failed`) are not queued: the scheduler only takes pods still to run.
         """
-        pending = [p for p in self.pods if not p.bound and p.phase not in TERMINAL_PHASES]
-        return sorted(pending, key=lambda p: (p.created is not None, p.created or 0.0, -p.priority))
+        return queue_order([p for p in self.pods if not p.bound and p.phase not in TERMINAL_PHASES])
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
         return [d for d in self.fleet if d.kind in kinds]
+
+
+def queue_order(pods: list[Pod]) -> list[Pod]:
+    """Pods in the scheduling queue's order: by arrival (`metadata.creationTimestamp`; a pod without one
+    arrives first), then higher `spec.priority` first among pods that arrive together, then as given."""
+    return sorted(pods, key=lambda p: (p.created is not None, p.created or 0.0, -p.priority))
 
 
 def unread_objects(scenario: Scenario, verb: str, *, keep: tuple[str, ...] = (), config: bool = False,

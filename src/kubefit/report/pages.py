@@ -1,5 +1,5 @@
 """The report's page for each result type (`simulate`, `--compare`, `--timeline`, `capacity`, `plan`,
-`tune`, `estimate`, `schedule`): sections drawn from the result's `-o json` dict, nothing computed.
+`consolidate`, `tune`, `estimate`, `schedule`): sections drawn from the result's `-o json` dict, nothing computed.
 
 Each function takes that dict and returns a `Page`; `renders(Type)` registers it (see `kubefit.report.html`
 for adding one). Long lists are cut for people (`QUEUE_ROWS`, `NAMES_SHOWN`) with the count said;
@@ -13,6 +13,7 @@ from typing import Any
 
 from kubefit.k8s.quantity import format_quantity
 from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
+from kubefit.planning.consolidate import Consolidation
 from kubefit.planning.plan import Plan
 from kubefit.planning.tune import TuneResult
 from kubefit.report import svg
@@ -67,15 +68,17 @@ NOT_CREATED = Markup('<span class="not-created">not created</span>')
 # --------------------------------------------------------------------------- sections shared by the pages
 
 def allocation_section(runs: Sequence[tuple[str, dict[str, dict]]], allocatable: dict[str, dict[str, int]], *,
-                       marked: frozenset[str] = frozenset(), anchor: str = "allocation") -> Markup:
-    """Per-node allocation per resource of each run: named bars up to BARS_MAX nodes, sorted profiles beyond."""
+                       marked: frozenset[str] = frozenset(), mark: str = "the nodes the plan adds",
+                       anchor: str = "allocation") -> Markup:
+    """Per-node allocation per resource of each run: named bars up to BARS_MAX nodes, sorted profiles beyond
+    (`marked` nodes drawn with a +, which `mark` explains)."""
     resources = drawn_resources(allocatable, [final for _, final in runs])
     if len(allocatable) <= BARS_MAX:
         figures = [figure(svg.allocation_bars(node_uses(final, allocatable), resources, marked=marked,
                                               label=f"{name} per-node allocation".strip()),
                           title=name if len(runs) > 1 else "") for name, final in runs]
         note = ("Requested / allocatable per node and resource, nodes fullest first (the fuller of cpu and "
-                "memory); hover a bar for the amounts." + (" + marks the nodes the plan adds." if marked else ""))
+                "memory); hover a bar for the amounts." + (f" + marks {mark}." if marked else ""))
     else:
         uses = [(name or "allocation", node_uses(final, allocatable)) for name, final in runs]
         figures = [figure(svg.sorted_profile(r, uses)) for r in resources]
@@ -403,6 +406,120 @@ def plan_page(data: dict[str, Any]) -> Page:
     sections += simulation_sections({**sim, "nodeActions": None}, marked=frozenset(added), at=pointer("simulation"))
     return Page("plan", "How many nodes of these templates must be added so that every pending pod fits?",
                 headline, sections)
+
+
+@renders(Consolidation)
+def consolidation_page(data: dict[str, Any]) -> Page:
+    """`kubefit consolidate`: the nodes that can go, the lower bound, allocation before and after, the pods that
+    move, the nodes that stay and why, the workload repacked from scratch."""
+    saved = data["costSaved"]
+    headline = [Headline("nodes today", data["nodesBefore"], pointer("nodesBefore")),
+                Headline("nodes after", data["nodesAfter"], pointer("nodesAfter"), tone="good"),
+                Headline("no consolidation keeps fewer", data["lowerBound"], pointer("lowerBound")),
+                Headline("cost saved", saved, pointer("costSaved"), tone="good" if saved else "")]
+    for when in ("before", "after"):
+        headline += [Headline(f"{r} allocated, {'today' if when == 'before' else 'after'}", v,
+                              pointer("utilization", when, r), " %") for r, v in data["utilization"][when].items()
+                     if r in ("cpu", "memory")]
+    sections = [_removable_section(data), _bound_section(data), _consolidation_allocation(data),
+                _moves_section(data), _blocked_section(data), _repack_section(data)]
+    return Page("consolidate", "Which nodes can today's workload do without, each removal checked by the "
+                "scheduler's own filters and scores, and how far is that from the fewest nodes possible?",
+                headline, sections)
+
+
+def _removable_section(data: dict[str, Any]) -> Markup:
+    """The nodes that can go, in the order they were removed, with the pods each sends elsewhere."""
+    at = {n["name"]: i for i, n in enumerate(data["nodes"])}
+    moved: dict[str, int] = {}
+    for m in data["moves"]:
+        moved[m["from"]] = moved.get(m["from"], 0) + 1
+    rows = [(name, value(data["nodes"][at[name]]["cost"], pointer("nodes", at[name], "cost")),
+             _utilization(data["nodes"][at[name]]["utilization"]), moved.get(name, 0))
+            for name in data["removable"][:QUEUE_ROWS]]
+    runs = data["verification"]["simulations"]
+    note = (f"{len(data['removable']):,} of {data['nodesBefore']:,} nodes, in the order they were removed "
+            f"(empty nodes first, then by utilization: the larger of cpu and memory requests / allocatable); "
+            f"{data['trials']:,} removals tried, the answer checked by simulate --remove ({runs:,} "
+            f"run{'s' if runs != 1 else ''}).")
+    if not rows:
+        return section("Nodes that can go", paragraph("None."), anchor="removable", note=note)
+    return section("Nodes that can go", table(("node", "cost", "utilization today", "pods moved"), rows,
+                                              numeric=(1, 2, 3)), anchor="removable", note=note)
+
+
+def _utilization(fraction: float | None) -> str:
+    return "–" if fraction is None else f"{100 * fraction:.1f} %"
+
+
+def _bound_section(data: dict[str, Any]) -> Markup:
+    """What the lower bound is made of: the nodes that must stay, per resource the further nodes the rest of the
+    workload needs at least, the nodes a required anti-affinity keeps apart."""
+    parts = data["lowerBoundParts"]
+    rows = [("nodes that must stay (blocked by a rule that still holds, or running a pinned pod)",
+             value(parts["kept"], pointer("lowerBoundParts", "kept")))]
+    rows += [(f"+ further nodes for the workload's {r}", value(n, pointer("lowerBoundParts", "byResource", r)))
+             for r, n in parts["byResource"].items()]
+    rows += [("nodes a required anti-affinity spreads its pods over", value(parts["antiAffinity"],
+                                                                 pointer("lowerBoundParts", "antiAffinity"))),
+             ("lower bound", value(data["lowerBound"], pointer("lowerBound"))),
+             ("nodes after consolidating", value(data["nodesAfter"], pointer("nodesAfter")))]
+    return section("The fewest nodes possible", table(("part", "nodes"), rows, numeric=(1,)), anchor="bound",
+                   note="No consolidation keeps fewer nodes than the lower bound: the nodes that must stay plus the "
+                        "most further nodes a resource needs (a node's room: allocatable less its DaemonSet pods), "
+                        "or the nodes a required anti-affinity spreads its pods over when more; 1 at least.")
+
+
+def _consolidation_allocation(data: dict[str, Any]) -> Markup:
+    """Per-node allocation today and after, the removed nodes marked today (and absent after)."""
+    def final(when: str) -> dict[str, dict]:
+        return {n["name"]: {"requested": {k: v for k, v in n[when].items() if k != "pods"}, "pods": n[when]["pods"]}
+                for n in data["nodes"] if n[when] is not None}
+    allocatable = {n["name"]: n["allocatable"] for n in data["nodes"]}
+    return allocation_section([("today", final("before")), ("after", final("after"))], allocatable,
+                              marked=frozenset(data["removable"]), mark="the nodes that can go")
+
+
+def _moves_section(data: dict[str, Any]) -> Markup:
+    """Each pod that changes node (its node today, its node at the end), and the pods deleted with their node."""
+    moves, lost = data["moves"], data["lost"]
+    if not moves and not lost:
+        return Markup("")
+    rows: list[Sequence[Any]] = [(_pod(m), m["replacement"], m["from"], m["to"]) for m in moves[:QUEUE_ROWS]]
+    rows += [(_pod(g), Markup('<span class="pending">none: deleted</span>'), g["from"], g["reason"])
+             for g in lost[:QUEUE_ROWS]]
+    shown = min(len(moves), QUEUE_ROWS) + min(len(lost), QUEUE_ROWS)
+    more = f" The first {shown:,} of {len(moves) + len(lost):,}; -o json lists every one." if shown < len(
+        moves) + len(lost) else ""
+    return section("Pods that move", table(("pod", "replacement", "from", "to"), rows), anchor="moves",
+                   note="A moved pod is replaced as its controller would (a new name for a ReplicaSet's or Job's pod); "
+                        "'to' is where simulate --remove of the nodes that can go puts it." + more)
+
+
+def _blocked_section(data: dict[str, Any]) -> Markup:
+    """The nodes that stay and why (a drainability rule, or no place for a pod that must move)."""
+    blocked = list(data["blocked"].items())
+    if not blocked:
+        return Markup("")
+    note = f"The first {QUEUE_ROWS:,} of {len(blocked):,}; -o json lists every one." if len(blocked) > QUEUE_ROWS else ""
+    return section("Nodes that stay", table(("node", "why"), blocked[:QUEUE_ROWS]), anchor="blocked", note=note)
+
+
+def _repack_section(data: dict[str, Any]) -> Markup:
+    """`--repack`: the nodes the workload needs scheduled from scratch under each configuration."""
+    repack = data.get("repack")
+    if not repack:
+        return Markup("")
+    names = [r["configuration"] for r in repack]
+    chart = svg.bars([*names, "lower bound"], [("nodes", [*(r["nodesUsed"] for r in repack), data["lowerBound"]])],
+                     label="nodes used, repacked from scratch")
+    rows = [(r["configuration"], value(r["nodesUsed"], pointer("repack", i, "nodesUsed")),
+             value(r["cost"], pointer("repack", i, "cost")), value(r["scheduled"], pointer("repack", i, "scheduled")),
+             value(r["unschedulable"], pointer("repack", i, "unschedulable"))) for i, r in enumerate(repack)]
+    return section("Repacked from scratch", figure(chart),
+                   table(("configuration", "nodes used", "cost", "scheduled", "pending"), rows, numeric=(1, 2, 3, 4)),
+                   anchor="repack", note="Every pod but the DaemonSet and mirror pods queued onto empty nodes: what "
+                   "this workload would need had it always been scheduled with that configuration.")
 
 
 @renders(FleetEstimate)

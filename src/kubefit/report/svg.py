@@ -55,7 +55,7 @@ def allocation_bars(uses: Sequence[NodeUse], resources: Sequence[str], *, marked
     """One row per node (in the order given, names on the left), one column per resource: a bar as long
     as requested / allocatable, the percentage beside it, the amounts in the bar's tooltip (`taken`
     names the numerator there: "allocated" for devices). A node of `marked` is drawn in bold with a `+`
-    (plan's added nodes); an overcommitted node's bar is red."""
+    (plan's added nodes, consolidate's removable ones); an overcommitted node's bar is red."""
     bar, col = 120, 175
     left = _name_width([u.name for u in uses]) + (12 if marked else 0)
     width, height = left + col * len(resources), 24 + ROW * len(uses)

@@ -11,6 +11,10 @@ Node sampling follows `schedule_one.go` (SPEC §7) as kube-scheduler runs it wit
 `numFeasibleNodesToFind`, `nextStartNodeIndex` round robin over the zone-round-robin node list and
 advanced by `processedNodes`, the nominated node tried first, one feasible node chosen without scoring.
 The search window is read off each shape's cached verdicts over every node.
+
+Planning trials (`kubefit.planning.consolidate`): `remove_node` deletes a node as kube-scheduler would see it
+deleted (no candidate for any pod, out of the node list that sampling walks and FitError counts);
+`checkpoint` / `rollback` take a trial back, state and caches, and `commit` keeps it.
 """
 
 from __future__ import annotations
@@ -93,6 +97,20 @@ def zone_order(nodes: Sequence[Node]) -> np.ndarray:
     for k in range(max((len(z) for z in zones.values()), default=0)):
         order.extend(z[k] for z in zones.values() if k < len(z))
     return np.asarray(order, dtype=np.int64)
+
+
+def present_zone_order(zones: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """`zone_order` of the present nodes only (indices into all nodes), from each node's zone id: what
+    `nodeTree.list` gives for the cluster without the others (zones in first-seen order among the present)."""
+    idx = np.flatnonzero(present)
+    z = zones[idx]
+    by_zone = np.argsort(z, kind="stable")
+    ranked = z[by_zone]
+    rank = np.empty(len(z), dtype=np.int64)
+    rank[by_zone] = np.arange(len(z)) - np.searchsorted(ranked, ranked, side="left")  # position within its zone
+    first = np.full(int(zones.max()) + 1 if len(zones) else 0, len(z), dtype=np.int64)
+    np.minimum.at(first, z, np.arange(len(z)))
+    return idx[np.lexsort((first[z], rank))]
 
 
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
@@ -207,6 +225,7 @@ class Shape:
     failure: str | None = None  # PreFilter rejected the pod on every node
     allowed: np.ndarray | None = None  # PreFilter node-name subset
     names: set | None = None  # PreFilter's node names (None: every node)
+    names_mask: np.ndarray | None = None  # bool [N]: the nodes `names` has (None: every node)
     outside_reason: str = ""
     filters: list = field(default_factory=list)  # active (name, plugin)
     codes: np.ndarray | None = None  # int8 [P, N]
@@ -241,6 +260,7 @@ class Shape:
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
+    presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
 
 
 @dataclass
@@ -301,6 +321,14 @@ def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
 # --------------------------------------------------------------------------- the engine
 
 @dataclass
+class Checkpoint:
+    """What `Engine.rollback` restores beside the state: the tie-break generator and the sampling start."""
+
+    rng: tuple
+    next_start: int
+
+
+@dataclass
 class Decision:
     """One cycle's outcome: the selected node (None: pending), the tied best nodes, the feasible nodes found
     (upstream's `len(feasibleNodes)`), and whether the pod's nominated node took it unscored."""
@@ -330,12 +358,16 @@ class Engine:
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
         n = len(state)
-        self.order = zone_order(state.nodes)
+        self._zones: np.ndarray | None = None  # per node its zone's id (first-seen order), once a node is removed
+        self.order = zone_order(state.nodes)  # the present nodes' zone-round-robin order (`_present_changed`)
         self._order2 = np.concatenate([self.order, self.order])
+        if state.removed is not None:
+            self._present_changed()
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
         self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
+        self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -365,6 +397,8 @@ class Engine:
                 self.shapes.popitem(last=False)
         else:
             self.shapes.move_to_end(key)
+            if sh.presence != self.presence:
+                self._node_set_changed(sh)
             if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
                 if not self._redo(sh, pod):
                     sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
@@ -379,6 +413,7 @@ class Engine:
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
         sh.seen = len(self.log)
+        sh.presence = self.presence
         sh.adds_only = bool((ctx.row >= 0).all())
         # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
@@ -394,8 +429,10 @@ class Engine:
         sh.filters = active
         sh.names = names
         if names is not None:
-            sh.allowed = np.array([node.name in names for node in state.nodes], dtype=bool)
+            sh.allowed = sh.names_mask = np.array([node.name in names for node in state.nodes], dtype=bool)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
+        if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
+            sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
         try:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
@@ -634,13 +671,15 @@ class Engine:
         if sh.failure is not None:  # findNodesThatFitPod returns before the start index moves
             return self._decide_all(sh)
         nominated = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+        if nominated is not None and self.state.removed is not None and self.state.removed[nominated]:
+            nominated = None  # evaluateNominatedNode: the snapshot has no such node any more, the search goes on
         if nominated is not None and self._nominated_fits(sh, nominated):
             return Decision(nominated, np.asarray([nominated], dtype=np.int64), 1, sh, nominated_first=True)
         if not self.sampling:
             return self._decide_all(sh)
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
-        order = self.order if sh.allowed is None else self.order[sh.allowed[self.order]]
+        order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
         m = len(order)
         k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
         if not sh.fw.scorers and self.tie_break == "first":
@@ -648,7 +687,7 @@ class Engine:
             # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
         if k >= m or sh.n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
-            outside = nominated is not None and sh.allowed is not None and not sh.allowed[nominated]
+            outside = nominated is not None and sh.names_mask is not None and not sh.names_mask[nominated]
             feasible, processed = None, m + int(outside)  # a failed nominated node outside them counts too
         else:
             feasible, processed = self._search(sh, k, order, nominated)
@@ -668,8 +707,8 @@ class Engine:
     def advance(self, processed: int) -> None:
         """`nextStartNodeIndex = (nextStartNodeIndex + processedNodes) % len(allNodes)` (a caller that knows
         a cycle's outcome without running it, such as a replay's repeated failure, moves it the same way)."""
-        if len(self.state):
-            self.next_start = (self.next_start + processed) % len(self.state)
+        if len(self.order):  # allNodes: the present nodes
+            self.next_start = (self.next_start + processed) % len(self.order)
 
     def _decide_all(self, sh: Shape) -> Decision:
         ok = sh.ok
@@ -701,7 +740,7 @@ class Engine:
         them too), or all when there are at most k, and a failed `nominated` node the search did not reach.
         The window is read off the shape's cached verdicts, not filtered again: (feasible, processed); there
         are more than k feasible nodes (`cycle`)."""
-        n, m = len(self.state), len(order)
+        n, m = len(self.order), len(order)  # the present nodes (all but those `remove_node` deleted)
         if order is self.order:
             rotated = self._order2[self.next_start:self.next_start + n]
         else:
@@ -804,6 +843,79 @@ class Engine:
         self.last_removal = len(self.log)
         self.log.append(node)
 
+    # ---------------------------------------------------------------- planning trials
+    def remove_node(self, node: int) -> list[Pod]:
+        """Delete `node` (`ClusterState.remove_node`): its pods are gone (returned), no pod can choose it, and
+        the node list that sampling walks and FitError counts (`0/N nodes`) no longer has it."""
+        return self.remove_nodes([node])
+
+    def remove_nodes(self, nodes: Sequence[int]) -> list[Pod]:
+        """`remove_node` for several nodes at once (the node lists redone once)."""
+        pods: list[Pod] = []
+        for node in nodes:
+            pods += self.state.remove_node(node)
+            self.log_removal(node)
+        self._present_changed()
+        return pods
+
+    def checkpoint(self) -> Checkpoint:
+        """Open a trial (`ClusterState.checkpoint`); `rollback` takes it back, `commit` keeps it."""
+        self.state.checkpoint()
+        return Checkpoint(self.rng.getstate(), self.next_start)
+
+    def commit(self) -> None:
+        self.state.commit()
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Take the trial back: the state as at `checkpoint` (`ClusterState.rollback`), its restored rows
+        re-evaluated by every shape on its next cycle like any other change, the node lists, the tie-break
+        generator and the sampling start as they were. The engine then decides as if the trial never ran."""
+        nodes, bound_back = self.state.rollback()
+        for node in nodes:
+            self.log_removal(node)
+        if any(carries_affinity_terms(p) for p in bound_back):
+            self.epoch += 1  # as `bind` does: shapes that decided to ignore other nodes' pods look again
+        self._present_changed()
+        self.rng.setstate(checkpoint.rng)
+        self.next_start = checkpoint.next_start
+
+    def _present_changed(self) -> None:
+        """After nodes were removed or restored (each logged as a change of its row): the node order of the
+        present nodes; each cached shape catches up on its next cycle."""
+        state = self.state
+        removed = state.removed
+        if removed is None:
+            self.order = zone_order(state.nodes)
+        else:
+            if self._zones is None:
+                ids: dict[str, int] = {}
+                self._zones = np.array([ids.setdefault(zone_key(n), len(ids)) for n in state.nodes], dtype=np.int64)
+            self.order = present_zone_order(self._zones, ~removed)
+        self._order2 = np.concatenate([self.order, self.order])
+        self.presence += 1  # each shape's candidate nodes are redone on its next cycle (`_node_set_changed`)
+
+    def _node_set_changed(self, sh: Shape) -> None:
+        """After `remove_node` / `rollback`: the shape's candidate nodes (`allowed`: PreFilter's node names, less
+        the removed nodes), and, over every node, the raw scores of its Score plugins that read the node set
+        (`reads_node_set`: ImageLocality's spread, nodes holding an image / nodes), which binds never change;
+        the rows whose node came or went are in the log: `_sync` / `_redo` evaluate them next."""
+        sh.presence = self.presence
+        removed = self.state.removed
+        if sh.failure is None:
+            present = None if removed is None else ~removed
+            sh.allowed = present if sh.names_mask is None else (
+                sh.names_mask if present is None else sh.names_mask & present)
+        redo = [s for s, (_n, plugin, _w) in enumerate(sh.scorers) if getattr(plugin, "reads_node_set", False)]
+        if not redo or sh.failure is not None:
+            return
+        every = np.arange(len(self.state), dtype=np.int64)
+        for s in redo:
+            sh.raw[s] = sh.scorers[s][1].score(self.state, sh.ctx, every)
+        sh.static_norm, sh.norm_version = None, sh.norm_version + 1
+        if any(s in sh.direct for s in redo):
+            self._sum_direct(sh, every)
+            sh.total = np.where(sh.ok, sh.summed, _INT64_MIN)
+
     def fit_error(self, sh: Shape) -> str:
         """kube-scheduler's `0/N nodes are available: …` for the shape, as the nodes are now.
 
@@ -812,7 +924,7 @@ class Engine:
         if sh.message is not None and sh.message_seen == len(self.log):
             return sh.message
         counts = Counter() if sh.failure is not None else self._reason_counts(sh)
-        sh.message = fit_error_text(len(self.state), sh.failure, counts)
+        sh.message = fit_error_text(len(self.order), sh.failure, counts)
         sh.message_seen = len(self.log)
         return sh.message
 
@@ -849,8 +961,12 @@ class Engine:
         out: list[tuple[str, ...]] = [()] * len(rows)
         codes = np.zeros(len(rows), dtype=np.int8)
         pending = np.ones(len(rows), dtype=bool)
+        if self.state.removed is not None:  # a deleted node is in no NodeToStatus: no reason, no candidate
+            gone = self.state.removed[rows]
+            codes[gone] = UNRESOLVABLE
+            pending &= ~gone
         if sh.allowed is not None:
-            outside = ~sh.allowed[rows]
+            outside = ~sh.allowed[rows] & pending
             for pos in np.flatnonzero(outside).tolist():
                 out[pos] = (sh.outside_reason,)
             codes[outside] = UNRESOLVABLE

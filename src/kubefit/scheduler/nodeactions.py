@@ -111,7 +111,8 @@ def replacement(pod: Pod) -> Pod | None:
 
     A StatefulSet recreates the same name; others name it from the pod's `metadata.generateName` (a
     ReplicaSet's, ReplicationController's or Job's `<owner>-` when the snapshot lacks it); any other
-    controller is assumed to recreate the same name."""
+    controller is assumed to recreate the same name. A new pod has no status: none of the evicted pod's
+    (container statuses, conditions, nominated node, start time) is carried over."""
     owner = controller_of(pod)
     if owner is None:
         return None
@@ -122,7 +123,8 @@ def replacement(pod: Pod) -> Pod | None:
     name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, "evicted", pod.key)
     spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
     raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
-    return replace(pod, name=name, node_name="", phase="Pending", raw=raw)
+    return replace(pod, name=name, node_name="", phase="Pending", raw=raw, container_statuses=(),
+                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="")
 
 
 @dataclass

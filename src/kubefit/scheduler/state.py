@@ -3,6 +3,10 @@
 Columns follow the resource index of DESIGN.md: cpu (millicores), memory, pods, ephemeral-storage, then
 extended / hugepages / other scalar resources in first-seen order.  `requested[:, pods]` counts pods.
 Binding a pod updates one row.
+
+Planning (`kubefit.planning.consolidate`) deletes nodes in trials and takes trials back: `remove_node` keeps
+the node's row (empty, marked in `removed`) so that every array keeps its shape, and `checkpoint` /
+`rollback` restore the nodes a trial changed exactly as they were (see `StateJournal`).
 """
 
 from __future__ import annotations
@@ -54,6 +58,15 @@ class ClusterState:
     # per node: its (allocatable, requested, nonzero_requested) rows as Python lists, for the engine's scalar
     # kernels (rows.py); a node's entry is dropped whenever its row changes
     _row_lists: dict[int, tuple[list, list, list]] = field(default_factory=dict, repr=False, compare=False)
+    # bool [N]: the nodes a what-if deleted (`remove_node`); None while there are none. Replaced, never changed
+    # in place, so that readers may remember it by identity. A removed node's row stays, empty: nothing chooses it
+    # (the engine), and the plugins that read other nodes (PodTopologySpread's domains, ImageLocality's node
+    # counts) leave it out, as kube-scheduler's snapshot would no longer list it
+    removed: np.ndarray | None = None
+    _journal: StateJournal | None = field(default=None, repr=False, compare=False)  # `checkpoint`
+    # id(pod) → (the pod, its `bound_demand`): pods are frozen, so a bound pod's requests are computed once
+    # however often a trial unbinds and binds it again (shared by copies: it depends on the pod alone)
+    _demands: dict[int, tuple[Pod, PodDemand]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
@@ -71,6 +84,11 @@ class ClusterState:
 
     def __len__(self) -> int:
         return len(self.nodes)
+
+    @property
+    def present_count(self) -> int:
+        """How many nodes the cluster has: all of them, but those `remove_node` deleted."""
+        return len(self.nodes) - (0 if self.removed is None else int(np.count_nonzero(self.removed)))
 
     def column(self, name: str) -> int | None:
         return self.index.get(name)
@@ -95,6 +113,14 @@ class ClusterState:
                                             self.nonzero_requested[node].tolist())
         return rows
 
+    def bound_demand(self, pod: Pod) -> PodDemand:
+        """What a bound pod holds on its node: `pod_demand` with its status's resources (an in-place resize
+        counts), computed once per pod."""
+        known = self._demands.get(id(pod))
+        if known is None or known[0] is not pod:
+            known = self._demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=True))
+        return known[1]
+
     def demand_vector(self, demand: PodDemand) -> np.ndarray:
         """The pod's `requests` as a row over this state's columns (pods column = 1)."""
         self.ensure_resources(demand.requests)
@@ -110,6 +136,8 @@ class ClusterState:
              nonzero: np.ndarray | None = None) -> None:
         """Account the pod on `node` (what the scheduler cache's assume does); `pod` joins the node's pods.
         `row` and `nonzero` (its `nonzero_pair`) spare converting the demand again."""
+        if self._journal is not None:
+            self._journal.record(self, node)
         # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there)
         self.requested[node] += self.demand_vector(demand) if row is None else row
         if nonzero is None:
@@ -128,13 +156,19 @@ class ClusterState:
     def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None, row: np.ndarray | None = None) -> None:
         """Remove `pod` from `node` (a preemption victim, or a pod that ended: the cache's RemovePod): its
         requests and its place among the node's pods."""
-        demand = demand or pod_demand(pod, use_status_resources=True)
+        if self._journal is not None:
+            self._journal.record(self, node)
+        demand = demand or self.bound_demand(pod)
         self.requested[node] -= self.demand_vector(demand) if row is None else row
         self._add_nonzero(node, demand, -1)
         self._row_lists.pop(node, None)
-        before = len(self.pods[node])
-        self.pods[node] = [p for p in self.pods[node] if p is not pod]
-        self._count_priority(pod.priority, len(self.pods[node]) - before)
+        pods = self.pods[node]
+        if pods and pods[-1] is pod:  # the last one (how `remove_node` takes them): no copy of the list
+            pods.pop()
+            self._count_priority(pod.priority, -1)
+        else:
+            self.pods[node] = [p for p in pods if p is not pod]
+            self._count_priority(pod.priority, len(self.pods[node]) - len(pods))
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
@@ -182,7 +216,80 @@ class ClusterState:
                             pods=[list(p) for p in self.pods], objects=self.objects,
                             priorities=Counter(self.priorities),
                             used_ports=[{ip: set(pp) for ip, pp in used.items()} for used in self.used_ports],
-                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra))
+                            dra=None if self.dra is None else self.dra.copy(frozen=frozen_dra), removed=self.removed,
+                            _demands=self._demands)
+
+    # ------------------------------------------------------------------ what-if on the node set, trials
+    def remove_node(self, node: int) -> list[Pod]:
+        """Delete `node` from the cluster (cluster-autoscaler's `RemoveNodeInfo` in its removal simulation): its
+        pods are removed (returned, in the node's order) and it is marked in `removed`; its row stays, empty."""
+        pods = list(self.pods[node])
+        for pod in reversed(pods):
+            self.unbind(node, pod)
+        if self._journal is not None:
+            self._journal.record(self, node)
+        removed = np.zeros(len(self.nodes), dtype=bool) if self.removed is None else self.removed.copy()
+        removed[node] = True
+        self.removed = removed
+        return pods
+
+    def checkpoint(self) -> None:
+        """Start a trial: until `rollback` or `commit`, each node's row, pods and ports are recorded before their
+        first change (one trial at a time)."""
+        if self._journal is not None:
+            raise RuntimeError("a trial is already open on this state (checkpoint without rollback or commit)")
+        self._journal = StateJournal(self.removed, None if self.dra is None else self.dra.copy())
+
+    def commit(self) -> None:
+        """Keep what the trial changed."""
+        self._journal = None
+
+    def rollback(self) -> tuple[list[int], list[Pod]]:
+        """Take the trial back: the nodes it changed get their rows, pods (in their order) and ports as they were
+        at `checkpoint`, and `removed` too. Pods are unbound and bound again through `unbind` / `bind`, so that
+        the change log (`changes`, which the per-state counts follow) and anything else they maintain agree.
+        Returns the nodes restored and the pods bound back."""
+        journal, self._journal = self._journal, None
+        if journal is None:
+            raise RuntimeError("no trial is open on this state (rollback without checkpoint)")
+        bound_back: list[Pod] = []
+        for node, (requested, nonzero, pods, ports) in journal.rows.items():
+            before = {id(p) for p in pods}
+            for pod in [p for p in self.pods[node] if id(p) not in before]:
+                self.unbind(node, pod)
+            now = {id(p) for p in self.pods[node]}
+            for pod in pods:
+                if id(pod) not in now:
+                    self.bind(node, self.bound_demand(pod), pod=pod)
+                    bound_back.append(pod)
+            width = self.requested.shape[1]  # a pod of the trial may have added a resource column
+            self.requested[node] = np.pad(requested, (0, width - len(requested)))
+            self.nonzero_requested[node] = nonzero
+            self.pods[node] = pods
+            self.used_ports[node] = ports
+            self._row_lists.pop(node, None)
+        self.removed = journal.removed
+        if journal.dra is not None:  # the claims and devices in use as they were (`bind` above reserved none)
+            self.dra.restore(journal.dra)
+        self.version += 1
+        return sorted(journal.rows), bound_back
+
+
+class StateJournal:
+    """What a trial changed, recorded before the change: per node its requested and non-zero rows, its pods (in
+    `NodeInfo.Pods` order) and its used ports; and the `removed` mask at `checkpoint`. Copies of a few nodes,
+    not of the state: a trial that moves a node's pods touches that node and the nodes that took them. With DRA,
+    a copy of the claims and devices in use at `checkpoint` (dicts of the run's claims: DRA scenarios are small)."""
+
+    def __init__(self, removed: np.ndarray | None, dra: Any = None) -> None:
+        self.removed = removed
+        self.dra = dra
+        self.rows: dict[int, tuple[np.ndarray, np.ndarray, list[Pod], dict[str, set[tuple[str, int]]]]] = {}
+
+    def record(self, state: ClusterState, node: int) -> None:
+        if node not in self.rows:
+            self.rows[node] = (state.requested[node].copy(), state.nonzero_requested[node].copy(),
+                               list(state.pods[node]), {ip: set(pp) for ip, pp in state.used_ports[node].items()})
 
 
 def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
@@ -248,4 +355,4 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     return state
 
 
-__all__ = ["ClusterState", "compile_state", "CPU", "MEMORY"]
+__all__ = ["ClusterState", "StateJournal", "compile_state", "CPU", "MEMORY"]

@@ -150,6 +150,13 @@ class DraState:
                         self.offer_ids.copy(), self.interned, self.verdicts, self.notes, frozen or self.frozen,
                         self.version)
 
+    def restore(self, saved: DraState) -> None:
+        """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
+        taken earlier: a planning trial's rollback, `ClusterState.rollback`); the version moves on."""
+        self.claims, self.generated, self.in_use = dict(saved.claims), dict(saved.generated), dict(saved.in_use)
+        self.offer_ids = saved.offer_ids.copy()
+        self.version += 1
+
     # ------------------------------------------------------------------ claims of a pod
     def claim_key(self, pod: Pod, pod_claim: dict[str, Any], *, create: bool = True) -> tuple[ClaimKey, bool] | None:
         """`resourceclaim.Name`: the claim's key and whether the claim must be the pod's (made from a

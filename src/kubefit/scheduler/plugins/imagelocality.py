@@ -34,6 +34,7 @@ class ImageIndex:
 
     sizes: dict[str, np.ndarray]
     num_nodes: dict[str, int]
+    holders: dict[str, np.ndarray]  # bool [N]: the nodes holding it
 
     @classmethod
     def build(cls, nodes: list[Node]) -> ImageIndex:
@@ -47,19 +48,25 @@ class ImageIndex:
                         present[name] = np.zeros(len(nodes), dtype=bool)
                     sizes[name][i] = image.size_bytes
                     present[name][i] = True
-        return cls(sizes, {name: int(mask.sum()) for name, mask in present.items()})
+        return cls(sizes, {name: int(mask.sum()) for name, mask in present.items()}, present)
+
+    def spread(self, name: str, state: ClusterState) -> float:
+        """`scaledImageScore`'s spread: nodes holding the image / nodes (a deleted node is neither)."""
+        if state.removed is None:
+            return self.num_nodes[name] / len(state)
+        return int(np.count_nonzero(self.holders[name] & ~state.removed)) / state.present_count
 
 
 @dataclass
 class ImageLocality:
     name: str = NAME
+    reads_node_set = True  # the spread of an image is over the cluster's nodes: a deleted node changes every score
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         return False
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         index = cached_on(state, "images", ImageIndex.build)
-        total = len(state)
         pod = ctx.pod
         acc = np.zeros(len(idx), dtype=np.int64)
         for container in (*pod.init_containers, *pod.containers):
@@ -67,7 +74,7 @@ class ImageLocality:
             sizes = index.sizes.get(name)
             if sizes is None:
                 continue
-            spread = index.num_nodes[name] / total
+            spread = index.spread(name, state)
             acc += (sizes[idx].astype(np.float64) * spread).astype(np.int64)
         max_threshold = MAX_CONTAINER_THRESHOLD * (len(pod.init_containers) + len(pod.containers))
         clamped = np.clip(acc, MIN_THRESHOLD, max_threshold)

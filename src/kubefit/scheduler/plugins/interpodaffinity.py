@@ -204,6 +204,7 @@ def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarr
 
 # carried from cycle to cycle of one pod shape (the engine's `_redo`): they bring themselves up to date
 LIVE_SCORE, PRE_FILTER = f"{NAME}/live-score", f"{NAME}/pre"
+REPLAY_MAX = 128  # further behind the change log (planning trials move many pods), they are computed again
 
 
 @dataclass
@@ -212,54 +213,68 @@ class LiveScore:
 
     Scores are sums over bound pods, so a later bind of pod p on node n only adds: the weight of each of
     the incoming pod's preferred terms p matches, and of each of p's own terms that match the incoming
-    pod, to the nodes of n's domain. A removal (or another state) makes the caller start from scratch.
+    pod, to the nodes of n's domain; its removal takes the same back. `credits` counts those (pod, term)
+    pairs on a node carrying the term's key: PreScore skips when there are none. Another state makes the
+    caller start from scratch.
     """
 
     state: ClusterState
     size: int
     seen: int
     total: np.ndarray  # int64 [N]
-    contributed: bool  # some term scored somewhere (else PreScore skips)
+    credits: int  # (bound pod, term) pairs that score somewhere (none: PreScore skips)
     own: list[tuple[AffinityTerm, int]]  # the incoming pod's preferred terms (merged) and signed weights
     ns_labels: dict[str, str] | None  # the labels of the incoming pod's Namespace object
+    memo: dict = field(default_factory=dict, repr=False)  # id of `bound_pod_key` → (that key, its credits)
+
+    @property
+    def contributed(self) -> bool:
+        return self.credits > 0
 
     def advance(self, plugin: InterPodAffinity, state: ClusterState, ctx: CycleContext) -> bool:
-        """Add the binds since `seen`; False when it cannot (a removal, another state): start from scratch."""
+        """Add the binds and take back the removals since `seen`; False when it cannot (another state) or
+        should not (more than `REPLAY_MAX` changes behind)."""
         if self.state is not state or self.size != len(state):
             return False
-        changes = state.changes[self.seen:]
-        if any(delta < 0 for _n, _p, delta in changes):
+        behind = len(state.changes) - self.seen
+        if behind > REPLAY_MAX:
             return False
+        changes = state.changes[self.seen:]
         self.seen = len(state.changes)
         if not changes:
             return True
-        table = node_labels(state)
-        for node, p, _delta in changes:
-            for term, weight in self.own:
-                if weight and term.matches(p, None):
-                    self._credit(table, term.topology_key, node, weight)
-            terms = pod_terms(p)
-            if terms.empty:
-                continue
+        domains = DomainDeltas(node_labels(state))
+        for node, p, delta in changes:
+            key = bound_pod_key(p)
+            hit = self.memo.get(id(key))
+            if hit is None:
+                hit = self.memo[id(key)] = (key, self._credits(plugin, p, ctx))
+            for topology_key, weight in hit[1]:
+                if domains.add(topology_key, node, delta * weight):
+                    self.credits += delta
+        for domain, amount in domains.masks():
+            self.total[domain] += amount
+        return True
+
+    def _credits(self, plugin: InterPodAffinity, p: Pod, ctx: CycleContext) -> list[tuple[str, int]]:
+        """(topology key, weight) of what bound pod p adds on its node's domain: each of the incoming pod's
+        preferred terms p matches, and each of p's own terms that matches the incoming pod (a function of
+        p's namespace, labels and terms: `bound_pod_key`)."""
+        out = [(term.topology_key, weight) for term, weight in self.own if weight and term.matches(p, None)]
+        terms = pod_terms(p)
+        if not terms.empty:
             for kind in KINDS[0], KINDS[2], KINDS[3]:  # every kind but required anti-affinity
                 for t in getattr(terms, kind):
                     weight = plugin._existing_weight(kind, t)
                     if weight and t.matches(ctx.pod, self.ns_labels):
-                        self._credit(table, t.topology_key, node, weight)
-        return True
-
-    def _credit(self, table, key: str, node: int, weight: int) -> None:
-        """`weight` to every node of `node`'s `key` domain (nothing when `node` lacks the label)."""
-        domain = node_domain(table, key, node)
-        if domain is not None:
-            self.contributed = True
-            self.total[domain] += weight
+                        out.append((t.topology_key, weight))
+        return out
 
 
 @dataclass
 class PreFilterState:
     """PreFilter's counts for one pod shape, valid up to position `seen` of `state.changes`; later binds
-    only add to them (`advance`), a removal makes the plugin start from scratch."""
+    add to them and removals take back (`advance`)."""
 
     terms: PodTerms
     existing_anti: np.ndarray  # bool [N]: an existing pod's required anti-affinity matches in the node's domain
@@ -272,38 +287,92 @@ class PreFilterState:
     size: int = 0
     seen: int = 0
     ns_labels: dict[str, str] | None = None
+    memo: dict = field(default_factory=dict, repr=False)  # id of `bound_pod_key` → (that key, `_reads`)
+
+    def _reads(self, p: Pod, pod: Pod) -> tuple[list[str], bool, list[int]]:
+        """What bound pod p counts for: the keys of its required anti-affinity terms matching the incoming
+        pod, whether it matches every required affinity term, which required anti-affinity terms it matches."""
+        key = bound_pod_key(p)
+        hit = self.memo.get(id(key))
+        if hit is None:
+            anti_keys = [t.topology_key for t in pod_terms(p).required_anti_affinity if t.matches(pod, self.ns_labels)]
+            affine = bool(self.terms.required_affinity) and all(t.matches(p, None) for t in self.terms.required_affinity)
+            anti = [i for i, t in enumerate(self.terms.required_anti_affinity) if t.matches(p, None)]
+            hit = self.memo[id(key)] = (key, (anti_keys, affine, anti))
+        return hit[1]
 
     def advance(self, state: ClusterState, pod: Pod) -> bool:
-        """Add the binds since `seen`; False when it cannot (a removal, another node list)."""
-        if self.size != len(state):
+        """Add the binds and take back the removals since `seen`; False when it cannot (another node list, or a
+        removed pod whose required anti-affinity matched: `existing_anti` is a mask, not a count)."""
+        if self.size != len(state) or len(state.changes) - self.seen > REPLAY_MAX:
             return False
         changes = state.changes[self.seen:]
-        if any(delta < 0 for _n, _p, delta in changes):
+        table = node_labels(state)
+        reads = [(node, delta, self._reads(p, pod)) for node, p, delta in changes]
+        if any(delta < 0 and table.column(k).codes[node] >= 0 for node, delta, (keys, _a, _t) in reads for k in keys):
             return False
         self.seen = len(state.changes)
-        table = node_labels(state)
-        for node, p, _delta in changes:
-            for t in pod_terms(p).required_anti_affinity:
-                if t.matches(pod, self.ns_labels) and (domain := node_domain(table, t.topology_key, node)) is not None:
-                    self.any_existing_anti = True
-                    self.existing_anti[domain] = True
-            if self.terms.required_affinity and all(t.matches(p, None) for t in self.terms.required_affinity):
-                for key in self.affinity:
-                    if (domain := node_domain(table, key, node)) is not None:
-                        self.any_affinity = True
-                        self.affinity[key][domain] += 1
-            for t, sums in zip(self.terms.required_anti_affinity, self.anti, strict=True):
-                if t.matches(p, None) and (domain := node_domain(table, t.topology_key, node)) is not None:
-                    self.any_anti = True
-                    sums[domain] += 1
+        existing, affinity = DomainDeltas(table), DomainDeltas(table)
+        anti = [DomainDeltas(table) for _ in self.anti]
+        for node, delta, (anti_keys, affine, matched) in reads:
+            for k in anti_keys if delta > 0 else ():
+                self.any_existing_anti |= existing.add(k, node, 1)
+            for k in self.affinity if affine else ():
+                self.any_affinity |= affinity.add(k, node, delta)
+            for i in matched:
+                self.any_anti |= anti[i].add(self.terms.required_anti_affinity[i].topology_key, node, delta)
+        for domain, _amount in existing.masks():
+            self.existing_anti[domain] = True
+        for (k, _code), (domain, amount) in zip(affinity.amounts, affinity.masks(), strict=True):
+            self.affinity[k][domain] += amount
+        for deltas, sums in zip(anti, self.anti, strict=True):
+            for domain, amount in deltas.masks():
+                sums[domain] += amount
+        removed = any(delta < 0 for _n, delta, _r in reads)
+        if removed:  # matched pods in some domain, as PreFilter from scratch finds them
+            self.any_affinity = any(bool((sums > 0).any()) for sums in self.affinity.values())
+            self.any_anti = any(bool((sums > 0).any()) for sums in self.anti)
         return True
 
 
-def node_domain(table, key: str, node: int) -> np.ndarray | None:
-    """bool [N]: the nodes of `node`'s `key` domain (None when `node` lacks the label)."""
-    codes = table.column(key).codes
-    code = codes[node]
-    return None if code < 0 else codes == code
+_CANONICAL: dict[tuple, tuple] = {}  # (namespace, labels, terms) → one tuple object for all pods equal in them
+_CANONICAL_MAX = 1 << 16
+
+
+def bound_pod_key(p: Pod) -> tuple:
+    """What InterPodAffinity reads of a bound pod (its namespace, labels and terms) as one object shared by the
+    pods equal in them, remembered on the pod. Memos key on its id and hold it (so the id stays its own, even
+    after the table of shared objects is emptied: pods seen later then get new ones)."""
+    key = p.__dict__.get("_affinity_key")
+    if key is None:
+        full = (p.namespace, tuple(sorted(p.labels.items())), pod_terms(p))
+        key = _CANONICAL.get(full)
+        if key is None:
+            if len(_CANONICAL) >= _CANONICAL_MAX:
+                _CANONICAL.clear()
+            key = _CANONICAL[full] = full
+        p.__dict__["_affinity_key"] = key
+    return key
+
+
+class DomainDeltas:
+    """Amounts added to topology domains, (key, domain code) → amount, applied as one mask per domain."""
+
+    def __init__(self, table) -> None:
+        self.table = table
+        self.amounts: dict[tuple[str, int], int] = {}
+
+    def add(self, key: str, node: int, amount: int) -> bool:
+        """`amount` to `node`'s `key` domain; False (nothing) when the node lacks the label."""
+        code = int(self.table.column(key).codes[node])
+        if code < 0:
+            return False
+        self.amounts[(key, code)] = self.amounts.get((key, code), 0) + amount
+        return True
+
+    def masks(self) -> list[tuple[np.ndarray, int]]:
+        """(bool [N] of the domain's nodes, amount), in the order the domains were first added to."""
+        return [(self.table.column(key).codes == code, amount) for (key, code), amount in self.amounts.items()]
 
 
 @dataclass
@@ -409,25 +478,28 @@ class InterPodAffinity:
             return ctx.cache[key]  # type: ignore[return-value]
         live = ctx.cache.get(LIVE_SCORE)
         if not (isinstance(live, LiveScore) and live.advance(self, state, ctx)):
-            live = ctx.cache[LIVE_SCORE] = self._score_from_scratch(state, ctx)
+            old = live if isinstance(live, LiveScore) and live.state is state else None
+            live = ctx.cache[LIVE_SCORE] = self._score_from_scratch(state, ctx, old)
         result = live.total if live.contributed else None
         ctx.cache[key] = result
         return result
 
-    def _score_from_scratch(self, state: ClusterState, ctx: CycleContext) -> LiveScore:
-        """The raw scores over every bound pod (`processExistingPod` for each, as counts per node)."""
+    def _score_from_scratch(self, state: ClusterState, ctx: CycleContext, old: LiveScore | None = None) -> LiveScore:
+        """The raw scores over every bound pod (`processExistingPod` for each, as counts per node); `old`: the
+        shape's previous scores, whose memos (what matches the incoming pod) still hold."""
         pod = ctx.pod
         ns_labels = namespace_labels(self._objects(), pod.namespace)
         table = node_labels(state)
         labelled = cached_on(state, "labelled", lambda nodes: np.array([bool(n.labels) for n in nodes], dtype=bool))
         total = np.zeros(len(state), dtype=np.int64)
-        contributed = False
+        credits = 0
 
         def add(term: AffinityTerm, per_node: np.ndarray, weight: int) -> None:
-            nonlocal total, contributed
+            nonlocal total, credits
             per_node = np.where(labelled, per_node, 0)
-            if weight and (per_node[table.column(term.topology_key).present] != 0).any():
-                contributed = True
+            scoring = int(per_node[table.column(term.topology_key).present].sum()) if weight else 0
+            if scoring:
+                credits += scoring
                 total = total + weight * domain_sums(state, term.topology_key, per_node)
 
         own = self._own_preferred(ctx)
@@ -439,7 +511,8 @@ class InterPodAffinity:
             weight = self._existing_weight(kind, t)
             if weight:
                 add(t, term_carriers(state, kind, t), weight)
-        return LiveScore(state, len(state), len(state.changes), total, contributed, own, ns_labels)
+        return LiveScore(state, len(state), len(state.changes), total, credits, own, ns_labels,
+                         {} if old is None else old.memo)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Skip when nothing scores: no preferences anywhere (or ignored, as the args say)."""

@@ -8,7 +8,7 @@ touches one node's count.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,33 +73,59 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
               by_labels: bool = False, needs: tuple[str, str] | None = None) -> np.ndarray:
     """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result).
     `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group;
-    `needs`: a (key, value) label without which weight is 0, so only the groups carrying it are asked."""
+    `needs`: a (key, value) label without which weight is 0, so only the groups carrying it are asked.
+
+    A count follows the change log from where it was last read; one `by_labels` count far behind (planning
+    trials move and restore many pods between two reads of one selector) is summed again from the label
+    groups instead, when that asks fewer pods than the log holds since (the same integers either way)."""
     memo: dict = state.__dict__.setdefault("_pod_counts", {})
     entry = memo.get(key)
     if entry is None or len(entry.counts) != len(state):
-        counts = np.zeros(len(state), dtype=np.int64)
         if by_labels:
-            groups = _label_groups(state)
-            asked = range(len(groups.pods)) if needs is None else groups.by_label.get(needs, ())
-            for g in asked:
-                pod, per_node = groups.pods[g], groups.nodes[g]
-                w = weight(pod)
-                if w and per_node:
-                    nodes = np.fromiter(per_node.keys(), dtype=np.int64, count=len(per_node))
-                    amounts = np.fromiter(per_node.values(), dtype=np.int64, count=len(per_node))
-                    np.add.at(counts, nodes, w * amounts)
+            counts = _from_groups(state, weight, _asked(_label_groups(state), needs))
         else:
+            counts = np.zeros(len(state), dtype=np.int64)
             for n, pods in enumerate(state.pods):
                 counts[n] = sum(weight(p) for p in pods)
         memo[key] = _Counts(counts, len(state.changes))
         return counts
-    if entry.seen < len(state.changes):
+    behind = len(state.changes) - entry.seen
+    if behind:
+        if by_labels and behind > _REPLAY_MIN:
+            groups = _label_groups(state)
+            asked = _asked(groups, needs)
+            if sum(len(groups.nodes[g]) for g in asked) < behind:
+                entry.counts = _from_groups(state, weight, asked)
+                entry.seen = len(state.changes)
+                return entry.counts
         for node, pod, delta in state.changes[entry.seen:]:
             w = weight(pod)
             if w:
                 entry.counts[node] += delta * w
         entry.seen = len(state.changes)
     return entry.counts
+
+
+_REPLAY_MIN = 64  # up to this many changes behind, a count replays them (no look at the groups)
+
+
+def _asked(groups: _Groups, needs: tuple[str, str] | None) -> Sequence[int]:
+    """The label groups a weight can be non-zero for: those carrying `needs`, else all."""
+    return range(len(groups.pods)) if needs is None else groups.by_label.get(needs, ())
+
+
+def _from_groups(state: ClusterState, weight: Callable[[Pod], int], asked: Sequence[int]) -> np.ndarray:
+    """Per node, Σ weight over the pods of the `asked` label groups (weight asked once per group)."""
+    groups = _label_groups(state)
+    counts = np.zeros(len(state), dtype=np.int64)
+    for g in asked:
+        pod, per_node = groups.pods[g], groups.nodes[g]
+        w = weight(pod)
+        if w and per_node:
+            nodes = np.fromiter(per_node.keys(), dtype=np.int64, count=len(per_node))
+            amounts = np.fromiter(per_node.values(), dtype=np.int64, count=len(per_node))
+            np.add.at(counts, nodes, w * amounts)
+    return counts
 
 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:

@@ -122,9 +122,10 @@ class ConstraintNodes:
     the label codes of its key and the inclusion-policy mask, and the nodes lacking a key."""
 
     nodes: list  # the node list these were computed for
+    removed: np.ndarray | None  # ... and its deleted nodes (`ClusterState.removed`): never a domain's member
     codes: list[np.ndarray]  # per constraint, int32 [N] (-1: the node lacks the key)
     inclusion: list[np.ndarray]  # per constraint, bool [N] (`matchNodeInclusionPolicies`)
-    has_all: np.ndarray  # bool [N]: the node carries every constraint's key
+    has_all: np.ndarray  # bool [N]: the node carries every constraint's key (and is not deleted)
     hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
     scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
     counted: list | None = None  # per constraint (eligible nodes, their codes, their domains, code bound)
@@ -306,12 +307,15 @@ class PodTopologySpread:
         """The pod's `ConstraintNodes` for `action`, computed once per pod shape and node list."""
         memo = ctx.cache.setdefault(STATIC, {})
         hit = memo.get(action)  # type: ignore[union-attr]
-        if hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state):
+        if (hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state)
+                or hit.removed is not state.removed):
             constraints = self._cached(ctx, action)
             codes = self._codes(state, constraints)
             has_all = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.ones(len(state), dtype=bool)
+            if state.removed is not None:  # a deleted node is in no node list (`RemoveNodeInfo`)
+                has_all = has_all & ~state.removed
             hit = memo[action] = ConstraintNodes(  # type: ignore[index]
-                state.nodes, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
+                state.nodes, state.removed, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
                 [c.topology_key == HOSTNAME for c in constraints])
         return hit
 
