@@ -462,6 +462,16 @@ class Engine:
         sh.plan = _plan(sh)
         self._evaluate(sh, idx, kernels=kernels)
 
+    def _changed_rows(self, seen: int) -> np.ndarray:
+        """The distinct nodes bound or unbound since log entry `seen`, ascending (a long log, as planning
+        trials leave, marked in a mask rather than sorted as a set)."""
+        changed = self.log[seen:]
+        if len(changed) <= _FEW_ROWS:
+            return np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+        marked = np.zeros(len(self.state), dtype=bool)
+        marked[changed] = True
+        return np.flatnonzero(marked)
+
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
         plugins (the others' outcomes depend on the pod alone), the plugins that read other nodes over every
@@ -484,8 +494,7 @@ class Engine:
             return False
         sh.global_ = plan.always_global or any(decide(state, ctx) for decide in plan.deciders)
         sh.epoch = self.epoch
-        changed = self.log[sh.seen:]
-        rows = np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+        rows = self._changed_rows(sh.seen)
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
         fk, sk = sh.kernels_of
