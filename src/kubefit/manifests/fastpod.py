@@ -8,8 +8,8 @@ what decode_pod does not read (`msgspec.Raw`). The parts decode_pod checks with 
 (affinity, spread constraints, volumes, quantities, times, kubefit's annotations) go through decode_pod's
 own helpers. A pod this road does not take as it is — anything msgspec refuses (an unknown field, a
 null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name or without
-`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims` and
-`status.resourceClaimStatuses`, `runtimeClassName`, `overhead`) — gets None, and the caller decodes it
+`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims`, its
+containers' `resources.claims` and `status.resourceClaimStatuses`, `runtimeClassName`, `overhead`) — gets None, and the caller decodes it
 with decode_pod, which then gives its exact answer or error. `tests/test_stream.py` holds the two to each other.
 """
 
@@ -235,7 +235,9 @@ class FastPods:
         meta, spec, status = pod.metadata, pod.spec, pod.status
         if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
                 spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
-                or (status is not None and status.resourceClaimStatuses is not UNSET):
+                or (status is not None and status.resourceClaimStatuses is not UNSET) \
+                or any(c.resources is not None and c.resources.claims is not UNSET
+                       for c in (*spec.containers, *(spec.initContainers or ()))):
             return None  # (the compiled reader leaves managedFields out; `raw` must lack them)
         doc = Document({"kind": "Pod", "metadata": {"name": meta.name}}, source, index)
         warnings: list[str] = []

@@ -30,6 +30,7 @@ from kubefit.errors import InputError
 from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.quantity import QuantityError, parse_quantity
 from kubefit.k8s.resourcenames import is_schedulable
+from kubefit.k8s.validation import go_quote
 from kubefit.manifests.decode import check_api_version as _check_api_version
 from kubefit.manifests.decode import check_fields as _check_fields
 from kubefit.manifests.decode import entries
@@ -470,7 +471,7 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "scheduler_name": _string(spec.get("schedulerName"), doc, "spec.schedulerName") or "default-scheduler",
             "topology_spread_constraints": _spread_constraints(spec, doc),
             "scheduling_gates": _scheduling_gates(spec, doc),
-            "resource_claims": _pod_resource_claims(spec, doc),
+            "resource_claims": _claims_referenced(spec, doc, _pod_resource_claims(spec, doc)),
             "volumes": tuple(_volume(v, doc, f"spec.volumes[{i}]") for i, v in
                              enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
             "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
@@ -490,6 +491,37 @@ def _pod_resource_claims(spec: dict[str, Any], doc: Document) -> tuple[dict[str,
             raise _fail(doc, where, "exactly one of resourceClaimName or resourceClaimTemplateName is required")
         out.append(claim)
     return tuple(out)
+
+
+CONTAINER_CLAIM_FIELDS = frozenset({"name", "request"})  # core/v1 ResourceClaim
+
+
+def _claims_referenced(spec: dict[str, Any], doc: Document,
+                       claims: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """`claims`, once every container's `resources.claims[]` (fields `name`, `request`) is checked as
+    `validateResourceClaimNames` (pkg/apis/core/validation) checks it: a name, unique per container (with
+    its request), naming one of the pod's `spec.resourceClaims`. kube-scheduler does not read them (the
+    kubelet does), but the API server refuses a pod whose claims are wrong."""
+    names = sorted({c.get("name") for c in claims})
+    for kind in ("initContainers", "containers"):
+        for i, container in enumerate(spec.get(kind) or ()):
+            path = f"spec.{kind}[{i}].resources.claims"
+            seen: set[str] = set()
+            for where, ref in entries((container.get("resources") or {}).get("claims"), doc, path,
+                                      CONTAINER_CLAIM_FIELDS, "a claim (a mapping with name)"):
+                name = _string(ref.get("name"), doc, f"{where}.name")
+                request = _string(ref.get("request"), doc, f"{where}.request")
+                if not name:
+                    raise _fail(doc, where, "Required value")
+                key = f"{name}/{request}" if request else name
+                if key in seen:
+                    raise _fail(doc, where, f"Duplicate value: {go_quote(key)}")
+                seen.add(key)
+                if name not in names:
+                    known = f": {', '.join(names)}" if names else " which is empty"
+                    raise _fail(doc, where, f"Not found: {go_quote(name)}: must be one of the names in "
+                                            f"pod.spec.resourceClaims{known}")
+    return claims
 
 
 def _resource_claim_statuses(status: dict[str, Any], doc: Document) -> tuple[tuple[str, str | None], ...]:
