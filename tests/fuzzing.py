@@ -55,6 +55,9 @@ VERBS: tuple[tuple[str, ...], ...] = (
     ("estimate", "-f", "{f}"),
     ("estimate", "-f", "{f}", "--request", "cpu=500m,memory=1Gi", "-o", "json"),
     ("schedule", "-f", "{f}"),
+    ("consolidate", "-f", "{f}"),
+    ("consolidate", "-f", "{f}", "--repack", "--compare", "MostAllocated", "-o", "json"),
+    ("simulate", "-f", "{f}", "--timeline", "-o", "json"),
 )
 
 # Keys whose mapping is free-form (any key is data, not a field): an added key there is not a typo.

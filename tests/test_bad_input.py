@@ -101,6 +101,23 @@ FILE_CASES = [pytest.param(verb, content, fragments, id=f"{'-'.join(verb)}:{name
 # --------------------------------------------------------------------------- nodes and pods
 
 NODE_POD_SHAPES = [
+    # fuzz seed 32: a container's resources.claims[] went unchecked (validateResourceClaimNames)
+    ("container-claim-unknown-field", with_node(pod(
+        "resourceClaims: [{name: gpu, resourceClaimName: c}],",
+        "{name: c, resources: {claims: [{name: gpu, requets: x}]}}")),
+     ["Pod/p1", "spec.containers[0].resources.claims[0].requets", "unknown field"]),
+    ("container-claim-not-in-pod", with_node(pod(container="{name: c, resources: {claims: [{name: gpu}]}}")),
+     ["Pod/p1", "spec.containers[0].resources.claims[0]",
+      'Not found: "gpu": must be one of the names in pod.spec.resourceClaims which is empty']),
+    ("container-claim-twice", with_node(pod(
+        "resourceClaims: [{name: gpu, resourceClaimName: c}, {name: nic, resourceClaimName: d}],",
+        "{name: c, resources: {claims: [{name: gpu, request: a}, {name: gpu, request: a}]}}")),
+     ["Pod/p1", "spec.containers[0].resources.claims[1]", 'Duplicate value: "gpu/a"']),
+    ("init-container-claim-unlisted", with_node(pod(
+        "resourceClaims: [{name: nic, resourceClaimName: d}, {name: gpu, resourceClaimName: c}], "
+        "initContainers: [{name: i, resources: {claims: [{name: tpu}]}}],")),
+     ["Pod/p1", "spec.initContainers[0].resources.claims[0]",
+      'Not found: "tpu": must be one of the names in pod.spec.resourceClaims: gpu, nic']),
     ("node-without-name", with_pod(node(meta="{labels: {a: b}}")), ["Node #1", "metadata.name", "a name is required"]),
     ("node-name-not-a-string", with_pod(node(meta="{name: 5}")), ["Node/5", "metadata.name", "must be a string"]),
     ("metadata-not-a-mapping", with_pod(node(meta="n1")), ["Node #1", "metadata", "must be a mapping"]),
@@ -860,3 +877,17 @@ def test_mutations_never_crash(tmp_path, capsys):
             if not (len(errors) == 1 and errors[0].startswith(f"error: {path}")) and verb[:2] != ["config", "validate"]:
                 crashes.append(f"{' '.join(verb)} {name}: unclear error {err!r}")
     assert not crashes, "\n".join(crashes)
+
+
+WORKLOAD_TEMPLATE = ("apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: w}}\nspec: {{selector: {{matchLabels: {{a: b}}}}, "
+                     "template: {{metadata: {{labels: {{a: b}}}}, spec: {{containers: [{{name: c}}]}}, extra: 1}}}}\n")
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "DaemonSet", "StatefulSet", "ReplicaSet"])
+@pytest.mark.parametrize("verb", [*SCHEDULER_VERBS, ["consolidate"]])
+def test_a_workload_template_field_kubernetes_does_not_know_is_refused(verb, kind, tmp_path, capsys):
+    """A PodTemplateSpec has `metadata` and `spec` only (core/v1 types.go); fuzz seed 34 found another key
+    beside them accepted without a word."""
+    path = write_input(tmp_path, docs(node(), WORKLOAD_TEMPLATE.format(kind=kind)))
+    rc, out, err = run(capsys, [*verb, "-f", path])
+    assert_one_clear_error(rc, out, err, [path, f"{kind}/w", "spec.template.extra", "unknown field"])
