@@ -408,3 +408,18 @@ def test_simulation_time_is_the_epoch_plus_seconds(seconds):
     expected = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(SIMULATION_EPOCH.timestamp()) + seconds))
     assert simulation_time(seconds) == expected
     assert bound_copy(Pod("p", containers=(Container("c", {}),)), seconds).start_time == expected
+
+
+@SETTINGS
+@given(scenario_st(), st.integers(0, 2**32 - 1))
+def test_without_messages_only_the_fit_error_text_is_left_out(scenario, seed):
+    """`messages=False` (what a tune trial asks): every placement, tie and final array as with messages;
+    a pod that fits nowhere has no FitError text, where with messages it has kube-scheduler's."""
+    nodes, bound, queue, config = scenario
+    a = fast(nodes, bound, queue, config, tie_break="random", seed=seed)
+    b = fast(nodes, bound, queue, config, tie_break="random", seed=seed, messages=False)
+    assert [(n, b) for n, b, _m in steps_of(a)] == [(n, b) for n, b, _m in steps_of(b)]
+    assert np.array_equal(a.state.requested, b.state.requested)
+    for with_text, without in zip(a.steps, b.steps, strict=True):
+        if with_text.node is None and not with_text.victims:
+            assert with_text.message.startswith("0/") and without.message == ""
