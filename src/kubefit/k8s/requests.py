@@ -164,3 +164,27 @@ def pod_demand(pod: Pod, *, use_status_resources: bool = False) -> PodDemand:
         nonzero_memory=scheduler_units(MEMORY, nonzero.get(MEMORY, 0)),
         score_requests=to_units(score),
     )
+
+
+# What `pod_demand` reads of a pod (its spec's requests, and for a bound pod its statuses' resources).
+DEMAND_INPUTS = ("containers", "init_containers", "overhead", "pod_requests", "container_statuses",
+                 "init_container_statuses", "conditions")
+
+
+class DemandMemo:
+    """`pod_demand` once per distinct set of request inputs, recognised by identity: a workload's pods, decoded
+    once, share them, and so do the replacements a what-if creates for them. The inputs are kept with their
+    demand, so an identity is never mistaken for another object's after the first is freed."""
+
+    def __init__(self, *, use_status_resources: bool) -> None:
+        self.use_status_resources = use_status_resources
+        self.known: dict[tuple[int, ...], tuple[tuple, PodDemand]] = {}
+
+    def __call__(self, pod: Pod) -> PodDemand:
+        inputs = tuple(getattr(pod, name) for name in DEMAND_INPUTS)
+        key = tuple(map(id, inputs))
+        hit = self.known.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], inputs, strict=True)):
+            hit = self.known[key] = (inputs, pod_demand(pod, use_status_resources=self.use_status_resources))
+        return hit[1]
+

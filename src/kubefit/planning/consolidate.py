@@ -46,7 +46,7 @@ import numpy as np
 
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
-from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import CPU, MEMORY, PODS
 from kubefit.manifests.load import TERMINAL_PHASES, Scenario, queue_order
 from kubefit.manifests.templates import template_cost
@@ -197,7 +197,7 @@ class Consolidator:
         self.engine = Engine(self.state, config, tie_break=options.tie_break, seed=options.seed)
         self.budgets = Budgets(list(self.state.objects.of("PodDisruptionBudget")))
         self.served = {p.scheduler_name for p in config.profiles}
-        self.demands: dict[int, tuple[Pod, PodDemand]] = {}  # id → (the pod, kept alive; its `demand`)
+        self.demands = DemandMemo(use_status_resources=False)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)
         self.moved: set[int] = set()  # ids of the pods it bound (a pod moved before moves again as it is)
         self.removed: list[int] = []
@@ -262,10 +262,7 @@ class Consolidator:
 
     def demand(self, pod: Pod) -> PodDemand:
         """What the pod's replacement requests (its spec's: a new pod has no status), once per pod."""
-        known = self.demands.get(id(pod))
-        if known is None:
-            known = self.demands[id(pod)] = (pod, pod_demand(pod))
-        return known[1]
+        return self.demands(pod)
 
     def verdict(self, pod: Pod) -> Verdict:
         """`pod_verdict` (static for a pod: the rules read the pod, the budgets' selectors and the options)."""

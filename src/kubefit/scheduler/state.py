@@ -21,7 +21,7 @@ import numpy as np
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node, Pod
 from kubefit.k8s.quantity import scheduler_units
-from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -64,9 +64,10 @@ class ClusterState:
     # counts) leave it out, as kube-scheduler's snapshot would no longer list it
     removed: np.ndarray | None = None
     _journal: StateJournal | None = field(default=None, repr=False, compare=False)  # `checkpoint`
-    # id(pod) → (the pod, its `bound_demand`): pods are frozen, so a bound pod's requests are computed once
-    # however often a trial unbinds and binds it again (shared by copies: it depends on the pod alone)
-    _demands: dict[int, tuple[Pod, PodDemand]] = field(default_factory=dict, repr=False, compare=False)
+    # a bound pod's `bound_demand`, once per set of request inputs however often a trial unbinds and binds it
+    # again (shared by copies: it depends on the pod alone)
+    _demands: DemandMemo = field(default_factory=lambda: DemandMemo(use_status_resources=True), repr=False,
+                                 compare=False)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
@@ -115,11 +116,8 @@ class ClusterState:
 
     def bound_demand(self, pod: Pod) -> PodDemand:
         """What a bound pod holds on its node: `pod_demand` with its status's resources (an in-place resize
-        counts), computed once per pod."""
-        known = self._demands.get(id(pod))
-        if known is None or known[0] is not pod:
-            known = self._demands[id(pod)] = (pod, pod_demand(pod, use_status_resources=True))
-        return known[1]
+        counts), computed once per set of request inputs (`DemandMemo`)."""
+        return self._demands(pod)
 
     def demand_vector(self, demand: PodDemand) -> np.ndarray:
         """The pod's `requests` as a row over this state's columns (pods column = 1)."""
@@ -335,16 +333,10 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
-    demands: dict[tuple, PodDemand] = {}  # by the identity of a pod's request inputs (`pods` keeps them alive)
     for pod in pods:
         node = state.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            key = (id(pod.containers), id(pod.init_containers), id(pod.overhead), id(pod.pod_requests),
-                   id(pod.container_statuses), id(pod.init_container_statuses), id(pod.conditions))
-            demand = demands.get(key)
-            if demand is None:  # what pod_demand reads of a bound pod; pods of one workload share it
-                demand = demands[key] = pod_demand(pod, use_status_resources=True)  # in-place resizes count
-            state.bind(node, demand, pod=pod)
+            state.bind(node, state.bound_demand(pod), pod=pod)  # in-place resizes count; a workload's pods share it
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
