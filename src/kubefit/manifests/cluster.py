@@ -30,7 +30,7 @@ SERVICE_SPEC_FIELDS = frozenset({
     "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution"})
 SERVICE_PORT_FIELDS = frozenset({"name", "protocol", "appProtocol", "port", "targetPort", "nodePort"})
 NAMESPACE_SPEC_FIELDS = frozenset({"finalizers"})
-TEMPLATE_FIELDS = frozenset({"metadata", "spec"})
+TEMPLATE_FIELDS = frozenset({"metadata", "spec"})  # core/v1 PodTemplateSpec (also the controllers' templates)
 
 
 def object_meta(doc: Document, *, namespaced: bool = True) -> tuple[ObjectMeta, dict[str, Any], dict[str, Any]]:

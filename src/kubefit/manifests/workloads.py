@@ -34,7 +34,7 @@ from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
 from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
 from kubefit.manifests.autoscaling import apply_replica_bounds
-from kubefit.manifests.cluster import decode_replica_set
+from kubefit.manifests.cluster import TEMPLATE_FIELDS, decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
 from kubefit.manifests.decode import entries
 from kubefit.manifests.decode import fail as _fail
@@ -59,7 +59,6 @@ from kubefit.manifests.load import (
 from kubefit.manifests.storage import decode_pvc
 
 POD_TEMPLATE_HASH = "pod-template-hash"
-POD_TEMPLATE_FIELDS = frozenset({"metadata", "spec"})  # core/v1 PodTemplateSpec
 INT32_MAX = 2**31 - 1  # replicas, parallelism, completions, ordinals.start are int32 in the API
 MAX_WORKLOAD_PODS = 200_000  # pods the controllers of one scenario may create (Kubernetes' own scale limit: 150,000)
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
@@ -163,7 +162,7 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
     template = _mapping(spec.get("template"), doc, "spec.template")
     if not template:
         raise _fail(doc, "spec.template", "a pod template is required")
-    _check_fields(template, POD_TEMPLATE_FIELDS, doc, "spec.template")
+    _check_fields(template, TEMPLATE_FIELDS, doc, "spec.template")
     given = _mapping(template.get("metadata"), doc, "spec.template.metadata").get("labels")
     labels = {str(k): str(v) for k, v in _mapping(given, doc, "spec.template.metadata.labels").items()}
     shown = None if given is None else labels  # Go's nil map
