@@ -148,6 +148,29 @@ def test_json_only_the_reference_reads_falls_back(text):
         events(text, True)
 
 
+SPECIALS = ['\\"', "\\\\", "\\n", "\\u00e9", "\u00e9", "\u20ac", "\U0001f600"]
+
+
+@pytest.mark.parametrize("special", SPECIALS)
+def test_json_strings_are_kept_whatever_the_position_of_an_escape_or_a_multibyte_character(special):
+    """The reader skips plain string bytes eight at a time (`word_special`): an escape or a multi-byte UTF-8
+    character at any offset of a word, and a string's end at any offset, must still be read one by one.
+    Every (length, position) up to 24 bytes: the item is the JSON text itself, read back equal."""
+    for length in range(25):
+        for at in range(length + 1):
+            body = "x" * at + special + "y" * (length - at)
+            text = '{"items": [{"kind": "Pod", "k' + "z" * length + '": "' + body + '"}]}'
+            item = [e for e in events(text, True) if e[0] == "item"][0]
+            assert json.loads(item[1]) == json.loads(text)["items"][0]
+
+
+@pytest.mark.parametrize("bad", ["\x01", "\x1f", "\n"])
+def test_a_control_character_at_any_position_of_a_json_string_falls_back(bad):
+    for at in range(17):
+        with pytest.raises(_reader.Fallback):
+            events('{"a": "' + "x" * at + bad + "x" * 9 + '"}', True)
+
+
 def test_managed_fields_are_left_out_of_pods_and_nodes_only():
     text = json.dumps({"kind": "List", "items": [
         {"kind": "Pod", "metadata": {"managedFields": [{"m": 1}], "name": "p"}},

@@ -195,7 +195,22 @@ typedef struct {
 
 /* ------------------------------------------------------------------ JSON */
 
+/* Eight bytes at p (unaligned); whether a word holds a byte below n (n <= 128), or a given byte: the
+   bit tricks of "Bit Twiddling Hacks" (S. E. Anderson), exact for whether such a byte exists. */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t word_at(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint64_t has_below(uint64_t x, unsigned n) { return (x - ONES * n) & ~x & HIGHS; }
+static inline uint64_t has_byte(uint64_t x, unsigned char b) { return has_below(x ^ (ONES * b), 1); }
+
+/* Whether eight bytes of a string body need a look one by one: a quote, a backslash, a control
+   character or a byte of a multi-byte UTF-8 sequence. */
+static inline int word_special(uint64_t x) {
+    return (has_below(x, 0x20) | has_byte(x, '"') | has_byte(x, '\\') | (x & HIGHS)) != 0;
+}
+
 static void j_space(Reader *r) {
+    while (r->pos + 8 <= r->size && word_at(r->data + r->pos) == ONES * ' ') r->pos += 8;  /* indentation */
     while (r->pos < r->size) {
         char c = r->data[r->pos];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') r->pos++;
@@ -253,6 +268,7 @@ static int j_string(Reader *r, Buf *out, int *escaped) {
     Py_ssize_t start = r->pos++;
     *escaped = 0;
     while (1) {
+        while (r->pos + 8 <= r->size && !word_special(word_at(r->data + r->pos))) r->pos += 8;
         if (r->pos >= r->size) return j_fail(r, "unterminated JSON string");
         unsigned char c = (unsigned char)r->data[r->pos];
         if (c == '"') break;
