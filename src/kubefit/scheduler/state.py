@@ -314,6 +314,43 @@ def _clamp(x: int) -> int:
     return min(max(x, -INT64_MAX - 1), INT64_MAX)
 
 
+def _bind_all(state: ClusterState, placed: list[tuple[int, Pod]]) -> None:
+    """`state.bind` of every (node, pod) in order, the sums done once per distinct demand: each pod's row is
+    gathered from its demand's (a workload's pods share one, `bound_demand`) and added with `np.add.at`,
+    whose int64 sums wrap as the binds' would (integer addition in any order gives the same int64). The
+    pods lists, priorities, change log and host ports are what the binds would leave. A demand beyond
+    int64 binds pod by pod, where `_add_nonzero` says what it does."""
+    if not placed:
+        return
+    demands = [state.bound_demand(pod) for _node, pod in placed]
+    code: dict[int, int] = {}  # id of a demand → its row among `distinct` (the demands are kept alive)
+    distinct: list[PodDemand] = []
+    for d in demands:
+        if id(d) not in code:
+            code[id(d)] = len(distinct)
+            distinct.append(d)
+    for d in distinct:
+        state.ensure_resources(d.requests)  # every column first: a later demand may add one
+    try:
+        rows = np.array([state.demand_vector(d) for d in distinct], dtype=np.int64)
+        nonzero = np.array([(d.nonzero_cpu, d.nonzero_memory) for d in distinct], dtype=np.int64)
+    except OverflowError:
+        for node, pod in placed:
+            state.bind(node, state.bound_demand(pod), pod=pod)
+        return
+    nodes = np.fromiter((node for node, _pod in placed), dtype=np.int64, count=len(placed))
+    which = np.fromiter((code[id(d)] for d in demands), dtype=np.int64, count=len(placed))
+    np.add.at(state.requested, nodes, rows[which])
+    np.add.at(state.nonzero_requested, nodes, nonzero[which])
+    for node, pod in placed:
+        state.pods[node].append(pod)
+        state.priorities[pod.priority] += 1
+        for ip, proto, port in host_ports(pod):
+            state.used_ports[node].setdefault(ip, set()).add((proto, port))
+    state.changes += ((node, pod, 1) for node, pod in placed)
+    state._row_lists.clear()
+
+
 def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: ClusterObjects | None = None
                   ) -> ClusterState:
     """Build the arrays from nodes and every pod bound to one of them (`spec.nodeName`); `objects` are the
@@ -333,10 +370,8 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
-    for pod in pods:
-        node = state.node_index.get(pod.node_name)
-        if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
-            state.bind(node, state.bound_demand(pod), pod=pod)  # in-place resizes count; a workload's pods share it
+    _bind_all(state, [(node, pod) for pod in pods if (node := state.node_index.get(pod.node_name)) is not None
+                      and pod.bound and pod.phase not in ("Succeeded", "Failed")])
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
