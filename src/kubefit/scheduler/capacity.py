@@ -72,13 +72,13 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
                          f"would fit; give --max")
     state = state.copy()  # the pod's resources may add columns (demand_vector); the caller's state stays
     demand = pod_demand(pod)
-    computed = None if replay else full_cluster(state, config, pod, demand, limit=limit)
+    engine = Engine(state, config, tie_break=tie_break, seed=seed)  # one shape for the check and the replay
+    computed = None if replay else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
     if computed is not None:
         per, message = computed
         count = int(per.sum())
     else:
-        count, nodes, message = count_copies(state, config, pod, demand, limit=limit,
-                                             tie_break=tie_break, seed=seed)
+        count, nodes, message = count_copies(state, config, pod, demand, limit=limit, engine=engine)
         per = np.bincount(np.asarray(nodes, dtype=np.int64), minlength=len(state))
     names = state.node_names
     per_node = {names[i]: int(per[i]) for i in np.flatnonzero(per).tolist()}
@@ -89,14 +89,14 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
 
 
 def copies_per_node(state: ClusterState, config: SchedulerConfiguration, pod: Pod,
-                    demand: PodDemand) -> np.ndarray | None:
+                    demand: PodDemand, engine: Engine | None = None) -> np.ndarray | None:
     """Copies of `pod` each node takes before its filters refuse one, or None when that is not closed-form.
 
     Closed-form when PreFilter lets the pod through, NodeResourcesFit filters and every other Filter plugin
     that runs is per-node (`PER_NODE_FILTERS`): a node the static filters reject takes 0 copies, any other
     min(allocatable pods − pods, ⌊(allocatable − requested) / request⌋ for each resource Filter checks).
     """
-    sh = Engine(state, config).shape(pod, demand)
+    sh = (engine or Engine(state, config)).shape(pod, demand)  # `engine`: one on `state`, its shape then kept
     names = [name for name, _plugin in sh.filters]
     if sh.failure is not None or "NodeResourcesFit" not in names or not set(names) <= PER_NODE_FILTERS:
         return None
@@ -118,13 +118,13 @@ def copies_per_node(state: ClusterState, config: SchedulerConfiguration, pod: Po
 
 
 def full_cluster(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
-                 limit: int | None = None) -> tuple[np.ndarray, str] | None:
+                 limit: int | None = None, engine: Engine | None = None) -> tuple[np.ndarray, str] | None:
     """Copies per node and the FitError of the copy that no longer fits, computed (`copies_per_node`).
 
     None when the count is not closed-form, or `limit` copies would be placed first (then which copies
     go where depends on the scores: replay). The message is the cycle's on the filled cluster.
     """
-    per = copies_per_node(state, config, pod, demand)
+    per = copies_per_node(state, config, pod, demand, engine)
     if per is None or (limit is not None and int(per.sum()) >= limit):
         return None
     full = state.copy()
@@ -140,9 +140,11 @@ def full_cluster(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
 
 def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
                  limit: int | None = None, tie_break: str = "first", seed: int | None = 0,
-                 ) -> tuple[int, list[int], str | None]:
-    """Place copies of `pod` one by one on `state` until one fits nowhere: (count, nodes, FitError)."""
-    engine = Engine(state, config, tie_break=tie_break, seed=seed)
+                 engine: Engine | None = None) -> tuple[int, list[int], str | None]:
+    """Place copies of `pod` one by one on `state` until one fits nowhere: (count, nodes, FitError).
+
+    `engine`: one already on `state` (its shapes kept; its tie-break and seed then apply)."""
+    engine = engine or Engine(state, config, tie_break=tie_break, seed=seed)
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
         decision = engine.cycle(pod, demand)

@@ -153,9 +153,9 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
         memo["seen"] = len(state.changes)
     terms = memo["terms"]
     for node, p, delta in new:
-        carried = pod_terms(p)
-        if carried.empty:
+        if not carries_affinity_terms(p):  # most pods: no pod (anti-)affinity section to parse
             continue
+        carried = pod_terms(p)
         for kind in KINDS:
             for t in getattr(carried, kind):
                 counts = terms.get((kind, t))
