@@ -147,7 +147,7 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     memo = state.__dict__.get("_affinity_terms")
     if memo is None or memo["size"] != len(state):
         memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}, "size": len(state)}
-        new = [(n, p, 1) for n, pods in enumerate(state.pods) for p in pods]
+        new = [(n, p, 1) for n, pods in enumerate(state.pods) for p in pods if carries_affinity_terms(p)]
     else:
         new = state.changes[memo["seen"]:]
         memo["seen"] = len(state.changes)
