@@ -49,6 +49,12 @@ class Forbidden(Exception):
         self.message, self.field = message, field
 
 
+class Invalid(Forbidden):
+    """The API server's validation refused a pod being created (`Pod "web" is invalid: ...`): `message` is the
+    field errors' aggregate. Handled as `Forbidden` is (a Pod document's refusal is an `InputError`, a
+    workload's a note)."""
+
+
 class ConfigError(KubefitError):
     """A scheduler configuration kube-scheduler itself refuses; `errors` are its exact messages."""
 

@@ -14,7 +14,8 @@ from typing import Any
 from kubefit.api.cluster import ObjectMeta
 from kubefit.api.core import Quantity
 
-CONTAINER, POD = "Container", "Pod"  # the LimitRange item types that bound a pod (PersistentVolumeClaim: claims)
+CONTAINER, POD = "Container", "Pod"  # the LimitRange item types that bound a pod
+PVC = "PersistentVolumeClaim"  # the one that bounds a claim's storage request
 
 
 Quantities = dict[str, Quantity]  # resource name → quantity, in the manifest's order

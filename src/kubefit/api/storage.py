@@ -32,6 +32,8 @@ class PersistentVolumeClaim:
     bind_completed: bool = False  # annotation pv.kubernetes.io/bind-completed
     selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)  # spec.selector as given
     phase: str = ""
+    # spec.resources.requests as written ({name: Quantity}; None: absent): LimitRanger's min/max and its messages
+    requests: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def class_name(self) -> str:

@@ -20,12 +20,16 @@ For a pod being created (defaulting at decoding, then the mutating plugins in th
 5. RuntimeClass (`setOverhead`, `setScheduling`): `overhead.podFixed` becomes `spec.overhead` (a different
    one is forbidden), `scheduling.nodeSelector` is merged in (a conflicting value is forbidden),
    `scheduling.tolerations` merged (`tolerations.MergeTolerations`);
-6. validation: LimitRanger's min / max / maxLimitRequestRatio (`PodValidateLimitFunc`) and RuntimeClass's
+6. the pod's validation (`ValidatePodCreate`): pod-level `spec.resources` must cover the containers'
+   (`validatePodResourceConsistency`, `kubefit.manifests.podresources`), else `Pod "p" is invalid: ...`;
+7. validation: LimitRanger's min / max / maxLimitRequestRatio (`PodValidateLimitFunc`) and RuntimeClass's
    `validateOverhead` (an overhead no RuntimeClass defines is forbidden).
 
 A claim without `storageClassName` gets the default StorageClass (DefaultStorageClass admission; the PV
-controller does the same for an unbound claim stored without one); then the PV controller binds the new
-volumes and claims (`kubefit.manifests.provisioning`).
+controller does the same for an unbound claim stored without one), and LimitRanger bounds its storage
+request (`PersistentVolumeClaimValidateLimitFunc`: a PersistentVolumeClaim document it forbids is refused;
+a StatefulSet's claims are checked as its controller creates them, `claim_refusal`); then the PV controller
+binds the new volumes and claims (`kubefit.manifests.provisioning`).
 
 A forbidden Pod document is refused with the API server's message (`pods "web" is forbidden: ...`); a
 workload's pods that would be forbidden are not created (its controller's creates fail) and named in a
@@ -41,10 +45,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubefit.api.core import Container, Node, Pod, Quantity
-from kubefit.api.policy import CONTAINER, POD, LimitRange, RuntimeClass
-from kubefit.api.storage import StorageClass
-from kubefit.errors import Forbidden, InputError
-from kubefit.k8s import goquantity as gq
+from kubefit.api.policy import CONTAINER, POD, PVC, LimitRange, RuntimeClass
+from kubefit.api.storage import PersistentVolumeClaim, StorageClass
+from kubefit.errors import Forbidden, InputError, Invalid
 from kubefit.k8s.quantity import milli_value, value
 from kubefit.k8s.requests import is_supported_pod_level_resource
 from kubefit.k8s.resourcenames import CPU, MEMORY, is_hugepages
@@ -52,6 +55,13 @@ from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, _toleration
+from kubefit.manifests.podresources import (
+    Resources,
+    aggregate_container,
+    consistency_errors,
+    containers_of,
+    shown,
+)
 from kubefit.manifests.priority import priority_admission
 from kubefit.manifests.provisioning import bind_volumes
 
@@ -61,39 +71,6 @@ NO_EXECUTE = "NoExecute"
 MAX_MILLI_VALUE = (2**63 - 1) // 1000  # resource.MaxMilliValue
 # the controllers whose pods are named from a prefix (`generateName`), as the API server names them in a refusal
 GENERATED_NAMES = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet", "Deployment")
-
-
-# --------------------------------------------------------------------------- one pod's resources
-
-@dataclass
-class Resources:
-    """One container's (or init container's) requests and limits while the chain runs, as Quantities (their
-    text is what the API server's messages print)."""
-
-    name: str
-    requests: dict[str, Quantity]
-    limits: dict[str, Quantity]
-    sidecar: bool = False
-
-
-def _containers(pod: Pod, key: str) -> list[Resources]:
-    """`spec.containers` / `spec.initContainers` of the pod's manifest as `Resources` (decoded already once:
-    no error can arise here)."""
-    doc = Document(pod.raw, pod.source, 0)
-    out = []
-    for i, raw in enumerate((pod.raw.get("spec") or {}).get(key) or []):
-        resources = raw.get("resources") or {}
-        path = f"spec.{key}[{i}].resources"
-        out.append(Resources(str(raw.get("name") or ""),
-                             decode_quantities(resources.get("requests"), doc, f"{path}.requests") or {},
-                             decode_quantities(resources.get("limits"), doc, f"{path}.limits") or {},
-                             raw.get("restartPolicy") == "Always"))
-    return out
-
-
-def _shown(q: Quantity) -> str:
-    """`Quantity.String()` of what was written: Go's canonical form."""
-    return gq.parse(q.text).string()
 
 
 # --------------------------------------------------------------------------- defaulting and LimitRanger
@@ -118,11 +95,11 @@ def default_requests(containers: list[Resources]) -> list[str]:
     return set_
 
 
-def default_pod_level_requests(resources: dict[str, Any], containers: list[Resources], inits: list[Resources],
-                               doc: Document) -> tuple[dict[str, Quantity] | None, list[str]]:
+def default_pod_level_resources(resources: dict[str, Any], containers: list[Resources], inits: list[Resources],
+                                doc: Document) -> tuple[dict[str, Quantity], dict[str, Quantity], list[str]]:
     """`SetDefaults_Pod`'s pod-level part (PodLevelResources on) for a pod with `spec.resources`, after its
-    containers' limits were copied into their requests: its pod-level requests (None: left as they are) and
-    the names of those it set.
+    containers' limits were copied into their requests: its pod-level requests and limits once defaulted, and the
+    names of the requests it set.
 
     `defaultHugePagePodLimits`: with pod-level requests or limits given, a `hugepages-*` the containers limit
     (`AggregateContainerLimits`) and the pod neither requests nor limits is limited at the pod level to their
@@ -135,21 +112,20 @@ def default_pod_level_requests(resources: dict[str, Any], containers: list[Resou
     requests = decode_quantities(resources.get("requests"), doc, "spec.resources.requests") or {}
     limits = decode_quantities(resources.get("limits"), doc, "spec.resources.limits") or {}
     if not requests and not limits:
-        return None, []
-    for name, q in _pod_total(containers, inits, "limits").items():
+        return requests, limits, []
+    for name, q in aggregate_container(containers, inits, "limits").items():
         if is_hugepages(name) and name not in requests:
             limits.setdefault(name, q)
     if not limits:
-        return None, []
+        return requests, limits, []
     defaulted = dict(requests)
-    for name, q in _pod_total(containers, inits, "requests").items():
+    for name, q in aggregate_container(containers, inits, "requests").items():
         if name in (CPU, MEMORY):  # IsSupportedPodLevelResource and IsOvercommitAllowed
             defaulted.setdefault(name, q)
     for name, q in limits.items():
         if is_supported_pod_level_resource(name):
             defaulted.setdefault(name, q)
-    set_ = [name for name in defaulted if name not in requests]
-    return (defaulted, set_) if set_ else (None, [])
+    return defaulted, limits, [name for name in defaulted if name not in requests]
 
 
 def limit_range_defaults(limit_range: LimitRange, containers: list[Resources], inits: list[Resources]) -> list[str]:
@@ -190,28 +166,28 @@ def _constraint_errors(kind: str, item: Any, requests: dict[str, Quantity], limi
         req, lim = requests.get(name), limits.get(name)
         r, li, b = _compared(req, lim, bound)
         if req is None:
-            errors.append(f"minimum {name} usage per {kind} is {_shown(bound)}.  No request is specified")
+            errors.append(f"minimum {name} usage per {kind} is {shown(bound)}.  No request is specified")
         elif r < b:
-            errors.append(f"minimum {name} usage per {kind} is {_shown(bound)}, but request is {_shown(req)}")
+            errors.append(f"minimum {name} usage per {kind} is {shown(bound)}, but request is {shown(req)}")
         elif lim is not None and li < b:
-            errors.append(f"minimum {name} usage per {kind} is {_shown(bound)}, but limit is {_shown(lim)}")
+            errors.append(f"minimum {name} usage per {kind} is {shown(bound)}, but limit is {shown(lim)}")
     for name, bound in item.max.items():
         req, lim = requests.get(name), limits.get(name)
         r, li, b = _compared(req, lim, bound)
         if lim is None:
-            errors.append(f"maximum {name} usage per {kind} is {_shown(bound)}.  No limit is specified")
+            errors.append(f"maximum {name} usage per {kind} is {shown(bound)}.  No limit is specified")
         elif li > b:
-            errors.append(f"maximum {name} usage per {kind} is {_shown(bound)}, but limit is {_shown(lim)}")
+            errors.append(f"maximum {name} usage per {kind} is {shown(bound)}, but limit is {shown(lim)}")
         elif req is not None and r > b:
-            errors.append(f"maximum {name} usage per {kind} is {_shown(bound)}, but request is {_shown(req)}")
+            errors.append(f"maximum {name} usage per {kind} is {shown(bound)}, but request is {shown(req)}")
     for name, bound in item.max_limit_request_ratio.items():
         req, lim = requests.get(name), limits.get(name)
         r, li, _ = _compared(req, lim, bound)
         if req is None or r == 0:
-            errors.append(f"{name} max limit to request ratio per {kind} is {_shown(bound)}, but no request is "
+            errors.append(f"{name} max limit to request ratio per {kind} is {shown(bound)}, but no request is "
                           f"specified or request is 0")
         elif lim is None or li == 0:
-            errors.append(f"{name} max limit to request ratio per {kind} is {_shown(bound)}, but no limit is "
+            errors.append(f"{name} max limit to request ratio per {kind} is {shown(bound)}, but no limit is "
                           f"specified or limit is 0")
         else:
             ratio = float(li) / float(r)
@@ -219,45 +195,9 @@ def _constraint_errors(kind: str, item: Any, requests: dict[str, Quantity], limi
             if value(bound.nanos) <= MAX_MILLI_VALUE:
                 enforced, scaled = float(milli_value(bound.nanos)), ratio * 1000
             if scaled > enforced:
-                errors.append(f"{name} max limit to request ratio per {kind} is {_shown(bound)}, but provided "
+                errors.append(f"{name} max limit to request ratio per {kind} is {shown(bound)}, but provided "
                               f"ratio is {ratio:f}")
     return errors
-
-
-def _pod_total(containers: list[Resources], inits: list[Resources], which: str) -> dict[str, Quantity]:
-    """`podRequests` / `podLimits` of limitranger (the spec only): containers and sidecars summed, then the
-    larger of that and each init container's peak; a sum keeps the format of its first term."""
-    def add(into: dict[str, Quantity], other: dict[str, Quantity]) -> None:
-        for k, q in other.items():
-            into[k] = _sum(into[k], q) if k in into else q
-
-    def peak(into: dict[str, Quantity], other: dict[str, Quantity]) -> None:
-        for k, q in other.items():
-            if k not in into or q.nanos > into[k].nanos:
-                into[k] = q
-    total: dict[str, Quantity] = {}
-    for c in containers:
-        add(total, getattr(c, which))
-    sidecars: dict[str, Quantity] = {}
-    inits_peak: dict[str, Quantity] = {}
-    for c in inits:
-        own = getattr(c, which)
-        if c.sidecar:
-            add(total, own)
-            add(sidecars, own)
-            candidate = sidecars
-        else:
-            candidate = dict(own)
-            add(candidate, sidecars)
-        peak(inits_peak, candidate)
-    peak(total, inits_peak)
-    return total
-
-
-def _sum(a: Quantity, b: Quantity) -> Quantity:
-    """`a.Add(b)`: the exact sum, printed in `a`'s format (its cached string dropped)."""
-    nanos = a.nanos + b.nanos
-    return Quantity(gq.canonical(gq.GoQuantity(gq.parse(a.text).format, value=nanos, scale=-9)), nanos)
 
 
 def limit_range_errors(limit_range: LimitRange, containers: list[Resources], inits: list[Resources]) -> list[str]:
@@ -268,9 +208,54 @@ def limit_range_errors(limit_range: LimitRange, containers: list[Resources], ini
             for c in (*containers, *inits):
                 errors += _constraint_errors(CONTAINER, item, c.requests, c.limits)
         elif item.type == POD:
-            errors += _constraint_errors(POD, item, _pod_total(containers, inits, "requests"),
-                                         _pod_total(containers, inits, "limits"))
+            errors += _constraint_errors(POD, item, aggregate_container(containers, inits, "requests"),
+                                         aggregate_container(containers, inits, "limits"))
     return errors
+
+
+def claim_limit_errors(limit_range: LimitRange, requests: dict[str, Quantity]) -> list[str]:
+    """`PersistentVolumeClaimValidateLimitFunc` of one LimitRange for a claim's `spec.resources.requests` (its
+    limits are not read): each PersistentVolumeClaim item's `min` by `minConstraint` (with no limits), its `max`
+    by `maxRequestConstraint`, both comparing `requestLimitEnforcedValues`."""
+    errors = []
+    for item in limit_range.limits:
+        if item.type != PVC:
+            continue
+        for name, bound in item.min.items():
+            req = requests.get(name)
+            r, _, b = _compared(req, None, bound)
+            if req is None:
+                errors.append(f"minimum {name} usage per {PVC} is {shown(bound)}.  No request is specified")
+            elif r < b:
+                errors.append(f"minimum {name} usage per {PVC} is {shown(bound)}, but request is {shown(req)}")
+        for name, bound in item.max.items():
+            req = requests.get(name)
+            r, _, b = _compared(req, None, bound)
+            if req is None:
+                errors.append(f"maximum {name} usage per {PVC} is {shown(bound)}.  No request is specified")
+            elif r > b:
+                errors.append(f"maximum {name} usage per {PVC} is {shown(bound)}, but request is {shown(req)}")
+    return errors
+
+
+def claim_refusal(scenario: Scenario) -> Callable[[PersistentVolumeClaim], str | None]:
+    """LimitRanger's validation of a claim being created (`runLimitFunc`: the first LimitRange of its namespace it
+    breaks refuses it): a function giving the API server's error, `persistentvolumeclaims "data" is forbidden:
+    minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi`, or None (admitted; always,
+    with admission off)."""
+    ranges: dict[str, list[LimitRange]] = {}
+    if scenario.admission:
+        for lr in scenario.objects.of("LimitRange"):
+            if any(item.type == PVC for item in lr.limits):
+                ranges.setdefault(lr.meta.namespace, []).append(lr)
+
+    def refusal(claim: PersistentVolumeClaim) -> str | None:
+        for lr in ranges.get(claim.meta.namespace, []):
+            errors = claim_limit_errors(lr, claim.requests or {})
+            if errors:
+                return f"persistentvolumeclaims {go_quote(claim.meta.name)} is forbidden: {aggregate(errors)}"
+        return None
+    return refusal
 
 
 # --------------------------------------------------------------------------- tolerations
@@ -422,14 +407,15 @@ class Admission:
         return out
 
     def _mutate_and_validate(self, pod: Pod, spec: dict[str, Any], out: Outcome) -> None:
-        containers, inits = _containers(pod, "containers"), _containers(pod, "initContainers")
+        doc = Document(pod.raw, pod.source, 0)
+        containers, inits = containers_of(spec, doc, "containers"), containers_of(spec, doc, "initContainers")
         defaulted = default_requests([*containers, *inits])
         if defaulted:
             out.done["defaulting"] = "; ".join(defaulted)
-        if isinstance(spec.get("resources"), dict):
-            doc = Document(pod.raw, pod.source, 0)
-            pod_requests, set_ = default_pod_level_requests(spec["resources"], containers, inits, doc)
-            if pod_requests is not None:
+        pod_level = isinstance(spec.get("resources"), dict)
+        if pod_level:
+            pod_requests, pod_limits, set_ = default_pod_level_resources(spec["resources"], containers, inits, doc)
+            if set_:
                 out.fields["pod_requests"] = {name: q.nanos for name, q in pod_requests.items()}
                 out.done["pod-level defaulting"] = ", ".join(
                     f"{name}={pod_requests[name].text}" for name in set_)
@@ -463,8 +449,11 @@ class Admission:
         if selector is not pod.node_selector:
             out.fields["node_selector"] = selector
         if added or rc is not None:
-            doc = Document(pod.raw, pod.source, 0)
             out.fields["tolerations"] = tuple(_toleration(t, doc, "spec.tolerations") for t in tolerations)
+        if pod_level:  # validation (ValidatePodCreate), after the mutating plugins, before the validating ones
+            invalid = consistency_errors(pod_requests, pod_limits, containers, inits)
+            if invalid:
+                raise Invalid(aggregate(invalid), "spec.resources")
         for lr in ranges:  # runLimitFunc: the first LimitRange a pod breaks forbids it
             errors = limit_range_errors(lr, containers, inits)
             if errors:
@@ -556,6 +545,18 @@ def admit_claims(scenario: Scenario) -> list[str]:
             f"{default.meta.name!r} ({', '.join(changed[:4])}{' …' if len(changed) > 4 else ''})"]
 
 
+def refuse_claims(scenario: Scenario) -> None:
+    """LimitRanger on the claims being created (no `metadata.uid`): a PersistentVolumeClaim document it forbids
+    is refused with the API server's error, exit 2 (a StatefulSet's claims were checked as its controller
+    created them, `kubefit.manifests.workloads`)."""
+    refusal = claim_refusal(scenario)
+    for claim in scenario.objects.by_kind.get("PersistentVolumeClaim", []):
+        message = None if claim.meta.uid else refusal(claim)
+        if message is not None:
+            raise InputError(message, file=claim.meta.source, obj=f"PersistentVolumeClaim/{claim.meta.name}",
+                             field="spec.resources.requests")
+
+
 def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     """Admission of the scenario's pods and claims (Priority always; the rest when `enabled`): pods changed in
     place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended."""
@@ -564,6 +565,7 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
     admission = None
     if enabled:
         scenario.warnings += admit_claims(scenario)
+        refuse_claims(scenario)
         scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
         admission = Admission.of(scenario)
     kept: list[Pod] = []
@@ -575,10 +577,9 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
             kept.append(pod if admission is None or pod.uid else admission.admit(pod))
         except Forbidden as exc:
             if not pod.created_by:
-                raise InputError(f"pods {go_quote(pod.name)} is forbidden: {exc.message}", file=pod.source,
-                                 obj=f"Pod/{pod.name}", field=exc.field) from None
-            message, count = refused.get(pod.created_by, (f"pods {go_quote(_create_name(pod))} is forbidden: "
-                                                          f"{exc.message}", 0))
+                raise InputError(_refusal(exc, pod), file=pod.source, obj=f"Pod/{pod.name}",
+                                 field=exc.field) from None
+            message, count = refused.get(pod.created_by, (_refusal(exc, pod), 0))
             refused[pod.created_by] = (message, count + 1)
     scenario.pods = kept
     if admission is not None:
@@ -618,6 +619,15 @@ def admitter(scenario: Scenario) -> Callable[[Pod], Pod | None]:
         except Forbidden:
             return None
     return admit
+
+
+def _refusal(exc: Forbidden, pod: Pod) -> str:
+    """The API server's error for a pod it refuses: `pods "web-" is forbidden: ...` (an admission plugin, before a
+    generated name exists), `Pod "web-x7k2p" is invalid: ...` (validation, `errors.NewInvalid`: the kind, and
+    the name generated before it runs)."""
+    if isinstance(exc, Invalid):
+        return f"Pod {go_quote(pod.name)} is invalid: {exc.message}"
+    return f"pods {go_quote(_create_name(pod))} is forbidden: {exc.message}"
 
 
 def _create_name(pod: Pod) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubefit.api.policy import CONTAINER, POD, LimitRange, LimitRangeItem, Quantities, RuntimeClass
+from kubefit.api.policy import CONTAINER, POD, PVC, LimitRange, LimitRangeItem, Quantities, RuntimeClass
 from kubefit.errors import InputError
 from kubefit.k8s import goquantity as gq
 from kubefit.k8s.resourcenames import is_native
@@ -23,7 +23,6 @@ from kubefit.manifests.documents import Document
 from kubefit.manifests.load import TOLERATION_FIELDS, _toleration
 
 LIMIT_RANGE_ITEM_FIELDS = frozenset({"type", "max", "min", "default", "defaultRequest", "maxLimitRequestRatio"})
-PVC = "PersistentVolumeClaim"
 RUNTIME_CLASS_FIELDS = frozenset({"apiVersion", "kind", "metadata", "handler", "overhead", "scheduling"})
 OVERHEAD_FIELDS = frozenset({"podFixed"})
 SCHEDULING_FIELDS = frozenset({"nodeSelector", "tolerations"})

@@ -104,6 +104,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
                     progress(file, i, len(docs))
             if progress is not None:
                 progress(file, len(docs), len(docs))
+    scenario.admission = admission  # the controllers' creates go through it too (a StatefulSet's claims)
     expand_workloads(scenario)
     admit_scenario(scenario, enabled=admission)
     scenario.warnings += registration_notes(scenario.pending_pods, scenario.nodes)

@@ -25,6 +25,7 @@ from kubefit.api.storage import (
 from kubefit.manifests.cluster import label_selector, object_meta
 from kubefit.manifests.decode import check_api_version as _check_api_version
 from kubefit.manifests.decode import check_fields as _check_fields
+from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import integer as _int
 from kubefit.manifests.decode import mapping as _mapping
@@ -113,7 +114,8 @@ def decode_pvc(doc: Document, warnings: list[str]) -> PersistentVolumeClaim:
         volume_mode=_string(spec.get("volumeMode"), doc, "spec.volumeMode") or "Filesystem",
         selected_node=ann.get(ANN_SELECTED_NODE, ""), bind_completed=BIND_COMPLETED_ANNOTATION in ann,
         selector=label_selector(spec.get("selector"), doc, "spec.selector"),
-        phase=_string(status.get("phase"), doc, "status.phase"))
+        phase=_string(status.get("phase"), doc, "status.phase"),
+        requests=decode_quantities(resources.get("requests"), doc, "spec.resources.requests"))
 
 
 def _claim_ref(value: Any, doc: Document) -> ClaimRef | None:

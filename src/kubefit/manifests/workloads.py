@@ -33,6 +33,7 @@ from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
 from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
+from kubefit.manifests.admission import claim_refusal
 from kubefit.manifests.autoscaling import apply_replica_bounds
 from kubefit.manifests.cluster import TEMPLATE_FIELDS, decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
@@ -56,6 +57,7 @@ from kubefit.manifests.load import (
     decode_pod,
     label_selector,
 )
+from kubefit.manifests.podresources import template_errors
 from kubefit.manifests.storage import decode_pvc
 
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -158,7 +160,8 @@ def _spec(doc: Document) -> dict[str, Any]:
 
 
 def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """`spec.template` and its labels; the selector must select them, as the API server checks."""
+    """`spec.template` and its labels; the selector must select them and the pod-level resources cover the
+    containers', as the API server checks."""
     template = _mapping(spec.get("template"), doc, "spec.template")
     if not template:
         raise _fail(doc, "spec.template", "a pod template is required")
@@ -187,6 +190,10 @@ def _template(doc: Document, spec: dict[str, Any]) -> tuple[dict[str, Any], dict
         # template's labels do not match it either (ValidatePodTemplateSpecForReplicaSet/...StatefulSet)
         errors = [FieldError("spec.selector", REQUIRED)] if doc.kind != "DaemonSet" else []
         raise InputError(aggregate([*errors, _not_selected(shown)]), file=doc.source, obj=doc.label)
+    # ValidatePodTemplateSpec → ValidatePodSpec → validatePodResourceConsistency, on the template as written
+    errors = template_errors(_mapping(template.get("spec"), doc, "spec.template.spec"), doc, "spec.template.spec")
+    if errors:
+        raise InputError(aggregate(errors), file=doc.source, obj=doc.label)
     return template, labels
 
 
@@ -343,7 +350,7 @@ def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Documen
 
 
 def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget,
-                   claims: list[Any]) -> list[Pod]:
+                   claims: list[Any], refusal: Callable[[Any], str | None]) -> list[Pod]:
     """StatefulSet: `<name>-<ordinal>` for the lowest ordinals without a pod (from `spec.ordinals.start`),
     until `spec.replicas` pods it owns are active (a snapshot's owned pods count whatever their names).
 
@@ -351,7 +358,13 @@ def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: 
     (`getPersistentVolumeClaimName`), created in `claims` unless one of that name exists (it is reused), and the
     pod volume that names it (`updateStorage`). Under `podManagementPolicy: OrderedReady` (the default) a
     created pod waits for every lower ordinal to be running (`Pod.ordered_after`: the simulation reports it not
-    created while one is not); `Parallel` creates them all at once."""
+    created while one is not); `Parallel` creates them all at once.
+
+    A claim the API server refuses (`refusal`: LimitRanger) is not created, and neither is its pod
+    (stateful_pod_control.go `CreateStatefulPod`: the pod is created only once `createPersistentVolumeClaims`
+    created every claim; the others of that ordinal are created); under OrderedReady the controller stops at
+    that ordinal (`processReplica`'s error ends the monotonic pass), under Parallel it tries every ordinal. The
+    pods not created are named in a note with the controller's FailedCreate event."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     start = _count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0
@@ -365,21 +378,40 @@ def _stateful_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: 
     claimed = {c.meta.key for c in claims}
     out: list[Pod] = []
     given_lower: list[str] = []  # the given pods of lower ordinals: each must run first
+    attempted, failed, first_event, stopped = 0, [], "", False
     for ordinal in range(start, start + replicas):
         name = f"{doc.name}-{ordinal}"
         given = existing.get(name)
-        created = given is None and len(out) < missing
-        if created:
+        created = given is None and attempted < missing
+        attempted += created
+        if stopped:
+            failed += [name] if created else []
+            continue
+        refused: list[str] = []
+        if created or (given is not None and not given.bound):  # a pending pod's missing claims are created too
+            for claim in _new_claims(doc, templates, spec, ordinal, namespace, claimed, warnings):
+                message = refusal(claim)
+                if message is None:
+                    claims.append(claim)
+                else:
+                    refused.append(f"failed to create PVC {claim.meta.name}: {message}")
+        if refused:
+            failed += [name] if created else []
+            first_event = first_event or (f"{'create' if created else 'update'} Pod {name} in StatefulSet "
+                                          f"{doc.name} failed error: {aggregate(refused)}")
+            stopped = ordered
+        elif created:
             pod = factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal),
                                      "statefulset.kubernetes.io/pod-name": name},
                               spec=_with_claims(factory.spec, templates, doc.name, ordinal) if templates else None)
             # the previous created pod stands for the created ones below it: it waited for them
             lower = (*given_lower, *(out[-1].key for _ in out[-1:]))
             out.append(replace(pod, ordered_after=lower) if ordered and lower else pod)
-        elif given is not None:
+        if given is not None:
             given_lower.append(given.key)
-        if created or (given is not None and not given.bound):  # a pending pod's missing claims are created too
-            claims += _new_claims(doc, templates, spec, ordinal, namespace, claimed, warnings)
+    if first_event:
+        what = f"{len(failed)} pod(s)" if failed else "a pending pod's claims"
+        warnings.append(f"{doc.label}: its controller cannot create {what}: {first_event}")
     return out
 
 
@@ -654,8 +686,14 @@ def replica_of(scenario: Scenario, kind: str, name: str) -> Pod:
         (_count(doc, spec, "replicas", 1) or 0)
     templates = _claim_templates(doc, spec)
     claims = scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])
-    claims += _new_claims(doc, templates, spec, ordinal, _namespace(doc), {c.meta.key for c in claims}, [])
     name = f"{doc.name}-{ordinal}"
+    new = _new_claims(doc, templates, spec, ordinal, _namespace(doc), {c.meta.key for c in claims}, [])
+    refusal = claim_refusal(scenario)
+    refused = [f"failed to create PVC {c.meta.name}: {message}" for c in new if (message := refusal(c))]
+    if refused:  # CreateStatefulPod: no pod without its claims
+        raise InputError(f"{owner}: its controller cannot create {name}: create Pod {name} in StatefulSet "
+                         f"{doc.name} failed error: {aggregate(refused)}", field="--pod")
+    claims += new
     return factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal), "statefulset.kubernetes.io/pod-name": name},
                        spec=_with_claims(factory.spec, templates, doc.name, ordinal) if templates else None)
 
@@ -679,11 +717,13 @@ def expand_workloads(scenario: Scenario) -> None:
     given = list(scenario.pods)
     budget = PodBudget(max_workload_pods())
     idle = IdleDaemonSets()
+    refusal = claim_refusal(scenario)
     expanders: dict[str, Callable[[Document], list[Pod]]] = {
         "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget),
         "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget),
         "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget,
-                                                scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])),
+                                                scenario.objects.by_kind.setdefault("PersistentVolumeClaim", []),
+                                                refusal),
         "Job": lambda d: _job_pods(d, given, scenario.warnings, budget),
         "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget, idle),
     }
