@@ -38,7 +38,8 @@ def test_compile_state_equals_binding_one_by_one(sets, pods):
     made = []
     for i, (which, node, phase, priority, resized, queued) in enumerate(pods):
         containers = shared[which % len(shared)]
-        statuses = (ContainerStatus(containers[0].name, {"cpu": 3 * NANO}),) if resized else ()
+        statuses = (ContainerStatus(containers[0].name, {"cpu": 3 * NANO},
+                                    {"example.com/fpga": NANO} if i % 3 else {}),) if resized else ()
         made.append(Pod(name=f"p{i}", node_name=node, phase=phase, priority=priority, containers=containers,
                         container_statuses=statuses, queued=queued))
     at_once = compile_state(NODES, made)
@@ -48,13 +49,28 @@ def test_compile_state_equals_binding_one_by_one(sets, pods):
         node = one_by_one.node_index.get(pod.node_name)
         if node is not None and pod.bound and pod.phase not in ("Succeeded", "Failed"):
             one_by_one.bind(node, one_by_one.bound_demand(pod), pod=pod)
-    assert at_once.resources == one_by_one.resources
+    assert at_once.resources == one_by_one.resources == _columns(made)
     assert np.array_equal(at_once.requested, one_by_one.requested)
     assert np.array_equal(at_once.nonzero_requested, one_by_one.nonzero_requested)
     assert [[p.name for p in ps] for ps in at_once.pods] == [[p.name for p in ps] for ps in one_by_one.pods]
     assert at_once.priorities == one_by_one.priorities
     assert at_once.used_ports == one_by_one.used_ports
     assert [(n, p.name, d) for n, p, d in at_once.changes] == [(n, p.name, d) for n, p, d in one_by_one.changes]
+
+
+def _columns(pods: list[Pod]) -> list[str]:
+    """The state's resource columns by their definition: cpu, memory, pods and ephemeral-storage, then each
+    further name as it first appears, nodes first, then pod by pod its containers', init containers' and
+    statuses' lists."""
+    names = ["cpu", "memory", "pods", "ephemeral-storage"]
+    lists = [n.allocatable for n in NODES]
+    for pod in pods:
+        lists += [c.requests for c in (*pod.containers, *pod.init_containers)]
+        lists += [rl for cs in (*pod.container_statuses, *pod.init_container_statuses)
+                  for rl in (cs.requests or {}, cs.allocated_resources)]
+    for rl in lists:
+        names += [name for name in rl if name not in names]
+    return names
 
 
 def test_compile_state_sums_wrap_as_the_binds_do():

@@ -12,6 +12,7 @@ A pod bound to a node is accounted with its container statuses' resources max-ed
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -171,6 +172,9 @@ DEMAND_INPUTS = ("containers", "init_containers", "overhead", "pod_requests", "c
                  "init_container_statuses", "conditions")
 
 
+_demand_inputs = operator.attrgetter(*DEMAND_INPUTS)  # a pod's DEMAND_INPUTS as one tuple (in C)
+
+
 class DemandMemo:
     """`pod_demand` once per distinct set of request inputs, recognised by identity: a workload's pods, decoded
     once, share them, and so do the replacements a what-if creates for them. The inputs are kept with their
@@ -181,10 +185,10 @@ class DemandMemo:
         self.known: dict[tuple[int, ...], tuple[tuple, PodDemand]] = {}
 
     def __call__(self, pod: Pod) -> PodDemand:
-        inputs = tuple(getattr(pod, name) for name in DEMAND_INPUTS)
+        inputs = _demand_inputs(pod)
         key = tuple(map(id, inputs))
         hit = self.known.get(key)
-        if hit is None or any(a is not b for a, b in zip(hit[0], inputs, strict=True)):
+        if hit is None or not all(map(operator.is_, hit[0], inputs)):
             hit = self.known[key] = (inputs, pod_demand(pod, use_status_resources=self.use_status_resources))
         return hit[1]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
-from kubefit.api.core import Node, Pod
+from kubefit.api.core import Container, Node, Pod
 from kubefit.k8s.quantity import scheduler_units
 from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
@@ -298,15 +298,20 @@ def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
             if name not in seen and is_scalar(name):
                 seen.add(name)
                 names.append(name)
+    read: set[int] = set()  # the container and status tuples read so far (a workload's pods share theirs)
     for pod in pods:
-        statuses = (*pod.container_statuses, *pod.init_container_statuses)
-        lists = [*(c.requests for c in (*pod.containers, *pod.init_containers)),
-                 *(rl for cs in statuses for rl in (cs.requests or {}, cs.allocated_resources))]
-        for rl in lists:
-            for name in rl:
-                if name not in seen and is_scalar(name):
-                    seen.add(name)
-                    names.append(name)
+        for part in (pod.containers, pod.init_containers, pod.container_statuses, pod.init_container_statuses):
+            if id(part) in read:  # its names are in `seen` already: the order of first appearance stays
+                continue
+            read.add(id(part))  # (the pods, alive meanwhile, keep every id distinct)
+            for item in part:
+                lists = (item.requests,) if isinstance(item, Container) else (item.requests or {},
+                                                                               item.allocated_resources)
+                for rl in lists:
+                    for name in rl:
+                        if name not in seen and is_scalar(name):
+                            seen.add(name)
+                            names.append(name)
     return names
 
 
@@ -370,8 +375,9 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
-    _bind_all(state, [(node, pod) for pod in pods if (node := state.node_index.get(pod.node_name)) is not None
-                      and pod.bound and pod.phase not in ("Succeeded", "Failed")])
+    on = state.node_index.get  # a pod on a known node is `bound` unless queued (its nodeName is not empty)
+    _bind_all(state, [(node, pod) for pod in pods if (node := on(pod.node_name)) is not None
+                      and not pod.queued and pod.phase not in ("Succeeded", "Failed")])
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
