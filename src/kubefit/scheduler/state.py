@@ -347,11 +347,15 @@ def _bind_all(state: ClusterState, placed: list[tuple[int, Pod]]) -> None:
     which = np.fromiter((code[id(d)] for d in demands), dtype=np.int64, count=len(placed))
     np.add.at(state.requested, nodes, rows[which])
     np.add.at(state.nonzero_requested, nodes, nonzero[which])
+    ports: dict[int, list[tuple[str, str, int]]] = {}  # host_ports, once per shared containers tuple
     for node, pod in placed:
         state.pods[node].append(pod)
-        state.priorities[pod.priority] += 1
-        for ip, proto, port in host_ports(pod):
+        declared = ports.get(id(pod.containers))
+        if declared is None:
+            declared = ports[id(pod.containers)] = host_ports(pod)
+        for ip, proto, port in declared:
             state.used_ports[node].setdefault(ip, set()).add((proto, port))
+    state.priorities.update(pod.priority for _node, pod in placed)
     state.changes += ((node, pod, 1) for node, pod in placed)
     state._row_lists.clear()
 
