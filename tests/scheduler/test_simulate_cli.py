@@ -132,6 +132,22 @@ def test_unknown_scheduler_name_is_said(tmp_path, capsys):
     assert rc == 0 and "schedulerName no profile has" in err and "default/other" in err
 
 
+def test_unknown_scheduler_names_are_counted_among_pending_pods_and_named_in_queue_order(tmp_path, capsys):
+    """Three pods name my-scheduler: `late` (created 10:00, first in the file), `early` (created 09:00) and one
+    bound to node large, which runs and is not pending. Queue order is by creationTimestamp, so the note counts 2 pending
+    pods and names default/early; a pod on a node the scenario lacks is noted once."""
+    docs = []
+    for name, created, node in (("late", "10:00", None), ("early", "09:00", None), ("running", "08:00", "large")):
+        p = pod(name, {"cpu": "100m"}, node=node)
+        p["spec"]["schedulerName"] = "my-scheduler"
+        p["metadata"]["creationTimestamp"] = f"2025-01-01T{created}:00Z"
+        docs.append(p)
+    rc, _out, err = run(capsys, "simulate", "-f", write(tmp_path, [*NODES, *docs, pod("lost", {}, node="ghost")]))
+    assert rc == 0
+    assert "2 pending pod(s) name a schedulerName no profile has (e.g. default/early: 'my-scheduler')" in err
+    assert err.count("is not a node of the scenario") == 1 and "Pod/lost" in err
+
+
 def test_loading_and_scheduling_share_one_progress_display(tmp_path, monkeypatch, capsys):
     """On a terminal, `simulate` draws the loading bars and the scheduling bar in one rich display
     (two live displays at once would fail) and says nothing of it on a pipe."""
