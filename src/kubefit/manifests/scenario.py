@@ -109,7 +109,8 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
     admit_scenario(scenario, enabled=admission)
     scenario.warnings += registration_notes(scenario.pending_pods, scenario.nodes)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
-    _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
+    if len({(p.namespace, p.name) for p in scenario.pods}) < len(scenario.pods):  # (labels only when needed)
+        _refuse_duplicates("Pod", [(p.key, f"Pod/{p.name}", p.source) for p in scenario.pods])
     for kind, items in scenario.objects.by_kind.items():
         _refuse_duplicates(kind, [(o.meta.key, f"{kind}/{o.meta.name}", o.meta.source) for o in items])
     return scenario
