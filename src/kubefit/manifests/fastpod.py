@@ -313,9 +313,16 @@ class FastPods:
 
     def _statuses(self, statuses: list[_ContainerStatus] | None, field: str,
                   doc: Document) -> tuple[ContainerStatus, ...]:
-        """load._container_statuses: name, status.resources.requests, allocatedResources (memoised)."""
+        """load._container_statuses: name, status.resources.requests, allocatedResources (memoised per status,
+        and the whole list per its statuses' keys: one look-up for a pod like the last)."""
+        if not statuses:
+            return ()
+        keys = tuple((cs.name, _bytes(cs.resources), _bytes(cs.allocatedResources)) for cs in statuses)
+        whole = self.memo.get(("statuses", field, keys))
+        if whole is not None:
+            return whole
         out = []
-        for i, cs in enumerate(statuses or ()):
+        for i, cs in enumerate(statuses):
             key = ("status", field, i, cs.name, _bytes(cs.resources), _bytes(cs.allocatedResources))
             known = self.memo.get(key)
             if known is None:
@@ -330,7 +337,8 @@ class FastPods:
                     name=load._string(cs.name, doc, f"{path}.name"), requests=requests,
                     allocated_resources=load.decode_resource_list(allocated, doc, f"{path}.allocatedResources"))
             out.append(known)
-        return self._shared(tuple(out))
+        whole = self.memo[("statuses", field, keys)] = self._shared(tuple(out))
+        return whole
 
     def _parsed(self, what: str, raw: Raw | UnsetType, check: Any) -> Any:
         """A field kept as given, checked by decode_pod's helper once per distinct JSON text (shared)."""
@@ -361,14 +369,21 @@ class FastPods:
         return known
 
     def _conditions(self, conditions: list[_PodCondition] | None) -> tuple[PodCondition, ...]:
+        if not conditions:
+            return ()
+        keys = tuple((c.type, c.reason) for c in conditions)
+        whole = self.memo.get(("conditions", keys))
+        if whole is not None:
+            return whole
         out = []
-        for c in conditions or ():
+        for c in conditions:
             key = ("condition", c.type, c.reason)
             known = self.memo.get(key)
             if known is None:
                 known = self.memo[key] = PodCondition(type=c.type or "", reason=c.reason or "")
             out.append(known)
-        return self._shared(tuple(out))
+        whole = self.memo[("conditions", keys)] = self._shared(tuple(out))
+        return whole
 
     def _shared(self, parts: tuple) -> tuple:
         """One tuple object for equal tuples of shared parts (containers, statuses, conditions): the engine
