@@ -798,10 +798,14 @@ class Engine:
         total = np.zeros(len(feasible), dtype=np.int64)
         for s in scorers:
             _name, plugin, w = sh.scorers[s]
-            raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
-            norm = normalize_scores(plugin, raw, sh.ctx)
-            if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
-                self._raise_score_error(sh, feasible)
+            # a per-cycle scorer's own incremental Score + NormalizeScore, within range (None: not available)
+            norm = plugin.normalized_scores(self.state, sh.ctx, feasible) if (
+                s in sh.per_cycle and hasattr(plugin, "normalized_scores")) else None
+            if norm is None:
+                raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
+                norm = normalize_scores(plugin, raw, sh.ctx)
+                if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
+                    self._raise_score_error(sh, feasible)
             total += w * norm
         return total
 
