@@ -19,7 +19,13 @@ from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
-from kubefit.scheduler.plugins.interpodaffinity import PREFERRED, REQUIRED, distinct_terms, terms_matching
+from kubefit.scheduler.plugins.interpodaffinity import (
+    PREFERRED,
+    REQUIRED,
+    distinct_terms,
+    pod_terms,
+    terms_matching,
+)
 from kubefit.scheduler.plugins.podcounts import matching_counts
 from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
 from kubefit.scheduler.simulate import copies_in_trial
@@ -355,3 +361,14 @@ def test_copies_replayed_in_a_trial_are_those_of_a_copy(case):
             fresh = [sum(p.namespace == pod.namespace and c.selector.matches(p.labels) for p in on)
                      for on in state.pods]
             assert matching_counts(state, c.selector, pod.namespace).tolist() == fresh
+
+
+def test_pod_terms_of_a_shared_affinity_keep_each_pods_namespace():
+    """Replicas share their affinity object (`load.decode_pod`); a term without namespaces means the pod's own
+    namespace (`newAffinityTerm`), so pods of two namespaces sharing one affinity get one namespace each."""
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": HOST}]}}
+    first, second = Pod("p", namespace="shop", affinity=affinity), Pod("q", namespace="team", affinity=affinity)
+    assert pod_terms(first).required_affinity[0].namespaces == frozenset({"shop"})
+    assert pod_terms(second).required_affinity[0].namespaces == frozenset({"team"})
+    assert pod_terms(Pod("r", namespace="shop", affinity=affinity)) is pod_terms(first)  # parsed once
