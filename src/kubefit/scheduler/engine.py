@@ -261,6 +261,7 @@ class Shape:
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
+    row_kernels: RowKernels | None = None  # `_row_kernels` (the filters without one read as static)
 
 
 @dataclass
@@ -277,6 +278,7 @@ class RedoPlan:
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
     global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
+    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`)
 
 
 def _plan(sh: Shape) -> RedoPlan | None:
@@ -286,7 +288,7 @@ def _plan(sh: Shape) -> RedoPlan | None:
         return None
     plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
     running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
-    return RedoPlan(
+    plan = RedoPlan(
         pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
         filtering=frozenset(n for n, _p in sh.filters),
         pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
@@ -300,6 +302,11 @@ def _plan(sh: Shape) -> RedoPlan | None:
                         if _global_plugin(p) and k not in sh.per_cycle],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
+    k = sh.row_kernels
+    plan.compiled = (k is not None and k.spec is not None
+                     and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
+    return plan
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -451,7 +458,7 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
-        kernels = _row_kernels(sh, fk, sk)
+        kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
         if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
             sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
         idx = np.arange(n, dtype=np.int64)
@@ -497,20 +504,14 @@ class Engine:
         rows = self._changed_rows(sh.seen)
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
-        fk, sk = sh.kernels_of
-        few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
         for p in plan.global_filters:
             sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
-        if len(rows):
-            for p in plan.local_filters:
-                if not self._by_rows(sh.codes, p, rows, fk[p], few):
-                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
-            for s in plan.local_scorers:
-                if not self._by_rows(sh.raw, s, rows, sk[s], few):
-                    sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
-            self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if len(rows):  # the local plugins over the rows bound since: compiled, or the rows it left in Python
+            left = self._evaluate_compiled(sh, rows.tolist(), False, sh.row_kernels) if plan.compiled else rows
+            if len(left):
+                self._redo_rows(sh, np.asarray(left, dtype=np.int64))
         if plan.global_filters:  # feasibility may change anywhere
             ok = (sh.codes == SUCCESS).all(axis=0)
             if sh.allowed is not None:
@@ -518,16 +519,31 @@ class Engine:
             sh.ok = ok
             sh.n_ok = int(np.count_nonzero(ok))
             sh.total = np.where(ok, sh.summed, _INT64_MIN)
-        elif len(rows):  # only on the rows bound since
-            ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
-            if sh.allowed is not None:
-                ok &= sh.allowed[rows]
-            sh.ok[rows] = ok
-            sh.n_ok = int(np.count_nonzero(sh.ok))
-            sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
+
+    def _redo_rows(self, sh: Shape, rows: np.ndarray) -> None:
+        """`_redo`'s local Filter and Score plugins over `rows` (rows.py's scalar kernels when few), and the rows'
+        feasibility unless a global Filter plugin is active (`_redo` then redoes it over every node)."""
+        state, plan, ctx = self.state, sh.plan, sh.ctx
+        fk, sk = sh.kernels_of
+        few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
+        for p in plan.local_filters:
+            if not self._by_rows(sh.codes, p, rows, fk[p], few):
+                sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
+        for s in plan.local_scorers:
+            if not self._by_rows(sh.raw, s, rows, sk[s], few):
+                sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
+        self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if plan.global_filters:
+            return
+        ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            ok &= sh.allowed[rows]
+        sh.ok[rows] = ok
+        sh.n_ok = int(np.count_nonzero(sh.ok))
+        sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
     @staticmethod
     def _by_rows(out: np.ndarray, k: int, rows: np.ndarray, fn, few: list | None) -> bool:
