@@ -7,7 +7,7 @@ of the filtered nodes."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubefit.api.cluster import ClusterObjects, ObjectMeta, Service
@@ -78,8 +78,20 @@ def _scratch(state, pod, objects, idx) -> np.ndarray:
     return plugin.normalize(plugin.score(state, ctx, idx), ctx)
 
 
+def _lacking_rack() -> tuple:
+    """Zone and rack constraints (every key required): n1 lacks the rack, so a pod bound there counts in no
+    domain; n0 and n2, in zones a and b, then keep equal scores."""
+    nodes = [Node("n0", {"pods": 10**10}, {KEYS[0]: "n0", KEYS[1]: "za", KEYS[2]: "r1"}),
+             Node("n1", {"pods": 10**10}, {KEYS[0]: "n1", KEYS[1]: "za"}),
+             Node("n2", {"pods": 10**10}, {KEYS[0]: "n2", KEYS[1]: "zb", KEYS[2]: "r1"})]
+    spread = tuple({"maxSkew": 1, "topologyKey": k, "whenUnsatisfiable": SCHEDULE_ANYWAY,
+                    "labelSelector": {"matchLabels": {"app": "a"}}} for k in KEYS[1:])
+    return nodes, spread, np.asarray([0, 2], dtype=np.int64), [("bind", 1, "a")]
+
+
 @settings(max_examples=300, deadline=None)
 @given(steps_st())
+@example(_lacking_rack())
 def test_live_normalized_scores_equal_score_then_normalize(case):
     """`normalized_scores` (cells kept bind by bind, views derived for fewer filtered nodes) gives, after each
     step, what Score then NormalizeScore give from scratch."""

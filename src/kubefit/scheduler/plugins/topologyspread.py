@@ -153,7 +153,7 @@ class ConstraintNodes:
             view = self.scored[2].subset(idx)
         if view is None:
             view = ScoredNodes.of(self, idx, require_all)
-        self.scored = (idx.copy(), require_all, view)
+        self.scored = (idx.astype(np.int32) if len(self.has_all) < 2**31 else idx.copy(), require_all, view)
         return view
 
 
@@ -188,7 +188,7 @@ class ScoredNodes:
         if self.outer is not None:
             cnt = counts[self.outer][idx]
             top = int(cnt.max()) if len(cnt) else 0
-            if top + 2 > 4 * len(idx) + 64:
+            if top + 2 > _slots_max(len(idx)):
                 return None
             slots = top + 2  # the last slot: nodes lacking the key
             present = self.present[self.outer]
@@ -307,18 +307,17 @@ class LiveCells:
     """Score's cells of one set of filtered nodes (`ScoredNodes`), kept up to date with the state's change log:
     each node's cell (its hostname count's slot, count + 1, 0 when it lacks the key, and its domains; -1 when
     ignored), how many nodes not ignored occupy each cell, and per domain constraint its domains' matching
-    pods. A bind or removal changes one node's counts: its cell, and its domains' sums (`advance`)."""
+    pods. A bind or removal of a pod a constraint's selector matches moves its node's cell (hostname) or adds
+    to its node's domain when that node contributes (`advance`), as `podcounts` moves the counts."""
 
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
-    position: np.ndarray  # int64 [N]: each node's position in the filtered nodes, -1 when not among them
-    host: np.ndarray | None  # int64 [M]: the hostname constraint's count of each filtered node (None: none)
-    cell: np.ndarray  # int64 [M]
+    require_all: bool  # nodes lacking a key are ignored (and contribute to no domain)
+    position: np.ndarray  # int32 [N]: each node's position in the filtered nodes, -1 when not among them
+    cell: np.ndarray  # int32 (int64 when there are very many cells) [M]
     occupied: np.ndarray  # int64: per cell, the nodes not ignored in it (at least `slots · cells` long)
     slots: int  # the hostname axis' length: the largest count seen + 2 (1 without a hostname constraint)
-    domain_of: list[np.ndarray | None]  # per domain constraint, int64 [N]: a contributing node's domain, else -1
     per_domain: list[np.ndarray | None]  # per domain constraint, int64: matching pods per domain
-    counted: list[np.ndarray | None]  # per domain constraint, int64 [N]: the counts `per_domain` sums
     host_values: np.ndarray | None = None  # the hostname constraint's part of each slot (`table`), for `slots`
 
     def table(self, view: ScoredNodes, constraints: list[Constraint]) -> np.ndarray:
@@ -328,31 +327,26 @@ class LiveCells:
         return view.table(constraints, self.per_domain, self.slots, absent_first=True, host_values=self.host_values)
 
     @classmethod
-    def build(cls, view: ScoredNodes, counts: list[np.ndarray], idx: np.ndarray, state: ClusterState) -> LiveCells:
-        position = np.full(len(state), -1, dtype=np.int64)
-        position[idx] = np.arange(len(idx), dtype=np.int64)
-        host, cell, slots = None, view.inner.copy(), 1  # type: ignore[union-attr]
+    def build(cls, view: ScoredNodes, counts: list[np.ndarray], idx: np.ndarray, state: ClusterState,
+              require_all: bool) -> LiveCells | None:
+        """The cells as the counts are now; None when a node's hostname count is beyond `_slots_max`."""
+        position = np.full(len(state), -1, dtype=np.int32)
+        position[idx] = np.arange(len(idx), dtype=np.int32)
+        cell, slots = view.inner, 1
         if view.outer is not None:
-            host = counts[view.outer][idx].copy()
+            host = counts[view.outer][idx]
             slots = (int(host.max()) if len(host) else 0) + 2
+            if slots > _slots_max(len(idx)):
+                return None
             present = view.present[view.outer]
-            cell += (host + 1 if present is None else np.where(present, host + 1, 0)) * view.cells
+            cell = cell + (host + 1 if present is None else np.where(present, host + 1, 0)) * view.cells
+        # int32 while every cell the hostname slots can reach fits
+        cell = cell.astype(np.int32 if (_slots_max(len(idx)) + 1) * view.cells < 2**31 else np.int64)  # type: ignore[union-attr]
         cell[view.ignored] = -1
         occupied = np.bincount(cell[~view.ignored], minlength=slots * view.cells)
-        domain_of: list[np.ndarray | None] = []
-        per_domain: list[np.ndarray | None] = []
-        counted: list[np.ndarray | None] = []
-        for k, members in enumerate(view.members):
-            of = sums = snapshot = None
-            if members is not None:
-                of = np.full(len(state), -1, dtype=np.int64)
-                of[members[0]] = members[1]
-                sums, snapshot = _domain_sums(members, counts[k]), counts[k].copy()
-            domain_of.append(of)
-            per_domain.append(sums)
-            counted.append(snapshot)
-        return cls(state.changes, len(state.changes), position, host, cell, occupied, slots, domain_of, per_domain,
-                   counted)
+        per_domain = [None if members is None else _domain_sums(members, counts[k])
+                      for k, members in enumerate(view.members)]
+        return cls(state.changes, len(state.changes), require_all, position, cell, occupied, slots, per_domain)
 
     def subset(self, keep: np.ndarray, idx: np.ndarray) -> LiveCells:
         """These cells for the filtered nodes `idx`, at positions `keep` here (`ScoredNodes.subset`)."""
@@ -360,41 +354,61 @@ class LiveCells:
         gone[keep] = False
         left = self.cell[gone]
         occupied = self.occupied - np.bincount(left[left >= 0], minlength=len(self.occupied))
-        position = np.full(len(self.position), -1, dtype=np.int64)
-        position[idx] = np.arange(len(idx), dtype=np.int64)
-        return LiveCells(self.changes, self.seen, position, None if self.host is None else self.host[keep],
-                         self.cell[keep], occupied, self.slots, self.domain_of, self.per_domain, self.counted)
+        position = self.position
+        position[position >= 0] = -1  # (these cells are handed over: their view is replaced)
+        position[idx] = np.arange(len(idx), dtype=np.int32)
+        return LiveCells(self.changes, self.seen, self.require_all, position, self.cell[keep], occupied, self.slots,
+                         self.per_domain)
 
-    def advance(self, view: ScoredNodes, counts: list[np.ndarray], state: ClusterState) -> bool:
+    def advance(self, view: ScoredNodes, nodes: ConstraintNodes, state: ClusterState) -> bool:
         """Follow the changes since `seen` (False: too many, or another log: build again)."""
         if self.changes is not state.changes or len(state.changes) - self.seen > _LIVE_REPLAY_MAX:
             return False
-        rows = {node for node, _pod, _delta in state.changes[self.seen:]}
+        changes = state.changes[self.seen:]
         self.seen = len(state.changes)
-        for n in rows:
-            for k, of in enumerate(self.domain_of):
-                if of is not None and of[n] >= 0:
-                    new = int(counts[k][n])
-                    self.per_domain[k][of[n]] += new - int(self.counted[k][n])  # type: ignore[index]
-                    self.counted[k][n] = new  # type: ignore[index]
-            p = int(self.position[n])
-            if self.host is None or p < 0 or self.cell[p] < 0:
+        for k, counter in enumerate(nodes.counters):
+            weight = counter.weight
+            moved = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
+            if not moved:
                 continue
-            new = int(counts[view.outer][n])  # type: ignore[index]
-            if new == self.host[p]:
+            if k == view.outer:
+                if not self._move(view, moved):
+                    return False
                 continue
-            self.host[p] = new
-            present = view.present[view.outer]  # type: ignore[index]
-            if present is not None and not present[p]:
-                continue  # lacking the key: slot 0 whatever the count
-            self.occupied[self.cell[p]] -= 1
-            self.cell[p] = (new + 1) * view.cells + int(view.inner[p])  # type: ignore[index]
-            if new + 2 > self.slots:
-                self.slots = new + 2
-                if len(self.occupied) < self.slots * view.cells:
-                    self.occupied = np.pad(self.occupied, (0, 2 * self.slots * view.cells - len(self.occupied)))
-            self.occupied[self.cell[p]] += 1
+            code, known, inclusion = nodes.codes[k], view.known[k], nodes.inclusion[k]
+            sums = self.per_domain[k]
+            for n, amount in moved:
+                d = int(code[n]) + 1
+                if (inclusion[n] and d < len(known) and known[d]  # type: ignore[arg-type]
+                        and (not self.require_all or nodes.has_all[n])):
+                    sums[d] += amount  # type: ignore[index]
         return True
+
+    def _move(self, view: ScoredNodes, moved: list[tuple[int, int]]) -> bool:
+        """Move the cells of the filtered nodes whose hostname count changed by the amounts `moved`; False (the
+        cells then unusable) when a count goes beyond `_slots_max`."""
+        present = view.present[view.outer]  # type: ignore[index]
+        cells, cell, occupied = view.cells, self.cell, self.occupied
+        for n, amount in moved:
+            p = int(self.position[n])
+            if p < 0 or cell[p] < 0 or (present is not None and not present[p]):
+                continue  # not filtered, ignored, or lacking the key (slot 0 whatever the count)
+            slot = (int(cell[p]) - int(view.inner[p])) // cells + amount  # type: ignore[index]
+            if slot + 1 > _slots_max(len(cell)):
+                return False
+            occupied[cell[p]] -= 1
+            cell[p] += amount * cells
+            if slot + 1 > self.slots:
+                self.slots = slot + 1
+                if len(occupied) < self.slots * cells:
+                    occupied = self.occupied = np.pad(occupied, (0, 2 * self.slots * cells - len(occupied)))
+            occupied[cell[p]] += 1
+        return True
+
+
+def _slots_max(m: int) -> int:
+    """The longest hostname axis a table of m filtered nodes gets (beyond, Score computes node by node)."""
+    return 4 * m + 64
 
 
 def _domain_sums(members: tuple[np.ndarray, np.ndarray, int], counts: np.ndarray) -> np.ndarray:
@@ -538,12 +552,12 @@ class PodTopologySpread:
         view = nodes.scored_nodes(idx, require_all)
         if view.inner is None:
             return None
-        counts = [counter.counts(state) for counter in nodes.counters]
         live = view.live
-        if live is None or not live.advance(view, counts, state):
-            live = view.live = LiveCells.build(view, counts, idx, state)
-        if live.slots > 4 * len(idx) + 64:
-            return None
+        if live is None or not live.advance(view, nodes, state):
+            counts = [counter.counts(state) for counter in nodes.counters]
+            live = view.live = LiveCells.build(view, counts, idx, state, require_all)
+            if live is None:  # no small table: Score and NormalizeScore as they are
+                return None
         table = live.table(view, self._cached(ctx, SCHEDULE_ANYWAY))
         used = table[live.occupied[:len(table)] > 0]
         if not len(used):  # every node ignored
