@@ -343,7 +343,7 @@ class LiveCells:
         # int32 while every cell the hostname slots can reach fits
         cell = cell.astype(np.int32 if (_slots_max(len(idx)) + 1) * view.cells < 2**31 else np.int64)  # type: ignore[union-attr]
         cell[view.ignored] = -1
-        occupied = np.bincount(cell[~view.ignored], minlength=slots * view.cells)
+        occupied = np.bincount(cell[~view.ignored], minlength=(slots + 8) * view.cells)  # room for a few more
         per_domain = [None if members is None else _domain_sums(members, counts[k])
                       for k, members in enumerate(view.members)]
         return cls(state.changes, len(state.changes), require_all, position, cell, occupied, slots, per_domain)
@@ -366,9 +366,12 @@ class LiveCells:
             return False
         changes = state.changes[self.seen:]
         self.seen = len(state.changes)
+        by_key: dict = {}  # the System defaults' two constraints share one selector: its pods matched once
         for k, counter in enumerate(nodes.counters):
-            weight = counter.weight
-            moved = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
+            moved = by_key.get(counter.key)
+            if moved is None:
+                weight = counter.weight
+                moved = by_key[counter.key] = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
             if not moved:
                 continue
             if k == view.outer:
@@ -401,7 +404,8 @@ class LiveCells:
             if slot + 1 > self.slots:
                 self.slots = slot + 1
                 if len(occupied) < self.slots * cells:
-                    occupied = self.occupied = np.pad(occupied, (0, 2 * self.slots * cells - len(occupied)))
+                    more = np.zeros(max(len(occupied), self.slots * cells), dtype=occupied.dtype)
+                    occupied = self.occupied = np.concatenate([occupied, more])
             occupied[cell[p]] += 1
         return True
 
