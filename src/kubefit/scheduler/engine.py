@@ -803,10 +803,10 @@ class Engine:
         static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
         cached = sh.static_norm
         if cached is not None and np.array_equal(cached[0], feasible):
-            total = cached[1].copy()
+            total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (feasible, total.copy())
+            sh.static_norm = (feasible, total)
         return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
