@@ -75,6 +75,7 @@ _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
+_STATIC_MAX = 256  # static plugins' results kept per engine (`Engine._shared`)
 
 
 # --------------------------------------------------------------------------- node order, sampling
@@ -375,6 +376,8 @@ class Engine:
         self._every = np.arange(n, dtype=np.int64)
         self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
+        self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
+        # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -562,17 +565,16 @@ class Engine:
         kernels = kernels if kernels is not None else sh.kernels
         if compiled and kernels is not None and kernels.spec is not None:
             return self._evaluate_with_kernels(sh, rows, kernels)
-        state, ctx = self.state, sh.ctx
-        for p, (_name, plugin) in enumerate(sh.filters):
-            sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        for p in range(len(sh.filters)):
+            sh.codes[p, rows] = self._filter_codes(sh, p, rows)
         ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
         sh.n_ok = int(np.count_nonzero(sh.ok))
-        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+        for s in range(len(sh.scorers)):
             if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+                sh.raw[s, rows] = self._raw_scores(sh, s, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
@@ -580,18 +582,43 @@ class Engine:
     def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray, k: RowKernels) -> None:
         """`_evaluate` with the compiled row kernels `k` for their plugins, the plugins' own code first for the
         others (`k`'s static ones); all through the plugins if the kernels hand rows on."""
-        state, ctx = self.state, sh.ctx
         live_filters = {p for p, _fn in k.live_filters}
         live_scorers = {s for s, _fn, _w in k.live_scorers}
-        for p, (_name, plugin) in enumerate(sh.filters):
+        for p in range(len(sh.filters)):
             if p not in live_filters:
-                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
-        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+                sh.codes[p, rows] = self._filter_codes(sh, p, rows)
+        for s in range(len(sh.scorers)):
             if s not in live_scorers and s not in sh.per_cycle:
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+                sh.raw[s, rows] = self._raw_scores(sh, s, rows)
         sh.norm_version += 1
         if self._evaluate_compiled(sh, rows.tolist(), False, k):
             self._evaluate(sh, rows, compiled=False)
+
+    def _filter_codes(self, sh: Shape, p: int, rows: np.ndarray) -> np.ndarray:
+        """The shape's Filter plugin p's status codes of `rows`; over every node, a static plugin's (rows.py:
+        binds never change them) are shared by the shapes its signature of the pod does not tell apart."""
+        plugin = sh.filters[p][1]
+        if sh.kernels_of[0][p] != "static" or len(rows) != len(self.state):
+            return plugin.filter(self.state, sh.ctx, rows).codes
+        return self._shared(("filter", id(plugin), plugin.signature(sh.ctx.pod), self.presence),
+                            lambda: plugin.filter(self.state, sh.ctx, rows).codes)
+
+    def _raw_scores(self, sh: Shape, s: int, rows: np.ndarray) -> np.ndarray:
+        """The shape's Score plugin s's raw scores of `rows` (a static plugin's shared as `_filter_codes`)."""
+        plugin = sh.scorers[s][1]
+        if sh.kernels_of[1][s] != "static" or len(rows) != len(self.state):
+            return plugin.score(self.state, sh.ctx, rows)
+        return self._shared(("score", id(plugin), plugin.signature(sh.ctx.pod), self.presence),
+                            lambda: plugin.score(self.state, sh.ctx, rows))
+
+    def _shared(self, key: tuple, compute) -> np.ndarray:
+        """`compute()` once per key (the plugin is kept by the framework, so its id stays its own)."""
+        known = self._static.get(key)
+        if known is None:
+            if len(self._static) >= _STATIC_MAX:
+                self._static.clear()
+            known = self._static[key] = compute()
+        return known
 
     @staticmethod
     def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
