@@ -612,12 +612,19 @@ class Engine:
                             lambda: plugin.score(self.state, sh.ctx, rows))
 
     def _shared(self, key: tuple, compute) -> np.ndarray:
-        """`compute()` once per key (the plugin is kept by the framework, so its id stays its own)."""
+        """`compute()` once per key (the plugin is kept by the framework, so its id stays its own), kept in
+        the narrowest integer type that holds it exactly (scores in [0, 100]: one byte a node)."""
         known = self._static.get(key)
         if known is None:
             if len(self._static) >= _STATIC_MAX:
                 self._static.clear()
-            known = self._static[key] = compute()
+            known = compute()
+            if len(known) and known.dtype.itemsize > 1:
+                lo, hi = int(known.min()), int(known.max())
+                narrow = next((t for t in (np.int8, np.int16, np.int32) if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max),
+                              None)
+                known = known.astype(narrow) if narrow is not None else known
+            self._static[key] = known
         return known
 
     @staticmethod
