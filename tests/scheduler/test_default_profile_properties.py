@@ -15,10 +15,20 @@ from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 from kubefit.api.cluster import ClusterObjects, Controller, ObjectMeta, Service
 from kubefit.api.core import Container, ContainerPort, Node, OwnerReference, Pod
 from kubefit.k8s.requests import pod_demand
+from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
-from kubefit.scheduler.plugins.interpodaffinity import PREFERRED, REQUIRED, distinct_terms, terms_matching
+from kubefit.scheduler.plugins.interpodaffinity import (
+    PREFERRED,
+    REQUIRED,
+    distinct_terms,
+    pod_terms,
+    terms_matching,
+)
+from kubefit.scheduler.plugins.podcounts import matching_counts
+from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
+from kubefit.scheduler.simulate import copies_in_trial
 from kubefit.scheduler.state import compile_state
 
 GIB = 1 << 30
@@ -328,3 +338,37 @@ def test_named_object_is_the_first_of_its_kind_namespace_and_name(controllers, k
         scan = next((c for c in objects.of(kind) if c.meta.namespace == namespace and c.meta.name == name), None)
         found = objects.named(kind, namespace, name)
         assert found is scan
+
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replicas_st())
+def test_copies_replayed_in_a_trial_are_those_of_a_copy(case):
+    """Stranded capacity replays the copies of a pod whose filters read other nodes (spread, inter-pod
+    affinity) on the state itself and takes them back (`copies_in_trial`): after a simulation, for each
+    workload the count is the one replayed on an independent copy of the state, and afterwards the state
+    (rows, pods, the per-node pod counts its memos keep) is as the simulation left it."""
+    nodes, bound, queue, objects = case
+    state = fast(nodes, bound, queue, CONFIG, objects=objects, tie_break="first", stranded=False).state
+    requested, pods = state.requested.copy(), [[p.name for p in on] for on in state.pods]
+    for pod in {p.labels["app"]: p for p in queue}.values():
+        demand = pod_demand(pod)
+        expected = count_copies(state.copy(), CONFIG, pod, demand, limit=50)[0]
+        assert copies_in_trial(state, CONFIG, pod, demand, 50) == expected
+        assert np.array_equal(state.requested, requested)
+        assert [[p.name for p in on] for on in state.pods] == pods
+        for c in PodTopologySpread(objects=objects).constraints(pod, "ScheduleAnyway"):
+            fresh = [sum(p.namespace == pod.namespace and c.selector.matches(p.labels) for p in on)
+                     for on in state.pods]
+            assert matching_counts(state, c.selector, pod.namespace).tolist() == fresh
+
+
+def test_pod_terms_of_a_shared_affinity_keep_each_pods_namespace():
+    """Replicas share their affinity object (`load.decode_pod`); a term without namespaces means the pod's own
+    namespace (`newAffinityTerm`), so pods of two namespaces sharing one affinity get one namespace each."""
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": HOST}]}}
+    first, second = Pod("p", namespace="shop", affinity=affinity), Pod("q", namespace="team", affinity=affinity)
+    assert pod_terms(first).required_affinity[0].namespaces == frozenset({"shop"})
+    assert pod_terms(second).required_affinity[0].namespaces == frozenset({"team"})
+    assert pod_terms(Pod("r", namespace="shop", affinity=affinity)) is pod_terms(first)  # parsed once

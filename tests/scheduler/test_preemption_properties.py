@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kubefit.api.cluster import ClusterObjects
@@ -95,8 +95,17 @@ def full_dry_run_message(fw, state, preemptor, result) -> str | None:
     return f"preemption: {preemption_fit_error(len(state), statuses, NOT_HELPFUL)}"
 
 
+def _no_lower_priority_anywhere() -> tuple:
+    """Three full nodes whose pods all outrank the preemptor: every node Unschedulable, none with a victim."""
+    nodes = [Node(f"n{i}", {"cpu": 1000 * MILLI, "pods": 20 * 10**9}) for i in range(3)]
+    pods = [Pod(f"p{i}", node_name=f"n{i}", priority=100, containers=(Container("c", {"cpu": 1000 * MILLI}),))
+            for i in range(3)]
+    return nodes, pods, Pod("in", priority=10, containers=(Container("c", {"cpu": 700 * MILLI}),))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cluster_st())
+@example(_no_lower_priority_anywhere())
 def test_dry_run_shortcuts_give_the_full_dry_runs_answer(cluster):
     """Nodes without a pod of lower priority (and a cluster without any: `has_pod_below`) are answered
     without a trial; the message is the one trying every node gives, reason histogram included."""

@@ -216,3 +216,29 @@ def test_a_count_far_behind_the_change_log_is_summed_again_from_the_pods():
     assert matching_counts(state, selector, "default").tolist() == matching_counts(reference, selector,
                                                                                    "default").tolist()
     assert matching_counts(state, selector, "default").tolist() == [61] + [1] * 9
+
+
+@given(replicas_st(), st.data())
+@SETTINGS
+def test_shapes_first_seen_after_a_removal_decide_as_a_cluster_without_the_node(workload, data):
+    """One pod's shape cached on the whole cluster (the engine shares its static plugins' verdicts and raw
+    scores, ImageLocality's among them, with later shapes of the same images), then a node removed: the
+    shapes first seen after it decide as a fresh engine on the cluster without that node does."""
+    nodes, bound, queue, objects = workload
+    nodes, queue = _with_images(nodes, queue, data)
+    gone = data.draw(st.integers(0, len(nodes) - 1))
+    engine = Engine(compile_state(nodes, bound, objects), CONFIG, tie_break="first")
+    engine.cycle(queue[0])
+    engine.next_start = 0
+    engine.remove_node(gone)
+    rest = [n for i, n in enumerate(nodes) if i != gone]
+    fresh = Engine(compile_state(rest, [p for p in bound if p.node_name != nodes[gone].name], objects), CONFIG,
+                   tie_break="first")
+    assert _run(engine, queue) == _run(fresh, queue)
+    present = [i for i in range(len(nodes)) if i != gone]
+    for pod in queue:  # every raw score kept for the present nodes, not only those deciding
+        mine, theirs = engine.shape(pod), fresh.shape(pod)
+        assert [n for n, _p, _w in mine.scorers] == [n for n, _p, _w in theirs.scorers]
+        for s in range(len(mine.scorers)):
+            if s not in mine.per_cycle:
+                assert mine.raw[s, present].tolist() == theirs.raw[s].tolist()

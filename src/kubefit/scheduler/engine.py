@@ -75,6 +75,7 @@ _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
+_STATIC_MAX = 256  # static plugins' results kept per engine (`Engine._shared`)
 
 
 # --------------------------------------------------------------------------- node order, sampling
@@ -261,6 +262,7 @@ class Shape:
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
+    row_kernels: RowKernels | None = None  # `_row_kernels` (the filters without one read as static)
 
 
 @dataclass
@@ -277,6 +279,7 @@ class RedoPlan:
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
     global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
+    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`)
 
 
 def _plan(sh: Shape) -> RedoPlan | None:
@@ -286,7 +289,7 @@ def _plan(sh: Shape) -> RedoPlan | None:
         return None
     plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
     running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
-    return RedoPlan(
+    plan = RedoPlan(
         pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
         filtering=frozenset(n for n, _p in sh.filters),
         pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
@@ -300,6 +303,11 @@ def _plan(sh: Shape) -> RedoPlan | None:
                         if _global_plugin(p) and k not in sh.per_cycle],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
+    k = sh.row_kernels
+    plan.compiled = (k is not None and k.spec is not None
+                     and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
+    return plan
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -368,6 +376,8 @@ class Engine:
         self._every = np.arange(n, dtype=np.int64)
         self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
+        self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
+        # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -451,7 +461,7 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
-        kernels = _row_kernels(sh, fk, sk)
+        kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
         if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
             sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
         idx = np.arange(n, dtype=np.int64)
@@ -497,20 +507,14 @@ class Engine:
         rows = self._changed_rows(sh.seen)
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
-        fk, sk = sh.kernels_of
-        few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
         for p in plan.global_filters:
             sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
-        if len(rows):
-            for p in plan.local_filters:
-                if not self._by_rows(sh.codes, p, rows, fk[p], few):
-                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
-            for s in plan.local_scorers:
-                if not self._by_rows(sh.raw, s, rows, sk[s], few):
-                    sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
-            self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if len(rows):  # the local plugins over the rows bound since: compiled, or the rows it left in Python
+            left = self._evaluate_compiled(sh, rows.tolist(), False, sh.row_kernels) if plan.compiled else rows
+            if len(left):
+                self._redo_rows(sh, np.asarray(left, dtype=np.int64))
         if plan.global_filters:  # feasibility may change anywhere
             ok = (sh.codes == SUCCESS).all(axis=0)
             if sh.allowed is not None:
@@ -518,16 +522,31 @@ class Engine:
             sh.ok = ok
             sh.n_ok = int(np.count_nonzero(ok))
             sh.total = np.where(ok, sh.summed, _INT64_MIN)
-        elif len(rows):  # only on the rows bound since
-            ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
-            if sh.allowed is not None:
-                ok &= sh.allowed[rows]
-            sh.ok[rows] = ok
-            sh.n_ok = int(np.count_nonzero(sh.ok))
-            sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
         sh.norm_version += 1
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
+
+    def _redo_rows(self, sh: Shape, rows: np.ndarray) -> None:
+        """`_redo`'s local Filter and Score plugins over `rows` (rows.py's scalar kernels when few), and the rows'
+        feasibility unless a global Filter plugin is active (`_redo` then redoes it over every node)."""
+        state, plan, ctx = self.state, sh.plan, sh.ctx
+        fk, sk = sh.kernels_of
+        few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
+        for p in plan.local_filters:
+            if not self._by_rows(sh.codes, p, rows, fk[p], few):
+                sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
+        for s in plan.local_scorers:
+            if not self._by_rows(sh.raw, s, rows, sk[s], few):
+                sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
+        self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
+        if plan.global_filters:
+            return
+        ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
+        if sh.allowed is not None:
+            ok &= sh.allowed[rows]
+        sh.ok[rows] = ok
+        sh.n_ok = int(np.count_nonzero(sh.ok))
+        sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
     @staticmethod
     def _by_rows(out: np.ndarray, k: int, rows: np.ndarray, fn, few: list | None) -> bool:
@@ -546,17 +565,16 @@ class Engine:
         kernels = kernels if kernels is not None else sh.kernels
         if compiled and kernels is not None and kernels.spec is not None:
             return self._evaluate_with_kernels(sh, rows, kernels)
-        state, ctx = self.state, sh.ctx
-        for p, (_name, plugin) in enumerate(sh.filters):
-            sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
+        for p in range(len(sh.filters)):
+            sh.codes[p, rows] = self._filter_codes(sh, p, rows)
         ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
         sh.n_ok = int(np.count_nonzero(sh.ok))
-        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+        for s in range(len(sh.scorers)):
             if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+                sh.raw[s, rows] = self._raw_scores(sh, s, rows)
         sh.norm_version += 1  # feasibility or normalized plugins' raw scores may have changed
         self._sum_direct(sh, rows)
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
@@ -564,18 +582,50 @@ class Engine:
     def _evaluate_with_kernels(self, sh: Shape, rows: np.ndarray, k: RowKernels) -> None:
         """`_evaluate` with the compiled row kernels `k` for their plugins, the plugins' own code first for the
         others (`k`'s static ones); all through the plugins if the kernels hand rows on."""
-        state, ctx = self.state, sh.ctx
         live_filters = {p for p, _fn in k.live_filters}
         live_scorers = {s for s, _fn, _w in k.live_scorers}
-        for p, (_name, plugin) in enumerate(sh.filters):
+        for p in range(len(sh.filters)):
             if p not in live_filters:
-                sh.codes[p, rows] = plugin.filter(state, ctx, rows).codes
-        for s, (_name, plugin, _w) in enumerate(sh.scorers):
+                sh.codes[p, rows] = self._filter_codes(sh, p, rows)
+        for s in range(len(sh.scorers)):
             if s not in live_scorers and s not in sh.per_cycle:
-                sh.raw[s, rows] = plugin.score(state, ctx, rows)
+                sh.raw[s, rows] = self._raw_scores(sh, s, rows)
         sh.norm_version += 1
         if self._evaluate_compiled(sh, rows.tolist(), False, k):
             self._evaluate(sh, rows, compiled=False)
+
+    def _filter_codes(self, sh: Shape, p: int, rows: np.ndarray) -> np.ndarray:
+        """The shape's Filter plugin p's status codes of `rows`; over every node, a static plugin's (rows.py:
+        binds never change them) are shared by the shapes its signature of the pod does not tell apart."""
+        plugin = sh.filters[p][1]
+        if sh.kernels_of[0][p] != "static" or len(rows) != len(self.state):
+            return plugin.filter(self.state, sh.ctx, rows).codes
+        return self._shared(("filter", id(plugin), plugin.signature(sh.ctx.pod), self.presence),
+                            lambda: plugin.filter(self.state, sh.ctx, rows).codes)
+
+    def _raw_scores(self, sh: Shape, s: int, rows: np.ndarray) -> np.ndarray:
+        """The shape's Score plugin s's raw scores of `rows` (a static plugin's shared as `_filter_codes`)."""
+        plugin = sh.scorers[s][1]
+        if sh.kernels_of[1][s] != "static" or len(rows) != len(self.state):
+            return plugin.score(self.state, sh.ctx, rows)
+        return self._shared(("score", id(plugin), plugin.signature(sh.ctx.pod), self.presence),
+                            lambda: plugin.score(self.state, sh.ctx, rows))
+
+    def _shared(self, key: tuple, compute) -> np.ndarray:
+        """`compute()` once per key (the plugin is kept by the framework, so its id stays its own), kept in
+        the narrowest integer type that holds it exactly (scores in [0, 100]: one byte a node)."""
+        known = self._static.get(key)
+        if known is None:
+            if len(self._static) >= _STATIC_MAX:
+                self._static.clear()
+            known = compute()
+            if len(known) and known.dtype.itemsize > 1:
+                lo, hi = int(known.min()), int(known.max())
+                narrow = next((t for t in (np.int8, np.int16, np.int32) if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max),
+                              None)
+                known = known.astype(narrow) if narrow is not None else known
+            self._static[key] = known
+        return known
 
     @staticmethod
     def _sum_direct(sh: Shape, rows: np.ndarray) -> None:
@@ -787,10 +837,10 @@ class Engine:
         static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
         cached = sh.static_norm
         if cached is not None and np.array_equal(cached[0], feasible):
-            total = cached[1].copy()
+            total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (feasible, total.copy())
+            sh.static_norm = (feasible, total)
         return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
@@ -798,10 +848,14 @@ class Engine:
         total = np.zeros(len(feasible), dtype=np.int64)
         for s in scorers:
             _name, plugin, w = sh.scorers[s]
-            raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
-            norm = normalize_scores(plugin, raw, sh.ctx)
-            if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
-                self._raise_score_error(sh, feasible)
+            # a per-cycle scorer's own incremental Score + NormalizeScore, within range (None: not available)
+            norm = plugin.normalized_scores(self.state, sh.ctx, feasible) if (
+                s in sh.per_cycle and hasattr(plugin, "normalized_scores")) else None
+            if norm is None:
+                raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
+                norm = normalize_scores(plugin, raw, sh.ctx)
+                if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
+                    self._raise_score_error(sh, feasible)
             total += w * norm
         return total
 

@@ -192,7 +192,12 @@ def preemption_fit_error(num_nodes: int, statuses: dict[int, list[str]], absent_
     """`FitError.Error()` of preemption's own diagnosis: per reason the number of nodes, sorted; the nodes
     without a status count under `absent_reason` (`AbsentNodesStatus`)."""
     counts = Counter(chain.from_iterable(statuses.values()))  # one count per (node, reason)
-    absent = num_nodes - len(statuses)
+    return _with_absent(num_nodes, counts, len(statuses), absent_reason)
+
+
+def _with_absent(num_nodes: int, counts: Counter, with_status: int, absent_reason: str) -> str:
+    """`preemption_fit_error` from the counts of the `with_status` nodes that have a status."""
+    absent = num_nodes - with_status
     if absent > 0:
         counts[absent_reason] += absent
     return fit_error_text(num_nodes, None, counts)
@@ -227,8 +232,10 @@ def preempt(preemptor: Pod, codes: Sequence[int], node_order: Sequence[int], nod
     if preemptor.preemption_policy == "Never":
         return PreemptionResult(message=f"preemption: {NEVER}")
     potential = [n for n in node_order if codes[n] == UNSCHEDULABLE]
-    if not victims_anywhere:
-        return _no_candidate(len(codes), dict.fromkeys(potential, NO_VICTIMS_STATUS[1]))
+    if not victims_anywhere:  # every potential node answers NO_VICTIMS_STATUS: its reasons counted at once
+        per_node = Counter(NO_VICTIMS_STATUS[1]) if potential else Counter()
+        counts = Counter({reason: k * len(potential) for reason, k in per_node.items()})
+        return PreemptionResult(message=f"preemption: {_with_absent(len(codes), counts, len(potential), NOT_HELPFUL)}")
     wanted = num_candidates(len(potential), args)
     candidates: list[Candidate] = []
     statuses: dict[int, list[str]] = {}

@@ -225,11 +225,26 @@ def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], 
         pooled = int((free[need] // row[need]).min()) if need.any() else None
         per_node = copies_per_node(state, engine.config, pod, demand)  # reads the state (binds nothing)
         fits = (min(int(per_node.sum()), limit) if per_node is not None
-                else count_copies(state.copy(), engine.config, pod, demand, limit=limit)[0])
+                else copies_in_trial(state, engine.config, pod, demand, limit))
         out.append({"pod": pod.name, "pending": count,
                     "requests": {r: int(row[c]) for r, c in state.index.items() if row[c] and r != PODS},
                     "copiesThatFit": fits, "copiesIfPooled": pooled})
     return out
+
+
+def copies_in_trial(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand,
+                     limit: int) -> int:
+    """`count_copies` on the state as it is, its copies taken back after: in a trial (`checkpoint` /
+    `rollback`) on the state itself, whose per-node pod counts (`podcounts`) follow the copies' binds and
+    their undoing, rather than on a copy whose counts would be summed again from every pod (the same
+    integers either way). On a copy when a trial is already open."""
+    if state.in_trial:
+        return count_copies(state.copy(), config, pod, demand, limit=limit)[0]
+    state.checkpoint()
+    try:
+        return count_copies(state, config, pod, demand, limit=limit)[0]
+    finally:
+        state.rollback()
 
 
 def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], *,

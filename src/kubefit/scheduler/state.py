@@ -238,6 +238,11 @@ class ClusterState:
             raise RuntimeError("a trial is already open on this state (checkpoint without rollback or commit)")
         self._journal = StateJournal(self.removed, None if self.dra is None else self.dra.copy())
 
+    @property
+    def in_trial(self) -> bool:
+        """Whether a trial is open (`checkpoint` without `rollback` or `commit` yet)."""
+        return self._journal is not None
+
     def commit(self) -> None:
         """Keep what the trial changed."""
         self._journal = None

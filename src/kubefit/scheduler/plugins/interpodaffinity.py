@@ -91,11 +91,35 @@ class PodTerms:
                     or self.preferred_anti_affinity)
 
 
+_NO_TERMS = PodTerms()
+_TERMS: dict[tuple[int, str], tuple[dict, PodTerms]] = {}  # (id of an affinity, namespace) → (it, its terms)
+_TERMS_MAX = 4096
+
+
 def pod_terms(pod: Pod) -> PodTerms:
-    """The pod's terms, parsed once per pod object."""
+    """The pod's terms, parsed once per pod object, and once per `affinity` object and namespace (replicas
+    decoded from one template share their affinity: `load.decode_pod`); the terms read nothing else of the pod."""
     cached = pod.__dict__.get("_affinity_terms")
     if cached is not None:
         return cached
+    if not pod.affinity:
+        pod.__dict__["_affinity_terms"] = _NO_TERMS
+        return _NO_TERMS
+    key = (id(pod.affinity), pod.namespace)
+    known = _TERMS.get(key)
+    if known is not None:  # the entry holds the affinity alive: its id cannot be reused while it lives
+        pod.__dict__["_affinity_terms"] = known[1]
+        return known[1]
+    terms = _parsed_terms(pod)
+    if len(_TERMS) >= _TERMS_MAX:
+        _TERMS.clear()
+    _TERMS[key] = (pod.affinity, terms)
+    pod.__dict__["_affinity_terms"] = terms
+    return terms
+
+
+def _parsed_terms(pod: Pod) -> PodTerms:
+    """`framework.NewPodInfo`'s terms of the pod's `affinity` (in its namespace)."""
     affinity = pod.affinity or {}
     parts = []
     for kind in ("podAffinity", "podAntiAffinity"):
@@ -103,9 +127,7 @@ def pod_terms(pod: Pod) -> PodTerms:
         parts.append(tuple(_term(pod, t or {}) for t in section.get(REQUIRED) or ()))
         parts.append(tuple(_term(pod, (w or {}).get("podAffinityTerm") or {}, int((w or {}).get("weight") or 0))
                            for w in section.get(PREFERRED) or ()))
-    terms = PodTerms(parts[0], parts[2], parts[1], parts[3])
-    pod.__dict__["_affinity_terms"] = terms
-    return terms
+    return PodTerms(parts[0], parts[2], parts[1], parts[3])
 
 
 def _merged(term: AffinityTerm, objects: ClusterObjects) -> AffinityTerm:

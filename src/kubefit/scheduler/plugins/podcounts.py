@@ -144,9 +144,22 @@ def _from_groups(state: ClusterState, weight: Callable[[Pod], int], asked: Seque
 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
     """int64 [N]: per node, its pods in `namespace` whose labels `selector` matches (`countPodsMatchSelector`)."""
-    return counts_of(state, ("selector", selector, namespace),
-                     lambda p: int(p.namespace == namespace and selector.matches(p.labels)), by_labels=True,
-                     needs=required_label(selector))
+    return MatchingCounter(selector, namespace).counts(state)
+
+
+class MatchingCounter:
+    """`matching_counts` of one (selector, namespace), its memo key, weight and required label made once (a
+    pod shape asks for its counts every cycle)."""
+
+    __slots__ = ("key", "weight", "needs")
+
+    def __init__(self, selector: Selector, namespace: str) -> None:
+        self.key = ("selector", selector, namespace)
+        self.weight = lambda p: int(p.namespace == namespace and selector.matches(p.labels))
+        self.needs = required_label(selector)
+
+    def counts(self, state: ClusterState) -> np.ndarray:
+        return counts_of(state, self.key, self.weight, by_labels=True, needs=self.needs)
 
 
 def required_label(selector: Selector) -> tuple[str, str] | None:

@@ -17,7 +17,7 @@ over the nodes (label codes per key, counts per node from `podcounts`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from kubefit.scheduler.plugins.base import (
     StatusError,
 )
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.podcounts import matching_counts
+from kubefit.scheduler.plugins.podcounts import MatchingCounter
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
@@ -49,6 +49,7 @@ DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 SYSTEM_DEFAULTS = ({"maxSkew": 3, "topologyKey": HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
                    {"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY})
 MAX_INT32 = 2**31 - 1
+_array_min, _array_max = np.minimum.reduce, np.maximum.reduce  # without numpy's Python-level wrappers
 STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
@@ -127,6 +128,7 @@ class ConstraintNodes:
     inclusion: list[np.ndarray]  # per constraint, bool [N] (`matchNodeInclusionPolicies`)
     has_all: np.ndarray  # bool [N]: the node carries every constraint's key (and is not deleted)
     hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
+    counters: list[MatchingCounter]  # per constraint, its matching pods' counts per node (`podcounts`)
     scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
     counted: list | None = None  # per constraint (eligible nodes, their codes, their domains, code bound)
 
@@ -144,10 +146,14 @@ class ConstraintNodes:
 
     def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
         """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
-        if self.scored is not None and self.scored[1] == require_all and np.array_equal(self.scored[0], idx):
-            return self.scored[2]
-        view = ScoredNodes.of(self, idx, require_all)
-        self.scored = (idx.copy(), require_all, view)
+        view = None
+        if self.scored is not None and self.scored[1] == require_all:
+            if np.array_equal(self.scored[0], idx):
+                return self.scored[2]
+            view = self.scored[2].subset(idx)
+        if view is None:
+            view = ScoredNodes.of(self, idx, require_all)
+        self.scored = (idx.astype(np.int32) if len(self.has_all) < 2**31 else idx.copy(), require_all, view)
         return view
 
 
@@ -163,9 +169,12 @@ class ScoredNodes:
     domain: list[np.ndarray | None]  # per constraint, the domain (code + 1) of each node of idx (None: hostname)
     members: list[tuple[np.ndarray, np.ndarray, int] | None]  # (contributing nodes, their domains, domains + 1)
     weights: list[float]  # per constraint, log(size + 2)
+    known: list[np.ndarray | None] = field(default_factory=list)  # per domain constraint, bool: its domains
+    # among the nodes not ignored (by domain, code + 1)
     outer: int | None = None  # the hostname constraint, when there is at most one (`table_scores`)
     inner: np.ndarray | None = None  # int64 [len(idx)]: each node's cell among the domain constraints' domains
     cells: int = 1  # how many such cells
+    live: LiveCells | None = None  # the cells and their counts as of the last `normalized_scores`
 
     def table_scores(self, constraints: list[Constraint], counts: list[np.ndarray], idx: np.ndarray
                      ) -> np.ndarray | None:
@@ -179,31 +188,46 @@ class ScoredNodes:
         if self.outer is not None:
             cnt = counts[self.outer][idx]
             top = int(cnt.max()) if len(cnt) else 0
-            if top + 2 > 4 * len(idx) + 64:
+            if top + 2 > _slots_max(len(idx)):
                 return None
             slots = top + 2  # the last slot: nodes lacking the key
             present = self.present[self.outer]
             if present is not None:
                 cnt = np.where(present, cnt, top + 1)
             cell = cnt * self.cells + self.inner
-        acc: Any = 0.0  # summed in the constraints' order, as Score does per node
+        per_domain = [None if k == self.outer else _domain_sums(self.members[k], counts[k])
+                      for k in range(len(constraints))]
+        table = self.table(constraints, per_domain, slots, absent_first=False)
+        return table[cell]
+
+    def host_values(self, c: Constraint, k: int, slots: int, absent_first: bool) -> np.ndarray:
+        """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of
+        the nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
+        counts = np.arange(slots, dtype=np.float64) - (1.0 if absent_first else 0.0)
+        vals = counts * self.weights[k] + float(c.max_skew - 1)
+        vals[0 if absent_first else slots - 1] = 0.0
+        return vals
+
+    def table(self, constraints: list[Constraint], per_domain: list[np.ndarray | None], slots: int,
+              absent_first: bool, host_values: np.ndarray | None = None) -> np.ndarray:
+        """int64 [slots · cells]: Score's raw value of each cell, summed in the constraints' order (as Score does
+        per node) and rounded: the hostname constraint's slot is the node's count (`absent_first`: count + 1,
+        slot 0 for nodes lacking the key; else the last slot is theirs), each domain constraint's axis its
+        domain (`per_domain`: its matching pods per domain, domain 0 standing for a node lacking the key)."""
+        acc: Any = 0.0
         axis = 0 if self.outer is None else 1  # axis 0: the hostname count, then one per domain constraint
         for k, c in enumerate(constraints):
             shape = [1] * len(constraints)  # one axis per constraint
             if k == self.outer:
-                vals = np.arange(slots, dtype=np.float64) * self.weights[k] + float(c.max_skew - 1)
-                vals[slots - 1] = 0.0
+                vals = host_values if host_values is not None else self.host_values(c, k, slots, absent_first)
                 shape[0] = slots
             else:
-                nodes, domains, size = self.members[k]  # type: ignore[misc]
-                per_domain = np.bincount(domains, weights=counts[k][nodes], minlength=size).astype(np.int64)
-                vals = per_domain.astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
+                vals = per_domain[k].astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
                 vals[0] = 0.0  # domain 0: the node lacks the key
-                shape[axis] = size
+                shape[axis] = len(vals)
                 axis += 1
             acc = acc + vals.reshape(shape)
-        table = np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64)
-        return table.reshape(-1)[cell]
+        return np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64).reshape(-1)
 
     @classmethod
     def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
@@ -216,6 +240,7 @@ class ScoredNodes:
             if host:
                 view.domain.append(None)
                 view.members.append(None)
+                view.known.append(None)
                 view.weights.append(math.log(len(considered) + 2))
                 continue
             dom = code + 1  # 0: the label is absent (Go reads it as "")
@@ -226,9 +251,38 @@ class ScoredNodes:
                 contributing &= nodes.has_all
             members = np.flatnonzero(contributing)
             view.domain.append(dom[idx])
+            view.known.append(known)
             view.members.append((members, dom[members], len(known)))
             view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
         view._cells(nodes.hostname, len(idx))
+        return view
+
+    def subset(self, idx: np.ndarray) -> ScoredNodes | None:
+        """The view of filtered nodes `idx` that are some of this view's (nodes that filled up since), derived
+        from it with its `LiveCells` (which it hands over); None when they are not a subset, or a domain no
+        longer has a node not ignored (its nodes would stop counting: `of` then). The same view `of` gives:
+        per node its presence, domain and cell are its own; the domains, hence the contributing nodes and
+        their weights, are unchanged; the hostname weight follows the nodes not ignored."""
+        live = self.live
+        if live is None or len(idx) >= len(live.cell):
+            return None
+        keep = live.position[idx]
+        if len(keep) and int(_array_min(keep)) < 0:
+            return None
+        ignored = self.ignored[keep]
+        considered = len(idx) - int(np.count_nonzero(ignored)) if self.any_ignored else len(idx)
+        counted = keep[~ignored] if self.any_ignored else keep
+        for known, domain in zip(self.known, self.domain, strict=True):  # the same domains (fewer would be a subset)
+            if known is not None and (np.count_nonzero(np.bincount(domain[counted], minlength=len(known)))
+                                      != np.count_nonzero(known)):
+                return None
+        view = ScoredNodes(ignored, self.any_ignored and bool(ignored.any()),
+                           [None if p is None else p[keep] for p in self.present],
+                           [None if d is None else d[keep] for d in self.domain], self.members,
+                           [math.log(considered + 2) if d is None else w for d, w in zip(self.domain, self.weights,
+                                                                                       strict=True)],
+                           self.known, self.outer, self.inner[keep], self.cells)  # type: ignore[index]
+        self.live, view.live = None, live.subset(keep, idx)
         return view
 
     def _cells(self, hostname: list[bool], m: int) -> None:
@@ -243,6 +297,128 @@ class ScoredNodes:
                 inner += self.domain[k] * cells
                 cells *= self.members[k][2]  # type: ignore[index]
         self.inner, self.cells = inner, cells
+
+
+_LIVE_REPLAY_MAX = 256  # up to this many changes since, `LiveCells` follows them node by node (else: rebuilt)
+
+
+@dataclass
+class LiveCells:
+    """Score's cells of one set of filtered nodes (`ScoredNodes`), kept up to date with the state's change log:
+    each node's cell (its hostname count's slot, count + 1, 0 when it lacks the key, and its domains; -1 when
+    ignored), how many nodes not ignored occupy each cell, and per domain constraint its domains' matching
+    pods. A bind or removal of a pod a constraint's selector matches moves its node's cell (hostname) or adds
+    to its node's domain when that node contributes (`advance`), as `podcounts` moves the counts."""
+
+    changes: list  # the `ClusterState.changes` followed
+    seen: int  # ... up to this position
+    require_all: bool  # nodes lacking a key are ignored (and contribute to no domain)
+    position: np.ndarray  # int32 [N]: each node's position in the filtered nodes, -1 when not among them
+    cell: np.ndarray  # int32 (int64 when there are very many cells) [M]
+    occupied: np.ndarray  # int64: per cell, the nodes not ignored in it (at least `slots · cells` long)
+    slots: int  # the hostname axis' length: the largest count seen + 2 (1 without a hostname constraint)
+    per_domain: list[np.ndarray | None]  # per domain constraint, int64: matching pods per domain
+    host_values: np.ndarray | None = None  # the hostname constraint's part of each slot (`table`), for `slots`
+
+    def table(self, view: ScoredNodes, constraints: list[Constraint]) -> np.ndarray:
+        """`ScoredNodes.table` of the cells (slot 0 for nodes lacking the hostname), its hostname part kept."""
+        if view.outer is not None and (self.host_values is None or len(self.host_values) != self.slots):
+            self.host_values = view.host_values(constraints[view.outer], view.outer, self.slots, absent_first=True)
+        return view.table(constraints, self.per_domain, self.slots, absent_first=True, host_values=self.host_values)
+
+    @classmethod
+    def build(cls, view: ScoredNodes, counts: list[np.ndarray], idx: np.ndarray, state: ClusterState,
+              require_all: bool) -> LiveCells | None:
+        """The cells as the counts are now; None when a node's hostname count is beyond `_slots_max`."""
+        position = np.full(len(state), -1, dtype=np.int32)
+        position[idx] = np.arange(len(idx), dtype=np.int32)
+        cell, slots = view.inner, 1
+        if view.outer is not None:
+            host = counts[view.outer][idx]
+            slots = (int(host.max()) if len(host) else 0) + 2
+            if slots > _slots_max(len(idx)):
+                return None
+            present = view.present[view.outer]
+            cell = cell + (host + 1 if present is None else np.where(present, host + 1, 0)) * view.cells
+        # int32 while every cell the hostname slots can reach fits
+        cell = cell.astype(np.int32 if (_slots_max(len(idx)) + 1) * view.cells < 2**31 else np.int64)  # type: ignore[union-attr]
+        cell[view.ignored] = -1
+        occupied = np.bincount(cell[~view.ignored], minlength=(slots + 8) * view.cells)  # room for a few more
+        per_domain = [None if members is None else _domain_sums(members, counts[k])
+                      for k, members in enumerate(view.members)]
+        return cls(state.changes, len(state.changes), require_all, position, cell, occupied, slots, per_domain)
+
+    def subset(self, keep: np.ndarray, idx: np.ndarray) -> LiveCells:
+        """These cells for the filtered nodes `idx`, at positions `keep` here (`ScoredNodes.subset`)."""
+        gone = np.ones(len(self.cell), dtype=bool)
+        gone[keep] = False
+        left = self.cell[gone]
+        occupied = self.occupied - np.bincount(left[left >= 0], minlength=len(self.occupied))
+        position = self.position
+        position[position >= 0] = -1  # (these cells are handed over: their view is replaced)
+        position[idx] = np.arange(len(idx), dtype=np.int32)
+        return LiveCells(self.changes, self.seen, self.require_all, position, self.cell[keep], occupied, self.slots,
+                         self.per_domain)
+
+    def advance(self, view: ScoredNodes, nodes: ConstraintNodes, state: ClusterState) -> bool:
+        """Follow the changes since `seen` (False: too many, or another log: build again)."""
+        if self.changes is not state.changes or len(state.changes) - self.seen > _LIVE_REPLAY_MAX:
+            return False
+        changes = state.changes[self.seen:]
+        self.seen = len(state.changes)
+        by_key: dict = {}  # the System defaults' two constraints share one selector: its pods matched once
+        for k, counter in enumerate(nodes.counters):
+            moved = by_key.get(counter.key)
+            if moved is None:
+                weight = counter.weight
+                moved = by_key[counter.key] = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
+            if not moved:
+                continue
+            if k == view.outer:
+                if not self._move(view, moved):
+                    return False
+                continue
+            code, known, inclusion = nodes.codes[k], view.known[k], nodes.inclusion[k]
+            sums = self.per_domain[k]
+            for n, amount in moved:
+                d = int(code[n]) + 1
+                if (inclusion[n] and d < len(known) and known[d]  # type: ignore[arg-type]
+                        and (not self.require_all or nodes.has_all[n])):
+                    sums[d] += amount  # type: ignore[index]
+        return True
+
+    def _move(self, view: ScoredNodes, moved: list[tuple[int, int]]) -> bool:
+        """Move the cells of the filtered nodes whose hostname count changed by the amounts `moved`; False (the
+        cells then unusable) when a count goes beyond `_slots_max`."""
+        present = view.present[view.outer]  # type: ignore[index]
+        cells, cell, occupied = view.cells, self.cell, self.occupied
+        for n, amount in moved:
+            p = int(self.position[n])
+            if p < 0 or cell[p] < 0 or (present is not None and not present[p]):
+                continue  # not filtered, ignored, or lacking the key (slot 0 whatever the count)
+            slot = (int(cell[p]) - int(view.inner[p])) // cells + amount  # type: ignore[index]
+            if slot + 1 > _slots_max(len(cell)):
+                return False
+            occupied[cell[p]] -= 1
+            cell[p] += amount * cells
+            if slot + 1 > self.slots:
+                self.slots = slot + 1
+                if len(occupied) < self.slots * cells:
+                    more = np.zeros(max(len(occupied), self.slots * cells), dtype=occupied.dtype)
+                    occupied = self.occupied = np.concatenate([occupied, more])
+            occupied[cell[p]] += 1
+        return True
+
+
+def _slots_max(m: int) -> int:
+    """The longest hostname axis a table of m filtered nodes gets (beyond, Score computes node by node)."""
+    return 4 * m + 64
+
+
+def _domain_sums(members: tuple[np.ndarray, np.ndarray, int], counts: np.ndarray) -> np.ndarray:
+    """int64 [domains + 1]: the matching pods of each domain, over its contributing nodes (`ScoredNodes.members`)."""
+    nodes, domains, size = members
+    return np.bincount(domains, weights=counts[nodes], minlength=size).astype(np.int64)
 
 
 @dataclass
@@ -316,7 +492,8 @@ class PodTopologySpread:
                 has_all = has_all & ~state.removed
             hit = memo[action] = ConstraintNodes(  # type: ignore[index]
                 state.nodes, state.removed, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
-                [c.topology_key == HOSTNAME for c in constraints])
+                [c.topology_key == HOSTNAME for c in constraints],
+                [MatchingCounter(c.selector, ctx.pod.namespace) for c in constraints])
         return hit
 
     # ------------------------------------------------------------------ Filter
@@ -331,9 +508,9 @@ class PodTopologySpread:
         if constraints:
             nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
             decided = np.zeros(m, dtype=bool)
-            for c, code, (eligible, eligible_codes, domains, bound) in zip(constraints, nodes.codes,
-                                                                          nodes.eligible(), strict=True):
-                counts = matching_counts(state, c.selector, ctx.pod.namespace)
+            for c, code, (eligible, eligible_codes, domains, bound), counter in zip(
+                    constraints, nodes.codes, nodes.eligible(), nodes.counters, strict=True):
+                counts = counter.counts(state)
                 per_domain = np.bincount(eligible_codes, weights=counts[eligible], minlength=bound).astype(np.int64)
                 global_min = int(per_domain[domains].min()) if len(domains) else MAX_INT32
                 if len(domains) < c.min_domains:
@@ -358,13 +535,44 @@ class PodTopologySpread:
         """Raw scores of the nodes `idx`, which are the filtered nodes of the cycle (PreScore's input)."""
         constraints = self._cached(ctx, SCHEDULE_ANYWAY)
         require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
-        view = self._nodes(state, ctx, SCHEDULE_ANYWAY).scored_nodes(idx, require_all)
-        counts = [matching_counts(state, c.selector, ctx.pod.namespace) for c in constraints]
+        nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
+        view = nodes.scored_nodes(idx, require_all)
+        counts = [counter.counts(state) for counter in nodes.counters]
         raw = view.table_scores(constraints, counts, idx)
         if raw is None:
             raw = self._node_scores(constraints, counts, view, idx)
         ctx.cache[f"{NAME}/ignored"] = view.ignored
         return np.where(view.ignored, 0, raw) if view.any_ignored else raw
+
+    def normalized_scores(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray | None:
+        """`normalize(score(idx))` over the filtered nodes `idx`, from Score's table of cells (`table_scores`)
+        kept up to date bind by bind while the filtered nodes stay the same (`LiveCells`): normalized once per
+        occupied cell (`NormalizeScore`: 100·(max + min − s) / max over the nodes not ignored, integer
+        division; 0 for the ignored ones), each node reading its cell. The same integers as Score then
+        NormalizeScore node by node (a property checks it), always within [0, 100]; None when there is no
+        small table or a raw score is negative (the caller then scores, normalizes and checks the range)."""
+        require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
+        nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
+        view = nodes.scored_nodes(idx, require_all)
+        if view.inner is None:
+            return None
+        live = view.live
+        if live is None or not live.advance(view, nodes, state):
+            counts = [counter.counts(state) for counter in nodes.counters]
+            live = view.live = LiveCells.build(view, counts, idx, state, require_all)
+            if live is None:  # no small table: Score and NormalizeScore as they are
+                return None
+        table = live.table(view, self._cached(ctx, SCHEDULE_ANYWAY))
+        used = table[live.occupied[:len(table)] > 0]
+        if not len(used):  # every node ignored
+            return np.zeros(len(idx), dtype=np.int64)
+        lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
+        if lo < 0:
+            return None
+        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
+        normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
+        return normalized[live.cell]
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
@@ -378,9 +586,7 @@ class PodTopologySpread:
             if members is None:  # hostname: every node its own domain
                 cnt = counts[idx]
             else:
-                nodes, domains, size = members
-                per_domain = np.bincount(domains, weights=counts[nodes], minlength=size).astype(np.int64)
-                cnt = per_domain[view.domain[k]]
+                cnt = _domain_sums(members, counts)[view.domain[k]]
             part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
             present = view.present[k]
             total = total + (part if present is None else np.where(present, part, 0.0))
