@@ -63,7 +63,7 @@ static int buf_put(Buf *b, const char *s, size_t n) {
     return 0;
 }
 
-static int buf_putc(Buf *b, char c) {
+static inline int buf_putc(Buf *b, char c) {
     if (b->len == b->cap && buf_grow(b, 1) < 0) return -1;
     b->data[b->len++] = c;
     return 0;
@@ -84,9 +84,16 @@ typedef struct {
 } KeySet;
 
 static uint64_t hash_bytes(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
-    return h;
+    uint64_t h = 1469598103934665603ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {  /* eight bytes at a time */
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h ^ (h >> 32);
 }
 
 static void keys_clear(KeySet *k) {
@@ -572,9 +579,23 @@ static const char *WORDS_SPECIAL[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".
                                       "-.inf", "-.Inf", "-.INF", 0};
 
 static int in_words(const char *s, size_t n, const char **words) {
-    for (; *words; words++)
-        if (strlen(*words) == n && memcmp(*words, s, n) == 0) return 1;
+    for (; *words; words++) {
+        const char *w = *words;
+        size_t i = 0;
+        while (i < n && w[i] && w[i] == s[i]) i++;
+        if (i == n && !w[n]) return 1;
+    }
     return 0;
+}
+
+/* Whether s could be one of the words (letters, `~`, `.`, `+`, `-`). */
+static int word_like(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '~' || c == '.' || c == '+' || c == '-'))
+            return 0;
+    }
+    return 1;
 }
 
 static int digit_of(char c, int base) {
@@ -654,12 +675,20 @@ static int go_parse_float(const char *s, size_t n, double *value) {
 static int resolve_plain(const char *s, size_t n, long long *iv, double *fv) {
     if (n == 0) return R_NULL;
     char c = s[0];
-    if (!strchr("+-0123456789yYnNtTfFoO~.", c) || c == 0) return R_STR;
-    if (n <= 5) {  /* the longest of resolveMap's words */
-        if (in_words(s, n, WORDS_TRUE)) return R_TRUE;
-        if (in_words(s, n, WORDS_FALSE)) return R_FALSE;
-        if (in_words(s, n, WORDS_NULL)) return R_NULL;
-        if (in_words(s, n, WORDS_SPECIAL)) return R_FAIL;  /* ±Inf, NaN: json.Marshal refuses them */
+    switch (c) {  /* what may begin a value other than a string */
+    case '+': case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+    case '9': case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O':
+    case '~': case '.': break;
+    default: return R_STR;
+    }
+    if (n <= 5 && word_like(s, n)) {  /* the longest of resolveMap's words */
+        if (c == '.' || c == '+' || c == '-') {
+            if (in_words(s, n, WORDS_SPECIAL)) return R_FAIL;  /* ±Inf, NaN: json.Marshal refuses them */
+        } else {  /* the others begin with y Y n N t T f F o O ~ */
+            if (in_words(s, n, WORDS_TRUE)) return R_TRUE;
+            if (in_words(s, n, WORDS_FALSE)) return R_FALSE;
+            if (in_words(s, n, WORDS_NULL)) return R_NULL;
+        }
     }
     if (c == '.') {
         /* ParseFloat of `.5`, `.5e3`; `_` (underscoreOK) and other forms: the reference decides */
@@ -722,14 +751,26 @@ static int put_json_string(Buf *out, const char *s, size_t n) {
     return buf_putc(out, '"');
 }
 
-/* The JSON of a scalar: a plain one (`plain`) resolved as go-yaml v2's resolve.go resolves it, a quoted
-   or block one a string; `line` names it in a Fallback. */
+/* A string of printable ASCII without `"` or `\\`, as JSON. */
+static int put_clean_string(Buf *out, const char *s, size_t n) {
+    if (buf_grow(out, n + 2) < 0) return -1;
+    char *p = out->data + out->len;
+    p[0] = '"';
+    memcpy(p + 1, s, n);
+    p[n + 1] = '"';
+    out->len += n + 2;
+    return 0;
+}
+
+/* The JSON of a scalar: a plain one (`plain`; 2: printable ASCII without `"` or `\\`, the fast path's)
+   resolved as go-yaml v2's resolve.go resolves it, a quoted or block one a string; `line` names it in a
+   Fallback. */
 static int scalar_json(Buf *out, const char *s, size_t n, int plain, long line) {
     if (!plain) return put_json_string(out, s, n);  /* quoted or block */
     long long iv;
     double fv;
     switch (resolve_plain(s, n, &iv, &fv)) {
-    case R_STR: return put_json_string(out, s, n);
+    case R_STR: return plain == 2 ? put_clean_string(out, s, n) : put_json_string(out, s, n);
     case R_NULL: return buf_put(out, "null", 4);
     case R_TRUE: return buf_put(out, "true", 4);
     case R_FALSE: return buf_put(out, "false", 5);
@@ -751,7 +792,7 @@ static int key_json(Buf *out, const char *s, size_t n, int plain, long line) {
     long long iv;
     double fv;
     switch (resolve_plain(s, n, &iv, &fv)) {
-    case R_STR: return put_json_string(out, s, n);
+    case R_STR: return plain == 2 ? put_clean_string(out, s, n) : put_json_string(out, s, n);
     case R_TRUE: return buf_put(out, "\"true\"", 6);
     case R_FALSE: return buf_put(out, "\"false\"", 7);
     case R_INT: {
@@ -1089,20 +1130,28 @@ static int f_next(Lines *L) {
    end), *trim its end less trailing spaces. F_BAIL where libyaml could read otherwise: a first character
    that is an indicator (libyaml's fetch_next_token; `-` followed by a non-space is plain), a byte outside
    0x20-0x7E, ` #` (a comment). */
-static int f_plain(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim) {
+static int f_plain(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean) {
     const char *d = L->d;
     unsigned char c = (unsigned char)d[p];
     if (c < 0x21 || c > 0x7e) return F_BAIL;
-    if (strchr("-?:,[]{}#&*!|>'\"%@`", c) &&
-        !(c == '-' && p + 1 < L->le && (unsigned char)d[p + 1] > 0x20 && (unsigned char)d[p + 1] < 0x7f))
+    switch (c) {  /* the indicators */
+    case '-':
+        if (p + 1 < L->le && (unsigned char)d[p + 1] > 0x20 && (unsigned char)d[p + 1] < 0x7f) break;
         return F_BAIL;
+    case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#': case '&': case '*': case '!':
+    case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+        return F_BAIL;
+    }
     Py_ssize_t i = p;
+    int escape = 0;
     for (; i < L->le; i++) {
         c = (unsigned char)d[i];
         if (c < 0x20 || c > 0x7e) return F_BAIL;
         if (c == ':' && (i + 1 == L->le || d[i + 1] == ' ')) break;
         if (c == ' ' && i + 1 < L->le && d[i + 1] == '#') return F_BAIL;
+        escape |= c == '"' || c == '\\';
     }
+    *clean = !escape;
     *stop = i;
     while (i > p && d[i - 1] == ' ') i--;
     *trim = i;
@@ -1152,7 +1201,7 @@ static int f_quoted(Lines *L, Py_ssize_t p, Buf *into, Py_ssize_t *after) {
     return 0;
 }
 
-/* A scalar token at p: its text (*s, *n; quoted ones in r->fscratch), `plain`; 1 if it is a key (a `:`
+/* A scalar token at p: its text (*s, *n; quoted ones in r->fscratch), `plain` (see scalar_json); 1 if it is a key (a `:`
    follows, then a space or the line's end; *after is past the `:`), 0 if the line ends after it. A key
    longer than 1,000 bytes is given back: libyaml's simple keys end at 1,024. */
 static int f_scalar(Reader *r, Lines *L, Py_ssize_t p, const char **s, size_t *n, int *plain,
@@ -1167,11 +1216,12 @@ static int f_scalar(Reader *r, Lines *L, Py_ssize_t p, const char **s, size_t *n
         *plain = 0;
         while (a < L->le && d[a] == ' ') a++;
     } else {
-        int got = f_plain(L, p, &a, after);
+        int clean;
+        int got = f_plain(L, p, &a, after, &clean);
         if (got) return got;
         *s = d + p;
         *n = (size_t)(*after - p);
-        *plain = 1;
+        *plain = clean ? 2 : 1;
     }
     if (a == L->le) return 0;
     if (d[a] != ':' || (a + 1 < L->le && d[a + 1] != ' ') || a - p > 1000) return F_BAIL;
@@ -1515,7 +1565,8 @@ static int f_open(Reader *r, Py_ssize_t start, Py_ssize_t end) {
     if (p >= end || !isalnum((unsigned char)d[p])) return 0;
     Lines L = {d, end, 0, 0, 0, 0, line + 1};
     Py_ssize_t stop, trim;
-    if (f_load(&L, p) != 0 || f_plain(&L, p, &stop, &trim) != 0 || stop == L.le) return 0;
+    int clean;
+    if (f_load(&L, p) != 0 || f_plain(&L, p, &stop, &trim, &clean) != 0 || stop == L.le) return 0;
     r->fmode = 1;
     r->in_items = 0;
     r->span = 0;
