@@ -682,3 +682,23 @@ def test_the_fast_path_on_mutants(tmp_path):
         if listed is not None:
             read += max(fast_path(listed), 0)
     assert read > 100
+
+
+def test_a_retry_reads_the_file_again_with_libyaml(tmp_path, monkeypatch):
+    """Where the fast path cannot vouch for a file (here a comment at column 0 inside an item, which
+    then goes on), the stream reads it again with the libyaml path: the reference's scenario; past
+    REFERENCE_MAX_BYTES, what libyaml refuses is refused with libyaml's reason and line (an anchor on
+    line 10)."""
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    path = tmp_path / "c.yaml"
+    node = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: '2'\n"
+    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node}# a note\n      pods: '110'\n")
+    with pytest.raises(_reader.Retry):
+        read_events(path.read_bytes(), False)
+    streamed = outcome(path, True)
+    assert isinstance(streamed, Scenario) and streamed == outcome(path, False)
+    assert "pods" in streamed.nodes[0].allocatable  # (the line after the comment is the item's)
+    monkeypatch.setattr(stream, "REFERENCE_MAX_BYTES", 10)
+    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node[:-16]}      cpu: &c '2'\n")
+    with pytest.raises(InputError, match=r"c.yaml: a YAML anchor \(line 10\): a file over 0 MiB"):
+        load_scenario([path])

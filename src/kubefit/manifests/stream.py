@@ -151,12 +151,12 @@ def _read_entries(path: str | Path, allow_empty: bool, pods: FastPods | None,
                 return _reference(path, allow_empty)
             stream = _Stream(data, source, is_json, pods, progress, fast=_fast_path())
             try:
-                try:
-                    return stream.entries(allow_empty)
-                except _reader.Retry:  # the fast path met what only libyaml reads: libyaml reads it all
+                entries = stream.entries_or_retry(allow_empty)
+                if entries is None:  # YAML's fast path met what only libyaml reads: libyaml reads it all
                     del stream.reader
                     stream = _Stream(data, source, is_json, pods, progress, fast=False)
-                    return stream.entries(allow_empty)
+                    entries = stream.entries(allow_empty)
+                return entries
             except _reader.Fallback as exc:
                 reason = str(exc)
                 if size > REFERENCE_MAX_BYTES:
@@ -210,6 +210,13 @@ class _Stream:
         self.released = 0
         self.count = 0
         self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
+
+    def entries_or_retry(self, allow_empty: bool) -> list[Entry] | None:
+        """`entries`, or None where the reader retries (what was read let go before the file is read again)."""
+        try:
+            return self.entries(allow_empty)
+        except _reader.Retry:
+            return None
 
     def entries(self, allow_empty: bool) -> list[Entry]:
         if self.progress is not None:
