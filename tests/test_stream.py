@@ -699,6 +699,6 @@ def test_a_retry_reads_the_file_again_with_libyaml(tmp_path, monkeypatch):
     assert isinstance(streamed, Scenario) and streamed == outcome(path, False)
     assert "pods" in streamed.nodes[0].allocatable  # (the line after the comment is the item's)
     monkeypatch.setattr(stream, "REFERENCE_MAX_BYTES", 10)
-    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node[:-16]}      cpu: &c '2'\n")
+    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node[:-15]}      cpu: &c '2'\n")
     with pytest.raises(InputError, match=r"c.yaml: a YAML anchor \(line 10\): a file over 0 MiB"):
         load_scenario([path])
