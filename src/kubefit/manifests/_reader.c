@@ -1032,10 +1032,11 @@ static PyObject *j_next(Reader *r) {
    here), any other line begins members that run to the next column-0 line that is not a `-` line (a
    member's value may be a sequence at column 0). `...` ends the document (the rest of the chunk is not
    read, as before). An item is read by the fast scanner (f_item) if it lies in its subset: block mappings
-   and sequences (`- ` at the key's column, as go-yaml v2 writes them, or deeper), one-line scalars (plain;
-   single-quoted; double-quoted with \\ \" \/ \n \t \r escapes), `{}`, `[]`, `|` and `|-` literals, bytes
-   0x20-0x7E only. Anything else (tabs, CR, comments and blank lines inside it, anchors, aliases, tags, `?`,
-   flow collections, multi-line plain or quoted scalars, other block scalars, a key not on one line...)
+   and sequences (`- ` at the key's column, as go-yaml v2 writes them, or deeper), scalars (plain and
+   single-quoted, on one line or folded over more, as go-yaml wraps long ones; double-quoted on one line
+   with \\ \" \/ \n \t \r escapes), `{}`, `[]`, `|` and `|-` literals, bytes 0x20-0x7E only. Anything
+   else (tabs, CR, comments and blank lines inside it, anchors, aliases, tags, `?`, flow collections,
+   other block scalars, a key longer than 1,000 bytes...)
    makes it give the item back, and libyaml reads the item's span as a document of its own
    (`- ...` alone: a sequence of one item); members are always read so (there are few).
 
@@ -1056,6 +1057,7 @@ static PyObject *j_next(Reader *r) {
    construction. Line numbers in spans are the file's (chunk_line). */
 
 #define F_BAIL -2
+#define F_OPEN -3  /* a single quote still open at the line's end (f_quoted_lines may read it) */
 
 static int is_entry(const char *d, Py_ssize_t p, Py_ssize_t le) {
     return d[p] == '-' && (p + 1 == le || d[p + 1] == ' ');
@@ -1130,6 +1132,8 @@ static int f_next(Lines *L) {
    end), *trim its end less trailing spaces. F_BAIL where libyaml could read otherwise: a first character
    that is an indicator (libyaml's fetch_next_token; `-` followed by a non-space is plain), a byte outside
    0x20-0x7E, ` #` (a comment). */
+static int f_plain_body(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean);
+
 static int f_plain(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean) {
     const char *d = L->d;
     unsigned char c = (unsigned char)d[p];
@@ -1142,6 +1146,13 @@ static int f_plain(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, i
     case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
         return F_BAIL;
     }
+    return f_plain_body(L, p, stop, trim, clean);
+}
+
+/* A plain scalar's text from p to its stop (see f_plain; also a continuation line's). */
+static int f_plain_body(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean) {
+    const char *d = L->d;
+    unsigned char c;
     Py_ssize_t i = p;
     int escape = 0;
     for (; i < L->le; i++) {
@@ -1167,7 +1178,7 @@ static int f_quoted(Lines *L, Py_ssize_t p, Buf *into, Py_ssize_t *after) {
     into->len = 0;
     Py_ssize_t i = p + 1, run = i;
     while (1) {
-        if (i >= L->le) return F_BAIL;
+        if (i >= L->le) return quote == '\'' ? F_OPEN : F_BAIL;
         unsigned char c = (unsigned char)d[i];
         if (c < 0x20 || c > 0x7e) return F_BAIL;
         if (c == (unsigned char)quote) {
@@ -1237,9 +1248,68 @@ static int f_scalar_done(Reader *r, Lines *L, Buf *out, const char *s, size_t n,
     long line = L->line;
     int got = f_next(L);
     if (got) return got;
-    if (L->col > parent) return F_BAIL;
-    (void)r;
+    if (L->col > parent) {  /* a plain scalar goes on (go-yaml wraps long ones): folded, as libyaml's */
+        if (!plain) return F_BAIL;  /* scan_plain_scalar folds it, one space for each line break */
+        Buf *text = &r->fscratch;
+        text->len = 0;
+        if (buf_put(text, s, n) < 0) return -1;
+        do {
+            Py_ssize_t stop, trim;
+            int clean;
+            if (L->d[L->q] == '#') return F_BAIL;  /* a comment ends it */
+            got = f_plain_body(L, L->q, &stop, &trim, &clean);
+            if (got) return got;
+            if (stop != L->le) return F_BAIL;  /* `: ` */
+            if (buf_putc(text, ' ') < 0 || buf_put(text, L->d + L->q, (size_t)(trim - L->q)) < 0) return -1;
+            if (!clean) plain = 1;
+            got = f_next(L);
+            if (got) return got;
+        } while (L->col > parent);
+        s = text->data;
+        n = text->len;
+    }
     return scalar_json(out, s, n, plain, line);
+}
+
+/* A single-quoted scalar at p that goes on over the next lines, each deeper than `parent` and none empty:
+   folded as libyaml's scan_flow_scalar folds it (the spaces around a line break dropped, one space for
+   it), then the line's end. */
+static int f_quoted_lines(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int parent) {
+    const char *d = L->d;
+    Buf *text = &r->fscratch;
+    text->len = 0;
+    long line = L->line;
+    Py_ssize_t i = p + 1;
+    while (1) {
+        Py_ssize_t run = i;
+        while (i < L->le) {
+            unsigned char c = (unsigned char)d[i];
+            if (c < 0x20 || c > 0x7e) return F_BAIL;
+            if (c == '\'') {
+                if (i + 1 >= L->le || d[i + 1] != '\'') break;
+                if (buf_put(text, d + run, (size_t)(i + 1 - run)) < 0) return -1;  /* '' */
+                i += 2;
+                run = i;
+                continue;
+            }
+            i++;
+        }
+        if (buf_put(text, d + run, (size_t)(i - run)) < 0) return -1;
+        if (i < L->le) break;  /* the closing quote */
+        while (text->len && text->data[text->len - 1] == ' ') text->len--;
+        if (buf_putc(text, ' ') < 0) return -1;
+        int got = f_next(L);
+        if (got) return got;
+        if (L->col <= parent) return F_BAIL;
+        i = L->q;
+    }
+    Py_ssize_t a = i + 1;
+    while (a < L->le && d[a] == ' ') a++;
+    if (a != L->le) return F_BAIL;
+    int got = f_next(L);
+    if (got) return got;
+    if (L->col > parent) return F_BAIL;
+    return scalar_json(out, text->data, text->len, 0, line);
 }
 
 /* `{}` or `[]` alone at the end of its line. */
@@ -1339,6 +1409,7 @@ static int f_value(Reader *r, Lines *L, Py_ssize_t after, Buf *out, int depth, T
         size_t n;
         int plain;
         int key = f_scalar(r, L, p, &s, &n, &plain, &after);
+        if (key == F_OPEN) return f_quoted_lines(r, L, p, out, mc);
         if (key) return key < 0 ? key : F_BAIL;  /* `a: b: c` */
         return f_scalar_done(r, L, out, s, n, plain, mc);
     }
@@ -1379,7 +1450,7 @@ static int f_mapping(Reader *r, Lines *L, int mc, const char *s, size_t n, int p
         if (L->col < mc) break;
         if (L->col > mc || is_entry(d, L->q, L->le)) return F_BAIL;
         got = f_scalar(r, L, L->q, &s, &n, &plain, &after);
-        if (got != 1) return got < 0 ? got : F_BAIL;  /* a scalar where a key is */
+        if (got != 1) return got == -1 ? -1 : F_BAIL;  /* a scalar where a key is */
     }
     return buf_putc(out, '}');
 }
@@ -1397,6 +1468,7 @@ static int f_node(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int depth, Track 
     int plain;
     Py_ssize_t after;
     int key = f_scalar(r, L, p, &s, &n, &plain, &after);
+    if (key == F_OPEN) return f_quoted_lines(r, L, p, out, parent);
     if (key < 0) return key;
     if (key) return f_mapping(r, L, (int)(p - L->ls), s, n, plain, after, out, depth, track);
     return f_scalar_done(r, L, out, s, n, plain, parent);
