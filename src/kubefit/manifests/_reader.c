@@ -10,7 +10,10 @@
 
    YAML: the text is cut into chunks at lines starting with `---` as apimachinery's YAMLReader cuts it, the
    first document of each chunk is read, and each scalar is resolved as go-yaml v2's resolve.go resolves it
-   (see k8syaml.resolve_plain), a float written as Go's json.Marshal writes it. JSON: a stream of values, as
+   (see k8syaml.resolve_plain), a float written as Go's json.Marshal writes it. A List's items in kubectl's
+   block style are read by a hand-written scanner (see "the fast path"), the rest by libyaml's event API;
+   where the scanner cannot vouch for a file, next() raises `Retry` and the caller reads it again with
+   Reader(..., fast=False), libyaml alone. JSON: a stream of values, as
    Python's json module reads them (the text is kept, floats are written with 17 digits).
 
    What it yields (Reader.next()), per document:
