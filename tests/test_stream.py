@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import random
+import re
 import sys
 from pathlib import Path
 from unittest import mock
@@ -39,12 +40,21 @@ _reader = pytest.importorskip("kubefit.manifests._reader")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def events(text: str | bytes, is_json: bool) -> list[tuple]:
-    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json)
+def read_events(text: str | bytes, is_json: bool, fast: bool = True) -> list[tuple]:
+    """The compiled reader's events (raising Retry from the fast path, Fallback)."""
+    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast)
     out = []
     while (event := reader.next()) is not None:
         out.append(event)
     return out
+
+
+def events(text: str | bytes, is_json: bool) -> list[tuple]:
+    """The events as `stream` takes them: the fast path's, or where it retries, libyaml's."""
+    try:
+        return read_events(text, is_json)
+    except _reader.Retry:
+        return read_events(text, is_json, fast=False)
 
 
 def outcome(path: Path, streamed: bool):
@@ -376,7 +386,7 @@ def test_mutated_inputs_give_the_same_scenario_or_error(tmp_path):
         for path in files:
             streamed, reference = outcome(path, True), outcome(path, False)
             if streamed != reference:
-                differ.append(f"{mutant.how} ({path.suffix}): {str(streamed)[:200]} != {str(reference)[:200]}")
+                differ.append(f"{mutant.mutation} ({path.suffix}): {str(streamed)[:200]} != {str(reference)[:200]}")
     assert not differ, "\n".join(differ[:5])
 
 
@@ -437,3 +447,287 @@ def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert proc.returncode == 2 and len(errors) == 1 and proc.stderr.count("\n") == 1, proc.stderr[-500:]
     assert errors[0].startswith(f"error: {path}: not enough memory to read it")
+
+
+# --------------------------------------------------------------------------- YAML's fast path
+
+def _run(data: bytes, fast: bool) -> tuple[object, int]:
+    """The reader's events (or its exception's type and text), and how many items the fast path read."""
+    reader = _reader.Reader(data, False, fast=fast)
+    out: list[tuple] = []
+    try:
+        while (event := reader.next()) is not None:
+            out.append(event)
+    except (_reader.Fallback, _reader.Retry, MemoryError) as exc:
+        return (type(exc).__name__, str(exc)), reader.fast_items
+    return out, reader.fast_items
+
+
+def fast_path(text: str | bytes) -> int:
+    """Asserts that the fast path gives the libyaml path's events byte for byte, or retries (raises
+    Retry, after which `stream` reads the file with the libyaml path); how many items it read itself,
+    -1 where it retried."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    slow, slow_items = _run(data, fast=False)
+    assert slow_items == 0
+    fast, items = _run(data, fast=True)
+    if isinstance(fast, tuple) and fast[0] == "Retry":
+        return -1
+    assert fast == slow, data[:3000]
+    return items
+
+
+def _as_items(text: str) -> str | None:
+    """A file's documents as the items of a List, each document's text as it is, indented under its `- `
+    (None: a document that does not start as a block mapping at column 0)."""
+    docs = [d for d in re.split(r"(?m)^---[ ]*\n", text) if d.strip(" \n")]
+    items = []
+    for doc in docs:
+        lines = doc.split("\n")
+        while lines and (not lines[0].strip() or lines[0].startswith("#")):
+            lines.pop(0)
+        if not lines or not re.match(r"[A-Za-z]", lines[0]):
+            return None
+        items.append("- " + "\n".join(("  " + line) if line.strip() else line for line in lines).lstrip())
+    return "apiVersion: v1\nitems:\n" + "\n".join(items).rstrip("\n") + "\nkind: List\n"
+
+
+def _yaml_files() -> list[Path]:
+    root = Path(__file__).parents[1]
+    return sorted(p for d in ("examples", "tests") for p in (root / d).rglob("*.y*ml"))
+
+
+def test_the_fast_path_reads_every_yaml_file_as_libyaml():
+    """Every YAML file of the examples (those the README runs) and of the tests, as it is and with its
+    documents as the items of a List (their text unchanged, indented): the fast path's events are the
+    libyaml path's. Most items are the fast path's own (the rest: comments, flow style, anchors...)."""
+    files = _yaml_files()
+    assert len(files) >= 40
+    read = total = 0
+    for path in files:
+        text = path.read_text()
+        fast_path(text)
+        listed = _as_items(text)
+        if listed is not None:
+            got = fast_path(listed)
+            read += max(got, 0)
+            total += len(re.findall(r"(?m)^- ", listed))
+    assert read >= 10, (read, total)  # (the examples are mostly in the flow style)
+
+
+def _listed(item: str) -> str:
+    return f"apiVersion: v1\nitems:\n{item}kind: List\n"
+
+
+# (rule, the items' text, how many of them the fast path reads itself; -1: it retries)
+EDGES = [
+    ("plain ends at end of line, trailing spaces trimmed", "- k: a b   \n", 1),
+    ("several spaces after the colon", "- k:    v\n", 1),
+    ("a space before the colon", "- k : v\n", 1),
+    ("` #` begins a comment", "- k: a #c\n", 0),
+    ("`#` inside a plain scalar", "- k: a#b\n", 1),
+    ("`:` followed by a non-space inside a plain scalar", "- k: a:b\n  h: http://x:80/y\n", 1),
+    ("`: ` inside a value is an error", "- k: a: b\n", -1),
+    ("`:` at the end of a value's line", "- k: a:\n", -1),
+    ("managedFields keys are plain", '- f:metadata:\n    k:{"type":"Ready"}:\n      .: {}\n    v:"100.64.0.0/24": {}\n', 1),
+    ("single quotes, '' escape", "- k: 'it''s #1: ok'\n  j: ''\n", 1),
+    ("double quotes, simple escapes", '- k: "a\\"b\\\\c\\n\\t\\r\\/"\n', 1),
+    ("double quotes, other escapes: libyaml", '- k: "\\x41\\u00e9\\e"\n', 0),
+    ("quoted keys", "- 'a b': 1\n  \"c\": 2\n  '': 3\n", 1),
+    ("a single quote on more lines, folded", "- k: 'a  \n    b '' c  \n     d'\n  j: 'e\n   f'\n- 'g\n  h'\n", 2),
+    ("a single quote on more lines with an empty one", "- k: 'a\n\n    b'\n", 0),
+    ("a single quote going on at the key's column (libyaml reads it)", "- k: 'a\n  b'\n", 0),
+    ("a double quote on more lines", '- k: "a\n    b"\n', 0),
+    ("a quoted key on more lines", "- 'a\n  b': 1\n", -1),
+    ("text after a closing quote", "- k: 'a' # c\n", 0),
+    ("{} and []", "- a: {}\n  b: []\n- {}\n- []\n", 3),
+    ("other flow collections", "- a: {b: 1}\n- [1, 2]\n", 0),
+    ("an indentless sequence, then a key", "- k:\n  - a\n  - b\n  j: 1\n", 1),
+    ("an indented sequence", "- k:\n    - a\n    - b\n  j: 1\n", 1),
+    ("an empty value before a key, an item, the end", "- k:\n  j:\n- k:\n", 2),
+    ("an empty value before a line less indented", "- a:\n    b:\n  c: 1\n", 1),
+    ("a mapping on the next lines", "- k:\n    j: 1\n    l: 2\n", 1),
+    ("a scalar on the next line", "- k:\n    v\n", 1),
+    ("a plain scalar on more lines, folded", "- k: a  \n    b - c &d {e}  \n     f'g\"\n  j: 1\n- a\n  b\n", 2),
+    ("a plain scalar on more lines with an empty one", "- k: a\n\n    b\n", 0),
+    ("a plain scalar going on at the key's column", "- k: a\n  b\n", -1),
+    ("a comment after a plain scalar's line", "- k: a\n    # b\n", 0),
+    ("`: ` on a plain scalar's next line", "- k: a\n    b: c\n", -1),
+    ("a plain scalar on more lines that alone the reference would judge", "- k: .inf\n    x\n", 1),
+    ("nested sequences on one line", "- - a\n  - - b\n    - c\n", 1),
+    ("`-` then a non-space is plain", "- -1\n- -x\n", 2),
+    ("`-` then the line's end is an entry", "- k: -\n", -1),
+    ("extra spaces after `-`", "-   k: v\n    j: w\n", 1),
+    ("`-` alone on its line", "-\n  k: v\n", 0),
+    ("an anchor", "- k: &a x\n", -1),
+    ("an alias", "- k: *a\n", -1),
+    ("a tag", "- k: !t x\n", -1),
+    ("indicators that start no plain scalar", "- k: @x\n", -1),
+    ("a backquote", "- k: `x\n", -1),
+    ("`?` then a non-space", "- k: ?x\n", 0),
+    ("`:` then a non-space", "- k: :x\n", 0),
+    ("an explicit key", "- ? k\n  : v\n", 0),
+    ("a literal block scalar, clip", "- k: |\n    line 1\n      more\n\n    line 2  \n  j: 1\n", 1),
+    ("a literal block scalar, strip, at the item's end", "- k: |-\n    a\n\n\n- x\n", 2),
+    ("a literal block scalar as an item", "- |\n  a\n  b\n- x\n", 2),
+    ("keep chomping", "- k: |+\n    a\n\n- x\n", 1),
+    ("a folded block scalar", "- k: >\n    a\n    b\n", 0),
+    ("an indentation indicator", "- k: |2\n     a\n", 0),
+    ("a literal whose first line is empty", "- k: |\n\n    a\n", 0),
+    ("spaces alone on a literal's line", "- k: |\n    a\n      \n    b\n", 0),
+    ("a tab", "- k:\tv\n- k: \tv\n", 0),
+    ("CRLF", "- k: v\r\n  j: w\r\n", 0),
+    ("non-ASCII", "- k: é\n", 0),
+    ("a comment line at column 0 between items", "- k: v\n# c\n- j: w\n", 2),
+    ("a comment line at column 0 inside an item", "- k: v\n# c\n  j: w\n", -1),
+    ("a comment line at column 0 inside an item libyaml reads", "- k: {a: 1}\n# c\n  j: w\n", 0),
+    ("an indented comment", "- k: v\n  # c\n  j: w\n", 0),
+    ("blank lines between items", "- k: v\n\n   \n- j: w\n\n", 2),
+    ("a blank line inside an item", "- k: v\n\n  j: w\n", 0),
+    ("a duplicate key", "- k: 1\n  k: 2\n", -1),
+    ("keys resolved as go-yaml v2", "- yes: 1\n  0x10: 2\n  'yes': 3\n", 1),
+    ("a float key", "- 1.5: x\n", -1),
+    ("a null key", "- ~: x\n", -1),
+    ("a merge key", "- <<: {}\n", -1),
+    ("scalars resolved as go-yaml v2", "- [1e3, 0o17, .5, 1_000, ~, null, 'null', 0777, 1e400, 2024-01-31]\n", 0),
+    ("scalars resolved as go-yaml v2, block", "- - 1e3\n  - 0o17\n  - .5\n  - 1_000\n  - ~\n  - null\n  - 'null'\n"
+     "  - 0777\n  - 1e400\n  - 2024-01-31\n  - yes\n  - 1.0\n  - -0\n  - 9223372036854775807\n", 1),
+    ("a value the reference judges", "- k: .inf\n", -1),
+    ("an integer beyond int64", "- k: 9223372036854775808\n", -1),
+    ("a key longer than libyaml's simple keys", "- " + "k" * 1100 + ": v\n", -1),
+    ("a key of 1,000 bytes", "- " + "k" * 1000 + ": v\n", 1),
+    ("managedFields left out of pods, kind noted", "- kind: Pod\n  metadata:\n    managedFields:\n    - a: 1\n"
+     "    name: p\n- metadata:\n    name: n\n    managedFields: []\n  kind: Node\n- kind: ConfigMap\n"
+     "  metadata:\n    managedFields: []\n", 3),
+    ("a kind that is not a plain string", "- kind: 'Pod'\n  metadata: {}\n- kind: 1\n", 2),
+    ("nested deeper than 100", "- " + "".join(f"{'  ' * i}a:\n" for i in range(1, 102)).lstrip() + "  " * 102 + "b: 1\n",
+     -1),
+    ("{} deeper than 100", "- " + "".join(f"{'  ' * i}a:\n" for i in range(1, 100)).lstrip() + "  " * 100 + "b: {}\n",
+     -1),
+]
+
+
+@pytest.mark.parametrize(("rule", "items", "fast"), EDGES, ids=[e[0] for e in EDGES])
+def test_the_fast_path_on_each_rule(rule, items, fast):
+    """Each rule of the fast path's subset, on items of a List: the libyaml path's events, and the items
+    the fast path reads itself are the ones its subset holds (others: libyaml reads the item's span, or
+    the file again)."""
+    assert fast_path(_listed(items)) == fast
+
+
+TOP = [  # (the file, whether the fast path reads its chunk's items: 1, or retries: -1, or leaves it: 0)
+    ("items: []\nkind: List\n", 0),
+    ("items:\nkind: List\n", 0),
+    ("kind: List\nitems:\n  - a\n  - b\n", 0),
+    ("kind: List\nitems: # c\n- a\n", 0),
+    ("kind: List\nitems:\n- a\n...\nfoo: [\n", 1),
+    ("kind: List\nitems:\n- a\n... # c\n", -1),
+    ("a: 1\n---\nitems:\n- a\n---\n- b\n", 1),
+    ("---\n# c\nitems:\n- a\n", 1),
+    ("%YAML 1.1\n---\nitems:\n- a\n", 0),
+    ("\ufeffitems:\n- a\n", 0),
+    ("# \x15\nitems:\n- a\n", 0),
+    ("items:\n- a\n# \r b\n- c\n", -1),
+    ("items:\n- a\nitems:\n- b\n", -1),
+    ("items:\n- a\n  b: 1\n", -1),
+    ("a:\n- x\n- y\nitems:\n- a\nb: 2\n", 1),
+    ("items:\n- a\n  - b\n", 1),
+    ("items:\n- a\n\tb: 1\n", -1),
+    ("items:\n- a\n 'b'\n", 1),
+    ("items:\n- a: 'x\n'\n", -1),
+    ("items:\n- a: [1,\n2]\n", -1),
+    ("'k': v\nitems:\n- a\n", 0),
+    ("items:\n- a\n- a: &x 1\n- *x\n", -1),
+]
+
+
+@pytest.mark.parametrize(("text", "fast"), TOP)
+def test_the_fast_path_between_items(text, fast):
+    """The top of a document: the fast path reads items only under a column-0 `items:` followed by `- `
+    lines, in a chunk that begins with a plain key; its members (and the items it gives back) are read
+    by libyaml as spans, each a document of its own, their lines the file's; `...` ends the document."""
+    got = fast_path(text)
+    assert (min(got, 1) if got > 0 else got) == fast
+
+
+def test_fallback_lines_are_the_files():
+    """Where the libyaml path falls back, the retry names the same line."""
+    text = _listed("- a: 1\n- b: 2\n  c: &x 3\n")
+    with pytest.raises(_reader.Retry, match=r"a YAML anchor \(line 5\)"):
+        read_events(text, False)
+    with pytest.raises(_reader.Fallback, match=r"a YAML anchor \(line 5\)"):
+        read_events(text, False, fast=False)
+
+
+KEYS = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=8) | st.sampled_from(
+    ["f:metadata", 'k:{"type":"Ready"}', 'v:"100.64.0.0/24"', ".", "yes", "0x1f", "a b", "-x", "a:b", "#", "'"])
+LEAVES = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(
+    st.characters(min_codepoint=32, max_codepoint=126), max_size=12) | st.sampled_from(
+    ["", " a ", "a #b", "a: b", "a:", "- x", "x\ny", "x\n", "line 1\nline 2\n", "é", "\t", "@x", "'q'", '"q"',
+     "{}", "1e3", "0777", "~", "null", "2024-01-31", "*a", "&a", "!t", "|", ">", "%", "`"])
+OBJECTS = st.recursive(LEAVES, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=4),
+                       max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.dictionaries(KEYS, OBJECTS, max_size=5), min_size=1, max_size=4),
+       st.sampled_from([None, "'", '"', "|"]), st.sampled_from([2, 4]), st.integers(20, 200), st.booleans())
+def test_the_fast_path_on_generated_lists(items, style, indent, width, unicode):
+    """Lists as PyYAML writes them in the block style (quoting, indentation, line width varied): the
+    fast path's events are libyaml's."""
+    text = yaml.safe_dump({"apiVersion": "v1", "items": items, "kind": "List"}, default_flow_style=False,
+                          default_style=style, indent=indent, width=width, allow_unicode=unicode, sort_keys=False)
+    fast_path(text)
+
+
+def test_the_fast_path_reads_a_kubectl_snapshot_whole(tmp_path):
+    """bench_scale.py's snapshot (kubectl's YAML: full objects, managedFields, the pending pods' long
+    messages on two lines) on 30 nodes x 600 pods and 20 pending: every item is the fast path's, the
+    events libyaml's."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    import bench_scale
+
+    with mock.patch.object(bench_scale, "WORK", tmp_path):
+        yaml_path, _ = bench_scale.write_files(30, 600, 20)
+    assert fast_path(yaml_path.read_bytes()) == 30 + 600 + 20
+
+
+def test_the_fast_path_on_mutants(tmp_path):
+    """The fuzzer's mutants (tests/fuzzing.py) of the seed scenarios and of a kubectl snapshot, as they
+    are and as List items: the fast path's events are libyaml's."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    import bench_scale
+
+    with mock.patch.object(bench_scale, "WORK", tmp_path):
+        yaml_path, _ = bench_scale.write_files(2, 12, 2)
+    rng = random.Random(2323)
+    seeds = seed_texts(golden_cases=6, rng=rng) + [("snapshot.yaml", yaml_path.read_text())] * 4
+    read = 0
+    for n in range(400):
+        name, text = seeds[n % len(seeds)]
+        mutant = mutate(name, text, rng).text
+        read += max(fast_path(mutant), 0)
+        listed = _as_items(mutant)
+        if listed is not None:
+            read += max(fast_path(listed), 0)
+    assert read > 100
+
+
+def test_a_retry_reads_the_file_again_with_libyaml(tmp_path, monkeypatch):
+    """Where the fast path cannot vouch for a file (here a comment at column 0 inside an item, which
+    then goes on), the stream reads it again with the libyaml path: the reference's scenario; past
+    REFERENCE_MAX_BYTES, what libyaml refuses is refused with libyaml's reason and line (an anchor on
+    line 10)."""
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    path = tmp_path / "c.yaml"
+    node = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: '2'\n"
+    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node}# a note\n      pods: '110'\n")
+    with pytest.raises(_reader.Retry):
+        read_events(path.read_bytes(), False)
+    streamed = outcome(path, True)
+    assert isinstance(streamed, Scenario) and streamed == outcome(path, False)
+    assert "pods" in streamed.nodes[0].allocatable  # (the line after the comment is the item's)
+    monkeypatch.setattr(stream, "REFERENCE_MAX_BYTES", 10)
+    path.write_text(f"apiVersion: v1\nkind: List\nitems:\n{node[:-15]}      cpu: &c '2'\n")
+    with pytest.raises(InputError, match=r"c.yaml: a YAML anchor \(line 10\): a file over 0 MiB"):
+        load_scenario([path])

@@ -10,7 +10,10 @@
 
    YAML: the text is cut into chunks at lines starting with `---` as apimachinery's YAMLReader cuts it, the
    first document of each chunk is read, and each scalar is resolved as go-yaml v2's resolve.go resolves it
-   (see k8syaml.resolve_plain), a float written as Go's json.Marshal writes it. JSON: a stream of values, as
+   (see k8syaml.resolve_plain), a float written as Go's json.Marshal writes it. A List's items in kubectl's
+   block style are read by a hand-written scanner (see "the fast path"), the rest by libyaml's event API;
+   where the scanner cannot vouch for a file, next() raises `Retry` and the caller reads it again with
+   Reader(..., fast=False), libyaml alone. JSON: a stream of values, as
    Python's json module reads them (the text is kept, floats are written with 17 digits).
 
    What it yields (Reader.next()), per document:
@@ -26,6 +29,7 @@
 #include <Python.h>
 #include <yaml.h>
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +39,7 @@
 #define MAX_DEPTH 100
 
 static PyObject *Fallback;
+static PyObject *Retry;
 
 /* ------------------------------------------------------------------ output buffer */
 
@@ -61,7 +66,7 @@ static int buf_put(Buf *b, const char *s, size_t n) {
     return 0;
 }
 
-static int buf_putc(Buf *b, char c) {
+static inline int buf_putc(Buf *b, char c) {
     if (b->len == b->cap && buf_grow(b, 1) < 0) return -1;
     b->data[b->len++] = c;
     return 0;
@@ -82,9 +87,16 @@ typedef struct {
 } KeySet;
 
 static uint64_t hash_bytes(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
-    return h;
+    uint64_t h = 1469598103934665603ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {  /* eight bytes at a time */
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h ^ (h >> 32);
 }
 
 static void keys_clear(KeySet *k) {
@@ -172,8 +184,8 @@ typedef struct {
     Py_ssize_t size;
     int json;
     Py_ssize_t pos;      /* JSON: scan position; YAML: start of the next chunk */
-    Py_ssize_t chunk_start;  /* YAML: the current chunk's first byte */
-    long chunk_line;     /* YAML: the line (0-based) where the current chunk starts */
+    Py_ssize_t chunk_start;  /* YAML: the first byte of the text libyaml reads (a chunk, or a span of one) */
+    long chunk_line;     /* YAML: the line (0-based) where that text starts */
     long next_line;      /* YAML: where the next one starts */
     int phase;           /* 0: between documents, 1: members of a mapping, 2: its items, 3: items of a sequence */
     int done;
@@ -191,6 +203,18 @@ typedef struct {
     int parser_live;
     yaml_event_t event;
     int has_event;
+    /* YAML's fast path (see "the fast path" below) */
+    int fast;            /* allowed (Reader(..., fast=True)) */
+    int fmode;           /* the current chunk is read by it */
+    int in_items;        /* it is in the items of the top-level `items:` */
+    int span;            /* libyaml reads a span of the chunk (an item or members the fast path leaves) */
+    Py_ssize_t fpos;     /* the next column-0 line of the chunk */
+    Py_ssize_t fend;     /* the chunk's end */
+    long fline;          /* fpos's line (0-based) */
+    Py_ssize_t span_end; /* the members' span libyaml reads */
+    long span_lines;
+    Py_ssize_t fast_items;  /* items the fast path read (the rest: libyaml) */
+    Buf fscratch;        /* an unquoted scalar */
 } Reader;
 
 /* ------------------------------------------------------------------ JSON */
@@ -544,6 +568,11 @@ static int y_next(Reader *r) {
     if (r->has_event) { yaml_event_delete(&r->event); r->has_event = 0; }
     if (!yaml_parser_parse(&r->parser, &r->event)) {
         if (r->parser.error == YAML_MEMORY_ERROR) { PyErr_NoMemory(); return -1; }
+        if (r->span) {
+            PyErr_Format(Retry, "malformed YAML in a span (line %ld)",
+                         r->chunk_line + (long)r->parser.problem_mark.line + 1);
+            return -1;
+        }
         return fallback("malformed YAML", r->chunk_line + (long)r->parser.problem_mark.line + 1);
     }
     r->has_event = 1;
@@ -569,9 +598,23 @@ static const char *WORDS_SPECIAL[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".
                                       "-.inf", "-.Inf", "-.INF", 0};
 
 static int in_words(const char *s, size_t n, const char **words) {
-    for (; *words; words++)
-        if (strlen(*words) == n && memcmp(*words, s, n) == 0) return 1;
+    for (; *words; words++) {
+        const char *w = *words;
+        size_t i = 0;
+        while (i < n && w[i] && w[i] == s[i]) i++;
+        if (i == n && !w[n]) return 1;
+    }
     return 0;
+}
+
+/* Whether s could be one of the words (letters, `~`, `.`, `+`, `-`). */
+static int word_like(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '~' || c == '.' || c == '+' || c == '-'))
+            return 0;
+    }
+    return 1;
 }
 
 static int digit_of(char c, int base) {
@@ -651,12 +694,20 @@ static int go_parse_float(const char *s, size_t n, double *value) {
 static int resolve_plain(const char *s, size_t n, long long *iv, double *fv) {
     if (n == 0) return R_NULL;
     char c = s[0];
-    if (!strchr("+-0123456789yYnNtTfFoO~.", c) || c == 0) return R_STR;
-    if (n <= 5) {  /* the longest of resolveMap's words */
-        if (in_words(s, n, WORDS_TRUE)) return R_TRUE;
-        if (in_words(s, n, WORDS_FALSE)) return R_FALSE;
-        if (in_words(s, n, WORDS_NULL)) return R_NULL;
-        if (in_words(s, n, WORDS_SPECIAL)) return R_FAIL;  /* ±Inf, NaN: json.Marshal refuses them */
+    switch (c) {  /* what may begin a value other than a string */
+    case '+': case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+    case '9': case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O':
+    case '~': case '.': break;
+    default: return R_STR;
+    }
+    if (n <= 5 && word_like(s, n)) {  /* the longest of resolveMap's words */
+        if (c == '.' || c == '+' || c == '-') {
+            if (in_words(s, n, WORDS_SPECIAL)) return R_FAIL;  /* ±Inf, NaN: json.Marshal refuses them */
+        } else {  /* the others begin with y Y n N t T f F o O ~ */
+            if (in_words(s, n, WORDS_TRUE)) return R_TRUE;
+            if (in_words(s, n, WORDS_FALSE)) return R_FALSE;
+            if (in_words(s, n, WORDS_NULL)) return R_NULL;
+        }
     }
     if (c == '.') {
         /* ParseFloat of `.5`, `.5e3`; `_` (underscoreOK) and other forms: the reference decides */
@@ -719,17 +770,26 @@ static int put_json_string(Buf *out, const char *s, size_t n) {
     return buf_putc(out, '"');
 }
 
-/* The JSON of a scalar event's value. */
-static int y_scalar(Reader *r, Buf *out) {
-    yaml_event_t *e = &r->event;
-    const char *s = (const char *)e->data.scalar.value;
-    size_t n = e->data.scalar.length;
-    if (!e->data.scalar.plain_implicit) return put_json_string(out, s, n);  /* quoted or block */
+/* A string of printable ASCII without `"` or `\\`, as JSON. */
+static int put_clean_string(Buf *out, const char *s, size_t n) {
+    if (buf_grow(out, n + 2) < 0) return -1;
+    char *p = out->data + out->len;
+    p[0] = '"';
+    memcpy(p + 1, s, n);
+    p[n + 1] = '"';
+    out->len += n + 2;
+    return 0;
+}
+
+/* The JSON of a scalar: a plain one (`plain`; 2: printable ASCII without `"` or `\\`, the fast path's)
+   resolved as go-yaml v2's resolve.go resolves it, a quoted or block one a string; `line` names it in a
+   Fallback. */
+static int scalar_json(Buf *out, const char *s, size_t n, int plain, long line) {
+    if (!plain) return put_json_string(out, s, n);  /* quoted or block */
     long long iv;
     double fv;
-    long line = y_line(r, e->start_mark);
     switch (resolve_plain(s, n, &iv, &fv)) {
-    case R_STR: return put_json_string(out, s, n);
+    case R_STR: return plain == 2 ? put_clean_string(out, s, n) : put_json_string(out, s, n);
     case R_NULL: return buf_put(out, "null", 4);
     case R_TRUE: return buf_put(out, "true", 4);
     case R_FALSE: return buf_put(out, "false", 5);
@@ -743,19 +803,15 @@ static int y_scalar(Reader *r, Buf *out) {
     }
 }
 
-/* A mapping key as sigs.k8s.io/yaml turns it into a JSON key (only string, bool and int64 keys here). */
-static int y_key(Reader *r, Buf *out) {
-    yaml_event_t *e = &r->event;
-    long line = y_line(r, e->start_mark);
-    if (e->type != YAML_SCALAR_EVENT) return fallback("a mapping key that is not a scalar", line);
-    const char *s = (const char *)e->data.scalar.value;
-    size_t n = e->data.scalar.length;
-    if (!e->data.scalar.plain_implicit) return put_json_string(out, s, n);
+/* A mapping key's scalar as sigs.k8s.io/yaml turns it into a JSON key (only string, bool and int64 keys
+   here). */
+static int key_json(Buf *out, const char *s, size_t n, int plain, long line) {
+    if (!plain) return put_json_string(out, s, n);
     if (n == 2 && s[0] == '<' && s[1] == '<') return fallback("a merge key", line);
     long long iv;
     double fv;
     switch (resolve_plain(s, n, &iv, &fv)) {
-    case R_STR: return put_json_string(out, s, n);
+    case R_STR: return plain == 2 ? put_clean_string(out, s, n) : put_json_string(out, s, n);
     case R_TRUE: return buf_put(out, "\"true\"", 6);
     case R_FALSE: return buf_put(out, "\"false\"", 7);
     case R_INT: {
@@ -765,6 +821,22 @@ static int y_key(Reader *r, Buf *out) {
     }
     default: return fallback("a mapping key the reference reader converts", line);
     }
+}
+
+/* The JSON of a scalar event's value. */
+static int y_scalar(Reader *r, Buf *out) {
+    yaml_event_t *e = &r->event;
+    return scalar_json(out, (const char *)e->data.scalar.value, e->data.scalar.length, e->data.scalar.plain_implicit,
+                       y_line(r, e->start_mark));
+}
+
+/* A mapping key as sigs.k8s.io/yaml turns it into a JSON key. */
+static int y_key(Reader *r, Buf *out) {
+    yaml_event_t *e = &r->event;
+    long line = y_line(r, e->start_mark);
+    if (e->type != YAML_SCALAR_EVENT) return fallback("a mapping key that is not a scalar", line);
+    return key_json(out, (const char *)e->data.scalar.value, e->data.scalar.length, e->data.scalar.plain_implicit,
+                    line);
 }
 
 static int y_node(Reader *r, Buf *out, int depth, Track track);
@@ -822,7 +894,10 @@ static int y_node(Reader *r, Buf *out, int depth, Track track) {
 
 /* The next chunk (YAMLReader.Read): 1 with the parser on its document's root event, 0 at the end. A line
    starting with `---` ends a chunk that holds a line already (and is dropped), else it is the chunk's
-   first line; after the `---` only blanks or a comment may follow. A chunk without a document is skipped. */
+   first line; after the `---` only blanks or a comment may follow. A chunk without a document is skipped.
+   2: the fast path reads the chunk (f_open), a mapping. */
+static int f_open(Reader *r, Py_ssize_t start, Py_ssize_t end);
+
 static int y_open_chunk(Reader *r) {
     while (r->pos < r->size) {
         Py_ssize_t start = r->pos, p = r->pos, end = r->size, next = r->size;
@@ -846,6 +921,7 @@ static int y_open_chunk(Reader *r) {
         r->next_line = r->chunk_line + lines + cut;
         r->chunk_start = start;
         r->pos = next;
+        if (r->fast && f_open(r, start, end)) return 2;
         if (!yaml_parser_initialize(&r->parser)) { PyErr_NoMemory(); return -1; }
         r->parser_live = 1;
         yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->data + start, end - start);
@@ -962,6 +1038,635 @@ static PyObject *j_next(Reader *r) {
     return take_item(r);
 }
 
+/* ------------------------------------------------------------------ YAML: the fast path
+
+   Most of a large YAML file is the items of one `items:` list, written by kubectl (go-yaml v2's emitter,
+   through sigs.k8s.io/yaml) in a small regular part of the language. libyaml's scanner, and its malloc and
+   free per token, cost ~7 times what the same content costs as JSON; the fast path reads that part by
+   hand and gives libyaml everything else, with the same result, event for event and byte for byte.
+
+   A chunk whose first line is a mapping key at column 0 is read line by line ("fmode"). Its column-0
+   lines cut it into spans: `items:` (followed by `- ` lines) opens the items, each `- ` line at column 0
+   begins an item that runs to the next column-0 line (blank lines and comments are not column-0 lines
+   here), any other line begins members that run to the next column-0 line that is not a `-` line (a
+   member's value may be a sequence at column 0). `...` ends the document (the rest of the chunk is not
+   read, as before). An item is read by the fast scanner (f_item) if it lies in its subset: block mappings
+   and sequences (`- ` at the key's column, as go-yaml v2 writes them, or deeper), scalars (plain and
+   single-quoted, on one line or folded over more, as go-yaml wraps long ones; double-quoted on one line
+   with \\ \" \/ \n \t \r escapes), `{}`, `[]`, `|` and `|-` literals, bytes 0x20-0x7E only. Anything
+   else (tabs, CR, comments and blank lines inside it, anchors, aliases, tags, `?`, flow collections,
+   other block scalars, a key longer than 1,000 bytes...)
+   makes it give the item back, and libyaml reads the item's span as a document of its own
+   (`- ...` alone: a sequence of one item); members are always read so (there are few).
+
+   Why a span read alone gives the events it gives inside the document: at a column-0 line that is not
+   blank, not a comment and (for an item's end) not a `-` line, libyaml's scanner holds, in the whole
+   document as in the span alone, the indentation 0, no flow level, no pending simple key (a simple key
+   never spans a line), and the line is a new token: no plain scalar continues at column 0 (it needs a
+   column above the enclosing block's indentation, >= 0), no block scalar either (its indentation is
+   >= 1), and a quoted scalar or flow collection still open there would leave the span alone malformed.
+   So the span's tokens are the same, but that alone its first block collection (the item's sequence)
+   is opened at column 0 where inside the document the items are go-yaml's indentless sequence: the
+   events of the item between them are the same. The span must give exactly one item (one mapping for
+   members) and end cleanly; else, and whenever libyaml finds it malformed, the reader raises `Retry`.
+
+   `Retry` is also what any Fallback becomes while a chunk is read in fmode, and the caller then reads the
+   whole file again with Reader(..., fast=False), the libyaml path: a file the fast path reads completely
+   gives the events of the libyaml path, and any other gives that path's events or Fallback, by
+   construction. Line numbers in spans are the file's (chunk_line). */
+
+#define F_BAIL -2
+#define F_OPEN -3  /* a single quote still open at the line's end (f_quoted_lines may read it) */
+
+static int is_entry(const char *d, Py_ssize_t p, Py_ssize_t le) {
+    return d[p] == '-' && (p + 1 == le || d[p + 1] == ' ');
+}
+
+typedef struct {
+    const char *d;
+    Py_ssize_t end;           /* the chunk's end */
+    Py_ssize_t ls, le, q;     /* the current line: its start, its end (its '\n' or `end`), first non-space */
+    int col;                  /* q - ls; 0 on a column-0 line and at the end (the item's end) */
+    long line;                /* the current line, 1-based */
+} Lines;
+
+static int spaces_only(const char *d, Py_ssize_t p, Py_ssize_t end) {
+    while (p < end && d[p] == ' ') p++;
+    return p == end;
+}
+
+/* The line starting at `ls` as the current line: F_BAIL if its first character is not printable ASCII (a
+   tab, CR...); a blank line is the end (column 0) if only blank lines lie between it and a column-0 line,
+   else F_BAIL (blank lines inside a plain scalar are line breaks). */
+static int f_load(Lines *L, Py_ssize_t ls) {
+    L->ls = ls;
+    if (ls >= L->end) { L->col = 0; L->q = L->le = L->end; return 0; }
+    const char *nl = memchr(L->d + ls, '\n', (size_t)(L->end - ls));
+    L->le = nl ? nl - L->d : L->end;
+    Py_ssize_t q = ls;
+    while (q < L->le && L->d[q] == ' ') q++;
+    L->q = q;
+    L->col = (int)(q - ls);
+    if (q == L->le) {  /* blank lines: the end if a column-0 line (or the text's end) comes next */
+        Py_ssize_t p = L->le;
+        while (p < L->end) {
+            Py_ssize_t s = p + 1, t = s;
+            while (t < L->end && L->d[t] == ' ') t++;
+            if (t < L->end && L->d[t] != '\n') {
+                if (t != s) return F_BAIL;
+                break;
+            }
+            p = t;
+        }
+        L->col = 0;
+        return 0;
+    }
+    unsigned char c = (unsigned char)L->d[q];
+    return c < 0x21 || c > 0x7e ? F_BAIL : 0;
+}
+
+/* Whether the comment line [p, le) holds only what libyaml's reader admits in a comment on one line: tabs,
+   printable ASCII, and UTF-8 of U+00A0 and above but for the line breaks U+2028, U+2029 and U+FFFE,
+   U+FFFF (yaml_parser_update_buffer); the fast path skips comments unread. */
+static int comment_ok(const char *d, Py_ssize_t p, Py_ssize_t le) {
+    while (p < le) {
+        unsigned char c = (unsigned char)d[p];
+        if (c == '\t' || (c >= 0x20 && c < 0x7f)) { p++; continue; }
+        int n = c < 0x80 ? 0 : utf8_len((const unsigned char *)d + p, le - p);
+        if (n == 0 || (n == 2 && c == 0xC2 && (unsigned char)d[p + 1] < 0xA0)) return 0;
+        if (n == 3 && c == 0xE2 && (unsigned char)d[p + 1] == 0x80 && ((unsigned char)d[p + 2] & 0xFE) == 0xA8)
+            return 0;
+        if (n == 3 && c == 0xEF && (unsigned char)d[p + 1] == 0xBF && (unsigned char)d[p + 2] >= 0xBE) return 0;
+        p += n;
+    }
+    return 1;
+}
+
+static int f_next(Lines *L) {
+    L->line++;
+    return f_load(L, L->le < L->end ? L->le + 1 : L->end);
+}
+
+/* A plain scalar at p: *stop where it stops (the line's end, or a `:` followed by a space or the line's
+   end), *trim its end less trailing spaces. F_BAIL where libyaml could read otherwise: a first character
+   that is an indicator (libyaml's fetch_next_token; `-` followed by a non-space is plain), a byte outside
+   0x20-0x7E, ` #` (a comment). */
+static int f_plain_body(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean);
+
+static int f_plain(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean) {
+    const char *d = L->d;
+    unsigned char c = (unsigned char)d[p];
+    if (c < 0x21 || c > 0x7e) return F_BAIL;
+    switch (c) {  /* the indicators */
+    case '-':
+        if (p + 1 < L->le && (unsigned char)d[p + 1] > 0x20 && (unsigned char)d[p + 1] < 0x7f) break;
+        return F_BAIL;
+    case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#': case '&': case '*': case '!':
+    case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+        return F_BAIL;
+    }
+    return f_plain_body(L, p, stop, trim, clean);
+}
+
+/* A plain scalar's text from p to its stop (see f_plain; also a continuation line's). */
+static int f_plain_body(Lines *L, Py_ssize_t p, Py_ssize_t *stop, Py_ssize_t *trim, int *clean) {
+    const char *d = L->d;
+    unsigned char c;
+    Py_ssize_t i = p;
+    int escape = 0;
+    for (; i < L->le; i++) {
+        c = (unsigned char)d[i];
+        if (c < 0x20 || c > 0x7e) return F_BAIL;
+        if (c == ':' && (i + 1 == L->le || d[i + 1] == ' ')) break;
+        if (c == ' ' && i + 1 < L->le && d[i + 1] == '#') return F_BAIL;
+        escape |= c == '"' || c == '\\';
+    }
+    *clean = !escape;
+    *stop = i;
+    while (i > p && d[i - 1] == ' ') i--;
+    *trim = i;
+    return 0;
+}
+
+/* A quoted scalar at p (its quote), closed on this line, unquoted into `into` (libyaml's
+   scan_flow_scalar: '' in single quotes; in double quotes only the escapes \\ \" \/ \n \t \r here);
+   *after: past its closing quote. */
+static int f_quoted(Lines *L, Py_ssize_t p, Buf *into, Py_ssize_t *after) {
+    const char *d = L->d;
+    char quote = d[p];
+    into->len = 0;
+    Py_ssize_t i = p + 1, run = i;
+    while (1) {
+        if (i >= L->le) return quote == '\'' ? F_OPEN : F_BAIL;
+        unsigned char c = (unsigned char)d[i];
+        if (c < 0x20 || c > 0x7e) return F_BAIL;
+        if (c == (unsigned char)quote) {
+            if (quote == '"' || i + 1 >= L->le || d[i + 1] != '\'') break;
+            if (buf_put(into, d + run, (size_t)(i + 1 - run)) < 0) return -1;  /* '' */
+            i += 2;
+            run = i;
+            continue;
+        }
+        if (c == '\\' && quote == '"') {
+            if (i + 1 >= L->le) return F_BAIL;
+            char e = d[i + 1], v;
+            switch (e) {
+            case '\\': v = '\\'; break;
+            case '"': v = '"'; break;
+            case '/': v = '/'; break;
+            case 'n': v = '\n'; break;
+            case 't': v = '\t'; break;
+            case 'r': v = '\r'; break;
+            default: return F_BAIL;
+            }
+            if (buf_put(into, d + run, (size_t)(i - run)) < 0 || buf_putc(into, v) < 0) return -1;
+            i += 2;
+            run = i;
+            continue;
+        }
+        i++;
+    }
+    if (buf_put(into, d + run, (size_t)(i - run)) < 0) return -1;
+    *after = i + 1;
+    return 0;
+}
+
+/* A scalar token at p: its text (*s, *n; quoted ones in r->fscratch), `plain` (see scalar_json); 1 if it is a key (a `:`
+   follows, then a space or the line's end; *after is past the `:`), 0 if the line ends after it. A key
+   longer than 1,000 bytes is given back: libyaml's simple keys end at 1,024. */
+static int f_scalar(Reader *r, Lines *L, Py_ssize_t p, const char **s, size_t *n, int *plain,
+                    Py_ssize_t *after) {
+    const char *d = L->d;
+    Py_ssize_t a;
+    if (d[p] == '\'' || d[p] == '"') {
+        int got = f_quoted(L, p, &r->fscratch, &a);
+        if (got) return got;
+        *s = r->fscratch.len ? r->fscratch.data : "";
+        *n = r->fscratch.len;
+        *plain = 0;
+        while (a < L->le && d[a] == ' ') a++;
+    } else {
+        int clean;
+        int got = f_plain(L, p, &a, after, &clean);
+        if (got) return got;
+        *s = d + p;
+        *n = (size_t)(*after - p);
+        *plain = clean ? 2 : 1;
+    }
+    if (a == L->le) return 0;
+    if (d[a] != ':' || (a + 1 < L->le && d[a + 1] != ' ') || a - p > 1000) return F_BAIL;
+    *after = a + 1;
+    return 1;
+}
+
+static int f_node(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int depth, Track track, int parent);
+
+/* A scalar that ended its line, once the next line shows it is not continued (a line indented deeper than
+   the enclosing block collection, `parent`, would continue a plain scalar, or be an error). */
+static int f_scalar_done(Reader *r, Lines *L, Buf *out, const char *s, size_t n, int plain, int parent) {
+    long line = L->line;
+    int got = f_next(L);
+    if (got) return got;
+    if (L->col > parent) {  /* a plain scalar goes on (go-yaml wraps long ones): folded, as libyaml's */
+        if (!plain) return F_BAIL;  /* scan_plain_scalar folds it, one space for each line break */
+        Buf *text = &r->fscratch;
+        text->len = 0;
+        if (buf_put(text, s, n) < 0) return -1;
+        do {
+            Py_ssize_t stop, trim;
+            int clean;
+            if (L->d[L->q] == '#') return F_BAIL;  /* a comment ends it */
+            got = f_plain_body(L, L->q, &stop, &trim, &clean);
+            if (got) return got;
+            if (stop != L->le) return F_BAIL;  /* `: ` */
+            if (buf_putc(text, ' ') < 0 || buf_put(text, L->d + L->q, (size_t)(trim - L->q)) < 0) return -1;
+            if (!clean) plain = 1;
+            got = f_next(L);
+            if (got) return got;
+        } while (L->col > parent);
+        s = text->data;
+        n = text->len;
+    }
+    return scalar_json(out, s, n, plain, line);
+}
+
+/* A single-quoted scalar at p that goes on over the next lines, each deeper than `parent` and none empty:
+   folded as libyaml's scan_flow_scalar folds it (the spaces around a line break dropped, one space for
+   it), then the line's end. */
+static int f_quoted_lines(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int parent) {
+    const char *d = L->d;
+    Buf *text = &r->fscratch;
+    text->len = 0;
+    long line = L->line;
+    Py_ssize_t i = p + 1;
+    while (1) {
+        Py_ssize_t run = i;
+        while (i < L->le) {
+            unsigned char c = (unsigned char)d[i];
+            if (c < 0x20 || c > 0x7e) return F_BAIL;
+            if (c == '\'') {
+                if (i + 1 >= L->le || d[i + 1] != '\'') break;
+                if (buf_put(text, d + run, (size_t)(i + 1 - run)) < 0) return -1;  /* '' */
+                i += 2;
+                run = i;
+                continue;
+            }
+            i++;
+        }
+        if (buf_put(text, d + run, (size_t)(i - run)) < 0) return -1;
+        if (i < L->le) break;  /* the closing quote */
+        while (text->len && text->data[text->len - 1] == ' ') text->len--;
+        if (buf_putc(text, ' ') < 0) return -1;
+        int got = f_next(L);
+        if (got) return got;
+        if (L->col <= parent) return F_BAIL;
+        i = L->q;
+    }
+    Py_ssize_t a = i + 1;
+    while (a < L->le && d[a] == ' ') a++;
+    if (a != L->le) return F_BAIL;
+    int got = f_next(L);
+    if (got) return got;
+    if (L->col > parent) return F_BAIL;
+    return scalar_json(out, text->data, text->len, 0, line);
+}
+
+/* `{}` or `[]` alone at the end of its line. */
+static int f_empty(Lines *L, Py_ssize_t p, Buf *out, int depth, int parent) {
+    const char *d = L->d;
+    char open = d[p];
+    if (p + 1 >= L->le || d[p + 1] != (open == '{' ? '}' : ']')) return F_BAIL;
+    Py_ssize_t a = p + 2;
+    while (a < L->le && d[a] == ' ') a++;
+    if (a != L->le) return F_BAIL;
+    long line = L->line;
+    int got = f_next(L);
+    if (got) return got;
+    if (L->col > parent) return F_BAIL;
+    if (depth > MAX_DEPTH) return fallback("nested deeper than 100", line);
+    return buf_put(out, open == '{' ? "{}" : "[]", 2);
+}
+
+/* A literal block scalar `|` or `|-` (clip or strip chomping, the indentation detected) whose lines are
+   all indented alike or deeper, the first right after its header, deeper than `parent` (libyaml's
+   scan_block_scalar then takes the first line's indentation); empty lines inside (no spaces on them). */
+static int f_literal(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int parent) {
+    const char *d = L->d;
+    int strip = p + 1 < L->le && d[p + 1] == '-';
+    Py_ssize_t a = p + 1 + strip;
+    while (a < L->le && d[a] == ' ') a++;
+    if (a != L->le || L->le >= L->end) return F_BAIL;
+    Buf *text = &r->fscratch;
+    text->len = 0;
+    int got = f_next(L);
+    if (got) return got;
+    int indent = L->col;
+    if (indent <= parent) return F_BAIL;
+    size_t breaks = 0;  /* empty lines not yet written */
+    while (1) {
+        for (; breaks; breaks--) if (buf_putc(text, '\n') < 0) return -1;
+        for (Py_ssize_t i = L->ls + indent; i < L->le; i++) {
+            unsigned char c = (unsigned char)d[i];
+            if (c < 0x20 || c > 0x7e) return F_BAIL;
+        }
+        if (L->le >= L->end) return F_BAIL;  /* no line break after it */
+        if (buf_put(text, d + L->ls + indent, (size_t)(L->le - L->ls - indent)) < 0) return -1;
+        breaks = 1;
+        while (1) {  /* the next non-empty line */
+            L->line++;
+            Py_ssize_t ls = L->le + 1, t = ls;
+            while (t < L->end && d[t] == ' ') t++;
+            if (t != ls && (t == L->end || d[t] == '\n')) return F_BAIL;  /* spaces alone on a line */
+            if (t < L->end && d[t] == '\n') { breaks++; L->le = ls; continue; }
+            got = f_load(L, ls);
+            if (got) return got;
+            break;
+        }
+        if (L->col < indent) break;
+    }
+    if (!strip && buf_putc(text, '\n') < 0) return -1;
+    if (L->col > parent) return F_BAIL;
+    return put_json_string(out, text->len ? text->data : "", text->len);
+}
+
+/* A block sequence whose first `-` is at p; `indentless`: at its mapping's column (go-yaml v2), so that a
+   key at that column ends it. */
+static int f_sequence(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int depth, int indentless) {
+    const char *d = L->d;
+    int sc = (int)(p - L->ls);
+    if (depth > MAX_DEPTH) return fallback("nested deeper than 100", L->line);
+    if (buf_putc(out, '[') < 0) return -1;
+    int first = 1;
+    while (1) {
+        if (!first && buf_putc(out, ',') < 0) return -1;
+        Py_ssize_t v = p + 1;
+        while (v < L->le && d[v] == ' ') v++;
+        if (v == L->le) return F_BAIL;  /* `-` alone on its line */
+        int got = f_node(r, L, v, out, depth + 1, (Track){0, 0}, sc);
+        if (got) return got;
+        first = 0;
+        if (L->col < sc) break;
+        if (L->col > sc) return F_BAIL;
+        p = L->q;
+        if (!is_entry(d, p, L->le)) {
+            if (indentless) break;
+            return F_BAIL;
+        }
+    }
+    return buf_putc(out, ']');
+}
+
+/* A member's value, after its key's `:` at `after`, in a mapping at column `mc`. */
+static int f_value(Reader *r, Lines *L, Py_ssize_t after, Buf *out, int depth, Track track, int mc) {
+    const char *d = L->d;
+    Py_ssize_t p = after;
+    while (p < L->le && d[p] == ' ') p++;
+    if (p < L->le) {  /* on the key's line: a scalar, `{}`, `[]`, `|` */
+        if (d[p] == '{' || d[p] == '[') return f_empty(L, p, out, depth, mc);
+        if (d[p] == '|') return f_literal(r, L, p, out, mc);
+        const char *s;
+        size_t n;
+        int plain;
+        int key = f_scalar(r, L, p, &s, &n, &plain, &after);
+        if (key == F_OPEN) return f_quoted_lines(r, L, p, out, mc);
+        if (key) return key < 0 ? key : F_BAIL;  /* `a: b: c` */
+        return f_scalar_done(r, L, out, s, n, plain, mc);
+    }
+    int got = f_next(L);
+    if (got) return got;
+    if (L->col > mc) return f_node(r, L, L->q, out, depth, track, mc);
+    if (L->col == mc && is_entry(d, L->q, L->le)) return f_sequence(r, L, L->q, out, depth, 1);
+    return buf_put(out, "null", 4);  /* libyaml's empty plain scalar */
+}
+
+/* A block mapping at column `mc` whose first key (s, n, plain) is read, its `:` before `after`: as
+   y_mapping writes it (the same key sets, depth bound, kind and managedFields noted). */
+static int f_mapping(Reader *r, Lines *L, int mc, const char *s, size_t n, int plain, Py_ssize_t after,
+                     Buf *out, int depth, Track track) {
+    const char *d = L->d;
+    if (depth > MAX_DEPTH) return fallback("nested deeper than 100", L->line);
+    KeySet *keys = &r->keys[depth];
+    keys_clear(keys);
+    if (buf_putc(out, '{') < 0) return -1;
+    int first = 1;
+    while (1) {
+        size_t member_start = out->len;
+        if (!first && buf_putc(out, ',') < 0) return -1;
+        size_t key_at = out->len;
+        if (key_json(out, s, n, plain, L->line) < 0) return -1;
+        const char *key = out->data + key_at + 1;
+        size_t key_len = out->len - key_at - 2;
+        int added = keys_add(keys, out->data + key_at, out->len - key_at);
+        if (added < 0) return -1;
+        if (!added) return fallback("a duplicate key", L->line);
+        Role role = member_role(track, key, key_len);
+        if (buf_putc(out, ':') < 0) return -1;
+        size_t value_at = out->len;
+        int got = f_value(r, L, after, out, depth + 1, role.meta ? (Track){1, 1} : (Track){0, 0}, mc);
+        if (got) return got;
+        member_done(r, role, out, value_at, key_at, member_start, first);
+        first = 0;
+        if (L->col < mc) break;
+        if (L->col > mc || is_entry(d, L->q, L->le)) return F_BAIL;
+        got = f_scalar(r, L, L->q, &s, &n, &plain, &after);
+        if (got != 1) return got == -1 ? -1 : F_BAIL;  /* a scalar where a key is */
+    }
+    return buf_putc(out, '}');
+}
+
+/* The node whose first character is at p on the current line, in a block collection at column `parent`;
+   the current line is then the first line after it. 0, -1 (an error set) or F_BAIL. */
+static int f_node(Reader *r, Lines *L, Py_ssize_t p, Buf *out, int depth, Track track, int parent) {
+    const char *d = L->d;
+    char c = d[p];
+    if (c == '-' && is_entry(d, p, L->le)) return f_sequence(r, L, p, out, depth, 0);
+    if (c == '{' || c == '[') return f_empty(L, p, out, depth, parent);
+    if (c == '|') return f_literal(r, L, p, out, parent);
+    const char *s;
+    size_t n;
+    int plain;
+    Py_ssize_t after;
+    int key = f_scalar(r, L, p, &s, &n, &plain, &after);
+    if (key == F_OPEN) return f_quoted_lines(r, L, p, out, parent);
+    if (key < 0) return key;
+    if (key) return f_mapping(r, L, (int)(p - L->ls), s, n, plain, after, out, depth, track);
+    return f_scalar_done(r, L, out, s, n, plain, parent);
+}
+
+/* The item whose `-` begins the line at r->fpos, into r->out: 0 (r->fpos past it), -1 or F_BAIL. */
+static int f_item(Reader *r) {
+    Lines L = {r->data, r->fend, 0, 0, 0, 0, r->fline + 1};
+    int got = f_load(&L, r->fpos);
+    if (got) return got;
+    Py_ssize_t v = L.ls + 1;
+    while (v < L.le && L.d[v] == ' ') v++;
+    if (v == L.le) return F_BAIL;
+    got = f_node(r, &L, v, &r->out, 1, (Track){1, 0}, 0);
+    if (got) return got;
+    if (L.col != 0) return F_BAIL;
+    r->fpos = L.ls;
+    r->fline = L.line - 1;
+    return 0;
+}
+
+static int retry(const char *reason, long line) {
+    if (!PyErr_Occurred()) PyErr_Format(Retry, "%s (line %ld)", reason, line);
+    return -1;
+}
+
+/* Skip blank and comment lines from r->fpos: 1 on a column-0 line (*le its end), 0 at the chunk's end,
+   F_BAIL on an indented line. */
+static int f_top_line(Reader *r, Py_ssize_t *le) {
+    const char *d = r->data;
+    while (r->fpos < r->fend) {
+        const char *nl = memchr(d + r->fpos, '\n', (size_t)(r->fend - r->fpos));
+        Py_ssize_t e = nl ? nl - d : r->fend, q = r->fpos;
+        while (q < e && d[q] == ' ') q++;
+        if (q < e && (d[r->fpos] != '#' || !comment_ok(d, r->fpos, e))) {
+            if (q != r->fpos) return F_BAIL;
+            *le = e;
+            return 1;  /* (a comment the fast path does not skip: libyaml reads it, in a span) */
+        }
+        r->fpos = nl ? e + 1 : r->fend;
+        r->fline++;
+    }
+    return 0;
+}
+
+/* The end of the span beginning at the column-0 line at r->fpos: the next column-0 line that is not blank,
+   not a comment and, for members, not a `-` line; *lines: how many lines it holds. */
+static Py_ssize_t f_span_end(Reader *r, int members, long *lines) {
+    const char *d = r->data;
+    Py_ssize_t p = r->fpos;
+    long n = 0;
+    while (p < r->fend) {
+        const char *nl = memchr(d + p, '\n', (size_t)(r->fend - p));
+        p = nl ? nl - d + 1 : r->fend;
+        n++;
+        if (p >= r->fend) break;
+        char c = d[p];
+        if (c == ' ' || c == '\n' || c == '#' || (members && c == '-')) continue;
+        break;
+    }
+    *lines = n;
+    return p;
+}
+
+/* libyaml on the span [r->fpos, end) alone, up to its root's first event (`root`, else Retry). */
+static int f_span_open(Reader *r, Py_ssize_t end, yaml_event_type_t root) {
+    r->chunk_start = r->fpos;
+    r->chunk_line = r->fline;
+    if (!yaml_parser_initialize(&r->parser)) { PyErr_NoMemory(); return -1; }
+    r->parser_live = 1;
+    r->span = 1;
+    yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->data + r->fpos, (size_t)(end - r->fpos));
+    if (y_next(r) < 0 || y_next(r) < 0) return -1;
+    if (r->event.type != YAML_DOCUMENT_START_EVENT) return retry("a span that is no document", r->fline + 1);
+    if (y_next(r) < 0) return -1;
+    if (r->event.type != root) return retry("a span that is not one item or mapping", r->fline + 1);
+    return 0;
+}
+
+/* The span's document ends after its root (r->event the root's last event); the fast path goes on. */
+static int f_span_close(Reader *r, Py_ssize_t end, long lines) {
+    if (y_next(r) < 0) return -1;
+    if (r->event.type != YAML_DOCUMENT_END_EVENT) return retry("a span longer than one node", r->fline + 1);
+    if (y_next(r) < 0) return -1;
+    if (r->event.type != YAML_STREAM_END_EVENT) return retry("a span longer than one document", r->fline + 1);
+    y_stop(r);
+    r->span = 0;
+    r->fpos = end;
+    r->fline += lines;
+    return 0;
+}
+
+/* An item libyaml reads (the fast path gave it back). */
+static PyObject *f_item_span(Reader *r) {
+    long lines;
+    Py_ssize_t end = f_span_end(r, 0, &lines);
+    item_start(r);
+    if (f_span_open(r, end, YAML_SEQUENCE_START_EVENT) < 0 || y_next(r) < 0) return NULL;
+    if (r->event.type == YAML_SEQUENCE_END_EVENT) { retry("an empty item", r->fline + 1); return NULL; }
+    if (y_node(r, &r->out, 1, (Track){1, 0}) < 0 || y_next(r) < 0) return NULL;
+    if (r->event.type != YAML_SEQUENCE_END_EVENT) { retry("a span of more than one item", r->fline + 1); return NULL; }
+    if (f_span_close(r, end, lines) < 0) return NULL;
+    return take_item(r);
+}
+
+static PyObject *y_next_event(Reader *r);
+
+/* The next event of a chunk in fmode, the fast path between spans. */
+static PyObject *f_next_event(Reader *r) {
+    const char *d = r->data;
+    Py_ssize_t le;
+    int got = f_top_line(r, &le);
+    if (got == F_BAIL) { retry("an indented line at the top level", r->fline + 1); return NULL; }
+    if (r->in_items && (!got || !is_entry(d, r->fpos, le))) {
+        r->in_items = 0;
+        return Py_BuildValue("(s)", "end_items");
+    }
+    if (!got || (le - r->fpos >= 3 && memcmp(d + r->fpos, "...", 3) == 0 && spaces_only(d, r->fpos + 3, le))) {
+        r->fmode = 0;  /* the document's end: the rest of the chunk is not read */
+        r->phase = 0;
+        return Py_BuildValue("(s)", "end");
+    }
+    if (r->in_items) {
+        item_start(r);
+        got = f_item(r);
+        if (got == 0) { r->fast_items++; return take_item(r); }
+        if (got == -1) return NULL;
+        return f_item_span(r);
+    }
+    if (le - r->fpos >= 6 && memcmp(d + r->fpos, "items:", 6) == 0 && spaces_only(d, r->fpos + 6, le)) {
+        Py_ssize_t at = r->fpos;
+        long line = r->fline;
+        r->fpos = le < r->fend ? le + 1 : r->fend;
+        r->fline++;
+        Py_ssize_t next_le;
+        if (f_top_line(r, &next_le) == 1 && is_entry(d, r->fpos, next_le)) {
+            int added = keys_add(&r->top, "\"items\"", 7);
+            if (added < 0) return NULL;
+            if (!added) { fallback("a duplicate key", line + 1); return NULL; }
+            r->in_items = 1;
+            return Py_BuildValue("(s)", "items");
+        }
+        r->fpos = at;
+        r->fline = line;
+    }
+    /* members: libyaml reads them, in y_next_event's phase 1, until their mapping's end */
+    r->span_end = f_span_end(r, 1, &r->span_lines);
+    if (f_span_open(r, r->span_end, YAML_MAPPING_START_EVENT) < 0) return NULL;
+    return y_next_event(r);
+}
+
+/* Whether the fast path reads the chunk [start, end): its first line (after blank lines, comments and a
+   first `---` line) is a mapping's plain key at column 0, beginning with a letter or digit. */
+static int f_open(Reader *r, Py_ssize_t start, Py_ssize_t end) {
+    const char *d = r->data;
+    Py_ssize_t p = start;
+    long line = r->chunk_line;
+    while (p < end) {
+        const char *nl = memchr(d + p, '\n', (size_t)(end - p));
+        Py_ssize_t le = nl ? nl - d : end;
+        if (!(spaces_only(d, p, le) || (d[p] == '#' && comment_ok(d, p, le)) ||
+              (p == start && le - p >= 3 && memcmp(d + p, "---", 3) == 0 && spaces_only(d, p + 3, le)))) break;
+        p = nl ? le + 1 : end;
+        line++;
+    }
+    if (p >= end || !isalnum((unsigned char)d[p])) return 0;
+    Lines L = {d, end, 0, 0, 0, 0, line + 1};
+    Py_ssize_t stop, trim;
+    int clean;
+    if (f_load(&L, p) != 0 || f_plain(&L, p, &stop, &trim, &clean) != 0 || stop == L.le) return 0;
+    r->fmode = 1;
+    r->in_items = 0;
+    r->span = 0;
+    r->fpos = p;
+    r->fend = end;
+    r->fline = line;
+    return 1;
+}
+
 /* YAML: the next event. Phases: 0 between documents, 1 in the top mapping, 2 in its items,
    3 in a top sequence. */
 static PyObject *y_next_event(Reader *r) {
@@ -969,6 +1674,11 @@ static PyObject *y_next_event(Reader *r) {
         int opened = y_open_chunk(r);
         if (opened < 0) return NULL;
         if (!opened) { r->done = 1; Py_RETURN_NONE; }
+        if (opened == 2) {
+            keys_clear(&r->top);
+            r->phase = 1;
+            return Py_BuildValue("(s)", "map");
+        }
         if (r->event.type == YAML_MAPPING_START_EVENT) {
             keys_clear(&r->top);
             r->phase = 1;
@@ -984,9 +1694,14 @@ static PyObject *y_next_event(Reader *r) {
         PyObject *json = bytes_of(r);
         return json ? Py_BuildValue("(sN)", "scalar", json) : NULL;
     }
+    if (r->fmode && !r->parser_live) return f_next_event(r);
     if (y_next(r) < 0) return NULL;
     if (r->phase == 1) {
         if (r->event.type == YAML_MAPPING_END_EVENT) {
+            if (r->span) {  /* the members' span is read: the fast path goes on */
+                if (f_span_close(r, r->span_end, r->span_lines) < 0) return NULL;
+                return f_next_event(r);
+            }
             y_stop(r);
             r->phase = 0;
             return Py_BuildValue("(s)", "end");
@@ -1026,19 +1741,35 @@ static PyObject *y_next_event(Reader *r) {
 static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
     if (r->done) Py_RETURN_NONE;
     PyObject *event = r->json ? j_next(r) : y_next_event(r);
-    if (!event) { r->done = 1; y_stop(r); }
+    if (!event) {
+        if (r->fmode && PyErr_ExceptionMatches(Fallback)) {  /* the libyaml path decides (see the fast path) */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            PyObject *text = value ? PyObject_Str(value) : NULL;
+            Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+            if (text) { PyErr_SetObject(Retry, text); Py_DECREF(text); }
+        }
+        r->done = 1;
+        y_stop(r);
+    }
     return event;
 }
 
 static PyObject *Reader_position(Reader *r, void *Py_UNUSED(unused)) {
     if (!r->json && r->parser_live) return PyLong_FromSsize_t(r->chunk_start + (Py_ssize_t)r->parser.offset);
+    if (!r->json && r->fmode) return PyLong_FromSsize_t(r->fpos);
     return PyLong_FromSsize_t(r->pos);
 }
 
-static int Reader_init(Reader *r, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
+static PyObject *Reader_fast_items(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_items); }
+
+static int Reader_init(Reader *r, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"data", "json", "fast", NULL};
     PyObject *data;
-    int json;
-    if (!PyArg_ParseTuple(args, "Op", &data, &json)) return -1;
+    int json, fast = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|p", names, &data, &json, &fast)) return -1;
+    r->fast = fast;
     if (PyObject_GetBuffer(data, &r->view, PyBUF_SIMPLE) < 0) return -1;
     r->data = r->view.buf;
     r->size = r->view.len;
@@ -1052,6 +1783,7 @@ static void Reader_dealloc(Reader *r) {
     if (r->view.obj) PyBuffer_Release(&r->view);
     free(r->out.data);
     free(r->scratch.data);
+    free(r->fscratch.data);
     for (int i = 0; i < MAX_DEPTH + 2; i++) keys_free(&r->keys[i]);
     keys_free(&r->top);
     Py_TYPE(r)->tp_free((PyObject *)r);
@@ -1064,6 +1796,7 @@ static PyMethodDef Reader_methods[] = {
 
 static PyGetSetDef Reader_getset[] = {
     {"position", (getter)Reader_position, NULL, "How many bytes of the text have been read.", NULL},
+    {"fast_items", (getter)Reader_fast_items, NULL, "How many items YAML's fast path has read.", NULL},
     {NULL},
 };
 
@@ -1072,7 +1805,8 @@ static PyTypeObject ReaderType = {
     .tp_name = "kubefit.manifests._reader.Reader",
     .tp_basicsize = sizeof(Reader),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Reader(buffer, json): a manifest stream's events, one object at a time.",
+    .tp_doc = "Reader(buffer, json, fast=True): a manifest stream's events, one object at a time (fast: YAML's "
+              "fast path, which raises Retry where the libyaml path, fast=False, must read the file).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,
     .tp_dealloc = (destructor)Reader_dealloc,
@@ -1089,6 +1823,8 @@ PyMODINIT_FUNC PyInit__reader(void) {
     if (!m) return NULL;
     Fallback = PyErr_NewException("kubefit.manifests._reader.Fallback", NULL, NULL);
     if (!Fallback || PyModule_AddObject(m, "Fallback", Fallback) < 0) return NULL;
+    Retry = PyErr_NewException("kubefit.manifests._reader.Retry", NULL, NULL);
+    if (!Retry || PyModule_AddObject(m, "Retry", Retry) < 0) return NULL;
     Py_INCREF(&ReaderType);
     if (PyModule_AddObject(m, "Reader", (PyObject *)&ReaderType) < 0) return NULL;
     return m;

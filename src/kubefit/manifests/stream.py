@@ -10,6 +10,9 @@ is decoded from its JSON by `kubefit.manifests.fastpod` and kept with its manife
 The result is the reference reading's, object for object, error for error (`tests/test_stream.py`):
 - lists are flattened as `documents._flatten` flattens them (any object with `items`, kinds inferred,
   nested lists after the items around them);
+- YAML is read by the compiled reader's fast path where kubectl's regular block style allows, and by
+  libyaml elsewhere; where the fast path cannot vouch for the result it raises `Retry` and the file is
+  read again by libyaml alone (`KUBEFIT_YAML_FAST=0` reads every file so);
 - where the compiled reader meets what only the reference reads (anchors, tags, merge keys, a duplicate
   key, an integer beyond int64, a malformed text…) or a list is malformed, a file of at most
   `REFERENCE_MAX_BYTES` is read again by the reference reader (`parse.py`), whose message names the
@@ -146,9 +149,14 @@ def _read_entries(path: str | Path, allow_empty: bool, pods: FastPods | None,
             is_json = _is_json(data)
             if is_json is None:
                 return _reference(path, allow_empty)
-            stream = _Stream(data, source, is_json, pods, progress)
+            stream = _Stream(data, source, is_json, pods, progress, fast=_fast_path())
             try:
-                return stream.entries(allow_empty)
+                entries = stream.entries_or_retry(allow_empty)
+                if entries is None:  # YAML's fast path met what only libyaml reads: libyaml reads it all
+                    del stream.reader
+                    stream = _Stream(data, source, is_json, pods, progress, fast=False)
+                    entries = stream.entries(allow_empty)
+                return entries
             except _reader.Fallback as exc:
                 reason = str(exc)
                 if size > REFERENCE_MAX_BYTES:
@@ -169,6 +177,11 @@ def read_documents(path: str | Path, *, allow_empty: bool = True) -> list[Docume
     return [entry.doc for entry in read_entries(path, allow_empty=allow_empty) if entry.doc is not None]
 
 
+def _fast_path() -> bool:
+    """Whether YAML is read by `_reader`'s fast path (`KUBEFIT_YAML_FAST=0`: by libyaml alone)."""
+    return os.environ.get("KUBEFIT_YAML_FAST", "") != "0"
+
+
 def _reference(path: str | Path, allow_empty: bool) -> list[Entry]:
     return [Entry(doc=d) for d in documents.read_documents(path, allow_empty=allow_empty)]
 
@@ -186,9 +199,9 @@ class _Stream:
     """One file's events (see `_reader.c`) → entries, in the reference reading's order."""
 
     def __init__(self, data: mmap.mmap, source: str, is_json: bool, pods: FastPods | None,
-                 progress: Callable[[str, int, int], None] | None) -> None:
+                 progress: Callable[[str, int, int], None] | None, fast: bool = True) -> None:
         self.data = data
-        self.reader = _reader.Reader(data, is_json)
+        self.reader = _reader.Reader(data, is_json, fast=fast)
         self.source = source
         self.pods = pods
         self.progress = progress
@@ -197,6 +210,13 @@ class _Stream:
         self.released = 0
         self.count = 0
         self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
+
+    def entries_or_retry(self, allow_empty: bool) -> list[Entry] | None:
+        """`entries`, or None where the reader retries (what was read let go before the file is read again)."""
+        try:
+            return self.entries(allow_empty)
+        except _reader.Retry:
+            return None
 
     def entries(self, allow_empty: bool) -> list[Entry]:
         if self.progress is not None:
