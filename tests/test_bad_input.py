@@ -283,6 +283,11 @@ CONFIG_SHAPES = [
     ("profiles-not-a-list", docs(CONFIG + "profiles: 1.0e+308\n", SCENARIO), ["profiles: must be a list"]),
     ("plugin-config-not-a-list", docs(CONFIG + "profiles: [{plugins: {score: {enabled: 3}}, pluginConfig: 7}]\n",
                                       SCENARIO), ["profiles[0].", "must be a list"]),
+    # fuzz seed 37: a plugin's name given as a list met `config convert`'s set of out-of-tree names (unhashable)
+    ("plugin-config-name-a-list", docs(CONFIG + "profiles: [{pluginConfig: [{name: [], args: {}}]}]\n", SCENARIO),
+     ["profiles[0].pluginConfig[0].name", "must be a string"]),
+    ("plugin-name-a-list", docs(CONFIG + "profiles: [{plugins: {score: {enabled: [{name: [NodeResourcesFit]}]}}}]\n",
+                                SCENARIO), ["profiles[0].plugins.score.enabled[0].name", "must be a string"]),
     ("two-configurations", docs(CONFIG, CONFIG, SCENARIO),
      ["KubeSchedulerConfiguration #2", "at most one", "the first is KubeSchedulerConfiguration #1"]),
     ("unknown-top-level-field", docs(CONFIG + "percentageOfNodes: 50\n", SCENARIO),

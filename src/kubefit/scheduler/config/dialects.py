@@ -740,7 +740,13 @@ def without_plugins(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
         for sets in plugins.values() if isinstance(plugins, dict) else ():  # else: v1 validation names it
             for key in ("enabled", "disabled"):
                 if isinstance(sets, dict) and isinstance(sets.get(key), list):
-                    sets[key] = [p for p in sets[key] if not (isinstance(p, dict) and p.get("name") in names)]
+                    sets[key] = [p for p in sets[key] if not _named(p, names)]
         if isinstance(prof.get("pluginConfig"), list):
-            prof["pluginConfig"] = [c for c in prof["pluginConfig"] if not (isinstance(c, dict) and c.get("name") in names)]
+            prof["pluginConfig"] = [c for c in prof["pluginConfig"] if not _named(c, names)]
     return out
+
+
+def _named(entry: Any, names: set[str]) -> bool:
+    """Whether a plugin list's or pluginConfig's entry names one of `names` (a name that is no string names
+    none: v1 validation, which runs next, refuses it by its path)."""
+    return isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] in names
