@@ -190,9 +190,16 @@ def _delete_key(name: str, text: str, rng: random.Random) -> Mutant:
     return Mutant(out, name, "delete-key", suffix=suffix)
 
 
+def _label_map_selector(key: str, value: dict) -> bool:
+    """A Service's (or ReplicationController's) `selector`: a map of labels, where any key is data (seed 37
+    added one and expected a refusal); a Deployment's `selector` is a typed LabelSelector (matchLabels, ...)."""
+    return key == "selector" and bool(value) and all(isinstance(v, str) for v in value.values())
+
+
 def _unknown_field(name: str, text: str, rng: random.Random) -> Mutant:
     bodies = _bodies(text)
-    maps = [(v, p) for c, k, p in _walk(bodies) if isinstance(v := c[k], dict) and str(k) not in FREE_FORM]
+    maps = [(v, p) for c, k, p in _walk(bodies) if isinstance(v := c[k], dict) and str(k) not in FREE_FORM
+            and not _label_map_selector(str(k), v)]
     maps += [(b, f"[{i}]") for i, b in enumerate(bodies) if isinstance(b, dict)]
     target, path = rng.choice(maps)
     target["kubefitFuzzField"] = rng.choice(("x", 1, {"a": 1}))
