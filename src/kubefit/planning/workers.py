@@ -44,6 +44,11 @@ def _kubefit_version() -> str:
         return "unknown"
 
 
+def _import_trials() -> None:
+    """Run on a worker: import the modules a trial runs (the scheduler, the objectives)."""
+    import kubefit.planning.tune  # noqa: F401
+
+
 class Workers:
     """A Dask client for the trials: `with Workers(address, count) as w: ...` starts a LocalCluster of
     `count` single-threaded worker processes (one in-process worker for `count == 1`), or connects to the
@@ -58,6 +63,7 @@ class Workers:
         self.address, self.requested = address, count
         self.client: Any = None
         self.cluster: Any = None
+        self.warming: list[Any] = []  # each worker's import of the trial code (`_warm_up`)
 
     def __enter__(self) -> Workers:
         import logging
@@ -72,6 +78,7 @@ class Workers:
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address="127.0.0.1:0",
                                         silence_logs=logging.CRITICAL, **where)
             self.client = Client(self.cluster)
+            self._warm_up()
             return self
         _probe(self.address)
         try:
@@ -88,7 +95,14 @@ class Workers:
                              f"kubefit not importable on its workers: {type(exc).__name__}: {exc})",
                              field="--dask-scheduler") from None
         _check_versions(versions, self.address)
+        self._warm_up()
         return self
+
+    def _warm_up(self) -> None:
+        """Each worker process imports what a trial runs now, while this process compiles and pickles the
+        workload, rather than when the workload arrives (not waited for; one in-process worker has it)."""
+        if self.cluster is None or self.cluster.processes:
+            self.warming = [self.client.submit(_import_trials, workers=[w], pure=False) for w in self.addresses()]
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -104,7 +118,7 @@ class Workers:
     @property
     def count(self) -> int:
         """Workers connected now."""
-        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+        return len(self.addresses())
 
     def ship(self, data: Any) -> Shipped:
         """`data` on every worker, once; the handle trials name it by. In this process (one in-process
