@@ -15,7 +15,9 @@ The search (`Search`):
    Optuna's TPE sampler, seeded, proposes the rest; the baselines inside the space are told to it first.
 3. Trials are asked in batches of a fixed size and told in the order they were asked, whichever worker
    finished first: the result depends on the seed alone, not on the number or the speed of the workers.
-   A configuration seen before (the same profiles after decoding) is not simulated again.
+   A configuration seen before (the same profiles after decoding) is not simulated again. With TPE the
+   baselines run together with the first batch, which the sampler draws at random whatever they measure
+   (`Search.tpe`); each batch is read by the workers while it is still being asked.
 4. Ties in the objective go to the configuration closest to the scenario's (`space.distance`), then to
    the earlier trial.
 
@@ -25,9 +27,12 @@ mean; with `first` one deterministic simulation is the trial.
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from statistics import fmean, pstdev
 from typing import Any
 
@@ -56,6 +61,7 @@ SCENARIO = "scenario"  # the baseline name of the scenario's own configuration
 DEFAULT_TRIALS = 50
 DEFAULT_BATCH = 8
 DEFAULT_REPEATS = 3  # seeds per trial with the random tie-break
+STARTUP_TRIALS = 10  # complete trials before TPE models them (Optuna's default; random sampling until then)
 MAX_TRIALS = 100_000
 MAX_REPEATS = 100
 
@@ -88,17 +94,36 @@ class Outcome:
 
 
 def evaluate(workload: Workload, config: SchedulerConfiguration) -> Outcome:
-    """One trial: the workload simulated under `config` once per seed, each run on a copy of the compiled state."""
+    """One trial: the workload simulated under `config` once per seed, each run on a copy of the compiled state.
+
+    Python's cyclic garbage collector is paused during the trial (`paused_gc`): a trial leaves no
+    reference cycles (its garbage goes by reference counting; `test_a_trial_leaves_no_cyclic_garbage`),
+    and the collections its allocations would trigger cost 10-15 % of a trace trial and made its time vary
+    by a quarter from one trial to the next (a batch then waits for the worker that drew the collections).
+    """
     goal = objective(workload.objective)
     start, cpu = time.perf_counter(), time.process_time()
     runs = []
-    for seed in workload.seeds:
-        result = simulate(workload.state.copy(), config, workload.queue, tie_break=workload.tie_break, seed=seed,
-                          stranded=goal.stranded, messages=False)  # objectives count pending pods, never read why
-        runs.append(measure(result, goal, workload.target))
+    with paused_gc():
+        for seed in workload.seeds:
+            result = simulate(workload.state.copy(), config, workload.queue, tie_break=workload.tie_break,
+                              seed=seed, stranded=goal.stranded, messages=False)  # objectives never read why
+            runs.append(measure(result, goal, workload.target))
     return Outcome(fmean(m.value for m in runs), fmean(m.rank for m in runs), tuple(m.value for m in runs),
                    fmean(m.pending for m in runs), fmean(m.nodes_used for m in runs), time.perf_counter() - start,
                    time.process_time() - cpu)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off inside, back on after if it was on before."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def compile_workload(state: ClusterState, queue: Sequence[Pod], goal: Objective, tie_break: str,
@@ -203,33 +228,44 @@ class TuneResult:
 
 
 class Search:
-    """The trials of one tuning run: candidates built and validated here, evaluated by `run_batch`."""
+    """The trials of one tuning run: candidates built and validated here, evaluated by `run_batch` (which
+    reads the configurations as it needs them: those asked last are still being asked while the first run)."""
 
     def __init__(self, base_body: dict[str, Any], base: SchedulerConfiguration, space: Space,
-                 run_batch: Callable[[list[SchedulerConfiguration]], list[Outcome]]) -> None:
+                 run_batch: Callable[[Iterable[SchedulerConfiguration]], list[Outcome]]) -> None:
         self.base_body, self.base, self.space, self.run_batch = base_body, base, space, run_batch
         self.origin = point_of(base, space)
         self.trials: list[Trial] = []
         self.seen: dict[str, Trial] = {}  # configuration key → the first trial of it
 
-    def candidate(self, body: dict[str, Any]) -> SchedulerConfiguration:
-        return checked_config(body, f"<kubefit tune: trial {len(self.trials)}>")
+    def candidate(self, body: dict[str, Any], number: int | None = None) -> SchedulerConfiguration:
+        return checked_config(body, f"<kubefit tune: trial {len(self.trials) if number is None else number}>")
 
-    def run(self, bodies: list[dict[str, Any]], names: Sequence[list[str]] = (), *,
-            repeated: bool = True) -> list[Trial]:
-        """Evaluate one batch in order, each configuration not seen before once, and record its trials; a
-        configuration seen before is a trial of its own (`duplicateOf`) unless `repeated` is False."""
-        configs = [self.candidate(b) for b in bodies]
-        keys = [config_key(c) for c in configs]
-        fresh = {k: c for k, c in zip(keys, configs, strict=True) if k not in self.seen}
-        outcomes = dict(zip(fresh, self.run_batch(list(fresh.values())), strict=True))
-        made = []
-        for i, (body, config, key) in enumerate(zip(bodies, configs, keys, strict=True)):
+    def run(self, bodies: Iterable[dict[str, Any]], names: Sequence[list[str]] = ()) -> list[Trial]:
+        """Evaluate one batch in order, each configuration not seen before once, and record its trials. The
+        first `len(names)` are baselines, named: a configuration seen before is that trial again; after
+        them, a configuration seen before is a trial of its own (`duplicateOf`). `bodies` is read while the
+        first configurations run."""
+        made: list[tuple[dict[str, Any], SchedulerConfiguration, str]] = []
+        fresh: set[str] = set()
+
+        def configs() -> Iterator[SchedulerConfiguration]:
+            for body in bodies:
+                config = self.candidate(body, len(self.trials) + len(made))
+                key = config_key(config)
+                made.append((body, config, key))
+                if key not in self.seen and key not in fresh:
+                    fresh.add(key)
+                    yield config
+
+        outcomes = iter(self.run_batch(configs()))
+        out = []
+        for i, (body, config, key) in enumerate(made):
             earlier = self.seen.get(key)
             if earlier is None:
                 trial = self.seen[key] = Trial(len(self.trials), point_of(config, self.space), body, config,
-                                               outcomes[key])
-            elif repeated:
+                                               next(outcomes))
+            elif i >= len(names):
                 trial = Trial(len(self.trials), earlier.point, earlier.body, earlier.config,
                               replace_seconds(earlier.outcome), duplicate_of=earlier.number)
             else:
@@ -238,15 +274,18 @@ class Search:
                 self.seen[key].baselines.extend(names[i])
             if trial is not earlier:
                 self.trials.append(trial)
-            made.append(trial)
-        return made
+            out.append(trial)
+        return out
+
+    def baseline_bodies(self) -> tuple[list[dict[str, Any]], list[list[str]]]:
+        """The scenario's configuration and the three stock strategies, with their baseline names."""
+        bodies = [self.base_body] + [stock_body(self.base_body, self.base, s) for s in SCORING_TYPES]
+        return bodies, [[SCENARIO], *([s] for s in SCORING_TYPES)]
 
     def baselines(self) -> dict[str, Trial]:
-        """The scenario's configuration and the three stock strategies, run first (one trial per distinct one)."""
-        bodies = [self.base_body] + [stock_body(self.base_body, self.base, s) for s in SCORING_TYPES]
-        names = [SCENARIO, *SCORING_TYPES]
-        trials = self.run(bodies, [[n] for n in names], repeated=False)
-        return dict(zip(names, trials, strict=True))
+        """The baselines run first, alone (one trial per distinct configuration)."""
+        bodies, names = self.baseline_bodies()
+        return named(names, self.run(bodies, names))
 
     def order(self, trial: Trial) -> tuple[float, float, int]:
         """What `best` minimises: the rank; ties to the configuration closest to the scenario's, then the earliest."""
@@ -277,23 +316,66 @@ class Search:
                 bodies.append(body)
         return bodies
 
-    def tpe(self, total: int, batch: int, seed: int, progress: Callable[[int, int], None] | None) -> None:
-        """Optuna's seeded TPE sampler proposes the trials after the baselines, `batch` asked at a time."""
+    def tpe(self, trials: int, batch: int, seed: int, progress: Callable[[int, int], None] | None) -> dict[str, Trial]:
+        """Optuna's seeded TPE sampler proposes the trials after the baselines, `batch` asked at a time, each
+        batch told (in the order asked) before the next is asked; the baselines' trials.
+
+        The baselines run with the first batch, which does not depend on them: the sampler is told what
+        the baselines measured (those the space can name) before anything else, but it draws the first
+        batch at random whatever they measured (`STARTUP_TRIALS`: Optuna's TPE samples independently at
+        random until that many trials are complete, and the baselines are at most four), so that batch is
+        asked with the baselines' trials added as running and each is told its value once known, before
+        the batch. The study then holds the same trials, values and numbers, and the sampler has drawn
+        the same numbers, as when the baselines ran and were told first: the same search, one wait less.
+        """
         import optuna
 
         study = new_study(seed)
-        for trial in list(self.trials):  # what the baselines measured, where the space can name them
-            p = point_params(trial.point, self.space)
+        bodies, names = self.baseline_bodies()
+        distinct: dict[str, Point] = {}  # the baselines' trials to be, in order
+        for i, body in enumerate(bodies):
+            config = self.candidate(body, i)
+            distinct.setdefault(config_key(config), point_of(config, self.space))
+        told = []  # (the study's trial number, the baseline's configuration key)
+        for key, point in distinct.items():  # the baselines the space can name, in order
+            p = point_params(point, self.space)
             if p is not None:
                 study.add_trial(optuna.trial.create_trial(
-                    params=p, distributions=distributions(list(p), self.space), value=trial.outcome.rank))
-        while len(self.trials) < total:
-            asked = [study.ask() for _ in range(min(batch, total - len(self.trials)))]
-            bodies = [point_body(self.base_body, self.base, suggest(t, self.space)) for t in asked]
-            for asked_trial, trial in zip(asked, self.run(bodies), strict=True):
+                    params=p, distributions=distributions(list(p), self.space), state=optuna.trial.TrialState.RUNNING))
+                told.append((len(told), key))
+        assert len(told) < STARTUP_TRIALS, "the first batch would depend on what the baselines measured"
+        total = max(trials, len(distinct))
+        if progress is not None:
+            progress(0, total)
+        baselines: dict[str, Trial] = {}
+        first = True
+        while first or len(self.trials) < total:
+            asked: list[Any] = []  # the batch's Optuna trials, in the order asked
+            count = min(batch, total - len(self.trials) - (len(distinct) if first else 0))
+            if first:
+                made = self.run(chain(bodies, self.ask(study, count, asked)), names)
+                baselines, made = named(names, made[:len(bodies)]), made[len(bodies):]
+                for number, key in told:
+                    study.tell(number, self.seen[key].outcome.rank, state=optuna.trial.TrialState.COMPLETE)
+                first = False
+            else:
+                made = self.run(self.ask(study, count, asked))
+            for asked_trial, trial in zip(asked, made, strict=True):
                 study.tell(asked_trial, trial.outcome.rank)
             if progress is not None:
                 progress(len(self.trials), total)
+        return baselines
+
+    def ask(self, study: Any, count: int, asked: list[Any]) -> Iterator[dict[str, Any]]:
+        """`count` configurations from the sampler, each asked when the workers read it (added to `asked`)."""
+        for _ in range(count):
+            asked.append(study.ask())
+            yield point_body(self.base_body, self.base, suggest(asked[-1], self.space))
+
+
+def named(names: Sequence[list[str]], trials: Sequence[Trial]) -> dict[str, Trial]:
+    """Baseline name → its trial (`Search.baseline_bodies`' names, one each, and the trials run for them)."""
+    return {n[0]: t for n, t in zip(names, trials, strict=False)}
 
 
 def new_study(seed: int) -> Any:
@@ -307,7 +389,8 @@ def new_study(seed: int) -> Any:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True)
+        sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True,
+                                             n_startup_trials=STARTUP_TRIALS)
     return optuna.create_study(direction="minimize", sampler=sampler)
 
 
@@ -382,9 +465,9 @@ def tune(state: ClusterState, queue: Sequence[Pod], base_body: dict[str, Any], b
     seeds = tuple(seed + i for i in range(repeats))
     shipped = workers.ship(compile_workload(state, queue, goal, tie_break, seeds))
     search = Search(base_body, base, space, lambda configs: workers.run(evaluate, shipped, configs))
-    baselines = search.baselines()
     grid = space.size() <= trials
     if grid:
+        baselines = search.baselines()
         bodies = search.grid()
         total = len(search.trials) + len(bodies)
         if progress is not None:
@@ -394,11 +477,9 @@ def tune(state: ClusterState, queue: Sequence[Pod], base_body: dict[str, Any], b
             if progress is not None:
                 progress(len(search.trials), total)
     else:
-        if progress is not None:
-            progress(len(search.trials), max(trials, len(search.trials)))
         restore = quiet_optuna()
         try:
-            search.tpe(max(trials, len(search.trials)), batch, seed, progress)
+            baselines = search.tpe(trials, batch, seed, progress)
         finally:
             restore()
     best = search.best()

@@ -1,19 +1,26 @@
 """Where `kubefit tune` runs its trials: Dask workers, of a `distributed.LocalCluster` sized to this
 machine or of an existing cluster reached by its scheduler's address.
 
-The compiled workload is scattered to every worker once (`Client.scatter(..., broadcast=True)`); a trial
-is then one task naming it and a configuration, run as one simulation where the data already is.
-Results come back in the order the trials were submitted, whichever worker finished first.
+The compiled workload goes to every worker once (`Workers.ship`), each worker unpickling its own copy
+at the same time; a trial is then one task naming the copy on its worker and a configuration, run as
+one simulation where the data already is. This process hands the trials out itself (`Workers.run`): a
+worker is given the next trial when it has fewer than two (its running one and the next, so it never
+waits for this process between trials), and only one once the trials left are fewer than the workers, so
+a batch ends with every worker finishing at about the same time instead of one working through a queue
+while the others wait. Results come back in the order of the trials, whichever worker finished first.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import pickle
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from kubefit.errors import InputError
 
+DEPTH = 2  # trials a worker is given at a time: the one it runs and the next (none waits on this process)
 CONNECT_TIMEOUT = "30s"  # reaching an existing scheduler, and waiting for its first worker
 PROBE_TIMEOUT = 10  # seconds: a TCP connection to the scheduler's port, before Dask's own handshake
 
@@ -37,6 +44,11 @@ def _kubefit_version() -> str:
         return "unknown"
 
 
+def _import_trials() -> None:
+    """Run on a worker: import the modules a trial runs (the scheduler, the objectives)."""
+    import kubefit.planning.tune  # noqa: F401
+
+
 class Workers:
     """A Dask client for the trials: `with Workers(address, count) as w: ...` starts a LocalCluster of
     `count` single-threaded worker processes (one in-process worker for `count == 1`), or connects to the
@@ -51,6 +63,7 @@ class Workers:
         self.address, self.requested = address, count
         self.client: Any = None
         self.cluster: Any = None
+        self.warming: list[Any] = []  # each worker's import of the trial code (`_warm_up`)
 
     def __enter__(self) -> Workers:
         import logging
@@ -65,6 +78,7 @@ class Workers:
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address="127.0.0.1:0",
                                         silence_logs=logging.CRITICAL, **where)
             self.client = Client(self.cluster)
+            self._warm_up()
             return self
         _probe(self.address)
         try:
@@ -81,7 +95,14 @@ class Workers:
                              f"kubefit not importable on its workers: {type(exc).__name__}: {exc})",
                              field="--dask-scheduler") from None
         _check_versions(versions, self.address)
+        self._warm_up()
         return self
+
+    def _warm_up(self) -> None:
+        """Each worker process imports what a trial runs now, while this process compiles and pickles the
+        workload, rather than when the workload arrives (not waited for; one in-process worker has it)."""
+        if self.cluster is None or self.cluster.processes:
+            self.warming = [self.client.submit(_import_trials, workers=[w], pure=False) for w in self.addresses()]
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -97,16 +118,103 @@ class Workers:
     @property
     def count(self) -> int:
         """Workers connected now."""
-        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+        return len(self.addresses())
 
-    def ship(self, data: Any) -> Any:
-        """`data` on every worker, once; the handle trials name it by."""
-        return self.client.scatter(data, broadcast=True, hash=False)
+    def ship(self, data: Any) -> Shipped:
+        """`data` on every worker, once; the handle trials name it by. In this process (one in-process
+        worker) it is the object itself; to worker processes it goes pickled once here, as bytes (copied
+        between workers without pickling again), and each worker unpickles its copy, all at once
+        (`Client.scatter(broadcast=True)` of the object itself would unpickle, pickle again and unpickle
+        worker after worker)."""
+        if self.cluster is not None and not self.cluster.processes:
+            return Shipped(self.client.scatter(data, broadcast=True, hash=False), {})
+        blob = self.client.scatter(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), broadcast=True,
+                                   hash=False)
+        copies = {w: self.client.submit(pickle.loads, blob, workers=[w], allow_other_workers=True, pure=False)
+                  for w in self.addresses()}
+        _wait(copies.values())
+        return Shipped(blob, copies)
 
-    def run(self, fn: Callable[..., Any], shipped: Any, items: Sequence[Any]) -> list[Any]:
-        """`fn(data, item)` for each item on the workers, results in the order of `items`."""
-        futures = [self.client.submit(fn, shipped, item, pure=False) for item in items]
-        return self.client.gather(futures)
+    def addresses(self) -> list[str]:
+        """The workers connected now, by address."""
+        return list(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def run(self, fn: Callable[..., Any], shipped: Shipped, items: Iterable[Any]) -> list[Any]:
+        """`fn(data, item)` for each item on the workers, results in the order of `items`. `items` is read
+        as the workers need it: the first trials run while the later ones are still being asked for."""
+        from distributed import wait
+
+        workers = self.addresses()  # none (all left): tasks wait for the next to come, anywhere
+        busy: dict[str | None, int] = {w: 0 for w in workers} or {None: 0}  # given and not finished, per worker
+        running: dict[Any, tuple[int, str | None]] = {}  # future → (item number, worker)
+        results: dict[int, Any] = {}
+        queue: list[tuple[int, Any]] = []
+        source: Iterator[tuple[int, Any]] | None = enumerate(items)
+        try:
+            while source is not None or queue or running:
+                if source is not None:  # items still coming: take the next, hand out, never wait
+                    for future in [f for f in running if f.done()]:
+                        self._collect(future, running, busy, results)
+                    item = next(source, None)
+                    if item is None:
+                        source = None
+                    else:
+                        queue.append(item)
+                    self._hand_out(fn, shipped, queue, busy, running, more=source is not None)
+                else:
+                    self._hand_out(fn, shipped, queue, busy, running, more=False)
+                    if running:
+                        for future in wait(list(running), return_when="FIRST_COMPLETED").done:
+                            self._collect(future, running, busy, results)
+        except BaseException:
+            self.client.cancel(list(running))
+            raise
+        return [results[i] for i in range(len(results))]
+
+    def _hand_out(self, fn: Callable[..., Any], shipped: Shipped, queue: list[tuple[int, Any]], busy: dict[str | None, int],
+                  running: dict[Any, tuple[int, str | None]], more: bool) -> None:
+        """Queued items to the least busy workers, in order: up to `DEPTH` each while more items may come or
+        enough are queued to keep every worker's next one, else one each (the batch's end)."""
+        while queue:
+            worker = min(busy, key=busy.__getitem__)
+            depth = DEPTH if more or len(queue) > len(busy) else 1
+            if busy[worker] >= depth:
+                return
+            number, item = queue.pop(0)
+            future = self.client.submit(fn, shipped.on(worker), item, workers=None if worker is None else [worker],
+                                        allow_other_workers=True, pure=False)
+            running[future] = (number, worker)
+            busy[worker] += 1
+
+    @staticmethod
+    def _collect(future: Any, running: dict[Any, tuple[int, str | None]], busy: dict[str | None, int],
+                 results: dict[int, Any]) -> None:
+        number, worker = running.pop(future)
+        busy[worker] -= 1
+        results[number] = future.result()  # a trial that failed raises here
+
+
+@dataclass
+class Shipped:
+    """Data on the workers: `whole` (the object, or its pickled bytes) and, per worker address, the copy
+    unpickled there (none in this process: `whole` is the object then)."""
+
+    whole: Any
+    copies: dict[str, Any]
+
+    def on(self, worker: str | None) -> Any:
+        """What a task on `worker` names: its own copy (a worker joined since gets the first one sent)."""
+        if not self.copies:
+            return self.whole
+        return self.copies[worker] if worker in self.copies else next(iter(self.copies.values()))
+
+
+def _wait(futures: Iterable[Any]) -> None:
+    from distributed import wait
+
+    for future in wait(list(futures)).done:
+        if future.status == "error":  # a copy that failed to unpickle (the others stay where they are)
+            future.result()
 
 
 def _probe(address: str) -> None:
