@@ -896,3 +896,148 @@ def test_a_workload_template_field_kubernetes_does_not_know_is_refused(verb, kin
     path = write_input(tmp_path, docs(node(), WORKLOAD_TEMPLATE.format(kind=kind)))
     rc, out, err = run(capsys, [*verb, "-f", path])
     assert_one_clear_error(rc, out, err, [path, f"{kind}/w", "spec.template.extra", "unknown field"])
+
+
+# --------------------------------------------------------------------------- the pod-spec parts kubefit does not read
+
+def _c(part: dict) -> tuple[str, dict]:
+    return "container", part
+
+
+def _s(part: dict) -> tuple[str, dict]:
+    return "spec", part
+
+
+C0 = "spec.containers[0]"
+# One case per core/v1 type (k8s.io/api v0.34.1 types.go) of the parts kept as given: the part (in the first
+# container or in the pod spec) with a field its type does not have, and that field's full path. The API
+# server refuses each: `strict decoding error: unknown field "<path>"`.
+UNREAD_PART_CASES = [
+    ("Probe", _c({"livenessProbe": {"periodSecond": 10}}), f"{C0}.livenessProbe.periodSecond"),
+    ("ExecAction", _c({"readinessProbe": {"exec": {"kubefitFuzzField": "x"}}}),
+     f"{C0}.readinessProbe.exec.kubefitFuzzField"),
+    ("HTTPGetAction", _c({"startupProbe": {"httpGet": {"path": "/", "prot": 80}}}), f"{C0}.startupProbe.httpGet.prot"),
+    ("HTTPHeader", _c({"livenessProbe": {"httpGet": {"port": 80, "httpHeaders": [{"name": "a", "val": "b"}]}}}),
+     f"{C0}.livenessProbe.httpGet.httpHeaders[0].val"),
+    ("TCPSocketAction", _c({"livenessProbe": {"tcpSocket": {"port": 80, "hots": "a"}}}),
+     f"{C0}.livenessProbe.tcpSocket.hots"),
+    ("GRPCAction", _c({"livenessProbe": {"grpc": {"port": 2379, "services": "s"}}}), f"{C0}.livenessProbe.grpc.services"),
+    ("Lifecycle", _c({"lifecycle": {"preStart": {}}}), f"{C0}.lifecycle.preStart"),
+    ("LifecycleHandler", _c({"lifecycle": {"preStop": {"grpc": {"port": 1}}}}), f"{C0}.lifecycle.preStop.grpc"),
+    ("SleepAction", _c({"lifecycle": {"preStop": {"sleep": {"second": 5}}}}), f"{C0}.lifecycle.preStop.sleep.second"),
+    ("SecurityContext", _c({"securityContext": {"runAsUsr": 1000}}), f"{C0}.securityContext.runAsUsr"),
+    ("Capabilities", _c({"securityContext": {"capabilities": {"adds": ["NET_ADMIN"]}}}),
+     f"{C0}.securityContext.capabilities.adds"),
+    ("SELinuxOptions", _c({"securityContext": {"seLinuxOptions": {"lvl": "s0"}}}),
+     f"{C0}.securityContext.seLinuxOptions.lvl"),
+    ("WindowsSecurityContextOptions", _c({"securityContext": {"windowsOptions": {"runAsUser": "a"}}}),
+     f"{C0}.securityContext.windowsOptions.runAsUser"),
+    ("SeccompProfile", _c({"securityContext": {"seccompProfile": {"type": "Localhost", "profile": "p"}}}),
+     f"{C0}.securityContext.seccompProfile.profile"),
+    ("AppArmorProfile", _c({"securityContext": {"appArmorProfile": {"typ": "RuntimeDefault"}}}),
+     f"{C0}.securityContext.appArmorProfile.typ"),
+    ("PodSecurityContext", _s({"securityContext": {"fsGrp": 2000}}), "spec.securityContext.fsGrp"),
+    ("PodSecurityContext-capabilities", _s({"securityContext": {"capabilities": {}}}),
+     "spec.securityContext.capabilities"),
+    ("Sysctl", _s({"securityContext": {"sysctls": [{"name": "kernel.shm_rmid_forced", "val": "0"}]}}),
+     "spec.securityContext.sysctls[0].val"),
+    ("EnvVar", _c({"env": [{"name": "A", "valu": "1"}]}), f"{C0}.env[0].valu"),
+    ("EnvVarSource", _c({"env": [{"name": "A", "valueFrom": {"fieldReff": {}}}]}), f"{C0}.env[0].valueFrom.fieldReff"),
+    ("ObjectFieldSelector", _c({"env": [{"name": "A", "valueFrom": {"fieldRef": {"path": "spec.nodeName"}}}]}),
+     f"{C0}.env[0].valueFrom.fieldRef.path"),
+    ("ResourceFieldSelector", _c({"env": [{"name": "A", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu",
+                                                                                          "divizor": "1m"}}}]}),
+     f"{C0}.env[0].valueFrom.resourceFieldRef.divizor"),
+    ("ConfigMapKeySelector", _c({"env": [{"name": "A", "valueFrom": {"configMapKeyRef": {"nam": "c", "key": "k"}}}]}),
+     f"{C0}.env[0].valueFrom.configMapKeyRef.nam"),
+    ("SecretKeySelector", _c({"env": [{"name": "A", "valueFrom": {"secretKeyRef": {"name": "s", "optinal": True}}}]}),
+     f"{C0}.env[0].valueFrom.secretKeyRef.optinal"),
+    ("FileKeySelector", _c({"env": [{"name": "A", "valueFrom": {"fileKeyRef": {"volume": "v", "key": "k"}}}]}),
+     f"{C0}.env[0].valueFrom.fileKeyRef.volume"),
+    ("EnvFromSource", _c({"envFrom": [{"prefx": "A_"}]}), f"{C0}.envFrom[0].prefx"),
+    ("ConfigMapEnvSource", _c({"envFrom": [{"configMapRef": {"name": "c", "key": "k"}}]}),
+     f"{C0}.envFrom[0].configMapRef.key"),
+    ("SecretEnvSource", _c({"envFrom": [{"secretRef": {"name": "s", "optinal": True}}]}),
+     f"{C0}.envFrom[0].secretRef.optinal"),
+    ("VolumeMount", _c({"volumeMounts": [{"name": "v", "mountpath": "/data"}]}), f"{C0}.volumeMounts[0].mountpath"),
+    ("VolumeDevice", _c({"volumeDevices": [{"name": "v", "path": "/dev/xvda"}]}), f"{C0}.volumeDevices[0].path"),
+    ("ContainerResizePolicy", _c({"resizePolicy": [{"resourceName": "cpu", "policy": "NotRequired"}]}),
+     f"{C0}.resizePolicy[0].policy"),
+    ("ContainerRestartRule", _c({"restartPolicyRules": [{"action": "Restart", "exitCode": {}}]}),
+     f"{C0}.restartPolicyRules[0].exitCode"),
+    ("ContainerRestartRuleOnExitCodes", _c({"restartPolicyRules": [{"action": "Restart", "exitCodes": {
+        "operator": "In", "value": [42]}}]}), f"{C0}.restartPolicyRules[0].exitCodes.value"),
+    ("PodDNSConfig", _s({"dnsConfig": {"nameserver": ["192.0.2.1"]}}), "spec.dnsConfig.nameserver"),
+    ("PodDNSConfigOption", _s({"dnsConfig": {"options": [{"name": "ndots", "val": "2"}]}}),
+     "spec.dnsConfig.options[0].val"),
+    ("HostAlias", _s({"hostAliases": [{"ip": "127.0.0.1", "hostname": ["foo.local"]}]}), "spec.hostAliases[0].hostname"),
+    ("PodOS", _s({"os": {"name": "linux", "version": "6"}}), "spec.os.version"),
+    ("PodReadinessGate", _s({"readinessGates": [{"type": "www.example.com/feature-1"}]}), "spec.readinessGates[0].type"),
+    ("LocalObjectReference", _s({"imagePullSecrets": [{"secretName": "regcred"}]}), "spec.imagePullSecrets[0].secretName"),
+    ("EphemeralContainer", _s({"ephemeralContainers": [{"name": "debugger", "targetContainer": "c"}]}),
+     "spec.ephemeralContainers[0].targetContainer"),
+    ("EphemeralContainer-probe", _s({"ephemeralContainers": [{"name": "d", "readinessProbe": {"exec": {"cmd": []}}}]}),
+     "spec.ephemeralContainers[0].readinessProbe.exec.cmd"),
+    ("EphemeralContainer-claims", _s({"ephemeralContainers": [{"name": "d", "resources": {"claims": [{"nme": "g"}]}}]}),
+     "spec.ephemeralContainers[0].resources.claims[0].nme"),
+    ("initContainer", _s({"initContainers": [{"name": "i", "startupProbe": {"exec": {"comand": ["true"]}}}]}),
+     "spec.initContainers[0].startupProbe.exec.comand"),
+]
+# A part that must be a mapping or a list and is not: refused by its path too.
+UNREAD_PART_TYPE_CASES = [
+    ("probe-a-number", _c({"livenessProbe": 5}), f"{C0}.livenessProbe", "must be a mapping"),
+    ("env-a-mapping", _c({"env": {"name": "A"}}), f"{C0}.env", "must be a list"),
+    ("valueFrom-a-string", _c({"env": [{"name": "A", "valueFrom": "x"}]}), f"{C0}.env[0].valueFrom", "must be a mapping"),
+    ("dnsConfig-options-a-string", _s({"dnsConfig": {"options": "ndots:2"}}), "spec.dnsConfig.options", "must be a list"),
+]
+
+
+def pod_with(where: str, part: dict, name: str = "p1") -> dict:
+    """A pending JSON Pod with `part` in its first container or its spec (and `spec.priority`, as the API
+    server's admission sets it: fastpod leaves a pod without one to decode_pod)."""
+    container = {"name": "c", "resources": {"requests": {"cpu": "100m"}}}
+    spec: dict = {"containers": [container], "priority": 0}
+    (container if where == "container" else spec).update(part)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def _json_list(*items: dict) -> str:
+    node_body = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                 "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": [node_body, *items]})
+
+
+@pytest.mark.parametrize("stream", ["0", "always"])  # the reference reader and decode_pod; the stream and fastpod
+@pytest.mark.parametrize(("where", "field", "message"),
+                         [(c[1], c[2], "unknown field") for c in UNREAD_PART_CASES] +
+                         [(c[1], c[2], c[3]) for c in UNREAD_PART_TYPE_CASES],
+                         ids=[c[0] for c in UNREAD_PART_CASES + UNREAD_PART_TYPE_CASES])
+def test_an_unknown_field_in_a_pod_part_kubefit_does_not_read_is_refused(where, field, message, stream, tmp_path,
+                                                                         capsys, monkeypatch):
+    """Fuzz seed 37: `readinessProbe.exec.kubefitFuzzField` was accepted without a word (the part was kept as
+    given), where `kubectl apply --validate=strict` gets `strict decoding error: unknown field "<path>"`."""
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
+    path = str(tmp_path / "pods.json")
+    (tmp_path / "pods.json").write_text(_json_list(pod_with(*where)))
+    rc, out, err = run(capsys, ["score", "-f", path])
+    last = field.rsplit(".", 1)[-1].split("[")[0]
+    expected = f"unknown field {last!r}" if message == "unknown field" else message
+    line = assert_one_clear_error(rc, out, err, [path, "Pod/p1", expected])
+    whole = f"error: {path}: Pod/p1: {field}: {expected}"
+    assert line == whole if message == "unknown field" else line.startswith(f"{whole}, got "), line
+
+
+@pytest.mark.parametrize("stream", ["0", "always"])
+def test_a_workload_template_part_is_refused_by_its_path(stream, tmp_path, capsys, monkeypatch):
+    """The fuzz mutant itself: a StatefulSet's template goes through the same pod spec check."""
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
+    template = pod_with(*_c({"readinessProbe": {"exec": {"command": ["true"], "kubefitFuzzField": "x"}}}))
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "cassandra"},
+           "spec": {"serviceName": "cassandra", "replicas": 3, "selector": {"matchLabels": {"app": "cassandra"}},
+                    "template": {"metadata": {"labels": {"app": "cassandra"}}, "spec": template["spec"]}}}
+    path = str(tmp_path / "sts.json")
+    (tmp_path / "sts.json").write_text(_json_list(sts))
+    rc, out, err = run(capsys, ["summary", "-f", path])
+    line = assert_one_clear_error(rc, out, err, [path])
+    assert line == (f"error: {path}: StatefulSet/cassandra: spec.template.spec.containers[0].readinessProbe.exec."
+                    "kubefitFuzzField: unknown field 'kubefitFuzzField'"), line

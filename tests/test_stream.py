@@ -213,6 +213,14 @@ def _container(draw, i: int) -> dict:
         c["volumeMounts"] = [{"name": "kube-api-access-x", "mountPath": "/var"}]
     if draw(st.integers(0, 9)) == 0:
         c[draw(st.sampled_from(["resorces", "env", "livenessProbe"]))] = draw(SCALAR)
+    if draw(st.integers(0, 3)) == 0:  # the unread parts (podparts): valid, misspelt deep down, of a wrong type
+        c[draw(st.sampled_from(["livenessProbe", "startupProbe"]))] = draw(st.sampled_from([
+            {"exec": {"command": ["true"]}, "periodSeconds": 5}, {"httpGet": {"port": 80, "httpHeaders": [
+                {"name": "a", "value": "b"}]}}, {"exec": {"comand": []}}, {"httpGet": "x"}, {"grpc": None}, []]))
+    if draw(st.integers(0, 3)) == 0:
+        c["env"] = draw(st.sampled_from([[{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+                                         [{"name": "A", "valueFrom": {"fieldRef": {"path": "x"}}}], [None],
+                                         [{"name": "A", "valueFrom": 3}], {"name": "A"}]))
     return c
 
 
@@ -248,6 +256,12 @@ def pods(draw) -> dict:
         "dnsPolicy": st.sampled_from(["ClusterFirst", 5]),
         "priorityClassName": st.sampled_from(["high"]),
         "bogusField": st.just(1),
+        "securityContext": st.sampled_from([{"runAsUser": 1000, "sysctls": [{"name": "a", "value": "1"}]},
+                                            {"sysctls": [{"nam": "a"}]}, {"capabilities": {}}, "root", None]),
+        "dnsConfig": st.sampled_from([{"options": [{"name": "ndots", "value": "2"}]}, {"option": []},
+                                      {"options": [None]}]),
+        "ephemeralContainers": st.sampled_from([[{"name": "d", "targetContainerName": "c0"}], [{"name": "d",
+                                                                                                 "target": "c0"}]]),
     }
     for name in draw(st.sets(st.sampled_from(sorted(optional)), max_size=6)):
         spec[name] = draw(optional[name])

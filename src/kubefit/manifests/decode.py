@@ -137,20 +137,20 @@ class Complete(dict):
 
 def check_shape(value: Any, shape: Any, doc: Document, field_path: str) -> None:
     """`value` has the type `shape` gives at every field it names (null is absent; a dict shape is a
-    mapping, a one-item list a list of that, a `Complete` a mapping with no other field); else an
-    InputError at the first field that differs. The fields an open shape does not name pass untouched."""
+    mapping, a one-item list a list of that, a `Complete` a mapping with no other field, `object` any
+    value); else an InputError at the first field that differs. The fields an open shape does not name pass untouched."""
     if value is None:
         return
     expected = dict if isinstance(shape, dict) else list if isinstance(shape, list) else shape
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         raise fail(doc, field_path, f"must be {type_name(expected())}, got {value!r}")
-    if isinstance(shape, Complete):
+    if isinstance(shape, Complete) and not value.keys() <= shape.keys():
         unknown = sorted(str(k) for k in value if k not in shape)
-        if unknown:
-            raise fail(doc, f"{field_path}.{unknown[0]}", f"unknown field {unknown[0]!r}")
+        raise fail(doc, f"{field_path}.{unknown[0]}", f"unknown field {unknown[0]!r}")
     if isinstance(shape, dict):
         for key, sub in shape.items():
-            check_shape(value.get(key), sub, doc, f"{field_path}.{key}")
+            if sub is not object and key in value:  # (`object`: any value, as an absent field is)
+                check_shape(value[key], sub, doc, f"{field_path}.{key}")
     elif isinstance(shape, list):
         for i, item in enumerate(value):
             check_shape(item, shape[0], doc, f"{field_path}[{i}]")

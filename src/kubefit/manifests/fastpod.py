@@ -4,7 +4,9 @@
 warnings for the pods a live cluster holds. msgspec checks in C what decode_pod checks in Python — the
 known fields of the object, its metadata, spec, status, containers and their resources, ports,
 tolerations, owner references, conditions and container statuses, and each field's type — and skips
-what decode_pod does not read (`msgspec.Raw`). The parts decode_pod checks with more than a type
+what decode_pod does not read (`msgspec.Raw`), but for the unread parts of a pod spec whose field names
+decode_pod checks (probes, lifecycle, security contexts, env, …: `podparts`), typed from the same shapes.
+The parts decode_pod checks with more than a type
 (affinity, spread constraints, volumes, quantities, times, kubefit's annotations) go through decode_pod's
 own helpers. A pod this road does not take as it is — anything msgspec refuses (an unknown field, a
 null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name or without
@@ -22,7 +24,8 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from kubefit.api.core import Container, ContainerStatus, OwnerReference, Pod, PodCondition, Toleration
 from kubefit.errors import InputError
-from kubefit.manifests import load
+from kubefit.manifests import load, podparts
+from kubefit.manifests.decode import Complete
 from kubefit.manifests.documents import Document
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION
 
@@ -35,6 +38,36 @@ class _Strict(Struct, forbid_unknown_fields=True):
 
 class _Frozen(_Strict, frozen=True):
     """A hashable one (memo keys)."""
+
+
+def _typed(shape: Any) -> Any:
+    """The msgspec type of a `podparts` shape, so msgspec checks it in C as `check_shape` does in Python: a
+    `Complete` is a struct refusing any other field, a list a list of its entries' type, a value anything (decode_pod keeps it as given)."""
+    if isinstance(shape, list):
+        return list[_typed(shape[0])] | None
+    if isinstance(shape, Complete):
+        return msgspec.defstruct("Part", [(name, _typed(sub), None)
+                                          for name, sub in shape.items()], bases=(_Strict,)) | None
+    return Any
+
+
+# The parts decode_pod does not read, typed (podparts.CONTAINER_PARTS, podparts.POD_SPEC_PARTS).
+_EnvFromSources = _typed([podparts.ENV_FROM_SOURCE])
+_EnvVars = _typed([podparts.ENV_VAR])
+_ResizePolicies = _typed([podparts.CONTAINER_RESIZE_POLICY])
+_RestartRules = _typed([podparts.CONTAINER_RESTART_RULE])
+_VolumeMounts = _typed([podparts.VOLUME_MOUNT])
+_VolumeDevices = _typed([podparts.VOLUME_DEVICE])
+_Probe = _typed(podparts.PROBE)
+_Lifecycle = _typed(podparts.LIFECYCLE)
+_SecurityContext = _typed(podparts.SECURITY_CONTEXT)
+_EphemeralContainers = _typed([podparts.EPHEMERAL_CONTAINER])
+_PodSecurityContext = _typed(podparts.POD_SECURITY_CONTEXT)
+_ImagePullSecrets = _typed([podparts.LOCAL_OBJECT_REFERENCE])
+_HostAliases = _typed([podparts.HOST_ALIAS])
+_PodDNSConfig = _typed(podparts.POD_DNS_CONFIG)
+_ReadinessGates = _typed([podparts.POD_READINESS_GATE])
+_PodOS = _typed(podparts.POD_OS)
 
 
 class _OwnerReference(_Frozen):  # load.OWNER_FIELDS
@@ -85,22 +118,22 @@ class _Container(_Strict):  # load.CONTAINER_FIELDS
     args: Raw = UNSET
     workingDir: Raw = UNSET
     ports: list[_Port] | None = None
-    envFrom: Raw = UNSET
-    env: Raw = UNSET
+    envFrom: _EnvFromSources = None
+    env: _EnvVars = None
     resources: _Resources | None = None
-    resizePolicy: Raw = UNSET
+    resizePolicy: _ResizePolicies = None
     restartPolicy: Literal["Always", "OnFailure", "Never"] | None = None
-    restartPolicyRules: Raw = UNSET
-    volumeMounts: Raw = UNSET
-    volumeDevices: Raw = UNSET
-    livenessProbe: Raw = UNSET
-    readinessProbe: Raw = UNSET
-    startupProbe: Raw = UNSET
-    lifecycle: Raw = UNSET
+    restartPolicyRules: _RestartRules = None
+    volumeMounts: _VolumeMounts = None
+    volumeDevices: _VolumeDevices = None
+    livenessProbe: _Probe = None
+    readinessProbe: _Probe = None
+    startupProbe: _Probe = None
+    lifecycle: _Lifecycle = None
     terminationMessagePath: Raw = UNSET
     terminationMessagePolicy: Raw = UNSET
     imagePullPolicy: Raw = UNSET
-    securityContext: Raw = UNSET
+    securityContext: _SecurityContext = None
     stdin: Raw = UNSET
     stdinOnce: Raw = UNSET
     tty: Raw = UNSET
@@ -123,7 +156,7 @@ class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     priority: int
     volumes: list[dict[str, Any]] | None = None
     initContainers: list[_Container] | None = None
-    ephemeralContainers: Raw = UNSET
+    ephemeralContainers: _EphemeralContainers = None
     restartPolicy: Raw = UNSET
     terminationGracePeriodSeconds: Raw = UNSET
     activeDeadlineSeconds: Raw = UNSET
@@ -137,24 +170,24 @@ class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     hostPID: Raw = UNSET
     hostIPC: Raw = UNSET
     shareProcessNamespace: Raw = UNSET
-    securityContext: Raw = UNSET
-    imagePullSecrets: Raw = UNSET
+    securityContext: _PodSecurityContext = None
+    imagePullSecrets: _ImagePullSecrets = None
     hostname: Raw = UNSET
     subdomain: Raw = UNSET
     affinity: Raw | UnsetType = UNSET
     schedulerName: str | None = None
     tolerations: list[_Toleration] | None = None
-    hostAliases: Raw = UNSET
+    hostAliases: _HostAliases = None
     priorityClassName: Raw = UNSET
-    dnsConfig: Raw = UNSET
-    readinessGates: Raw = UNSET
+    dnsConfig: _PodDNSConfig = None
+    readinessGates: _ReadinessGates = None
     runtimeClassName: Raw | UnsetType = UNSET
     enableServiceLinks: Raw = UNSET
     preemptionPolicy: str | None = None
     overhead: Raw | UnsetType = UNSET
     topologySpreadConstraints: Raw | UnsetType = UNSET
     setHostnameAsFQDN: Raw = UNSET
-    os: Raw = UNSET
+    os: _PodOS = None
     hostUsers: Raw = UNSET
     schedulingGates: list[_SchedulingGate] | None = None
     resourceClaims: Raw | UnsetType = UNSET

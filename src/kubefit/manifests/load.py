@@ -42,6 +42,7 @@ from kubefit.manifests.decode import string as _string
 from kubefit.manifests.decode import string_map as _string_map
 from kubefit.manifests.decode import type_name as _type_name
 from kubefit.manifests.documents import Document
+from kubefit.manifests.podparts import CONTAINER_PARTS, POD_SPEC_PARTS, check_parts
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -356,6 +357,7 @@ def _container(raw: Any, doc: Document, path: str, warnings: list[str]) -> Conta
         raise _fail(doc, path, "must be a container (a mapping with name, resources, ...), got null")
     c = _mapping(raw, doc, path)
     _check_fields(c, CONTAINER_FIELDS, doc, path)
+    check_parts(c, CONTAINER_PARTS, doc, path)
     resources = _mapping(c.get("resources"), doc, f"{path}.resources")
     _check_fields(resources, RESOURCES_FIELDS, doc, f"{path}.resources")
     restart = c.get("restartPolicy")
@@ -438,6 +440,7 @@ def _spec_key(spec: dict[str, Any]) -> bytes | None:
 def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     """The Pod fields read from `spec`, checked in document order (metadata.annotations among them)."""
     _check_fields(spec, POD_SPEC_FIELDS, doc, "spec")
+    check_parts(spec, POD_SPEC_PARTS, doc, "spec")
     raw_containers = _list(spec.get("containers"), doc, "spec.containers")
     if not raw_containers:
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,
