@@ -36,7 +36,10 @@ GOLDEN = ROOT.parent / "shared" / "golden" / "kube-scheduler" / "cases.jsonl"
 
 # The framework's own failures of a cycle (a PreScore error, a score out of [0, 100] after an int64 wrap):
 # kube-scheduler's text on one `error:` line and exit 1, as the golden cases' `error` expects, not bad input.
-CYCLE_ERRORS = ("error: running PreScore plugin ", "error: applying score defaultWeights on Score plugins: ")
+# A scheduling cycle that fails with the framework's error (`SchedulingCycleError`, exit 1): kube-scheduler's
+# own message for a plugin's error status. Seed 39 met DynamicResources' Filter (a CEL runtime error).
+CYCLE_ERRORS = ("error: running PreScore plugin ", "error: applying score defaultWeights on Score plugins: ",
+                'error: running "DynamicResources" filter plugin: ', 'error: running PreFilter plugin "DynamicResources": ')
 
 # Every verb that reads scenario files, with the options a user would give it (`{f}` is the file).
 VERBS: tuple[tuple[str, ...], ...] = (
