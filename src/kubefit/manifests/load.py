@@ -156,10 +156,16 @@ class Scenario:
 
         Terminal pods (`Succeeded`/`Failed`) are not queued: the scheduler only takes pods still to run.
         """
-        return queue_order([p for p in self.pods if not p.bound and p.phase not in TERMINAL_PHASES])
+        return pending_in_order(self.pods)
 
     def fleet_objects(self, *kinds: str) -> list[Document]:
         return [d for d in self.fleet if d.kind in kinds]
+
+
+def pending_in_order(pods: list[Pod]) -> list[Pod]:
+    """Of `pods`, those the scheduler still has to place (not bound, not terminal), in queue order
+    (`Scenario.pending_pods` of a scenario's pods)."""
+    return queue_order([p for p in pods if not p.bound and p.phase not in TERMINAL_PHASES])
 
 
 def queue_order(pods: list[Pod]) -> list[Pod]:

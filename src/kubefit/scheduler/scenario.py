@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
-from kubefit.manifests.load import TERMINAL_PHASES, Scenario, queue_order
+from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
@@ -42,14 +42,12 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     config = config or load_configuration(scenario.scheduler_config)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
-    for pod in scenario.pods:  # the bound pods (`Pod.bound`, inlined: one pass over 150,000 pods)
-        if pod.node_name and pod.node_name not in known and not pod.queued:
+    for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
+        if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
                          f"scenario; the pod is not counted anywhere")
     profiles = {p.scheduler_name for p in config.profiles}
-    strangers = [p for p in scenario.pods if p.scheduler_name not in profiles]  # few: then the pending, in order
-    strangers = queue_order([p for p in strangers if not p.bound and p.phase not in TERMINAL_PHASES]) if strangers \
-        else []
+    strangers = pending_in_order([p for p in scenario.pods if p.scheduler_name not in profiles])
     if strangers:
         notes.append(f"{len(strangers)} pending pod(s) name a schedulerName no profile has (e.g. {strangers[0].key}: "
                      f"{strangers[0].scheduler_name!r}); kube-scheduler leaves them pending, and so does kubefit "

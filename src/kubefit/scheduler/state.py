@@ -384,9 +384,9 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     alloc = np.array([rows[key] for key in keys], dtype=np.int64).reshape(len(nodes), len(resources))
     state = ClusterState(list(nodes), resources, alloc, np.zeros_like(alloc),
                          np.zeros((len(nodes), 2), dtype=np.int64))
-    on = state.node_index.get  # a pod on a known node is `bound` unless queued (its nodeName is not empty)
+    on = state.node_index.get
     _bind_all(state, [(node, pod) for pod in pods if (node := on(pod.node_name)) is not None
-                      and not pod.queued and pod.phase not in ("Succeeded", "Failed")])
+                      and pod.bound and pod.phase not in ("Succeeded", "Failed")])
     if objects is not None:
         state.objects = objects
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
