@@ -14,6 +14,7 @@ import os
 import random
 import re
 import sys
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -40,9 +41,9 @@ _reader = pytest.importorskip("kubefit.manifests._reader")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def read_events(text: str | bytes, is_json: bool, fast: bool = True) -> list[tuple]:
+def read_events(text: str | bytes, is_json: bool, fast: bool = True, prefetch: int = -1) -> list[tuple]:
     """The compiled reader's events (raising Retry from the fast path, Fallback)."""
-    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast)
+    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast, prefetch=prefetch)
     out = []
     while (event := reader.next()) is not None:
         out.append(event)
@@ -189,6 +190,100 @@ def test_managed_fields_are_left_out_of_pods_and_nodes_only():
     items = [json.loads(e[1]) for e in events(text, True) if e[0] == "item"]
     assert items == [{"kind": "Pod", "metadata": {"name": "p"}}, {"kind": "Node", "metadata": {"name": "n"}},
                      {"kind": "ConfigMap", "metadata": {"name": "c", "managedFields": []}}]
+
+
+# --------------------------------------------------------------------------- JSON's prefetch thread
+
+def _outcome(data: bytes, prefetch: int, pause: float = 0.0) -> tuple[list[tuple], object, list[int]]:
+    """Every event of the JSON reader, the exception that ended it (type and text, or None) and the
+    positions it told after each event; `pause` seconds after the first item, so that the thread reads
+    ahead as far as it may."""
+    reader = _reader.Reader(data, True, prefetch=prefetch)
+    out: list[tuple] = []
+    positions: list[int] = []
+    try:
+        while (event := reader.next()) is not None:
+            out.append(event)
+            positions.append(reader.position)
+            if pause and len(out) == 3:
+                time.sleep(pause)
+    except (_reader.Fallback, MemoryError) as exc:
+        return out, (type(exc).__name__, str(exc)), positions
+    return out, None, positions
+
+
+LISTS = st.lists(st.dictionaries(st.sampled_from(["kind", "metadata", "a", "items"]),
+                                 st.sampled_from(["Pod", "Node", "List", "x"]) | VALUES, max_size=4), max_size=6)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LISTS, min_size=1, max_size=3), st.booleans(), st.integers(0, 10**6), st.sampled_from(
+    ["", "x", "}", "]", ",", '"', "\\", "{", '"a":1,"a":2', "\x01"]))
+def test_items_read_ahead_are_the_readers_own(lists, as_list, cut, insert):
+    """A JSON stream of lists (`{"items": [...]}` or top-level arrays), whole or broken at any byte (cut
+    short, or something inserted there): the reader with its prefetch thread gives the events, the error
+    (type, reason and line) and, after the list, the positions the reader alone gives."""
+    text = "\n".join(json.dumps({"kind": "List", "items": items} if as_list else items, indent=1)
+                      for items in lists)
+    at = cut % (len(text) + 1)
+    for broken in (text, text[:at], text[:at] + insert + text[at:]):
+        data = broken.encode("utf-8", "surrogatepass")
+        alone, ahead = _outcome(data, -1), _outcome(data, 0)
+        assert ahead[:2] == alone[:2], broken
+        assert ahead[2][-1:] == alone[2][-1:] and ahead[2] == sorted(ahead[2])
+
+
+def _big_list(items: int, bad: int | None = None) -> bytes:
+    """A kubectl-like List of pods (with managedFields), ≈ 600 bytes each; item `bad` with a key twice."""
+    pods = []
+    for i in range(items):
+        pod = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"p{i}", "namespace": "default", "managedFields": [{"manager": "kubelet", "n": i}],
+            "labels": {"app": f"a{i % 7}", "text": "x" * (i % 300)}}, "spec": {"containers": [{"name": "c"}]}},
+            indent=2)
+        pods.append(pod.replace('"name": "c"', '"name": "c", "name": "d"') if i == bad else pod)
+    return ('{"apiVersion": "v1", "kind": "List", "items": [\n' + ",\n".join(pods) + '\n], "metadata": {}}').encode()
+
+
+@pytest.mark.parametrize("bad", [None, 0, 40_000, 69_999])
+def test_a_large_list_read_ahead_is_the_readers_own(bad):
+    """70,000 items (≈ 40 MB: many batches; the consumer pauses so that the thread reaches its limit of
+    bytes read ahead and waits): the same events, positions and error (where the key is given twice: at
+    the first item, in the middle, at the last) as the reader alone."""
+    data = _big_list(70_000, bad)
+    alone = _outcome(data, -1)
+    ahead = _outcome(data, 0, pause=0.3)
+    assert ahead == alone
+    assert (alone[1] is None) == (bad is None) and len([e for e in alone[0] if e[0] == "item"]) == (70_000 if bad is None else bad)
+
+
+def _os_threads() -> int:
+    with open("/proc/self/status") as status:
+        return int(next(line for line in status if line.startswith("Threads:")).split()[1])
+
+
+def test_a_reader_let_go_while_its_thread_reads_ahead_stops_it():
+    """Readers dropped after a few items, their threads waiting (bytes ahead at the limit) or still
+    reading: no hang, every thread ended (the process has as many as before), and the buffer released
+    (the mapping closes: BufferError if a reader still held it)."""
+    import mmap
+    import tempfile
+
+    data = _big_list(70_000)
+    before = _os_threads()
+    with tempfile.TemporaryFile() as fh:
+        fh.write(data)
+        fh.flush()
+        for taken, pause in ((5, 0.3), (6, 0.0), (100, 0.3), (30_000, 0.0)):  # (the 5th event: the first item)
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            reader = _reader.Reader(mapped, True, prefetch=0)
+            for _ in range(taken):
+                reader.next()
+            time.sleep(pause)
+            assert _os_threads() == before + 1
+            del reader
+            mapped.close()
+            assert _os_threads() == before
 
 
 # --------------------------------------------------------------------------- pods

@@ -29,6 +29,7 @@
 #include <Python.h>
 #include <yaml.h>
 #include <errno.h>
+#include <pthread.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
@@ -40,6 +41,35 @@
 
 static PyObject *Fallback;
 static PyObject *Retry;
+
+/* ------------------------------------------------------------------ errors
+
+   On Python's thread an error is Python's error indicator (Fallback, MemoryError). The prefetch thread
+   (see "prefetch") holds no GIL and must not touch it: there a thread-local Sink keeps the first error,
+   which the consumer raises once it has handed out every item read before it. */
+
+typedef struct {
+    int kind;            /* 0: none, 1: Fallback (reason, line), 2: no memory */
+    const char *reason;  /* a string literal (every reason is) */
+    long line;
+} Sink;
+
+static _Thread_local Sink *sink;
+
+static int no_memory(void) {
+    if (sink) { if (!sink->kind) sink->kind = 2; }
+    else PyErr_NoMemory();
+    return -1;
+}
+
+static int fallback(const char *reason, long line) {
+    if (sink) {
+        if (!sink->kind) { sink->kind = 1; sink->reason = reason; sink->line = line; }
+        return -1;
+    }
+    if (!PyErr_Occurred()) PyErr_Format(Fallback, "%s (line %ld)", reason, line);
+    return -1;
+}
 
 /* ------------------------------------------------------------------ output buffer */
 
@@ -53,7 +83,7 @@ static int buf_grow(Buf *b, size_t more) {
     size_t cap = b->cap ? b->cap : 1 << 16;
     while (cap < b->len + more) cap *= 2;
     char *data = realloc(b->data, cap);
-    if (!data) { PyErr_NoMemory(); return -1; }
+    if (!data) return no_memory();
     b->data = data;
     b->cap = cap;
     return 0;
@@ -70,11 +100,6 @@ static inline int buf_putc(Buf *b, char c) {
     if (b->len == b->cap && buf_grow(b, 1) < 0) return -1;
     b->data[b->len++] = c;
     return 0;
-}
-
-static int fallback(const char *reason, long line) {
-    if (!PyErr_Occurred()) PyErr_Format(Fallback, "%s (line %ld)", reason, line);
-    return -1;
 }
 
 /* ------------------------------------------------------------------ key sets (duplicate keys) */
@@ -123,7 +148,7 @@ static int table_insert(KeySet *k, size_t i) {
 
 static int table_rebuild(KeySet *k, size_t tcap) {
     size_t *table = calloc(tcap, sizeof(size_t));
-    if (!table) { PyErr_NoMemory(); return -1; }
+    if (!table) return no_memory();
     free(k->table);
     k->table = table;
     k->tcap = tcap;
@@ -155,7 +180,7 @@ static int keys_add(KeySet *k, const char *s, size_t n) {
         if (lens) k->lens = lens;
         uint64_t *hashes = realloc(k->hashes, cap * sizeof(uint64_t));
         if (hashes) k->hashes = hashes;
-        if (!offs || !lens || !hashes) { PyErr_NoMemory(); return -1; }
+        if (!offs || !lens || !hashes) return no_memory();
         k->cap = cap;
     }
     k->offs[k->n] = k->text.len;
@@ -215,6 +240,21 @@ typedef struct {
     long span_lines;
     Py_ssize_t fast_items;  /* items the fast path read (the rest: libyaml) */
     Buf fscratch;        /* an unquoted scalar */
+    /* JSON's prefetch (see "prefetch") */
+    Py_ssize_t prefetch; /* a thread reads a list's items ahead when this many bytes are left (-1: never) */
+    int ahead;           /* a thread is reading the current items */
+    int sync_ready;      /* lock and cond initialised */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct Batch *head, *tail;  /* batches read, not yet handed out */
+    size_t waiting;      /* their bytes */
+    int finished;        /* the thread has pushed its last batch */
+    int stop;            /* the consumer asks the thread to end */
+    Sink sink;           /* the thread's first error */
+    struct Batch *cur;   /* the batch being handed out */
+    size_t cur_i;
+    Py_ssize_t cpos;     /* the end of the last item handed out */
 } Reader;
 
 /* ------------------------------------------------------------------ JSON */
@@ -567,7 +607,7 @@ static void y_stop(Reader *r) {
 static int y_next(Reader *r) {
     if (r->has_event) { yaml_event_delete(&r->event); r->has_event = 0; }
     if (!yaml_parser_parse(&r->parser, &r->event)) {
-        if (r->parser.error == YAML_MEMORY_ERROR) { PyErr_NoMemory(); return -1; }
+        if (r->parser.error == YAML_MEMORY_ERROR) return no_memory();
         if (r->span) {
             PyErr_Format(Retry, "malformed YAML in a span (line %ld)",
                          r->chunk_line + (long)r->parser.problem_mark.line + 1);
@@ -922,7 +962,7 @@ static int y_open_chunk(Reader *r) {
         r->chunk_start = start;
         r->pos = next;
         if (r->fast && f_open(r, start, end)) return 2;
-        if (!yaml_parser_initialize(&r->parser)) { PyErr_NoMemory(); return -1; }
+        if (!yaml_parser_initialize(&r->parser)) return no_memory();
         r->parser_live = 1;
         yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->data + start, end - start);
         if (y_next(r) < 0 || y_next(r) < 0) return -1;  /* the stream's start, then a document's or its end */
@@ -935,18 +975,39 @@ static int y_open_chunk(Reader *r) {
 
 /* ------------------------------------------------------------------ items and documents */
 
-static PyObject *take_item(Reader *r) {
+static PyObject *S_item, *S_Pod, *S_Node;  /* interned: "item", and the kinds most items have */
+
+/* Leave metadata.managedFields out of a Pod's or Node's text (where member_done found it). */
+static void cut_managed(Reader *r) {
     if (r->has_cut && is_cut_kind(r)) {
         size_t from = r->cut_from, to = r->cut_to;
         if (r->has_cut == 2 && to < r->out.len && r->out.data[to] == ',') to++;
         memmove(r->out.data + from, r->out.data + to, r->out.len - to);
         r->out.len -= to - from;
     }
-    PyObject *json = PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len);
+}
+
+/* ("item", json, kind) */
+static PyObject *item_event(const char *text, size_t len, const char *kind, int kind_len) {
+    PyObject *json = PyBytes_FromStringAndSize(text, (Py_ssize_t)len);
     if (!json) return NULL;
-    PyObject *kind = r->kind_len >= 0 ? PyUnicode_DecodeUTF8(r->kind, r->kind_len, NULL) : Py_NewRef(Py_None);
-    if (!kind) { Py_DECREF(json); return NULL; }
-    return Py_BuildValue("(sNN)", "item", json, kind);
+    PyObject *k;
+    if (kind_len < 0) k = Py_NewRef(Py_None);
+    else if (kind_len == 3 && memcmp(kind, "Pod", 3) == 0) k = Py_NewRef(S_Pod);
+    else if (kind_len == 4 && memcmp(kind, "Node", 4) == 0) k = Py_NewRef(S_Node);
+    else k = PyUnicode_DecodeUTF8(kind, kind_len, NULL);
+    if (!k) { Py_DECREF(json); return NULL; }
+    PyObject *event = PyTuple_New(3);
+    if (!event) { Py_DECREF(json); Py_DECREF(k); return NULL; }
+    PyTuple_SET_ITEM(event, 0, Py_NewRef(S_item));
+    PyTuple_SET_ITEM(event, 1, json);
+    PyTuple_SET_ITEM(event, 2, k);
+    return event;
+}
+
+static PyObject *take_item(Reader *r) {
+    cut_managed(r);
+    return item_event(r->out.data, r->out.len, r->kind, r->kind_len);
 }
 
 static void item_start(Reader *r) {
@@ -957,8 +1018,189 @@ static void item_start(Reader *r) {
 
 static PyObject *bytes_of(Reader *r) { return PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len); }
 
+/* The next item of a list (phase 2 or 3) into r->out, and what follows it: 0, or 1
+   where it was the last (the phase moves on), -1 on an error. Touches no Python object (see "prefetch"). */
+static int j_item(Reader *r) {
+    j_space(r);
+    item_start(r);
+    if (j_value(r, &r->out, 1, (Track){1, 0}) < 0) return -1;
+    j_space(r);
+    if (r->pos >= r->size) return j_fail(r, "a malformed JSON array");
+    char c = r->data[r->pos++];
+    int last = c == ']';
+    if (last) r->phase = r->phase == 2 ? 6 : 5;
+    else if (c != ',') return j_fail(r, "a malformed JSON array");
+    return last;
+}
+
+/* ------------------------------------------------------------------ prefetch
+
+   Most of a large JSON file is one list's items, and the caller spends longer decoding an item than this
+   reader spends finding it. So while Python decodes, a thread of the reader reads the next items (j_item,
+   which holds no GIL and touches no Python object: its errors go to a Sink) into batches of about
+   PREFETCH_BATCH bytes; next() hands them out in order, and then the thread's first error, exactly
+   where the reader alone would have raised it (every item before it handed out first). The thread owns the
+   scanning state (pos, phase, out, scratch, keys) from its start to its join; the consumer reads only the
+   batches. At most PREFETCH_AHEAD bytes wait, so memory stays what the caller keeps. Without a thread
+   (pthread_create refused, or less than `prefetch` bytes left) the reader reads the items itself: the same
+   events, by the same j_item. */
+
+#define PREFETCH_BATCH ((size_t)1 << 20)
+#define PREFETCH_AHEAD ((size_t)16 << 20)
+
+typedef struct {
+    size_t off, len;     /* the item's text in the batch */
+    Py_ssize_t pos;      /* where the reader was after it */
+    int last;            /* the list's last item */
+    int kind_len;
+    char kind[64];
+} Record;
+
+typedef struct Batch {
+    struct Batch *next;
+    Buf text;
+    Record *recs;
+    size_t n, cap;
+} Batch;
+
+static void batch_free(Batch *b) {
+    if (!b) return;
+    free(b->text.data);
+    free(b->recs);
+    free(b);
+}
+
+static int batch_add(Batch *b, Reader *r, int last) {
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        Record *recs = realloc(b->recs, cap * sizeof(Record));
+        if (!recs) return no_memory();
+        b->recs = recs;
+        b->cap = cap;
+    }
+    Record *rec = &b->recs[b->n];
+    rec->off = b->text.len;
+    rec->pos = r->pos;
+    rec->last = last;
+    cut_managed(r);
+    rec->len = r->out.len;
+    rec->kind_len = r->kind_len;
+    if (r->kind_len > 0) memcpy(rec->kind, r->kind, (size_t)r->kind_len);
+    if (buf_put(&b->text, r->out.data, r->out.len) < 0) return -1;
+    b->n++;
+    return 0;
+}
+
+/* The thread: batches of items until the list's end, an error, or the consumer's stop. */
+static void *prefetch_run(void *arg) {
+    Reader *r = arg;
+    sink = &r->sink;
+    int done = 0;
+    while (!done) {
+        Batch *b = calloc(1, sizeof(Batch));
+        if (!b) { no_memory(); break; }
+        while (b->text.len < PREFETCH_BATCH) {
+            int got = j_item(r);
+            if (got < 0 || batch_add(b, r, got) < 0) { done = 1; break; }
+            if (got) { done = 1; break; }
+        }
+        pthread_mutex_lock(&r->lock);
+        if (b->n) {
+            if (r->tail) r->tail->next = b; else r->head = b;
+            r->tail = b;
+            r->waiting += b->text.len;
+        } else {
+            batch_free(b);
+        }
+        pthread_cond_broadcast(&r->cond);
+        while (!r->stop && r->waiting > PREFETCH_AHEAD) pthread_cond_wait(&r->cond, &r->lock);
+        done |= r->stop;
+        pthread_mutex_unlock(&r->lock);
+    }
+    pthread_mutex_lock(&r->lock);
+    r->finished = 1;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+/* Start the thread for the current list's items (1), or leave the reading to next() (0). */
+static int prefetch_start(Reader *r) {
+    if (r->prefetch < 0 || r->size - r->pos < r->prefetch) return 0;
+    if (!r->sync_ready) {
+        if (pthread_mutex_init(&r->lock, NULL) != 0) return 0;
+        if (pthread_cond_init(&r->cond, NULL) != 0) { pthread_mutex_destroy(&r->lock); return 0; }
+        r->sync_ready = 1;
+    }
+    r->head = r->tail = NULL;
+    r->waiting = 0;
+    r->finished = r->stop = 0;
+    r->sink.kind = 0;
+    r->cpos = r->pos;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return 0;
+    pthread_attr_setstacksize(&attr, (size_t)1 << 20);  /* j_value nests at most MAX_DEPTH deep */
+    int started = pthread_create(&r->thread, &attr, prefetch_run, r) == 0;
+    pthread_attr_destroy(&attr);
+    r->ahead = started;
+    return started;
+}
+
+/* Stop the thread (if still running), wait for it, and drop what it read and was not handed out. */
+static void prefetch_end(Reader *r) {
+    if (!r->ahead) return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+    Py_BEGIN_ALLOW_THREADS
+    pthread_join(r->thread, NULL);
+    Py_END_ALLOW_THREADS
+    r->ahead = 0;
+    while (r->head) { Batch *b = r->head; r->head = b->next; batch_free(b); }
+    r->tail = NULL;
+    batch_free(r->cur);
+    r->cur = NULL;
+}
+
+/* The next item the thread read, or (the thread having ended before the list's end) its error. */
+static PyObject *prefetched_item(Reader *r) {
+    while (!r->cur || r->cur_i == r->cur->n) {
+        batch_free(r->cur);
+        r->cur = NULL;
+        Batch *b;
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&r->lock);
+        while (!r->head && !r->finished) pthread_cond_wait(&r->cond, &r->lock);
+        b = r->head;
+        if (b) {
+            r->head = b->next;
+            if (!r->head) r->tail = NULL;
+            r->waiting -= b->text.len;
+            pthread_cond_broadcast(&r->cond);
+        }
+        pthread_mutex_unlock(&r->lock);
+        Py_END_ALLOW_THREADS
+        if (!b) {
+            Sink error = r->sink;
+            prefetch_end(r);
+            if (error.kind == 2) return PyErr_NoMemory();
+            fallback(error.kind == 1 ? error.reason : "the reader stopped early", error.line);
+            return NULL;
+        }
+        r->cur = b;
+        r->cur_i = 0;
+    }
+    Record *rec = &r->cur->recs[r->cur_i++];
+    r->cpos = rec->pos;
+    PyObject *event = item_event(r->cur->text.data + rec->off, rec->len, rec->kind, rec->kind_len);
+    if (rec->last) prefetch_end(r);  /* the thread ends with the list: the reader's state is its own again */
+    return event;
+}
+
 /* JSON: the next event. */
 static PyObject *j_next(Reader *r) {
+    if (r->ahead) return prefetched_item(r);  /* the thread owns the scanning state: not even j_space here */
     j_space(r);
     if (r->phase == 0) {
         if (r->pos >= r->size) { r->done = 1; Py_RETURN_NONE; }
@@ -1028,13 +1270,8 @@ static PyObject *j_next(Reader *r) {
         return Py_BuildValue("(s)", "end_items");
     }
     /* phase 2 or 3: an item */
-    item_start(r);
-    if (j_value(r, &r->out, 1, (Track){1, 0}) < 0) return NULL;
-    j_space(r);
-    if (r->pos >= r->size) { j_fail(r, "a malformed JSON array"); return NULL; }
-    char c = r->data[r->pos++];
-    if (c == ']') r->phase = r->phase == 2 ? 6 : 5;
-    else if (c != ',') { j_fail(r, "a malformed JSON array"); return NULL; }
+    if (prefetch_start(r)) return prefetched_item(r);
+    if (j_item(r) < 0) return NULL;
     return take_item(r);
 }
 
@@ -1556,7 +1793,7 @@ static Py_ssize_t f_span_end(Reader *r, int members, long *lines) {
 static int f_span_open(Reader *r, Py_ssize_t end, yaml_event_type_t root) {
     r->chunk_start = r->fpos;
     r->chunk_line = r->fline;
-    if (!yaml_parser_initialize(&r->parser)) { PyErr_NoMemory(); return -1; }
+    if (!yaml_parser_initialize(&r->parser)) return no_memory();
     r->parser_live = 1;
     r->span = 1;
     yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->data + r->fpos, (size_t)(end - r->fpos));
@@ -1759,17 +1996,19 @@ static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
 static PyObject *Reader_position(Reader *r, void *Py_UNUSED(unused)) {
     if (!r->json && r->parser_live) return PyLong_FromSsize_t(r->chunk_start + (Py_ssize_t)r->parser.offset);
     if (!r->json && r->fmode) return PyLong_FromSsize_t(r->fpos);
-    return PyLong_FromSsize_t(r->pos);
+    return PyLong_FromSsize_t(r->ahead ? r->cpos : r->pos);
 }
 
 static PyObject *Reader_fast_items(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_items); }
 
 static int Reader_init(Reader *r, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"data", "json", "fast", NULL};
+    static char *names[] = {"data", "json", "fast", "prefetch", NULL};
     PyObject *data;
     int json, fast = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|p", names, &data, &json, &fast)) return -1;
+    Py_ssize_t prefetch = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|pn", names, &data, &json, &fast, &prefetch)) return -1;
     r->fast = fast;
+    r->prefetch = prefetch;
     if (PyObject_GetBuffer(data, &r->view, PyBUF_SIMPLE) < 0) return -1;
     r->data = r->view.buf;
     r->size = r->view.len;
@@ -1779,6 +2018,8 @@ static int Reader_init(Reader *r, PyObject *args, PyObject *kwargs) {
 }
 
 static void Reader_dealloc(Reader *r) {
+    prefetch_end(r);
+    if (r->sync_ready) { pthread_mutex_destroy(&r->lock); pthread_cond_destroy(&r->cond); }
     y_stop(r);
     if (r->view.obj) PyBuffer_Release(&r->view);
     free(r->out.data);
@@ -1805,8 +2046,10 @@ static PyTypeObject ReaderType = {
     .tp_name = "kubefit.manifests._reader.Reader",
     .tp_basicsize = sizeof(Reader),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Reader(buffer, json, fast=True): a manifest stream's events, one object at a time (fast: YAML's "
-              "fast path, which raises Retry where the libyaml path, fast=False, must read the file).",
+    .tp_doc = "Reader(buffer, json, fast=True, prefetch=-1): a manifest stream's events, one object at a time "
+              "(fast: YAML's fast path, which raises Retry where the libyaml path, fast=False, must read the file; "
+              "prefetch: a JSON list's items are read ahead by a thread when at least this many bytes are left, "
+              "-1 never).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,
     .tp_dealloc = (destructor)Reader_dealloc,
@@ -1823,6 +2066,10 @@ PyMODINIT_FUNC PyInit__reader(void) {
     if (!m) return NULL;
     Fallback = PyErr_NewException("kubefit.manifests._reader.Fallback", NULL, NULL);
     if (!Fallback || PyModule_AddObject(m, "Fallback", Fallback) < 0) return NULL;
+    S_item = PyUnicode_InternFromString("item");
+    S_Pod = PyUnicode_InternFromString("Pod");
+    S_Node = PyUnicode_InternFromString("Node");
+    if (!S_item || !S_Pod || !S_Node) return NULL;
     Retry = PyErr_NewException("kubefit.manifests._reader.Retry", NULL, NULL);
     if (!Retry || PyModule_AddObject(m, "Retry", Retry) < 0) return NULL;
     Py_INCREF(&ReaderType);

@@ -21,6 +21,9 @@ The result is the reference reading's, object for object, error for error (`test
 - decoding errors are raised in document order once the whole file has been read, as the reference
   reading raises them after parsing (`Entry` objects wait for that).
 
+A JSON list's items are read ahead by a thread of the compiled reader (no GIL; `_reader.c`, "prefetch")
+while Python decodes the ones before them: the same events and errors, in the same order.
+
 Files under `STREAM_MIN_BYTES`, standard input, and a machine without the compiled reader (no C
 compiler or libyaml headers at install) take the reference reading.
 """
@@ -52,6 +55,7 @@ except ImportError:  # pragma: no cover - built without libyaml's headers or a c
     _reader = None  # type: ignore[assignment]
 
 STREAM_MIN_BYTES = 1 << 20  # smaller files: the reference reading, as fast there
+PREFETCH_MIN_BYTES = 1 << 20  # a list's items read ahead by a thread when at least this much is left
 _RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
 _JSON_START = re.compile(r"\s*[\[{]")
 
@@ -182,6 +186,15 @@ def _fast_path() -> bool:
     return os.environ.get("KUBEFIT_YAML_FAST", "") != "0"
 
 
+def _prefetch() -> int:
+    """From how many bytes left a JSON list's items are read ahead by the reader's thread (`_reader.c`,
+    "prefetch"): `PREFETCH_MIN_BYTES`; every list under `KUBEFIT_STREAM=always` (so that the tests and the
+    fuzz campaign read small files through it too); never with `KUBEFIT_PREFETCH=0`."""
+    if os.environ.get("KUBEFIT_PREFETCH", "") == "0":
+        return -1
+    return 0 if os.environ.get("KUBEFIT_STREAM", "") == "always" else PREFETCH_MIN_BYTES
+
+
 def _reference(path: str | Path, allow_empty: bool) -> list[Entry]:
     return [Entry(doc=d) for d in documents.read_documents(path, allow_empty=allow_empty)]
 
@@ -201,7 +214,7 @@ class _Stream:
     def __init__(self, data: mmap.mmap, source: str, is_json: bool, pods: FastPods | None,
                  progress: Callable[[str, int, int], None] | None, fast: bool = True) -> None:
         self.data = data
-        self.reader = _reader.Reader(data, is_json, fast=fast)
+        self.reader = _reader.Reader(data, is_json, fast=fast, prefetch=_prefetch())
         self.source = source
         self.pods = pods
         self.progress = progress
