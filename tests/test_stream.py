@@ -299,11 +299,18 @@ def _container(draw, i: int) -> dict:
     c = {"name": draw(st.sampled_from([f"c{i}", None, 5])), "image": draw(st.sampled_from(["img:1", None, ""]))}
     if draw(st.booleans()):
         c["resources"] = {k: draw(QUANTITIES) for k in draw(st.sets(st.sampled_from(["requests", "limits"])))}
+        if draw(st.integers(0, 5)) == 0:
+            c["resources"][draw(st.sampled_from(["claims", "claim"]))] = draw(st.sampled_from([[{"name": "gpu"}],
+                                                                                              [], None]))
+    elif draw(st.integers(0, 5)) == 0:
+        c["resources"] = draw(st.sampled_from([None, {}, [], "x"]))
     if draw(st.booleans()):
         c["restartPolicy"] = draw(st.sampled_from(["Always", "Never", "Sometimes", None]))
     if draw(st.booleans()):
         c["ports"] = [{"containerPort": draw(st.sampled_from([80, 8080, None, "80", True])), "hostPort":
                        draw(st.sampled_from([0, 9000, None])), "protocol": draw(st.sampled_from(["TCP", "UDP", None]))}]
+    elif draw(st.integers(0, 5)) == 0:
+        c["ports"] = draw(st.sampled_from([None, [], [None], {"containerPort": 80}]))
     if draw(st.booleans()):
         c["volumeMounts"] = [{"name": "kube-api-access-x", "mountPath": "/var"}]
     if draw(st.integers(0, 9)) == 0:
@@ -404,6 +411,61 @@ def test_a_fast_pod_is_decode_pods_pod(body):
     got, notes = fast
     assert raw_is_json(got)
     assert got == want and notes == warnings
+
+
+CONTAINER_VARIANTS = [  # (field, value): one field decode_pod reads of a container, changed
+    ("name", "other"), ("image", "img:2"), ("restartPolicy", "Always"), ("restartPolicy", "Never"),
+    ("resources", {"requests": {"cpu": "2"}}), ("resources", {"limits": {"cpu": "2"}}),
+    ("resources", {"requests": {"cpu": "1"}, "limits": {"memory": "1Gi"}}), ("resources", None),
+    ("resources", {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}), ("resources", {"requests": {"cpu": "x"}}),
+    ("resources", {"requests": {"bogus": "1"}}),  # (a warning naming the container's path)
+    ("ports", [{"containerPort": 80, "hostPort": 8080}]), ("ports", [{"containerPort": 80, "protocol": "UDP"}]),
+    ("ports", None), ("ports", [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}])]
+
+
+_BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team"}, "spec": {
+    "priority": 0, "nodeName": "n1",
+    "containers": [{"name": "a", "image": "img:1", "resources": {"requests": {"cpu": "1"}}},
+                   {"name": "b", "image": "img:1", "ports": [{"containerPort": 80}]}],
+    "initContainers": [{"name": "i", "image": "img:1", "restartPolicy": "Always"}]}}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from([("containers", 0), ("containers", 1), ("initContainers", 0)]),
+                          st.sampled_from(CONTAINER_VARIANTS)), min_size=1, max_size=8))
+def test_fast_pods_of_one_load_are_decode_pods_pods(changes):
+    """Pods decoded by one FastPods (its memo shared, as in a load): replicas of one pod, each with one
+    field of one container changed, the changes accumulating (a memo keyed on less than decode_pod reads
+    would give an earlier pod's container): each is None or exactly decode_pod's Pod and warnings."""
+    fast = FastPods()
+    body = copy.deepcopy(_BASE_POD)
+    decoded = 0
+    for i, ((field, index), (key, value)) in enumerate([(("containers", 0), ("name", "a")), *changes]):
+        body["spec"][field][index][key] = copy.deepcopy(value)
+        body["metadata"]["name"] = f"p-{i}"
+        got = fast.decode(orjson.dumps(body), "f.json", i)
+        if got is None:
+            continue
+        decoded += 1
+        warnings: list[str] = []
+        assert got == (decode_pod(Document(copy.deepcopy(body), "f.json", i), warnings), warnings)
+    assert decoded or any(v[0] == "resources" and v[1] and "claims" in v[1] for _, v in changes)
+
+
+def test_equal_containers_at_other_paths_are_told_at_their_own():
+    """Equal containers at containers[0], containers[1] and initContainers[0], in two pods of one load:
+    each warning names its own container's path, as decode_pod's do."""
+    container = {"name": "a", "image": "img:1", "resources": {"requests": {"bogus": "1"}}}
+    fast = FastPods()
+    for i in range(2):
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {
+            "priority": 0, "containers": [container, container], "initContainers": [container]}}
+        warnings: list[str] = []
+        want = decode_pod(Document(copy.deepcopy(body), "f.json", i), warnings)
+        assert fast.decode(orjson.dumps(body), "f.json", i) == (want, warnings)
+        assert [w.split(": ")[2] for w in warnings] == [
+            "spec.containers[0].resources.requests.bogus", "spec.containers[1].resources.requests.bogus",
+            "spec.initContainers[0].resources.requests.bogus"]
 
 
 def test_fast_pods_share_what_repeats_and_tell_warnings_per_pod():

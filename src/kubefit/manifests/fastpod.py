@@ -117,10 +117,10 @@ class _Container(_Strict):  # load.CONTAINER_FIELDS
     command: Raw = UNSET
     args: Raw = UNSET
     workingDir: Raw = UNSET
-    ports: list[_Port] | None = None
+    ports: Raw | UnsetType = UNSET  # (decoded, as list[_Port] | None, once per distinct text)
     envFrom: _EnvFromSources = None
     env: _EnvVars = None
-    resources: _Resources | None = None
+    resources: Raw | UnsetType = UNSET  # (decoded, as _Resources | None, once per distinct text)
     resizePolicy: _ResizePolicies = None
     restartPolicy: Literal["Always", "OnFailure", "Never"] | None = None
     restartPolicyRules: _RestartRules = None
@@ -257,6 +257,8 @@ class FastPods:
 
     def __init__(self) -> None:
         self.decoder = msgspec.json.Decoder(_Pod)
+        self.resources = msgspec.json.Decoder(_Resources | None)
+        self.ports = msgspec.json.Decoder(list[_Port] | None)
         self.memo: dict[Any, Any] = {}
 
     def decode(self, data: bytes, source: str, index: int) -> tuple[Pod, list[str]] | None:
@@ -268,24 +270,20 @@ class FastPods:
         meta, spec, status = pod.metadata, pod.spec, pod.status
         if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
                 spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
-                or (status is not None and status.resourceClaimStatuses is not UNSET) \
-                or any(c.resources is not None and c.resources.claims is not UNSET
-                       for c in (*spec.containers, *(spec.initContainers or ()))):
+                or (status is not None and status.resourceClaimStatuses is not UNSET):
             return None  # (the compiled reader leaves managedFields out; `raw` must lack them)
         doc = Document({"kind": "Pod", "metadata": {"name": meta.name}}, source, index)
         warnings: list[str] = []
         try:
             decoded = self._pod(pod, doc, warnings, data)
-        except (InputError, msgspec.ValidationError, msgspec.DecodeError):
+        except (InputError, msgspec.ValidationError, msgspec.DecodeError, _Claims):
             return None
         return decoded, warnings
 
     def _pod(self, pod: _Pod, doc: Document, warnings: list[str], data: bytes) -> Pod:
         meta, spec, status = pod.metadata, pod.spec, pod.status or _PodStatus()
-        containers = self._shared(tuple(self._container(c, doc, f"spec.containers[{i}]", warnings)
-                                        for i, c in enumerate(spec.containers)))
-        inits = self._shared(tuple(self._container(c, doc, f"spec.initContainers[{i}]", warnings)
-                                   for i, c in enumerate(spec.initContainers or ())))
+        containers = self._containers(spec.containers, "containers", doc, warnings)
+        inits = self._containers(spec.initContainers, "initContainers", doc, warnings) if spec.initContainers else ()
         resources = spec.resources or _Resources()
         pod_requests = (load.decode_resource_list(resources.requests, doc, "spec.resources.requests", warnings)
                         if resources.requests is not None else None)
@@ -318,22 +316,32 @@ class FastPods:
             duration=load._time_annotation(doc, annotated, DURATION_ANNOTATION) if annotated else None,
             raw=data, source=doc.source)
 
-    def _container(self, c: _Container, doc: Document, path: str, warnings: list[str]) -> Container:
-        """load._container on the fields it reads; memoised with its warnings (told per pod)."""
-        resources = c.resources or _Resources()
-        key = ("container", path, c.name, c.image, c.restartPolicy, _items(resources.requests),
-               _items(resources.limits), tuple(c.ports) if c.ports is not None else None)
+    def _containers(self, containers: list[_Container], field: str, doc: Document,
+                    warnings: list[str]) -> tuple[Container, ...]:
+        """load._container of each (see `_container`), as one shared tuple."""
+        return self._shared(tuple([self._container(c, doc, field, i, warnings) for i, c in enumerate(containers)]))
+
+    def _container(self, c: _Container, doc: Document, field: str, i: int, warnings: list[str]) -> Container:
+        """load._container on the fields it reads, memoised with its warnings (told per pod) by those fields'
+        JSON text; a container with `resources.claims` is left to decode_pod."""
+        key = ("container", field, i, c.name, c.image, c.restartPolicy,
+               None if c.resources is UNSET else bytes(c.resources), None if c.ports is UNSET else bytes(c.ports))
         known = self.memo.get(key)
         if known is None:
+            resources = _Resources() if c.resources is UNSET else self.resources.decode(c.resources) or _Resources()
+            if resources.claims is not UNSET:
+                raise _Claims
+            ports = None if c.ports is UNSET else self.ports.decode(c.ports)
             fields: dict[str, Any] = {"name": c.name, "image": c.image, "restartPolicy": c.restartPolicy,
                                       "resources": {"requests": resources.requests, "limits": resources.limits},
-                                      "ports": [msgspec.structs.asdict(p) for p in c.ports or ()]}
+                                      "ports": [msgspec.structs.asdict(p) for p in ports or ()]}
             notes: list[str] = []
-            decoded = load._container(fields, doc, path, notes)
+            decoded = load._container(fields, doc, f"spec.{field}[{i}]", notes)
             prefix = f"{doc.source}: {doc.label}: "
             known = self.memo[key] = (decoded, [n.removeprefix(prefix) for n in notes])
         decoded, notes = known
-        warnings += (f"{doc.source}: {doc.label}: {n}" for n in notes)
+        if notes:
+            warnings += (f"{doc.source}: {doc.label}: {n}" for n in notes)
         return decoded
 
     def _tolerations(self, tolerations: list[_Toleration] | None, doc: Document) -> tuple[Toleration, ...]:
@@ -435,6 +443,10 @@ class FastPods:
                 OwnerReference(api_version=r.apiVersion or "", kind=r.kind or "", name=r.name or "", uid=r.uid or "",
                                controller=bool(r.controller)) for r in refs or ())
         return known
+
+
+class _Claims(Exception):
+    """A container with `resources.claims` (DynamicResources'): decode_pod decides."""
 
 
 _MISSING = object()
