@@ -452,6 +452,29 @@ def test_fast_pods_of_one_load_are_decode_pods_pods(changes):
     assert decoded or any(v[0] == "resources" and v[1] and "claims" in v[1] for _, v in changes)
 
 
+def test_a_fast_pods_volumes_are_read_from_its_json_when_asked_for():
+    """fastpod checks `spec.volumes` and leaves them in the pod's JSON (`VOLUMES_FROM_RAW`) until read:
+    then they are decode_pod's, also after a pickle round trip (tune's workers) or once `raw` was read."""
+    import pickle
+
+    from kubefit.api.core import VOLUMES_FROM_RAW
+
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {
+        "priority": 0, "containers": [{"name": "c"}], "volumes": [
+            {"name": "data", "persistentVolumeClaim": {"claimName": "c", "readOnly": True}},
+            {"name": "kube-api-access-x", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]}}
+    want = decode_pod(Document(copy.deepcopy(body), "f.json", 1), [])
+    for read_raw_first in (False, True):
+        pod = FastPods().decode(orjson.dumps(body), "f.json", 1)[0]
+        assert pod.__dict__["volumes"] is VOLUMES_FROM_RAW
+        copied = pickle.loads(pickle.dumps(pod))
+        assert copied.__dict__["volumes"] is VOLUMES_FROM_RAW
+        if read_raw_first:
+            assert pod.raw["spec"]["volumes"] == body["spec"]["volumes"] and not raw_is_json(pod)
+        assert pod.volumes == want.volumes == copied.volumes and type(pod.volumes) is tuple
+        assert pod == want == copied
+
+
 def test_equal_containers_at_other_paths_are_told_at_their_own():
     """Equal containers at containers[0], containers[1] and initContainers[0], in two pods of one load:
     each warning names its own container's path, as decode_pod's do."""

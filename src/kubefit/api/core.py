@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 ResourceList = dict[str, int]
 """Resource name → exact quantity in nano-units (see `kubefit.k8s.quantity`)."""
 
@@ -157,6 +159,40 @@ def _raw_set(obj: Any, value: dict[str, Any] | bytes) -> None:
     obj.__dict__["raw"] = value
 
 
+class _VolumesFromRaw:
+    """`Pod.volumes` not decoded yet: read from the pod's manifest JSON (`raw`) when first asked for."""
+
+    def __reduce__(self) -> str:
+        return "VOLUMES_FROM_RAW"  # (pickled by name: the one instance)
+
+
+VOLUMES_FROM_RAW = _VolumesFromRaw()
+
+
+class _SpecVolumes(msgspec.Struct):
+    volumes: list[dict[str, Any]] | None = None
+
+
+class _PodVolumes(msgspec.Struct):
+    spec: _SpecVolumes
+
+
+_POD_VOLUMES = msgspec.json.Decoder(_PodVolumes)
+
+
+def _volumes_get(pod: Pod) -> tuple[dict[str, Any], ...]:
+    volumes = pod.__dict__["volumes"]
+    if volumes is VOLUMES_FROM_RAW:
+        raw = pod.__dict__["raw"]
+        listed = _POD_VOLUMES.decode(raw).spec.volumes if type(raw) is bytes else raw["spec"].get("volumes")
+        volumes = pod.__dict__["volumes"] = tuple(listed or ())
+    return volumes
+
+
+def _volumes_set(pod: Pod, value: tuple[dict[str, Any], ...] | _VolumesFromRaw) -> None:
+    pod.__dict__["volumes"] = value
+
+
 def raw_is_json(obj: Node | Pod) -> bool:
     """Whether a node's or pod's `raw` is still the manifest's JSON, not yet read (see `Pod.raw`)."""
     return type(obj.__dict__.get("raw")) is bytes
@@ -166,3 +202,6 @@ def raw_is_json(obj: Node | Pod) -> bool:
 # reader keeps a snapshot's objects so (`kubefit.manifests.stream`): 150,000 pods' manifests as dicts
 # took 2 GB more than as JSON, and the scheduler reads them only to drain a node or name an owner.
 Node.raw = Pod.raw = property(_raw_get, _raw_set)  # type: ignore[assignment,method-assign]
+# `volumes` may be given as VOLUMES_FROM_RAW by a reader that checked `spec.volumes` in the manifest's JSON
+# (`kubefit.manifests.fastpod`): only the volume plugins read them, and only where a pending pod asks.
+Pod.volumes = property(_volumes_get, _volumes_set)  # type: ignore[assignment,method-assign]

@@ -22,7 +22,15 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
-from kubefit.api.core import Container, ContainerStatus, OwnerReference, Pod, PodCondition, Toleration
+from kubefit.api.core import (
+    VOLUMES_FROM_RAW,
+    Container,
+    ContainerStatus,
+    OwnerReference,
+    Pod,
+    PodCondition,
+    Toleration,
+)
 from kubefit.errors import InputError
 from kubefit.manifests import load, podparts
 from kubefit.manifests.decode import Complete
@@ -68,6 +76,20 @@ _HostAliases = _typed([podparts.HOST_ALIAS])
 _PodDNSConfig = _typed(podparts.POD_DNS_CONFIG)
 _ReadinessGates = _typed([podparts.POD_READINESS_GATE])
 _PodOS = _typed(podparts.POD_OS)
+
+
+def _volume_type() -> Any:
+    """load._volume's check as a msgspec type: a v1 Volume's fields (load.VOLUME_FIELDS), a known source's
+    own (load.VOLUME_SOURCE_FIELDS), each value anything (decode_pod keeps the volume as given)."""
+    fields: list[tuple[str, Any, Any]] = [("name", Any, None)]
+    for kind, known in load.VOLUME_SOURCE_FIELDS.items():
+        source = Any if known is None else msgspec.defstruct(
+            "VolumeSource", [(name, Any, None) for name in sorted(known)], bases=(_Strict,)) | None
+        fields.append((kind, source, None))
+    return msgspec.defstruct("Volume", fields, bases=(_Strict,))
+
+
+_Volumes = list[_volume_type()] | None  # type: ignore[misc]
 
 
 class _OwnerReference(_Frozen):  # load.OWNER_FIELDS
@@ -154,7 +176,7 @@ class _SchedulingGate(_Strict):
 class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     containers: list[_Container]
     priority: int
-    volumes: list[dict[str, Any]] | None = None
+    volumes: _Volumes = None  # (checked; the pod's volumes are read from its JSON when asked for)
     initContainers: list[_Container] | None = None
     ephemeralContainers: _EphemeralContainers = None
     restartPolicy: Raw = UNSET
@@ -300,7 +322,7 @@ class FastPods:
                 "spread", spec.topologySpreadConstraints,
                 lambda value: load._spread_constraints({"topologySpreadConstraints": value}, doc)) or (),
             scheduling_gates=tuple(g.name or "" for g in spec.schedulingGates or ()), resource_claims=(),
-            volumes=tuple(load._volume(v, doc, f"spec.volumes[{i}]") for i, v in enumerate(spec.volumes or ())),
+            volumes=VOLUMES_FROM_RAW if spec.volumes else (),
             preemption_policy=spec.preemptionPolicy or "PreemptLowerPriority",
             phase=status.phase or "",
             container_statuses=self._statuses(status.containerStatuses, "containerStatuses", doc),
