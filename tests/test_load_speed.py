@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubefit import collector
 from kubefit.errors import InputError
-from kubefit.manifests import scenario as load_pipeline
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, decode_pod
 from kubefit.manifests.parse import parse_bodies
@@ -185,11 +185,11 @@ def test_a_refused_file_leaves_the_collector_running(tmp_path):
 
 
 def test_the_command_freezes_what_it_loaded(monkeypatch):
-    """`kubefit` asks for it (freeze_after_loading); a library caller does not get it."""
+    """`kubefit` asks for it (freeze_what_is_kept); a library caller does not get it."""
     before = gc.get_freeze_count()
     load_scenario(SCENARIO)
     assert gc.get_freeze_count() == before
-    monkeypatch.setattr(load_pipeline, "_freezing", [True])
+    monkeypatch.setattr(collector, "_freezing", [True])
     try:
         load_scenario(SCENARIO)
         assert gc.get_freeze_count() > before
