@@ -46,8 +46,11 @@ from kubefit.scheduler.framework import (
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
+from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
@@ -63,6 +66,10 @@ _INT64_MIN = np.iinfo(np.int64).min
 _array_max = np.maximum.reduce  # `a.max()` without numpy's Python-level wrappers (once or twice per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+# Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
+# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity) or of its own alone (ImageLocality
+# has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
+_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
@@ -256,7 +263,8 @@ class Shape:
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
     # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
-    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers);
+    # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
@@ -308,6 +316,17 @@ def _plan(sh: Shape) -> RedoPlan | None:
                      and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
                      and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
     return plan
+
+
+def _same_everywhere(sh: Shape, static: list[int]) -> bool:
+    """Whether the static normalized scorers `static` give every node one normalized score whatever nodes are
+    feasible (`Shape.static_norm` then keeps that sum alone): each normalizes per node (`_PER_NODE_NORMALIZE`)
+    and its raw score is the same on every node (no taint preferred against, no preferred node affinity, no
+    image of the pod on any node: the usual case)."""
+    if not static or len(sh.raw[0]) == 0:
+        return False
+    raw = sh.raw[static]
+    return all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static) and bool((raw == raw[:, :1]).all())
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -836,11 +855,11 @@ class Engine:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
         static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
         cached = sh.static_norm
-        if cached is not None and np.array_equal(cached[0], feasible):
+        if cached is not None and (cached[0] is None or np.array_equal(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (feasible, total)
+            sh.static_norm = (None, int(total[0])) if _same_everywhere(sh, static) else (feasible, total)
         return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
