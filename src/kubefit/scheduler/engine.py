@@ -267,6 +267,7 @@ class Shape:
     # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+    normed_split: tuple = ((), ())  # `normed` split: (static scorers: raw scores fixed for the shape, the others)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
@@ -478,6 +479,7 @@ class Engine:
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
         sh.kernels_of = (fk, sk)
+        sh.normed_split = ([s for s in sh.normed if sk[s] == "static"], [s for s in sh.normed if sk[s] != "static"])
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
@@ -853,18 +855,20 @@ class Engine:
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
-        static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
+        static, live = sh.normed_split
         cached = sh.static_norm
         if cached is not None and (cached[0] is None or np.array_equal(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
             sh.static_norm = (None, int(total[0])) if _same_everywhere(sh, static) else (feasible, total)
-        return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
+        if not live:
+            return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
+        return total + self._normalized_sum(sh, feasible, live)
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
-        total = np.zeros(len(feasible), dtype=np.int64)
+        total = None
         for s in scorers:
             _name, plugin, w = sh.scorers[s]
             # a per-cycle scorer's own incremental Score + NormalizeScore, within range (None: not available)
@@ -875,8 +879,11 @@ class Engine:
                 norm = normalize_scores(plugin, raw, sh.ctx)
                 if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
                     self._raise_score_error(sh, feasible)
-            total += w * norm
-        return total
+            if total is None:
+                total = np.multiply(norm, w, dtype=np.int64)  # a new array: the plugin's may be cached
+            else:
+                total += w * norm
+        return np.zeros(len(feasible), dtype=np.int64) if total is None else total
 
     def _raise_score_error(self, sh: Shape, feasible: np.ndarray | None = None) -> None:
         """Let the plain framework raise its exact SchedulingCycleError."""
