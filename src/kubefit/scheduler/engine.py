@@ -184,6 +184,22 @@ _IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
 _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
 
 
+class _HashedKey:
+    """A shape key with its hash computed once: keys nest tolerations and owner references, whose dataclass
+    hashes run in Python (1.6 µs a key of the default profile, and a cycle looks its shape up twice)."""
+
+    __slots__ = ("key", "_hash")
+
+    def __init__(self, key: tuple) -> None:
+        self.key, self._hash = key, hash(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _HashedKey) and self._hash == other._hash and self.key == other.key
+
+
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -326,8 +342,8 @@ def _same_everywhere(sh: Shape, static: list[int]) -> bool:
     image of the pod on any node: the usual case)."""
     if not static or len(sh.raw[0]) == 0:
         return False
-    raw = sh.raw[static]
-    return all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static) and bool((raw == raw[:, :1]).all())
+    return (all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static)
+            and all(bool((sh.raw[s] == sh.raw[s, 0]).all()) for s in static))
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -381,7 +397,7 @@ class Engine:
         self.sampling = sampling
         self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
         self.frameworks: dict[str, Framework] = {}
-        self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
+        self.shapes: OrderedDict[_HashedKey, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
@@ -394,7 +410,7 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
-        self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
+        self._last_key: tuple | None = None  # (framework, pod, shape key, `_pod_spec`) of the last new key
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
@@ -412,12 +428,11 @@ class Engine:
         fw = self.framework(pod)
         last = self._last_key
         # a replica of the previous pod (decoded replicas share their containers): the same key
-        if (last is not None and last[0] is fw and last[1].containers is pod.containers
-                and _pod_spec(last[1]) == _pod_spec(pod)):
+        if last is not None and last[0] is fw and last[1].containers is pod.containers and last[3] == _pod_spec(pod):
             key = last[2]
         else:
-            key = signature_key(fw, pod) or shape_key(pod)
-            self._last_key = (fw, pod, key)
+            key = _HashedKey(signature_key(fw, pod) or shape_key(pod))
+            self._last_key = (fw, pod, key, _pod_spec(pod))
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
