@@ -208,10 +208,14 @@ def _global_plugin(plugin) -> bool:
 def _next_context(sh: Shape, pod: Pod) -> CycleContext:
     """The shape's cycle context for its next pod: what the plugins that read other nodes computed is
     dropped (but `_CARRIED_CACHE`); the other plugins' entries depend on the pod alone and stay."""
-    ctx = sh.ctx
+    ctx, cache = sh.ctx, sh.ctx.cache
     ctx.pod = pod
-    for k in [k for k in ctx.cache if k not in _CARRIED_CACHE and k.partition("/")[0] in sh.global_names]:
-        del ctx.cache[k]
+    known = sh.dropped
+    if known is None or cache.keys() != known[0]:  # the plugins fill the same entries cycle after cycle
+        known = sh.dropped = (frozenset(cache), [k for k in cache if k not in _CARRIED_CACHE
+                                                 and k.partition("/")[0] in sh.global_names])
+    for k in known[1]:
+        del cache[k]
     return ctx
 
 
@@ -283,6 +287,7 @@ class Shape:
     # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+    dropped: tuple | None = None  # (the context's cache keys, those `_next_context` drops) at its last call
     normed_split: tuple = ((), ())  # `normed` split: (static scorers: raw scores fixed for the shape, the others)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
@@ -495,6 +500,7 @@ class Engine:
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
         sh.kernels_of = (fk, sk)
         sh.normed_split = ([s for s in sh.normed if sk[s] == "static"], [s for s in sh.normed if sk[s] != "static"])
+        sh.dropped = None  # (`_next_context`: which entries go depends on `global_names`)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
