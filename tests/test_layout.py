@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # (it imports nothing but itself), so `k8s` may read its types, as Go's component-helpers and
 # dynamic-resource-allocation read k8s.io/api. scheduler and multicluster are siblings (one cluster, a
 # fleet): neither imports the other.
-RANK = {"errors": 0, "told": 0, "api": 1, "k8s": 2, "manifests": 3, "scheduler": 4, "multicluster": 4,
+RANK = {"errors": 0, "told": 0, "collector": 0, "api": 1, "k8s": 2, "manifests": 3, "scheduler": 4, "multicluster": 4,
         "planning": 5, "report": 6, "verbs": 7, "cli": 8, "": 9}
 
 

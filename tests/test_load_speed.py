@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubefit import collector
+from kubefit.api.core import OwnerReference
 from kubefit.errors import InputError
-from kubefit.manifests import scenario as load_pipeline
 from kubefit.manifests.documents import Document
 from kubefit.manifests.load import Scenario, decode_pod
 from kubefit.manifests.parse import parse_bodies
@@ -185,13 +187,40 @@ def test_a_refused_file_leaves_the_collector_running(tmp_path):
 
 
 def test_the_command_freezes_what_it_loaded(monkeypatch):
-    """`kubefit` asks for it (freeze_after_loading); a library caller does not get it."""
+    """`kubefit` asks for it (freeze_what_is_kept); a library caller does not get it."""
     before = gc.get_freeze_count()
     load_scenario(SCENARIO)
     assert gc.get_freeze_count() == before
-    monkeypatch.setattr(load_pipeline, "_freezing", [True])
+    monkeypatch.setattr(collector, "_freezing", [True])
     try:
         load_scenario(SCENARIO)
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-1", "controller": True,
+         "blockOwnerDeletion": True}
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ({}, None),
+    ({"controller": None, "uid": None, "blockOwnerDeletion": "anything"}, None),  # (a field no verb reads)
+    ({"controller": 1}, "metadata.ownerReferences[0].controller: must be true or false, got 1"),
+    ({"controller": "yes"}, "metadata.ownerReferences[0].controller: must be true or false, got 'yes'"),
+    ({"kind": 5}, "metadata.ownerReferences[0].kind: must be a string, got an integer 5; quote it"),
+    ({"nmae": "rs"}, "metadata.ownerReferences[0].nmae: unknown field 'nmae'"),
+])
+def test_owner_references_read_alike_whichever_road(change, error):
+    """A reference of plain strings and a boolean takes the short road (one shared object per owner), any other
+    the field-by-field checks, with their messages; the same reference after a refused one is still read."""
+    ref = {**OWNER, **change}
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [ref]},
+            "spec": {"containers": [{"name": "c"}]}}
+    if error is not None:
+        with pytest.raises(InputError, match=re.escape(error)):
+            decode_pod(Document(body, "f.yaml", 1), [])
+        return
+    first, second = (decode_pod(Document(body, "f.yaml", 1), []).owner_references for _ in range(2))
+    assert first == (OwnerReference("apps/v1", "ReplicaSet", "rs", ref["uid"] or "", bool(ref["controller"])),)
+    assert first[0] is second[0]

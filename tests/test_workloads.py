@@ -120,6 +120,23 @@ def test_replica_set_with_its_pods_does_not_grow(tmp_path):
     assert names(load(tmp_path, nodes(), rs, *pods)) == []
 
 
+def test_a_template_a_pod_gave_already_warns_as_its_own(tmp_path):
+    """The template's spec is that of an existing replica (decoded once: `PodFactory`'s memo), yet each warns
+    at its own place: the pod at its spec, the ReplicaSet at its template; the two new replicas ask the same."""
+    spec = "containers: [{name: c, resources: {requests: {cpu: 500m, memory: 1Gi, foo: '1'}}}]"
+    rs = (f"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {{name: api}}\nspec: {{replicas: 3, selector: "
+          f"{{matchLabels: {{app: api}}}}, template: {{metadata: {{labels: {{app: api}}}}, spec: {{{spec}}}}}}}\n")
+    pod = owned_pod("api-0", "ReplicaSet", "api").replace(CONTAINERS, spec)
+    scenario = load(tmp_path, nodes(1), rs, pod)
+    ignored = ("resources.requests.foo: resource 'foo' is not one kube-scheduler accounts for (not cpu, memory, "
+               "ephemeral-storage, pods, extended or hugepages); it is ignored, as kube-scheduler ignores it")
+    source = str(tmp_path / "scenario.yaml")
+    assert scenario.warnings == [f"{source}: Pod/api-0: spec.containers[0].{ignored}",
+                                 f"{source}: ReplicaSet/api: spec.template.spec.containers[0].{ignored}"]
+    assert len(names(scenario)) == 2
+    assert {p.containers[0].requests["foo"] for p in scenario.pods} == {10**9}  # 1, in nanos
+
+
 def test_replica_set_replaces_a_failed_pod(tmp_path):
     rs = workload("ReplicaSet", "api", "replicas: 3, selector: {matchLabels: {app: api}}")
     pods = [owned_pod("api-a", "ReplicaSet", "api"), owned_pod("api-b", "ReplicaSet", "api"),

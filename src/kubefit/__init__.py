@@ -19,30 +19,49 @@ Step by step, the same pipeline is `load_scenario` → `prepare` → `score_pod`
     {0: 60, 1: 69}
 """
 
-from kubefit.errors import ConfigError, InputError, KubefitError
-from kubefit.k8s.quantity import milli_value, parse_quantity, value
-from kubefit.k8s.requests import PodDemand, pod_demand
-from kubefit.manifests.load import Scenario
-from kubefit.manifests.scenario import load_scenario
-from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
-from kubefit.verbs import (
-    KubefitWarning,
-    capacity,
-    compare,
-    consolidate,
-    divide,
-    estimate,
-    models_classify,
-    models_defaults,
-    models_validate,
-    plan,
-    schedule,
-    score,
-    simulate,
-    summary,
-    timeline,
-    tune,
-)
+from typing import TYPE_CHECKING
+
+# Where each public name lives. `import kubefit` imports none of them: a name is imported when first read
+# (PEP 562), so that the `kubefit` command imports only what its verb runs, after it has tuned the
+# collector (`kubefit.cli.run`), and `import kubefit.cli` stays light.
+_HOMES = {
+    "kubefit.errors": ("ConfigError", "InputError", "KubefitError"),
+    "kubefit.k8s.quantity": ("milli_value", "parse_quantity", "value"),
+    "kubefit.k8s.requests": ("PodDemand", "pod_demand"),
+    "kubefit.manifests.load": ("Scenario",),
+    "kubefit.manifests.scenario": ("load_scenario",),
+    "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
+    "kubefit.verbs": ("KubefitWarning", "capacity", "compare", "consolidate", "divide", "estimate", "models_classify",
+                      "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
+                      "timeline", "tune"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+if TYPE_CHECKING:  # what type checkers and editors see: the names as if imported here
+    from kubefit.errors import ConfigError, InputError, KubefitError
+    from kubefit.k8s.quantity import milli_value, parse_quantity, value
+    from kubefit.k8s.requests import PodDemand, pod_demand
+    from kubefit.manifests.load import Scenario
+    from kubefit.manifests.scenario import load_scenario
+    from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
+    from kubefit.verbs import (
+        KubefitWarning,
+        capacity,
+        compare,
+        consolidate,
+        divide,
+        estimate,
+        models_classify,
+        models_defaults,
+        models_validate,
+        plan,
+        schedule,
+        score,
+        simulate,
+        summary,
+        timeline,
+        tune,
+    )
 
 __all__ = [
     # one function per verb
@@ -55,3 +74,18 @@ __all__ = [
     # errors and warnings
     "ConfigError", "InputError", "KubefitError", "KubefitWarning",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module when first read (then kept here)."""
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module 'kubefit' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = globals()[name] = getattr(import_module(home), name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

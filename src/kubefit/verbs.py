@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kubefit.collector import kept
 from kubefit.errors import InputError
 
 if TYPE_CHECKING:
@@ -223,8 +224,9 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
                                                 actions=actions, admission=admission)
     queue = scenario.pending_pods
-    result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
-                 progress=_every(progress, len(queue)))
+    with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
+        result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
+                     progress=_every(progress, len(queue)))
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 
 from kubefit.api.cluster import ClusterObjects, Controller, ObjectMeta, Service
-from kubefit.api.core import Container, ContainerPort, Node, OwnerReference, Pod
+from kubefit.api.core import (
+    Container,
+    ContainerImage,
+    ContainerPort,
+    Node,
+    OwnerReference,
+    Pod,
+    Taint,
+    Toleration,
+)
 from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.config import default_configuration
@@ -105,6 +114,64 @@ def _incremental(nodes: list[Node], pods: list[Pod]) -> list[int | None]:
 def test_incremental_engine_equals_plain_framework(workload):
     nodes, pods = workload
     assert _incremental(nodes, pods) == _plain(nodes, pods)
+
+
+@st.composite
+def preferences_st(draw) -> tuple[list[Node], list[Pod]]:
+    """A workload whose nodes may carry a PreferNoSchedule taint or an image of the pods and whose pods may
+    prefer a zone (node affinity) or tolerate the taint: TaintToleration, NodeAffinity and ImageLocality
+    then score the nodes alike (one normalized value whatever nodes are feasible: `Shape.static_norm`'s
+    shortcut) or not, while the nodes fill up and leave the feasible set."""
+    nodes, pods = draw(workload_st())
+    taint = Taint("dedicated", "batch", "PreferNoSchedule")
+    image = ContainerImage(("img:1",), 500 << 20)
+    nodes = [replace(n, taints=(taint,) if draw(st.booleans()) else (),
+                     images=(image,) if draw(st.integers(0, 3)) == 0 else ()) for n in nodes]
+    prefer = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 5, "preference": {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["za"]}]}}]}}
+    out = []
+    for pod in pods:
+        if draw(st.booleans()):
+            pod = replace(pod, affinity={**(pod.affinity or {}), **prefer})
+        if draw(st.booleans()):
+            pod = replace(pod, tolerations=(Toleration("dedicated", "Equal", "batch", "PreferNoSchedule"),))
+        if draw(st.booleans()):
+            pod = replace(pod, containers=(replace(pod.containers[0], image="img:1"),))
+        out.append(pod)
+    return nodes, out
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(preferences_st())
+@example(([Node("n0", {"cpu": 1000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9}, {HOST: "n0", ZONE: "za"}),
+           Node("n1", {"cpu": 2000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9}, {HOST: "n1", ZONE: "zb"}),
+           Node("n2", {"cpu": 2000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9}, {HOST: "n2", ZONE: "zc"},
+                taints=(Taint("dedicated", "batch", "PreferNoSchedule"),))],
+          [Pod(f"p{i}", containers=(Container("c", {"cpu": 500 * 10**6, "memory": GIB * 10**9}),), labels={"app": "a"},
+               topology_spread_constraints=({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+                                             "labelSelector": {"matchLabels": {"app": "a"}}},)) for i in range(8)]))
+def test_incremental_engine_equals_plain_framework_with_node_preferences(workload):
+    """The example: n0 fills after two pods, so the feasible set shrinks while the tainted n2 keeps its
+    lower TaintToleration score (raw scores differ: no shortcut); the drawn workloads mix both cases."""
+    nodes, pods = workload
+    assert _incremental(nodes, pods) == _plain(nodes, pods)
+
+
+def test_equal_static_scores_are_normalized_once():
+    """No taint, no node preference, no image: TaintToleration normalizes to 100 on every node and
+    NodeAffinity / ImageLocality to 0 (DefaultNormalizeScore of an all-zero list, reversed or not; ImageLocality
+    has no NormalizeScore), weights 3, 2 and 1 in the default profile: 300 whatever nodes are feasible."""
+    nodes = [Node(f"n{i}", {"cpu": 1000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9},
+                  {HOST: f"n{i}", ZONE: "za"}) for i in range(3)]
+    pod = Pod("p", containers=(Container("c", {"cpu": 400 * 10**6, "memory": GIB * 10**9}),), labels={"app": "a"},
+              topology_spread_constraints=({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+                                            "labelSelector": {"matchLabels": {"app": "a"}}},))
+    engine = Engine(compile_state(nodes), CONFIG, tie_break="first")
+    for i in range(6):  # two fit on each node: the feasible set shrinks from three nodes to one
+        d = engine.cycle(replace(pod, name=f"p{i}"))
+        engine.bind(d.node, d.shape, replace(pod, name=f"p{i}"))
+        assert d.shape.static_norm is None or d.shape.static_norm == (None, 300)
+    assert d.shape.static_norm == (None, 300)
 
 
 def _violates(pod: Pod, node: Node, placed: list[tuple[Pod, Node]], nodes: list[Node]) -> str | None:

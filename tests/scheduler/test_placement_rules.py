@@ -10,12 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubefit.api.core import Container, Node, Pod, Taint, Toleration
+from kubefit.api.core import Container, ContainerImage, Node, Pod, Taint, Toleration
 from kubefit.errors import ConfigError
 from kubefit.k8s.nodeaffinity import NodeSelector
 from kubefit.k8s.taints import tolerates
 from kubefit.scheduler.config import NodeAffinityArgs, Profile, ScorePlugin
 from kubefit.scheduler.framework import Framework, SchedulingCycleError, schedule_one
+from kubefit.scheduler.plugins.base import CycleContext
+from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import default_normalize
@@ -392,3 +394,22 @@ def test_vectorised_taints_match_per_node_rules(node_specs, tols):
         assert result.raw_scores["TaintToleration"].tolist() == raw
         top = max(raw)
         assert result.scores["TaintToleration"].tolist() == [100 - (100 * r // top if top else 0) for r in raw]
+
+
+def test_image_locality_scores_by_image_spread():
+    """`imagelocality/image_locality.go`: per image of the pod found on the node, size × (nodes holding it /
+    all nodes), summed, clamped to [23 MiB, 1000 MiB × containers], scaled to 0..100 (integer division).
+    A 500 MiB image on one node of two: 250 MiB there → 100 × (250 − 23) / (1000 − 23) = 22700 / 977 = 23;
+    the other node holds nothing: 0 (below the threshold). A pod whose images no node holds scores 0 on both."""
+    mib = 1 << 20
+    nodes = [Node("a", {"cpu": 10**9}, images=(ContainerImage(("img:1",), 500 * mib),)), Node("b", {"cpu": 10**9})]
+    state = compile_state(nodes)
+    every = np.arange(2)
+
+    def scores(image: str) -> list[int]:
+        pod = Pod("p", containers=(Container("c", {}, image=image),))
+        return ImageLocality().score(state, CycleContext(pod, None, None), every).tolist()
+
+    assert scores("img:1") == [23, 0]
+    assert scores("img") == [0, 0]  # normalized to img:latest, which no node holds
+    assert scores("other:2") == [0, 0]

@@ -285,6 +285,8 @@ class FastPods:
 
     def decode(self, data: bytes, source: str, index: int) -> tuple[Pod, list[str]] | None:
         """The `Pod` and warnings decode_pod gives for this JSON, or None where it must decide."""
+        if b'"priority"' not in data:  # no `spec.priority` (a pod not admitted yet): msgspec would refuse it
+            return None
         try:
             pod = self.decoder.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError):

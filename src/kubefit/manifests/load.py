@@ -578,9 +578,28 @@ def _timestamp(value: Any, doc: Document, path: str) -> float | None:
     return (stamp if stamp.tzinfo else stamp.replace(tzinfo=datetime.UTC)).timestamp()
 
 
+_OWNER_STRINGS = ("apiVersion", "kind", "name", "uid")
+_STR_OR_NONE = (str, type(None))
+_BOOL_OR_NONE = (bool, type(None))
+_OWNERS: dict[tuple, OwnerReference] = {}  # (apiVersion, kind, name, uid, controller) → one shared (frozen) object
+_OWNERS_MAX = 1 << 14
+
+
 def _owner_references(meta: dict[str, Any], doc: Document) -> tuple[OwnerReference, ...]:
+    """`metadata.ownerReferences`; the replicas of a workload name one owner: one object for them all."""
     out = []
     for i, raw in enumerate(_list(meta.get("ownerReferences"), doc, "metadata.ownerReferences")):
+        if (type(raw) is dict and raw.keys() <= OWNER_FIELDS and type(raw.get("controller")) in _BOOL_OR_NONE
+                and all(type(raw.get(k)) in _STR_OR_NONE for k in _OWNER_STRINGS)):  # what every check below passes
+            key = (raw.get("apiVersion"), raw.get("kind"), raw.get("name"), raw.get("uid"), raw.get("controller"))
+            ref = _OWNERS.get(key)
+            if ref is None:
+                if len(_OWNERS) >= _OWNERS_MAX:
+                    _OWNERS.clear()
+                ref = _OWNERS[key] = OwnerReference(api_version=key[0] or "", kind=key[1] or "", name=key[2] or "",
+                                                    uid=key[3] or "", controller=bool(key[4]))
+            out.append(ref)
+            continue
         path = f"metadata.ownerReferences[{i}]"
         ref = _mapping(raw, doc, path)
         _check_fields(ref, OWNER_FIELDS, doc, path)

@@ -3,13 +3,12 @@ controllers create, pods and claims admitted as the API server admits them; the 
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from kubefit.api.core import Pod
+from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.manifests import cluster, dra, policy, storage
@@ -40,42 +39,11 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     every 1,024 objects and at the file's end; for a file read as a stream (`stream.streamable`: a large
     one), `progress(file, megabytes read, megabytes in the file)` every 1,024 objects and at its end.
 
-    Python's cyclic garbage collector is paused meanwhile (see `collector_paused`), and in the `kubefit`
-    command what was loaded is then frozen (see `freeze_after_loading`).
+    Python's cyclic garbage collector is paused meanwhile and, in the `kubefit` command, what was loaded
+    is then frozen (`kubefit.collector.kept`).
     """
-    with collector_paused():
-        scenario = _load_scenario(paths, progress, recursive, admission)
-        if _freezing[0]:
-            gc.freeze()  # before the collector resumes, so that its first pass does not walk it either
-    return scenario
-
-
-_freezing = [False]
-
-
-def freeze_after_loading() -> None:
-    """For a process that keeps what it loads until it exits (the `kubefit` command, one verb per run):
-    `load_scenario` then `gc.freeze()`s the heap, so no later collection walks the scenario again (on
-    150,000 pods: 0.5 s for the first collection after loading, ≈ 2 s of the engine's). Not for a library
-    user: freezing also keeps any cyclic garbage of the process at that moment."""
-    _freezing[0] = True
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a block, then as it was.
-
-    Parsed manifests and their decoded objects hold no reference cycles (refcounting frees them), but
-    each collection walks every container allocated so far: on a 155 MB List the collector took 4 of the
-    6 seconds of loading.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    with kept():
+        return _load_scenario(paths, progress, recursive, admission)
 
 
 def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,

@@ -279,8 +279,10 @@ class PodFactory:
     """Pods of one workload's template: decoded once, then copied under each new name."""
 
     def __init__(self, doc: Document, template: dict[str, Any], labels: dict[str, str], owner: Document,
-                 warnings: list[str]) -> None:
-        self.doc, self.owner = doc, owner
+                 warnings: list[str], memo: dict[bytes, tuple] | None = None) -> None:
+        """`memo`: decode_pod's memo of pod specs (`Scenario.pod_specs`), so that a template whose spec a pod of
+        the files gave already (a ReplicaSet's existing replicas) is not decoded again."""
+        self.doc, self.owner, self.memo = doc, owner, memo
         meta = _mapping(template.get("metadata"), doc, "spec.template.metadata")
         self.meta = {k: v for k, v in meta.items() if k not in ("name", "generateName", "namespace")}
         self.meta["labels"] = labels
@@ -299,7 +301,7 @@ class PodFactory:
         """The template as a pod; its problems (and warnings) are named at the workload's `spec.template`."""
         notes: list[str] = []
         try:
-            pod = decode_pod(Document(body, self.doc.source, self.doc.index), notes)
+            pod = decode_pod(Document(body, self.doc.source, self.doc.index), notes, self.memo)
         except InputError as exc:
             where = f"spec.template.{exc.field}" if exc.field else "spec.template"
             raise InputError(exc.message, file=self.doc.source, obj=self.doc.label, field=where) from None
@@ -318,14 +320,15 @@ class PodFactory:
 
 # --------------------------------------------------------------------------- the controllers
 
-def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
-    """ReplicaSet / ReplicationController: new pods until `spec.replicas` are active."""
+def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget,
+                  memo: dict[bytes, tuple] | None = None) -> list[Pod]:
+    """ReplicaSet / ReplicationController: new pods until `spec.replicas` are active (`memo`: `PodFactory`'s)."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
     replicas = _count(doc, spec, "replicas", 1) or 0
     active = sum(1 for p in _owned(pods, doc) if _active(p))
     count = budget.take(doc, "spec.replicas", max(replicas - active, 0))
-    factory = PodFactory(doc, template, labels, doc, warnings)
+    factory = PodFactory(doc, template, labels, doc, warnings, memo)
     rng = seeded(doc.source, doc.kind, doc.name)
     return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
 
@@ -719,8 +722,8 @@ def expand_workloads(scenario: Scenario) -> None:
     idle = IdleDaemonSets()
     refusal = claim_refusal(scenario)
     expanders: dict[str, Callable[[Document], list[Pod]]] = {
-        "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget),
-        "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget),
+        "ReplicaSet": lambda d: _replica_pods(d, given, scenario.warnings, budget, scenario.pod_specs),
+        "ReplicationController": lambda d: _replica_pods(d, given, scenario.warnings, budget, scenario.pod_specs),
         "StatefulSet": lambda d: _stateful_pods(d, given, scenario.warnings, budget,
                                                 scenario.objects.by_kind.setdefault("PersistentVolumeClaim", []),
                                                 refusal),

@@ -27,16 +27,15 @@ mean; with `first` one deterministic simulation is the trial.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from statistics import fmean, pstdev
 from typing import Any
 
 from kubefit.api.core import Pod
+from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.manifests.documents import Document
 from kubefit.planning.objectives import GpuWorkload, Objective, gpu_workload, measure, objective
@@ -96,7 +95,7 @@ class Outcome:
 def evaluate(workload: Workload, config: SchedulerConfiguration) -> Outcome:
     """One trial: the workload simulated under `config` once per seed, each run on a copy of the compiled state.
 
-    Python's cyclic garbage collector is paused during the trial (`paused_gc`): a trial leaves no
+    Python's cyclic garbage collector is paused during the trial (`collector_paused`): a trial leaves no
     reference cycles (its garbage goes by reference counting; `test_a_trial_leaves_no_cyclic_garbage`),
     and the collections its allocations would trigger cost 10-15 % of a trace trial and made its time vary
     by a quarter from one trial to the next (a batch then waits for the worker that drew the collections).
@@ -104,7 +103,7 @@ def evaluate(workload: Workload, config: SchedulerConfiguration) -> Outcome:
     goal = objective(workload.objective)
     start, cpu = time.perf_counter(), time.process_time()
     runs = []
-    with paused_gc():
+    with collector_paused():
         for seed in workload.seeds:
             result = simulate(workload.state.copy(), config, workload.queue, tie_break=workload.tie_break,
                               seed=seed, stranded=goal.stranded, messages=False)  # objectives never read why
@@ -112,18 +111,6 @@ def evaluate(workload: Workload, config: SchedulerConfiguration) -> Outcome:
     return Outcome(fmean(m.value for m in runs), fmean(m.rank for m in runs), tuple(m.value for m in runs),
                    fmean(m.pending for m in runs), fmean(m.nodes_used for m in runs), time.perf_counter() - start,
                    time.process_time() - cpu)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector off inside, back on after if it was on before."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def compile_workload(state: ClusterState, queue: Sequence[Pod], goal: Objective, tie_break: str,

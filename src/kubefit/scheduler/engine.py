@@ -46,8 +46,11 @@ from kubefit.scheduler.framework import (
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
+from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
+from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
@@ -63,6 +66,10 @@ _INT64_MIN = np.iinfo(np.int64).min
 _array_max = np.maximum.reduce  # `a.max()` without numpy's Python-level wrappers (once or twice per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+# Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
+# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity) or of its own alone (ImageLocality
+# has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
+_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
@@ -177,6 +184,22 @@ _IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
 _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
 
 
+class _HashedKey:
+    """A shape key with its hash computed once: keys nest tolerations and owner references, whose dataclass
+    hashes run in Python (1.6 µs a key of the default profile, and a cycle looks its shape up twice)."""
+
+    __slots__ = ("key", "_hash")
+
+    def __init__(self, key: tuple) -> None:
+        self.key, self._hash = key, hash(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _HashedKey) and self._hash == other._hash and self.key == other.key
+
+
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -185,10 +208,14 @@ def _global_plugin(plugin) -> bool:
 def _next_context(sh: Shape, pod: Pod) -> CycleContext:
     """The shape's cycle context for its next pod: what the plugins that read other nodes computed is
     dropped (but `_CARRIED_CACHE`); the other plugins' entries depend on the pod alone and stay."""
-    ctx = sh.ctx
+    ctx, cache = sh.ctx, sh.ctx.cache
     ctx.pod = pod
-    for k in [k for k in ctx.cache if k not in _CARRIED_CACHE and k.partition("/")[0] in sh.global_names]:
-        del ctx.cache[k]
+    known = sh.dropped
+    if known is None or cache.keys() != known[0]:  # the plugins fill the same entries cycle after cycle
+        known = sh.dropped = (frozenset(cache), [k for k in cache if k not in _CARRIED_CACHE
+                                                 and k.partition("/")[0] in sh.global_names])
+    for k in known[1]:
+        del cache[k]
     return ctx
 
 
@@ -256,9 +283,12 @@ class Shape:
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
     # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
-    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers);
+    # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
+    dropped: tuple | None = None  # (the context's cache keys, those `_next_context` drops) at its last call
+    normed_split: tuple = ((), ())  # `normed` split: (static scorers: raw scores fixed for the shape, the others)
     adds_only: bool = True  # its request row has no negative amount: binding its pods only adds to a node
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
@@ -308,6 +338,17 @@ def _plan(sh: Shape) -> RedoPlan | None:
                      and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
                      and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
     return plan
+
+
+def _same_everywhere(sh: Shape, static: list[int]) -> bool:
+    """Whether the static normalized scorers `static` give every node one normalized score whatever nodes are
+    feasible (`Shape.static_norm` then keeps that sum alone): each normalizes per node (`_PER_NODE_NORMALIZE`)
+    and its raw score is the same on every node (no taint preferred against, no preferred node affinity, no
+    image of the pod on any node: the usual case)."""
+    if not static or len(sh.raw[0]) == 0:
+        return False
+    return (all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static)
+            and all(bool((sh.raw[s] == sh.raw[s, 0]).all()) for s in static))
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -361,7 +402,7 @@ class Engine:
         self.sampling = sampling
         self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
         self.frameworks: dict[str, Framework] = {}
-        self.shapes: OrderedDict[tuple, Shape] = OrderedDict()
+        self.shapes: OrderedDict[_HashedKey, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
@@ -374,7 +415,7 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
-        self._last_key: tuple | None = None  # (framework, pod, shape key) of the last pod asked
+        self._last_key: tuple | None = None  # (framework, pod, shape key, `_pod_spec`) of the last new key
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
@@ -392,12 +433,11 @@ class Engine:
         fw = self.framework(pod)
         last = self._last_key
         # a replica of the previous pod (decoded replicas share their containers): the same key
-        if (last is not None and last[0] is fw and last[1].containers is pod.containers
-                and _pod_spec(last[1]) == _pod_spec(pod)):
+        if last is not None and last[0] is fw and last[1].containers is pod.containers and last[3] == _pod_spec(pod):
             key = last[2]
         else:
-            key = signature_key(fw, pod) or shape_key(pod)
-            self._last_key = (fw, pod, key)
+            key = _HashedKey(signature_key(fw, pod) or shape_key(pod))
+            self._last_key = (fw, pod, key, _pod_spec(pod))
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -459,6 +499,8 @@ class Engine:
         fk = [filter_kernel(state, ctx, name, plugin) for name, plugin in active]
         sk = [score_kernel(state, ctx, name, plugin) for name, plugin, _w in sh.scorers]
         sh.kernels_of = (fk, sk)
+        sh.normed_split = ([s for s in sh.normed if sk[s] == "static"], [s for s in sh.normed if sk[s] != "static"])
+        sh.dropped = None  # (`_next_context`: which entries go depends on `global_names`)
         sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
                                     if _global_plugin(p))
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
@@ -834,18 +876,20 @@ class Engine:
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
-        static = [s for s in sh.normed if sh.kernels_of[1][s] == "static"]  # raw scores fixed for the shape
+        static, live = sh.normed_split
         cached = sh.static_norm
-        if cached is not None and np.array_equal(cached[0], feasible):
+        if cached is not None and (cached[0] is None or np.array_equal(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (feasible, total)
-        return total + self._normalized_sum(sh, feasible, [s for s in sh.normed if s not in static])
+            sh.static_norm = (None, int(total[0])) if _same_everywhere(sh, static) else (feasible, total)
+        if not live:
+            return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
+        return total + self._normalized_sum(sh, feasible, live)
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
-        total = np.zeros(len(feasible), dtype=np.int64)
+        total = None
         for s in scorers:
             _name, plugin, w = sh.scorers[s]
             # a per-cycle scorer's own incremental Score + NormalizeScore, within range (None: not available)
@@ -856,8 +900,11 @@ class Engine:
                 norm = normalize_scores(plugin, raw, sh.ctx)
                 if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
                     self._raise_score_error(sh, feasible)
-            total += w * norm
-        return total
+            if total is None:
+                total = np.multiply(norm, w, dtype=np.int64)  # a new array: the plugin's may be cached
+            else:
+                total += w * norm
+        return np.zeros(len(feasible), dtype=np.int64) if total is None else total
 
     def _raise_score_error(self, sh: Shape, feasible: np.ndarray | None = None) -> None:
         """Let the plain framework raise its exact SchedulingCycleError."""

@@ -69,13 +69,17 @@ class ImageLocality:
         index = cached_on(state, "images", ImageIndex.build)
         pod = ctx.pod
         acc = np.zeros(len(idx), dtype=np.int64)
+        held = False  # an image of the pod on some node
         for container in (*pod.init_containers, *pod.containers):
             name = normalized_image_name(container.image)
             sizes = index.sizes.get(name)
             if sizes is None:
                 continue
+            held = True
             spread = index.spread(name, state)
             acc += (sizes[idx].astype(np.float64) * spread).astype(np.int64)
+        if not held:  # every sum is 0, below the threshold: 0 everywhere
+            return acc
         max_threshold = MAX_CONTAINER_THRESHOLD * (len(pod.init_containers) + len(pod.containers))
         clamped = np.clip(acc, MIN_THRESHOLD, max_threshold)
         return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)

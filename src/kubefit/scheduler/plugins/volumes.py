@@ -88,7 +88,10 @@ class AssumedVolumes:
 
 def assumed_volumes(state: ClusterState) -> AssumedVolumes:
     """The assume cache of a run, kept on its ClusterState (a copied or rebuilt state starts empty)."""
-    return state.__dict__.setdefault("_assumed_volumes", AssumedVolumes())
+    assumed = state.__dict__.get("_assumed_volumes")
+    if assumed is None:  # (not `setdefault`: it would build one on every call)
+        assumed = state.__dict__["_assumed_volumes"] = AssumedVolumes()
+    return assumed
 
 
 @dataclass
