@@ -275,10 +275,14 @@ class _Stream:
             return None
 
     def _items(self) -> Any:
-        """The ("item", json, kind) events up to the end of the items."""
-        while (event := self.reader.next())[0] == "item":
-            self._tick()
-            self.headroom.before(len(event[1]))
+        """The ("item", json, kind) events up to the end of the items (`_tick` every 1,024 of them)."""
+        before = self.headroom.before if self.headroom.limit is not None else None
+        while (event := self.reader.next())[0] == "item":  # (no reference to the reader kept: see _read_entries)
+            self.count += 1
+            if not self.count & 1023:
+                self._tick()
+            if before is not None:
+                before(len(event[1]))
             yield event[1], event[2]
 
     def _mapping(self, index: int) -> list[Entry]:
@@ -292,7 +296,13 @@ class _Stream:
                 members.append((event[1], event[2]))
                 continue
             listed = True  # ("items",): a list's items, then ("end_items",)
+            pods = self.pods
             for item, kind in self._items():
+                if kind == "Pod" and pods is not None and self.error is None:  # (most items: `_slot`'s first road)
+                    decoded = pods.decode(item, self.source, index)
+                    if decoded is not None:
+                        slots.append(Entry(decoded=decoded[0], warnings=decoded[1]))
+                        continue
                 slot = self._guarded(self._slot, item, kind, index)
                 if slot is not None:
                     slots.append(slot)
@@ -367,10 +377,8 @@ class _Stream:
         return None
 
     def _tick(self, final: bool = False) -> None:
-        """Progress every 1,024 objects, and mapped pages given back as the reading passes them."""
-        self.count += 1
-        if not final and self.count & 1023:
-            return
+        """Progress (every 1,024 objects: `_items` counts them), and mapped pages given back as the reading
+        passes them."""
         position = self.reader.position
         if position - self.released >= _RELEASE_BYTES or final:
             end = position & ~(mmap.PAGESIZE - 1)
