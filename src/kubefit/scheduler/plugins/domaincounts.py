@@ -17,7 +17,7 @@ import numpy as np
 
 from kubefit.scheduler.state import ClusterState
 
-_FOLLOW_MAX = 256  # up to this many changes since, follow them node by node; beyond, count again
+FOLLOW_MAX = 256  # up to this many changes since, follow them node by node; beyond, count again
 
 
 @dataclass
@@ -44,7 +44,7 @@ class DomainCounts:
         log is another one or far ahead."""
         log = state.changes
         behind = len(log) - self.seen
-        if self.changes is not log or behind > _FOLLOW_MAX:
+        if self.changes is not log or behind > FOLLOW_MAX:
             self.sums = _sums(self.domain, len(self.sums), self.counted, counts)
             self.held = counts.copy()
             self.changes = log

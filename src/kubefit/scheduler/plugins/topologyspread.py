@@ -34,7 +34,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     StatusError,
 )
-from kubefit.scheduler.plugins.domaincounts import DomainCounts
+from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podcounts import MatchingCounter
 from kubefit.scheduler.plugins.selectors import node_labels
@@ -139,6 +139,7 @@ class ConstraintNodes:
     size: list[int] = field(default_factory=list)  # per constraint, its domains + 1 (`domain`'s bound)
     filtered: list[tuple[DomainCounts, np.ndarray]] | None = None  # Filter's counts (`filter_counts`)
     totals: tuple[bool, list[DomainCounts | None]] | None = None  # (require_all, Score's: `score_totals`)
+    cells: ClusterCells | None = None  # Score's cell of every node (`cluster_cells`)
 
     def __post_init__(self) -> None:
         self.domain = [code.astype(np.intp) + 1 for code in self.codes]
@@ -174,16 +175,19 @@ class ConstraintNodes:
         return [None if d is None else d.advance(state, counter.counts(state))
                 for d, counter in zip(self.totals[1], self.counters, strict=True)]
 
+    def cluster_cells(self, state: ClusterState, require_all: bool) -> ClusterCells | None:
+        """Score's cell of every node (`ClusterCells`), followed bind by bind; None when there is no small table."""
+        cells = self.cells
+        if cells is None or cells.require_all != require_all or not cells.advance(self, state):
+            cells = self.cells = ClusterCells.build(self, state, require_all)
+        return cells
+
     def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
         """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
-        view = None
-        if self.scored is not None and self.scored[1] == require_all:
-            if np.array_equal(self.scored[0], idx):
-                return self.scored[2]
-            view = self.scored[2].subset(idx)
-        if view is None:
-            view = ScoredNodes.of(self, idx, require_all)
-        self.scored = (idx.astype(np.int32) if len(self.has_all) < 2**31 else idx.copy(), require_all, view)
+        if self.scored is not None and self.scored[1] == require_all and np.array_equal(self.scored[0], idx):
+            return self.scored[2]
+        view = ScoredNodes.of(self, idx, require_all)
+        self.scored = (idx.copy(), require_all, view)
         return view
 
 
@@ -203,7 +207,6 @@ class ScoredNodes:
     outer: int | None = None  # the hostname constraint, when there is at most one (`table_scores`)
     inner: np.ndarray | None = None  # int64 [len(idx)]: each node's cell among the domain constraints' domains
     cells: int = 1  # how many such cells
-    live: LiveCells | None = None  # the cells and their counts as of the last `normalized_scores`
 
     def domain_sums(self, k: int, totals: np.ndarray) -> np.ndarray:
         """int64 [domains + 1]: constraint k's matching pods per domain that counts (`known`), 0 for the others:
@@ -232,37 +235,7 @@ class ScoredNodes:
             cell = cnt * self.cells + self.inner
         per_domain = [None if k == self.outer else self.domain_sums(k, totals[k])  # type: ignore[arg-type]
                       for k in range(len(constraints))]
-        table = self.table(constraints, per_domain, slots, absent_first=False)
-        return table[cell]
-
-    def host_values(self, c: Constraint, k: int, slots: int, absent_first: bool) -> np.ndarray:
-        """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of
-        the nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
-        counts = np.arange(slots, dtype=np.float64) - (1.0 if absent_first else 0.0)
-        vals = counts * self.weights[k] + float(c.max_skew - 1)
-        vals[0 if absent_first else slots - 1] = 0.0
-        return vals
-
-    def table(self, constraints: list[Constraint], per_domain: list[np.ndarray | None], slots: int,
-              absent_first: bool, host_values: np.ndarray | None = None) -> np.ndarray:
-        """int64 [slots · cells]: Score's raw value of each cell, summed in the constraints' order (as Score does
-        per node) and rounded: the hostname constraint's slot is the node's count (`absent_first`: count + 1,
-        slot 0 for nodes lacking the key; else the last slot is theirs), each domain constraint's axis its
-        domain (`per_domain`: its matching pods per domain, domain 0 standing for a node lacking the key)."""
-        acc: Any = 0.0
-        axis = 0 if self.outer is None else 1  # axis 0: the hostname count, then one per domain constraint
-        for k, c in enumerate(constraints):
-            shape = [1] * len(constraints)  # one axis per constraint
-            if k == self.outer:
-                vals = host_values if host_values is not None else self.host_values(c, k, slots, absent_first)
-                shape[0] = slots
-            else:
-                vals = per_domain[k].astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
-                vals[0] = 0.0  # domain 0: the node lacks the key
-                shape[axis] = len(vals)
-                axis += 1
-            acc = acc + vals.reshape(shape)
-        return np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64).reshape(-1)
+        return _cell_table(constraints, self.outer, self.weights, per_domain, slots, absent_first=False)[cell]
 
     @classmethod
     def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
@@ -286,34 +259,6 @@ class ScoredNodes:
         view._cells(nodes.hostname, len(idx))
         return view
 
-    def subset(self, idx: np.ndarray) -> ScoredNodes | None:
-        """The view of filtered nodes `idx` that are some of this view's (nodes that filled up since), derived
-        from it with its `LiveCells` (which it hands over); None when they are not a subset, or a domain no
-        longer has a node not ignored (its nodes would stop counting: `of` then). The same view `of` gives:
-        per node its presence, domain and cell are its own; the domains, hence the contributing nodes and
-        their weights, are unchanged; the hostname weight follows the nodes not ignored."""
-        live = self.live
-        if live is None or len(idx) >= len(live.cell):
-            return None
-        keep = live.position[idx]
-        if len(keep) and int(_array_min(keep)) < 0:
-            return None
-        ignored = self.ignored[keep]
-        considered = len(idx) - int(np.count_nonzero(ignored)) if self.any_ignored else len(idx)
-        counted = keep[~ignored] if self.any_ignored else keep
-        for known, domain in zip(self.known, self.domain, strict=True):  # the same domains (fewer would be a subset)
-            if known is not None and (np.count_nonzero(np.bincount(domain[counted], minlength=len(known)))
-                                      != np.count_nonzero(known)):
-                return None
-        view = ScoredNodes(ignored, self.any_ignored and bool(ignored.any()),
-                           [None if p is None else p[keep] for p in self.present],
-                           [None if d is None else d[keep] for d in self.domain],
-                           [math.log(considered + 2) if d is None else w for d, w in zip(self.domain, self.weights,
-                                                                                       strict=True)],
-                           self.known, self.outer, self.inner[keep], self.cells)  # type: ignore[index]
-        self.live, view.live = None, live.subset(keep, idx)
-        return view
-
     def _cells(self, hostname: list[bool], m: int) -> None:
         """`outer`, `inner` and `cells` for `table_scores` (left unset with several hostname constraints)."""
         if sum(hostname) > 1:
@@ -325,100 +270,109 @@ class ScoredNodes:
             if k != self.outer:
                 inner += self.domain[k] * cells
                 cells *= len(self.known[k])  # type: ignore[arg-type]
+                if cells > _CELLS_MAX:
+                    return
         self.inner, self.cells = inner, cells
 
 
-_LIVE_REPLAY_MAX = 256  # up to this many changes since, `LiveCells` follows them node by node (else: rebuilt)
+_CELLS_MAX = 1 << 16  # the most cells a table of Score's values has (beyond, Score computes node by node)
 
 
 @dataclass
-class LiveCells:
-    """Score's cells of one set of filtered nodes (`ScoredNodes`), kept up to date with the state's change log:
-    each node's cell (its hostname count's slot, count + 1, 0 when it lacks the key, and its domains; -1 when
-    ignored) and how many nodes not ignored occupy each cell. A bind or removal of a pod the hostname
-    constraint's selector matches moves its node's cell (`advance`), as `podcounts` moves the counts; the
-    domain constraints' matching pods per domain follow the binds in `ConstraintNodes.score_totals`."""
+class ClusterCells:
+    """Score's cell of every node for one pod's ScheduleAnyway constraints (at most one over the hostname), kept up
+    to date bind by bind. A node's raw score depends only on its hostname count and its domains (the weights and
+    the domain counts are the cycle's), so Score + NormalizeScore of any filtered nodes is one small table of the
+    cells (`_cell_table`) gathered by the nodes. A node's cell: its domains' position among the domain constraints'
+    (`inner`) plus `cells` · slot, the slot its hostname count + 1 (0 when it lacks the key); -1 when it is
+    ignored whatever the filtered nodes (lacking a key while every key is required)."""
 
+    require_all: bool
+    outer: int | None  # the hostname constraint, if any
+    inner: np.ndarray  # int64 [N]
+    cells: int  # the domain constraints' cells (the product of their domains + 1)
+    cell: np.ndarray  # int64 [N]
+    slots: int  # 1 + the largest slot a node has had
+    held: np.ndarray  # int64 [N]: the hostname counts `cell` holds
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
-    position: np.ndarray  # int32 [N]: each node's position in the filtered nodes, -1 when not among them
-    cell: np.ndarray  # int32 (int64 when there are very many cells) [M]
-    occupied: np.ndarray  # int64: per cell, the nodes not ignored in it (at least `slots · cells` long)
-    slots: int  # the hostname axis' length: the largest count seen + 2 (1 without a hostname constraint)
-    host_values: np.ndarray | None = None  # the hostname constraint's part of each slot (`table`), for `slots`
-
-    def table(self, view: ScoredNodes, constraints: list[Constraint], totals: list[np.ndarray | None]) -> np.ndarray:
-        """`ScoredNodes.table` of the cells (slot 0 for nodes lacking the hostname), its hostname part kept;
-        `totals`: `ConstraintNodes.score_totals`."""
-        if view.outer is not None and (self.host_values is None or len(self.host_values) != self.slots):
-            self.host_values = view.host_values(constraints[view.outer], view.outer, self.slots, absent_first=True)
-        per_domain = [None if t is None else view.domain_sums(k, t) for k, t in enumerate(totals)]
-        return view.table(constraints, per_domain, self.slots, absent_first=True, host_values=self.host_values)
 
     @classmethod
-    def build(cls, view: ScoredNodes, counts: list[np.ndarray], idx: np.ndarray, state: ClusterState
-              ) -> LiveCells | None:
-        """The cells as the counts are now; None when a node's hostname count is beyond `_slots_max`."""
-        position = np.full(len(state), -1, dtype=np.int32)
-        position[idx] = np.arange(len(idx), dtype=np.int32)
-        cell, slots = view.inner, 1
-        if view.outer is not None:
-            host = counts[view.outer][idx]
-            slots = (int(host.max()) if len(host) else 0) + 2
-            if slots > _slots_max(len(idx)):
+    def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
+        """The cells as the counts are now; None with several hostname constraints or more than `_CELLS_MAX` cells."""
+        if sum(nodes.hostname) > 1:
+            return None
+        outer = nodes.hostname.index(True) if any(nodes.hostname) else None
+        inner, cells = np.zeros(len(nodes.has_all), dtype=np.int64), 1
+        for k in reversed(range(len(nodes.hostname))):  # the last constraint's domain varies fastest (`_cell_table`)
+            if k != outer:
+                inner += nodes.domain[k] * cells
+                cells *= nodes.size[k]
+                if cells > _CELLS_MAX:
+                    return None
+        held = np.zeros(0, dtype=np.int64)
+        cell, slots = inner.copy(), 1
+        if outer is not None:
+            held = nodes.counters[outer].counts(state).copy()
+            slots = (int(_array_max(held)) if len(held) else 0) + 2
+            if slots * cells > _CELLS_MAX:
                 return None
-            present = view.present[view.outer]
-            cell = cell + (host + 1 if present is None else np.where(present, host + 1, 0)) * view.cells
-        # int32 while every cell the hostname slots can reach fits
-        cell = cell.astype(np.int32 if (_slots_max(len(idx)) + 1) * view.cells < 2**31 else np.int64)  # type: ignore[union-attr]
-        cell[view.ignored] = -1
-        occupied = np.bincount(cell[~view.ignored], minlength=(slots + 8) * view.cells)  # room for a few more
-        return cls(state.changes, len(state.changes), position, cell, occupied, slots)
+            cell += np.where(nodes.domain[outer] > 0, held + 1, 0) * cells
+        if require_all:
+            cell[~nodes.has_all] = -1
+        return cls(require_all, outer, inner, cells, cell, slots, held, state.changes, len(state.changes))
 
-    def subset(self, keep: np.ndarray, idx: np.ndarray) -> LiveCells:
-        """These cells for the filtered nodes `idx`, at positions `keep` here (`ScoredNodes.subset`)."""
-        gone = np.ones(len(self.cell), dtype=bool)
-        gone[keep] = False
-        left = self.cell[gone]
-        occupied = self.occupied - np.bincount(left[left >= 0], minlength=len(self.occupied))
-        position = self.position
-        position[position >= 0] = -1  # (these cells are handed over: their view is replaced)
-        position[idx] = np.arange(len(idx), dtype=np.int32)
-        return LiveCells(self.changes, self.seen, position, self.cell[keep], occupied, self.slots)
-
-    def advance(self, view: ScoredNodes, nodes: ConstraintNodes, state: ClusterState) -> bool:
-        """Follow the changes since `seen` (False: too many, or another log: build again)."""
-        if self.changes is not state.changes or len(state.changes) - self.seen > _LIVE_REPLAY_MAX:
+    def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
+        """Follow the changes since `seen`: a changed hostname count moves its node's cell (False: another log,
+        too many changes, or a count beyond the table: build again)."""
+        log = state.changes
+        if self.changes is not log or len(log) - self.seen > FOLLOW_MAX:
             return False
-        changes = state.changes[self.seen:]
-        self.seen = len(state.changes)
-        if view.outer is None:
-            return True
-        weight = nodes.counters[view.outer].weight
-        moved = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
-        return not moved or self._move(view, moved)
-
-    def _move(self, view: ScoredNodes, moved: list[tuple[int, int]]) -> bool:
-        """Move the cells of the filtered nodes whose hostname count changed by the amounts `moved`; False (the
-        cells then unusable) when a count goes beyond `_slots_max`."""
-        present = view.present[view.outer]  # type: ignore[index]
-        cells, cell, occupied = view.cells, self.cell, self.occupied
-        for n, amount in moved:
-            p = int(self.position[n])
-            if p < 0 or cell[p] < 0 or (present is not None and not present[p]):
-                continue  # not filtered, ignored, or lacking the key (slot 0 whatever the count)
-            slot = (int(cell[p]) - int(view.inner[p])) // cells + amount  # type: ignore[index]
-            if slot + 1 > _slots_max(len(cell)):
+        if self.outer is not None and len(log) > self.seen:
+            counts = nodes.counters[self.outer].counts(state)
+            held, cell, inner, cells, has_key = self.held, self.cell, self.inner, self.cells, nodes.domain[self.outer]
+            for node, _pod, _delta in log[self.seen:]:
+                now = int(counts[node])
+                if now != held[node]:
+                    held[node] = now
+                    if cell[node] >= 0 and has_key[node]:
+                        cell[node] = inner[node] + (now + 1) * cells
+                        self.slots = max(self.slots, now + 2)
+            if self.slots * cells > _CELLS_MAX:
                 return False
-            occupied[cell[p]] -= 1
-            cell[p] += amount * cells
-            if slot + 1 > self.slots:
-                self.slots = slot + 1
-                if len(occupied) < self.slots * cells:
-                    more = np.zeros(max(len(occupied), self.slots * cells), dtype=occupied.dtype)
-                    occupied = self.occupied = np.concatenate([occupied, more])
-            occupied[cell[p]] += 1
+        self.seen = len(log)
         return True
+
+
+def _host_values(c: Constraint, weight: float, slots: int, absent_first: bool) -> np.ndarray:
+    """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of the
+    nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
+    counts = np.arange(slots, dtype=np.float64) - (1.0 if absent_first else 0.0)
+    vals = counts * weight + float(c.max_skew - 1)
+    vals[0 if absent_first else slots - 1] = 0.0
+    return vals
+
+
+def _cell_table(constraints: list[Constraint], outer: int | None, weights: list[float],
+                per_domain: list[np.ndarray | None], slots: int, absent_first: bool) -> np.ndarray:
+    """int64 [slots · cells]: Score's raw value of each cell, summed in the constraints' order (as Score does per
+    node) and rounded: the hostname constraint `outer`'s slot is the node's count (`absent_first`: count + 1, slot
+    0 for nodes lacking the key; else the last slot is theirs), each domain constraint's axis its domain
+    (`per_domain`: its matching pods per domain, domain 0 standing for a node lacking the key)."""
+    acc: Any = 0.0
+    axis = 0 if outer is None else 1  # axis 0: the hostname count, then one per domain constraint
+    for k, c in enumerate(constraints):
+        shape = [1] * len(constraints)  # one axis per constraint
+        if k == outer:
+            vals = _host_values(c, weights[k], slots, absent_first)
+            shape[0] = slots
+        else:
+            vals = per_domain[k].astype(np.float64) * weights[k] + float(c.max_skew - 1)  # type: ignore[union-attr]
+            vals[0] = 0.0  # domain 0: the node lacks the key
+            shape[axis] = len(vals)
+            axis += 1
+        acc = acc + vals.reshape(shape)
+    return np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64).reshape(-1)
 
 
 def _domain_verdicts(c: Constraint, sums: np.ndarray, domains: np.ndarray, self_match: bool) -> np.ndarray:
@@ -552,34 +506,45 @@ class PodTopologySpread:
         return np.where(view.ignored, 0, raw) if view.any_ignored else raw
 
     def normalized_scores(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray | None:
-        """`normalize(score(idx))` over the filtered nodes `idx`, from Score's table of cells (`table_scores`)
-        kept up to date bind by bind while the filtered nodes stay the same (`LiveCells`): normalized once per
-        occupied cell (`NormalizeScore`: 100·(max + min − s) / max over the nodes not ignored, integer
-        division; 0 for the ignored ones), each node reading its cell. The same integers as Score then
-        NormalizeScore node by node (a property checks it), always within [0, 100]; None when there is no
-        small table or a raw score is negative (the caller then scores, normalizes and checks the range)."""
+        """`normalize(score(idx))` over the filtered nodes `idx`, from the cells of every node kept up to date bind
+        by bind (`ClusterCells`): PreScore's weights and domain counts from the nodes of idx not ignored, Score's
+        value of each cell once (`_cell_table`), normalized once per cell (`NormalizeScore`: 100·(max + min − s)
+        / max over the nodes not ignored, integer division; 0 for the ignored ones), each node reading its cell.
+        The same integers as Score then NormalizeScore node by node (properties check it), always within
+        [0, 100]; None when there is no small table or a raw score is negative (the caller then scores,
+        normalizes and checks the range)."""
         require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
         nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
-        view = nodes.scored_nodes(idx, require_all)
-        if view.inner is None:
+        cc = nodes.cluster_cells(state, require_all)
+        if cc is None:
             return None
-        live = view.live
-        if live is None or not live.advance(view, nodes, state):
-            counts = [counter.counts(state) for counter in nodes.counters]
-            live = view.live = LiveCells.build(view, counts, idx, state)
-            if live is None:  # no small table: Score and NormalizeScore as they are
-                return None
-        table = live.table(view, self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all))
-        used = table[live.occupied[:len(table)] > 0]
+        constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
+        cell = cc.cell[idx]
+        ignored = cell < 0
+        any_ignored = bool(ignored.any())
+        considered = idx[~ignored] if any_ignored else idx
+        weights: list[float] = []
+        per_domain: list[np.ndarray | None] = []
+        for k, sums in enumerate(totals):
+            if sums is None:  # the hostname: weighed by the nodes not ignored
+                weights.append(math.log(len(considered) + 2))
+                per_domain.append(None)
+                continue
+            known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
+            known[nodes.domain[k][considered]] = True
+            weights.append(math.log(int(np.count_nonzero(known)) + 2))
+            per_domain.append(np.where(known, sums, 0))
+        table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
+        used = table[cell[~ignored]] if any_ignored else table[cell]
         if not len(used):  # every node ignored
             return np.zeros(len(idx), dtype=np.int64)
         lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
         if lo < 0:
             return None
-        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        ctx.cache[f"{NAME}/ignored"] = ignored
         normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
         normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
-        return normalized[live.cell]
+        return normalized[cell]
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
