@@ -11,7 +11,9 @@ required node affinity; nodeTaintsPolicy Honor: no untolerated NoSchedule/NoExec
 rejected when `count(domain) + selfMatch − globalMin > maxSkew` (globalMin is 0 below `minDomains`).
 Score: per node Σ count·log(domains + 2) + (maxSkew − 1) over the constraints, rounded; normalized as
 `100·(max + min − s) / max`; nodes missing a key are ignored (0). Everything is a whole-array operation
-over the nodes (label codes per key, counts per node from `podcounts`).
+over the nodes (label codes per key, counts per node from `podcounts`). As upstream's PreFilterExtensions
+(`AddPod` / `RemovePod`) do, the per-domain counts are kept from cycle to cycle and follow the binds
+(`DomainCounts`); so is each node's cell in Score's table (`ClusterCells`).
 """
 
 from __future__ import annotations
@@ -135,14 +137,14 @@ class ConstraintNodes:
     hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
     counters: list[MatchingCounter]  # per constraint, its matching pods' counts per node (`podcounts`)
     scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
-    domain: list[np.ndarray] = field(default_factory=list)  # per constraint, intp [N]: code + 1 (0: no key)
+    domain: list[np.ndarray] = field(default_factory=list)  # per constraint, int32 [N]: code + 1 (0: no key)
     size: list[int] = field(default_factory=list)  # per constraint, its domains + 1 (`domain`'s bound)
     filtered: list[tuple[DomainCounts, np.ndarray]] | None = None  # Filter's counts (`filter_counts`)
     totals: tuple[bool, list[DomainCounts | None]] | None = None  # (require_all, Score's: `score_totals`)
     cells: ClusterCells | None = None  # Score's cell of every node (`cluster_cells`)
 
     def __post_init__(self) -> None:
-        self.domain = [code.astype(np.intp) + 1 for code in self.codes]
+        self.domain = [code.astype(np.int32) + 1 for code in self.codes]
         self.size = [int(_array_max(d)) + 1 if len(d) else 1 for d in self.domain]
 
     def filter_counts(self, state: ClusterState) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -154,7 +156,7 @@ class ConstraintNodes:
             for domain, size, inclusion, counter in zip(self.domain, self.size, self.inclusion, self.counters,
                                                         strict=True):
                 counted = self.has_all & inclusion
-                live = DomainCounts.build(domain, size, counted, counter.counts(state), state)
+                live = DomainCounts.build(domain, size, counted, counter.weight, counter.counts(state), state)
                 self.filtered.append((live, np.flatnonzero(np.bincount(domain[counted], minlength=size))))
             return [(live.sums, domains) for live, domains in self.filtered]
         return [(live.advance(state, counter.counts(state)), domains)
@@ -169,7 +171,8 @@ class ConstraintNodes:
             for domain, size, inclusion, counter, host in zip(self.domain, self.size, self.inclusion, self.counters,
                                                               self.hostname, strict=True):
                 counted = inclusion & self.has_all if require_all else inclusion
-                live.append(None if host else DomainCounts.build(domain, size, counted, counter.counts(state), state))
+                live.append(None if host else DomainCounts.build(domain, size, counted, counter.weight,
+                                                                 counter.counts(state), state))
             self.totals = (require_all, live)
             return [None if d is None else d.sums for d in live]
         return [None if d is None else d.advance(state, counter.counts(state))
@@ -289,11 +292,10 @@ class ClusterCells:
 
     require_all: bool
     outer: int | None  # the hostname constraint, if any
-    inner: np.ndarray  # int64 [N]
+    inner: np.ndarray  # int32 [N] (cells never exceed `_CELLS_MAX`)
     cells: int  # the domain constraints' cells (the product of their domains + 1)
-    cell: np.ndarray  # int64 [N]
+    cell: np.ndarray  # int32 [N]
     slots: int  # 1 + the largest slot a node has had
-    held: np.ndarray  # int64 [N]: the hostname counts `cell` holds
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
 
@@ -303,41 +305,37 @@ class ClusterCells:
         if sum(nodes.hostname) > 1:
             return None
         outer = nodes.hostname.index(True) if any(nodes.hostname) else None
-        inner, cells = np.zeros(len(nodes.has_all), dtype=np.int64), 1
+        inner, cells = np.zeros(len(nodes.has_all), dtype=np.int32), 1
         for k in reversed(range(len(nodes.hostname))):  # the last constraint's domain varies fastest (`_cell_table`)
             if k != outer:
                 inner += nodes.domain[k] * cells
                 cells *= nodes.size[k]
                 if cells > _CELLS_MAX:
                     return None
-        held = np.zeros(0, dtype=np.int64)
         cell, slots = inner.copy(), 1
         if outer is not None:
-            held = nodes.counters[outer].counts(state).copy()
-            slots = (int(_array_max(held)) if len(held) else 0) + 2
+            host = nodes.counters[outer].counts(state)
+            slots = (int(_array_max(host)) if len(host) else 0) + 2
             if slots * cells > _CELLS_MAX:
                 return None
-            cell += np.where(nodes.domain[outer] > 0, held + 1, 0) * cells
+            cell += (np.where(nodes.domain[outer] > 0, host + 1, 0) * cells).astype(np.int32)
         if require_all:
             cell[~nodes.has_all] = -1
-        return cls(require_all, outer, inner, cells, cell, slots, held, state.changes, len(state.changes))
+        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes))
 
     def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
-        """Follow the changes since `seen`: a changed hostname count moves its node's cell (False: another log,
-        too many changes, or a count beyond the table: build again)."""
+        """Follow the changes since `seen`: a bound (removed) pod the hostname constraint's selector matches moves
+        its node's cell one slot up (down) (False: another log, too many changes, or a count beyond the table:
+        build again)."""
         log = state.changes
         if self.changes is not log or len(log) - self.seen > FOLLOW_MAX:
             return False
         if self.outer is not None and len(log) > self.seen:
-            counts = nodes.counters[self.outer].counts(state)
-            held, cell, inner, cells, has_key = self.held, self.cell, self.inner, self.cells, nodes.domain[self.outer]
-            for node, _pod, _delta in log[self.seen:]:
-                now = int(counts[node])
-                if now != held[node]:
-                    held[node] = now
-                    if cell[node] >= 0 and has_key[node]:
-                        cell[node] = inner[node] + (now + 1) * cells
-                        self.slots = max(self.slots, now + 2)
+            weight, cell, cells, has_key = nodes.counters[self.outer].weight, self.cell, self.cells, nodes.domain[self.outer]
+            for node, pod, delta in log[self.seen:]:
+                if cell[node] >= 0 and has_key[node] and (w := weight(pod)):
+                    cell[node] += delta * w * cells
+                    self.slots = max(self.slots, (int(cell[node]) - int(self.inner[node])) // cells + 1)
             if self.slots * cells > _CELLS_MAX:
                 return False
         self.seen = len(log)
