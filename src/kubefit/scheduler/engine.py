@@ -60,7 +60,8 @@ ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
 TIE_BREAKS = ("random", "first")
 _INT64_MIN = np.iinfo(np.int64).min
-_array_max = np.maximum.reduce  # `a.max()` without numpy's Python-level wrappers (once or twice per cycle)
+_array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.min()` without numpy's Python-level
+# wrappers (a few times per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
@@ -854,7 +855,7 @@ class Engine:
             if norm is None:
                 raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
                 norm = normalize_scores(plugin, raw, sh.ctx)
-                if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
+                if len(norm) and (_array_min(norm) < MIN_NODE_SCORE or _array_max(norm) > MAX_NODE_SCORE):
                     self._raise_score_error(sh, feasible)
             total += w * norm
         return total

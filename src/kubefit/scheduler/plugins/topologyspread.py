@@ -255,7 +255,7 @@ class ScoredNodes:
                 view.weights.append(math.log(len(considered) + 2))
                 continue
             known = np.zeros(size, dtype=bool)
-            known[domain[considered]] = True
+            known.put(domain[considered], True)  # (`put` / `take`: int32 indexes without a cast to intp)
             view.domain.append(dom)
             view.known.append(known)
             view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
@@ -479,7 +479,7 @@ class PodTopologySpread:
         if constraints:
             nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
             for c, domain, (sums, domains) in zip(constraints, nodes.domain, nodes.filter_counts(state), strict=True):
-                verdict = _domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels))[domain[idx]]
+                verdict = _domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels)).take(domain[idx])
                 codes = verdict if codes is None else np.where(codes != 0, codes, verdict)
         if codes is None:
             codes = np.zeros(len(idx), dtype=np.int8)
@@ -529,11 +529,11 @@ class PodTopologySpread:
                 per_domain.append(None)
                 continue
             known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
-            known[nodes.domain[k][considered]] = True
+            known.put(nodes.domain[k][considered], True)
             weights.append(math.log(int(np.count_nonzero(known)) + 2))
             per_domain.append(np.where(known, sums, 0))
         table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
-        used = table[cell[~ignored]] if any_ignored else table[cell]
+        used = table.take(cell[~ignored] if any_ignored else cell)
         if not len(used):  # every node ignored
             return np.zeros(len(idx), dtype=np.int64)
         lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
@@ -542,7 +542,7 @@ class PodTopologySpread:
         ctx.cache[f"{NAME}/ignored"] = ignored
         normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
         normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
-        return normalized[cell]
+        return normalized.take(cell)  # (-1: the last)
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
@@ -555,7 +555,7 @@ class PodTopologySpread:
             if sums is None:  # hostname: every node its own domain
                 cnt = all_counts[k][idx]
             else:
-                cnt = view.domain_sums(k, sums)[view.domain[k]]
+                cnt = view.domain_sums(k, sums).take(view.domain[k])
             part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
             present = view.present[k]
             total = total + (part if present is None else np.where(present, part, 0.0))
