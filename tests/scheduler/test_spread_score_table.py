@@ -47,13 +47,22 @@ def test_table_scores_equal_node_scores(case):
     pod = Pod("p", labels={"app": "a"}, topology_spread_constraints=spread)
     ctx = new_context(state, pod)
     constraints = plugin.constraints(pod, SCHEDULE_ANYWAY)
-    view = plugin._nodes(state, ctx, SCHEDULE_ANYWAY).scored_nodes(idx, require_all)
-    table = view.table_scores(constraints, counts, idx)
+    nodes_of = plugin._nodes(state, ctx, SCHEDULE_ANYWAY)
+    view = nodes_of.scored_nodes(idx, require_all)
+    totals = [None if host else _totals(nodes_of, k, counts[k], require_all) for k, host in enumerate(nodes_of.hostname)]
+    table = view.table_scores(constraints, counts, idx, totals)
     if sum(c.topology_key == KEYS[0] for c in constraints) > 1:
         assert table is None  # several hostname constraints: computed node by node
         return
     assert table is not None
-    assert table.tolist() == PodTopologySpread._node_scores(constraints, counts, view, idx).tolist()
+    assert table.tolist() == PodTopologySpread._node_scores(constraints, counts, view, idx, totals).tolist()
+
+
+def _totals(nodes, k: int, counts: np.ndarray, require_all: bool) -> np.ndarray:
+    """Constraint k's matching pods per domain (label code + 1) over the nodes that count, from `counts`."""
+    counted = nodes.inclusion[k] & (nodes.has_all if require_all else True)
+    domain = nodes.codes[k].astype(np.int64) + 1
+    return np.bincount(domain[counted], weights=counts[counted], minlength=int(domain.max()) + 1).astype(np.int64)
 
 
 @st.composite

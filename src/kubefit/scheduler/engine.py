@@ -63,7 +63,8 @@ ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
 TIE_BREAKS = ("random", "first")
 _INT64_MIN = np.iinfo(np.int64).min
-_array_max = np.maximum.reduce  # `a.max()` without numpy's Python-level wrappers (once or twice per cycle)
+_array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.min()` without numpy's Python-level
+# wrappers (a few times per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 # Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
@@ -898,7 +899,7 @@ class Engine:
             if norm is None:
                 raw = plugin.score(self.state, sh.ctx, feasible) if s in sh.per_cycle else sh.raw[s, feasible]
                 norm = normalize_scores(plugin, raw, sh.ctx)
-                if len(norm) and (norm.min() < MIN_NODE_SCORE or norm.max() > MAX_NODE_SCORE):
+                if len(norm) and (_array_min(norm) < MIN_NODE_SCORE or _array_max(norm) > MAX_NODE_SCORE):
                     self._raise_score_error(sh, feasible)
             if total is None:
                 total = np.multiply(norm, w, dtype=np.int64)  # a new array: the plugin's may be cached

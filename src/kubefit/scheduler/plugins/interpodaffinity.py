@@ -331,6 +331,9 @@ class PreFilterState:
         changes = state.changes[self.seen:]
         table = node_labels(state)
         reads = [(node, delta, self._reads(p, pod)) for node, p, delta in changes]
+        if not any(keys or affine or matched for _n, _d, (keys, affine, matched) in reads):
+            self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
+            return True
         if any(delta < 0 and table.column(k).codes[node] >= 0 for node, delta, (keys, _a, _t) in reads for k in keys):
             return False
         self.seen = len(state.changes)

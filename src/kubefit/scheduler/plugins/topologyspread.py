@@ -11,7 +11,9 @@ required node affinity; nodeTaintsPolicy Honor: no untolerated NoSchedule/NoExec
 rejected when `count(domain) + selfMatch − globalMin > maxSkew` (globalMin is 0 below `minDomains`).
 Score: per node Σ count·log(domains + 2) + (maxSkew − 1) over the constraints, rounded; normalized as
 `100·(max + min − s) / max`; nodes missing a key are ignored (0). Everything is a whole-array operation
-over the nodes (label codes per key, counts per node from `podcounts`).
+over the nodes (label codes per key, counts per node from `podcounts`). As upstream's PreFilterExtensions
+(`AddPod` / `RemovePod`) do, the per-domain counts are kept from cycle to cycle and follow the binds
+(`DomainCounts`); so is each node's cell in Score's table (`ClusterCells`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     StatusError,
 )
+from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podcounts import MatchingCounter
 from kubefit.scheduler.plugins.selectors import node_labels
@@ -50,6 +53,9 @@ SYSTEM_DEFAULTS = ({"maxSkew": 3, "topologyKey": HOSTNAME, "whenUnsatisfiable": 
                    {"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY})
 MAX_INT32 = 2**31 - 1
 _array_min, _array_max = np.minimum.reduce, np.maximum.reduce  # without numpy's Python-level wrappers
+# Filter's reasons (missing label, skew) of each status code: a node's row of the reason matrix, by its code
+_REASONS_BY_CODE = np.zeros((3, 2), dtype=bool)
+_REASONS_BY_CODE[UNRESOLVABLE, 0] = _REASONS_BY_CODE[UNSCHEDULABLE, 1] = True
 STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
@@ -120,7 +126,8 @@ def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
 @dataclass
 class ConstraintNodes:
     """What one pod's constraints of one action read of the nodes, which binds never change: per constraint
-    the label codes of its key and the inclusion-policy mask, and the nodes lacking a key."""
+    the label codes of its key and the inclusion-policy mask, and the nodes lacking a key; and the per-domain
+    matching counts Filter and Score read, kept up to date bind by bind (`DomainCounts`)."""
 
     nodes: list  # the node list these were computed for
     removed: np.ndarray | None  # ... and its deleted nodes (`ClusterState.removed`): never a domain's member
@@ -130,30 +137,60 @@ class ConstraintNodes:
     hostname: list[bool]  # per constraint: its key is the hostname (counted per node, not per domain)
     counters: list[MatchingCounter]  # per constraint, its matching pods' counts per node (`podcounts`)
     scored: tuple | None = None  # (nodes, require_all, `ScoredNodes`) of the last Score call
-    counted: list | None = None  # per constraint (eligible nodes, their codes, their domains, code bound)
+    domain: list[np.ndarray] = field(default_factory=list)  # per constraint, int32 [N]: code + 1 (0: no key)
+    size: list[int] = field(default_factory=list)  # per constraint, its domains + 1 (`domain`'s bound)
+    filtered: list[tuple[DomainCounts, np.ndarray]] | None = None  # Filter's counts (`filter_counts`)
+    totals: tuple[bool, list[DomainCounts | None]] | None = None  # (require_all, Score's: `score_totals`)
+    cells: ClusterCells | None = None  # Score's cell of every node (`cluster_cells`)
 
-    def eligible(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
-        """Per constraint, Filter's counted nodes (every key, inclusion policies), their domain codes, the
-        distinct domains among them and `max code + 1` (the per-domain array's length)."""
-        if self.counted is None:
-            self.counted = []
-            for code, inclusion in zip(self.codes, self.inclusion, strict=True):
-                nodes = np.flatnonzero(self.has_all & inclusion)
-                bound = int(code.max()) + 1 if len(code) else 0
-                codes = code[nodes]  # all >= 0 (has_all): the distinct ones, sorted, by counting, not sorting
-                self.counted.append((nodes, codes, np.flatnonzero(np.bincount(codes, minlength=bound)), bound))
-        return self.counted
+    def __post_init__(self) -> None:
+        self.domain = [code.astype(np.int32) + 1 for code in self.codes]
+        self.size = [int(_array_max(d)) + 1 if len(d) else 1 for d in self.domain]
+
+    def filter_counts(self, state: ClusterState) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per constraint, Filter's matching pods per domain (`TpValueToMatchNum`: over the nodes carrying every
+        key that pass the inclusion policies; by `domain`) and the domains those nodes have, followed bind by
+        bind from the first call (`DomainCounts`: what `updateWithPod` does upstream)."""
+        if self.filtered is None:
+            self.filtered = []
+            for domain, size, inclusion, counter in zip(self.domain, self.size, self.inclusion, self.counters,
+                                                        strict=True):
+                counted = self.has_all & inclusion
+                live = DomainCounts.build(domain, size, counted, counter.weight, counter.counts(state), state)
+                self.filtered.append((live, np.flatnonzero(np.bincount(domain[counted], minlength=size))))
+            return [(live.sums, domains) for live, domains in self.filtered]
+        return [(live.advance(state, counter.counts(state)), domains)
+                for (live, domains), counter in zip(self.filtered, self.counters, strict=True)]
+
+    def score_totals(self, state: ClusterState, require_all: bool) -> list[np.ndarray | None]:
+        """Per constraint over a domain key (None for the hostname), Score's matching pods per domain over every
+        node that passes the inclusion policies (and carries every key when `require_all`), followed bind by
+        bind; a domain counts in Score only when a filtered node has it (`ScoredNodes.domain_sums`)."""
+        if self.totals is None or self.totals[0] != require_all:
+            live: list[DomainCounts | None] = []
+            for domain, size, inclusion, counter, host in zip(self.domain, self.size, self.inclusion, self.counters,
+                                                              self.hostname, strict=True):
+                counted = inclusion & self.has_all if require_all else inclusion
+                live.append(None if host else DomainCounts.build(domain, size, counted, counter.weight,
+                                                                 counter.counts(state), state))
+            self.totals = (require_all, live)
+            return [None if d is None else d.sums for d in live]
+        return [None if d is None else d.advance(state, counter.counts(state))
+                for d, counter in zip(self.totals[1], self.counters, strict=True)]
+
+    def cluster_cells(self, state: ClusterState, require_all: bool) -> ClusterCells | None:
+        """Score's cell of every node (`ClusterCells`), followed bind by bind; None when there is no small table."""
+        cells = self.cells
+        if cells is None or cells.require_all != require_all or not cells.advance(self, state):
+            cells = self.cells = ClusterCells.build(self, state, require_all)
+        return cells
 
     def scored_nodes(self, idx: np.ndarray, require_all: bool) -> ScoredNodes:
         """The `ScoredNodes` of the filtered nodes `idx` (kept while the next cycles filter the same nodes)."""
-        view = None
-        if self.scored is not None and self.scored[1] == require_all:
-            if np.array_equal(self.scored[0], idx):
-                return self.scored[2]
-            view = self.scored[2].subset(idx)
-        if view is None:
-            view = ScoredNodes.of(self, idx, require_all)
-        self.scored = (idx.astype(np.int32) if len(self.has_all) < 2**31 else idx.copy(), require_all, view)
+        if self.scored is not None and self.scored[1] == require_all and np.array_equal(self.scored[0], idx):
+            return self.scored[2]
+        view = ScoredNodes.of(self, idx, require_all)
+        self.scored = (idx.copy(), require_all, view)
         return view
 
 
@@ -161,23 +198,27 @@ class ConstraintNodes:
 class ScoredNodes:
     """What Score reads of the nodes beside the pod counts, for one set of filtered nodes `idx`: the nodes
     ignored (lacking a key when every key is required), per constraint whether each node of `idx` has the
-    key, its domain, the nodes whose counts make up the domains' counts and log(domains + 2)."""
+    key, its domain, the domains that count (those of the nodes not ignored) and log(domains + 2)."""
 
     ignored: np.ndarray  # bool [len(idx)]
     any_ignored: bool
     present: list[np.ndarray | None]  # per constraint, bool [len(idx)] (None: all present)
     domain: list[np.ndarray | None]  # per constraint, the domain (code + 1) of each node of idx (None: hostname)
-    members: list[tuple[np.ndarray, np.ndarray, int] | None]  # (contributing nodes, their domains, domains + 1)
     weights: list[float]  # per constraint, log(size + 2)
     known: list[np.ndarray | None] = field(default_factory=list)  # per domain constraint, bool: its domains
     # among the nodes not ignored (by domain, code + 1)
     outer: int | None = None  # the hostname constraint, when there is at most one (`table_scores`)
     inner: np.ndarray | None = None  # int64 [len(idx)]: each node's cell among the domain constraints' domains
     cells: int = 1  # how many such cells
-    live: LiveCells | None = None  # the cells and their counts as of the last `normalized_scores`
 
-    def table_scores(self, constraints: list[Constraint], counts: list[np.ndarray], idx: np.ndarray
-                     ) -> np.ndarray | None:
+    def domain_sums(self, k: int, totals: np.ndarray) -> np.ndarray:
+        """int64 [domains + 1]: constraint k's matching pods per domain that counts (`known`), 0 for the others:
+        `TopologyPairToPodCounts`, whose pairs PreScore makes from the filtered nodes not ignored, summed
+        over every node whose pair is among them (`totals`: `ConstraintNodes.score_totals`)."""
+        return np.where(self.known[k], totals, 0)  # type: ignore[arg-type]
+
+    def table_scores(self, constraints: list[Constraint], counts: list[np.ndarray], idx: np.ndarray,
+                     totals: list[np.ndarray | None]) -> np.ndarray | None:
         """Score's raw values (before ignoring nodes) from a table: a node's value depends only on its own
         count for the hostname constraint and its domains for the others, so each distinct (count, domains)
         cell is summed and rounded once, in the plugin's order of operations, and the nodes read their cell.
@@ -195,94 +236,30 @@ class ScoredNodes:
             if present is not None:
                 cnt = np.where(present, cnt, top + 1)
             cell = cnt * self.cells + self.inner
-        per_domain = [None if k == self.outer else _domain_sums(self.members[k], counts[k])
+        per_domain = [None if k == self.outer else self.domain_sums(k, totals[k])  # type: ignore[arg-type]
                       for k in range(len(constraints))]
-        table = self.table(constraints, per_domain, slots, absent_first=False)
-        return table[cell]
-
-    def host_values(self, c: Constraint, k: int, slots: int, absent_first: bool) -> np.ndarray:
-        """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of
-        the nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
-        counts = np.arange(slots, dtype=np.float64) - (1.0 if absent_first else 0.0)
-        vals = counts * self.weights[k] + float(c.max_skew - 1)
-        vals[0 if absent_first else slots - 1] = 0.0
-        return vals
-
-    def table(self, constraints: list[Constraint], per_domain: list[np.ndarray | None], slots: int,
-              absent_first: bool, host_values: np.ndarray | None = None) -> np.ndarray:
-        """int64 [slots · cells]: Score's raw value of each cell, summed in the constraints' order (as Score does
-        per node) and rounded: the hostname constraint's slot is the node's count (`absent_first`: count + 1,
-        slot 0 for nodes lacking the key; else the last slot is theirs), each domain constraint's axis its
-        domain (`per_domain`: its matching pods per domain, domain 0 standing for a node lacking the key)."""
-        acc: Any = 0.0
-        axis = 0 if self.outer is None else 1  # axis 0: the hostname count, then one per domain constraint
-        for k, c in enumerate(constraints):
-            shape = [1] * len(constraints)  # one axis per constraint
-            if k == self.outer:
-                vals = host_values if host_values is not None else self.host_values(c, k, slots, absent_first)
-                shape[0] = slots
-            else:
-                vals = per_domain[k].astype(np.float64) * self.weights[k] + float(c.max_skew - 1)
-                vals[0] = 0.0  # domain 0: the node lacks the key
-                shape[axis] = len(vals)
-                axis += 1
-            acc = acc + vals.reshape(shape)
-        return np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64).reshape(-1)
+        return _cell_table(constraints, self.outer, self.weights, per_domain, slots, absent_first=False)[cell]
 
     @classmethod
     def of(cls, nodes: ConstraintNodes, idx: np.ndarray, require_all: bool) -> ScoredNodes:
         ignored = ~nodes.has_all[idx] if require_all else np.zeros(len(idx), dtype=bool)
         considered = idx[~ignored]
-        view = cls(ignored, bool(ignored.any()), [], [], [], [])
-        for code, inclusion, host in zip(nodes.codes, nodes.inclusion, nodes.hostname, strict=True):
-            present = code[idx] >= 0
+        view = cls(ignored, bool(ignored.any()), [], [], [])
+        for domain, size, host in zip(nodes.domain, nodes.size, nodes.hostname, strict=True):
+            dom = domain[idx]  # 0: the label is absent (Go reads it as "")
+            present = dom > 0
             view.present.append(None if present.all() else present)
             if host:
                 view.domain.append(None)
-                view.members.append(None)
                 view.known.append(None)
                 view.weights.append(math.log(len(considered) + 2))
                 continue
-            dom = code + 1  # 0: the label is absent (Go reads it as "")
-            known = np.zeros(int(dom.max()) + 1 if len(dom) else 1, dtype=bool)
-            known[dom[considered]] = True
-            contributing = inclusion & known[dom]
-            if require_all:
-                contributing &= nodes.has_all
-            members = np.flatnonzero(contributing)
-            view.domain.append(dom[idx])
+            known = np.zeros(size, dtype=bool)
+            known.put(domain[considered], True)  # (`put` / `take`: int32 indexes without a cast to intp)
+            view.domain.append(dom)
             view.known.append(known)
-            view.members.append((members, dom[members], len(known)))
             view.weights.append(math.log(int(np.count_nonzero(known)) + 2))
         view._cells(nodes.hostname, len(idx))
-        return view
-
-    def subset(self, idx: np.ndarray) -> ScoredNodes | None:
-        """The view of filtered nodes `idx` that are some of this view's (nodes that filled up since), derived
-        from it with its `LiveCells` (which it hands over); None when they are not a subset, or a domain no
-        longer has a node not ignored (its nodes would stop counting: `of` then). The same view `of` gives:
-        per node its presence, domain and cell are its own; the domains, hence the contributing nodes and
-        their weights, are unchanged; the hostname weight follows the nodes not ignored."""
-        live = self.live
-        if live is None or len(idx) >= len(live.cell):
-            return None
-        keep = live.position[idx]
-        if len(keep) and int(_array_min(keep)) < 0:
-            return None
-        ignored = self.ignored[keep]
-        considered = len(idx) - int(np.count_nonzero(ignored)) if self.any_ignored else len(idx)
-        counted = keep[~ignored] if self.any_ignored else keep
-        for known, domain in zip(self.known, self.domain, strict=True):  # the same domains (fewer would be a subset)
-            if known is not None and (np.count_nonzero(np.bincount(domain[counted], minlength=len(known)))
-                                      != np.count_nonzero(known)):
-                return None
-        view = ScoredNodes(ignored, self.any_ignored and bool(ignored.any()),
-                           [None if p is None else p[keep] for p in self.present],
-                           [None if d is None else d[keep] for d in self.domain], self.members,
-                           [math.log(considered + 2) if d is None else w for d, w in zip(self.domain, self.weights,
-                                                                                       strict=True)],
-                           self.known, self.outer, self.inner[keep], self.cells)  # type: ignore[index]
-        self.live, view.live = None, live.subset(keep, idx)
         return view
 
     def _cells(self, hostname: list[bool], m: int) -> None:
@@ -295,130 +272,121 @@ class ScoredNodes:
         for k in reversed(range(len(hostname))):
             if k != self.outer:
                 inner += self.domain[k] * cells
-                cells *= self.members[k][2]  # type: ignore[index]
+                cells *= len(self.known[k])  # type: ignore[arg-type]
+                if cells > _CELLS_MAX:
+                    return
         self.inner, self.cells = inner, cells
 
 
-_LIVE_REPLAY_MAX = 256  # up to this many changes since, `LiveCells` follows them node by node (else: rebuilt)
+_CELLS_MAX = 1 << 16  # the most cells a table of Score's values has (beyond, Score computes node by node)
 
 
 @dataclass
-class LiveCells:
-    """Score's cells of one set of filtered nodes (`ScoredNodes`), kept up to date with the state's change log:
-    each node's cell (its hostname count's slot, count + 1, 0 when it lacks the key, and its domains; -1 when
-    ignored), how many nodes not ignored occupy each cell, and per domain constraint its domains' matching
-    pods. A bind or removal of a pod a constraint's selector matches moves its node's cell (hostname) or adds
-    to its node's domain when that node contributes (`advance`), as `podcounts` moves the counts."""
+class ClusterCells:
+    """Score's cell of every node for one pod's ScheduleAnyway constraints (at most one over the hostname), kept up
+    to date bind by bind. A node's raw score depends only on its hostname count and its domains (the weights and
+    the domain counts are the cycle's), so Score + NormalizeScore of any filtered nodes is one small table of the
+    cells (`_cell_table`) gathered by the nodes. A node's cell: its domains' position among the domain constraints'
+    (`inner`) plus `cells` · slot, the slot its hostname count + 1 (0 when it lacks the key); -1 when it is
+    ignored whatever the filtered nodes (lacking a key while every key is required)."""
 
+    require_all: bool
+    outer: int | None  # the hostname constraint, if any
+    inner: np.ndarray  # int32 [N] (cells never exceed `_CELLS_MAX`)
+    cells: int  # the domain constraints' cells (the product of their domains + 1)
+    cell: np.ndarray  # int32 [N]
+    slots: int  # 1 + the largest slot a node has had
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
-    require_all: bool  # nodes lacking a key are ignored (and contribute to no domain)
-    position: np.ndarray  # int32 [N]: each node's position in the filtered nodes, -1 when not among them
-    cell: np.ndarray  # int32 (int64 when there are very many cells) [M]
-    occupied: np.ndarray  # int64: per cell, the nodes not ignored in it (at least `slots · cells` long)
-    slots: int  # the hostname axis' length: the largest count seen + 2 (1 without a hostname constraint)
-    per_domain: list[np.ndarray | None]  # per domain constraint, int64: matching pods per domain
-    host_values: np.ndarray | None = None  # the hostname constraint's part of each slot (`table`), for `slots`
-
-    def table(self, view: ScoredNodes, constraints: list[Constraint]) -> np.ndarray:
-        """`ScoredNodes.table` of the cells (slot 0 for nodes lacking the hostname), its hostname part kept."""
-        if view.outer is not None and (self.host_values is None or len(self.host_values) != self.slots):
-            self.host_values = view.host_values(constraints[view.outer], view.outer, self.slots, absent_first=True)
-        return view.table(constraints, self.per_domain, self.slots, absent_first=True, host_values=self.host_values)
 
     @classmethod
-    def build(cls, view: ScoredNodes, counts: list[np.ndarray], idx: np.ndarray, state: ClusterState,
-              require_all: bool) -> LiveCells | None:
-        """The cells as the counts are now; None when a node's hostname count is beyond `_slots_max`."""
-        position = np.full(len(state), -1, dtype=np.int32)
-        position[idx] = np.arange(len(idx), dtype=np.int32)
-        cell, slots = view.inner, 1
-        if view.outer is not None:
-            host = counts[view.outer][idx]
-            slots = (int(host.max()) if len(host) else 0) + 2
-            if slots > _slots_max(len(idx)):
+    def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
+        """The cells as the counts are now; None with several hostname constraints or more than `_CELLS_MAX` cells."""
+        if sum(nodes.hostname) > 1:
+            return None
+        outer = nodes.hostname.index(True) if any(nodes.hostname) else None
+        inner, cells = np.zeros(len(nodes.has_all), dtype=np.int32), 1
+        for k in reversed(range(len(nodes.hostname))):  # the last constraint's domain varies fastest (`_cell_table`)
+            if k != outer:
+                inner += nodes.domain[k] * cells
+                cells *= nodes.size[k]
+                if cells > _CELLS_MAX:
+                    return None
+        cell, slots = inner.copy(), 1
+        if outer is not None:
+            host = nodes.counters[outer].counts(state)
+            slots = (int(_array_max(host)) if len(host) else 0) + 2
+            if slots * cells > _CELLS_MAX:
                 return None
-            present = view.present[view.outer]
-            cell = cell + (host + 1 if present is None else np.where(present, host + 1, 0)) * view.cells
-        # int32 while every cell the hostname slots can reach fits
-        cell = cell.astype(np.int32 if (_slots_max(len(idx)) + 1) * view.cells < 2**31 else np.int64)  # type: ignore[union-attr]
-        cell[view.ignored] = -1
-        occupied = np.bincount(cell[~view.ignored], minlength=(slots + 8) * view.cells)  # room for a few more
-        per_domain = [None if members is None else _domain_sums(members, counts[k])
-                      for k, members in enumerate(view.members)]
-        return cls(state.changes, len(state.changes), require_all, position, cell, occupied, slots, per_domain)
+            cell += (np.where(nodes.domain[outer] > 0, host + 1, 0) * cells).astype(np.int32)
+        if require_all:
+            cell[~nodes.has_all] = -1
+        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes))
 
-    def subset(self, keep: np.ndarray, idx: np.ndarray) -> LiveCells:
-        """These cells for the filtered nodes `idx`, at positions `keep` here (`ScoredNodes.subset`)."""
-        gone = np.ones(len(self.cell), dtype=bool)
-        gone[keep] = False
-        left = self.cell[gone]
-        occupied = self.occupied - np.bincount(left[left >= 0], minlength=len(self.occupied))
-        position = self.position
-        position[position >= 0] = -1  # (these cells are handed over: their view is replaced)
-        position[idx] = np.arange(len(idx), dtype=np.int32)
-        return LiveCells(self.changes, self.seen, self.require_all, position, self.cell[keep], occupied, self.slots,
-                         self.per_domain)
-
-    def advance(self, view: ScoredNodes, nodes: ConstraintNodes, state: ClusterState) -> bool:
-        """Follow the changes since `seen` (False: too many, or another log: build again)."""
-        if self.changes is not state.changes or len(state.changes) - self.seen > _LIVE_REPLAY_MAX:
+    def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
+        """Follow the changes since `seen`: a bound (removed) pod the hostname constraint's selector matches moves
+        its node's cell one slot up (down) (False: another log, too many changes, or a count beyond the table:
+        build again)."""
+        log = state.changes
+        if self.changes is not log or len(log) - self.seen > FOLLOW_MAX:
             return False
-        changes = state.changes[self.seen:]
-        self.seen = len(state.changes)
-        by_key: dict = {}  # the System defaults' two constraints share one selector: its pods matched once
-        for k, counter in enumerate(nodes.counters):
-            moved = by_key.get(counter.key)
-            if moved is None:
-                weight = counter.weight
-                moved = by_key[counter.key] = [(n, delta * w) for n, pod, delta in changes if (w := weight(pod))]
-            if not moved:
-                continue
-            if k == view.outer:
-                if not self._move(view, moved):
-                    return False
-                continue
-            code, known, inclusion = nodes.codes[k], view.known[k], nodes.inclusion[k]
-            sums = self.per_domain[k]
-            for n, amount in moved:
-                d = int(code[n]) + 1
-                if (inclusion[n] and d < len(known) and known[d]  # type: ignore[arg-type]
-                        and (not self.require_all or nodes.has_all[n])):
-                    sums[d] += amount  # type: ignore[index]
+        if self.outer is not None and len(log) > self.seen:
+            weight, cell, cells, has_key = nodes.counters[self.outer].weight, self.cell, self.cells, nodes.domain[self.outer]
+            for node, pod, delta in log[self.seen:]:
+                if cell[node] >= 0 and has_key[node] and (w := weight(pod)):
+                    cell[node] += delta * w * cells
+                    self.slots = max(self.slots, (int(cell[node]) - int(self.inner[node])) // cells + 1)
+            if self.slots * cells > _CELLS_MAX:
+                return False
+        self.seen = len(log)
         return True
 
-    def _move(self, view: ScoredNodes, moved: list[tuple[int, int]]) -> bool:
-        """Move the cells of the filtered nodes whose hostname count changed by the amounts `moved`; False (the
-        cells then unusable) when a count goes beyond `_slots_max`."""
-        present = view.present[view.outer]  # type: ignore[index]
-        cells, cell, occupied = view.cells, self.cell, self.occupied
-        for n, amount in moved:
-            p = int(self.position[n])
-            if p < 0 or cell[p] < 0 or (present is not None and not present[p]):
-                continue  # not filtered, ignored, or lacking the key (slot 0 whatever the count)
-            slot = (int(cell[p]) - int(view.inner[p])) // cells + amount  # type: ignore[index]
-            if slot + 1 > _slots_max(len(cell)):
-                return False
-            occupied[cell[p]] -= 1
-            cell[p] += amount * cells
-            if slot + 1 > self.slots:
-                self.slots = slot + 1
-                if len(occupied) < self.slots * cells:
-                    more = np.zeros(max(len(occupied), self.slots * cells), dtype=occupied.dtype)
-                    occupied = self.occupied = np.concatenate([occupied, more])
-            occupied[cell[p]] += 1
-        return True
+
+def _host_values(c: Constraint, weight: float, slots: int, absent_first: bool) -> np.ndarray:
+    """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of the
+    nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
+    counts = np.arange(slots, dtype=np.float64) - (1.0 if absent_first else 0.0)
+    vals = counts * weight + float(c.max_skew - 1)
+    vals[0 if absent_first else slots - 1] = 0.0
+    return vals
+
+
+def _cell_table(constraints: list[Constraint], outer: int | None, weights: list[float],
+                per_domain: list[np.ndarray | None], slots: int, absent_first: bool) -> np.ndarray:
+    """int64 [slots · cells]: Score's raw value of each cell, summed in the constraints' order (as Score does per
+    node) and rounded: the hostname constraint `outer`'s slot is the node's count (`absent_first`: count + 1, slot
+    0 for nodes lacking the key; else the last slot is theirs), each domain constraint's axis its domain
+    (`per_domain`: its matching pods per domain, domain 0 standing for a node lacking the key)."""
+    acc: Any = 0.0
+    axis = 0 if outer is None else 1  # axis 0: the hostname count, then one per domain constraint
+    for k, c in enumerate(constraints):
+        shape = [1] * len(constraints)  # one axis per constraint
+        if k == outer:
+            vals = _host_values(c, weights[k], slots, absent_first)
+            shape[0] = slots
+        else:
+            vals = per_domain[k].astype(np.float64) * weights[k] + float(c.max_skew - 1)  # type: ignore[union-attr]
+            vals[0] = 0.0  # domain 0: the node lacks the key
+            shape[axis] = len(vals)
+            axis += 1
+        acc = acc + vals.reshape(shape)
+    return np.floor(np.asarray(acc, dtype=np.float64) + 0.5).astype(np.int64).reshape(-1)
+
+
+def _domain_verdicts(c: Constraint, sums: np.ndarray, domains: np.ndarray, self_match: bool) -> np.ndarray:
+    """int8 [domains + 1]: Filter's status for a node of each domain (`sums`: its matching pods; `domains`: those
+    of the counted nodes, whose least count is `minMatchNum`; domain 0, lacking the key: unresolvable)."""
+    global_min = int(_array_min(sums[domains])) if len(domains) else MAX_INT32
+    if len(domains) < c.min_domains:
+        global_min = 0
+    verdicts = (sums > c.max_skew - int(self_match) + global_min).astype(np.int8)  # skew > maxSkew: UNSCHEDULABLE
+    verdicts[0] = UNRESOLVABLE
+    return verdicts
 
 
 def _slots_max(m: int) -> int:
     """The longest hostname axis a table of m filtered nodes gets (beyond, Score computes node by node)."""
     return 4 * m + 64
-
-
-def _domain_sums(members: tuple[np.ndarray, np.ndarray, int], counts: np.ndarray) -> np.ndarray:
-    """int64 [domains + 1]: the matching pods of each domain, over its contributing nodes (`ScoredNodes.members`)."""
-    nodes, domains, size = members
-    return np.bincount(domains, weights=counts[nodes], minlength=size).astype(np.int64)
 
 
 @dataclass
@@ -501,31 +469,21 @@ class PodTopologySpread:
         return PreFilterOutcome(skip=not self._cached(ctx, DO_NOT_SCHEDULE))
 
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
+        """Filter of the nodes `idx`, constraint after constraint (the first that fails decides): a node lacking
+        the key is UnschedulableAndUnresolvable; else Unschedulable when its domain's matching pods + selfMatch
+        − minMatchNum > maxSkew (minMatchNum: the least over the counted domains, 0 below minDomains). The
+        per-domain counts follow the binds (`ConstraintNodes.filter_counts`); each constraint is then one
+        verdict per domain, which the nodes gather."""
         constraints = self._cached(ctx, DO_NOT_SCHEDULE)
-        m = len(idx)
-        missing = np.zeros(m, dtype=bool)
-        skewed = np.zeros(m, dtype=bool)
+        codes: np.ndarray | None = None
         if constraints:
             nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
-            decided = np.zeros(m, dtype=bool)
-            for c, code, (eligible, eligible_codes, domains, bound), counter in zip(
-                    constraints, nodes.codes, nodes.eligible(), nodes.counters, strict=True):
-                counts = counter.counts(state)
-                per_domain = np.bincount(eligible_codes, weights=counts[eligible], minlength=bound).astype(np.int64)
-                global_min = int(per_domain[domains].min()) if len(domains) else MAX_INT32
-                if len(domains) < c.min_domains:
-                    global_min = 0
-                self_match = 1 if c.selector.matches(ctx.pod.labels) else 0
-                node_code = code[idx]
-                lacks = (node_code < 0) & ~decided
-                missing |= lacks
-                decided |= lacks
-                match = np.where(node_code >= 0, per_domain[np.maximum(node_code, 0)] if len(per_domain) else 0, 0)
-                over = (match + self_match - global_min > c.max_skew) & ~decided
-                skewed |= over
-                decided |= over
-        codes_out = np.where(missing, UNRESOLVABLE, np.where(skewed, UNSCHEDULABLE, 0)).astype(np.int8)
-        return FilterOutcome(codes_out, [REASON_MISSING_LABEL, REASON_NOT_MATCH], np.column_stack([missing, skewed]))
+            for c, domain, (sums, domains) in zip(constraints, nodes.domain, nodes.filter_counts(state), strict=True):
+                verdict = _domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels)).take(domain[idx])
+                codes = verdict if codes is None else np.where(codes != 0, codes, verdict)
+        if codes is None:
+            codes = np.zeros(len(idx), dtype=np.int8)
+        return FilterOutcome(codes, [REASON_MISSING_LABEL, REASON_NOT_MATCH], _REASONS_BY_CODE.take(codes, axis=0))
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
@@ -538,55 +496,66 @@ class PodTopologySpread:
         nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
         view = nodes.scored_nodes(idx, require_all)
         counts = [counter.counts(state) for counter in nodes.counters]
-        raw = view.table_scores(constraints, counts, idx)
+        totals = nodes.score_totals(state, require_all)
+        raw = view.table_scores(constraints, counts, idx, totals)
         if raw is None:
-            raw = self._node_scores(constraints, counts, view, idx)
+            raw = self._node_scores(constraints, counts, view, idx, totals)
         ctx.cache[f"{NAME}/ignored"] = view.ignored
         return np.where(view.ignored, 0, raw) if view.any_ignored else raw
 
     def normalized_scores(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray | None:
-        """`normalize(score(idx))` over the filtered nodes `idx`, from Score's table of cells (`table_scores`)
-        kept up to date bind by bind while the filtered nodes stay the same (`LiveCells`): normalized once per
-        occupied cell (`NormalizeScore`: 100·(max + min − s) / max over the nodes not ignored, integer
-        division; 0 for the ignored ones), each node reading its cell. The same integers as Score then
-        NormalizeScore node by node (a property checks it), always within [0, 100]; None when there is no
-        small table or a raw score is negative (the caller then scores, normalizes and checks the range)."""
+        """`normalize(score(idx))` over the filtered nodes `idx`, from the cells of every node kept up to date bind
+        by bind (`ClusterCells`): PreScore's weights and domain counts from the nodes of idx not ignored, Score's
+        value of each cell once (`_cell_table`), normalized once per cell (`NormalizeScore`: 100·(max + min − s)
+        / max over the nodes not ignored, integer division; 0 for the ignored ones), each node reading its cell.
+        The same integers as Score then NormalizeScore node by node (properties check it), always within
+        [0, 100]; None when there is no small table or a raw score is negative (the caller then scores,
+        normalizes and checks the range)."""
         require_all = bool(ctx.pod.topology_spread_constraints) or self.defaulting_type != "System"
         nodes = self._nodes(state, ctx, SCHEDULE_ANYWAY)
-        view = nodes.scored_nodes(idx, require_all)
-        if view.inner is None:
+        cc = nodes.cluster_cells(state, require_all)
+        if cc is None:
             return None
-        live = view.live
-        if live is None or not live.advance(view, nodes, state):
-            counts = [counter.counts(state) for counter in nodes.counters]
-            live = view.live = LiveCells.build(view, counts, idx, state, require_all)
-            if live is None:  # no small table: Score and NormalizeScore as they are
-                return None
-        table = live.table(view, self._cached(ctx, SCHEDULE_ANYWAY))
-        used = table[live.occupied[:len(table)] > 0]
+        constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
+        cell = cc.cell[idx]
+        ignored = cell < 0
+        any_ignored = bool(ignored.any())
+        considered = idx[~ignored] if any_ignored else idx
+        weights: list[float] = []
+        per_domain: list[np.ndarray | None] = []
+        for k, sums in enumerate(totals):
+            if sums is None:  # the hostname: weighed by the nodes not ignored
+                weights.append(math.log(len(considered) + 2))
+                per_domain.append(None)
+                continue
+            known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
+            known.put(nodes.domain[k][considered], True)
+            weights.append(math.log(int(np.count_nonzero(known)) + 2))
+            per_domain.append(np.where(known, sums, 0))
+        table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
+        used = table.take(cell[~ignored] if any_ignored else cell)
         if not len(used):  # every node ignored
             return np.zeros(len(idx), dtype=np.int64)
         lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
         if lo < 0:
             return None
-        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        ctx.cache[f"{NAME}/ignored"] = ignored
         normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
         normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
-        return normalized[live.cell]
+        return normalized.take(cell)  # (-1: the last)
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
-                     idx: np.ndarray) -> np.ndarray:
+                     idx: np.ndarray, totals: list[np.ndarray | None]) -> np.ndarray:
         """Score's raw values (before ignoring nodes) node by node: per constraint the node's count (its own
         for the hostname, its domain's otherwise) · log(domains + 2) + maxSkew − 1, summed and rounded."""
         total = np.zeros(len(idx), dtype=np.float64)
         for k, c in enumerate(constraints):
-            counts = all_counts[k]
-            members = view.members[k]
-            if members is None:  # hostname: every node its own domain
-                cnt = counts[idx]
+            sums = totals[k]
+            if sums is None:  # hostname: every node its own domain
+                cnt = all_counts[k][idx]
             else:
-                cnt = _domain_sums(members, counts)[view.domain[k]]
+                cnt = view.domain_sums(k, sums).take(view.domain[k])
             part = cnt.astype(np.float64) * view.weights[k] + float(c.max_skew - 1)
             present = view.present[k]
             total = total + (part if present is None else np.where(present, part, 0.0))
