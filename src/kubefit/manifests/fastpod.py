@@ -348,8 +348,7 @@ class FastPods:
     def _container(self, c: _Container, doc: Document, field: str, i: int, warnings: list[str]) -> Container:
         """load._container on the fields it reads, memoised with its warnings (told per pod) by those fields'
         JSON text; a container with `resources.claims` is left to decode_pod."""
-        key = ("container", field, i, c.name, c.image, c.restartPolicy,
-               None if c.resources is UNSET else bytes(c.resources), None if c.ports is UNSET else bytes(c.ports))
+        key = ("container", field, i, c.name, c.image, c.restartPolicy, _bytes(c.resources), _bytes(c.ports))
         known = self.memo.get(key)
         if known is None:
             resources = _Resources() if c.resources is UNSET else self.resources.decode(c.resources) or _Resources()
@@ -479,7 +478,3 @@ _NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod 
 
 def _bytes(raw: Raw | UnsetType) -> bytes | None:
     return None if raw is UNSET else bytes(raw)
-
-
-def _items(quantities: Quantities | None) -> tuple | None:
-    return None if quantities is None else tuple(quantities.items())

@@ -296,12 +296,11 @@ class _Stream:
                 members.append((event[1], event[2]))
                 continue
             listed = True  # ("items",): a list's items, then ("end_items",)
-            pods = self.pods
             for item, kind in self._items():
-                if kind == "Pod" and pods is not None and self.error is None:  # (most items: `_slot`'s first road)
-                    decoded = pods.decode(item, self.source, index)
-                    if decoded is not None:
-                        slots.append(Entry(decoded=decoded[0], warnings=decoded[1]))
+                if kind == "Pod" and self.pods is not None and self.error is None:  # (most items: `_slot`'s first road)
+                    entry = self._pod(item, index)
+                    if entry is not None:
+                        slots.append(entry)
                         continue
                 slot = self._guarded(self._slot, item, kind, index)
                 if slot is not None:
@@ -360,8 +359,7 @@ class _Stream:
         if self.pods is None:
             return None
         if kind == "Pod":
-            decoded = self.pods.decode(item, self.source, index)
-            return None if decoded is None else Entry(decoded=decoded[0], warnings=decoded[1])
+            return self._pod(item, index)
         if kind == "Node":
             body = self.json.decode(item)
             if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or \
@@ -375,6 +373,11 @@ class _Stream:
             node.raw = item
             return Entry(decoded=node, warnings=warnings)
         return None
+
+    def _pod(self, item: bytes, index: int) -> Entry | None:
+        """A pod decoded by `FastPods` (None: decode_pod decides, with the others)."""
+        decoded = self.pods.decode(item, self.source, index)  # type: ignore[union-attr]
+        return None if decoded is None else Entry(decoded=decoded[0], warnings=decoded[1])
 
     def _tick(self, final: bool = False) -> None:
         """Progress (every 1,024 objects: `_items` counts them), and mapped pages given back as the reading
