@@ -20,7 +20,8 @@ def told_keys(warnings: list[str] | None, node_actions: dict | None = None, inpu
             if v is not None}
 
 
-def inputs(files: Iterable[str | Path], system: str, options: dict[str, Any], **more: Any) -> dict[str, Any]:
+def inputs(files: Iterable[str | Path], system: str, options: dict[str, Any], *, reproduces: str | None = None,
+           **more: Any) -> dict[str, Any]:
     """What a result was computed from: the files, the options that differ from none, the versions of
     kubefit and of the `system` reproduced ("kube-scheduler" or "karmada"), and `more` (the configuration).
 
@@ -33,7 +34,7 @@ def inputs(files: Iterable[str | Path], system: str, options: dict[str, Any], **
         kubefit = version("kubefit")
     except PackageNotFoundError:  # run from a source tree that was never installed
         kubefit = "unknown"
-    reproduces = {"kube-scheduler": KUBE_SCHEDULER_VERSION, "karmada": KARMADA_VERSION}[system]
+    reproduces = reproduces or {"kube-scheduler": KUBE_SCHEDULER_VERSION, "karmada": KARMADA_VERSION}[system]
     return {"files": [str(f) for f in files], "kubefitVersion": kubefit, f"{_camel(system)}Version": reproduces,
             "options": {k: v for k, v in options.items() if not _unset(v)}, **more}
 

@@ -50,27 +50,31 @@ def python_warning(message: str) -> None:
 
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
-                  admission: bool = True, nodes_required: bool = True) -> tuple[Scenario, Prepared, Evictions]:
+                  admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
+                  feature_gates: str | None = None) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
     Objects the verb does not read and the configuration's notes (plugins not simulated, ...) go to `warn`
     and into `prepared.notes` (the results' ``warnings``);
     `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`); `admission=False` takes the
-    pods as given, without the API server's admission (`--no-admission`). Returns the scenario (after the
+    pods as given, without the API server's admission (`--no-admission`); `kube_version` and `feature_gates`
+    name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest). Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
+    from kubefit.k8s.version import resolve
     from kubefit.manifests.load import unread_objects
     from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
+    version = resolve(kube_version, feature_gates)  # refused before any file is read
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required)
+    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
     if unread:
         prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
@@ -97,7 +101,11 @@ def _inputs(files: Files, config: Any = None, *, configurations: Sequence[tuple[
     more: dict[str, Any] = {"configuration": describe(config)} if config is not None else {}
     if configurations:
         more["configurations"] = [{"name": name, **describe(c)} for name, c in configurations]
-    return inputs(files, "kube-scheduler", options, **more)
+    answered = config if config is not None else (configurations[0][1] if configurations else None)
+    version = getattr(answered, "version", None)
+    if version is not None:
+        more["kubeVersion"] = version.describe()
+    return inputs(files, "kube-scheduler", options, reproduces=None if version is None else version.patch, **more)
 
 
 def _every(progress: Progress | None, total: int) -> Callable[[int], None] | None:
@@ -106,7 +114,8 @@ def _every(progress: Progress | None, total: int) -> Callable[[int], None] | Non
 
 
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
-          explain: bool = False, warn: Warn = python_warning, recursive: bool = False,
+          explain: bool = False, warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, recursive: bool = False,
           admission: bool = True) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
@@ -145,7 +154,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
-    scenario, prepared, _ = prepare_files(files, "score", warn, scoring=scoring, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates, scoring=scoring, recursive=recursive,
                                           admission=admission)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
@@ -166,7 +175,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
 
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> SimulationResult:
+             loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, admission: bool = True) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -221,7 +231,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.simulate import simulate as run
 
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+    scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
                                                 actions=actions, admission=admission)
     queue = scenario.pending_pods
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
@@ -239,7 +249,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
             cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
-            warn: Warn = python_warning, admission: bool = True) -> list[SimulationResult]:
+            warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, admission: bool = True) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`).
 
@@ -270,7 +281,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
                                           actions=node_actions(cordon, drain, remove), admission=admission)
     cands = candidates(prepared.config, configurations)
     for cand in cands[1:]:
@@ -306,7 +317,8 @@ def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
 
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
-             loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True) -> TimelineResult:
+             loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, admission: bool = True) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -338,7 +350,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.timeline import timeline as run_timeline
     from kubefit.scheduler.timeline import timeline_warnings
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
                                           actions=node_actions(cordon, drain, remove), admission=admission)
     queue = scenario.pending_pods
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -354,7 +366,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
-         warn: Warn = python_warning, admission: bool = True) -> Plan:
+         warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, admission: bool = True) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -397,7 +410,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, recursive=recursive, actions=actions,
+    scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates, recursive=recursive, actions=actions,
                                                 admission=admission, nodes_required=False)
     unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
     for note in unregistered:
@@ -419,7 +432,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 force: bool = False, skip_kube_system_check: bool = False, repack: bool = False,
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
-                warn: Warn = python_warning) -> Consolidation:
+                warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -493,10 +507,10 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     options = ConsolidateOptions(order, utilization_threshold, max_nodes, DrainOptions(force, skip_kube_system_check),
                                  tie_break, seed)
     options.check()
-    scenario, prepared, _ = prepare_files(files, "consolidate", warn, progress=loading, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
     chosen = Candidate("scenario", prepared.config)
     if config is not None:
-        loaded = config_from_file(config)
+        loaded = config_from_file(config, prepared.config.version)
         chosen = Candidate(config, loaded, loaded.notes)
     elif strategy is not None:
         chosen = candidates(prepared.config, [strategy])[1]
@@ -643,7 +657,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
-             warn: Warn = python_warning, admission: bool = True, place_pending: bool = False) -> CapacityResult:
+             warn: Warn = python_warning, kube_version: str | None = None,
+    feature_gates: str | None = None, admission: bool = True, place_pending: bool = False) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -680,7 +695,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     from kubefit.scheduler.capacity import estimate_capacity
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, prepared, _ = prepare_files(files, "capacity", warn, progress=loading, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
                                           admission=admission)
     target = find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods

@@ -69,6 +69,12 @@ def write_report(result: Any, path: str | None, data: dict | None = None) -> Non
         from kubefit.errors import InputError
 
         raise InputError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+KubeVersionOption = Annotated[str | None, typer.Option(
+    "--kube-version", help="The Kubernetes version to answer for: 1.34, 1.35, 1.36 or 1.37 (each at the patch "
+    "`kubefit version` lists); default: $KUBEFIT_KUBE_VERSION, else the version a snapshot recorded, else 1.37.")]
+SchedulerGatesOption = Annotated[str | None, typer.Option(
+    "--feature-gates", help="kube-scheduler's feature gates, as it takes them: Name=true,Other=false (each "
+    "version's defaults otherwise; unknown and locked gates are refused).")]
 AdmissionOption = Annotated[bool, typer.Option(
     "--admission/--no-admission", help="Pods not yet stored by an API server go through its admission (limits "
     "copied into missing requests, LimitRanges, RuntimeClasses, DefaultTolerationSeconds, the default "

@@ -12,10 +12,12 @@ import typer
 from kubefit import verbs
 from kubefit.cli import (
     FilesOption,
+    KubeVersionOption,
     OutputFormat,
     OutputOption,
     RecursiveOption,
     ReportOption,
+    SchedulerGatesOption,
     app,
     check_report_path,
     keep,
@@ -73,6 +75,8 @@ def consolidate(
     tie_break: TieBreakOption = TieBreak.random,
     seed: SeedOption = 0,
     recursive: RecursiveOption = False,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
     from kubefit.report.consolidate import consolidate_table, plot_consolidation
@@ -87,7 +91,8 @@ def consolidate(
                                    utilization_threshold=utilization_threshold, max_nodes=max_nodes, force=force,
                                    skip_kube_system_check=skip_kube_system_check, repack=repack, compare=specs,
                                    tie_break=tie_break.value, seed=seed, recursive=recursive, progress=progress,
-                                   loading=loading, warn=warn)
+                                   loading=loading, warn=warn, kube_version=kube_version,
+                                   feature_gates=feature_gates)
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)

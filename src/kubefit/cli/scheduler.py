@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import AdmissionOption, FilesOption, OutputFormat, OutputOption, RecursiveOption, app, warn
+from kubefit.cli import (
+    AdmissionOption,
+    FilesOption,
+    KubeVersionOption,
+    OutputFormat,
+    OutputOption,
+    RecursiveOption,
+    SchedulerGatesOption,
+    app,
+    warn,
+)
 from kubefit.report.output import emit
 from kubefit.report.scheduler import score_table
 
@@ -27,11 +37,12 @@ def version() -> None:
 
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
-              scoring: str | None = None, recursive: bool = False, admission: bool = True) -> int:
+              scoring: str | None = None, recursive: bool = False, admission: bool = True,
+              kube_version: str | None = None, feature_gates: str | None = None) -> int:
     from kubefit import verbs
 
     data = verbs.score(files, pod, scoring=scoring, detail=detail, explain=explain, warn=warn, recursive=recursive,
-                       admission=admission)
+                       admission=admission, kube_version=kube_version, feature_gates=feature_gates)
     emit(data, output, lambda console: score_table(console, data, data.get("explain")))
     return 0
 
@@ -46,9 +57,11 @@ def score(
     scoring: Annotated[str | None, typer.Option("--scoring", help="v1.34 (0..100, today's kube-scheduler) or legacy (the v1.16 0..10 scale the old docs describe); default: legacy for a Policy file, v1.34 otherwise.")] = None,
     recursive: RecursiveOption = False,
     admission: AdmissionOption = True,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
-    run_score(files, pod, output, explain, detail, scoring, recursive, admission)
+    run_score(files, pod, output, explain, detail, scoring, recursive, admission, kube_version, feature_gates)
 
 
 @app.command()

@@ -19,10 +19,12 @@ from kubefit import verbs
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    KubeVersionOption,
     OutputFormat,
     OutputOption,
     RecursiveOption,
     ReportOption,
+    SchedulerGatesOption,
     app,
     check_report_path,
     keep,
@@ -117,6 +119,8 @@ def simulate(
         "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
     report: ReportOption = None,
     admission: AdmissionOption = True,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as tables
@@ -131,7 +135,7 @@ def simulate(
                          field="--timeline")
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
-                                   admission=admission)
+                                   admission=admission, kube_version=kube_version, feature_gates=feature_gates)
     if timeline:
         return _timeline(files, options, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
@@ -219,6 +223,8 @@ def capacity(
                                                 "first, as simulate does (an install's own pods), and count the "
                                                 "copies beside them; by default beside the bound pods only, as "
                                                 "cluster-capacity.")] = False,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report.simulation import capacity_table
@@ -227,7 +233,7 @@ def capacity(
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
                                 recursive=recursive, loading=loading, warn=warn, admission=admission,
-                                place_pending=place_pending)
+                                place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

@@ -12,10 +12,12 @@ from kubefit import verbs
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    KubeVersionOption,
     OutputFormat,
     OutputOption,
     RecursiveOption,
     ReportOption,
+    SchedulerGatesOption,
     app,
     check_report_path,
     warn,
@@ -55,6 +57,8 @@ def plan(
     remove: RemoveOption = None,
     report: ReportOption = None,
     admission: AdmissionOption = True,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
     from kubefit.report.whatif import plan_table
@@ -62,7 +66,8 @@ def plan(
     check_report_path(report)
     result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
-                        recursive=recursive, warn=warn, admission=admission)
+                        recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
+                        feature_gates=feature_gates)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

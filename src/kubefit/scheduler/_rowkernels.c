@@ -11,7 +11,7 @@
  *   nStaticScorers, (s, weight)…
  *   nLiveScorers,   (s, weight, kind, …)…  kind LEAST/MOST/RATIO: nPairs, (column, useRequested, usedColumn,
  *                   podAmount, resourceWeight)…, RATIO then nPoints, (utilization, score)…;
- *                   kind BALANCED: nLive, (column, usedColumn, podAmount)…
+ *                   kind BALANCED / BALANCED_WITH_WITHOUT (v1.36+): nLive, (column, usedColumn, podAmount)…
  * A row whose values leave the range where the int64 arithmetic is exact (rows.SAFE, or an overflow) stops
  * the call: the caller redoes the rows from there in Python.  Every row before it is fully written. */
 #define PY_SSIZE_T_CLEAN
@@ -24,7 +24,7 @@
 #define MAX_NODE_SCORE 100
 #define MAX_UTILIZATION 100
 #define INT64_MIN_ (-INT64_MAX - 1)
-enum { FIT_FILTER = 1, LEAST = 1, MOST = 2, RATIO = 3, BALANCED = 4 };
+enum { FIT_FILTER = 1, LEAST = 1, MOST = 2, RATIO = 3, BALANCED = 4, BALANCED_WITH_WITHOUT = 5 };
 
 typedef struct {
     const int64_t *alloc, *req, *nz;
@@ -117,22 +117,8 @@ static int fit_score(int64_t kind, const int64_t **sp, const Row *r, int64_t *ou
     return 0;
 }
 
-/* NodeResourcesBalancedAllocation (rows.balanced_score_row): float64 in the same order. */
-static int balanced(const int64_t **sp, const Row *r, int64_t *out) {
-    const int64_t *s = *sp;
-    int64_t nlive = s[0];
-    *sp = s + 1 + 3 * nlive;
-    double fracs[64];
-    int64_t n = 0;
-    if (nlive > 64) return -1;
-    for (int64_t k = 0; k < nlive; k++) {
-        const int64_t *q = s + 1 + 3 * k;
-        int64_t a = r->alloc[q[0]], req;
-        if (a == 0) continue;
-        if (__builtin_add_overflow(r->req[q[1]], q[2], &req) || unsafe(a) || unsafe(req)) return -1;
-        double f = (double)req / (double)a;
-        fracs[n++] = f < 1.0 ? f : 1.0;
-    }
+/* balancedResourceScore of n fractions: (1 - std) * MaxNodeScore, truncated. */
+static int64_t balance_score(const double *fracs, int64_t n) {
     double sd;
     if (n == 2) {
         sd = fabs((fracs[0] - fracs[1]) / 2);
@@ -145,7 +131,30 @@ static int balanced(const int64_t **sp, const Row *r, int64_t *out) {
     } else {
         sd = 0.0;
     }
-    *out = (int64_t)((1 - sd) * 100);
+    return (int64_t)((1 - sd) * 100);
+}
+
+/* NodeResourcesBalancedAllocation (rows.balanced_score_row): float64 in the same order.  `with_without`:
+ * v1.36's balancedResourceScorer, 50 + (50 + with - without) / 2 (kubernetes#135573). */
+static int balanced(const int64_t **sp, const Row *r, int with_without, int64_t *out) {
+    const int64_t *s = *sp;
+    int64_t nlive = s[0];
+    *sp = s + 1 + 3 * nlive;
+    double with[64], without[64];
+    int64_t n = 0;
+    if (nlive > 64) return -1;
+    for (int64_t k = 0; k < nlive; k++) {
+        const int64_t *q = s + 1 + 3 * k;
+        int64_t a = r->alloc[q[0]], used = r->req[q[1]], req;
+        if (a == 0) continue;
+        if (__builtin_add_overflow(used, q[2], &req) || unsafe(a) || unsafe(req) || unsafe(used)) return -1;
+        double f = (double)req / (double)a, g = (double)used / (double)a;
+        with[n] = f < 1.0 ? f : 1.0;
+        without[n++] = g < 1.0 ? g : 1.0;
+    }
+    int64_t score = balance_score(with, n);
+    if (with_without) score = MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + score - balance_score(without, n)) / 2;
+    *out = score;
     return 0;
 }
 
@@ -175,7 +184,7 @@ static int spec_ok(const int64_t *s, Py_ssize_t len, Py_ssize_t ncols, Py_ssize_
         TAKE(v); if (!IN(v, ns)) return 0;
         TAKE(v);
         TAKE(kind);
-        if (kind == BALANCED) {
+        if (kind == BALANCED || kind == BALANCED_WITH_WITHOUT) {
             TAKE(n); if (!IN(n, 65)) return 0;
             for (int64_t j = 0; j < n; j++) {
                 TAKE(v); if (!IN(v, ncols)) return 0;
@@ -293,7 +302,8 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t narg
             for (int64_t k = 0; k < nlive; k++) {
                 int64_t s = sp[0], w = sp[1], kind = sp[2], v, term;
                 sp += 3;
-                int bad_row = kind == BALANCED ? balanced(&sp, &r, &v) : fit_score(kind, &sp, &r, &v);
+                int bad_row = (kind == BALANCED || kind == BALANCED_WITH_WITHOUT)
+                    ? balanced(&sp, &r, kind == BALANCED_WITH_WITHOUT, &v) : fit_score(kind, &sp, &r, &v);
                 if (bad_row || __builtin_mul_overflow(w, v, &term) || __builtin_add_overflow(sum, term, &sum))
                     goto stop;
                 new_raw[nr] = v; raw_at[nr++] = s;

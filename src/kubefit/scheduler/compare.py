@@ -9,6 +9,7 @@ from typing import Any
 
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
+from kubefit.k8s.version import KubeVersion
 from kubefit.manifests.documents import read_documents
 from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
 from kubefit.scheduler.config import (
@@ -47,13 +48,14 @@ def strategy_config(base: SchedulerConfiguration, strategy: str) -> SchedulerCon
     return replace(base, profiles=tuple(profiles))
 
 
-def config_from_file(path: str) -> SchedulerConfiguration:
-    """The scheduler configuration held by `path` (the file's only configuration document)."""
+def config_from_file(path: str, version: KubeVersion | None = None) -> SchedulerConfiguration:
+    """The scheduler configuration held by `path` (the file's only configuration document), as kube-scheduler
+    of `version` decodes it (None: the default version)."""
     docs = [d for d in read_documents(path) if d.kind in SCHEDULER_CONFIG_KINDS]
     if len(docs) != 1:
         raise InputError(f"expected exactly one scheduler configuration ({' or '.join(SCHEDULER_CONFIG_KINDS)}), "
                          f"found {len(docs)}", file=path)
-    return load_configuration(docs[0])
+    return load_configuration(docs[0], version)
 
 
 def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: str = "scenario") -> list[Candidate]:
@@ -66,7 +68,7 @@ def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: s
                           for p in base.profiles if FIT not in {sp.name for sp in p.score_plugins})
             out.append(Candidate(match, strategy_config(base, match), notes))
         elif Path(spec).exists() or spec == "-":
-            config = config_from_file(spec)
+            config = config_from_file(spec, base.version)
             out.append(Candidate(spec, config, config.notes))
         else:
             raise InputError(f"--compare {spec!r}: neither a strategy ({', '.join(STRATEGIES)}) nor an existing file")

@@ -15,6 +15,7 @@ import numpy as np
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.version import KubeVersion
 from kubefit.scheduler.config import Profile, SchedulerConfiguration
 from kubefit.scheduler.plugins import registry
 from kubefit.scheduler.plugins.base import (
@@ -45,16 +46,18 @@ class Framework:
     reserves_claims: bool = False  # DynamicResources runs: a bound pod's claims are allocated and reserved
 
     @classmethod
-    def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None) -> Framework:
-        """Construct the profile's plugins (one object per plugin, shared by its extension points);
-        `legacy` scores the resource plugins on the v1.16 0..10 scale; `objects` feed their listers."""
+    def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None,
+              version: KubeVersion | None = None) -> Framework:
+        """Construct the profile's plugins (one object per plugin, shared by its extension points) as
+        `version` builds them (None: the default version); `legacy` scores the resource plugins on the
+        v1.16 0..10 scale; `objects` feed their listers."""
         fw = cls(profile)
         objects = objects if objects is not None else ClusterObjects()
         built: dict[str, object] = {}
 
         def plugin_of(name: str):
             if name not in built:
-                built[name] = registry.build(name, profile.plugin_args.get(name), objects)
+                built[name] = registry.build(name, profile.plugin_args.get(name), objects, version)
             return built[name]
 
         for name in profile.extension_points.get("preEnqueue", ()):
@@ -122,7 +125,8 @@ def profile_framework(cache: dict[str, Framework], config: SchedulerConfiguratio
     profile = config.profile(pod.scheduler_name)
     fw = cache.get(profile.scheduler_name)
     if fw is None:
-        fw = cache[profile.scheduler_name] = Framework.build(profile, legacy=legacy, objects=objects)
+        fw = cache[profile.scheduler_name] = Framework.build(profile, legacy=legacy, objects=objects,
+                                                             version=config.version)
     return fw
 
 

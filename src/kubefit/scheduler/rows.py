@@ -34,7 +34,7 @@ SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows
 
 RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value
 # the kinds of kernel in a compiled spec (_rowkernels.c)
-FIT_FILTER, LEAST, MOST, RATIO, BALANCED = 1, 1, 2, 3, 4
+FIT_FILTER, LEAST, MOST, RATIO, BALANCED, BALANCED_WITH_WITHOUT = 1, 1, 2, 3, 4, 5
 _STRATEGY_KINDS = {"LeastAllocated": LEAST, "MostAllocated": MOST}
 
 
@@ -108,41 +108,52 @@ def fit_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesF
     return row
 
 
+def _balance(fracs: list[float]) -> int:
+    """`balancedResourceScore` of the kept fractions: float64 in the order `balanced_scores` uses."""
+    n = len(fracs)
+    if n == 2:
+        std = abs((fracs[0] - fracs[1]) / 2)
+    elif n > 2:
+        total = 0.0
+        for f in fracs:
+            total = total + f
+        mean = total / n
+        sq = 0.0
+        for f in fracs:
+            d = f - mean
+            sq = sq + d * d
+        std = math.sqrt(sq / n)
+    else:
+        std = 0.0
+    return int((1 - std) * 100)
+
+
 def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResourcesBalancedAllocation) -> RowFn:
-    """`balancedResourceScorer` for one node: float64 in the order `balanced_scores` uses."""
+    """`balancedResourceScorer` for one node (v1.36's with and without the pod when the plugin says so)."""
     # the resources that can count (a dropped one counts as an absent fraction: it changes no sum)
     live = [(col, used, p) for pair in (_pair(state, r.name, ctx.demand.requests, True)
                                         for r in plugin.args.resources) if pair is not None
             for col, _r, used, p in (pair,)]
 
+    with_and_without = plugin.with_and_without
+
     def row(alloc: list, req: list, _nz: list) -> int:
-        fracs = []  # the kept resources' fractions, in the resources' order
+        fracs, before = [], []  # the kept resources' fractions with and without the pod, in the resources' order
         for col, used, p in live:
             a = alloc[col]
             if a == 0:
                 continue
-            r = req[used] + p
-            if not (-SAFE <= a <= SAFE and -SAFE <= r <= SAFE):
+            u = req[used]
+            r = u + p
+            if not (-SAFE <= a <= SAFE and -SAFE <= r <= SAFE and -SAFE <= u <= SAFE):
                 raise OverflowError
-            f = r / float(a)
+            f, g = r / float(a), u / float(a)
             fracs.append(f if f < 1.0 else 1.0)
-        n = len(fracs)
-        if n == 2:
-            std = abs((fracs[0] - fracs[1]) / 2)
-        elif n > 2:
-            total = 0.0
-            for f in fracs:
-                total = total + f
-            mean = total / n
-            sq = 0.0
-            for f in fracs:
-                d = f - mean
-                sq = sq + d * d
-            std = math.sqrt(sq / n)
-        else:
-            std = 0.0
-        return int((1 - std) * 100)
-    row.params = [BALANCED, len(live), *(v for item in live for v in item)]
+            before.append(g if g < 1.0 else 1.0)
+        score = _balance(fracs)
+        return 50 + (50 + score - _balance(before)) // 2 if with_and_without else score
+    row.params = [BALANCED_WITH_WITHOUT if with_and_without else BALANCED, len(live),
+                  *(v for item in live for v in item)]
     return row
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
+from kubefit.k8s.version import KubeVersion
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
@@ -30,16 +31,17 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
-            scoring: str | None = None, nodes_required: bool = True) -> Prepared:
+            scoring: str | None = None, nodes_required: bool = True, version: KubeVersion | None = None) -> Prepared:
     """Load the configuration, compile nodes and bound pods; collect what the user should be told.
 
     `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
     file (the dialect it was written for) and v1.34 otherwise. `nodes_required=False`: a scenario
-    without Node objects is prepared too (`plan` sizes a cluster from zero).
+    without Node objects is prepared too (`plan` sizes a cluster from zero). `version`: the Kubernetes version
+    the configuration is decoded and the plugins are built for (None: `kubefit.k8s.version.default_version()`).
     """
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
-    config = config or load_configuration(scenario.scheduler_config)
+    config = config or load_configuration(scenario.scheduler_config, version)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node

@@ -22,6 +22,7 @@ import importlib
 from dataclasses import replace
 
 from kubefit.errors import InputError
+from kubefit.k8s.version import KubeVersion
 from kubefit.manifests.documents import Document
 from kubefit.scheduler.config.decoding import (
     args_to_v1,
@@ -31,7 +32,6 @@ from kubefit.scheduler.config.decoding import (
     describe,
 )
 from kubefit.scheduler.config.defaults import (
-    DEFAULT_MULTIPOINT,
     PluginList,
     default_args,
     merge_plugin_set,
@@ -43,6 +43,7 @@ from kubefit.scheduler.config.profile import (
     expand_extension_points,
     score_weights,
 )
+from kubefit.scheduler.config.scheme import DEFAULT_MULTIPOINT, Scheme, scheme_for
 from kubefit.scheduler.config.types import (
     ARGS_SCHEMAS,
     CONFIG_SCHEMA,
@@ -93,38 +94,43 @@ __all__ = [
     "validate_volume_binding_args",
     # building a profile (NewFramework)
     "NIL_DEREFERENCE", "construct_plugin", "expand_extension_points", "score_weights",
+    # the configuration API of each version
+    "Scheme", "scheme_for",
     # decoding (scheme, strict decoding) and the entry points
     "ARGS_SCHEMAS", "CONFIG_SCHEMA", "args_to_v1", "check_args", "decode_plugin_args", "decode_v1",
     "default_configuration", "describe", "load_configuration",
 ]
 
-def default_configuration() -> SchedulerConfiguration:
-    """kube-scheduler's configuration when none is given (one default-scheduler profile)."""
-    config = decode_v1({"apiVersion": V1, "kind": KIND}, "<defaults>")
+def default_configuration(version: KubeVersion | None = None) -> SchedulerConfiguration:
+    """kube-scheduler's configuration when none is given (one default-scheduler profile), in `version`
+    (None: `kubefit.k8s.version.default_version()`)."""
+    config = decode_v1({"apiVersion": V1, "kind": KIND}, "<defaults>", version)
     return SchedulerConfiguration(profiles=config.profiles, percentage_of_nodes_to_score=0, source=None,
-                                  dialect="default", parallelism=16, effective=config.effective)
+                                  dialect="default", parallelism=16, effective=config.effective,
+                                  version=config.version)
 
 
-def load_configuration(doc: Document | None) -> SchedulerConfiguration:
-    """Decode, default and validate a configuration document (None = kube-scheduler's defaults)."""
+def load_configuration(doc: Document | None, version: KubeVersion | None = None) -> SchedulerConfiguration:
+    """Decode, default and validate a configuration document (None = kube-scheduler's defaults) as
+    kube-scheduler of `version` does (None: `kubefit.k8s.version.default_version()`)."""
     if doc is None:
-        return default_configuration()
+        return default_configuration(version)
     body = doc.body
     if not isinstance(body, dict):
         raise InputError("a scheduler configuration must be an object", file=doc.source)
     kind = body.get("kind")
-    version = body.get("apiVersion")
-    if kind == KIND and version == V1:
-        return decode_v1(body, doc.source)
+    api_version = body.get("apiVersion")
+    if kind == KIND and api_version == V1:
+        return decode_v1(body, doc.source, version)
     try:
         dialects = importlib.import_module("kubefit.scheduler.config.dialects")
     except ImportError:
         dialects = None
     if dialects is None or not hasattr(dialects, "to_v1"):
-        raise InputError(f"unsupported apiVersion {version!r} for {kind} (kubefit reads {V1})",
+        raise InputError(f"unsupported apiVersion {api_version!r} for {kind} (kubefit reads {V1})",
                          file=doc.source, obj=doc.label, field="apiVersion")
     v1_body, notes = dialects.to_v1(doc)
-    config = decode_v1(v1_body, doc.source)
-    dialect = "Policy" if kind == "Policy" else str(version or "").rsplit("/", 1)[-1]
+    config = decode_v1(v1_body, doc.source, version)
+    dialect = "Policy" if kind == "Policy" else str(api_version or "").rsplit("/", 1)[-1]
     legacy = bool(getattr(dialects, "is_legacy_dialect", lambda _d: False)(doc))
     return replace(config, dialect=dialect, notes=(*notes, *config.notes), legacy_scoring=legacy)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubefit.errors import ConfigError, InputError
+from kubefit.k8s.version import KubeVersion, default_version
 from kubefit.scheduler.config.defaults import (
     DefaultedProfile,
     PluginList,
@@ -15,8 +16,8 @@ from kubefit.scheduler.config.defaults import (
     default_top_level,
 )
 from kubefit.scheduler.config.profile import build_profile, explain_crash, profile_notes, without_args_of
+from kubefit.scheduler.config.scheme import Scheme, scheme_for
 from kubefit.scheduler.config.types import (
-    ARGS_SCHEMAS,
     CONFIG_SCHEMA,
     EXTENSION_POINTS,
     GROUP,
@@ -100,21 +101,23 @@ def _unknown(paths: list[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- plugin args
 
-def decode_plugin_args(name: str, raw: Any, *, source: str = "<args>", field_path: str = "args") -> Any:
+def decode_plugin_args(name: str, raw: Any, *, source: str = "<args>", field_path: str = "args",
+                       scheme: Scheme | None = None) -> Any:
     """Strictly decode and default one plugin's v1 args (`None` = absent); unknown args stay a raw dict.
 
     Raises `ConfigError` with kube-scheduler's strict decoding message for unknown fields
     (relative form `strict decoding error: decoding args for plugin X: ...`).
     """
-    unknown = check_args(name, raw, source=source, field_path=field_path)
+    scheme = scheme or scheme_for()
+    unknown = check_args(name, raw, source=source, field_path=field_path, scheme=scheme)
     if unknown:
         raise ConfigError([_args_strict_error(name, unknown)], file=source)
-    return default_args(name, raw)
+    return default_args(name, raw, scheme)
 
 
-def check_args(name: str, raw: Any, *, source: str, field_path: str) -> list[str]:
+def check_args(name: str, raw: Any, *, source: str, field_path: str, scheme: Scheme | None = None) -> list[str]:
     """Unknown field paths of plugin args (type errors raise `InputError`)."""
-    schema = ARGS_SCHEMAS.get(name)
+    schema = (scheme or scheme_for()).args_schemas.get(name)
     if raw is not None and not isinstance(raw, dict):
         raise InputError(f"args must be an object, got {type(raw).__name__}", file=source, field=field_path)
     if schema is None or raw is None:
@@ -181,8 +184,10 @@ def describe(config: SchedulerConfiguration) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- a v1 document
 
-def decode_document(body: dict[str, Any], source: str) -> tuple[list[DefaultedProfile], dict[str, Any]]:
+def decode_document(body: dict[str, Any], source: str,
+                    scheme: Scheme | None = None) -> tuple[list[DefaultedProfile], dict[str, Any]]:
     """Strict decoding and v1 defaulting; returns the profiles and the defaulted top-level fields."""
+    scheme = scheme or scheme_for()
     obj = KIND
     dec = _Decoder(source, obj)
     dec.walk(body, CONFIG_SCHEMA, "")
@@ -192,48 +197,51 @@ def decode_document(body: dict[str, Any], source: str) -> tuple[list[DefaultedPr
         for j, pc in enumerate((prof or {}).get("pluginConfig") or []):
             name = str(pc.get("name") or "")
             unknown = check_args(name, pc.get("args"), source=source,
-                                 field_path=f"profiles[{i}].pluginConfig[{j}].args")
+                                 field_path=f"profiles[{i}].pluginConfig[{j}].args", scheme=scheme)
             if unknown:
                 strict.append(f"decoding .profiles[{i}].pluginConfig[{j}]: strict decoding error: "
                               + _args_strict_error(name, unknown))
     if strict:
         raise ConfigError([_strict_message(strict)], file=source)
-    profiles = [default_profile(i, prof or {}, single=len(raw_profiles) == 1)
+    profiles = [default_profile(i, prof or {}, single=len(raw_profiles) == 1, scheme=scheme)
                 for i, prof in enumerate(raw_profiles)]
     top = default_top_level(body)
     return profiles, top
 
 
-def decode_v1(body: dict[str, Any], source: str) -> SchedulerConfiguration:
-    """Decode, default and validate a `kubescheduler.config.k8s.io/v1` body as kube-scheduler v1.34.1 does.
+def decode_v1(body: dict[str, Any], source: str, version: KubeVersion | None = None) -> SchedulerConfiguration:
+    """Decode, default and validate a `kubescheduler.config.k8s.io/v1` body as kube-scheduler of `version`
+    does (None: `version.default_version()`).
 
     Refusals are `ConfigError` with kube-scheduler's messages: strict decoding, configuration
     validation (full field paths), then plugin construction (`initializing profiles: creating profile
     for scheduler name …: initializing plugin "X": …`), which is where Fit args are checked.
     """
-    profiles, top = decode_document(body, source)
+    version = version or default_version()
+    scheme = scheme_for(version)
+    profiles, top = decode_document(body, source, scheme)
     messages, refused = validate_configuration(profiles, top)
     built: list[Profile] = []
     for prof in profiles:
         if any(p == prof.index for p, _ in refused) and messages:
             # kube-scheduler stops at validation; still report the other plugins' construction errors
-            prof = without_args_of(prof, {n for p, n in refused if p == prof.index})
-        profile, errors = build_profile(prof)
+            prof = without_args_of(prof, {n for p, n in refused if p == prof.index}, scheme)
+        profile, errors = build_profile(prof, scheme)
         messages.extend(f"initializing profiles: creating profile for scheduler name {prof.name}: {e}"
                         for e in errors)
         if profile is not None:
             built.append(profile)
-    messages = [explain_crash(m) for m in messages]
+    messages = [explain_crash(m, version) for m in messages]
     if messages:
         raise ConfigError(messages, file=source)
     effective = effective_v1(body, profiles, top)
-    notes = [n for prof, profile in zip(profiles, built, strict=True) for n in profile_notes(prof, profile)]
+    notes = [n for prof, profile in zip(profiles, built, strict=True) for n in profile_notes(prof, profile, scheme)]
     if body.get("extenders"):
         notes.append(f"{len(body['extenders'])} scheduler extender(s) configured: extenders are not simulated "
                      f"(their filter and prioritize verbs are ignored)")
     return SchedulerConfiguration(profiles=tuple(built), percentage_of_nodes_to_score=top["percentageOfNodesToScore"],
                                   source=source, dialect="v1", parallelism=top["parallelism"], effective=effective,
-                                  notes=tuple(notes))
+                                  notes=tuple(notes), version=version)
 
 
 def _plugin_list_v1(plugins: PluginList) -> list[dict[str, Any]]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubefit.scheduler.config.scheme import Scheme, scheme_for
 from kubefit.scheduler.config.types import (
-    ARGS_SCHEMAS,
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     BalancedAllocationArgs,
@@ -15,15 +15,6 @@ from kubefit.scheduler.config.types import (
     NodeResourcesFitArgs,
     ResourceWeight,
     ShapePoint,
-)
-
-# getDefaultPlugins() of v1.34 (DynamicResources inserted before DefaultPreemption: DRA gate on).
-DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = (
-    ("SchedulingGates", None), ("PrioritySort", None), ("NodeUnschedulable", None), ("NodeName", None),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", None), ("NodeVolumeLimits", None), ("VolumeBinding", None), ("VolumeZone", None),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", None), ("DefaultPreemption", None),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
 )
 
 
@@ -35,7 +26,7 @@ def resource_weights(raw: Any) -> tuple[ResourceWeight, ...]:
     return tuple(ResourceWeight(str(r.get("name") or ""), int(r.get("weight") or 0) or 1) for r in items)
 
 
-def default_args(name: str, raw: dict[str, Any] | None) -> Any:
+def default_args(name: str, raw: dict[str, Any] | None, scheme: Scheme | None = None) -> Any:
     """`SetDefaults_<Name>Args` of v1 → kubefit's args dataclass (raw dict for plugins not modelled)."""
     raw = raw or {}
     if name == "NodeResourcesFit":
@@ -57,10 +48,10 @@ def default_args(name: str, raw: dict[str, Any] | None) -> Any:
         return BalancedAllocationArgs(resources=resource_weights(raw.get("resources")))
     if name == "NodeAffinity":
         return NodeAffinityArgs(added_affinity=raw.get("addedAffinity"))
-    return _default_other_args(name, dict(raw))
+    return _default_other_args(name, dict(raw), scheme or scheme_for())
 
 
-def _default_other_args(name: str, raw: dict[str, Any]) -> dict[str, Any]:
+def _default_other_args(name: str, raw: dict[str, Any], scheme: Scheme) -> dict[str, Any]:
     raw = {k: v for k, v in raw.items() if v is not None and k not in ("apiVersion", "kind")}
     if name == "DefaultPreemption":
         raw.setdefault("minCandidateNodesPercentage", 10)
@@ -71,6 +62,8 @@ def _default_other_args(name: str, raw: dict[str, Any]) -> dict[str, Any]:
         raw["defaultingType"] = raw.get("defaultingType") or "System"
     elif name == "VolumeBinding":
         raw.setdefault("bindTimeoutSeconds", 600)
+    elif name == "DynamicResources" and scheme.defaults_binding_timeout():
+        raw.setdefault("bindingTimeout", "10m0s")  # DynamicResourcesBindingTimeoutDefault
     return raw
 
 
@@ -104,10 +97,10 @@ def merge_plugin_set(default: dict[str, Any], custom: dict[str, Any]) -> dict[st
     return {"enabled": enabled, "disabled": disabled}
 
 
-def merged_plugins(raw_plugins: Any) -> dict[str, dict[str, Any]]:
+def merged_plugins(raw_plugins: Any, scheme: Scheme | None = None) -> dict[str, dict[str, Any]]:
     """The profile's plugins after v1 defaulting (`mergePlugins(getDefaultPlugins(), custom)`)."""
     defaults = {ep: {"enabled": [], "disabled": []} for ep in (*EXTENSION_POINTS, "multiPoint")}
-    defaults["multiPoint"]["enabled"] = list(DEFAULT_MULTIPOINT)
+    defaults["multiPoint"]["enabled"] = list((scheme or scheme_for()).default_multipoint)
     if raw_plugins is None:
         return defaults
     return {ep: merge_plugin_set(defaults[ep], _plugin_set(raw_plugins.get(ep))) for ep in defaults}
@@ -123,18 +116,19 @@ class DefaultedProfile:
     given_args: int  # how many of plugin_config came from the document
 
 
-def default_profile(i: int, raw: dict[str, Any], *, single: bool) -> DefaultedProfile:
+def default_profile(i: int, raw: dict[str, Any], *, single: bool, scheme: Scheme | None = None) -> DefaultedProfile:
     """`setDefaults_KubeSchedulerProfile`: merged plugins, defaulted args, default args appended."""
+    scheme = scheme or scheme_for()
     name = raw.get("schedulerName")
     if name is None and single:
         name = DEFAULT_SCHEDULER_NAME
-    plugins = merged_plugins(raw.get("plugins"))
-    config = [(str(pc.get("name") or ""), default_args(str(pc.get("name") or ""), pc.get("args")))
+    plugins = merged_plugins(raw.get("plugins"), scheme)
+    config = [(str(pc.get("name") or ""), default_args(str(pc.get("name") or ""), pc.get("args"), scheme))
               for pc in raw.get("pluginConfig") or []]
     given = {n for n, _ in config}
     for plugin in sorted({n for ep in plugins.values() for n, _ in ep["enabled"]}):
-        if plugin not in given and plugin in ARGS_SCHEMAS:
-            config.append((plugin, default_args(plugin, None)))
+        if plugin not in given and plugin in scheme.args_schemas:
+            config.append((plugin, default_args(plugin, None, scheme)))
     return DefaultedProfile(i, name, raw.get("percentageOfNodesToScore"), plugins, config, len(raw.get("pluginConfig") or []))
 
 

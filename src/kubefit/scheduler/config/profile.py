@@ -6,32 +6,34 @@ from __future__ import annotations
 from typing import Any
 
 from kubefit.k8s.validation import aggregate
+from kubefit.k8s.version import FIT_ARGS_RTC_VALIDATION, KubeVersion
 from kubefit.scheduler.config.defaults import DefaultedProfile, default_args
+from kubefit.scheduler.config.scheme import Scheme, scheme_for
 from kubefit.scheduler.config.types import (
-    ARGS_SCHEMAS,
     EXTENSION_POINTS,
     FRAMEWORK_ORDER,
     GO_PLUGIN_TYPE,
-    PLUGIN_EXTENSIONS,
     SIMULATED_PLUGINS,
     Profile,
     ScorePlugin,
 )
-from kubefit.scheduler.config.validation import CONSTRUCTOR_VALIDATORS
+from kubefit.scheduler.config.validation import constructor_validators
 
 NIL_DEREFERENCE = "panic: runtime error: invalid memory address or nil pointer dereference"
 
 
-def construct_plugin(name: str, args: Any) -> str | None:
+def construct_plugin(name: str, args: Any, scheme: Scheme | None = None) -> str | None:
     """What the plugin's constructor (`New…`) returns as error for these args, or None."""
-    validator = CONSTRUCTOR_VALIDATORS.get(name)
+    scheme = scheme or scheme_for()
+    validator = constructor_validators(scheme.version).get(name)
     if validator is None:
         return None
     errs = validator(args)
     if errs:
         return aggregate(errs)
-    if name == "NodeResourcesFit" and args.scoring_type == "RequestedToCapacityRatio" and args.shape is None:
-        return NIL_DEREFERENCE  # NewFit dereferences the missing requestedToCapacityRatio
+    if (name == "NodeResourcesFit" and args.scoring_type == "RequestedToCapacityRatio" and args.shape is None
+            and not scheme.version.has(FIT_ARGS_RTC_VALIDATION)):
+        return NIL_DEREFERENCE  # v1.34's NewFit dereferences the missing requestedToCapacityRatio
     return None
 
 
@@ -44,11 +46,13 @@ def _needed(plugins: dict[str, dict[str, Any]]) -> list[str]:
     return list(names)
 
 
-def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str]) -> dict[str, list[str]]:
+def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str],
+                            scheme: Scheme | None = None) -> dict[str, list[str]]:
     """`updatePluginList` + `expandMultiPointPlugins`: every point's plugins in run order.
 
     Raises `_FrameworkError` with the framework's message on the first problem.
     """
+    extensions = (scheme or scheme_for()).plugin_extensions
     points: dict[str, list[str]] = {}
     for ep in FRAMEWORK_ORDER:
         go_type = GO_PLUGIN_TYPE[ep]
@@ -56,7 +60,7 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str])
         for name, _ in plugins[ep]["enabled"]:
             if name not in built:
                 raise _FrameworkError(f'{go_type} "{name}" does not exist')
-            if ep not in PLUGIN_EXTENSIONS[name]:
+            if ep not in extensions[name]:
                 raise _FrameworkError(f'plugin "{name}" does not extend {go_type} plugin')
             if name in listed:
                 raise _FrameworkError(f'plugin "{name}" already registered as "{go_type}"')
@@ -75,7 +79,7 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str])
         for name, _ in plugins["multiPoint"]["enabled"]:
             if name not in built:
                 raise _FrameworkError(f'{go_type} "{name}" does not exist')
-            if ep not in PLUGIN_EXTENSIONS[name] or name in disabled:
+            if ep not in extensions[name] or name in disabled:
                 continue
             if name in specific:
                 if name not in overrides:
@@ -90,12 +94,14 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str])
     return points
 
 
-def score_weights(plugins: dict[str, dict[str, Any]], built: set[str]) -> dict[str, int]:
+def score_weights(plugins: dict[str, dict[str, Any]], built: set[str],
+                  scheme: Scheme | None = None) -> dict[str, int]:
     """`getScoreWeights`: score.enabled then multiPoint.enabled, first wins, 0/unset → 1."""
+    extensions = (scheme or scheme_for()).plugin_extensions
     weights: dict[str, int] = {}
     total = 0
     for name, weight in [*plugins["score"]["enabled"], *plugins["multiPoint"]["enabled"]]:
-        if name not in built or "score" not in PLUGIN_EXTENSIONS[name] or name in weights:
+        if name not in built or "score" not in extensions[name] or name in weights:
             continue
         weights[name] = int(weight or 0) or 1
         if weights[name] * 100 > 2**63 - 1 - total:
@@ -108,8 +114,9 @@ class _FrameworkError(Exception):
     """An error `NewFramework` returns for a profile."""
 
 
-def build_profile(prof: DefaultedProfile) -> tuple[Profile | None, list[str]]:
+def build_profile(prof: DefaultedProfile, scheme: Scheme | None = None) -> tuple[Profile | None, list[str]]:
     """`NewFramework` for one profile: construct the needed plugins, expand, weigh."""
+    scheme = scheme or scheme_for()
     needed = _needed(prof.plugins)
     args_by_name: dict[str, Any] = {}
     for name, args in prof.plugin_config:
@@ -117,22 +124,22 @@ def build_profile(prof: DefaultedProfile) -> tuple[Profile | None, list[str]]:
     errors = []
     built: set[str] = set()
     for name in needed:
-        if name not in PLUGIN_EXTENSIONS:
+        if name not in scheme.plugin_extensions:
             continue
-        problem = construct_plugin(name, args_by_name.get(name, default_args(name, None)))
+        problem = construct_plugin(name, args_by_name.get(name, default_args(name, None, scheme)), scheme)
         if problem:
             errors.append(f'initializing plugin "{name}": {problem}')
         built.add(name)
     if errors:
         return None, errors
     try:
-        points = expand_extension_points(prof.plugins, built)
+        points = expand_extension_points(prof.plugins, built, scheme)
         if len(points["queueSort"]) != 1:
             raise _FrameworkError(f'only one queue sort plugin required for profile with scheduler name '
                                   f'"{prof.name}", but got {len(points["queueSort"])}')
         if not points["bind"]:
             raise _FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{prof.name}"')
-        weights = score_weights(prof.plugins, built)
+        weights = score_weights(prof.plugins, built, scheme)
     except _FrameworkError as exc:
         return None, [str(exc)]
     running_set = {n for ep in EXTENSION_POINTS for n in points[ep]}
@@ -141,7 +148,8 @@ def build_profile(prof: DefaultedProfile) -> tuple[Profile | None, list[str]]:
         scheduler_name=str(prof.name),
         filter_plugins=tuple(points["filter"]),
         score_plugins=tuple(ScorePlugin(n, weights[n]) for n in points["score"]),
-        plugin_args={n: args_by_name.get(n, default_args(n, None)) for n in running if n in ARGS_SCHEMAS},
+        plugin_args={n: args_by_name.get(n, default_args(n, None, scheme)) for n in running
+                     if n in scheme.args_schemas},
         percentage_of_nodes_to_score=prof.percentage,
         not_simulated=tuple(n for n in running if n not in SIMULATED_PLUGINS),
         extension_points={ep: tuple(points[ep]) for ep in EXTENSION_POINTS},
@@ -149,8 +157,9 @@ def build_profile(prof: DefaultedProfile) -> tuple[Profile | None, list[str]]:
     return profile, []
 
 
-def profile_notes(prof: DefaultedProfile, profile: Profile) -> list[str]:
+def profile_notes(prof: DefaultedProfile, profile: Profile, scheme: Scheme | None = None) -> list[str]:
     """What the profile says that kube-scheduler ignores: args of idle plugins, weights of non-Score plugins."""
+    extensions = (scheme or scheme_for()).plugin_extensions
     running = {n for names in profile.extension_points.values() for n in names}
     notes = []
     for name, _ in prof.plugin_config[:prof.given_args]:
@@ -159,20 +168,21 @@ def profile_notes(prof: DefaultedProfile, profile: Profile) -> list[str]:
                          f"not enabled in this profile")
     for ep in ("multiPoint", *EXTENSION_POINTS):
         for name, weight in prof.plugins[ep]["enabled"]:
-            if weight and "score" not in PLUGIN_EXTENSIONS.get(name, ()):
+            if weight and "score" not in extensions.get(name, ()):
                 notes.append(f"profile {profile.scheduler_name}: plugins.{ep}: the weight of {name} is ignored "
                              f"(it is not a Score plugin)")
     return notes
 
 
-def without_args_of(prof: DefaultedProfile, names: set[str]) -> DefaultedProfile:
+def without_args_of(prof: DefaultedProfile, names: set[str], scheme: Scheme | None = None) -> DefaultedProfile:
     """The profile with the args validation already refused replaced by defaults (no double report)."""
-    config = [(n, default_args(n, None) if n in names else a) for n, a in prof.plugin_config]
+    config = [(n, default_args(n, None, scheme) if n in names else a) for n, a in prof.plugin_config]
     return DefaultedProfile(prof.index, prof.name, prof.percentage, prof.plugins, config, prof.given_args)
 
 
-def explain_crash(message: str) -> str:
+def explain_crash(message: str, version: KubeVersion) -> str:
+    """The constructor's panic, explained (only v1.34 panics: later versions refuse it in validation)."""
     if message.endswith(f'initializing plugin "NodeResourcesFit": {NIL_DEREFERENCE}'):
-        return (message + " (kube-scheduler v1.34.1 crashes here: scoringStrategy.type is RequestedToCapacityRatio "
+        return (message + f" (kube-scheduler {version.patch} crashes here: scoringStrategy.type is RequestedToCapacityRatio "
                 "but scoringStrategy.requestedToCapacityRatio is not set)")
     return message

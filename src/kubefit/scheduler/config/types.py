@@ -4,7 +4,10 @@ types_pluginargs.go) in the form kubefit runs them, and the in-tree plugin regis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubefit.k8s.version import KubeVersion
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -85,6 +88,7 @@ class SchedulerConfiguration:
     legacy_scoring: bool = False  # score on the pre-1.17 0..10 scale (SPEC §11)
     parallelism: int = 16
     effective: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # defaulted v1 body
+    version: KubeVersion | None = None  # the Kubernetes version it was decoded for (None: not decoded yet)
 
     def profile(self, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
         """The profile a pod with `spec.schedulerName` is scheduled by (the first one by default)."""

@@ -3,10 +3,12 @@ field paths and messages."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kubefit.k8s.validation import (
     DUPLICATE,
+    FORBIDDEN,
     INVALID,
     REQUIRED,
     FieldError,
@@ -19,6 +21,7 @@ from kubefit.k8s.validation import (
     not_supported,
     preferred_terms_errors,
 )
+from kubefit.k8s.version import FIT_ARGS_RTC_VALIDATION, KubeVersion
 from kubefit.scheduler.config.defaults import DefaultedProfile
 from kubefit.scheduler.config.types import (
     EXTENSION_POINTS,
@@ -55,6 +58,26 @@ def validate_fit_args(args: NodeResourcesFitArgs, path: str = "") -> list[FieldE
                                    f"resource weight of {res.name} not in valid range (0, 100]"))
     if args.shape is not None:
         errs.extend(validate_shape(args.shape, child(strategy, "shape")))
+    return dedup_errors(errs)
+
+
+def validate_fit_args_v135(args: NodeResourcesFitArgs, path: str = "") -> list[FieldError]:
+    """`ValidateNodeResourcesFitArgs` from v1.35 (kubernetes#132120): the shape is validated under
+    `scoringStrategy.requestedToCapacityRatio.shape`, and only for RequestedToCapacityRatio, which now
+    requires `requestedToCapacityRatio` (v1.34.1 panicked); another type with it set is forbidden.
+
+    `args.shape` is None exactly when `requestedToCapacityRatio` is absent (`defaults.default_args`).
+    """
+    errs = validate_fit_args(replace(args, shape=None), path)
+    strategy = child(path, "scoringStrategy")
+    rtc = child(strategy, "requestedToCapacityRatio")
+    if args.scoring_type == "RequestedToCapacityRatio":
+        if args.shape is None:
+            errs.append(FieldError(rtc, REQUIRED, None, "must be specified when type is RequestedToCapacityRatio"))
+        else:
+            errs.extend(validate_shape(args.shape, child(rtc, "shape")))
+    elif args.shape is not None:
+        errs.append(FieldError(rtc, FORBIDDEN, None, "must be nil when type is not RequestedToCapacityRatio"))
     return dedup_errors(errs)
 
 
@@ -171,6 +194,13 @@ CONSTRUCTOR_VALIDATORS = {
     "NodeResourcesBalancedAllocation": validate_balanced_args,
     "NodeAffinity": validate_node_affinity_args,
 }
+
+
+def constructor_validators(version: KubeVersion) -> dict[str, Any]:
+    """The validators the plugins' constructors run in `version` (Fit's changed in v1.35)."""
+    if version.has(FIT_ARGS_RTC_VALIDATION):
+        return {**CONSTRUCTOR_VALIDATORS, "NodeResourcesFit": validate_fit_args_v135}
+    return CONSTRUCTOR_VALIDATORS
 
 
 def validate_configuration(profiles: list[DefaultedProfile], top: dict[str, Any]) -> tuple[list[str], set[tuple[int, str]]]:

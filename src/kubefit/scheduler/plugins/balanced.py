@@ -1,4 +1,9 @@
-"""NodeResourcesBalancedAllocation (SPEC §6): 100·(1 − std of the requested fractions), with its Skip."""
+"""NodeResourcesBalancedAllocation (SPEC §6): 100·(1 − std of the requested fractions), with its Skip.
+
+v1.36 (kubernetes#135573, `balanced_allocation.go` `balancedResourceScorer`, not gated) scores how the pod
+changes the node's balance: `MaxNodeScore/2 + (MaxNodeScore/2 + with − without)/2` in int64, where `with`
+and `without` are the v1.34 score of the node with and without the pod's requests.
+"""
 
 from __future__ import annotations
 
@@ -38,10 +43,26 @@ def balanced_scores(req: np.ndarray, alloc: np.ndarray) -> np.ndarray:
     return ((1 - std) * 100).astype(np.int64)
 
 
+def with_and_without_scores(with_pod: np.ndarray, without_pod: np.ndarray) -> np.ndarray:
+    """v1.36's `balancedResourceScorer`: `50 + (50 + with − without) / 2`; both lie in [50, 100], so the
+    dividend is never negative and Go's truncating division is a floor.
+
+    >>> with_and_without_scores(np.array([100, 50, 88]), np.array([50, 100, 95])).tolist()
+    [100, 50, 71]
+    """
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
+
+
+MAX_NODE_SCORE = 100
+
+
 @dataclass
 class NodeResourcesBalancedAllocation:
+    """`with_and_without`: the v1.36 score (kubernetes#135573); False: v1.34/v1.35's `balancedResourceScorer`."""
+
     args: BalancedAllocationArgs
     name: str = NAME
+    with_and_without: bool = False
 
     def _requests(self, ctx: CycleContext) -> dict[str, int]:
         return ctx.demand.requests  # plain requests, pod-level resources honoured
@@ -53,8 +74,14 @@ class NodeResourcesBalancedAllocation:
 
     def score_detail(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray):
         names = [r.name for r in self.args.resources]
-        alloc, req = allocatable_requested(state, idx, names, self._requests(ctx), use_requested=True)
-        return balanced_scores(req, alloc), alloc, req
+        requests = self._requests(ctx)
+        alloc, req = allocatable_requested(state, idx, names, requests, use_requested=True)
+        scores = balanced_scores(req, alloc)
+        if self.with_and_without:
+            pod = np.array([requests.get(name, 0) for name in names], dtype=np.int64)
+            before = np.where(alloc != 0, req - pod, 0)  # `allocated`: only where the resource is kept
+            scores = with_and_without_scores(scores, balanced_scores(before, alloc))
+        return scores, alloc, req
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         return self.score_detail(state, ctx, idx)[0]

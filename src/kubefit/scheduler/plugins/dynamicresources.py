@@ -80,8 +80,11 @@ def claim_index(objects: ClusterObjects) -> dict[ClaimKey, Any]:
 
 @dataclass
 class DynamicResources:
+    """`scores`: v1.35+ DynamicResources is a Score plugin too (kubernetes#134711)."""
+
     name: str = NAME
     objects: ClusterObjects = field(default_factory=ClusterObjects)
+    scores: bool = False
 
     # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:

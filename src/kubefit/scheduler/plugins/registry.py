@@ -1,5 +1,8 @@
 """Plugin name → constructor from its (defaulted) args and the cluster's objects; the framework builds a
-profile's plugins here (`build`), one registry made by `default_registry()`."""
+profile's plugins here (`build`), one registry per Kubernetes version made by `default_registry(version)`.
+
+As kube-scheduler's `registry.go` hands `feature.Features` to each factory, a factory here reads the
+version's variants (`kubefit.k8s.version`) once, when it builds its plugin."""
 
 from __future__ import annotations
 
@@ -8,6 +11,13 @@ from functools import cache
 from typing import Any
 
 from kubefit.api.cluster import ClusterObjects
+from kubefit.k8s.version import (
+    BALANCED_WITHOUT_POD,
+    DRA_SCORE,
+    TAINT_REASON_UNNAMED,
+    KubeVersion,
+    default_version,
+)
 from kubefit.scheduler.config import BalancedAllocationArgs, NodeResourcesFitArgs
 
 Factory = Callable[[Any, ClusterObjects], Any]  # (args, objects) -> plugin
@@ -15,8 +25,8 @@ EXTRA: dict[str, Factory] = {}  # registered at run time (tests, extensions)
 
 
 @cache
-def default_registry() -> dict[str, Factory]:
-    """Every plugin kubefit evaluates, by its kube-scheduler name."""
+def default_registry(version: KubeVersion) -> dict[str, Factory]:
+    """Every plugin kubefit evaluates in `version`, by its kube-scheduler name."""
     from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
     from kubefit.scheduler.plugins.dynamicresources import DynamicResources
     from kubefit.scheduler.plugins.fit import NodeResourcesFit
@@ -34,15 +44,15 @@ def default_registry() -> dict[str, Factory]:
         "SchedulingGates": lambda args, objects: SchedulingGates(),
         "NodeUnschedulable": lambda args, objects: NodeUnschedulable(),
         "NodeName": lambda args, objects: NodeName(),
-        "TaintToleration": lambda args, objects: TaintToleration(),
+        "TaintToleration": lambda args, objects: TaintToleration(names_taint=not version.has(TAINT_REASON_UNNAMED)),
         "NodeAffinity": lambda args, objects: NodeAffinity.from_args(args),
         "NodePorts": lambda args, objects: NodePorts(),
         "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
         "PodTopologySpread": PodTopologySpread.from_args,
         "InterPodAffinity": InterPodAffinity.from_args,
-        "DynamicResources": lambda args, objects: DynamicResources(objects=objects),
+        "DynamicResources": lambda args, objects: DynamicResources(objects=objects, scores=version.has(DRA_SCORE)),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
-            args or BalancedAllocationArgs()),
+            args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
         "ImageLocality": lambda args, objects: ImageLocality(),
     }
     factories.update(_storage_factories())
@@ -85,7 +95,9 @@ def register(name: str, factory: Factory) -> None:
     EXTRA[name] = factory
 
 
-def build(name: str, args: Any, objects: ClusterObjects | None = None) -> Any | None:
-    """The plugin object, or None for a plugin kubefit does not evaluate."""
-    factory = EXTRA.get(name) or default_registry().get(name)
+def build(name: str, args: Any, objects: ClusterObjects | None = None,
+          version: KubeVersion | None = None) -> Any | None:
+    """The plugin object as `version` builds it (None: the default version), or None for a plugin kubefit
+    does not evaluate."""
+    factory = EXTRA.get(name) or default_registry(version or default_version()).get(name)
     return factory(args, objects if objects is not None else ClusterObjects()) if factory else None

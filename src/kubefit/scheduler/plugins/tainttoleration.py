@@ -18,6 +18,7 @@ from kubefit.scheduler.state import ClusterState
 
 NAME = "TaintToleration"
 MAX_NODE_SCORE = 100
+UNNAMED_REASON = "node(s) had untolerated taint(s)"  # v1.35+ (kubernetes#134740)
 
 
 def node_taints(state: ClusterState) -> NodeTaints:
@@ -36,7 +37,11 @@ def default_normalize(raw: np.ndarray, reverse: bool) -> np.ndarray:
 
 @dataclass
 class TaintToleration:
+    """`names_taint`: v1.34's Filter reason names the first untolerated taint (`{key: value}`); from v1.35
+    (kubernetes#134740, `taint_toleration.go` Filter) the reason is `node(s) had untolerated taint(s)`."""
+
     name: str = NAME
+    names_taint: bool = True
 
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         """The first NoSchedule/NoExecute taint (in list order) no toleration tolerates rejects the node."""
@@ -51,6 +56,8 @@ class TaintToleration:
         culprits = list(dict.fromkeys(int(k) for k in first[failed]))
         matrix = first[:, None] == np.array(culprits, dtype=np.int32)[None, :]
         codes = np.where(failed, UNRESOLVABLE, 0).astype(np.int8)
+        if not self.names_taint:
+            return FilterOutcome(codes, [UNNAMED_REASON], failed[:, None])
         return FilterOutcome(codes, [untolerated_reason(table.taints[k]) for k in culprits], matrix)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:

@@ -1,0 +1,246 @@
+"""The Kubernetes versions kubefit reproduces: one `KubeVersion` (minor, patch, feature gates, variants).
+
+Versions are data. Each difference between scheduler versions that changes an answer is one named
+`Variant` below, with the minor it first appears in, the upstream pull request, and the feature gate
+that turns it on and off where upstream has one. Everything that differs by version asks
+`version.has(VARIANT)` once, when it is built (defaulting, validation, plugin factories, the queue),
+as kube-scheduler hands `feature.Features` to its plugin factories; nothing asks in a hot loop.
+
+Feature gates follow `k8s.io/component-base/featuregate`: each version knows its own gates (a gate a
+version does not have is refused as kube-scheduler refuses it), each gate has that version's default,
+and a gate locked to its default (GA or deprecated) cannot be set to the other value.
+
+Adding v1.38: a line in `PATCHES`, its column in `GATES`, and a `Variant` for each change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kubefit.errors import InputError
+
+# The patch each minor is reproduced at (the newest whose scheduler source could be read).
+PATCHES: dict[int, str] = {34: "v1.34.1", 35: "v1.35.4", 36: "v1.36.3", 37: "v1.37.0"}
+DEFAULT_MINOR = 37  # the newest supported minor answers when nothing says otherwise
+ENV = "KUBEFIT_KUBE_VERSION"
+
+# gate -> {minor: (default, locked)}; a minor missing from a gate's map does not know the gate. The gates that
+# `pkg/scheduler` reads, from `pkg/features/kube_features.go` of v1.34.1, v1.35.4 and v1.36.3 (versioned specs),
+# and for v1.37 from its release notes (no v1.37 kube_features.go could be read: the changes named there are
+# applied to v1.36's table).
+_ALPHA, _BETA_OFF, _BETA, _GA, _LOCKED = (False, False), (False, False), (True, False), (True, False), (True, True)
+
+
+def _gate(*per_minor: tuple[bool, bool] | None) -> dict[int, tuple[bool, bool]]:
+    """Specs for 1.34, 1.35, 1.36, 1.37 in that order (None: the version does not know the gate)."""
+    return {minor: spec for minor, spec in zip((34, 35, 36, 37), per_minor, strict=True) if spec is not None}
+
+
+GATES: dict[str, dict[int, tuple[bool, bool]]] = {
+    "CSIMigrationPortworx": _gate(_LOCKED, _LOCKED, None, None),
+    "DRAAdminAccess": _gate(_BETA, _BETA, _LOCKED, _LOCKED),
+    "DRAConsumableCapacity": _gate(_ALPHA, _ALPHA, _BETA, _BETA),
+    "DRADeviceBindingConditions": _gate(_ALPHA, _ALPHA, _BETA, _BETA),
+    "DRADeviceTaintRules": _gate(None, _ALPHA, _BETA_OFF, _BETA_OFF),
+    "DRADeviceTaints": _gate(_ALPHA, _ALPHA, _BETA, _GA),  # GA in v1.37 (kubernetes#138676)
+    "DRAExtendedResource": _gate(_ALPHA, _ALPHA, _BETA, _GA),  # GA in v1.37 (kubernetes#138488)
+    "DRAListTypeAttributes": _gate(None, None, _ALPHA, _ALPHA),
+    "DRANodeAllocatableResources": _gate(None, None, _ALPHA, _ALPHA),
+    "DRAPartitionableDevices": _gate(_ALPHA, _ALPHA, _BETA, _BETA),
+    "DRAPrioritizedList": _gate(_BETA, _BETA, _GA, _LOCKED),  # locked in v1.37 (kubernetes#139110)
+    "DRAResourceClaimDeviceStatus": _gate(_BETA, _BETA, _BETA, _GA),  # GA in v1.37 (kubernetes#137546)
+    "DRASchedulerFilterTimeout": _gate(_BETA, _BETA, _BETA, _BETA),
+    "DRAWorkloadResourceClaims": _gate(None, None, _ALPHA, _BETA_OFF),  # beta, off, in v1.37 (kubernetes#140334)
+    "DynamicResourceAllocation": _gate(_GA, _LOCKED, _LOCKED, _LOCKED),
+    "GangScheduling": _gate(None, _ALPHA, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
+    "GenericWorkload": _gate(None, _ALPHA, _ALPHA, _ALPHA),
+    "InPlacePodLevelResourcesVerticalScaling": _gate(None, _ALPHA, _BETA, _BETA),
+    "InPlacePodVerticalScaling": _gate(_BETA, _LOCKED, _LOCKED, _LOCKED),
+    "MatchLabelKeysInPodTopologySpread": _gate(_BETA, _BETA, _BETA, _BETA),
+    "NodeDeclaredFeatures": _gate(None, _ALPHA, _BETA, _GA),  # GA in v1.37 (kubernetes#139763)
+    "NodeInclusionPolicyInPodTopologySpread": _gate(_LOCKED, _LOCKED, _LOCKED, _LOCKED),
+    "NominatedNodeNameForExpectation": _gate(_ALPHA, _BETA, _BETA, _BETA),
+    "OpportunisticBatching": _gate(None, _BETA, _BETA, _BETA),  # KEP-5598, kubernetes#135231
+    "PodLevelResources": _gate(_BETA, _BETA, _BETA, _BETA),
+    "SchedulerAsyncAPICalls": _gate(_BETA, _BETA_OFF, _BETA_OFF, _BETA_OFF),
+    "SchedulerAsyncPreemption": _gate(_BETA, _BETA, _BETA, _BETA),
+    "SchedulerPopFromBackoffQ": _gate(_BETA, _BETA, _BETA, _BETA),
+    "SchedulerQueueingHints": _gate(_LOCKED, _LOCKED, _LOCKED, _LOCKED),
+    "SidecarContainers": _gate(_LOCKED, _LOCKED, _LOCKED, None),  # removed in v1.37 (kubernetes#137755)
+    "StorageCapacityScoring": _gate(_ALPHA, _ALPHA, _ALPHA, _BETA),  # beta, on, in v1.37 (issue #34)
+    "TaintTolerationComparisonOperators": _gate(None, _ALPHA, _ALPHA, _ALPHA),
+    "TopologyAwareWorkloadScheduling": _gate(None, None, _ALPHA, _ALPHA),
+    "VolumeAttributesClass": _gate(_GA, _GA, _LOCKED, _LOCKED),
+    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta in v1.37 (kubernetes#140612)
+    "WorkloadAwarePreemption": _gate(None, None, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One behaviour that differs between versions: on from minor `since` while every gate of `gates` is on."""
+
+    name: str
+    since: int
+    pr: str
+    summary: str
+    gates: tuple[str, ...] = ()
+
+
+BALANCED_WITHOUT_POD = "BalancedAllocationWithAndWithoutPod"
+OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
+BATCH_RESCORES_LAST_NODE = "BatchRescoresLastNode"
+TAINT_REASON_UNNAMED = "TaintReasonUnnamed"
+FIT_ARGS_RTC_VALIDATION = "FitArgsRequestedToCapacityRatioValidation"
+DRA_SCORE = "DynamicResourcesScore"
+NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
+DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
+            "TaintToleration's Filter reason no longer names the taint: `node(s) had untolerated taint(s)`"),
+    Variant(OPPORTUNISTIC_BATCHING, 35, "KEP-5598, kubernetes#135231",
+            "a pod whose scheduling signature equals the previous pod's takes the next node of that pod's "
+            "sorted score list (re-filtered, not re-scored)", gates=("OpportunisticBatching",)),
+    Variant(DRA_SCORE, 35, "kubernetes#134711",
+            "DynamicResources scores nodes (ranks of the allocated firstAvailable subrequests), weight 2 in the "
+            "default profile; from v1.36 only while DRAPrioritizedList is on", gates=("DRAPrioritizedList",)),
+    Variant(NODE_DECLARED_FEATURES, 35, "KEP-5328, kubernetes#133389",
+            "NodeDeclaredFeatures Filter, appended to the default profile", gates=("NodeDeclaredFeatures",)),
+    Variant(BALANCED_WITHOUT_POD, 36, "kubernetes#135573",
+            "NodeResourcesBalancedAllocation scores the balance with and without the incoming pod: "
+            "50 + (50 + with - without) / 2"),
+    Variant(FIT_ARGS_RTC_VALIDATION, 36, "kubernetes#132120",
+            "NodeResourcesFitArgs: the shape is validated at `scoringStrategy.requestedToCapacityRatio.shape`; "
+            "RequestedToCapacityRatio without `requestedToCapacityRatio` is a validation error (v1.34 and v1.35 "
+            "panic), and `requestedToCapacityRatio` with another type is forbidden"),
+    Variant(DRA_BINDING_TIMEOUT, 35, "KEP-5007 (DRADeviceBindingConditions, beta and on in v1.36)",
+            "DynamicResourcesArgs.bindingTimeout defaulted to 10m (`SetDefaults_DynamicResourcesArgs`)",
+            gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),
+    Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
+            "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
+)
+_VARIANT_BY_NAME = {v.name: v for v in VARIANTS}
+
+
+@dataclass(frozen=True)
+class KubeVersion:
+    """One Kubernetes minor as kubefit reproduces it, with its feature gates resolved."""
+
+    minor: int
+    gates: tuple[tuple[str, bool], ...] = ()  # every gate the version knows, resolved (defaults + overrides)
+    overrides: tuple[tuple[str, bool], ...] = ()  # what the user set (`--feature-gates`)
+    variants: frozenset[str] = field(default=frozenset(), compare=False)
+
+    @property
+    def name(self) -> str:
+        """`1.36`."""
+        return f"1.{self.minor}"
+
+    @property
+    def patch(self) -> str:
+        """The patch release reproduced, `v1.36.3`."""
+        return PATCHES[self.minor]
+
+    def has(self, variant: str) -> bool:
+        """Whether this version (with its gates) behaves as `variant` says."""
+        if variant not in _VARIANT_BY_NAME:
+            raise KeyError(variant)
+        return variant in self.variants
+
+    def gate(self, name: str) -> bool:
+        """The gate's value in this version (False for a gate the version does not know)."""
+        return dict(self.gates).get(name, False)
+
+    def describe(self) -> dict:
+        """What a result says of the version it answers for (`inputs.kubeVersion`)."""
+        out: dict = {"minor": self.name, "patch": self.patch}
+        if self.overrides:
+            out["featureGates"] = dict(self.overrides)
+        return out
+
+
+def supported() -> str:
+    """`1.34, 1.35, 1.36, 1.37`: the list every refusal names."""
+    return ", ".join(f"1.{m}" for m in PATCHES)
+
+
+_VERSION_TEXT = re.compile(r"v?1\.(\d+)(?:\.(\d+))?")
+
+
+def parse_minor(text: str, *, field_name: str = "--kube-version") -> int:
+    """`1.36`, `v1.36` or the reproduced patch `v1.36.3` → 36; anything else is refused with the list."""
+    raw = str(text).strip()
+    match = _VERSION_TEXT.fullmatch(raw)
+    minor = int(match.group(1)) if match else None
+    if minor in PATCHES and (match.group(2) is None or f"v1.{minor}.{match.group(2)}" == PATCHES[minor]):
+        return minor
+    if minor in PATCHES:
+        raise InputError(f"unsupported Kubernetes version {raw!r}: kubefit reproduces 1.{minor} at "
+                         f"{PATCHES[minor]} (give 1.{minor}); supported: {supported()}", field=field_name)
+    raise InputError(f"unsupported Kubernetes version {raw!r}; supported: {supported()}", field=field_name)
+
+
+def parse_gate_overrides(text: str | Mapping[str, bool] | None) -> dict[str, bool]:
+    """`Name=true,Other=false` (kube-scheduler's `--feature-gates`) → {name: bool}; bad values refused."""
+    if text is None or isinstance(text, Mapping):
+        return {str(k): bool(v) for k, v in (text or {}).items()}
+    out: dict[str, bool] = {}
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or value.strip().lower() not in ("true", "false"):
+            raise InputError(f'invalid argument "{text}" for "--feature-gates" flag: '
+                             + (f"missing bool value for {name}" if not sep else
+                                f"invalid value of {name}={value.strip()}, err: strconv.ParseBool: parsing "
+                                f'"{value.strip()}": invalid syntax'), field="--feature-gates")
+        out[name] = value.strip().lower() == "true"
+    return out
+
+
+def resolve(kube_version: str | int | None = None, feature_gates: str | Mapping[str, bool] | None = None, *,
+            scenario_version: str | None = None) -> KubeVersion:
+    """The version to answer for: `kube_version`, else `$KUBEFIT_KUBE_VERSION`, else the version a snapshot
+    recorded (`scenario_version`), else the newest; with `feature_gates` applied as kube-scheduler's
+    `--feature-gates` applies them (unknown gates and locked gates refused with its messages)."""
+    if isinstance(kube_version, int):
+        minor = kube_version if kube_version in PATCHES else parse_minor(f"1.{kube_version}")
+    elif kube_version not in (None, ""):
+        minor = parse_minor(str(kube_version))
+    elif os.environ.get(ENV):
+        minor = parse_minor(os.environ[ENV], field_name=ENV)
+    elif scenario_version:
+        minor = parse_minor(scenario_version, field_name="the snapshot's Kubernetes version")
+    else:
+        minor = DEFAULT_MINOR
+    return for_minor(minor, parse_gate_overrides(feature_gates))
+
+
+def for_minor(minor: int, overrides: Mapping[str, bool] | None = None) -> KubeVersion:
+    """The `KubeVersion` of a supported minor with `overrides` set on its gates."""
+    gates = {name: spec[minor][0] for name, spec in GATES.items() if minor in spec}
+    for name, value in (overrides or {}).items():
+        spec = GATES.get(name, {}).get(minor)
+        if spec is None:
+            raise InputError(f'invalid argument "{name}={str(value).lower()}" for "--feature-gates" flag: '
+                             f"unrecognized feature gate: {name} (in Kubernetes 1.{minor}; gates kubefit "
+                             f"reads: {', '.join(sorted(gates))})", field="--feature-gates")
+        default, locked = spec
+        if locked and value != default:
+            raise InputError(f'invalid argument "{name}={str(value).lower()}" for "--feature-gates" flag: '
+                             f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to "
+                             f"{str(default).lower()}", field="--feature-gates")
+        gates[name] = bool(value)
+    variants = frozenset(v.name for v in VARIANTS if minor >= v.since and all(gates.get(g) for g in v.gates))
+    return KubeVersion(minor, tuple(sorted(gates.items())), tuple(sorted((overrides or {}).items())), variants)
+
+
+def default_version() -> KubeVersion:
+    """The version answered for when nothing names one: `$KUBEFIT_KUBE_VERSION`, else the newest."""
+    return resolve()

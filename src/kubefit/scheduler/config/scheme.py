@@ -1,0 +1,72 @@
+"""What the configuration API of one Kubernetes version holds: its default plugins, its in-tree registry
+(the extension points each plugin implements) and its plugin args' fields.
+
+One `Scheme` per `KubeVersion`, built from the v1.34 tables of `types`/`defaults` and the version's
+variants (`kubefit.k8s.version`), so defaulting, strict decoding and `NewFramework` ask it instead of
+module constants. Sources: `pkg/scheduler/apis/config/v1/default_plugins.go` (`getDefaultPlugins`,
+`applyFeatureGates`), `pkg/scheduler/framework/plugins/registry.go`, `apis/config/types_pluginargs.go`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from kubefit.k8s.version import DRA_BINDING_TIMEOUT, KubeVersion, default_version, for_minor
+from kubefit.scheduler.config.types import ARGS_SCHEMAS, PLUGIN_EXTENSIONS
+
+# getDefaultPlugins() of v1.34 (DynamicResources inserted before DefaultPreemption: DRA gate on).
+DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = (
+    ("SchedulingGates", None), ("PrioritySort", None), ("NodeUnschedulable", None), ("NodeName", None),
+    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None), ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", None), ("NodeVolumeLimits", None), ("VolumeBinding", None), ("VolumeZone", None),
+    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", None), ("DefaultPreemption", None),
+    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
+)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One version's configuration API: default multiPoint plugins, registry, args fields."""
+
+    version: KubeVersion
+    default_multipoint: tuple[tuple[str, int | None], ...]
+    plugin_extensions: dict[str, frozenset[str]]
+    args_schemas: dict[str, dict[str, Any]]
+
+    def defaults_binding_timeout(self) -> bool:
+        """`SetDefaults_DynamicResourcesArgs` sets `bindingTimeout: 10m` (binding conditions and device
+        status gates on, v1.36+)."""
+        return self.version.has(DRA_BINDING_TIMEOUT)
+
+
+def scheme_for(version: KubeVersion | None = None) -> Scheme:
+    """The scheme of `version` (None: the version answered for by default, `version.default_version`)."""
+    return _scheme(version or default_version())
+
+
+@cache
+def _scheme(version: KubeVersion) -> Scheme:
+    """The scheme of `version` (cached: a version is immutable)."""
+    multipoint = list(DEFAULT_MULTIPOINT)
+    extensions = dict(PLUGIN_EXTENSIONS)
+    schemas = dict(ARGS_SCHEMAS)
+    if version.minor >= 35:
+        # NodeDeclaredFeatures joins the registry in v1.35 (KEP-5328); its gate adds it to the default
+        # profile, appended after DefaultBinder (`applyFeatureGates`).
+        extensions["NodeDeclaredFeatures"] = frozenset({"preFilter", "filter"})
+        if version.gate("NodeDeclaredFeatures"):
+            multipoint.append(("NodeDeclaredFeatures", None))
+        schemas["DynamicResources"] = {**schemas["DynamicResources"], "bindingTimeout": "str"}
+    if version.minor >= 35:
+        # DynamicResources is a Score plugin (kubernetes#134711), weighted 2 in the default profile; whether it
+        # scores anything is the plugin's `DRA_SCORE` (its gate).
+        extensions["DynamicResources"] = extensions["DynamicResources"] | {"preScore", "score"}
+        multipoint = [("DynamicResources", 2) if name == "DynamicResources" else (name, w) for name, w in multipoint]
+    return Scheme(version, tuple(multipoint), extensions, schemas)
+
+
+def scheme_of_minor(minor: int) -> Scheme:
+    """The scheme of a minor with its default gates."""
+    return scheme_for(for_minor(minor))
