@@ -31,6 +31,8 @@ import numpy as np
 
 from kubefit.api.core import Node, Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.k8s.version import BATCH_RESCORES_LAST_NODE, OPPORTUNISTIC_BATCHING
+from kubefit.scheduler.batch import OpportunisticBatch, signature
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,
@@ -252,6 +254,7 @@ class Shape:
     ctx: CycleContext
     seen: int = 0
     failure: str | None = None  # PreFilter rejected the pod on every node
+    batch_signature: object = None  # the pods' scheduling signature (`Engine._batch_signature`), once asked
     allowed: np.ndarray | None = None  # PreFilter node-name subset
     names: set | None = None  # PreFilter's node names (None: every node)
     names_mask: np.ndarray | None = None  # bool [N]: the nodes `names` has (None: every node)
@@ -372,10 +375,13 @@ def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
 
 @dataclass
 class Checkpoint:
-    """What `Engine.rollback` restores beside the state: the tie-break generator and the sampling start."""
+    """What `Engine.rollback` restores beside the state: the tie-break generator, the sampling start and the
+    opportunistic batch (with the cycle count)."""
 
     rng: tuple
     next_start: int
+    batch: tuple | None = None
+    cycles: int = 0
 
 
 @dataclass
@@ -389,13 +395,16 @@ class Decision:
     shape: Shape
     nominated_first: bool = False
     processed: int = 0  # how far the cycle moved the start index (`processedNodes`)
+    batch_hint: bool = False  # bound to the opportunistic batch's hint, unscored (v1.35+)
+    scored: tuple | None = None  # (feasible nodes, their totals) when they were scored: the batch's next list
 
 
 class Engine:
     """Runs cycles for many pods against one evolving ClusterState, caching per pod shape."""
 
     def __init__(self, state: ClusterState, config: SchedulerConfiguration, *, tie_break: str = "random",
-                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None) -> None:
+                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None,
+                 batching: bool | None = None) -> None:
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie-break must be one of {', '.join(TIE_BREAKS)}")
         self.state, self.config, self.tie_break = state, config, tie_break
@@ -420,6 +429,12 @@ class Engine:
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
+        version = config.version
+        if batching is None:  # the queue of the version: opportunistic batching from v1.35 (its gate on)
+            batching = version is not None and version.has(OPPORTUNISTIC_BATCHING)
+        self.batch = OpportunisticBatch(rescore_last_node=version is not None and version.has(
+            BATCH_RESCORES_LAST_NODE)) if batching else None
+        self.cycles = 0  # scheduling cycles run (`SchedulingQueue.SchedulingCycle`)
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -769,25 +784,36 @@ class Engine:
         not when PreFilter rejects the pod or the nominated node takes it, else by the nodes searched up to
         the (k+1)-th feasible one (which cancels the search), plus a nominated node that failed and lies
         beyond them (its status is in the same `NodeToStatus`)."""
+        self.cycles += 1
         sh = self.shape(pod, demand)
         if sh.failure is not None:  # findNodesThatFitPod returns before the start index moves
             return self._decide_all(sh)
+        if self.batch is None:
+            return self._find(sh, pod, None)
+        # opportunistic batching (batch.py): a hint after PreFilter, the results stored after a bind
+        signed = self._batch_signature(sh, pod)
+        hint = self.batch.hint(self, sh, signed, self.cycles)
+        decision = self._find(sh, pod, hint)
+        if decision.node is not None:
+            others = self._others(decision) if signed is not None else None
+            self.batch.store(signed, hint, decision.node, others, self.cycles)
+        return decision
+
+    def _find(self, sh: Shape, pod: Pod, hint: int | None) -> Decision:
+        """`findNodesThatFitPod` + `schedulePod` after PreFilter: the nominated node, else the batch's `hint`,
+        alone first (`evaluateNominatedNode`); else the search and the scores."""
         nominated = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         if nominated is not None and self.state.removed is not None and self.state.removed[nominated]:
             nominated = None  # evaluateNominatedNode: the snapshot has no such node any more, the search goes on
         if nominated is not None and self._nominated_fits(sh, nominated):
             return Decision(nominated, np.asarray([nominated], dtype=np.int64), 1, sh, nominated_first=True)
+        if hint is not None and not pod.nominated_node_name and self._nominated_fits(sh, hint):
+            return Decision(hint, np.asarray([hint], dtype=np.int64), self._hinted_feasible(sh), sh, batch_hint=True)
         if not self.sampling:
             return self._decide_all(sh)
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
-        order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
-        m = len(order)
-        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
-        if not sh.fw.scorers and self.tie_break == "first":
-            # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
-            # filter goroutines race for it); "random" lets every feasible node tie instead
-            k = min(k, 1)
+        order, m, k = self._window(sh)
         if k >= m or sh.n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
             outside = nominated is not None and sh.names_mask is not None and not sh.names_mask[nominated]
             feasible, processed = None, m + int(outside)  # a failed nominated node outside them counts too
@@ -797,6 +823,63 @@ class Engine:
         decision = self._decide_all(sh) if feasible is None else self._decide_found(sh, feasible)
         decision.processed = processed
         return decision
+
+    def _window(self, sh: Shape) -> tuple[np.ndarray, int, int]:
+        """The candidate nodes in search order, how many, and how many feasible ones end the search (k)."""
+        order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
+        m = len(order)
+        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
+        if not sh.fw.scorers and self.tie_break == "first":
+            # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
+            # filter goroutines race for it); "random" lets every feasible node tie instead
+            k = min(k, 1)
+        return order, m, k
+
+    def _hinted_feasible(self, sh: Shape) -> int:
+        """`feasible` of a pod bound to its batch hint: the hint alone when kube-scheduler samples nodes; every
+        feasible node when it evaluates them all (percentageOfNodesToScore 100, or fewer nodes than it
+        would search), as the reference runs of v1.36.3 report it (golden/README.md)."""
+        if not self.sampling:
+            return sh.n_ok
+        _order, m, k = self._window(sh)
+        return sh.n_ok if k >= m else 1
+
+    @staticmethod
+    def _batch_signature(sh: Shape, pod: Pod):
+        """The pod's scheduling signature (`batch.signature`), once per shape: a shape's pods are alike in
+        everything a signature reads."""
+        if sh.batch_signature is None:
+            sh.batch_signature = (signature(sh.fw, pod, sh.ctx.demand),)
+        return sh.batch_signature[0]
+
+    def _others(self, d: Decision) -> list[int] | None:
+        """The batch's list after a scored cycle: its other feasible nodes by total, best first, ties in node
+        order (`newSortedNodeScores` less the popped host); None when nothing was scored."""
+        if d.scored is None:
+            return None
+        feasible, total = d.scored
+        if feasible is None:  # every feasible node, identity-normalized totals
+            feasible = np.flatnonzero(d.shape.ok)
+            total = d.shape.total[feasible]
+        ranked = feasible[np.lexsort((feasible, -total))].tolist()
+        ranked.remove(d.node)
+        return ranked
+
+    def ranked(self, sh: Shape, nodes: list[int]) -> list[int]:
+        """v1.37's rescoring: `nodes` by their totals with NormalizeScore over `nodes` alone, best first."""
+        feasible = np.asarray(nodes, dtype=np.int64)
+        total = sh.total[feasible]
+        if not sh.identity:
+            total = total + self._normalized(sh, feasible)
+        return feasible[np.lexsort((feasible, -total))].tolist()
+
+    def node_removed(self, node: int) -> bool:
+        """Whether `remove_node` deleted the node (the snapshot no longer has it)."""
+        return self.state.removed is not None and bool(self.state.removed[node])
+
+    def passes_filters(self, sh: Shape, node: int) -> bool:
+        """`RunFilterPlugins` for the shape's pod on one node."""
+        return self._nominated_fits(sh, node)
 
     def _nominated_fits(self, sh: Shape, node: int) -> bool:
         """`evaluateNominatedNode`: whether the Filter plugins pass the nominated node (which a PreFilter
@@ -826,6 +909,7 @@ class Engine:
             self._raise_score_error(sh)
         if sh.identity:
             best = (sh.total == sh.total[sh.total.argmax()]).nonzero()[0]
+            scored = (None, None)  # every feasible node, `sh.total` (`_others`)
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
                 feasible = np.flatnonzero(ok)
@@ -834,7 +918,8 @@ class Engine:
             feasible, normed = sh.norm_total
             total = sh.total[feasible] + normed
             best = feasible[total == _array_max(total)]
-        return Decision(self._select(best), best, count, sh)
+            scored = (feasible, total)
+        return Decision(self._select(best), best, count, sh, scored=scored)
 
     def _search(self, sh: Shape, k: int, order: np.ndarray, nominated: int | None) -> tuple[np.ndarray, int]:
         """`findNodesThatPassFilters` run sequentially: from the start index, keep the first k feasible nodes;
@@ -873,7 +958,7 @@ class Engine:
         if not sh.identity:
             total = total + self._normalized(sh, feasible)
         best = np.sort(feasible[total == _array_max(total)])
-        return Decision(self._select(best), best, len(feasible), sh)
+        return Decision(self._select(best), best, len(feasible), sh, scored=(feasible, total))
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
@@ -972,7 +1057,8 @@ class Engine:
     def checkpoint(self) -> Checkpoint:
         """Open a trial (`ClusterState.checkpoint`); `rollback` takes it back, `commit` keeps it."""
         self.state.checkpoint()
-        return Checkpoint(self.rng.getstate(), self.next_start)
+        batch = None if self.batch is None else self.batch.snapshot()
+        return Checkpoint(self.rng.getstate(), self.next_start, batch, self.cycles)
 
     def commit(self) -> None:
         self.state.commit()
@@ -989,6 +1075,9 @@ class Engine:
         self._present_changed()
         self.rng.setstate(checkpoint.rng)
         self.next_start = checkpoint.next_start
+        if self.batch is not None and checkpoint.batch is not None:
+            self.batch.restore(checkpoint.batch)
+        self.cycles = checkpoint.cycles
 
     def _present_changed(self) -> None:
         """After nodes were removed or restored (each logged as a change of its row): the node order of the

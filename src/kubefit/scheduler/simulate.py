@@ -49,6 +49,7 @@ class Step:
     victims: tuple[str, ...] = ()  # PostFilter (DefaultPreemption): the pods it deleted, ns/name sorted
     nominated_node: int | None = None  # ... and the node it nominated: the next step retries the pod
     nominated_first: bool = False  # bound to its nominated node without a full cycle (evaluateNominatedNode)
+    batch_hint: bool = False  # bound to the opportunistic batch's hint, unscored (v1.35+, batch.py)
     devices: dict[str, list[str]] | None = None  # DynamicResources: per claim, the devices allocated at bind
     not_created: bool = False  # its controller never created it: a pod it waits for stayed pending (OrderedReady)
 
@@ -116,6 +117,8 @@ class SimulationResult:
                 d["victims"], d["nominatedNode"] = list(s.victims), names[s.nominated_node]
             if s.nominated_first:
                 d["nominatedNodeFirst"] = True
+            if s.batch_hint:
+                d["batchHint"] = True
             if s.devices:
                 d["devices"] = s.devices
             if s.not_created:
@@ -302,7 +305,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
-                              devices=devices))
+                              batch_hint=d.batch_hint, devices=devices))
         if progress is not None and (i & 255) == 255:
             progress(i + 1)
     if progress is not None:

@@ -62,8 +62,11 @@ def _default_other_args(name: str, raw: dict[str, Any], scheme: Scheme) -> dict[
         raw["defaultingType"] = raw.get("defaultingType") or "System"
     elif name == "VolumeBinding":
         raw.setdefault("bindTimeoutSeconds", 600)
-    elif name == "DynamicResources" and scheme.defaults_binding_timeout():
-        raw.setdefault("bindingTimeout", "10m0s")  # DynamicResourcesBindingTimeoutDefault
+    elif name == "DynamicResources":  # SetDefaults_DynamicResourcesArgs
+        if scheme.version.gate("DRASchedulerFilterTimeout"):
+            raw.setdefault("filterTimeout", "10s")  # DynamicResourcesFilterTimeoutDefault
+        if scheme.defaults_binding_timeout():
+            raw.setdefault("bindingTimeout", "10m0s")  # DynamicResourcesBindingTimeoutDefault (v1.35+)
     return raw
 
 
