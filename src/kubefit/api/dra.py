@@ -22,6 +22,7 @@ ALLOCATION_MODES = (EXACT_COUNT, ALL)
 # resource.k8s.io/v1 limits (types.go)
 ALLOCATION_RESULTS_MAX_SIZE = 32  # AllocationResultsMaxSize: devices of one claim
 RESERVED_FOR_MAX_SIZE = 256  # ResourceClaimReservedForMaxSize
+FIRST_AVAILABLE_MAX_SIZE = 8  # FirstAvailableDeviceRequestMaxSize: subrequests of a request (DynamicResources' score)
 CEL_SELECTOR_MAX_COST = 1_000_000  # CELSelectorExpressionMaxCost
 # semver 2.0.0 (blang/semver's strict Parse): no leading zeros, optional pre-release and build metadata
 _NUMBER = r"(?:0|[1-9][0-9]*)"

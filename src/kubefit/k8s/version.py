@@ -98,6 +98,7 @@ FIT_ARGS_RTC_VALIDATION = "FitArgsRequestedToCapacityRatioValidation"
 DRA_SCORE = "DynamicResourcesScore"
 NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
 DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
+DRA_SCORE_ALLOCATED_CLAIMS = "DynamicResourcesScoreAllocatedClaims"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -108,6 +109,10 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(DRA_SCORE, 35, "kubernetes#134711",
             "DynamicResources scores nodes (ranks of the allocated firstAvailable subrequests), weight 2 in the "
             "default profile; from v1.36 only while DRAPrioritizedList is on", gates=("DRAPrioritizedList",)),
+    Variant(DRA_SCORE_ALLOCATED_CLAIMS, 36, "dynamicresources.go computeScore, v1.35.4 -> v1.36.3",
+            "DynamicResources' Score reads an allocated claim's own allocation and the node's allocation results "
+            "for the others in order (v1.35 indexed the results by claim: an allocated claim beside unallocated "
+            "ones failed the cycle, `number of allocations N is smaller than number of claims`)"),
     Variant(NODE_DECLARED_FEATURES, 35, "KEP-5328, kubernetes#133389",
             "NodeDeclaredFeatures Filter, appended to the default profile", gates=("NodeDeclaredFeatures",)),
     Variant(BALANCED_WITHOUT_POD, 36, "kubernetes#135573",

@@ -47,6 +47,7 @@ from kubefit.scheduler.framework import (
 )
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
+from kubefit.scheduler.plugins.dynamicresources import DynamicResources
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
@@ -70,9 +71,9 @@ _array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.m
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 # Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
-# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity) or of its own alone (ImageLocality
-# has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
-_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality)
+# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity, DynamicResources) or of its own alone
+# (ImageLocality has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
+_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state

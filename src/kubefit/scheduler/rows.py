@@ -170,6 +170,9 @@ def score_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> R
         return fit_score_row(state, ctx, plugin)
     if type(plugin) is NodeResourcesBalancedAllocation:
         return balanced_score_row(state, ctx, plugin)
+    static_for = getattr(plugin, "static_score_for", None)  # a plugin that knows its scores for this pod fixed
+    if static_for is not None and static_for(state, ctx):
+        return "static"
     return "static" if name in STATIC_PLUGINS else None
 
 

@@ -61,8 +61,9 @@ def _scheme(version: KubeVersion) -> Scheme:
         schemas["DynamicResources"] = {**schemas["DynamicResources"], "bindingTimeout": "str"}
     if version.minor >= 35:
         # DynamicResources is a Score plugin (kubernetes#134711), weighted 2 in the default profile; whether it
-        # scores anything is the plugin's `DRA_SCORE` (its gate).
-        extensions["DynamicResources"] = extensions["DynamicResources"] | {"preScore", "score"}
+        # scores anything is the plugin's `DRA_SCORE` (its gate). It has no PreScore (`var _ fwk.ScorePlugin`
+        # alone in v1.35.4 and v1.36.3 `dynamicresources.go`): `preScore.enabled` naming it is refused.
+        extensions["DynamicResources"] = extensions["DynamicResources"] | {"score"}
         multipoint = [("DynamicResources", 2) if name == "DynamicResources" else (name, w) for name, w in multipoint]
     return Scheme(version, tuple(multipoint), extensions, schemas)
 

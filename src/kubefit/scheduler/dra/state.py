@@ -133,6 +133,7 @@ class DraState:
     offer_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per node, -1: stale
     interned: dict[tuple, int] = field(default_factory=dict)  # offer / claims key → id (shared by copies)
     verdicts: dict[tuple[int, int], bool | str] = field(default_factory=dict)  # (claims, offer) → fits / error
+    requests: dict[tuple[int, int], tuple | None] = field(default_factory=dict)  # (claims, offer) → `allocated_requests`
     notes: list[str] = field(default_factory=list)  # said to the user once (pool order, reservedFor full)
     frozen: bool = False
     version: int = 0  # bumped on every change of claims or devices in use
@@ -147,8 +148,8 @@ class DraState:
 
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
-                        self.offer_ids.copy(), self.interned, self.verdicts, self.notes, frozen or self.frozen,
-                        self.version)
+                        self.offer_ids.copy(), self.interned, self.verdicts, self.requests, self.notes,
+                        frozen or self.frozen, self.version)
 
     def restore(self, saved: DraState) -> None:
         """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
@@ -260,6 +261,25 @@ class DraState:
         if isinstance(verdict, str):
             raise AllocationError(verdict)
         return verdict
+
+    def allocated_requests(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]
+                           ) -> tuple[list[tuple[frozenset[str], ...] | None], np.ndarray]:
+        """What the claims' allocation holds on each node of `idx` (what Filter keeps in `nodeAllocations`
+        for Score): distinct answers, and per node which of them it gets. An answer is per claim the
+        `request` names of its results (`request/subrequest` for a `firstAvailable` choice), None where the
+        claims do not all fit. One allocation per distinct offer, as `fits_nodes` (nodes with equal offers
+        choose alike, device names aside); AllocationError: the Filter error."""
+        ids = self.offer_id_array(idx)
+        offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        answers = []
+        for offer, position in zip(offers.tolist(), first.tolist(), strict=True):
+            key = (claims_id, offer)
+            if key not in self.requests:
+                allocation = self.allocate_on(int(idx[position]), claims)
+                self.requests[key] = None if allocation is None else tuple(
+                    frozenset(r.request for r in result.results) for result in allocation.results)
+            answers.append(self.requests[key])
+        return answers, inverse.ravel()
 
     def allocate_on(self, node: int, claims: Sequence[ClaimToAllocate], node_name: str = "") -> Allocation | None:
         """The allocator on one node with the devices in use now."""

@@ -15,7 +15,8 @@
   unavailable on some node and reserved by no one else is deallocated ("deallocation of ResourceClaim
   completed"; upstream picks one at random from a map, kubefit the first in claim order); else "still
   not schedulable".
-* No Score in v1.34. Reserve/PreBind are `DraState.reserve`, run by the engine when it binds the pod.
+* Score (v1.35+, kubernetes#134711: `Score`, `computeScore`, `NormalizeScore`): see `DynamicResources.score`.
+  No Score in v1.34. Reserve/PreBind are `DraState.reserve`, run by the engine when it binds the pod.
 
 Filter's `filterTimeout` (10 s of wall clock per node) is not reproduced: kubefit's allocation on a node
 never stops early, as kube-scheduler's does not when it finishes in time.
@@ -30,6 +31,7 @@ import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
+from kubefit.api.dra import FIRST_AVAILABLE_MAX_SIZE, AllocationResult, ClaimSpec
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
     CycleContext,
@@ -37,6 +39,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     SchedulingCycleError,
 )
+from kubefit.scheduler.plugins.tainttoleration import default_normalize
 from kubefit.scheduler.state import ClusterState
 
 if TYPE_CHECKING:  # the DRA modules load when a pod has claims (startup of runs without DRA stays as it was)
@@ -78,13 +81,36 @@ def claim_index(objects: ClusterObjects) -> dict[ClaimKey, Any]:
     return memo
 
 
+def subrequest_rank_score(spec: ClaimSpec, requests: frozenset[str] | set[str]) -> int:
+    """`computeScore` for one claim: each `firstAvailable` request whose subrequest at index i is among the
+    allocation's result requests (`request/subrequest`) adds `FirstAvailableDeviceRequestMaxSize - i` (8 for
+    the first choice, 7 for the second, ...); `exactly` requests add nothing."""
+    score = 0
+    for request in spec.requests:
+        if request.exactly is not None:
+            continue
+        for i, sub in enumerate(request.first_available):
+            if f"{request.name}/{sub.name}" in requests:
+                score += FIRST_AVAILABLE_MAX_SIZE - i
+    return score
+
+
+def result_requests(allocation: AllocationResult) -> frozenset[str]:
+    return frozenset(r.request for r in allocation.results)
+
+
 @dataclass
 class DynamicResources:
-    """`scores`: v1.35+ DynamicResources is a Score plugin too (kubernetes#134711)."""
+    """`scores`: v1.35+ DynamicResources is a Score plugin too (kubernetes#134711), and v1.36's Score answers 0
+    unless DRAPrioritizedList is on (the `DRA_SCORE` variant; v1.35 with the gate off is not told apart: its
+    allocator refuses `firstAvailable` requests anyway). `scores_by_claim_index`: v1.35's `computeScore`,
+    which reads the node's allocation results by the claim's index among all the pod's claims."""
 
     name: str = NAME
     objects: ClusterObjects = field(default_factory=ClusterObjects)
     scores: bool = False
+    scores_by_claim_index: bool = False
+    normalize_needs_context = True  # NormalizeScore raises v1.35's Score error (`_SCORE_ERROR` in the raw scores)
 
     # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
@@ -216,6 +242,58 @@ class DynamicResources:
                 return DEALLOCATED, [key]
         return STILL_NOT_SCHEDULABLE, []
 
+    # ------------------------------------------------------------------ Score
+    def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """No PreScore upstream: never skipped (a pod without claims scores 0 everywhere)."""
+        return False
+
+    def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        """`Score` (v1.36.3 `dynamicresources.go`): 0 when scoring is off, the pod has no claims, or the node has
+        no `nodeAllocations` entry, which Filter writes only when `state.allocator != nil`, i.e. some claim
+        needs allocation in this cycle (all claims allocated: 0 everywhere). Otherwise `computeScore` over the
+        pod's claims in order: an allocated claim's own `status.allocation`, the others the node's allocation
+        results in order (`unallocatedIndex`); per claim `subrequest_rank_score`.
+
+        v1.35.4 (`scores_by_claim_index`) took `allocationResults[i]` for the i-th claim of all: with an
+        allocated claim beside claims to allocate there are fewer results than claims and Score fails on
+        every node with an entry (`_SCORE_ERROR` here, raised by `normalize` when such a node is feasible)."""
+        out = np.zeros(len(idx), dtype=np.int64)
+        pre: PreState | None = ctx.cache.get(PRE)
+        if not self.scores or pre is None or not pre.to_allocate or not len(idx):
+            return out
+        from kubefit.scheduler.dra.allocator import AllocationError
+
+        dra: DraState = state.dra
+        try:
+            answers, which = dra.allocated_requests(idx, pre.key, pre.to_allocate)
+        except AllocationError:  # Filter failed the cycle with it already
+            return out
+        fixed = 0
+        if self.scores_by_claim_index and len(pre.to_allocate) < len(pre.claims):
+            values = [0 if a is None else _SCORE_ERROR for a in answers]
+            return np.asarray(values, dtype=np.int64)[which]
+        for _name, _key, claim in pre.claims:
+            if claim.allocation is not None:
+                fixed += subrequest_rank_score(claim.spec, result_requests(claim.allocation))
+        values = [0 if a is None else fixed + sum(subrequest_rank_score(c.spec, requests)
+                                                  for c, requests in zip(pre.to_allocate, a, strict=True))
+                  for a in answers]
+        return np.asarray(values, dtype=np.int64)[which]
+
+    def normalize(self, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:
+        """`NormalizeScore`: `helper.DefaultNormalizeScore(MaxNodeScore, false, scores)`; v1.35's Score error
+        (`RunScorePlugins` wraps it) when a feasible node met it."""
+        if len(raw) and int(raw.min()) == _SCORE_ERROR:
+            pre: PreState = ctx.cache[PRE]
+            raise SchedulingCycleError(f'running Score plugins: plugin "{NAME}" failed with: number of '
+                                       f'allocations {len(pre.to_allocate)} is smaller than number of claims')
+        return default_normalize(raw, False)
+
+    def static_score_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds can never change this pod's raw scores (rows.score_kernel): 0 everywhere when the
+        plugin does not score or PreFilter skipped it (no claims), so the engine keeps its row kernels."""
+        return not self.scores or ctx.cache.get(PRE) is None
+
     # ------------------------------------------------------------------ engine hooks
     def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Binds elsewhere can change this pod's verdicts when it names a claim other pods may share, or when
@@ -240,8 +318,12 @@ class DynamicResources:
             claim = claims.get((pod.namespace, name))
             allocation = None if claim is None else claim.allocation
             parts.append(("claim", c.get("name"), None if claim is None else claim.spec.key(),
-                          None if allocation is None else freeze(allocation.node_selector)))
+                          None if allocation is None else (freeze(allocation.node_selector),
+                                                           result_requests(allocation))))
         return (pod.namespace, tuple(parts))
+
+
+_SCORE_ERROR = -1  # a node where v1.35's Score fails (no raw score is negative)
 
 
 def freeze(value: Any) -> Any:

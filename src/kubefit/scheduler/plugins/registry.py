@@ -14,6 +14,7 @@ from kubefit.api.cluster import ClusterObjects
 from kubefit.k8s.version import (
     BALANCED_WITHOUT_POD,
     DRA_SCORE,
+    DRA_SCORE_ALLOCATED_CLAIMS,
     TAINT_REASON_UNNAMED,
     KubeVersion,
     default_version,
@@ -50,7 +51,9 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
         "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
         "PodTopologySpread": PodTopologySpread.from_args,
         "InterPodAffinity": InterPodAffinity.from_args,
-        "DynamicResources": lambda args, objects: DynamicResources(objects=objects, scores=version.has(DRA_SCORE)),
+        "DynamicResources": lambda args, objects: DynamicResources(
+            objects=objects, scores=version.has(DRA_SCORE),
+            scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS)),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
             args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
         "ImageLocality": lambda args, objects: ImageLocality(),
