@@ -327,7 +327,7 @@ class FastPods:
             scheduling_gates=tuple(g.name or "" for g in spec.schedulingGates or ()), resource_claims=(),
             volumes=VOLUMES_FROM_RAW if spec.volumes else (),
             preemption_policy=spec.preemptionPolicy or "PreemptLowerPriority",
-            required_features=inferred(_restarts_all(spec), spec.hostNetwork, spec.hostUsers),
+            required_features=_required_features(spec),
             phase=status.phase or "",
             container_statuses=self._statuses(status.containerStatuses, "containerStatuses", doc),
             init_container_statuses=self._statuses(status.initContainerStatuses, "initContainerStatuses", doc),
@@ -478,10 +478,15 @@ _MISSING = object()
 _NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod with overhead to decode_pod)
 
 
-def _restarts_all(spec: _PodSpec) -> bool:
-    """load's `restarts_all_containers` of the containers' and init containers' `restartPolicyRules`."""
-    return restarts_all_containers([c.restartPolicyRules for c in spec.containers]) or bool(
-        spec.initContainers and restarts_all_containers([c.restartPolicyRules for c in spec.initContainers]))
+def _required_features(spec: _PodSpec) -> tuple[str, ...]:
+    """load's inference from the containers' and init containers' `restartPolicyRules`, `hostNetwork` and
+    `hostUsers` (at once `()` for the usual pod, with neither rules nor `hostUsers: false`)."""
+    rules = [c.restartPolicyRules for c in spec.containers if c.restartPolicyRules]
+    if spec.initContainers:
+        rules += [c.restartPolicyRules for c in spec.initContainers if c.restartPolicyRules]
+    if not rules and spec.hostUsers is not False:
+        return ()
+    return inferred(restarts_all_containers(rules), spec.hostNetwork, spec.hostUsers)
 
 
 def _bytes(raw: Raw | UnsetType) -> bytes | None:
