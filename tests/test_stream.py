@@ -319,6 +319,11 @@ def _container(draw, i: int) -> dict:
         c[draw(st.sampled_from(["livenessProbe", "startupProbe"]))] = draw(st.sampled_from([
             {"exec": {"command": ["true"]}, "periodSeconds": 5}, {"httpGet": {"port": 80, "httpHeaders": [
                 {"name": "a", "value": "b"}]}}, {"exec": {"comand": []}}, {"httpGet": "x"}, {"grpc": None}, []]))
+    if draw(st.integers(0, 3)) == 0:  # NodeDeclaredFeatures reads the actions
+        c["restartPolicyRules"] = draw(st.sampled_from([
+            [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}],
+            [{"action": "Restart"}, {"action": "RestartAllContainers"}], [{"action": "Restart"}], [None],
+            [{"action": 5}], [{"acton": "RestartAllContainers"}], {"action": "RestartAllContainers"}, []]))
     if draw(st.integers(0, 3)) == 0:
         c["env"] = draw(st.sampled_from([[{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
                                          [{"name": "A", "valueFrom": {"fieldRef": {"path": "x"}}}], [None],
@@ -358,6 +363,8 @@ def pods(draw) -> dict:
         "dnsPolicy": st.sampled_from(["ClusterFirst", 5]),
         "priorityClassName": st.sampled_from(["high"]),
         "bogusField": st.just(1),
+        "hostNetwork": st.sampled_from([True, False, None, "true"]),
+        "hostUsers": st.sampled_from([False, True, None, 0]),
         "securityContext": st.sampled_from([{"runAsUser": 1000, "sysctls": [{"name": "a", "value": "1"}]},
                                             {"sysctls": [{"nam": "a"}]}, {"capabilities": {}}, "root", None]),
         "dnsConfig": st.sampled_from([{"options": [{"name": "ndots", "value": "2"}]}, {"option": []},
@@ -420,7 +427,8 @@ CONTAINER_VARIANTS = [  # (field, value): one field decode_pod reads of a contai
     ("resources", {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}), ("resources", {"requests": {"cpu": "x"}}),
     ("resources", {"requests": {"bogus": "1"}}),  # (a warning naming the container's path)
     ("ports", [{"containerPort": 80, "hostPort": 8080}]), ("ports", [{"containerPort": 80, "protocol": "UDP"}]),
-    ("ports", None), ("ports", [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}])]
+    ("ports", None), ("ports", [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}]),
+    ("restartPolicyRules", [{"action": "RestartAllContainers"}]), ("restartPolicyRules", None)]
 
 
 _BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team"}, "spec": {

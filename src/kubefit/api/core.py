@@ -95,6 +95,7 @@ class Node:
     unschedulable: bool = False
     taints: tuple[Taint, ...] = ()
     images: tuple[ContainerImage, ...] = ()  # status.images
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures, as written (NodeDeclaredFeatures)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)  # the manifest as given
     source: str = ""  # file the node came from
 
@@ -126,6 +127,9 @@ class Pod:
     resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()  # status.resourceClaimStatuses (name, claim)
     volumes: tuple[dict[str, Any], ...] = ()  # spec.volumes as given (the volume plugins read them)
     preemption_policy: str = "PreemptLowerPriority"
+    # the node declared features its spec requires in any version (restartPolicyRules, hostNetwork with
+    # hostUsers false: `kubefit.k8s.declaredfeatures.inferred`); NodeDeclaredFeatures keeps its version's
+    required_features: tuple[str, ...] = ()
     start_time: str = ""  # status.startTime (RFC 3339), "" when absent
     created: float | None = None  # metadata.creationTimestamp, seconds since the epoch
     nominated_node_name: str = ""  # status.nominatedNodeName

@@ -69,6 +69,13 @@ def string_map(value: Any, doc: Document, field_path: str) -> dict[str, str]:
     return {str(k): string(v, doc, f"{field_path}.{k}") for k, v in found.items()}
 
 
+def boolean(value: Any, doc: Document, field_path: str) -> bool | None:
+    """A boolean field (null → None: a `*bool` unset); strings such as "true" are refused, as the API server does."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise fail(doc, field_path, f"must be true or false, got {type_name(value)} {value!r}")
+
+
 def integer(value: Any, doc: Document, field_path: str, default: int | None = 0) -> int:
     """An integer field (null → `default`; `default=None`: required); booleans are not integers."""
     if value is None and default is not None:

@@ -32,6 +32,7 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.k8s.declaredfeatures import inferred, restarts_all_containers
 from kubefit.manifests import load, podparts
 from kubefit.manifests.decode import Complete
 from kubefit.manifests.documents import Document
@@ -188,7 +189,7 @@ class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     serviceAccount: Raw = UNSET
     automountServiceAccountToken: Raw = UNSET
     nodeName: str | None = None
-    hostNetwork: Raw = UNSET
+    hostNetwork: bool | None = None
     hostPID: Raw = UNSET
     hostIPC: Raw = UNSET
     shareProcessNamespace: Raw = UNSET
@@ -210,7 +211,7 @@ class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     topologySpreadConstraints: Raw | UnsetType = UNSET
     setHostnameAsFQDN: Raw = UNSET
     os: _PodOS = None
-    hostUsers: Raw = UNSET
+    hostUsers: bool | None = None
     schedulingGates: list[_SchedulingGate] | None = None
     resourceClaims: Raw | UnsetType = UNSET
     resources: _Resources | None = None
@@ -326,6 +327,7 @@ class FastPods:
             scheduling_gates=tuple(g.name or "" for g in spec.schedulingGates or ()), resource_claims=(),
             volumes=VOLUMES_FROM_RAW if spec.volumes else (),
             preemption_policy=spec.preemptionPolicy or "PreemptLowerPriority",
+            required_features=_required_features(spec),
             phase=status.phase or "",
             container_statuses=self._statuses(status.containerStatuses, "containerStatuses", doc),
             init_container_statuses=self._statuses(status.initContainerStatuses, "initContainerStatuses", doc),
@@ -474,6 +476,17 @@ class _Claims(Exception):
 
 _MISSING = object()
 _NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod with overhead to decode_pod)
+
+
+def _required_features(spec: _PodSpec) -> tuple[str, ...]:
+    """load's inference from the containers' and init containers' `restartPolicyRules`, `hostNetwork` and
+    `hostUsers` (at once `()` for the usual pod, with neither rules nor `hostUsers: false`)."""
+    rules = [c.restartPolicyRules for c in spec.containers if c.restartPolicyRules]
+    if spec.initContainers:
+        rules += [c.restartPolicyRules for c in spec.initContainers if c.restartPolicyRules]
+    if not rules and spec.hostUsers is not False:
+        return ()
+    return inferred(restarts_all_containers(rules), spec.hostNetwork, spec.hostUsers)
 
 
 def _bytes(raw: Raw | UnsetType) -> bytes | None:

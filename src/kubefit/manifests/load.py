@@ -27,13 +27,14 @@ from kubefit.api.core import (
     Toleration,
 )
 from kubefit.errors import InputError
+from kubefit.k8s.declaredfeatures import inferred, restarts_all_containers
 from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.quantity import QuantityError, parse_quantity
 from kubefit.k8s.resourcenames import is_schedulable
 from kubefit.k8s.validation import go_quote
+from kubefit.manifests.decode import boolean, entries
 from kubefit.manifests.decode import check_api_version as _check_api_version
 from kubefit.manifests.decode import check_fields as _check_fields
-from kubefit.manifests.decode import entries
 from kubefit.manifests.decode import fail as _fail
 from kubefit.manifests.decode import integer as _int
 from kubefit.manifests.decode import mapping as _mapping
@@ -71,7 +72,7 @@ CONTAINER_FIELDS = frozenset({
 RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
 NODE_STATUS_FIELDS = frozenset({
     "capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images",
-    "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features"})
+    "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features", "declaredFeatures"})
 POD_STATUS_FIELDS = frozenset({
     "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
     "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
@@ -290,8 +291,10 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     unschedulable = spec.get("unschedulable")
     if unschedulable is not None and not isinstance(unschedulable, bool):
         raise _fail(doc, "spec.unschedulable", f"must be true or false, got {unschedulable!r}")
+    declared = tuple(_string_list(status.get("declaredFeatures"), doc, "status.declaredFeatures"))
     return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(unschedulable),
-                taints=taints, images=_node_images(status, doc), raw=kept_manifest(doc.body), source=doc.source)
+                taints=taints, images=_node_images(status, doc), declared_features=declared,
+                raw=kept_manifest(doc.body), source=doc.source)
 
 
 def kept_manifest(body: dict[str, Any]) -> dict[str, Any]:
@@ -452,8 +455,8 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
         raise InputError("a pod needs at least one container", file=doc.source, obj=doc.label,
                          field="spec.containers")
     containers = tuple(_container(c, doc, f"spec.containers[{i}]", warnings) for i, c in enumerate(raw_containers))
-    inits = tuple(_container(c, doc, f"spec.initContainers[{i}]", warnings)
-                  for i, c in enumerate(_list(spec.get("initContainers"), doc, "spec.initContainers")))
+    raw_inits = _list(spec.get("initContainers"), doc, "spec.initContainers")
+    inits = tuple(_container(c, doc, f"spec.initContainers[{i}]", warnings) for i, c in enumerate(raw_inits))
     pod_resources = _mapping(spec.get("resources"), doc, "spec.resources")
     _check_fields(pod_resources, RESOURCES_FIELDS, doc, "spec.resources")
     pod_requests = (decode_resource_list(pod_resources["requests"], doc, "spec.resources.requests", warnings)
@@ -473,6 +476,9 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
     _string(meta.get("namespace"), doc, "metadata.namespace")
     _string(spec.get("nodeName"), doc, "spec.nodeName")
     overhead = decode_resource_list(spec.get("overhead"), doc, "spec.overhead", warnings)
+    required = inferred(restarts_all_containers(c.get("restartPolicyRules") for c in (*raw_containers, *raw_inits)),
+                        boolean(spec.get("hostNetwork"), doc, "spec.hostNetwork"),
+                        boolean(spec.get("hostUsers"), doc, "spec.hostUsers"))
     return {"priority": priority, "containers": containers, "init_containers": inits,
             "overhead": overhead, "pod_requests": pod_requests, "node_selector": node_selector,
             "affinity": _mapping(affinity, doc, "spec.affinity") if affinity is not None else None,
@@ -484,7 +490,7 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "volumes": tuple(_volume(v, doc, f"spec.volumes[{i}]") for i, v in
                              enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
             "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
-            or "PreemptLowerPriority"}
+            or "PreemptLowerPriority", "required_features": required}
 
 
 def _pod_resource_claims(spec: dict[str, Any], doc: Document) -> tuple[dict[str, Any], ...]:

@@ -26,13 +26,14 @@ NON_TERMINAL = ",".join(f"status.phase!={phase}" for phase in TERMINAL_PHASES)
 # What a scenario needs of each object; everything else (managedFields, most conditions, ...) is noise.
 NODE_META = ("name", "labels", "creationTimestamp")
 NODE_SPEC = ("unschedulable", "taints")
-NODE_STATUS = ("capacity", "allocatable", "images")
+NODE_STATUS = ("capacity", "allocatable", "images", "declaredFeatures")  # declaredFeatures: NodeDeclaredFeatures
 IMAGE_FIELDS = ("names", "sizeBytes")  # of each node `status.images[]` (ImageLocality)
 POD_META = ("name", "namespace", "uid", "labels", "creationTimestamp", "ownerReferences")
 POD_SPEC = ("nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy",
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
-            "overhead", "resources", "hostNetwork", "runtimeClassName", "volumes", "resourceClaims")
-CONTAINER_FIELDS = ("name", "image", "resources", "restartPolicy", "ports")  # image: ImageLocality
+            "overhead", "resources", "hostNetwork", "hostUsers", "runtimeClassName", "volumes", "resourceClaims")
+# image: ImageLocality; restartPolicyRules: NodeDeclaredFeatures (a RestartAllContainers rule)
+CONTAINER_FIELDS = ("name", "image", "resources", "restartPolicy", "restartPolicyRules", "ports")
 # preemption orders victims by start time; DynamicResources finds a pod's template claims by its status
 POD_STATUS = ("phase", "startTime", "nominatedNodeName", "resourceClaimStatuses")
 # A bound pod mid-resize is accounted from its container statuses (InPlacePodVerticalScaling) and its
@@ -277,7 +278,8 @@ def _pick(mapping: Any, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def trim_node(node: dict[str, Any]) -> dict[str, Any]:
-    """A Node with its name, labels, taints, unschedulable flag, capacity, allocatable and images."""
+    """A Node with its name, labels, taints, unschedulable flag, capacity, allocatable, images and declared
+    features."""
     out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
                            "metadata": _pick(node.get("metadata"), NODE_META)}
     spec = _pick(node.get("spec"), NODE_SPEC)

@@ -232,7 +232,7 @@ def shape_key(pod: Pod) -> tuple:
             pod.tolerations, pod.namespace, tuple(sorted(pod.labels.items())), pod.owner_references,
             json.dumps(pod.topology_spread_constraints, sort_keys=True, default=str), pod.scheduling_gates,
             bool(pod.resource_claims), json.dumps(pod.volumes, sort_keys=True, default=str), pod.priority,
-            pod.preemption_policy)
+            pod.preemption_policy, pod.required_features)
 
 
 @dataclass

@@ -28,8 +28,9 @@ try:  # the same kernels in C (_rowkernels.c), built when the package is install
 except ImportError:  # pragma: no cover - a build without one: the Python kernels below do the work
     evaluate_compiled = None
 
-# Filter / Score plugins whose outcome depends on the node's labels, taints and flags only.
-STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "ImageLocality"})
+# Filter / Score plugins whose outcome depends on the node's labels, taints, flags and status only.
+STATIC_PLUGINS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "ImageLocality",
+                            "NodeDeclaredFeatures"})
 SAFE = 1 << 52  # beyond this, int64 products may wrap in numpy: leave such rows to the plugins
 
 RowFn = Callable[[list, list, list], int]  # (allocatable row, requested row, nonzero row) → value

@@ -19,6 +19,7 @@ SIMULATED_PLUGINS = frozenset({
     "SchedulingGates", "NodePorts", "PodTopologySpread", "InterPodAffinity", "ImageLocality",
     "DynamicResources",  # pods without claims; a pod with claims is refused (not modelled)
     "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DefaultPreemption",
+    "NodeDeclaredFeatures",  # v1.35+
 })
 
 

@@ -11,10 +11,12 @@ from functools import cache
 from typing import Any
 
 from kubefit.api.cluster import ClusterObjects
+from kubefit.k8s import declaredfeatures
 from kubefit.k8s.version import (
     BALANCED_WITHOUT_POD,
     DRA_SCORE,
     DRA_SCORE_ALLOCATED_CLAIMS,
+    NODE_DECLARED_FEATURES,
     TAINT_REASON_UNNAMED,
     KubeVersion,
     default_version,
@@ -34,6 +36,7 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
     from kubefit.scheduler.plugins.imagelocality import ImageLocality
     from kubefit.scheduler.plugins.interpodaffinity import InterPodAffinity
     from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+    from kubefit.scheduler.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
     from kubefit.scheduler.plugins.nodename import NodeName
     from kubefit.scheduler.plugins.nodeports import NodePorts
     from kubefit.scheduler.plugins.nodeunschedulable import NodeUnschedulable
@@ -58,6 +61,10 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
             args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
         "ImageLocality": lambda args, objects: ImageLocality(),
     }
+    if version.minor >= 35:  # in the registry from v1.35; without its gate, built disabled (Skip)
+        factories["NodeDeclaredFeatures"] = lambda args, objects: NodeDeclaredFeatures(
+            registry=declaredfeatures.registry(version.minor), enabled=version.has(NODE_DECLARED_FEATURES),
+            maps=version.minor >= 36, names_missing=version.minor == 35)
     factories.update(_storage_factories())
     return factories
 
