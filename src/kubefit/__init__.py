@@ -31,7 +31,8 @@ _HOMES = {
     "kubefit.manifests.load": ("Scenario",),
     "kubefit.manifests.scenario": ("load_scenario",),
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
-    "kubefit.verbs": ("KubefitWarning", "capacity", "compare", "consolidate", "divide", "estimate", "models_classify",
+    "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
+    "kubefit.verbs": ("KubefitWarning", "capacity", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
                       "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
                       "timeline", "tune"),
 }
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
     from kubefit.errors import ConfigError, InputError, KubefitError
     from kubefit.k8s.quantity import milli_value, parse_quantity, value
     from kubefit.k8s.requests import PodDemand, pod_demand
+    from kubefit.k8s.version import KubeVersion, for_minor, resolve
     from kubefit.manifests.load import Scenario
     from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
@@ -48,6 +50,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         KubefitWarning,
         capacity,
         compare,
+        compare_versions,
         consolidate,
         divide,
         estimate,
@@ -65,12 +68,14 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 
 __all__ = [
     # one function per verb
-    "capacity", "compare", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "capacity", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
     "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",
     # quantities
     "milli_value", "parse_quantity", "value",
+    # Kubernetes versions
+    "KubeVersion", "for_minor", "resolve",
     # errors and warnings
     "ConfigError", "InputError", "KubefitError", "KubefitWarning",
 ]

@@ -302,6 +302,68 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     return results
 
 
+def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = "random", seed: int | None = 0,
+                     cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
+                     progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
+                     warn: Warn = python_warning, admission: bool = True,
+                     feature_gates: str | None = None) -> list[SimulationResult]:
+    """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
+    `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
+
+    Parameters
+    ----------
+    versions : sequence of str
+        At least two supported versions (`1.34` … `1.37`), each answered at its patch; `feature_gates` applies to
+        every one of them (a gate one of them does not know is refused).
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
+        As for `simulate`.
+    progress : callable, optional
+        Called with (version label, pods scheduled so far, pods queued).
+
+    Returns
+    -------
+    list of SimulationResult
+        One per version, labelled `1.34 (v1.34.1)`; `kubefit.scheduler.compare.version_comparison_to_dict` is
+        `-o json` (the metrics side by side and every pod placed differently).
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> runs = kubefit.compare_versions(["examples/workload/cluster.yaml"], ["1.34", "1.37"], tie_break="first",
+    ...                                 warn=lambda _: None)
+    >>> [(r.label, r.scheduled) for r in runs]
+    [('1.34 (v1.34.1)', 20), ('1.37 (v1.37.0)', 20)]
+    """
+    from kubefit.k8s.version import resolve
+    from kubefit.scheduler.scenario import prepare
+    from kubefit.scheduler.simulate import simulate as run
+
+    labels = [str(v).strip() for v in versions if str(v).strip()]
+    resolved = [resolve(v, feature_gates) for v in labels]  # every version refused before any file is read
+    if len({v.minor for v in resolved}) < 2:
+        raise InputError("name at least two different versions, e.g. 1.34,1.37", field="--compare-versions")
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                          actions=node_actions(cordon, drain, remove), admission=admission,
+                                          kube_version=labels[0], feature_gates=feature_gates)
+    queue = scenario.pending_pods
+    results = []
+    for version in resolved:
+        this = prepared if version == prepared.config.version else prepare(scenario, version=version)
+        label = f"{version.name} ({version.patch})"
+        tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
+        with kept():
+            result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick, label=label)
+        notes = list(prepared.notes) if this is prepared else [n for n in this.notes if n not in prepared.notes]
+        for note in notes if this is not prepared else ():
+            warn(note)
+        result.warnings = notes + _run_notes(result, warn)
+        result.inputs = _inputs(files, this.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                                drain=list(drain), remove=list(remove), recursive=recursive,
+                                compareVersions=labels, featureGates=feature_gates)
+        results.append(result)
+    return results
+
+
 def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
     """What the run itself found to tell (a preemption kube-scheduler may resolve differently, a DRA pool order
     that may have mattered), told via `warn`."""

@@ -27,13 +27,26 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @app.command()
-def version() -> None:
+def version(
+    feature_gates: Annotated[bool, typer.Option(
+        "--feature-gates", help="Also list kube-scheduler's feature gates with each version's default.")] = False,
+) -> None:
     """Print kubefit's version and the versions of the systems it reproduces."""
     from importlib.metadata import version as pkg_version
 
-    from kubefit.told import KARMADA_VERSION, KUBE_SCHEDULER_VERSION
+    from kubefit.k8s.version import PATCHES, default_version, gate_table
+    from kubefit.told import KARMADA_VERSION
 
-    print(f"kubefit {pkg_version('kubefit')} (kube-scheduler {KUBE_SCHEDULER_VERSION}, Karmada {KARMADA_VERSION})")
+    default = default_version()
+    print(f"kubefit {pkg_version('kubefit')}")
+    print("kube-scheduler (--kube-version): " + ", ".join(
+        f"1.{minor} ({patch}{', default' if minor == default.minor else ''})" for minor, patch in PATCHES.items()))
+    print(f"Karmada: {KARMADA_VERSION} (vendors Kubernetes v1.36)")
+    if feature_gates:
+        width = max(len(name) for name, _ in gate_table())
+        print(f"\n{'feature gate':<{width}}  " + "  ".join(f"{f'1.{m}':<13}" for m in PATCHES).rstrip())
+        for name, cells in gate_table():
+            print(f"{name:<{width}}  " + "  ".join(f"{c:<13}" for c in cells).rstrip())
 
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,

@@ -121,6 +121,9 @@ def simulate(
     admission: AdmissionOption = True,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    compare_versions: Annotated[str | None, typer.Option(
+        "--compare-versions", help="What an upgrade changes: run under each of these Kubernetes versions "
+        "(e.g. 1.34,1.37) and show the metrics side by side and every pod placed differently.")] = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as tables
@@ -133,11 +136,16 @@ def simulate(
     if timeline and specs:
         raise InputError("--timeline and --compare cannot be combined; run one timeline per configuration",
                          field="--timeline")
+    if compare_versions is not None and (specs or timeline or kube_version):
+        raise InputError("--compare-versions runs the scenario's configuration under each version: it cannot be "
+                         "combined with --compare, --timeline or --kube-version", field="--compare-versions")
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates)
     if timeline:
         return _timeline(files, options, output, plot, report)
+    if compare_versions is not None:
+        return _compare_versions(files, compare_versions.split(","), options, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
             results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
@@ -159,6 +167,21 @@ def simulate(
     keep(data, results)
     if "nodeActions" in data and not data["nodeActions"]["allPlaced"]:
         raise typer.Exit(1)  # the what-if was a check: some evicted pod fits nowhere
+
+
+def _compare_versions(files: list[str], versions: list[str], options: dict[str, Any], output: OutputFormat,
+                      plot: str | None, report: str | None) -> None:
+    from kubefit.report.simulation import version_comparison_table
+    from kubefit.scheduler.compare import version_comparison_to_dict
+
+    options = {k: v for k, v in options.items() if k != "kube_version"}
+    with progress_bars(files, len([v for v in versions if v.strip()])) as (loading, tick):
+        results = verbs.compare_versions(files, versions, progress=tick, loading=loading, **options)
+    data = version_comparison_to_dict(results)
+    _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
+    write_report(results, report, data)
+    emit(data, output, lambda console: version_comparison_table(console, data))
+    keep(data, results)
 
 
 def check_plot_path(path: str) -> None:

@@ -168,6 +168,18 @@ class KubeVersion:
         return out
 
 
+def gate_table() -> list[tuple[str, list[str]]]:
+    """Each gate with its default per supported minor (`true`, `false`, `true (locked)`, `—` if unknown)."""
+    rows = []
+    for name in sorted(GATES):
+        cells = []
+        for minor in PATCHES:
+            spec = GATES[name].get(minor)
+            cells.append("—" if spec is None else str(spec[0]).lower() + (" (locked)" if spec[1] else ""))
+        rows.append((name, cells))
+    return rows
+
+
 def supported() -> str:
     """`1.34, 1.35, 1.36, 1.37`: the list every refusal names."""
     return ", ".join(f"1.{m}" for m in PATCHES)
@@ -234,8 +246,8 @@ def for_minor(minor: int, overrides: Mapping[str, bool] | None = None) -> KubeVe
         spec = GATES.get(name, {}).get(minor)
         if spec is None:
             raise InputError(f'invalid argument "{name}={str(value).lower()}" for "--feature-gates" flag: '
-                             f"unrecognized feature gate: {name} (in Kubernetes 1.{minor}; gates kubefit "
-                             f"reads: {', '.join(sorted(gates))})", field="--feature-gates")
+                             f"unrecognized feature gate: {name} (Kubernetes 1.{minor}; `kubefit version "
+                             f"--feature-gates` lists each version's gates)", field="--feature-gates")
         default, locked = spec
         if locked and value != default:
             raise InputError(f'invalid argument "{name}={str(value).lower()}" for "--feature-gates" flag: '

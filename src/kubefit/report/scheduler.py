@@ -123,6 +123,15 @@ def explain_tables(console: Console, explain: dict[str, Any]) -> None:
                               str(r["utilization"]), score, str(r["weight"]))
                 console.print(t)
                 console.print(f"  weighted average: {d['formula']}")
+            elif "scoreWithoutPod" in d:  # v1.36+: the balance with and without the pod
+                for col in ("resource", "allocatable", "requested before", "fraction before", "requested after",
+                            "fraction after"):
+                    t.add_column(col)
+                for r in d["resources"]:
+                    t.add_row(r["resource"], str(r["allocatable"]), str(r["requestedBefore"]),
+                              f"{r['fractionBefore']:.4f}", str(r["requested"]), f"{r['fraction']:.4f}")
+                console.print(t)
+                console.print(f"  score: {d['formula']}")
             else:
                 for col in ("resource", "allocatable", "requested after", "fraction"):
                     t.add_column(col)

@@ -64,6 +64,25 @@ def comparison_table(console: Console, data: dict) -> None:
     _metrics_table(console, rows)
 
 
+def version_comparison_table(console: Console, data: dict, shown: int = 20) -> None:
+    """The versions' metrics side by side, then the pods placed differently (the first `shown` of them)."""
+    comparison_table(console, data)
+    differences = data["differences"]
+    if not differences:
+        console.print("every pod lands on the same node under every version")
+        return
+    labels = [c["name"] for c in data["configurations"]]
+    t = new_table(f"Pods placed differently ({len(differences)})")
+    t.add_column("pod")
+    for label in labels:
+        t.add_column(label)
+    for d in differences[:shown]:
+        t.add_row(d["pod"], *[d["nodes"][label] or "pending" for label in labels])
+    console.print(t)
+    if len(differences) > shown:
+        console.print(f"… and {len(differences) - shown} more (-o json lists them all)")
+
+
 def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
     t = new_table("Metrics")
     t.add_column("metric")

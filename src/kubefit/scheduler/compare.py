@@ -105,3 +105,35 @@ def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
                                for r in results],
             "allocatable": node_allocatable(results[0].state) if results else {},
             **told_keys([w for ws in told for w in ws] if told else None, None, results[0].inputs if results else None)}
+
+
+def version_differences(results: Sequence[SimulationResult]) -> list[dict]:
+    """Every pod placed differently by the runs (another node, or pending in one of them): `{"pod": ns/name,
+    "nodes": {label: node or None}}`, in the first run's queue order. A pod that a run never scheduled (its
+    controller did not create it) is None there too."""
+    placed = []
+    for result in results:
+        names = result.state.node_names
+        where: dict[str, str | None] = {}
+        for step in result.steps:  # a preempting pod's last step is where it went
+            where[step.pod.key] = None if step.node is None else names[step.node]
+        placed.append(where)
+    order = list(placed[0]) + [k for p in placed[1:] for k in p if k not in placed[0]]
+    out = []
+    for key in order:
+        nodes = {r.label: p.get(key) for r, p in zip(results, placed, strict=True)}
+        if len(set(nodes.values())) > 1:
+            out.append({"pod": key, "nodes": nodes})
+    return out
+
+
+def version_comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
+    """`comparison_to_dict` of the versions' runs, plus `differences` (`version_differences`) and, per version,
+    how many pods its run placed elsewhere than the first version's (`moved`)."""
+    data = comparison_to_dict(results)
+    differences = version_differences(results)
+    first = results[0].label
+    for config in data["configurations"]:
+        config["moved"] = sum(1 for d in differences if d["nodes"][config["name"]] != d["nodes"][first])
+    data["differences"] = differences
+    return data

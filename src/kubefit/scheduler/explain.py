@@ -8,7 +8,7 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.scheduler.framework import Framework, new_context
-from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
+from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation, balanced_scores
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.legacy import LegacyNodeResourcesFit
 from kubefit.scheduler.plugins.strategies import MAX_UTILIZATION
@@ -48,13 +48,26 @@ def _fit_node(plugin: NodeResourcesFit, scores, alloc, req, m: int, p_req: dict[
     return {"resources": rows, "numerator": num, "weightSum": den, "formula": formula, "score": int(node_score[m])}
 
 
-def _balanced_node(plugin: NodeResourcesBalancedAllocation, score, alloc, req, m: int) -> dict[str, Any]:
+def _balanced_node(plugin: NodeResourcesBalancedAllocation, score, alloc, req, m: int,
+                   pod: dict[str, int]) -> dict[str, Any]:
+    """One node's BalancedAllocation arithmetic; from v1.36 (kubernetes#135573) the balance with and without
+    the pod, and the score built from both."""
     rows = []
     for k, r in enumerate(plugin.args.resources):
         a, q = int(alloc[m, k]), int(req[m, k])
         if a:
             rows.append({"resource": r.name, "allocatable": a, "requested": q, "fraction": min(q / a, 1.0)})
-    return {"resources": rows, "score": int(score[m]), "formula": "int((1 − std(fractions)) · 100)"}
+    if not plugin.with_and_without:
+        return {"resources": rows, "score": int(score[m]), "formula": "int((1 − std(fractions)) · 100)"}
+    before = np.where(alloc[m:m + 1] != 0, req[m:m + 1] - np.array([[pod.get(r.name, 0) for r in plugin.args.resources]],
+                                                                       dtype=np.int64), 0)
+    with_pod = int(balanced_scores(req[m:m + 1], alloc[m:m + 1])[0])
+    without = int(balanced_scores(before, alloc[m:m + 1])[0])
+    for row, k in zip(rows, [k for k in range(len(plugin.args.resources)) if alloc[m, k]], strict=True):
+        row["requestedBefore"] = int(before[0, k])
+        row["fractionBefore"] = min(int(before[0, k]) / int(alloc[m, k]), 1.0)
+    return {"resources": rows, "scoreWithPod": with_pod, "scoreWithoutPod": without, "score": int(score[m]),
+            "formula": f"50 + (50 + {with_pod} − {without}) / 2 = {int(score[m])} (each int((1 − std(fractions)) · 100))"}
 
 
 def explain(fw: Framework, state: ClusterState, pod: Pod, feasible: np.ndarray) -> dict[str, dict[str, Any]]:
@@ -70,5 +83,6 @@ def explain(fw: Framework, state: ClusterState, pod: Pod, feasible: np.ndarray) 
         elif type(plugin) is NodeResourcesBalancedAllocation and not plugin.pre_score(state, ctx):
             score, alloc, req = plugin.score_detail(state, ctx, feasible)
             for m, n in enumerate(feasible):
-                out[state.nodes[int(n)].name][name] = _balanced_node(plugin, score, alloc, req, m)
+                out[state.nodes[int(n)].name][name] = _balanced_node(plugin, score, alloc, req, m,
+                                                                     ctx.demand.requests)
     return out

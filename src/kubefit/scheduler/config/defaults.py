@@ -58,6 +58,7 @@ def _default_other_args(name: str, raw: dict[str, Any], scheme: Scheme) -> dict[
         raw.setdefault("minCandidateNodesAbsolute", 100)
     elif name == "InterPodAffinity":
         raw.setdefault("hardPodAffinityWeight", 1)
+        raw.setdefault("ignorePreferredTermsOfExistingPods", False)  # a bool without omitempty: always printed
     elif name == "PodTopologySpread":
         raw["defaultingType"] = raw.get("defaultingType") or "System"
     elif name == "VolumeBinding":
