@@ -30,6 +30,7 @@ def test_the_readme_shows_outputs():
 def test_readme_output_is_what_kubefit_prints(command, shown, monkeypatch, capsys):
     """The block is the start of the output (or, for `| tail -N`, its last N lines), line by line."""
     monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("KUBEFIT_KUBE_VERSION")  # what a user sees: the default version (tests/conftest.py)
     args, _, tail = command.partition("| tail -")
     rc = main(shlex.split(args))
     out = _lines(capsys.readouterr().out)

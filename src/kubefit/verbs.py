@@ -595,7 +595,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
 def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: int = 0, batch: int = 8,
          space: str | Path | None = None, tie_break: str = "random", repeats: int | None = None,
          validate: Files = (), dask_scheduler: str | None = None, workers: int | None = None,
-         recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning) -> TuneResult:
+         recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning,
+         kube_version: str | None = None, feature_gates: str | None = None) -> TuneResult:
     """The scheduler configuration that packs this workload best (`kubefit tune`).
 
     Candidates vary NodeResourcesFit's scoring strategy, its resource weights and RequestedToCapacityRatio
@@ -669,14 +670,15 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 
     goal = find_objective(objective)
     repeats = check_settings(trials, batch, tie_break, repeats)
-    scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive)
+    scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive, kube_version=kube_version,
+                                          feature_gates=feature_gates)
     body = scenario_body(scenario.scheduler_config)
     told = list(prepared.notes)
     if body is not None and prepared.config.dialect not in ("v1", "default"):
         told.append(f"the scenario's {prepared.config.dialect} configuration is tuned as its v1 conversion (what "
-                    f"`kubefit config convert` writes), scored the way kube-scheduler v1.34 scores it")
+                    f"`kubefit config convert` writes), scored the way kube-scheduler {prepared.config.version.patch} scores it")
     base_body = v1_body(prepared.config, body)
-    base = checked_config(base_body, prepared.config.source or "<kube-scheduler defaults>")
+    base = checked_config(base_body, prepared.config.source or "<kube-scheduler defaults>", prepared.config.version)
     if not any(sp.name == "NodeResourcesFit" for p in base.profiles for sp in p.score_plugins):
         told.append("no profile scores with NodeResourcesFit: its strategy, resource weights and shape change "
                     "nothing here; only the other plugins' weights can")
@@ -694,7 +696,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
         search_space = load_space(docs[0].body, str(space), search_space)
     holdout = None
     if validate:
-        held, held_prepared, _ = prepare_files(validate, "tune", warn, recursive=recursive)
+        held, held_prepared, _ = prepare_files(validate, "tune", warn, recursive=recursive,
+                                               kube_version=kube_version, feature_gates=feature_gates)
         if held.scheduler_config is not None:
             told.append(f"--validate: {held.scheduler_config.source}: {held.scheduler_config.label} is not used "
                         f"(the hold-out workload is scored under the tuned configuration and the baselines)")

@@ -15,10 +15,12 @@ import typer
 from kubefit import verbs
 from kubefit.cli import (
     FilesOption,
+    KubeVersionOption,
     OutputFormat,
     OutputOption,
     RecursiveOption,
     ReportOption,
+    SchedulerGatesOption,
     app,
     check_report_path,
     keep,
@@ -72,6 +74,8 @@ def tune(
     output: OutputOption = OutputFormat.table,
     recursive: RecursiveOption = False,
     report: ReportOption = None,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
     """The scheduler configuration that packs this workload best: strategies, weights and shapes, each
     judged by exact simulation, on this machine or a Dask cluster."""
@@ -82,7 +86,7 @@ def tune(
         result = verbs.tune(files, objective, trials=trials, seed=seed, batch=batch, space=space,
                             tie_break=tie_break.value, repeats=repeats, validate=validate or [],
                             dask_scheduler=dask_scheduler, workers=workers, recursive=recursive,
-                            progress=progress, warn=warn)
+                            progress=progress, warn=warn, kube_version=kube_version, feature_gates=feature_gates)
     data = result.to_dict()
     if write_config:
         try:

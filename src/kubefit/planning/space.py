@@ -31,6 +31,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import ConfigError, InputError
 from kubefit.k8s.requests import pod_demand
 from kubefit.k8s.resourcenames import CPU, MEMORY, PODS
+from kubefit.k8s.version import KubeVersion
 from kubefit.scheduler.compare import DEFAULT_SHAPE as STOCK_SHAPE
 from kubefit.scheduler.config import (
     DEFAULT_SCHEDULER_NAME,
@@ -540,11 +541,12 @@ def stock_body(base: dict[str, Any], config: SchedulerConfiguration, strategy: s
     return body
 
 
-def checked_config(body: dict[str, Any], source: str) -> SchedulerConfiguration:
-    """Decode and validate a candidate as kube-scheduler would (`decode_v1`); a refusal is a kubefit bug
-    or a space no configuration of which kube-scheduler accepts, said with kube-scheduler's messages."""
+def checked_config(body: dict[str, Any], source: str, version: KubeVersion | None = None) -> SchedulerConfiguration:
+    """Decode and validate a candidate as kube-scheduler of `version` would (`decode_v1`); a refusal is a
+    kubefit bug or a space no configuration of which kube-scheduler accepts, said with kube-scheduler's
+    messages. The configuration carries the version to the workers (a trial answers for it)."""
     try:
-        return decode_v1(copy.deepcopy(body), source)
+        return decode_v1(copy.deepcopy(body), source, version)
     except ConfigError as exc:
         raise InputError("kube-scheduler would refuse this candidate configuration: " + "; ".join(exc.errors),
                          file=source) from None

@@ -226,7 +226,8 @@ class Search:
         self.seen: dict[str, Trial] = {}  # configuration key → the first trial of it
 
     def candidate(self, body: dict[str, Any], number: int | None = None) -> SchedulerConfiguration:
-        return checked_config(body, f"<kubefit tune: trial {len(self.trials) if number is None else number}>")
+        return checked_config(body, f"<kubefit tune: trial {len(self.trials) if number is None else number}>",
+                              self.base.version)
 
     def run(self, bodies: Iterable[dict[str, Any]], names: Sequence[list[str]] = ()) -> list[Trial]:
         """Evaluate one batch in order, each configuration not seen before once, and record its trials. The
