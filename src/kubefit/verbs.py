@@ -9,6 +9,7 @@ objects, plugins not simulated, Karmada's int64 wrap-around) through `warn`: by 
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -62,7 +63,7 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest). Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
-    from kubefit.k8s.version import resolve
+    from kubefit.k8s.version import ENV, resolve, scenario_note
     from kubefit.manifests.load import unread_objects
     from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
@@ -70,11 +71,18 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
 
     version = resolve(kube_version, feature_gates)  # refused before any file is read
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
+    recorded = scenario.kube_version  # a snapshot's cluster version answers unless told otherwise
+    chosen = not kube_version and not os.environ.get(ENV)
+    if recorded and chosen:
+        version = resolve(None, feature_gates, scenario_version=recorded)
+    told = scenario_note(version, recorded, chosen)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
+    if told:
+        prepared.notes.insert(0, told)
     if unread:
         prepared.notes.insert(0, unread)  # also in the result's warnings (`-o json`), not only on stderr
     for note in prepared.notes:
@@ -163,6 +171,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
                                                                prepared.state.node_names)
     data["warnings"] = list(prepared.notes)
+    data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
+                             recursive=recursive)
     note = sampling_note(prepared, target, result)
     if note is not None:
         warn(note)

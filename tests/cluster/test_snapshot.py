@@ -42,6 +42,7 @@ class _APIServer(BaseHTTPRequestHandler):
 
     requests: list[tuple[str, dict[str, list[str]], str]] = []
     forbid = False
+    version: dict[str, str] | None = {"major": "1", "minor": "36", "gitVersion": "v1.36.3", "platform": "linux/amd64"}
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         url = urlsplit(self.path)
@@ -59,6 +60,8 @@ class _APIServer(BaseHTTPRequestHandler):
                 "message": f'{resource} is forbidden: User "system:serviceaccount:default:viewer" cannot list '
                            f'resource "{resource}" in API group "" at the cluster scope',
                 "reason": "Forbidden", "details": {"kind": resource}, "code": 403})
+        if url.path.rstrip("/") == "/version" and type(self).version is not None:  # the API server's version (not a list)
+            return self._reply(200, type(self).version)
         recording = RECORDED.get(url.path)
         if recording is None:
             return self._reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
@@ -162,7 +165,9 @@ def test_snapshot_reads_every_page(server: str, tmp_path: Path) -> None:
     stamps = [p["metadata"]["creationTimestamp"] for p in pods]
     assert stamps == sorted(stamps)
     # paging: every page was asked for with limit and the previous page's continue token
-    calls = [(path, q.get("limit"), q.get("continue")) for path, q, _ in _APIServer.requests]
+    calls = [(path, q.get("limit"), q.get("continue")) for path, q, _ in _APIServer.requests
+             if path.rstrip("/") != "/version"]
+    assert [path for path, _, _ in _APIServer.requests].count("/version/") == 1  # the cluster's version, once
     tokens = {path: [None] + [p["metadata"]["continue"] for p in rec["pages"][:-1]]
               for path, rec in RECORDED.items()}
     assert calls == [(path, [str(RECORDED[path]["limit"])], None if t is None else [t])
@@ -179,6 +184,8 @@ def test_snapshot_keeps_what_scheduling_reads(server: str, tmp_path: Path) -> No
     for name, doc in by_name.items():
         if doc["kind"] not in ("Node", "Pod"):
             continue
+        if doc["kind"] == "Node":  # its only annotation: the cluster's version, which the scenario answers for
+            assert doc["metadata"].pop("annotations") == {"kubefit.io/kubernetes-version": "v1.36.3"}
         text = json.dumps(doc)
         for noise in ("managedFields", "conditions", "nodeInfo", "resourceVersion",
                       "volumeMounts", "imageID", "state", "annotations"):
@@ -559,3 +566,35 @@ def test_snapshot_keeps_what_admission_reads_for_pods_created_later(server: str,
     replica = find_pod(scenario, "rc/legacy")
     assert replica.namespace == "shop" and replica.created_by == "ReplicationController/legacy"
     assert replica.containers[0].requests == {"cpu": 250_000_000, "memory": 128 * 1024 * 1024 * 10**9}
+
+
+def test_the_snapshot_answers_for_the_clusters_version(server: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`/version` says v1.36.3: every node records it, and a verb answers for 1.36 unless told otherwise
+    (`--kube-version`, $KUBEFIT_KUBE_VERSION); the answer says which. A cluster of a version kubefit does not
+    reproduce is answered for the default version, with a warning; a server without /version records none."""
+    config = write_kubeconfig(tmp_path / "config", server)
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
+    assert load_scenario([out]).kube_version == "v1.36.3"
+    monkeypatch.delenv("KUBEFIT_KUBE_VERSION")
+    capsys.readouterr()
+    assert main(["score", "-f", str(out), "-o", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["inputs"]["kubeSchedulerVersion"] == "v1.36.3"
+    assert any("Kubernetes v1.36.3 cluster: answered as kube-scheduler v1.36.3" in w for w in got["warnings"])
+    assert main(["score", "-f", str(out), "-o", "json", "--kube-version", "1.34"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["inputs"]["kubeSchedulerVersion"] == "v1.34.1"
+    assert any("answered as kube-scheduler v1.34.1, as asked" in w for w in got["warnings"])
+    monkeypatch.setattr(_APIServer, "version", {"major": "1", "minor": "33", "gitVersion": "v1.33.4-gke.100"})
+    assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["score", "-f", str(out), "-o", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["inputs"]["kubeSchedulerVersion"] == "v1.37.0"
+    assert any("v1.33.4-gke.100 cluster, a version kubefit does not reproduce" in w for w in got["warnings"])
+    monkeypatch.setattr(_APIServer, "version", None)
+    assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
+    assert load_scenario([out]).kube_version is None

@@ -1,4 +1,4 @@
-"""`kubefit config validate|view`: a scheduler configuration as kube-scheduler v1.34.1 reads it."""
+"""`kubefit config validate|view`: a scheduler configuration as kube-scheduler of each version reads it."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import OutputFormat, app, name_some, warn
+from kubefit.cli import KubeVersionOption, OutputFormat, SchedulerGatesOption, app, name_some, warn
 from kubefit.errors import ConfigError, InputError, escape_control
 from kubefit.manifests.documents import Document, read_documents
 from kubefit.manifests.kinds import FLEET_KINDS, SCHEDULER_CONFIG_KINDS
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.scenario import add_document
 from kubefit.report.output import emit
-from kubefit.scheduler.config import V1, SchedulerConfiguration, load_configuration
+from kubefit.scheduler.config import V1, load_configuration
 from kubefit.scheduler.config.dialects import print_notes
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
@@ -40,35 +40,77 @@ def config_document(path: str) -> Document | None:
     return docs[0] if docs else None
 
 
-def _load(path: str) -> SchedulerConfiguration:
-    return load_configuration(config_document(path))
+ConfigVersionsOption = Annotated[str | None, typer.Option(
+    "--kube-version", help="The Kubernetes version(s) to check against: 1.34 … 1.37, several separated by commas, "
+    "or all; default: $KUBEFIT_KUBE_VERSION, else the newest.")]
+
+
+def _versions(text: str | None, feature_gates: str | None) -> list:
+    """The versions `--kube-version` names (`all`: every supported one), resolved with the gates."""
+    from kubefit.k8s.version import PATCHES, resolve
+
+    if text is not None and text.strip().lower() == "all":
+        return [resolve(minor, feature_gates) for minor in PATCHES]
+    names = [t.strip() for t in (text or "").split(",") if t.strip()] or [None]
+    return [resolve(name, feature_gates) for name in names]
+
+
+def _verdict(doc: Document, version) -> dict:
+    """Whether kube-scheduler of `version` accepts the configuration: `{valid, messages, notes, dialect}`."""
+    try:
+        config = load_configuration(doc, version)
+    except ConfigError as exc:
+        return {"valid": False, "messages": list(exc.errors), "notes": []}
+    return {"valid": True, "messages": [], "notes": list(config.notes), "dialect": config.dialect}
 
 
 @config_app.command("validate")
-def validate(filename: ConfigFileOption) -> None:
-    """Check a configuration the way kube-scheduler does: prints "valid" or its messages (exit 2).
+def validate(
+    filename: ConfigFileOption,
+    kube_version: ConfigVersionsOption = None,
+    feature_gates: SchedulerGatesOption = None,
+    output: Annotated[OutputFormat, typer.Option("-o", "--output", help="table (lines), json or yaml.")] = OutputFormat.table,
+) -> None:
+    """Check a configuration the way kube-scheduler does: prints "valid" or its messages (exit 2), for one
+    version or several (`--kube-version 1.34,1.37`, `all`), each with that version's defaults and messages.
 
     An older apiVersion (or a legacy Policy) is checked as that version was, and the answer says that
-    kube-scheduler v1.34 reads only v1 and how to convert the file."""
+    kube-scheduler reads only v1 and how to convert the file."""
+    versions = _versions(kube_version, feature_gates)
     doc = config_document(filename)
     if doc is None:
         raise InputError("no KubeSchedulerConfiguration or Policy to validate (a file without one means "
                          "kube-scheduler's defaults: see `kubefit config view`)", file=filename)
-    try:
-        config = load_configuration(doc)
-    except ConfigError as exc:
+    verdicts = {f"{v.name}": {"patch": v.patch, **_verdict(doc, v)} for v in versions}
+    valid = all(v["valid"] for v in verdicts.values())
+    if output != OutputFormat.table:
+        emit({"file": filename, "valid": valid, "versions": verdicts}, output.value)
+    elif len(verdicts) == 1:
+        _print_verdict(filename, next(iter(verdicts.values())), versions[0].patch)
+    else:
+        for name, verdict in verdicts.items():
+            print(f"{name} ({verdict['patch']}): " + ("valid" if verdict["valid"] else "invalid"))
+            for message in verdict["messages"]:
+                print(f"  {escape_control(message)}")
+    if not valid:
+        raise typer.Exit(2)
+
+
+def _print_verdict(filename: str, verdict: dict, patch: str) -> None:
+    """One version's verdict as lines: "valid" (with the notes), or the messages."""
+    if not verdict["valid"]:
         print(escape_control(f"{filename}: invalid scheduler configuration:"))
-        for message in exc.errors:
+        for message in verdict["messages"]:
             print(f"  {escape_control(message)}")
-        raise typer.Exit(exc.exit_code) from None
-    for note in config.notes:
+        return
+    for note in verdict["notes"]:
         print(f"note: {escape_control(note)}")
-    if config.dialect in ("v1", "default"):
+    if verdict["dialect"] in ("v1", "default"):
         print("valid")
         return
-    old = "a legacy Policy" if config.dialect == "Policy" else f"{V1.rsplit('/', 1)[0]}/{config.dialect}"
+    old = "a legacy Policy" if verdict["dialect"] == "Policy" else f"{V1.rsplit('/', 1)[0]}/{verdict['dialect']}"
     print(f"valid as {old}")
-    print(escape_control(f"note: kube-scheduler v1.34 loads only {V1} (it refuses {old}); "
+    print(escape_control(f"note: kube-scheduler {patch} loads only {V1} (it refuses {old}); "
                          f"convert the file with: kubefit config convert -f {filename}"))
 
 
@@ -76,9 +118,13 @@ def validate(filename: ConfigFileOption) -> None:
 def view(
     filename: ConfigFileOption,
     output: Annotated[OutputFormat, typer.Option("-o", "--output", help="yaml or json.")] = OutputFormat.yaml,
+    kube_version: KubeVersionOption = None,
+    feature_gates: SchedulerGatesOption = None,
 ) -> None:
-    """Print the effective v1 configuration after kube-scheduler's defaulting."""
-    config = _load(filename)
+    """Print the effective v1 configuration after kube-scheduler's defaulting (of `--kube-version`)."""
+    from kubefit.k8s.version import resolve
+
+    config = load_configuration(config_document(filename), resolve(kube_version, feature_gates))
     print_notes(config.notes)  # what the conversion and defaulting chose, on stderr
     fmt = "json" if output == OutputFormat.json else "yaml"
     emit(config.effective or {}, fmt)

@@ -223,20 +223,45 @@ def parse_gate_overrides(text: str | Mapping[str, bool] | None) -> dict[str, boo
 
 def resolve(kube_version: str | int | None = None, feature_gates: str | Mapping[str, bool] | None = None, *,
             scenario_version: str | None = None) -> KubeVersion:
-    """The version to answer for: `kube_version`, else `$KUBEFIT_KUBE_VERSION`, else the version a snapshot
-    recorded (`scenario_version`), else the newest; with `feature_gates` applied as kube-scheduler's
-    `--feature-gates` applies them (unknown gates and locked gates refused with its messages)."""
+    """The version to answer for: `kube_version`, else `$KUBEFIT_KUBE_VERSION`, else the minor of the version
+    a snapshot recorded (`scenario_version`, any patch of a supported minor), else the newest; with
+    `feature_gates` applied as kube-scheduler's `--feature-gates` applies them (unknown gates and locked
+    gates refused with its messages)."""
     if isinstance(kube_version, int):
         minor = kube_version if kube_version in PATCHES else parse_minor(f"1.{kube_version}")
     elif kube_version not in (None, ""):
         minor = parse_minor(str(kube_version))
     elif os.environ.get(ENV):
         minor = parse_minor(os.environ[ENV], field_name=ENV)
-    elif scenario_version:
-        minor = parse_minor(scenario_version, field_name="the snapshot's Kubernetes version")
     else:
-        minor = DEFAULT_MINOR
+        recorded = release_minor(scenario_version)
+        minor = recorded if recorded in PATCHES else DEFAULT_MINOR
     return for_minor(minor, parse_gate_overrides(feature_gates))
+
+
+def release_minor(git_version: str | None) -> int | None:
+    """The minor of a cluster's `gitVersion` (`v1.36.5`, `v1.36.3-gke.1200`, `v1.35.0+k3s1`), or None.
+
+    >>> release_minor("v1.36.3-gke.1200"), release_minor("1.35.0+k3s1"), release_minor("devel")
+    (36, 35, None)
+    """
+    match = re.match(r"v?1\.(\d+)(?:\.\d+)?(?:[-+].*)?$", str(git_version or "").strip())
+    return int(match.group(1)) if match else None
+
+
+def scenario_note(version: KubeVersion, recorded: str | None, chosen: bool) -> str | None:
+    """What to tell when a scenario records its cluster's version: that the answer is for it (`chosen`), or
+    for which version instead (`--kube-version`, the environment, or an unsupported recorded version)."""
+    if not recorded:
+        return None
+    if chosen and release_minor(recorded) == version.minor:
+        return (f"the scenario was taken from a Kubernetes {recorded} cluster: answered as kube-scheduler "
+                f"{version.patch} (another version: --kube-version)")
+    if release_minor(recorded) not in PATCHES:
+        return (f"the scenario was taken from a Kubernetes {recorded} cluster, a version kubefit does not "
+                f"reproduce ({supported()}): answered as kube-scheduler {version.patch}")
+    return (f"the scenario was taken from a Kubernetes {recorded} cluster; answered as kube-scheduler "
+            f"{version.patch}, as asked")
 
 
 def for_minor(minor: int, overrides: Mapping[str, bool] | None = None) -> KubeVersion:

@@ -123,6 +123,9 @@ POD_AFFINITY_TERM_FIELDS = frozenset({"labelSelector", "namespaces", "topologyKe
                                       "matchLabelKeys", "mismatchLabelKeys"})
 
 
+KUBERNETES_VERSION_ANNOTATION = "kubefit.io/kubernetes-version"  # written by `kubefit snapshot` on every node
+
+
 @dataclass
 class Scenario:
     """What the user described: at most one scheduler configuration, nodes, pods, fleet objects."""
@@ -143,6 +146,15 @@ class Scenario:
         """The files the scenario was read from, for a message about the scenario as a whole."""
         return ", ".join(self.sources) or "<scenario>"
     pod_specs: dict[bytes, tuple] = field(default_factory=dict, repr=False, compare=False)  # decode_pod's memo
+
+    @property
+    def kube_version(self) -> str | None:
+        """The Kubernetes version the scenario's cluster runs, as `kubefit snapshot` recorded it on its nodes
+        (annotation `kubefit.io/kubernetes-version`, the API server's `/version`); None when not recorded.
+        Nodes recording different versions (files of two clusters) record none."""
+        seen = {((n.raw.get("metadata") or {}).get("annotations") or {}).get(KUBERNETES_VERSION_ANNOTATION)
+                for n in self.nodes} - {None}
+        return next(iter(seen)) if len(seen) == 1 else None
 
     @property
     def bound_pods(self) -> list[Pod]:

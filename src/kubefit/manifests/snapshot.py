@@ -48,7 +48,9 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
     where = _server(api)
-    nodes = [trim_node(n) for n in _list_all(api.list_node, "nodes", where)]
+    nodes = list(_list_all(api.list_node, "nodes", where))
+    version = server_version(api.api_client, where)
+    nodes = [trim_node(n, version) for n in nodes]
     pods = [trim_pod(p) for p in _list_all(api.list_pod_for_all_namespaces, "pods", where,
                                            field_selector=NON_TERMINAL)
             if (p.get("status") or {}).get("phase") not in TERMINAL_PHASES]
@@ -277,11 +279,27 @@ def _pick(mapping: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: mapping[k] for k in keys if mapping.get(k) not in (None, {}, [], "")}
 
 
-def trim_node(node: dict[str, Any]) -> dict[str, Any]:
+def server_version(api_client: Any, where: str) -> str | None:
+    """The API server's `/version` gitVersion (`v1.36.3`), which the scenario then answers for; None when the
+    server does not say (the scenario answers for `--kube-version` or the default then)."""
+    from kubernetes import client
+
+    try:
+        version = _get_page(client.VersionApi(api_client).get_code, "version", where).get("gitVersion")
+    except InputError:  # /version refused or absent: nothing recorded
+        return None
+    return version if isinstance(version, str) and version else None
+
+
+def trim_node(node: dict[str, Any], version: str | None = None) -> dict[str, Any]:
     """A Node with its name, labels, taints, unschedulable flag, capacity, allocatable, images and declared
-    features."""
+    features; `version` (the cluster's) recorded in the annotation `kubefit.io/kubernetes-version`."""
+    from kubefit.manifests.load import KUBERNETES_VERSION_ANNOTATION
+
     out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
                            "metadata": _pick(node.get("metadata"), NODE_META)}
+    if version is not None:
+        out["metadata"]["annotations"] = {KUBERNETES_VERSION_ANNOTATION: version}
     spec = _pick(node.get("spec"), NODE_SPEC)
     if spec:
         out["spec"] = spec

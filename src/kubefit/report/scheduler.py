@@ -72,6 +72,7 @@ def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] 
         console.print(f"pod {data['pod']} gets no scheduling cycle: {gate['plugin']}: {', '.join(gate['reasons'])}")
         return
     plugins = list(data["score"])
+    version = (data.get("inputs") or {}).get("kubeSchedulerVersion")
     table = new_table(f"kubefit score — pod {data['pod']}")
     table.add_column("node", style="bold")
     table.add_column("filter")
@@ -97,7 +98,7 @@ def score_table(console: Console, data: dict[str, Any], explain: dict[str, Any] 
         if post.get("nominatedNode"):
             console.print(f"preemption: nominated node {post['nominatedNode']}, evicting {', '.join(post['victims'])}")
     elif data["best"]:
-        console.print(f"best: {', '.join(data['best'])}")
+        console.print(f"best: {', '.join(data['best'])}" + (f" (kube-scheduler {version})" if version else ""))
         for node in data["best"]:  # DynamicResources: the devices Reserve would allocate there
             for claim, devices in (data.get("deviceAllocations") or {}).get(node, {}).items():
                 console.print(f"  {node}: claim {claim}: {', '.join(devices)}")
