@@ -28,13 +28,15 @@ def test_the_readme_shows_outputs():
 
 @pytest.mark.parametrize(("command", "shown"), shown_outputs(), ids=[c for c, _ in shown_outputs()])
 def test_readme_output_is_what_kubefit_prints(command, shown, monkeypatch, capsys):
-    """The block is the start of the output (or, for `| tail -N`, its last N lines), line by line."""
+    """The block is the start of the output (or, for `| tail -N`, its last N lines), line by line; a command
+    the README shows failing says its exit code (`(exit 2)` after it)."""
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("KUBEFIT_KUBE_VERSION")  # what a user sees: the default version (tests/conftest.py)
+    command, _, code = command.partition(" (exit ")
     args, _, tail = command.partition("| tail -")
     rc = main(shlex.split(args))
     out = _lines(capsys.readouterr().out)
     expected = _lines(shown)
-    assert rc == 0
+    assert rc == (int(code.rstrip(")")) if code else 0)
     got = out[-int(tail):] if tail else out[:len(expected)]
     assert got == expected

@@ -29,6 +29,8 @@ def simulation_table(console: Console, data: dict) -> None:
                 extra = f"evicts {', '.join(s['victims'])}"
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
+            elif s.get("batchHint"):  # opportunistic batching (v1.35+): the previous pod's next node, unscored
+                extra = "batch hint"
             if s.get("devices"):  # DynamicResources: what each claim got
                 extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
                                                                                              else "")

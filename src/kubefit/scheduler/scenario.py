@@ -9,6 +9,7 @@ from kubefit.errors import InputError
 from kubefit.k8s.version import KubeVersion
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
+from kubefit.scheduler.dra.pools import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
@@ -59,6 +60,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
                          f"{', '.join(profile.not_simulated)}")
     notes += unevaluated_pod_fields(scenario.pods)
+    notes += unevaluated_device_features(list(scenario.objects.of("ResourceSlice")), config.version)
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"

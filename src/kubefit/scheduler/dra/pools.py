@@ -85,3 +85,30 @@ def reachable(slices: list[ResourceSlice], node_names: list[str], selector_mask)
             for i in np.flatnonzero(selector_mask(s.node_selector)).tolist():
                 out[i].append(k)
     return out
+
+
+# The allocator features kube-scheduler turns on from v1.36 (their gates beta and on), which kubefit's
+# allocator evaluates as v1.34 does (off): what a device uses of them, and the gate.
+_V136_FEATURES = (
+    ("DRAPartitionableDevices", "consumes shared counters or selects its nodes per device",
+     lambda s, d: d.consumes_counters or s.per_device_node_selection),
+    ("DRADeviceTaints", "has taints", lambda s, d: bool(d.taints)),
+    ("DRADeviceBindingConditions", "has binding conditions", lambda s, d: d.binding_conditions or d.binds_to_node),
+)
+
+
+def unevaluated_device_features(slices, version) -> list[str]:
+    """One note per device feature that `version` evaluates (its gate on: v1.36's defaults) and kubefit does
+    not: the first ResourceSlice and device using it named, and what kubefit does instead."""
+    if version is None:
+        return []
+    notes = []
+    for gate, uses, used in _V136_FEATURES:
+        if not version.gate(gate):
+            continue
+        found = next(((s, d) for s in slices for d in s.devices if used(s, d)), None)
+        if found is not None:
+            notes.append(f"ResourceSlice/{found[0].meta.name}: device {found[1].name} {uses} ({gate}, on in "
+                         f"kube-scheduler {version.patch}): kubefit's allocator evaluates devices as kube-scheduler "
+                         f"v1.34 does, with {gate} off (such devices are left out), so this answer may differ")
+    return notes

@@ -1,0 +1,116 @@
+"""What each verb says of the version it answers for: the DRA features a version evaluates that kubefit's
+allocator does not (said, not answered silently), `config validate` on several versions, and what an upgrade
+changes (`simulate --compare-versions`), derived by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kubefit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DRA = ROOT / "examples" / "dra" / "cluster.yaml"
+VERSIONS = ROOT / "examples" / "versions"
+
+
+def _json(capsys, *args: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    rc = main([*args, "-o", "json"])
+    out = capsys.readouterr().out
+    return rc, (json.loads(out) if out.strip() else {})
+
+
+def _tainted_dra(tmp_path: Path) -> Path:
+    """examples/dra with a NoSchedule taint on one device of node-a (DRADeviceTaints: off in v1.34, on in v1.36)."""
+    docs = list(yaml.safe_load_all(DRA.read_text()))
+    for doc in docs:
+        if doc and doc.get("kind") == "ResourceSlice" and doc["metadata"]["name"] == "node-a-gpus":
+            doc["spec"]["devices"][0]["taints"] = [{"key": "maintenance", "value": "true", "effect": "NoSchedule"}]
+    path = tmp_path / "tainted.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return path
+
+
+@pytest.mark.parametrize(("version", "said"), [("1.34", False), ("1.35", False), ("1.36", True), ("1.37", True)])
+def test_device_taints_are_said_where_the_version_evaluates_them(version, said, tmp_path, capsys):
+    """A tainted device: v1.36 evaluates its taint (DRADeviceTaints on by default), kubefit's allocator does not;
+    the result's warnings say so for 1.36 and 1.37 only, naming the slice, the device and the gate."""
+    rc, got = _json(capsys, "simulate", "-f", str(_tainted_dra(tmp_path)), "--kube-version", version)
+    assert rc == 0
+    notes = [w for w in got["warnings"] if "DRADeviceTaints" in w]
+    assert bool(notes) is said
+    if said:
+        assert notes[0].startswith("ResourceSlice/node-a-gpus: device gpu-0 has taints (DRADeviceTaints")
+
+
+def test_device_taints_not_said_with_the_gate_off(tmp_path, capsys):
+    rc, got = _json(capsys, "simulate", "-f", str(_tainted_dra(tmp_path)), "--kube-version", "1.36",
+                    "--feature-gates", "DRADeviceTaints=false")
+    assert rc == 0 and not [w for w in got["warnings"] if "DRADeviceTaints" in w]
+
+
+def test_config_validate_on_every_version(capsys):
+    """kubernetes#132120 (v1.36): `requestedToCapacityRatio` with another strategy is forbidden; v1.34 and v1.35
+    ignore it. Valid on some versions only: exit 2, each version's verdict in -o json."""
+    path = VERSIONS / "most-allocated-with-shape.yaml"
+    rc, got = _json(capsys, "config", "validate", "-f", str(path), "--kube-version", "all")
+    assert rc == 2 and got["valid"] is False
+    assert {v: got["versions"][v]["valid"] for v in got["versions"]} == {
+        "1.34": True, "1.35": True, "1.36": False, "1.37": False}
+    assert got["versions"]["1.36"]["patch"] == "v1.36.3"
+    assert got["versions"]["1.36"]["messages"] == [
+        'initializing profiles: creating profile for scheduler name default-scheduler: initializing plugin '
+        '"NodeResourcesFit": scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not '
+        'RequestedToCapacityRatio']
+    rc, got = _json(capsys, "config", "validate", "-f", str(path), "--kube-version", "1.34,1.35")
+    assert rc == 0 and got["valid"] is True
+
+
+def test_rtc_without_its_args_panics_in_1_35_and_is_refused_in_1_36(tmp_path, capsys):
+    """v1.35.4's NewFit still dereferences a missing `requestedToCapacityRatio` (the research notes: v1.35.4's
+    validation equals v1.34.1's); v1.36 refuses it in validation."""
+    path = tmp_path / "rtc.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                                    "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+                                        {"name": "NodeResourcesFit",
+                                         "args": {"scoringStrategy": {"type": "RequestedToCapacityRatio"}}}]}]}))
+    rc, got = _json(capsys, "config", "validate", "-f", str(path), "--kube-version", "1.35,1.36")
+    assert rc == 2
+    assert got["versions"]["1.35"]["messages"][0].endswith(
+        'initializing plugin "NodeResourcesFit": panic: runtime error: invalid memory address or nil pointer '
+        'dereference (kube-scheduler v1.35.4 crashes here: scoringStrategy.type is RequestedToCapacityRatio but '
+        'scoringStrategy.requestedToCapacityRatio is not set)')
+    assert got["versions"]["1.36"]["messages"][0].endswith(
+        'scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is '
+        'RequestedToCapacityRatio')
+
+
+def test_what_an_upgrade_changes(capsys):
+    """examples/versions/cluster.yaml, the first analytics pod (500m, 6Gi) under the default profile
+    (LeastAllocated + BalancedAllocation, weight 1 each; the other plugins score alike on every node):
+
+    node-a (5 cpu / 2Gi used): after 5.5/8 = 0.6875 cpu, 8/32 = 0.25 memory → Fit (31 + 75) / 2 = 53;
+      balance |0.6875 − 0.25| / 2 = 0.21875 → 78; before 0.625, 0.0625 → 71; v1.36: 50 + (50 + 78 − 71) / 2 = 78
+    node-c (3.5 cpu / 14Gi used): after 0.5, 0.625 → Fit (50 + 37) / 2 = 43; balance 93; before 0.4375 both → 100;
+      v1.36: 50 + (50 + 93 − 100) / 2 = 71
+    v1.34: node-a 53 + 78 = 131 < node-c 43 + 93 = 136 → node-c; v1.37: 131 > 43 + 71 = 114 → node-a.
+    """
+    rc, got = _json(capsys, "simulate", "-f", str(VERSIONS / "cluster.yaml"), "--compare-versions", "1.34,1.37",
+                    "--tie-break", "first")
+    assert rc == 0
+    assert [c["name"] for c in got["configurations"]] == ["1.34 (v1.34.1)", "1.37 (v1.37.0)"]
+    first = next(d for d in got["differences"] if d["pod"] == "default/analytics-1")
+    assert first["nodes"] == {"1.34 (v1.34.1)": "node-c", "1.37 (v1.37.0)": "node-a"}
+    assert got["configurations"][1]["moved"] == len(got["differences"]) == 3
+    assert got["inputs"]["options"]["compareVersions"] == ["1.34", "1.37"]
+
+
+@pytest.mark.parametrize("versions", ["1.36", "1.36,1.36", "1.34,1.40"])
+def test_compare_versions_needs_two_supported_versions(versions, capsys):
+    rc = main(["simulate", "-f", str(VERSIONS / "cluster.yaml"), "--compare-versions", versions])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("error: --")
