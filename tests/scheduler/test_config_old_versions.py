@@ -41,7 +41,7 @@ def test_validate_old_version_says_v134_needs_v1(tmp_path, capsys, body, label) 
     lines = out.splitlines()
     assert rc == 0
     assert f"valid as {label}" in lines
-    assert lines[-1] == (f"note: kube-scheduler v1.34 loads only kubescheduler.config.k8s.io/v1 (it refuses {label}); "
+    assert lines[-1] == (f"note: kube-scheduler v1.34.1 loads only kubescheduler.config.k8s.io/v1 (it refuses {label}); "
                          f"convert the file with: kubefit config convert -f {path}")
 
 
