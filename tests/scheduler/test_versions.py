@@ -386,6 +386,8 @@ def test_compare_versions_moves_analytics_1_from_node_c_to_node_a(capsys):
 @pytest.mark.parametrize(("versions", "message"), [
     ("1.34", "name at least two different versions"),
     ("1.36,1.36", "name at least two different versions"),
+    # the refusal names the option that gave the version (it named --kube-version, which was not given)
+    ("1.34,1.39", "error: --compare-versions: unsupported Kubernetes version '1.39'; " + SUPPORTED),
 ])
 def test_compare_versions_refusals(capsys, versions, message):
     rc = main(["simulate", "-f", EXAMPLE, "--compare-versions", versions])
