@@ -344,12 +344,14 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     >>> [(r.label, r.scheduled) for r in runs]
     [('1.34 (v1.34.1)', 20), ('1.37 (v1.37.0)', 20)]
     """
-    from kubefit.k8s.version import resolve
+    from kubefit.k8s.version import for_minor, parse_gate_overrides, parse_minor
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate as run
 
     labels = [str(v).strip() for v in versions if str(v).strip()]
-    resolved = [resolve(v, feature_gates) for v in labels]  # every version refused before any file is read
+    gates = parse_gate_overrides(feature_gates)
+    # every version refused before any file is read, naming the option that gave it
+    resolved = [for_minor(parse_minor(v, field_name="--compare-versions"), gates) for v in labels]
     if len({v.minor for v in resolved}) < 2:
         raise InputError("name at least two different versions, e.g. 1.34,1.37", field="--compare-versions")
     scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,

@@ -62,9 +62,10 @@ def validate_fit_args(args: NodeResourcesFitArgs, path: str = "") -> list[FieldE
 
 
 def validate_fit_args_v135(args: NodeResourcesFitArgs, path: str = "") -> list[FieldError]:
-    """`ValidateNodeResourcesFitArgs` from v1.35 (kubernetes#132120): the shape is validated under
+    """`ValidateNodeResourcesFitArgs` from v1.36 (kubernetes#132120; the name is older than the finding that
+    v1.35.4 still has v1.34's rules): the shape is validated under
     `scoringStrategy.requestedToCapacityRatio.shape`, and only for RequestedToCapacityRatio, which now
-    requires `requestedToCapacityRatio` (v1.34.1 panicked); another type with it set is forbidden.
+    requires `requestedToCapacityRatio` (v1.34.1 and v1.35.4 panic); another type with it set is forbidden.
 
     `args.shape` is None exactly when `requestedToCapacityRatio` is absent (`defaults.default_args`).
     """
