@@ -210,3 +210,54 @@ def skipped_note(docs: list[Any]) -> str | None:
         note += (f"; in a real cluster {', '.join(relevant)} can still change where or whether pods run, "
                  f"kubefit does not evaluate them")
     return note
+
+
+# API versions no supported kube-apiserver (v1.34 … v1.37) serves any more, with the release that removed them
+# and the version to use (kubernetes.io "Deprecated API Migration Guide"): the API server answers `no matches for
+# kind … in version …`, so a scenario holding one is refused rather than read as if it were served.
+_REMOVED = {
+    "1.16": {"extensions/v1beta1": ("DaemonSet", "Deployment", "ReplicaSet", "NetworkPolicy", "PodSecurityPolicy"),
+             "apps/v1beta1": ("Deployment", "StatefulSet", "ControllerRevision"),
+             "apps/v1beta2": ("DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "ControllerRevision")},
+    "1.22": {"extensions/v1beta1": ("Ingress",), "networking.k8s.io/v1beta1": ("Ingress", "IngressClass"),
+             "admissionregistration.k8s.io/v1beta1": ("MutatingWebhookConfiguration",
+                                                      "ValidatingWebhookConfiguration"),
+             "apiextensions.k8s.io/v1beta1": ("CustomResourceDefinition",),
+             "apiregistration.k8s.io/v1beta1": ("APIService",),
+             "certificates.k8s.io/v1beta1": ("CertificateSigningRequest",),
+             "coordination.k8s.io/v1beta1": ("Lease",),
+             "rbac.authorization.k8s.io/v1beta1": ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
+             "scheduling.k8s.io/v1beta1": ("PriorityClass",),
+             "storage.k8s.io/v1beta1": ("CSIDriver", "CSINode", "StorageClass", "VolumeAttachment")},
+    "1.25": {"batch/v1beta1": ("CronJob",), "discovery.k8s.io/v1beta1": ("EndpointSlice",),
+             "events.k8s.io/v1beta1": ("Event",), "autoscaling/v2beta1": ("HorizontalPodAutoscaler",),
+             "policy/v1beta1": ("PodDisruptionBudget", "PodSecurityPolicy"), "node.k8s.io/v1beta1": ("RuntimeClass",)},
+    "1.26": {"flowcontrol.apiserver.k8s.io/v1beta1": ("FlowSchema", "PriorityLevelConfiguration"),
+             "autoscaling/v2beta2": ("HorizontalPodAutoscaler",)},
+    "1.27": {"storage.k8s.io/v1beta1": ("CSIStorageCapacity",)},
+    "1.29": {"flowcontrol.apiserver.k8s.io/v1beta2": ("FlowSchema", "PriorityLevelConfiguration")},
+    "1.32": {"flowcontrol.apiserver.k8s.io/v1beta3": ("FlowSchema", "PriorityLevelConfiguration")},
+}
+REMOVED_API_VERSIONS: dict[tuple[str, str], str] = {
+    (version, kind): release for release, groups in _REMOVED.items() for version, kinds in groups.items()
+    for kind in kinds}
+_SERVED = {"PodSecurityPolicy": None, "Ingress": "networking.k8s.io/v1", "NetworkPolicy": "networking.k8s.io/v1",
+           "CronJob": "batch/v1", "HorizontalPodAutoscaler": "autoscaling/v2", "PodDisruptionBudget": "policy/v1",
+           "FlowSchema": "flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration": "flowcontrol.apiserver.k8s.io/v1"}
+
+
+def removed_api_message(api_version: str, kind: str) -> str | None:
+    """The API server's refusal of a kind in an API version no supported release serves, or None.
+
+    >>> removed_api_message("batch/v1beta1", "CronJob")
+    'no matches for kind "CronJob" in version "batch/v1beta1" (removed in Kubernetes v1.25; use batch/v1)'
+    """
+    release = REMOVED_API_VERSIONS.get((api_version, kind))
+    if release is None:
+        return None
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    served = _SERVED.get(kind, f"{group}/v1" if group not in ("extensions",) else "apps/v1")
+    if kind in ("Deployment", "DaemonSet", "ReplicaSet", "StatefulSet", "ControllerRevision"):
+        served = "apps/v1"
+    advice = f"use {served}" if served else "it has no successor"
+    return f'no matches for kind "{kind}" in version "{api_version}" (removed in Kubernetes v{release}; {advice})'

@@ -20,6 +20,7 @@ from kubefit.manifests.kinds import (
     LIST_KINDS,
     SCHEDULER_CONFIG_KINDS,
     WORKLOAD_KINDS,
+    removed_api_message,
     skipped_kind,
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
@@ -104,6 +105,9 @@ def add_entry(scenario: Scenario, entry: Entry) -> None:
 
 def add_document(scenario: Scenario, doc: Document) -> None:
     kind = doc.kind
+    removed = removed_api_message(str((doc.body or {}).get("apiVersion") or ""), str(kind or ""))
+    if removed is not None:  # what no supported kube-apiserver serves any more (kinds.py)
+        raise InputError(removed, file=doc.source, obj=doc.label, field="apiVersion")
     _name_generated(scenario, doc)
     if kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
