@@ -60,7 +60,8 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
             notes.append(f"profile {profile.scheduler_name}: plugins not simulated by kubefit: "
                          f"{', '.join(profile.not_simulated)}")
     notes += unevaluated_pod_fields(scenario.pods)
-    notes += unevaluated_device_features(list(scenario.objects.of("ResourceSlice")), config.version)
+    notes += unevaluated_device_features(list(scenario.objects.of("ResourceSlice")), config.version,
+                                         list(scenario.objects.of("DeviceClass")))
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"

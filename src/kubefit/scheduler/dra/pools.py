@@ -97,12 +97,19 @@ _V136_FEATURES = (
 )
 
 
-def unevaluated_device_features(slices, version) -> list[str]:
+def unevaluated_device_features(slices, version, classes=()) -> list[str]:
     """One note per device feature that `version` evaluates (its gate on: v1.36's defaults) and kubefit does
-    not: the first ResourceSlice and device using it named, and what kubefit does instead."""
+    not: the first ResourceSlice and device using it named (or DeviceClass, for extended resources backed by
+    devices), and what kubefit does instead."""
     if version is None:
         return []
     notes = []
+    backed = next((c for c in classes if getattr(c, "extended_resource_name", None)), None)
+    if backed is not None and version.gate("DRAExtendedResource"):
+        notes.append(f"DeviceClass/{backed.meta.name}: spec.extendedResourceName {backed.extended_resource_name!r} "
+                     f"(DRAExtendedResource, on in kube-scheduler {version.patch}): requests of that resource are "
+                     f"evaluated as device-plugin resources only (NodeResourcesFit of v1.34), not allocated as "
+                     f"devices, so this answer may differ")
     for gate, uses, used in _V136_FEATURES:
         if not version.gate(gate):
             continue
