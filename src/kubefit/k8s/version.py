@@ -99,6 +99,8 @@ DRA_SCORE = "DynamicResourcesScore"
 NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
 DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
 DRA_SCORE_ALLOCATED_CLAIMS = "DynamicResourcesScoreAllocatedClaims"
+IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
+IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -125,6 +127,11 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(DRA_BINDING_TIMEOUT, 35, "KEP-5007 (DRADeviceBindingConditions, beta and on in v1.36)",
             "DynamicResourcesArgs.bindingTimeout defaulted to 10m (`SetDefaults_DynamicResourcesArgs`)",
             gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),
+    Variant(IMAGE_LOCALITY_IMAGE_VOLUMES, 36, "kubernetes#130231",
+            "ImageLocality adds the images of image volumes (`spec.volumes[].image.reference`) held by the node to "
+            "its sum; the upper threshold still counts only the containers and init containers"),
+    Variant(IMAGE_LOCALITY_VOLUMES_THRESHOLD, 37, "kubernetes#138951",
+            "ImageLocality's upper threshold (1000 MiB per image) counts the image volumes too, as the sum does"),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
 )

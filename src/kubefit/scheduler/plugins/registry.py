@@ -16,6 +16,8 @@ from kubefit.k8s.version import (
     BALANCED_WITHOUT_POD,
     DRA_SCORE,
     DRA_SCORE_ALLOCATED_CLAIMS,
+    IMAGE_LOCALITY_IMAGE_VOLUMES,
+    IMAGE_LOCALITY_VOLUMES_THRESHOLD,
     NODE_DECLARED_FEATURES,
     TAINT_REASON_UNNAMED,
     KubeVersion,
@@ -59,7 +61,9 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
             scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS)),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
             args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
-        "ImageLocality": lambda args, objects: ImageLocality(),
+        "ImageLocality": lambda args, objects: ImageLocality(
+            counts_image_volumes=version.has(IMAGE_LOCALITY_IMAGE_VOLUMES),
+            volumes_in_threshold=version.has(IMAGE_LOCALITY_VOLUMES_THRESHOLD)),
     }
     if version.minor >= 35:  # in the registry from v1.35; without its gate, built disabled (Skip)
         factories["NodeDeclaredFeatures"] = lambda args, objects: NodeDeclaredFeatures(
