@@ -99,6 +99,7 @@ DRA_SCORE = "DynamicResourcesScore"
 NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
 DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
 DRA_SCORE_ALLOCATED_CLAIMS = "DynamicResourcesScoreAllocatedClaims"
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
 IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
 
@@ -127,6 +128,11 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(DRA_BINDING_TIMEOUT, 35, "KEP-5007 (DRADeviceBindingConditions, beta and on in v1.36)",
             "DynamicResourcesArgs.bindingTimeout defaulted to 10m (`SetDefaults_DynamicResourcesArgs`)",
             gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),
+    Variant(STORAGE_CAPACITY_SCORING, 33, "KEP-4049, kubernetes#128184",
+            "VolumeBinding scores nodes (PreScore no longer skips): the static bindings of a node, per storage "
+            "class, by the `VolumeBindingArgs.shape` of requested / PV capacity (dynamic provisions by their "
+            "CSIStorageCapacity); `shape` defaulted to (0, 10), (100, 0) and validated, refused without the gate",
+            gates=("StorageCapacityScoring",)),
     Variant(IMAGE_LOCALITY_IMAGE_VOLUMES, 36, "kubernetes#130231",
             "ImageLocality adds the images of image volumes (`spec.volumes[].image.reference`) held by the node to "
             "its sum; the upper threshold still counts only the containers and init containers"),
