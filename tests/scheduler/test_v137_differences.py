@@ -106,3 +106,39 @@ def test_the_signature_tells_image_volumes_apart_from_v136():
         plugin = build("ImageLocality", None, version=for_minor(minor))
         assert (plugin.signature(plain) == plugin.signature(mounted)) is same
     assert ImageLocality().signature(plain) == ("app:1",)
+
+
+# --- DefaultPreemption's first step of SelectVictimsOnNode, v1.34/v1.35 against v1.36 ---------------------------
+#
+# v1.34.1/v1.35.4 call removePod on each eligible pod while ranging over `nodeInfo.GetPods()`; v1.36.3 collects
+# them first. `RemovePod` (framework/types.go `removeFromSlice`) moves the last pod into the removed one's slot
+# and shortens the slice, but Go's `range` reads the backing array up to the length it started with: a slot
+# ahead of the loop is never written (removals write at the loop's index, or behind it once the loop reads past
+# the new length), so every pod is visited once, in the original order, and removed in the same sequence as
+# v1.36 removes them. `isPreemptionAllowed` (priority, and the default `IsEligiblePod` always true) reads
+# nothing the removals change. So both versions pick the same potential victims in the same order, and
+# kubefit's one `select_victims_on_node` (collect, then remove) answers for all four.
+
+
+def _v134_first_step(pods: list[int], eligible) -> tuple[list[int], list[int]]:
+    """The v1.34 loop on a model of Go's slice: (pods appended to potentialVictims, pods left)."""
+    backing, length, visited = list(pods), len(pods), []
+    for i in range(len(pods)):  # `for _, pi := range nodeInfo.GetPods()`: the length is read once
+        pod = backing[i]
+        if eligible(pod):
+            visited.append(pod)
+            k = backing.index(pod, 0, length)  # removeFromSlice: found by key among the current pods
+            backing[k] = backing[length - 1]
+            length -= 1
+    return visited, backing[:length]
+
+
+def test_victims_on_a_node_alike_before_and_after_v136():
+    import itertools
+
+    for n in range(1, 9):
+        for mask in itertools.product((False, True), repeat=n):
+            pods = list(range(n))
+            visited, left = _v134_first_step(pods, lambda p, mask=mask: mask[p])
+            assert visited == [p for p in pods if mask[p]]  # v1.36: the eligible pods in order
+            assert sorted(left) == [p for p in pods if not mask[p]]
