@@ -142,3 +142,49 @@ def test_victims_on_a_node_alike_before_and_after_v136():
             visited, left = _v134_first_step(pods, lambda p, mask=mask: mask[p])
             assert visited == [p for p in pods if mask[p]]  # v1.36: the eligible pods in order
             assert sorted(left) == [p for p in pods if not mask[p]]
+
+
+# --- A resizing pod's footprint (kubernetes#140047, v1.37): not reproduced, said -------------------------------
+#
+# The issue's example (kubernetes#140046): c1 desired 1 cpu, allocated and actuated 2; c2 desired 2, allocated and
+# actuated 1. v1.34-v1.36 (`determineEffectiveRequests` per container, then summed): 2 + 2 = 4 cpu; v1.37: max of
+# the sums (3, 3, 3) = 3 cpu. On a 4-cpu node a 1-cpu pod does not fit in v1.36 and would in v1.37; kubefit
+# answers v1.36's count and warns in v1.37.
+
+
+def _resizing_pod() -> dict:
+    def status(name: str, cpu: str) -> dict:
+        return {"name": name, "allocatedResources": {"cpu": cpu}, "resources": {"requests": {"cpu": cpu}}}
+
+    containers = [{"name": "c1", "image": "i", "resources": {"requests": {"cpu": "1"}}},
+                  {"name": "c2", "image": "i", "resources": {"requests": {"cpu": "2"}}}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "resizing", "namespace": "default"},
+            "spec": {"nodeName": "a", "containers": containers},
+            "status": {"phase": "Running", "containerStatuses": [status("c1", "2"), status("c2", "1")]}}
+
+
+def _cpu_pod() -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+@pytest.mark.parametrize("minor", ["1.36", "1.37"])
+def test_a_resize_footprint_v137_counts_differently_is_said(tmp_path, capsys, minor):
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    out = score_items(tmp_path, capsys, [node, _resizing_pod(), _cpu_pod()], "--kube-version", minor)
+    assert out["filter"]["a"]["reasons"] == ["Insufficient cpu"]  # 4 cpu counted (v1.36's answer)
+    said = [w for w in out.get("warnings", []) if "kubernetes#140047" in w]
+    assert len(said) == (minor == "1.37")
+
+
+def test_no_word_for_pods_whose_statuses_agree(tmp_path, capsys):
+    pod = _resizing_pod()
+    for cs, cpu in zip(pod["status"]["containerStatuses"], ("1", "2"), strict=True):
+        cs["allocatedResources"] = {"cpu": cpu}
+        cs["resources"] = {"requests": {"cpu": cpu}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    out = score_items(tmp_path, capsys, [node, pod, _cpu_pod()], "--kube-version", "1.37")
+    assert out["filter"]["a"]["code"] == "Success"  # 3 cpu counted either way
+    assert not [w for w in out.get("warnings", []) if "kubernetes#140047" in w]

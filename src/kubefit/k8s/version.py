@@ -100,6 +100,7 @@ NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
 DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
 DRA_SCORE_ALLOCATED_CLAIMS = "DynamicResourcesScoreAllocatedClaims"
 STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
+RESIZE_FOOTPRINT_MAX_OF_SUMS = "ResizeFootprintMaxOfSums"
 IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
 IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
 
@@ -138,6 +139,11 @@ VARIANTS: tuple[Variant, ...] = (
             "its sum; the upper threshold still counts only the containers and init containers"),
     Variant(IMAGE_LOCALITY_VOLUMES_THRESHOLD, 37, "kubernetes#138951",
             "ImageLocality's upper threshold (1000 MiB per image) counts the image volumes too, as the sum does"),
+    Variant(RESIZE_FOOTPRINT_MAX_OF_SUMS, 37, "kubernetes#140047",
+            "a bound pod being resized counts the max of the sums of its containers' desired, allocated and "
+            "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
+            "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
+            "and says so when the two can differ"),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
 )
