@@ -33,6 +33,21 @@ def run_json(capsys, *args: str) -> tuple[int, dict, str]:
     return rc, (json.loads(out.out) if out.out.strip() else {}), out.err
 
 
+def score_items(tmp_path, capsys, items: list[dict], *args: str, suffix: str = "json") -> dict:
+    """`kubefit score --no-admission --detail ARGS -o json` of `items` written as one JSON List (the fast pod
+    decoder) or as YAML documents (suffix "yaml": load.py's decoder); the run must succeed."""
+    path = tmp_path / f"cluster.{suffix}"
+    if suffix == "json":
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    else:
+        import yaml
+
+        path.write_text(yaml.safe_dump_all(items))
+    rc, out, err = run_json(capsys, "score", "-f", str(path), "--no-admission", "--detail", *args)
+    assert rc == 0, err
+    return out
+
+
 def many_nodes_result(nodes: int, pods: int | None = None):
     """A simulation of `nodes` 4-cpu/16Gi nodes and `pods` (default 2 per node) pending 1-cpu/2Gi pods, with
     names made of the index (`node-0007`), under kube-scheduler's default configuration."""

@@ -23,7 +23,7 @@ import pytest
 
 from kubefit.k8s import declaredfeatures
 from kubefit.scheduler.config.scheme import scheme_of_minor
-from tests_support import run_json
+from tests_support import run_json, score_items
 
 RESTART = "RestartAllContainersOnContainerExits"
 USERNS = "UserNamespacesHostNetworkSupport"
@@ -63,17 +63,7 @@ NODES = [
 
 
 def _score(tmp_path, capsys, pod: dict, *args: str, nodes: list[dict] = NODES, suffix: str = "json") -> dict:
-    path = tmp_path / f"cluster.{suffix}"
-    items = [*nodes, pod]
-    if suffix == "json":
-        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    else:
-        import yaml
-
-        path.write_text(yaml.safe_dump_all(items))
-    rc, out, err = run_json(capsys, "score", "-f", str(path), "--no-admission", "--detail", *args)
-    assert rc == 0, err
-    return out
+    return score_items(tmp_path, capsys, [*nodes, pod], *args, suffix=suffix)
 
 
 def _refused(out: dict) -> dict[str, tuple[str, list[str]]]:

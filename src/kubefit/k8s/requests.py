@@ -108,6 +108,34 @@ def aggregate_container_requests(pod: Pod, non_missing: ResourceList | None = No
     return reqs
 
 
+def resize_footprint_may_differ(pod: Pod) -> bool:
+    """Whether v1.37's resize footprint (kubernetes#140047: the max of the sums of desired, allocated and
+    actuated requests, each falling back to the one before) can differ from the sum of each container's max
+    kubefit counts: two or more containers or sidecars whose statuses carry `resources`, and either an
+    Infeasible resize or those two sums differing."""
+    statuses = {cs.name: cs for cs in (*pod.container_statuses, *pod.init_container_statuses)}
+    counted = [*pod.containers, *(c for c in pod.init_containers if is_sidecar(c))]
+    states = []
+    for c in counted:
+        status = statuses.get(c.name)
+        if status is None or status.requests is None:
+            states.append((c.requests, c.requests, c.requests))
+        else:
+            allocated = status.allocated_resources or c.requests
+            states.append((c.requests, allocated, status.requests))
+    if sum(1 for c in counted if (s := statuses.get(c.name)) is not None and s.requests is not None) < 2:
+        return False
+    if is_pod_resize_infeasible(pod):
+        return True
+    sum_of_max: ResourceList = {}
+    sums: list[ResourceList] = [{}, {}, {}]
+    for state in states:
+        _add(sum_of_max, _max_of(*state))
+        for total, part in zip(sums, state, strict=True):
+            _add(total, part)
+    return sum_of_max != _max_of(*sums)
+
+
 def is_supported_pod_level_resource(name: str) -> bool:
     return name in (CPU, MEMORY) or is_hugepages(name)
 

@@ -99,6 +99,10 @@ DRA_SCORE = "DynamicResourcesScore"
 NODE_DECLARED_FEATURES = "NodeDeclaredFeaturesPlugin"
 DRA_BINDING_TIMEOUT = "DynamicResourcesBindingTimeout"
 DRA_SCORE_ALLOCATED_CLAIMS = "DynamicResourcesScoreAllocatedClaims"
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
+RESIZE_FOOTPRINT_MAX_OF_SUMS = "ResizeFootprintMaxOfSums"
+IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
+IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -125,6 +129,21 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(DRA_BINDING_TIMEOUT, 35, "KEP-5007 (DRADeviceBindingConditions, beta and on in v1.36)",
             "DynamicResourcesArgs.bindingTimeout defaulted to 10m (`SetDefaults_DynamicResourcesArgs`)",
             gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),
+    Variant(STORAGE_CAPACITY_SCORING, 33, "KEP-4049, kubernetes#128184",
+            "VolumeBinding scores nodes (PreScore no longer skips): the static bindings of a node, per storage "
+            "class, by the `VolumeBindingArgs.shape` of requested / PV capacity (dynamic provisions by their "
+            "CSIStorageCapacity); `shape` defaulted to (0, 10), (100, 0) and validated, refused without the gate",
+            gates=("StorageCapacityScoring",)),
+    Variant(IMAGE_LOCALITY_IMAGE_VOLUMES, 36, "kubernetes#130231",
+            "ImageLocality adds the images of image volumes (`spec.volumes[].image.reference`) held by the node to "
+            "its sum; the upper threshold still counts only the containers and init containers"),
+    Variant(IMAGE_LOCALITY_VOLUMES_THRESHOLD, 37, "kubernetes#138951",
+            "ImageLocality's upper threshold (1000 MiB per image) counts the image volumes too, as the sum does"),
+    Variant(RESIZE_FOOTPRINT_MAX_OF_SUMS, 37, "kubernetes#140047",
+            "a bound pod being resized counts the max of the sums of its containers' desired, allocated and "
+            "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
+            "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
+            "and says so when the two can differ"),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
 )

@@ -107,7 +107,8 @@ VOLUME_SOURCE_FIELDS: dict[str, frozenset[str] | None] = {
     "nfs": frozenset({"server", "path", "readOnly"}),
     **dict.fromkeys(("gitRepo", "glusterfs", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile",
                      "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO",
-                     "storageos", "image")),
+                     "storageos")),
+    "image": frozenset({"reference", "pullPolicy"}),  # ImageLocality reads the reference (v1.36+)
 }
 VOLUME_FIELDS = frozenset({"name", *VOLUME_SOURCE_FIELDS})
 REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})

@@ -13,6 +13,10 @@
 The framework gives a `NodeTrial` per node: a copy of the cluster where pods leave and come back, and the
 preemptor's Filter verdict on that node in between (NodeInfo semantics, e.g. host ports kept as a set).
 Without a candidate the answer is a FitError of its own (`preemption: 0/N nodes are available: ...`).
+
+One implementation for v1.34-v1.37: v1.36 collects the eligible pods before removing them, where v1.34/v1.35
+removed each while ranging over the node's pods; Go's `range` over the swap-deleted slice still visits every
+pod once, in order (tests/scheduler/test_v137_differences.py), so the victims are the same.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
-from kubefit.k8s.version import KubeVersion
+from kubefit.k8s.requests import resize_footprint_may_differ
+from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
@@ -62,11 +63,25 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     notes += unevaluated_pod_fields(scenario.pods)
     notes += unevaluated_device_features(list(scenario.objects.of("ResourceSlice")), config.version,
                                          list(scenario.objects.of("DeviceClass")))
+    if (config.version or version or default_version()).has(RESIZE_FOOTPRINT_MAX_OF_SUMS):
+        notes += resize_footprint_notes(scenario.pods)
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def resize_footprint_notes(pods: list[Pod]) -> list[str]:
+    """v1.37 counts a resizing pod's requests as the max of sums (kubernetes#140047), which kubefit does not
+    reproduce: one note naming the bound pods whose count can differ (only pods with resized statuses read)."""
+    differing = [p for p in pods if p.bound and p.container_statuses and resize_footprint_may_differ(p)]
+    if not differing:
+        return []
+    return [f"{differing[0].source}: Pod/{differing[0].name}: {len(differing)} bound pod(s) are being resized in "
+            f"several containers; Kubernetes 1.37 counts their requests as the largest of the sums of desired, "
+            f"allocated and actuated requests (kubernetes#140047), which kubefit does not reproduce: it counts "
+            f"each container's largest, as 1.36 does, which can be more"]
 
 
 def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:

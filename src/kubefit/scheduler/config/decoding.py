@@ -220,7 +220,7 @@ def decode_v1(body: dict[str, Any], source: str, version: KubeVersion | None = N
     version = version or default_version()
     scheme = scheme_for(version)
     profiles, top = decode_document(body, source, scheme)
-    messages, refused = validate_configuration(profiles, top)
+    messages, refused = validate_configuration(profiles, top, version)
     built: list[Profile] = []
     for prof in profiles:
         if any(p == prof.index for p, _ in refused) and messages:

@@ -61,8 +61,10 @@ def _default_other_args(name: str, raw: dict[str, Any], scheme: Scheme) -> dict[
         raw.setdefault("ignorePreferredTermsOfExistingPods", False)  # a bool without omitempty: always printed
     elif name == "PodTopologySpread":
         raw["defaultingType"] = raw.get("defaultingType") or "System"
-    elif name == "VolumeBinding":
-        raw.setdefault("bindTimeoutSeconds", 600)
+    elif name == "VolumeBinding":  # SetDefaults_VolumeBindingArgs (fields in VolumeBindingArgs' order)
+        raw = {"bindTimeoutSeconds": raw.get("bindTimeoutSeconds", 600), **raw}
+        if not raw.get("shape") and scheme.scores_storage_capacity():
+            raw["shape"] = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
     elif name == "DynamicResources":  # SetDefaults_DynamicResourcesArgs
         if scheme.version.gate("DRASchedulerFilterTimeout"):
             raw.setdefault("filterTimeout", "10s")  # DynamicResourcesFilterTimeoutDefault

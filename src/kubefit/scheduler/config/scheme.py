@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from kubefit.k8s.version import DRA_BINDING_TIMEOUT, KubeVersion, default_version, for_minor
+from kubefit.k8s.version import (
+    DRA_BINDING_TIMEOUT,
+    STORAGE_CAPACITY_SCORING,
+    KubeVersion,
+    default_version,
+    for_minor,
+)
 from kubefit.scheduler.config.types import ARGS_SCHEMAS, PLUGIN_EXTENSIONS
 
 # getDefaultPlugins() of v1.34 (DynamicResources inserted before DefaultPreemption: DRA gate on).
@@ -39,6 +45,11 @@ class Scheme:
         """`SetDefaults_DynamicResourcesArgs` sets `bindingTimeout: 10m` (binding conditions and device
         status gates on, v1.36+)."""
         return self.version.has(DRA_BINDING_TIMEOUT)
+
+    def scores_storage_capacity(self) -> bool:
+        """StorageCapacityScoring is on: `SetDefaults_VolumeBindingArgs` defaults `shape` (when empty) and
+        `ValidateVolumeBindingArgs` validates it instead of refusing it."""
+        return self.version.has(STORAGE_CAPACITY_SCORING)
 
 
 def scheme_for(version: KubeVersion | None = None) -> Scheme:

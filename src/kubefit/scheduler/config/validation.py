@@ -21,7 +21,7 @@ from kubefit.k8s.validation import (
     not_supported,
     preferred_terms_errors,
 )
-from kubefit.k8s.version import FIT_ARGS_RTC_VALIDATION, KubeVersion
+from kubefit.k8s.version import FIT_ARGS_RTC_VALIDATION, STORAGE_CAPACITY_SCORING, KubeVersion
 from kubefit.scheduler.config.defaults import DefaultedProfile
 from kubefit.scheduler.config.types import (
     EXTENSION_POINTS,
@@ -167,17 +167,27 @@ def validate_pod_topology_spread_args(args: dict[str, Any], path: str = "") -> l
     return []
 
 
-def validate_volume_binding_args(args: dict[str, Any], path: str = "") -> list[FieldError]:
-    """`ValidateVolumeBindingArgs` with StorageCapacityScoring off (its v1.34 default)."""
+def validate_volume_binding_args(args: dict[str, Any], path: str = "", *,
+                                 scores_capacity: bool = False) -> list[FieldError]:
+    """`ValidateVolumeBindingArgsWithOptions`: without StorageCapacityScoring (`scores_capacity`; off by default
+    before v1.37) any `shape` is refused; with it, the (defaulted) shape is validated as a function shape."""
     errs = []
     timeout = args.get("bindTimeoutSeconds", 600)
     if timeout < 0:
         errs.append(FieldError(child(path, "bindTimeoutSeconds"), INVALID, timeout,
                                "invalid BindTimeoutSeconds, should not be a negative value"))
-    if args.get("shape") is not None:
+    if scores_capacity:
+        shape = tuple(ShapePoint(int(p.get("utilization") or 0), int(p.get("score") or 0))
+                      for p in args.get("shape") or ())
+        errs.extend(validate_shape(shape, child(path, "shape")))
+    elif args.get("shape") is not None:
         errs.append(FieldError(child(path, "shape"), INVALID, args["shape"],
                                "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
     return errs
+
+
+def _volume_binding_args_with_capacity_scoring(args: dict[str, Any], path: str = "") -> list[FieldError]:
+    return validate_volume_binding_args(args, path, scores_capacity=True)
 
 
 # Validators run by ValidateKubeSchedulerConfiguration (the Fit one sits under the wrong key
@@ -197,6 +207,14 @@ CONSTRUCTOR_VALIDATORS = {
 }
 
 
+def config_args_validators(version: KubeVersion | None) -> dict[str, Any]:
+    """The args validators `ValidateKubeSchedulerConfiguration` runs in `version` (VolumeBinding's follows the
+    StorageCapacityScoring gate)."""
+    if version is not None and version.has(STORAGE_CAPACITY_SCORING):
+        return {**CONFIG_ARGS_VALIDATORS, "VolumeBinding": _volume_binding_args_with_capacity_scoring}
+    return CONFIG_ARGS_VALIDATORS
+
+
 def constructor_validators(version: KubeVersion) -> dict[str, Any]:
     """The validators the plugins' constructors run in `version` (Fit's changed in v1.35)."""
     if version.has(FIT_ARGS_RTC_VALIDATION):
@@ -204,8 +222,11 @@ def constructor_validators(version: KubeVersion) -> dict[str, Any]:
     return CONSTRUCTOR_VALIDATORS
 
 
-def validate_configuration(profiles: list[DefaultedProfile], top: dict[str, Any]) -> tuple[list[str], set[tuple[int, str]]]:
-    """`ValidateKubeSchedulerConfiguration` (the parts kubefit reads); also which args it refused."""
+def validate_configuration(profiles: list[DefaultedProfile], top: dict[str, Any],
+                           version: KubeVersion | None = None) -> tuple[list[str], set[tuple[int, str]]]:
+    """`ValidateKubeSchedulerConfiguration` (the parts kubefit reads) in `version` (None: the args validated
+    as v1.34 does by default); also which args it refused."""
+    validators = config_args_validators(version)
     errs: list[FieldError] = []
     refused: set[tuple[int, str]] = set()
     election = top.get("leaderElection") or {}
@@ -229,8 +250,8 @@ def validate_configuration(profiles: list[DefaultedProfile], top: dict[str, Any]
             names_seen.add(name)
             if name in INVALID_V1_PLUGINS:
                 errs.append(FieldError(pc_path, INVALID, name, _invalid_in_v1()))
-            elif name in CONFIG_ARGS_VALIDATORS:
-                found = CONFIG_ARGS_VALIDATORS[name](args, f"{pc_path}.args")
+            elif name in validators:
+                found = validators[name](args, f"{pc_path}.args")
                 if found:
                     refused.add((prof.index, name))
                 errs.extend(found)

@@ -3,6 +3,11 @@
 Per container image (init containers, then containers) found on the node under its normalized name
 (":latest" added when the name has no tag): size × (nodes holding it / all nodes), truncated; the sum is
 clamped to [23 MiB, 1000 MiB × containers] and scaled to 0..100 with integer division.
+
+From v1.36 (kubernetes#130231, `counts_image_volumes`) the images of image volumes
+(`spec.volumes[].image.reference`) are added to the sum too, while the upper threshold still counts the
+containers only (a pod's image volume can push a node's score above what the same image as a container
+gets); v1.37 (kubernetes#138951, `volumes_in_threshold`) counts each image volume in the threshold as well.
 """
 
 from __future__ import annotations
@@ -57,9 +62,26 @@ class ImageIndex:
         return int(np.count_nonzero(self.holders[name] & ~state.removed)) / state.present_count
 
 
+def image_volume_references(pod: Pod) -> tuple[str, ...]:
+    """`spec.volumes[].image.reference` of the pod's image volumes, in order ("" for an absent reference,
+    as Go reads it); () without volumes, at no cost."""
+    volumes = pod.volumes
+    if not volumes:
+        return ()
+    refs = []
+    for volume in volumes:
+        source = volume.get("image")
+        if source is not None:  # `volume.Image == nil`: not an image volume
+            ref = source.get("reference") if isinstance(source, dict) else None
+            refs.append(ref if isinstance(ref, str) else "")
+    return tuple(refs)
+
+
 @dataclass
 class ImageLocality:
     name: str = NAME
+    counts_image_volumes: bool = False  # v1.36+: image volumes' images in the sum (kubernetes#130231)
+    volumes_in_threshold: bool = False  # v1.37+: and in the upper threshold's count (kubernetes#138951)
     reads_node_set = True  # the spread of an image is over the cluster's nodes: a deleted node changes every score
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
@@ -70,8 +92,15 @@ class ImageLocality:
         pod = ctx.pod
         acc = np.zeros(len(idx), dtype=np.int64)
         held = False  # an image of the pod on some node
-        for container in (*pod.init_containers, *pod.containers):
-            name = normalized_image_name(container.image)
+        images = [c.image for c in (*pod.init_containers, *pod.containers)]
+        count = len(images)
+        if self.counts_image_volumes:
+            volume_images = image_volume_references(pod)
+            images += volume_images
+            if self.volumes_in_threshold:
+                count += len(volume_images)
+        for image in images:
+            name = normalized_image_name(image)
             sizes = index.sizes.get(name)
             if sizes is None:
                 continue
@@ -80,7 +109,7 @@ class ImageLocality:
             acc += (sizes[idx].astype(np.float64) * spread).astype(np.int64)
         if not held:  # every sum is 0, below the threshold: 0 everywhere
             return acc
-        max_threshold = MAX_CONTAINER_THRESHOLD * (len(pod.init_containers) + len(pod.containers))
+        max_threshold = MAX_CONTAINER_THRESHOLD * count
         clamped = np.clip(acc, MIN_THRESHOLD, max_threshold)
         return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
@@ -88,4 +117,5 @@ class ImageLocality:
         return raw
 
     def signature(self, pod: Pod) -> tuple:
-        return tuple(c.image for c in (*pod.init_containers, *pod.containers))
+        images = tuple(c.image for c in (*pod.init_containers, *pod.containers))
+        return (images, image_volume_references(pod)) if self.counts_image_volumes else images

@@ -16,7 +16,10 @@ from kubefit.k8s.version import (
     BALANCED_WITHOUT_POD,
     DRA_SCORE,
     DRA_SCORE_ALLOCATED_CLAIMS,
+    IMAGE_LOCALITY_IMAGE_VOLUMES,
+    IMAGE_LOCALITY_VOLUMES_THRESHOLD,
     NODE_DECLARED_FEATURES,
+    STORAGE_CAPACITY_SCORING,
     TAINT_REASON_UNNAMED,
     KubeVersion,
     default_version,
@@ -59,21 +62,23 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
             scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS)),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
             args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
-        "ImageLocality": lambda args, objects: ImageLocality(),
+        "ImageLocality": lambda args, objects: ImageLocality(
+            counts_image_volumes=version.has(IMAGE_LOCALITY_IMAGE_VOLUMES),
+            volumes_in_threshold=version.has(IMAGE_LOCALITY_VOLUMES_THRESHOLD)),
     }
     if version.minor >= 35:  # in the registry from v1.35; without its gate, built disabled (Skip)
         factories["NodeDeclaredFeatures"] = lambda args, objects: NodeDeclaredFeatures(
             registry=declaredfeatures.registry(version.minor), enabled=version.has(NODE_DECLARED_FEATURES),
             maps=version.minor >= 36, names_missing=version.minor == 35)
-    factories.update(_storage_factories())
+    factories.update(_storage_factories(version))
     return factories
 
 
-def _storage_factories() -> dict[str, Factory]:
+def _storage_factories(version: KubeVersion) -> dict[str, Factory]:
     """The volume plugins, sharing one StorageIndex per set of cluster objects."""
     try:
         from kubefit.scheduler.plugins.nodevolumelimits import NodeVolumeLimits
-        from kubefit.scheduler.plugins.volumebinding import VolumeBinding
+        from kubefit.scheduler.plugins.volumebinding import DEFAULT_SHAPE, VolumeBinding
         from kubefit.scheduler.plugins.volumerestrictions import VolumeRestrictions
         from kubefit.scheduler.plugins.volumes import StorageIndex
         from kubefit.scheduler.plugins.volumezone import VolumeZone
@@ -95,9 +100,19 @@ def _storage_factories() -> dict[str, Factory]:
     return {
         "VolumeRestrictions": lambda args, objects: VolumeRestrictions(storage(objects), all_pods, node_pods),
         "NodeVolumeLimits": lambda args, objects: NodeVolumeLimits(storage(objects), node_pods),
-        "VolumeBinding": lambda args, objects: VolumeBinding(storage(objects)),
+        "VolumeBinding": lambda args, objects: VolumeBinding(storage(objects), shape=(
+            _volume_binding_shape(args, DEFAULT_SHAPE) if version.has(STORAGE_CAPACITY_SCORING) else None)),
         "VolumeZone": lambda args, objects: VolumeZone(storage(objects)),
     }
+
+
+def _volume_binding_shape(args: Any, default: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """`VolumeBindingArgs.shape` as (utilization, score) points (the defaulted args carry it; args not
+    given at all: the default shape)."""
+    points = (args or {}).get("shape") if isinstance(args, dict) else None
+    if not points:
+        return default
+    return tuple((int(p.get("utilization") or 0), int(p.get("score") or 0)) for p in points)
 
 
 def register(name: str, factory: Factory) -> None:

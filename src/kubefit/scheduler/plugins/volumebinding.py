@@ -4,8 +4,15 @@ WaitForFirstConsumer claims matched to available PVs or provisioned, for every n
 PreFilter sorts the pod's claims as `GetPodVolumeClaims` does (bound = `spec.volumeName` plus the
 bind-completed annotation; unbound with a WaitForFirstConsumer class and no `volumeName` = delay binding;
 any other unbound claim = immediate, which rejects the pod). Filter is `FindPodVolumes`: the reasons are
-appended in its order (node conflict, bind conflict, not enough space, PV not found). Score is skipped: it
-needs the StorageCapacityScoring feature gate, off in v1.34.
+appended in its order (node conflict, bind conflict, not enough space, PV not found).
+
+Score needs the StorageCapacityScoring feature gate (alpha, off, in v1.34-v1.36; beta, on, in v1.37): without
+it there is no scorer and PreScore skips. With it (`shape` given, the v1.36.3 `scorer.go` and `Score`, alike
+in v1.34.1), PreScore never skips and a node scores its static bindings (PVs the pod's WaitForFirstConsumer
+claims would bind to there), grouped by the PV's storage class: per class the shape (scores ×10) of
+`requested × 100 / capacity` (100 when the capacity is 0 or exceeded), the node's score the rounded mean
+over its classes. A node without static bindings scores its dynamic provisions by the CSIStorageCapacity
+each found, and kubefit reads none (as a cluster without CSIStorageCapacity objects): 0.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.api.storage import NOT_SUPPORTED_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, PersistentVolume
+from kubefit.k8s.gomath import go_div, int64
 from kubefit.k8s.labels import parse_selector
+from kubefit.k8s.quantity import value
 from kubefit.scheduler.plugins.base import (
     SUCCESS,
     UNRESOLVABLE,
@@ -23,6 +32,7 @@ from kubefit.scheduler.plugins.base import (
     PreFilterOutcome,
     StatusError,
 )
+from kubefit.scheduler.plugins.strategies import broken_linear_one, scaled_shape
 from kubefit.scheduler.plugins.volumes import (
     StorageIndex,
     not_found,
@@ -41,6 +51,9 @@ REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to no
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 REASONS = (REASON_NODE_CONFLICT, REASON_BIND_CONFLICT, REASON_NOT_ENOUGH_SPACE, REASON_PV_NOT_EXIST)
+MAX_UTILIZATION = 100
+# SetDefaults_VolumeBindingArgs with StorageCapacityScoring on: (utilization, score) on the 0..10 scale
+DEFAULT_SHAPE = ((0, 10), (100, 0))
 
 
 class VolumeClaims:
@@ -72,8 +85,11 @@ class VolumeBinding:
 
     reads_other_nodes = True  # a bind anywhere may take a PV (the assume cache): verdicts elsewhere change
 
-    def __init__(self, storage: StorageIndex) -> None:
+    def __init__(self, storage: StorageIndex, shape: tuple[tuple[int, int], ...] | None = None) -> None:
+        """`shape`: `VolumeBindingArgs.shape` (utilization, score 0..10) when StorageCapacityScoring is on
+        (`New` builds a scorer from it), None without the gate (no scorer: PreScore skips)."""
         self.storage = storage
+        self.shape = None if shape is None else scaled_shape(shape)
 
     # ------------------------------------------------------------------ PreFilter
     def classify(self, state: ClusterState, pod: Pod) -> VolumeClaims | str | None:
@@ -250,10 +266,39 @@ class VolumeBinding:
             view.assume_provision(pvc, state.nodes[node].name)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
-        return True  # no scorer without the StorageCapacityScoring feature gate: PreScore skips
+        """Skip without a scorer (no StorageCapacityScoring); with one, PreScore never skips (v1.36.3: `if
+        state.hasStaticBindings || pl.fts.EnableStorageCapacityScoring`), even for a pod without claims."""
+        return self.shape is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
-        return np.zeros(len(idx), dtype=np.int64)  # never reached: PreScore always skips
+        out = np.zeros(len(idx), dtype=np.int64)
+        claims = ctx.cache[NAME] if NAME in ctx.cache else self.classify(state, ctx.pod)
+        if self.shape is None or not isinstance(claims, VolumeClaims):
+            return out  # no claims: no `podVolumesByNode` entry, 0
+        to_match = [c for c in claims.delay if not c.selected_node]
+        if not to_match:
+            return out  # no static binding anywhere; dynamic provisions have no CSIStorageCapacity: 0
+        for row, node in enumerate(idx.tolist()):
+            _ok, bindings, _unmatched = self.match_volumes(state, to_match, node)
+            by_class: dict[str, list[int]] = {}
+            for pv, pvc in bindings:  # `StorageResource`: the claim's request, the PV's capacity (Value()),
+                resource = by_class.setdefault(pv.storage_class_name, [0, 0])  # by `pv.Spec.StorageClassName`
+                resource[0] += value(pvc.request)
+                resource[1] += value(pv.capacity)
+            out[row] = self.capacity_score(by_class.values())
+        return out
+
+    def capacity_score(self, classes) -> int:
+        """`buildScorerFunction`'s scorer: the mean of the classes' shape scores, `math.Round`ed (0 without)."""
+        total = count = 0
+        for requested, capacity in classes:
+            if capacity == 0 or requested > capacity:
+                utilization = MAX_UTILIZATION
+            else:
+                utilization = go_div(int64(requested * MAX_UTILIZATION), capacity)
+            total += broken_linear_one(utilization, self.shape)
+            count += 1
+        return 0 if count == 0 else (2 * total + count) // (2 * count)  # math.Round of a mean ≥ 0
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         return raw
