@@ -43,7 +43,7 @@ class _BatchTestEngine:
     def passes_filters(self, pod_uid: str, node: str) -> bool:
         return not (pod_uid[0] == "b" and any(uid[0] == "b" for uid in self.pods_on.get(node, [])))
 
-    def ranked(self, sh, nodes):  # pragma: no cover - v1.37 rescoring is not part of TestBatchBasic
+    def ranked(self, sh, last, rest):  # pragma: no cover - v1.37 rescoring is not part of TestBatchBasic
         raise AssertionError("TestBatchBasic runs v1.35/v1.36 batching: nothing is rescored")
 
 

@@ -28,8 +28,63 @@ What a simulation cannot reproduce, and how kubefit decides instead (README "Whi
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class RankedNodes:
+    """A cycle's scored nodes but its host, by total score (best first, ties in node order), sorted only when
+    first read: most lists are replaced before the next pod asks for one (`newSortedNodeScores`)."""
+
+    __slots__ = ("_nodes", "_totals", "_host", "_head", "_sorted", "_len")
+
+    def __init__(self, nodes: np.ndarray, totals: np.ndarray, host: int) -> None:
+        self._nodes, self._totals, self._host = nodes, totals, host
+        self._head, self._sorted = 0, False
+        self._len = len(nodes) - int(np.count_nonzero(nodes == host))
+
+    def _order(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self._sorted:
+            keep = self._nodes != self._host
+            nodes, totals = self._nodes[keep], self._totals[keep]
+            order = np.lexsort((nodes, -totals))
+            self._nodes, self._totals, self._sorted = nodes[order], totals[order], True
+        return self._nodes, self._totals
+
+    def __len__(self) -> int:
+        return self._len - self._head
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._order()[0][self._head:].tolist())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other)  # type: ignore[call-overload]
+
+    def popleft(self) -> int:
+        """`sortedNodes.Pop()`: the best node left."""
+        nodes, _ = self._order()
+        self._head += 1
+        return int(nodes[self._head - 1])
+
+    def with_node(self, node: int, total: int) -> RankedNodes:
+        """The list with `node` (re)scored at `total`, in its place (v1.37's rescoring when every score plugin
+        normalizes as the identity: the others' totals are unchanged)."""
+        nodes, totals = self._order()
+        nodes, totals = nodes[self._head:], totals[self._head:]
+        start = int(np.searchsorted(-totals, -total, side="left"))
+        end = int(np.searchsorted(-totals, -total, side="right"))
+        at = start + int(np.searchsorted(nodes[start:end], node))
+        out = RankedNodes(np.insert(nodes, at, node), np.insert(totals, at, total), -1)
+        out._sorted = True
+        return out
+
+    def copy(self) -> RankedNodes:
+        out = RankedNodes.__new__(RankedNodes)
+        out._nodes, out._totals, out._host = self._nodes, self._totals, self._host
+        out._head, out._sorted, out._len = self._head, self._sorted, self._len
+        return out
 
 
 @dataclass
@@ -37,7 +92,11 @@ class BatchState:
     """`batchState`: the signature of the pod that stored it and its other scored nodes, best first."""
 
     signature: Hashable
-    sorted_nodes: deque[int] = field(default_factory=deque)
+    sorted_nodes: deque[int] | RankedNodes = field(default_factory=deque)
+
+    def copy(self) -> BatchState:
+        nodes = self.sorted_nodes
+        return BatchState(self.signature, nodes.copy() if isinstance(nodes, RankedNodes) else deque(nodes))
 
 
 @dataclass
@@ -65,27 +124,29 @@ class OpportunisticBatch:
         if engine.passes_filters(sh, last):  # the last node can take this pod too
             if not self.rescore_last_node:
                 return None  # BatchFlushNodeNotFull: its new score is unknown (v1.35, v1.36)
-            state.sorted_nodes = deque(engine.ranked(sh, [last, *state.sorted_nodes]))
+            state.sorted_nodes = engine.ranked(sh, last, state.sorted_nodes)
         return state.sorted_nodes.popleft()
 
-    def store(self, signature: Hashable | None, hint: int | None, chosen: int, others: list[int] | None,
-              cycle: int) -> None:
+    def store(self, signature: Hashable | None, hint: int | None, chosen: int,
+              others: list[int] | RankedNodes | None, cycle: int) -> None:
         """`StoreScheduleResults`: remember the cycle; keep the batch when its hint was used, else start a new
         one from this cycle's other scored nodes (`others`, best first; None: not scored)."""
         self.last_cycle, self.last_node = cycle, chosen
         if hint is not None and hint == chosen:
             self.batched += 1
             return
-        self.state = BatchState(signature, deque(others)) if signature is not None and others else None
+        if signature is None or not others:
+            self.state = None
+        else:
+            self.state = BatchState(signature, others if isinstance(others, RankedNodes) else deque(others))
 
     def snapshot(self) -> tuple:
         """What a trial's rollback restores (`Engine.checkpoint`)."""
-        state = None if self.state is None else BatchState(self.state.signature, deque(self.state.sorted_nodes))
-        return state, self.last_cycle, self.last_node, self.batched
+        return None if self.state is None else self.state.copy(), self.last_cycle, self.last_node, self.batched
 
     def restore(self, saved: tuple) -> None:
         state, self.last_cycle, self.last_node, self.batched = saved
-        self.state = None if state is None else BatchState(state.signature, deque(state.sorted_nodes))
+        self.state = None if state is None else state.copy()
 
 
 # --------------------------------------------------------------------------- the pods' signatures

@@ -32,7 +32,7 @@ import numpy as np
 from kubefit.api.core import Node, Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.version import BATCH_RESCORES_LAST_NODE, OPPORTUNISTIC_BATCHING
-from kubefit.scheduler.batch import OpportunisticBatch, signature
+from kubefit.scheduler.batch import OpportunisticBatch, RankedNodes, signature
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.framework import (
     MAX_NODE_SCORE,
@@ -853,26 +853,28 @@ class Engine:
             sh.batch_signature = (signature(sh.fw, pod, sh.ctx.demand),)
         return sh.batch_signature[0]
 
-    def _others(self, d: Decision) -> list[int] | None:
+    def _others(self, d: Decision) -> RankedNodes | None:
         """The batch's list after a scored cycle: its other feasible nodes by total, best first, ties in node
-        order (`newSortedNodeScores` less the popped host); None when nothing was scored."""
+        order (`newSortedNodeScores` less the popped host), sorted when first read; None when nothing was
+        scored."""
         if d.scored is None:
             return None
         feasible, total = d.scored
         if feasible is None:  # every feasible node, identity-normalized totals
             feasible = np.flatnonzero(d.shape.ok)
             total = d.shape.total[feasible]
-        ranked = feasible[np.lexsort((feasible, -total))].tolist()
-        ranked.remove(d.node)
-        return ranked
+        return RankedNodes(np.array(feasible, dtype=np.int64), np.array(total, dtype=np.int64), d.node)
 
-    def ranked(self, sh: Shape, nodes: list[int]) -> list[int]:
-        """v1.37's rescoring: `nodes` by their totals with NormalizeScore over `nodes` alone, best first."""
-        feasible = np.asarray(nodes, dtype=np.int64)
+    def ranked(self, sh: Shape, last: int, rest) -> RankedNodes:
+        """v1.37's rescoring: the node chosen last rejoins the list `rest` with its new score, NormalizeScore
+        over the list alone, sorted again (an identity-normalized profile: the node inserted in its place)."""
+        if sh.identity and isinstance(rest, RankedNodes):
+            return rest.with_node(last, int(sh.total[last]))
+        feasible = np.asarray([last, *rest], dtype=np.int64)
         total = sh.total[feasible]
         if not sh.identity:
             total = total + self._normalized(sh, feasible)
-        return feasible[np.lexsort((feasible, -total))].tolist()
+        return RankedNodes(feasible, total, -1)
 
     def node_removed(self, node: int) -> bool:
         """Whether `remove_node` deleted the node (the snapshot no longer has it)."""
