@@ -808,12 +808,12 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     Parameters
     ----------
     files : sequence of str or Path
-        The candidate scenario (files or folders).
+        The candidate scenario (files or folders); empty: the expectation file's `files`.
     expect : str or Path, optional
         A `SchedulingExpectations` file (kubefit.io/v1alpha1).
     baseline : sequence of str or Path
         The scenario as it is before the change (`--baseline`): what `maxPending: baseline` and `maxPodMoves`
-        compare with; it must share a node or a pod with the candidate.
+        compare with; it must share a node or a pod with the candidate (empty: the expectation file's `baseline`).
     assertions : sequence of `kubefit.checks.expectations.Assertion`
         Further assertions (`from_options` makes them from the command's options); one of the same kind and
         target replaces the file's.
@@ -844,10 +844,11 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     from kubefit.told import inputs
 
     given = load_expectations(expect) if expect is not None else None
-    wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions)
-    result = run_check([str(f) for f in files], wanted, baseline=[str(f) for f in baseline],
-                       feature_gates=feature_gates, recursive=recursive, warn=warn)
-    result.inputs = inputs(files, "kube-scheduler", {"baseline": [str(f) for f in baseline],
+    wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
+                      [str(f) for f in files], [str(f) for f in baseline])
+    result = run_check(wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
+                       recursive=recursive, warn=warn)
+    result.inputs = inputs(wanted.files, "kube-scheduler", {"baseline": wanted.baseline,
                                                      "expect": None if expect is None else str(expect),
                                                      "nodeTemplates": wanted.node_templates,
                                                      "kubeVersions": wanted.kube_versions,

@@ -6,6 +6,8 @@ The file is versioned like a Kubernetes object so that it can change without bre
     apiVersion: kubefit.io/v1alpha1
     kind: SchedulingExpectations
     metadata: {name: shop}            # optional: names the JUnit test suite
+    files: [cluster/]                 # optional: the candidate scenario (-f), relative to this file
+    baseline: [base/]                 # optional: the scenario before the change (--baseline)
     kubeVersions: ["1.34", "1.37"]    # optional ("all"): every assertion is checked on each version
     nodeTemplates: [small-node.yaml]  # for maxNodesAdded, relative to this file
     assertions:
@@ -44,7 +46,8 @@ from kubefit.manifests.documents import Document, read_documents
 
 API_VERSION = "kubefit.io/v1alpha1"
 KIND = "SchedulingExpectations"
-TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "kubeVersions", "nodeTemplates", "assertions"})
+TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "files", "baseline", "kubeVersions", "nodeTemplates",
+                        "assertions"})
 METADATA_FIELDS = frozenset({"name", "labels", "annotations"})
 BASELINE = "baseline"  # maxPending: no more than the baseline leaves pending
 
@@ -97,6 +100,8 @@ class Expectations:
 
     assertions: list[Assertion] = field(default_factory=list)
     node_templates: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # the scenario, when the file names it (`-f` replaces it)
+    baseline: list[str] = field(default_factory=list)  # ... and the baseline (`--baseline` replaces it)
     kube_versions: str | None = None  # "1.34,1.37" or "all"; None: the verbs' own default
     name: str = "kubefit check"
     source: str | None = None  # the expectation file
@@ -116,9 +121,7 @@ def load_expectations(path: str | Path) -> Expectations:
     check_fields(meta, METADATA_FIELDS, doc, "metadata")
     out = Expectations(name=string(meta.get("name"), doc, "metadata.name") or "kubefit check", source=str(path))
     out.kube_versions = _versions(doc)
-    base = Path(path).parent
-    out.node_templates = [str(base / string(t, doc, f"nodeTemplates[{i}]")) for i, t in
-                          enumerate(sequence(doc.body.get("nodeTemplates"), doc, "nodeTemplates"))]
+    out.node_templates, out.files, out.baseline = (_paths(doc, name) for name in ("nodeTemplates", "files", "baseline"))
     raw = mapping(doc.body.get("assertions"), doc, "assertions")
     check_fields(raw, frozenset(VERB_OF), doc, "assertions")
     for kind, value in raw.items():
@@ -126,6 +129,12 @@ def load_expectations(path: str | Path) -> Expectations:
     if not out.assertions:
         raise fail(doc, "assertions", f"names no assertion (one of {', '.join(VERB_OF)})")
     return out
+
+
+def _paths(doc: Document, name: str) -> list[str]:
+    """A list of files or folders, each relative to the expectation file's folder."""
+    base = Path(doc.source).parent
+    return [str(base / string(t, doc, f"{name}[{i}]")) for i, t in enumerate(sequence(doc.body.get(name), doc, name))]
 
 
 def _versions(doc: Document) -> str | None:
@@ -226,14 +235,17 @@ def from_options(*, max_pending: str | None = None, fully_placed: list[str] = ()
 
 
 def combined(file: Expectations | None, options: list[Assertion], node_templates: list[str],
-             kube_versions: str | None) -> Expectations:
+             kube_versions: str | None, files: list[str] = (), baseline: list[str] = ()) -> Expectations:
     """The file's expectations with the options on top: an option replaces the file's assertion of the same kind
-    and target; `--node-template` and `--kube-version` replace the file's lists."""
+    and target; `-f`, `--baseline`, `--node-template` and `--kube-version` replace the file's lists."""
     base = file or Expectations()
     given = {(a.kind, a.target) for a in options}
     kept = [a for a in base.assertions if (a.kind, a.target) not in given]
     out = replace(base, assertions=kept + options, node_templates=list(node_templates) or base.node_templates,
-                  kube_versions=kube_versions or base.kube_versions)
+                  kube_versions=kube_versions or base.kube_versions, files=list(files) or base.files,
+                  baseline=list(baseline) or base.baseline)
+    if not out.files:
+        raise InputError("no scenario to check: give -f FILE (or files in the expectation file)", field="-f")
     if not out.assertions:
         raise InputError("nothing to check: give --expect FILE or an assertion option (--max-pending 0, ...)",
                          field="--expect")

@@ -14,7 +14,6 @@ import typer
 
 from kubefit import verbs
 from kubefit.cli import (
-    FilesOption,
     OutputFormat,
     OutputOption,
     RecursiveOption,
@@ -45,7 +44,9 @@ def _append(path: str, text: str, option: str) -> None:
 
 @app.command()
 def check(
-    files: FilesOption,
+    files: Annotated[list[str] | None, typer.Option(
+        "-f", "--filename", help="The candidate scenario: file(s) or folder(s), YAML, JSON or kind: List (default: "
+        "the expectation file's files).")] = None,
     baseline: Annotated[list[str] | None, typer.Option(
         "--baseline", help="The scenario before the change (files or folders): what --max-pending baseline and "
         "--max-pod-moves compare with.")] = None,
@@ -90,7 +91,7 @@ def check(
     given = from_options(max_pending=max_pending, fully_placed=fully_placed or [], max_nodes_added=max_nodes_added,
                          min_removable_nodes=min_removable_nodes, min_capacity=min_capacity or [],
                          min_allocation=min_allocation or [], config_valid=config_valid, max_pod_moves=max_pod_moves)
-    result = verbs.check(files, expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
+    result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive, warn=warn)
     data = result.to_dict()
     write_report(result, report, data)
