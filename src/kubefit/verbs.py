@@ -839,14 +839,14 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     >>> result.passed, result.outcomes[0].message
     (False, 'simulate leaves 1 pod(s) pending (at most 0)')
     """
-    from kubefit.checks.evaluate import run_check
+    from kubefit.checks.evaluate import Verbs, run_check
     from kubefit.checks.expectations import combined, load_expectations
     from kubefit.told import inputs
 
     given = load_expectations(expect) if expect is not None else None
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
                       [str(f) for f in files], [str(f) for f in baseline])
-    result = run_check(wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
+    result = run_check(Verbs(simulate, plan, consolidate, capacity), wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
                        recursive=recursive, warn=warn)
     result.inputs = inputs(wanted.files, "kube-scheduler", {"baseline": wanted.baseline,
                                                      "expect": None if expect is None else str(expect),

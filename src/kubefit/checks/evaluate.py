@@ -75,12 +75,24 @@ class CheckResult:
                 **told_keys(self.warnings, None, self.inputs)}
 
 
+@dataclass(frozen=True)
+class Verbs:
+    """The verb functions whose answers are judged: `kubefit.verbs`' own, handed down by `kubefit.verbs.check`
+    (this package sits below the public API, as planning does: it calls the verbs back, never imports them)."""
+
+    simulate: Callable[..., Any]
+    plan: Callable[..., Any]
+    consolidate: Callable[..., Any]
+    capacity: Callable[..., Any]
+
+
 class Answers:
     """The verbs' answers for one version, each asked once (an error, such as a configuration kube-scheduler
     refuses, is kept and raised again for every assertion that reads that answer)."""
 
-    def __init__(self, files: Sequence[str], baseline: Sequence[str], templates: Sequence[str],
+    def __init__(self, verbs: Verbs, files: Sequence[str], baseline: Sequence[str], templates: Sequence[str],
                  version: str | None, options: dict[str, Any]) -> None:
+        self.verbs = verbs
         self.files, self.baseline, self.templates, self.version = list(files), list(baseline), list(templates), version
         self.options = options  # warn, feature_gates, recursive
         self._memo: dict[str, Any] = {}
@@ -100,31 +112,21 @@ class Answers:
         return {"kube_version": self.version, **self.options}
 
     def simulation(self) -> SimulationResult:
-        from kubefit import verbs
-
-        return self._once("simulate", lambda: verbs.simulate(self.files, **self._common()))
+        return self._once("simulate", lambda: self.verbs.simulate(self.files, **self._common()))
 
     def baseline_simulation(self) -> SimulationResult:
-        from kubefit import verbs
-
-        return self._once("baseline", lambda: verbs.simulate(self.baseline, **self._common()))
+        return self._once("baseline", lambda: self.verbs.simulate(self.baseline, **self._common()))
 
     def plan(self) -> Any:
-        from kubefit import verbs
-
-        return self._once("plan", lambda: verbs.plan(self.files, self.templates, **self._common()))
+        return self._once("plan", lambda: self.verbs.plan(self.files, self.templates, **self._common()))
 
     def consolidation(self) -> Any:
-        from kubefit import verbs
-
         gates, warn = self.options["feature_gates"], self.options["warn"]
-        return self._once("consolidate", lambda: verbs.consolidate(
+        return self._once("consolidate", lambda: self.verbs.consolidate(
             self.files, kube_version=self.version, feature_gates=gates, warn=warn, recursive=self.options["recursive"]))
 
     def capacity(self, pod: str) -> Any:
-        from kubefit import verbs
-
-        return self._once(f"capacity {pod}", lambda: verbs.capacity(self.files, pod, **self._common()))
+        return self._once(f"capacity {pod}", lambda: self.verbs.capacity(self.files, pod, **self._common()))
 
     def moves(self) -> list[dict]:
         """The pods queued in both runs that the candidate places elsewhere than the baseline (or leaves pending
@@ -309,11 +311,11 @@ def comparable(answers: Answers) -> None:
                          f"cluster, which cannot be compared", file=", ".join(answers.baseline), field="--baseline")
 
 
-def run_check(files: Sequence[str], expectations: Expectations, *, baseline: Sequence[str] = (),
+def run_check(verbs: Verbs, files: Sequence[str], expectations: Expectations, *, baseline: Sequence[str] = (),
               feature_gates: str | None = None, recursive: bool = False,
               warn: Callable[[str], None] = print) -> CheckResult:
-    """Judge every assertion of `expectations` on the scenario `files` (and the `baseline` files), on each
-    version `expectations.kube_versions` names (the verbs' default version when none)."""
+    """Judge every assertion of `expectations` on the `verbs`' answers for the scenario `files` (and the
+    `baseline` files), on each version `expectations.kube_versions` names (the verbs' default version when none)."""
     from kubefit.k8s.version import resolve_each
 
     for given in (*files, *baseline):
@@ -336,7 +338,7 @@ def run_check(files: Sequence[str], expectations: Expectations, *, baseline: Seq
     outcomes: list[Outcome] = []
     moves: dict[str, list[dict]] = {}
     for version in versions:
-        answers = Answers([str(f) for f in files], [str(f) for f in baseline], expectations.node_templates,
+        answers = Answers(verbs, [str(f) for f in files], [str(f) for f in baseline], expectations.node_templates,
                           version, options)
         label = version if len(versions) > 1 else None
         if baseline:
