@@ -4,7 +4,7 @@ The Python API and the `kubefit` command are thin layers over the same functions
 verb reads scenario files as the command does and returns the result the command renders:
 
 - kube-scheduler: `score`, `simulate` (with `cordon`/`drain`/`remove` for a what-if on the nodes),
-  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `tune`;
+  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `tune`, `check` (assertions on their answers);
 - Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
   `models_classify`.
 
@@ -32,7 +32,7 @@ _HOMES = {
     "kubefit.manifests.scenario": ("load_scenario",),
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
     "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
-    "kubefit.verbs": ("KubefitWarning", "capacity", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
+    "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
                       "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
                       "timeline", "tune"),
 }
@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
     from kubefit.verbs import (
         KubefitWarning,
         capacity,
+        check,
         compare,
         compare_versions,
         consolidate,
@@ -68,7 +69,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 
 __all__ = [
     # one function per verb
-    "capacity", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
     "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",

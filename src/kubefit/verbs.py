@@ -21,6 +21,7 @@ from kubefit.errors import InputError
 
 if TYPE_CHECKING:
     from kubefit.api.core import Pod
+    from kubefit.checks.evaluate import CheckResult
     from kubefit.manifests.load import Scenario
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
@@ -793,6 +794,65 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     result.warnings = notes
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
                             recursive=recursive, placePending=place_pending)
+    return result
+
+
+def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
+          node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
+          recursive: bool = False, warn: Warn = python_warning) -> CheckResult:
+    """Do the scheduling expectations hold for this scenario (`kubefit check`)?
+
+    Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
+    scenario `files`, compared with the `baseline` files where it says so; see `kubefit.checks.expectations`.
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        The candidate scenario (files or folders); empty: the expectation file's `files`.
+    expect : str or Path, optional
+        A `SchedulingExpectations` file (kubefit.io/v1alpha1).
+    baseline : sequence of str or Path
+        The scenario as it is before the change (`--baseline`): what `maxPending: baseline` and `maxPodMoves`
+        compare with; it must share a node or a pod with the candidate (empty: the expectation file's `baseline`).
+    assertions : sequence of `kubefit.checks.expectations.Assertion`
+        Further assertions (`from_options` makes them from the command's options); one of the same kind and
+        target replaces the file's.
+    node_templates : sequence of str or Path
+        The node templates `maxNodesAdded` plans with (instead of the file's `nodeTemplates`).
+    kube_versions : str, optional
+        `1.34,1.37` or `all`: every assertion is judged on each (instead of the file's `kubeVersions`).
+    feature_gates, recursive, warn
+        As for `simulate`.
+
+    Returns
+    -------
+    kubefit.checks.evaluate.CheckResult
+        Every assertion's outcome (status, the verb's answer, a message, the evidence), the pods placed
+        differently from the baseline (``moves``), ``warnings``; ``passed``; ``to_dict()`` is `-o json`.
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> from kubefit.checks.expectations import from_options
+    >>> result = kubefit.check(["examples/workload/cluster.yaml"], assertions=from_options(max_pending="0"),
+    ...                        warn=lambda _: None)
+    >>> result.passed, result.outcomes[0].message
+    (False, 'simulate leaves 1 pod(s) pending (at most 0)')
+    """
+    from kubefit.checks.evaluate import Verbs, run_check
+    from kubefit.checks.expectations import combined, load_expectations
+    from kubefit.told import inputs
+
+    given = load_expectations(expect) if expect is not None else None
+    wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
+                      [str(f) for f in files], [str(f) for f in baseline])
+    result = run_check(Verbs(simulate, plan, consolidate, capacity), wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
+                       recursive=recursive, warn=warn)
+    result.inputs = inputs(wanted.files, "kube-scheduler", {"baseline": wanted.baseline,
+                                                     "expect": None if expect is None else str(expect),
+                                                     "nodeTemplates": wanted.node_templates,
+                                                     "kubeVersions": wanted.kube_versions,
+                                                     "featureGates": feature_gates, "recursive": recursive})
     return result
 
 

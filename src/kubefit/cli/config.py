@@ -7,13 +7,14 @@ from typing import Annotated
 import typer
 
 from kubefit.cli import KubeVersionOption, OutputFormat, SchedulerGatesOption, app, name_some, warn
-from kubefit.errors import ConfigError, InputError, escape_control
+from kubefit.errors import InputError, escape_control
 from kubefit.manifests.documents import Document, read_documents
 from kubefit.manifests.kinds import FLEET_KINDS, SCHEDULER_CONFIG_KINDS
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.scenario import add_document
 from kubefit.report.output import emit
 from kubefit.scheduler.config import V1, load_configuration
+from kubefit.scheduler.config import verdict as config_verdict
 from kubefit.scheduler.config.dialects import print_notes
 
 config_app = typer.Typer(no_args_is_help=True, help="Check and show scheduler configurations.")
@@ -45,25 +46,6 @@ ConfigVersionsOption = Annotated[str | None, typer.Option(
     "or all; default: $KUBEFIT_KUBE_VERSION, else the newest.")]
 
 
-def _versions(text: str | None, feature_gates: str | None) -> list:
-    """The versions `--kube-version` names (`all`: every supported one), resolved with the gates."""
-    from kubefit.k8s.version import PATCHES, resolve
-
-    if text is not None and text.strip().lower() == "all":
-        return [resolve(minor, feature_gates) for minor in PATCHES]
-    names = [t.strip() for t in (text or "").split(",") if t.strip()] or [None]
-    return [resolve(name, feature_gates) for name in names]
-
-
-def _verdict(doc: Document, version) -> dict:
-    """Whether kube-scheduler of `version` accepts the configuration: `{valid, messages, notes, dialect}`."""
-    try:
-        config = load_configuration(doc, version)
-    except ConfigError as exc:
-        return {"valid": False, "messages": list(exc.errors), "notes": []}
-    return {"valid": True, "messages": [], "notes": list(config.notes), "dialect": config.dialect}
-
-
 @config_app.command("validate")
 def validate(
     filename: ConfigFileOption,
@@ -76,12 +58,14 @@ def validate(
 
     An older apiVersion (or a legacy Policy) is checked as that version was, and the answer says that
     kube-scheduler reads only v1 and how to convert the file."""
-    versions = _versions(kube_version, feature_gates)
+    from kubefit.k8s.version import resolve_each
+
+    versions = resolve_each(kube_version, feature_gates)
     doc = config_document(filename)
     if doc is None:
         raise InputError("no KubeSchedulerConfiguration or Policy to validate (a file without one means "
                          "kube-scheduler's defaults: see `kubefit config view`)", file=filename)
-    verdicts = {f"{v.name}": {"patch": v.patch, **_verdict(doc, v)} for v in versions}
+    verdicts = {f"{v.name}": {"patch": v.patch, **config_verdict(doc, v)} for v in versions}
     valid = all(v["valid"] for v in verdicts.values())
     if output != OutputFormat.table:
         emit({"file": filename, "valid": valid, "versions": verdicts}, output.value)

@@ -258,6 +258,15 @@ def resolve(kube_version: str | int | None = None, feature_gates: str | Mapping[
     return for_minor(minor, parse_gate_overrides(feature_gates))
 
 
+def resolve_each(text: str | None, feature_gates: str | Mapping[str, bool] | None = None) -> list[KubeVersion]:
+    """The versions a list names (`1.34,1.37`; `all`: every supported one), each `resolve`d with the gates;
+    none named: the one `resolve` answers for (`config validate --kube-version`, `check --kube-version`)."""
+    if text is not None and str(text).strip().lower() == "all":
+        return [resolve(minor, feature_gates) for minor in PATCHES]
+    names = [t.strip() for t in str(text or "").split(",") if t.strip()] or [None]
+    return [resolve(name, feature_gates) for name in names]
+
+
 def release_minor(git_version: str | None) -> int | None:
     """The minor of a cluster's `gitVersion` (`v1.36.5`, `v1.36.3-gke.1200`, `v1.35.0+k3s1`), or None.
 

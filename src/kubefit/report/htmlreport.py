@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import kubefit.report.checkpage  # noqa: F401  (registers the page of kubefit check)
 import kubefit.report.pages  # noqa: F401  (registers the built-in pages)
 from kubefit.report.html import RENDERERS, Renderer, document
 

@@ -21,7 +21,7 @@ CONTRACT (used by the framework, simulate and the CLI; keep these names and fiel
 import importlib
 from dataclasses import replace
 
-from kubefit.errors import InputError
+from kubefit.errors import ConfigError, InputError
 from kubefit.k8s.version import KubeVersion
 from kubefit.manifests.documents import Document
 from kubefit.scheduler.config.decoding import (
@@ -98,7 +98,7 @@ __all__ = [
     "Scheme", "scheme_for",
     # decoding (scheme, strict decoding) and the entry points
     "ARGS_SCHEMAS", "CONFIG_SCHEMA", "args_to_v1", "check_args", "decode_plugin_args", "decode_v1",
-    "default_configuration", "describe", "load_configuration",
+    "default_configuration", "describe", "load_configuration", "verdict",
 ]
 
 def default_configuration(version: KubeVersion | None = None) -> SchedulerConfiguration:
@@ -134,3 +134,13 @@ def load_configuration(doc: Document | None, version: KubeVersion | None = None)
     dialect = "Policy" if kind == "Policy" else str(api_version or "").rsplit("/", 1)[-1]
     legacy = bool(getattr(dialects, "is_legacy_dialect", lambda _d: False)(doc))
     return replace(config, dialect=dialect, notes=(*notes, *config.notes), legacy_scoring=legacy)
+
+
+def verdict(doc: Document, version: KubeVersion | None = None) -> dict:
+    """Whether kube-scheduler of `version` accepts the configuration `doc`: `{valid, messages, notes, dialect}`
+    (its own messages when it refuses it; `kubefit config validate`, `kubefit check`'s configValid)."""
+    try:
+        config = load_configuration(doc, version)
+    except ConfigError as exc:
+        return {"valid": False, "messages": list(exc.errors), "notes": []}
+    return {"valid": True, "messages": [], "notes": list(config.notes), "dialect": config.dialect}
