@@ -28,62 +28,78 @@ What a simulation cannot reproduce, and how kubefit decides instead (README "Whi
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
+_GONE = np.iinfo(np.int64).min
+
 
 class RankedNodes:
-    """A cycle's scored nodes but its host, by total score (best first, ties in node order), sorted only when
-    first read: most lists are replaced before the next pod asks for one (`newSortedNodeScores`)."""
+    """A cycle's scored nodes but its host, by total score (best first, ties in node order): the heap of
+    `newSortedNodeScores`, kept as one int64 rank per node (total, then the lower node index first) so that a
+    pop is one argmax over the nodes, and nothing is sorted for a list the next pod never reads.
 
-    __slots__ = ("_nodes", "_totals", "_host", "_head", "_sorted", "_len")
+    `load` gives the (nodes, totals) when they are first read, `size` their number without the host."""
 
-    def __init__(self, nodes: np.ndarray, totals: np.ndarray, host: int) -> None:
-        self._nodes, self._totals, self._host = nodes, totals, host
-        self._head, self._sorted = 0, False
-        self._len = len(nodes) - int(np.count_nonzero(nodes == host))
+    __slots__ = ("_nodes", "_ranks", "_host", "_len", "_load", "_span")
 
-    def _order(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self._sorted:
-            keep = self._nodes != self._host
-            nodes, totals = self._nodes[keep], self._totals[keep]
-            order = np.lexsort((nodes, -totals))
-            self._nodes, self._totals, self._sorted = nodes[order], totals[order], True
-        return self._nodes, self._totals
+    def __init__(self, nodes: np.ndarray | None, totals: np.ndarray | None, host: int, *, size: int | None = None,
+                 load: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+        self._nodes, self._ranks, self._host, self._load = nodes, totals, host, load
+        self._span = 0  # ranks not made yet: `_ready` turns the totals into ranks
+        self._len = size if size is not None else len(nodes) - int(np.count_nonzero(nodes == host))
+
+    def _ready(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._load is not None:
+            self._nodes, self._ranks = self._load()
+            self._load = None
+        if not self._span:
+            nodes, totals = np.asarray(self._nodes, dtype=np.int64), np.asarray(self._ranks, dtype=np.int64)
+            self._span = int(nodes.max(initial=0)) + 2
+            ranks = totals * self._span + (self._span - 1 - nodes)  # |total| ≤ Σ|weight|·100: no overflow
+            ranks[nodes == self._host] = _GONE
+            self._nodes, self._ranks = nodes, ranks
+        return self._nodes, self._ranks
 
     def __len__(self) -> int:
-        return self._len - self._head
+        return self._len
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._order()[0][self._head:].tolist())
+        nodes, ranks = self._ready()
+        order = np.argsort(-ranks[ranks != _GONE], kind="stable")
+        return iter(nodes[ranks != _GONE][order].tolist())
 
     def __eq__(self, other: object) -> bool:
         return list(self) == list(other)  # type: ignore[call-overload]
 
     def popleft(self) -> int:
         """`sortedNodes.Pop()`: the best node left."""
-        nodes, _ = self._order()
-        self._head += 1
-        return int(nodes[self._head - 1])
+        nodes, ranks = self._ready()
+        at = int(ranks.argmax())
+        ranks[at] = _GONE
+        self._len -= 1
+        return int(nodes[at])
 
     def with_node(self, node: int, total: int) -> RankedNodes:
-        """The list with `node` (re)scored at `total`, in its place (v1.37's rescoring when every score plugin
-        normalizes as the identity: the others' totals are unchanged)."""
-        nodes, totals = self._order()
-        nodes, totals = nodes[self._head:], totals[self._head:]
-        start = int(np.searchsorted(-totals, -total, side="left"))
-        end = int(np.searchsorted(-totals, -total, side="right"))
-        at = start + int(np.searchsorted(nodes[start:end], node))
-        out = RankedNodes(np.insert(nodes, at, node), np.insert(totals, at, total), -1)
-        out._sorted = True
+        """The list with `node` (re)scored at `total` (v1.37's rescoring when every score plugin normalizes as
+        the identity: the others' totals are unchanged)."""
+        nodes, ranks = self._ready()
+        span = max(self._span, node + 2)
+        if span != self._span:  # a node beyond the ranks' range: rank everything again
+            alive = ranks != _GONE
+            totals = (ranks[alive] - (self._span - 1 - nodes[alive])) // self._span
+            return RankedNodes(np.append(nodes[alive], node), np.append(totals, total), -1)
+        out = RankedNodes(np.append(nodes, node), np.append(ranks, total * span + (span - 1 - node)), -1,
+                          size=self._len + 1)
+        out._span = span
         return out
 
     def copy(self) -> RankedNodes:
-        out = RankedNodes.__new__(RankedNodes)
-        out._nodes, out._totals, out._host = self._nodes, self._totals, self._host
-        out._head, out._sorted, out._len = self._head, self._sorted, self._len
+        nodes, ranks = self._ready()  # a trial's rollback restores the list as it was stored
+        out = RankedNodes(nodes, ranks.copy(), self._host, size=self._len)
+        out._span = self._span
         return out
 
 

@@ -860,10 +860,14 @@ class Engine:
         if d.scored is None:
             return None
         feasible, total = d.scored
-        if feasible is None:  # every feasible node, identity-normalized totals
-            feasible = np.flatnonzero(d.shape.ok)
-            total = d.shape.total[feasible]
-        return RankedNodes(np.array(feasible, dtype=np.int64), np.array(total, dtype=np.int64), d.node)
+        if feasible is None:  # every feasible node, identity-normalized totals: read when the next pod asks,
+            sh = d.shape  # when only the host's row has changed (a hint is given to the very next cycle only)
+
+            def load() -> tuple[np.ndarray, np.ndarray]:
+                nodes = np.flatnonzero(sh.ok)
+                return nodes, sh.total[nodes]
+            return RankedNodes(None, None, d.node, size=d.feasible - 1, load=load)
+        return RankedNodes(np.asarray(feasible, dtype=np.int64), np.asarray(total, dtype=np.int64), d.node)
 
     def ranked(self, sh: Shape, last: int, rest) -> RankedNodes:
         """v1.37's rescoring: the node chosen last rejoins the list `rest` with its new score, NormalizeScore
