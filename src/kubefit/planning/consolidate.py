@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from itertools import chain
 
 import numpy as np
 
@@ -63,6 +64,7 @@ from kubefit.planning.drainability import (
 from kubefit.planning.lowerbound import LowerBound, lower_bound
 from kubefit.scheduler.compare import Candidate
 from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.disruption import PDB, current_budgets
 from kubefit.scheduler.engine import TIE_BREAKS, Engine
 from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.nodeactions import NodeActions, apply_node_actions, replacement
@@ -195,7 +197,9 @@ class Consolidator:
             self.today = simulate(self.state, config, queue, tie_break=options.tie_break, seed=options.seed,
                                   stranded=False, label="today")
         self.engine = Engine(self.state, config, tie_break=options.tie_break, seed=options.seed)
-        self.budgets = Budgets(list(self.state.objects.of("PodDisruptionBudget")))
+        # budgets without a status: as the disruption controller computes them for today's cluster
+        self.budgets = Budgets(current_budgets(self.state.objects.of(PDB),
+                                               chain(self.state.all_pods(), scenario.pending_pods)))
         self.served = {p.scheduler_name for p in config.profiles}
         self.demands = DemandMemo(use_status_resources=False)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)
