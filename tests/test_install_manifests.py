@@ -433,3 +433,37 @@ def test_a_replica_made_later_is_admitted_with_its_priority(tmp_path):
     scenario = load_scenario([files(tmp_path, node("n1"), pc, web)])
     assert [p.priority for p in scenario.pods] == [1000]
     assert find_pod(scenario, "deployment/web").priority == 1000
+
+
+CSI_DRIVER = """\
+apiVersion: csi.ceph.io/v1alpha1
+kind: Driver
+metadata: {name: rbd.csi.ceph.com, namespace: rook-ceph}
+spec: {log: {verbosity: 1}}
+"""
+SHAPED = """\
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {server: {replicas: 2, image: x}}
+"""
+PLAIN = """\
+apiVersion: example.com/v1
+kind: Setting
+metadata: {name: s}
+spec: {color: blue}
+"""
+
+
+def test_operator_resources_that_make_pods_are_named_as_such(tmp_path, capsys):
+    """A ceph-csi-operator `Driver` becomes a Deployment and a DaemonSet (github.com/ceph/ceph-csi-operator
+    internal/controller/driver_controller.go): named with the operators' warning (`operators.OPERATORS`), as is
+    an unknown custom resource whose spec looks like a workload (`spec.server.replicas`), in `-o json` warnings
+    too; a custom resource of no such shape is among the objects that place no pod. Issue #38, defect 6."""
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), CSI_DRIVER, SHAPED, PLAIN))
+    assert rc == 0, err
+    note = next(w for w in out["warnings"] if "an operator turns these custom resources into pods" in w)
+    assert "Driver/rbd.csi.ceph.com (csi.ceph.io/v1alpha1)" in note
+    assert "Widget/w (example.com/v1; its spec.server.replicas looks like a workload's)" in note
+    skipped = next(w for w in out["warnings"] if "place no pod" in w)
+    assert "Setting (1)" in skipped and "Driver" not in skipped and "Widget" not in skipped

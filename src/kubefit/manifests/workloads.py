@@ -46,7 +46,6 @@ from kubefit.manifests.kinds import (
     STATUS_FIELDS,
     WORKLOAD_KINDS,
     kustomize_note,
-    operator_note,
     skipped_note,
 )
 from kubefit.manifests.load import (
@@ -57,6 +56,7 @@ from kubefit.manifests.load import (
     decode_pod,
     label_selector,
 )
+from kubefit.manifests.operators import operator_note
 from kubefit.manifests.podresources import template_errors
 from kubefit.manifests.storage import decode_pvc
 
