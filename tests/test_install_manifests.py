@@ -256,6 +256,67 @@ def test_capacity_of_one_more_stateful_set_replica_gets_its_claim(tmp_path, caps
     assert out["perNode"] == {"a1": 4}  # db-0, db-1 are pending: capacity counts beside the bound pods only
 
 
+STATIC_CLAIMS = """\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-a}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], storageClassName: local, hostPath: {path: /a}}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-b}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], storageClassName: local, hostPath: {path: /b}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 0
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: postgres, resources: {requests: {cpu: "1"}}}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {storageClassName: local, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+
+
+def test_capacity_of_a_stateful_set_creates_each_ordinals_claims(tmp_path, capsys):
+    """Each copy of `--pod statefulset/db` is the next ordinal, created after its own claim
+    `data-db-<ordinal>` (pkg/controller/statefulset/stateful_pod_control.go `createPersistentVolumeClaims`,
+    `getPersistentVolumeClaimName`). Each claim is of an Immediate class without a provisioner: the PV
+    controller binds it to an Available volume (`syncUnboundClaim` / `findBestMatchForClaim`) as soon as it is
+    created. Two such volumes: data-db-0 and data-db-1 get one each and db-0, db-1 fit; data-db-2 stays
+    Pending, so db-2 fails VolumeBinding's PreFilter ("pod has unbound immediate PersistentVolumeClaims").
+    Issue #38, defect 4 (the claim was not created: 0 copies)."""
+    rc, out, err = run_json(capsys, "capacity", "-f", files(tmp_path, node("n1", cpu="8"), STATIC_CLAIMS), "--pod",
+                            "statefulset/db")
+    assert rc == 0, err
+    assert out["pod"] == "default/db-0" and out["count"] == 2
+    assert "pod has unbound immediate PersistentVolumeClaims" in out["message"]
+
+
+def test_capacity_of_a_stateful_set_with_a_provisioned_claim(tmp_path, capsys):
+    """The same StatefulSet with a default class that provisions (Immediate): each ordinal's claim gets the class
+    (DefaultStorageClass admission) and a new volume (the PV controller); copies are then bounded by cpu only:
+    8 on an 8-cpu node."""
+    text = STATIC_CLAIMS.replace("storageClassName: local, accessModes", "accessModes").replace(
+        "metadata: {name: local}\nprovisioner: kubernetes.io/no-provisioner",
+        "metadata: {name: local, annotations: {storageclass.kubernetes.io/is-default-class: 'true'}}\n"
+        "provisioner: example.com/csi")
+    rc, out, err = run_json(capsys, "capacity", "-f", files(tmp_path, node("n1", cpu="8"), text), "--pod", "sts/db")
+    assert rc == 0, err
+    assert out["count"] == 8 and "Insufficient cpu" in out["message"]
+
+
 def test_capacity_refuses_a_daemon_set_and_an_unknown_workload(tmp_path, capsys):
     path = files(tmp_path, node("n1"), stateful_set(1))
     rc, _, err = run_json(capsys, "capacity", "-f", path, "--pod", "ds/agent")
@@ -372,3 +433,37 @@ def test_a_replica_made_later_is_admitted_with_its_priority(tmp_path):
     scenario = load_scenario([files(tmp_path, node("n1"), pc, web)])
     assert [p.priority for p in scenario.pods] == [1000]
     assert find_pod(scenario, "deployment/web").priority == 1000
+
+
+CSI_DRIVER = """\
+apiVersion: csi.ceph.io/v1alpha1
+kind: Driver
+metadata: {name: rbd.csi.ceph.com, namespace: rook-ceph}
+spec: {log: {verbosity: 1}}
+"""
+SHAPED = """\
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {server: {replicas: 2, image: x}}
+"""
+PLAIN = """\
+apiVersion: example.com/v1
+kind: Setting
+metadata: {name: s}
+spec: {color: blue}
+"""
+
+
+def test_operator_resources_that_make_pods_are_named_as_such(tmp_path, capsys):
+    """A ceph-csi-operator `Driver` becomes a Deployment and a DaemonSet (github.com/ceph/ceph-csi-operator
+    internal/controller/driver_controller.go): named with the operators' warning (`operators.OPERATORS`), as is
+    an unknown custom resource whose spec looks like a workload (`spec.server.replicas`), in `-o json` warnings
+    too; a custom resource of no such shape is among the objects that place no pod. Issue #38, defect 6."""
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), CSI_DRIVER, SHAPED, PLAIN))
+    assert rc == 0, err
+    note = next(w for w in out["warnings"] if "an operator turns these custom resources into pods" in w)
+    assert "Driver/rbd.csi.ceph.com (csi.ceph.io/v1alpha1)" in note
+    assert "Widget/w (example.com/v1; its spec.server.replicas looks like a workload's)" in note
+    skipped = next(w for w in out["warnings"] if "place no pod" in w)
+    assert "Setting (1)" in skipped and "Driver" not in skipped and "Widget" not in skipped

@@ -790,7 +790,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     if len(notes) > len(prepared.notes):
         warn(notes[-1])
     result = estimate_capacity(state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
-                               replay=replay)
+                               replay=replay, copies=_ordinals(scenario, pod, target))
     result.warnings = notes
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
                             recursive=recursive, placePending=place_pending)
@@ -854,6 +854,28 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
                                                      "kubeVersions": wanted.kube_versions,
                                                      "featureGates": feature_gates, "recursive": recursive})
     return result
+
+
+def _ordinals(scenario: Scenario, name: str | None, first: Pod) -> Callable[[int], Pod] | None:
+    """For `--pod statefulset/NAME` with claim templates: the i-th copy is the StatefulSet's next ordinal but i,
+    created after its own claims (stateful_pod_control.go); None for any other pod (copies of it alike)."""
+    from kubefit.manifests.admission import admitter
+    from kubefit.manifests.workloads import replica_of, workload_kind
+
+    prefix, _, rest = (name or "").partition("/")
+    if not rest or workload_kind(prefix) != "StatefulSet" or not any(
+            "persistentVolumeClaim" in v for v in first.volumes):
+        return None
+    admit = admitter(scenario)
+
+    def copy(i: int) -> Pod:
+        if i == 0:
+            return first
+        replica = admit(replica_of(scenario, "StatefulSet", rest, later=i))
+        if replica is None:
+            raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
+        return replica
+    return copy
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:

@@ -262,3 +262,27 @@ def test_a_trial_that_must_fail_names_the_pod_no_node_has_room_for(tmp_path):
     assert out["removable"] == [] and out["nodesAfter"] == 2 and out["trials"] == 1
     assert "NotReplicated" in out["blocked"]["b"]
     assert "(replacing default/p3): 0/1 nodes are available: 1 Insufficient cpu." in out["blocked"]["a"]
+
+
+def _deployment(name: str, replicas: int, cpu: str) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "c", "image": "i",
+                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
+
+
+def test_after_an_install_only_the_removed_nodes_pods_move(tmp_path):
+    """An install (two Deployments, every pod pending) on three 4-cpu nodes: today's cluster is the scenario after
+    kube-scheduler placed the 6 pods. cluster-autoscaler moves only the pods of the node it removes
+    (`simulator/cluster.go` `SimulateNodeRemoval` → `GetPodsToMove` of that node): the pods on kept nodes stay
+    where today's run placed them, so every move leaves a removed node and there are as many moves as pods
+    the removed nodes ran (issue #38, defect 3: re-running the whole queue without the removed nodes swapped
+    pods between kept nodes)."""
+    path = _file(tmp_path, [*_nodes(3), _deployment("web", 4, "1"), _deployment("api", 2, "500m")])
+    out = kubefit.consolidate([path], **QUIET).to_dict()
+    assert out["removable"]
+    assert {m["from"] for m in out["moves"]} <= set(out["removable"])
+    before = {n["name"]: n["before"]["pods"] for n in out["nodes"]}
+    assert len(out["moves"]) == sum(before[name] for name in out["removable"])
+    assert out["verification"]["dropped"] == []

@@ -118,9 +118,18 @@ class CSIDriver:
 @dataclass(frozen=True)
 class PodDisruptionBudget:
     """policy/v1 PodDisruptionBudget: preemption reads its selector, `status.disruptionsAllowed` and
-    `status.disruptedPods`."""
+    `status.disruptedPods`; a budget written without a status gets the disruption controller's."""
 
     meta: ObjectMeta
     selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)  # spec.selector as given
     disruptions_allowed: int = 0
     disrupted_pods: frozenset[str] = frozenset()
+    min_available: int | str | None = None  # spec.minAvailable (an int or a percentage), None when absent
+    max_unavailable: int | str | None = None  # spec.maxUnavailable
+    # written without a status (an install manifest): the disruption controller's is computed from the pods
+    # (`kubefit.scheduler.disruption`); False: the status given (a live snapshot) is kept
+    computed: bool = False
+    # the scale of each workload of its namespace, (kind, name) → replicas (None: no scale subresource),
+    # a ReplicaSet a Deployment owns resolved to it: what `getExpectedScale`'s finders read
+    scales: dict[tuple[str, str], tuple[tuple[str, str], int | None]] | None = field(
+        default=None, hash=False, compare=False)

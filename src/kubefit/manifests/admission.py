@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Container, Node, Pod, Quantity
 from kubefit.api.policy import CONTAINER, POD, PVC, LimitRange, RuntimeClass
 from kubefit.api.storage import PersistentVolumeClaim, StorageClass
@@ -543,6 +544,28 @@ def admit_claims(scenario: Scenario) -> list[str]:
         return []
     return [f"DefaultStorageClass admission: claim(s) without storageClassName given the default class "
             f"{default.meta.name!r} ({', '.join(changed[:4])}{' …' if len(changed) > 4 else ''})"]
+
+
+def create_claims(scenario: Scenario, new: list[PersistentVolumeClaim]) -> list[str]:
+    """Claims a controller creates once the scenario is loaded (a StatefulSet's next ordinal, `capacity --pod
+    statefulset/NAME`), as any claim is created: DefaultStorageClass, then the PV controller binds or
+    provisions them (`bind_volumes`); added to the scenario's objects, and to the volume plugins' index when
+    one was built already. The notes."""
+    objects = scenario.objects
+    volumes = objects.by_kind.setdefault("PersistentVolume", [])
+    fresh = Scenario(objects=ClusterObjects(by_kind={"StorageClass": objects.of("StorageClass"),
+                                                     "PersistentVolume": volumes, "PersistentVolumeClaim": list(new)}),
+                     admission=scenario.admission)
+    notes = admit_claims(fresh) + bind_volumes(fresh) if scenario.admission else []
+    created = fresh.objects.of("PersistentVolumeClaim")
+    objects.by_kind.setdefault("PersistentVolumeClaim", []).extend(created)
+    for kind in ("PersistentVolumeClaim", "PersistentVolume"):
+        objects._named.pop(kind, None)
+    storage = objects.__dict__.get("_memo", {}).get("storage")  # the volume plugins' StorageIndex
+    if storage is not None:
+        storage.claims.update(((c.meta.namespace, c.meta.name), c) for c in created)
+        storage.volumes.update((v.meta.name, v) for v in volumes)  # the ones bound to a new claim, the new ones
+    return notes
 
 
 def refuse_claims(scenario: Scenario) -> None:

@@ -114,64 +114,6 @@ def skipped_kind(doc: Any) -> bool:
     return doc.kind in SKIPPED_KINDS or custom_resource(doc.body)
 
 
-# Custom resources that an operator turns into pods (StatefulSets, Deployments, Jobs it creates): API group →
-# those kinds. kubefit runs no operator, so their pods are missing from a simulation unless given.
-OPERATOR_KINDS: dict[str, frozenset[str]] = {
-    "monitoring.coreos.com": frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"}),
-    "elasticsearch.k8s.elastic.co": frozenset({"Elasticsearch"}), "kibana.k8s.elastic.co": frozenset({"Kibana"}),
-    "kafka.strimzi.io": frozenset({"Kafka", "KafkaNodePool", "KafkaConnect", "KafkaMirrorMaker", "KafkaMirrorMaker2",
-                                   "KafkaBridge"}),
-    "postgresql.cnpg.io": frozenset({"Cluster", "Pooler"}), "acid.zalan.do": frozenset({"postgresql"}),
-    "argoproj.io": frozenset({"Rollout", "Workflow", "CronWorkflow", "ArgoCD", "EventSource", "Sensor"}),
-    "ray.io": frozenset({"RayCluster", "RayJob", "RayService"}),
-    "kubeflow.org": frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "Notebook", "Experiment"}),
-    "trainer.kubeflow.org": frozenset({"TrainJob"}),
-    "serving.kserve.io": frozenset({"InferenceService", "LLMInferenceService"}),
-    "serving.knative.dev": frozenset({"Service", "Configuration", "Revision"}),
-    "jobset.x-k8s.io": frozenset({"JobSet"}), "leaderworkerset.x-k8s.io": frozenset({"LeaderWorkerSet"}),
-    "workload.codeflare.dev": frozenset({"AppWrapper"}),
-    "batch.volcano.sh": frozenset({"Job"}), "apps.kruise.io": frozenset({"CloneSet", "StatefulSet", "DaemonSet"}),
-    "rabbitmq.com": frozenset({"RabbitmqCluster"}), "minio.min.io": frozenset({"Tenant"}),
-    "opentelemetry.io": frozenset({"OpenTelemetryCollector"}), "jaegertracing.io": frozenset({"Jaeger"}),
-    "sparkoperator.k8s.io": frozenset({"SparkApplication", "ScheduledSparkApplication"}),
-    "flink.apache.org": frozenset({"FlinkDeployment"}), "nvidia.com": frozenset({"ClusterPolicy", "NVIDIADriver"}),
-    "nfd.k8s-sigs.io": frozenset({"NodeFeatureDiscovery"}),
-    "kubevirt.io": frozenset({"VirtualMachine", "VirtualMachineInstance"}),
-    "tekton.dev": frozenset({"TaskRun", "PipelineRun"}), "keda.sh": frozenset({"ScaledJob"}),
-    "grafana.integreatly.org": frozenset({"Grafana"}), "mongodbcommunity.mongodb.com": frozenset({"MongoDBCommunity"}),
-    "clickhouse.altinity.com": frozenset({"ClickHouseInstallation"}), "k8s.mariadb.com": frozenset({"MariaDB"}),
-    # network and service-mesh installers: Calico's (tigera-operator) and Istio's operators
-    "operator.tigera.io": frozenset({"Installation", "APIServer", "Goldmane", "Whisker"}),
-    "install.istio.io": frozenset({"IstioOperator"}), "sailoperator.io": frozenset({"Istio", "IstioCNI", "ZTunnel"}),
-    "ceph.rook.io": frozenset({"CephCluster"}), "kubernetes.dask.org": frozenset({"DaskCluster", "DaskJob"}),
-    "cassandra.datastax.com": frozenset({"CassandraDatacenter"}), "k8ssandra.io": frozenset({"K8ssandraCluster"}),
-    "pxc.percona.com": frozenset({"PerconaXtraDBCluster"}), "psmdb.percona.com": frozenset({"PerconaServerMongoDB"}),
-    "pgv2.percona.com": frozenset({"PerconaPGCluster"}), "mysql.oracle.com": frozenset({"InnoDBCluster"}),
-    "pingcap.com": frozenset({"TidbCluster"}),
-    "redis.redis.opstreelabs.in": frozenset({"Redis", "RedisCluster", "RedisReplication", "RedisSentinel"}),
-    "logging.banzaicloud.io": frozenset({"Logging"}), "fluentbit.fluent.io": frozenset({"FluentBit"}),
-}
-
-
-def operator_managed(doc: Any) -> bool:
-    """A custom resource an operator turns into pods (`OPERATOR_KINDS`)."""
-    version = doc.body.get("apiVersion")
-    group = version.split("/", 1)[0] if isinstance(version, str) and "/" in version else ""
-    return doc.kind in OPERATOR_KINDS.get(group, ())
-
-
-def operator_note(docs: list[Any]) -> str | None:
-    """The warning for custom resources an operator turns into pods (None when there are none)."""
-    managed = [d for d in docs if operator_managed(d)]
-    if not managed:
-        return None
-    named = ", ".join(f"{d.label} ({d.body.get('apiVersion')})" for d in managed[:4])
-    more = f" and {len(managed) - 4} more" if len(managed) > 4 else ""
-    return (f"{named}{more}: an operator turns these custom resources into pods (StatefulSets, Deployments, Jobs "
-            f"it creates); kubefit runs no operator, so those pods are missing here: add them (or a snapshot of the "
-            f"running cluster) to count them")
-
-
 # Kinds a scenario reads although they place no pod, so not named as skipped (PriorityClass: priority.py).
 READ_ASIDE = frozenset({"PriorityClass"})
 KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
@@ -199,7 +141,9 @@ def skipped_note(docs: list[Any]) -> str | None:
     """One note naming every skipped kind with its count (None when nothing was skipped), custom resources an
     operator turns into pods (`operator_note`), kustomization files (`kustomize_note`) and kinds read aside
     (`READ_ASIDE`) apart."""
-    docs = [d for d in docs if not operator_managed(d) and not kustomization(d) and d.kind not in READ_ASIDE]
+    from kubefit.manifests.operators import makes_pods
+
+    docs = [d for d in docs if not makes_pods(d) and not kustomization(d) and d.kind not in READ_ASIDE]
     if not docs:
         return None
     counts = Counter(d.kind for d in docs)

@@ -27,6 +27,7 @@ from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
 from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
+from kubefit.scheduler.disruption import PDB, resolve_budgets
 
 
 def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,
@@ -76,6 +77,9 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
     scenario.admission = admission  # the controllers' creates go through it too (a StatefulSet's claims)
     expand_workloads(scenario)
     admit_scenario(scenario, enabled=admission)
+    if PDB in scenario.objects.by_kind:  # the disruption controller's status for budgets written without one
+        resolve_budgets(scenario.objects.by_kind[PDB], scenario.workloads)
+        scenario.objects._named.pop(PDB, None)
     scenario.warnings += registration_notes(scenario.pending_pods, scenario.nodes)
     _refuse_duplicates("Node", [(n.name, f"Node/{n.name}", n.source) for n in scenario.nodes])
     if len({(p.namespace, p.name) for p in scenario.pods}) < len(scenario.pods):  # (labels only when needed)

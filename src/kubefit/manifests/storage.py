@@ -8,6 +8,7 @@ in `Scenario.objects`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from kubefit.api.storage import (
     PodDisruptionBudget,
     StorageClass,
 )
+from kubefit.k8s.validation import go_quote, regex_error
 from kubefit.manifests.cluster import label_selector, object_meta
 from kubefit.manifests.decode import check_api_version as _check_api_version
 from kubefit.manifests.decode import check_fields as _check_fields
@@ -242,10 +244,41 @@ def decode_pdb(doc: Document, warnings: list[str]) -> PodDisruptionBudget:
     _check_fields(spec, PDB_SPEC_FIELDS, doc, "spec")
     _check_fields(status, PDB_STATUS_FIELDS, doc, "status")
     disrupted = _mapping(status.get("disruptedPods"), doc, "status.disruptedPods")
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        raise _fail(doc, "spec", "Invalid value: minAvailable and maxUnavailable cannot be both set")
     return PodDisruptionBudget(meta, selector=label_selector(spec.get("selector"), doc, "spec.selector"),
                                disruptions_allowed=_int(status.get("disruptionsAllowed"), doc,
                                                         "status.disruptionsAllowed"),
-                               disrupted_pods=frozenset(str(k) for k in disrupted))
+                               disrupted_pods=frozenset(str(k) for k in disrupted),
+                               min_available=_int_or_percent(spec.get("minAvailable"), doc, "spec.minAvailable"),
+                               max_unavailable=_int_or_percent(spec.get("maxUnavailable"), doc,
+                                                               "spec.maxUnavailable"),
+                               computed=not any(k in status for k in PDB_COMPUTED_STATUS))
+
+
+# the status fields the disruption controller always writes (no omitempty): a budget with none of them was
+# written without a status, and gets the one the controller computes
+PDB_COMPUTED_STATUS = ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
+PERCENT_ERROR = regex_error("a valid percent string must be a numeric string followed by an ending '%'", "[0-9]+%",
+                            "1%", "93%")
+
+
+def _int_or_percent(value: Any, doc: Document, path: str) -> int | str | None:
+    """An IntOrString as `ValidatePodDisruptionBudgetSpec` checks it (`ValidatePositiveIntOrPercent`,
+    `IsNotMoreThan100Percent`): a non-negative integer, or a percentage `[0-9]+%` not above 100%."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise _fail(doc, path, f"must be an integer or a percentage string, got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise _fail(doc, path, f"Invalid value: {value}: must be greater than or equal to 0")
+        return value
+    if re.fullmatch(r"[0-9]+%", value) is None:
+        raise _fail(doc, path, f"Invalid value: {go_quote(value)}: {PERCENT_ERROR}")
+    if int(value[:-1]) > 100:
+        raise _fail(doc, path, f"Invalid value: {go_quote(value)}: must not be greater than 100%")
+    return value
 
 
 DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {

@@ -33,7 +33,7 @@ from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
 from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
-from kubefit.manifests.admission import claim_refusal
+from kubefit.manifests.admission import claim_refusal, create_claims
 from kubefit.manifests.autoscaling import apply_replica_bounds
 from kubefit.manifests.cluster import TEMPLATE_FIELDS, decode_replica_set
 from kubefit.manifests.decode import check_fields as _check_fields
@@ -46,7 +46,6 @@ from kubefit.manifests.kinds import (
     STATUS_FIELDS,
     WORKLOAD_KINDS,
     kustomize_note,
-    operator_note,
     skipped_note,
 )
 from kubefit.manifests.load import (
@@ -57,6 +56,7 @@ from kubefit.manifests.load import (
     decode_pod,
     label_selector,
 )
+from kubefit.manifests.operators import operator_note
 from kubefit.manifests.podresources import template_errors
 from kubefit.manifests.storage import decode_pvc
 
@@ -661,9 +661,12 @@ def workload_kind(text: str) -> str | None:
     return KIND_NAMES.get(text.lower())
 
 
-def replica_of(scenario: Scenario, kind: str, name: str) -> Pod:
+def replica_of(scenario: Scenario, kind: str, name: str, later: int = 0) -> Pod:
     """One more replica of a workload's template, as its controller would create it on a scale-up (named and
-    labelled as its own; a StatefulSet's next ordinal, with the claims of its templates added to the scenario)."""
+    labelled as its own). A StatefulSet's is its next ordinal (`later` ordinals further: the copies that
+    follow), created after the claims of its templates (`<template>-<set>-<ordinal>`, stateful_pod_control.go
+    `createPersistentVolumeClaims`), which are admitted, bound or provisioned as any new claim is
+    (`admission.create_claims`)."""
     found = [d for d in scenario.workloads if d.kind == kind and d.name == name]
     if kind == "DaemonSet":
         raise InputError("a DaemonSet runs one pod per matching node, it has no replicas to add; name one of its "
@@ -686,7 +689,7 @@ def replica_of(scenario: Scenario, kind: str, name: str) -> Pod:
         pod = factory.pod(f"{doc.name}-{random_suffix(seeded('replica', doc.source, doc.kind, doc.name))}")
         return replace(pod, created_by=owner)
     ordinal = (_count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0) + \
-        (_count(doc, spec, "replicas", 1) or 0)
+        (_count(doc, spec, "replicas", 1) or 0) + later
     templates = _claim_templates(doc, spec)
     claims = scenario.objects.by_kind.setdefault("PersistentVolumeClaim", [])
     name = f"{doc.name}-{ordinal}"
@@ -696,7 +699,7 @@ def replica_of(scenario: Scenario, kind: str, name: str) -> Pod:
     if refused:  # CreateStatefulPod: no pod without its claims
         raise InputError(f"{owner}: its controller cannot create {name}: create Pod {name} in StatefulSet "
                          f"{doc.name} failed error: {aggregate(refused)}", field="--pod")
-    claims += new
+    scenario.warnings += create_claims(scenario, new)
     return factory.pod(name, {"apps.kubernetes.io/pod-index": str(ordinal), "statefulset.kubernetes.io/pod-name": name},
                        spec=_with_claims(factory.spec, templates, doc.name, ordinal) if templates else None)
 

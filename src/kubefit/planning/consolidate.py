@@ -26,9 +26,11 @@ Unlike the autoscaler (Filter only, the first node that passes: `RunFiltersUntil
 (its own first-fit scheduler, `disruption/helpers.go` `SimulateScheduling`), a moved pod goes where the
 profile's scores send it, sampled and tie-broken as `simulate` does.
 
-The answer is then what a user would see (`Verifier`): `simulate --remove <removable>` on the same scenario
-must place every replacement and every pod today's cluster placed, preempting no one, and its cluster is the
-one reported after (each pod's `from` is its node today, `to` where that run puts it). Removing nodes one
+The answer is then what a user would see (`Verifier`): `simulate --remove <removable>` on today's cluster
+must place every replacement of the removed nodes' pods, preempting no one, and its cluster is the one reported
+after (each pod's `from` is its node today, `to` where that run puts it). Only the removed nodes' pods move
+(cluster-autoscaler `SimulateNodeRemoval` / `GetPodsToMove`): the pods today's run placed stay where it placed
+them on the nodes that are kept. Removing nodes one
 after the other is not removing them at once: a DoNotSchedule spread constraint, say, lets a pod of the first
 removed node move to another zone, while with all of them gone at once their pods must go back to the zones
 they left, which may be full. When the check fails, the nodes of the pods it leaves pending are kept and the
@@ -38,9 +40,11 @@ is from any consolidation's limit, `repack` what the workload needs when schedul
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from itertools import chain
 
 import numpy as np
 
@@ -63,9 +67,11 @@ from kubefit.planning.drainability import (
 from kubefit.planning.lowerbound import LowerBound, lower_bound
 from kubefit.scheduler.compare import Candidate
 from kubefit.scheduler.config import SchedulerConfiguration
+from kubefit.scheduler.disruption import PDB, current_budgets
 from kubefit.scheduler.engine import TIE_BREAKS, Engine
 from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.nodeactions import NodeActions, apply_node_actions, replacement
+from kubefit.scheduler.plugins.volumes import assumed_volumes
 from kubefit.scheduler.postfilter import bound_copy, simulation_time
 from kubefit.scheduler.simulate import allocation, preemption_note, simulate, unserved_message
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -195,7 +201,9 @@ class Consolidator:
             self.today = simulate(self.state, config, queue, tie_break=options.tie_break, seed=options.seed,
                                   stranded=False, label="today")
         self.engine = Engine(self.state, config, tie_break=options.tie_break, seed=options.seed)
-        self.budgets = Budgets(list(self.state.objects.of("PodDisruptionBudget")))
+        # budgets without a status: as the disruption controller computes them for today's cluster
+        self.budgets = Budgets(current_budgets(self.state.objects.of(PDB),
+                                               chain(self.state.all_pods(), scenario.pending_pods)))
         self.served = {p.scheduler_name for p in config.profiles}
         self.demands = DemandMemo(use_status_resources=False)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)
@@ -373,21 +381,22 @@ class Check:
 
 
 class Verifier:
-    """`simulate --remove <nodes>` on the scenario, checked: every replacement and every pod today's cluster
-    placed must be placed, and no pod preempted.
+    """`simulate --remove <nodes>` on today's cluster, checked: every replacement must be placed, and no pod
+    preempted.
 
-    Without pending pods in the scenario, a check is a trial on one engine over the scenario as compiled: the
-    nodes removed (`Engine.remove_nodes`: the cluster without them, exactly), the replacements scheduled in
-    queue order from a fresh tie-break generator and sampling start, then rolled back; without PostFilter, as a
-    pod it cannot place fails either way (where simulate would preempt, someone is evicted). With pending pods
-    (simulate queues them first, and may bind volumes for them) it is a plain `simulate` of the scenario without
-    the nodes."""
+    Today's cluster is the scenario with the pods today's run placed bound where it placed them (those it left
+    pending are no part of the workload, and the pods it preempted are gone): only the removed nodes' pods
+    move, as cluster-autoscaler moves them (`SimulateNodeRemoval` → `GetPodsToMove`: the pods of the node
+    removed, nothing else is rescheduled); re-running the whole queue without the nodes would shuffle pods
+    between nodes that stay. A check is a trial on one engine over that cluster: the nodes removed
+    (`Engine.remove_nodes`: the cluster without them, exactly), the replacements scheduled in queue order from a
+    fresh tie-break generator and sampling start, then rolled back; without PostFilter, as a pod it cannot
+    place fails either way (where simulate would preempt, someone is evicted)."""
 
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration, options: ConsolidateOptions,
-                 compiled: ClusterState, today: dict[str, str]) -> None:
-        self.scenario, self.config, self.options, self.today = scenario, config, options, today
-        self.engine = None if scenario.pending_pods else Engine(compiled, config, tie_break=options.tie_break,
-                                                                seed=options.seed)
+                 compiled: ClusterState) -> None:
+        self.scenario, self.config, self.options = scenario, config, options
+        self.engine = Engine(compiled, config, tie_break=options.tie_break, seed=options.seed)
         self.served = {p.scheduler_name for p in config.profiles}
         self.runs = 0
 
@@ -395,16 +404,13 @@ class Verifier:
         self.runs += 1
         after, evicted = apply_node_actions(self.scenario, NodeActions(remove=list(removable)))
         origin = {e.replacement.key: (e.pod, e.pod.node_name) for e in evicted.evictions if e.replacement is not None}
-        origin.update((key, (None, node)) for key, node in self.today.items())
         out = Check(lost=[(e.pod, e.pod.node_name) for e in evicted.evictions if e.replacement is None])
-        where = (self._engine_run(removable, after, out, origin) if self.engine is not None
-                 else self._simulated(after, out, origin))
+        where = self._engine_run(removable, after, out, origin)
         for key, node in where.items():
             came = origin.get(key)
             if came is not None and node is not None and came[1] != node:
-                pod = came[0]
-                named = _named(pod) if pod is not None else {"pod": key.partition("/")[2]}
-                out.moves.append({**named, "replacement": key.partition("/")[2], "from": came[1], "to": node})
+                out.moves.append({**_named(came[0]), "replacement": key.partition("/")[2], "from": came[1],
+                                  "to": node})
         return out
 
     def _fail(self, out: Check, origin: dict, key: str, why: str) -> None:
@@ -447,24 +453,6 @@ class Verifier:
         engine.bind(decision.node, decision.shape, bound_copy(pod, step))
         return engine.state.nodes[decision.node].name, None
 
-    def _simulated(self, after: Scenario, out: Check, origin: dict) -> dict[str, str | None]:
-        state = compile_state(after.nodes, after.pods, after.objects)
-        result = simulate(state, self.config, after.pending_pods, tie_break=self.options.tie_break,
-                          seed=self.options.seed, stranded=False)
-        names = state.node_names
-        where = {s.pod.key: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
-        for step in result.steps:
-            if step.victims:
-                out.failures.append((f"placing {step.pod.key} preempts {', '.join(step.victims)}",
-                                     origin.get(step.pod.key, (None, None))[1]))
-        for key, node in where.items():
-            if node is None and key in origin:
-                self._fail(out, origin, key, next(s.message for s in reversed(result.steps) if s.pod.key == key)
-                           or "pending")
-        out.after = {names[i]: usage(state, i) for i in range(len(state))}
-        out.allocation = allocation(state)
-        return where
-
 
 def _today(consolidator: Consolidator) -> tuple[list[str], list[str], dict[str, str]]:
     """Notes on the pending pods scheduled first, the pods they leave pending, and where each was placed."""
@@ -485,6 +473,20 @@ def _today(consolidator: Consolidator) -> tuple[list[str], list[str], dict[str, 
     return notes, pending, placed
 
 
+def _today_cluster(scenario: Scenario, work: Consolidator) -> tuple[Scenario, ClusterState]:
+    """Today's cluster before any removal, as a scenario and compiled: the scenario itself when it has no
+    pending pods, else its pods as today's run left them bound (the pods it placed on their nodes, the pods it
+    preempted gone, the pods it left pending out), the volumes it assumed kept."""
+    compiled = work.state.copy()
+    if work.today is None:
+        return scenario, compiled
+    compiled.__dict__["_assumed_volumes"] = copy.deepcopy(assumed_volumes(work.state))
+    terminal = [p for p in scenario.pods if p.bound and p.phase in TERMINAL_PHASES]
+    running = [p if p.node_name == node.name else replace(p, node_name=node.name, queued=False)
+               for node, pods in zip(work.state.nodes, work.state.pods, strict=True) for p in pods]
+    return replace(scenario, pods=[*running, *terminal]), compiled
+
+
 def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: ConsolidateOptions | None = None, *,
                 state: ClusterState | None = None, repack_configs: Sequence[Candidate] = (),
                 configuration: str = "scenario", progress: Progress | None = None) -> Consolidation:
@@ -496,9 +498,9 @@ def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: Con
         raise InputError("the scenario has no Node objects", file=scenario.files)
     costs = [template_cost(n) for n in scenario.nodes]
     state = state if state is not None else compile_state(scenario.nodes, scenario.pods, scenario.objects)
-    pristine = state.copy()  # the scenario as compiled: the verifier works on it
     work = Consolidator(scenario, config, options, state)
-    notes, pending, today = _today(work)
+    today_cluster, verified = _today_cluster(scenario, work)  # the verifier works on it
+    notes, pending, _placed = _today(work)
     before = [usage(work.state, i) for i in range(len(work.state))]
     util = [node_utilization(work.state, i) for i in range(len(work.state))]
     utilization_before = allocation(work.state)
@@ -509,7 +511,7 @@ def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: Con
     if tried < len(order):
         notes.append(f"stopped after --max-nodes {options.max_nodes} removal(s): {len(order) - tried} "
                      "candidate(s) not tried")
-    verifier = Verifier(scenario, config, options, pristine, today)
+    verifier = Verifier(today_cluster, config, options, verified)
     removed, dropped = list(work.removed), []
     names = work.state.node_names
     while True:

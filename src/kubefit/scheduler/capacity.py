@@ -17,6 +17,7 @@ its own claims from a template, allocated on its node as the simulation allocate
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +35,7 @@ from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
 UNSCHEDULABLE = "Unschedulable"
+Copies = Callable[[int], Pod]  # the i-th copy, as its controller creates it
 LIMIT_REACHED = "LimitReached"
 # Filter plugins whose verdict on a node reads only that node and the pod: copies bound on other nodes
 # never change it, and on the node itself only NodeResourcesFit's accounting moves.
@@ -60,11 +62,13 @@ class CapacityResult:
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,
-                      tie_break: str = "first", seed: int | None = 0, replay: bool = False) -> CapacityResult:
+                      tie_break: str = "first", seed: int | None = 0, replay: bool = False,
+                      copies: Copies | None = None) -> CapacityResult:
     """Place copies of `pod` on a copy of `state` until one fits nowhere (or `limit` is reached).
 
     The count is computed where the pod's filters are per-node (`copies_per_node`) and replayed copy by
-    copy otherwise, or when `replay` is set (both give the same counts and message).
+    copy otherwise, or when `replay` is set (both give the same counts and message). `copies`: each copy as its
+    controller creates it (copy 0 is `pod`; a StatefulSet's next ordinals, each with its own claims), replayed.
     """
     profile = config.profile(pod.scheduler_name)
     if limit is None and "NodeResourcesFit" not in profile.filter_plugins:
@@ -73,12 +77,12 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
     state = state.copy()  # the pod's resources may add columns (demand_vector); the caller's state stays
     demand = pod_demand(pod)
     engine = Engine(state, config, tie_break=tie_break, seed=seed)  # one shape for the check and the replay
-    computed = None if replay else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
+    computed = None if replay or copies else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
     if computed is not None:
         per, message = computed
         count = int(per.sum())
     else:
-        count, nodes, message = count_copies(state, config, pod, demand, limit=limit, engine=engine)
+        count, nodes, message = count_copies(state, config, pod, demand, limit=limit, engine=engine, copies=copies)
         per = np.bincount(np.asarray(nodes, dtype=np.int64), minlength=len(state))
     names = state.node_names
     per_node = {names[i]: int(per[i]) for i in np.flatnonzero(per).tolist()}
@@ -140,17 +144,25 @@ def full_cluster(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
 
 def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, demand: PodDemand, *,
                  limit: int | None = None, tie_break: str = "first", seed: int | None = 0,
-                 engine: Engine | None = None) -> tuple[int, list[int], str | None]:
+                 engine: Engine | None = None, copies: Copies | None = None) -> tuple[int, list[int], str | None]:
     """Place copies of `pod` one by one on `state` until one fits nowhere: (count, nodes, FitError).
 
-    `engine`: one already on `state` (its shapes kept; its tie-break and seed then apply)."""
+    `engine`: one already on `state` (its shapes kept; its tie-break and seed then apply); `copies`: the i-th
+    copy as its controller creates it (an InputError: it cannot create it, the count stops with why)."""
     engine = engine or Engine(state, config, tie_break=tie_break, seed=seed)
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
-        decision = engine.cycle(pod, demand)
+        new = pod
+        if copies is not None:
+            try:
+                new = copies(len(nodes))
+            except InputError as exc:
+                return len(nodes), nodes, exc.message
+        decision = engine.cycle(new, demand)
         if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
-            return len(nodes), nodes, post_filter_cycle(engine, pod)[0]
-        engine.bind(decision.node, decision.shape, copy_of(pod, len(nodes)) if pod.resource_claims else None)
+            return len(nodes), nodes, post_filter_cycle(engine, new)[0]
+        bound = new if copies is not None else copy_of(pod, len(nodes)) if pod.resource_claims else None
+        engine.bind(decision.node, decision.shape, bound)
         nodes.append(decision.node)
     return len(nodes), nodes, None
 

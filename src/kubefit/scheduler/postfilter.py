@@ -22,12 +22,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 
 import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.scheduler.config import Profile
+from kubefit.scheduler.disruption import PDB, current_budgets
 from kubefit.scheduler.engine import Engine, zone_order
 from kubefit.scheduler.framework import (
     CycleResult,
@@ -221,7 +223,8 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
     `node_order` is `zone_order(state.nodes)` when the caller has it."""
     trials = state_trials(fw, state, preemptor)
-    pdbs = state.objects.of("PodDisruptionBudget")
+    # budgets without a status: the disruption controller's, for the cluster as it is now
+    pdbs = current_budgets(state.objects.of(PDB), chain((p for pods in state.pods for p in pods), (preemptor,)))
     order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:

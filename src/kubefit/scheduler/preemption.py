@@ -5,7 +5,8 @@
 2. Candidate nodes: those whose Filter status is `Unschedulable` (not `UnschedulableAndUnresolvable`).
 3. `SelectVictimsOnNode`: remove every pod of lower priority; if the pod then fits, reprieve them back
    one by one, most important first (higher priority, then earlier start), those whose eviction would
-   violate a PodDisruptionBudget (`status.disruptionsAllowed` exhausted) before the others; a pod that
+   violate a PodDisruptionBudget (`status.disruptionsAllowed` exhausted; for a budget written without a
+   status, the disruption controller's for the cluster at that cycle, `disruption.py`) before the others; a pod that
    cannot be reprieved is a victim.
 4. `pickOneNodeForPreemption`: fewest PDB violations, lowest highest victim priority, smallest priority
    sum, fewest victims, latest start time of the highest-priority victims, then node order.

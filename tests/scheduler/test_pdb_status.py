@@ -1,0 +1,173 @@
+"""PodDisruptionBudgets written without a status get the one the disruption controller computes
+(`pkg/controller/disruption/disruption.go`), and preemption and consolidate read it (issue #38, defect 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import kubefit
+from kubefit.api.cluster import ObjectMeta
+from kubefit.api.core import OwnerReference, Pod
+from kubefit.api.storage import PodDisruptionBudget
+from kubefit.errors import InputError
+from kubefit.scheduler.disruption import budget_status, current_budgets, scaled_value
+
+QUIET = {"warn": lambda _m: None}
+
+
+def _node(name: str, cpu: str = "8") -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "110"}}}
+
+
+def _rs(name: str, replicas: int, cpu: str = "1") -> dict:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "c", "image": "i",
+                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
+
+
+def _pod(name: str, app: str, node: str, cpu: str = "1", start: str | None = None, **meta) -> dict:
+    status = {"phase": "Running", **({"startTime": start} if start else {})}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": app}, **meta,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": app,
+                                              "uid": f"uid-{app}", "controller": True}]},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i",
+                                                       "resources": {"requests": {"cpu": cpu}}}]},
+            "status": status}
+
+
+def _pdb(name: str, app: str, **spec) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name},
+            "spec": {**spec, "selector": {"matchLabels": {"app": app}}}}
+
+
+def _file(tmp_path: Path, docs: list[dict]) -> str:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return str(path)
+
+
+def _budget(**kw) -> PodDisruptionBudget:
+    return PodDisruptionBudget(ObjectMeta("b", "default"), selector={"matchLabels": {"app": "w"}}, computed=True,
+                               scales={("ReplicaSet", "w"): (("ReplicaSet", "w"), 3)}, **kw)
+
+
+def _running(name: str, ready: bool = True, node: str = "n1") -> Pod:
+    status = {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}
+    from kubefit.api.core import PodCondition
+    return Pod(name, node_name=node, labels={"app": "w"}, phase="Running", conditions=(PodCondition("Ready"),),
+               owner_references=(OwnerReference("apps/v1", "ReplicaSet", "w", controller=True),),
+               raw={"status": status})
+
+
+def test_percentages_round_up_as_get_scaled_value_from_int_or_percent_does():
+    """`intstr.GetScaledValueFromIntOrPercent(v, total, true)`: ceil(v * total / 100)."""
+    assert [scaled_value("50%", 3), scaled_value("34%", 3), scaled_value("1%", 3), scaled_value(2, 3)] == [2, 2, 1, 2]
+
+
+@pytest.mark.parametrize(("spec", "want"), [
+    # getExpectedPodCount, minAvailable int: desired = 2, expected = len(pods) = 3; allowed = 3 - 2
+    ({"min_available": 2}, (3, 2, 3, 1)),
+    # minAvailable percentage of the controllers' scale (3), rounded up: ceil(1.5) = 2
+    ({"min_available": "50%"}, (3, 2, 3, 1)),
+    # maxUnavailable 50% of 3 rounded up = 2: desired = 3 - 2 = 1; allowed 2
+    ({"max_unavailable": "50%"}, (3, 1, 3, 2)),
+    # maxUnavailable 0: desired 3: allowed 0
+    ({"max_unavailable": 0}, (3, 3, 3, 0)),
+    # neither: expected and desired 0, and updatePdbStatus allows nothing while expectedPods is 0
+    ({}, (3, 0, 0, 0)),
+])
+def test_status_as_try_sync_computes_it(spec, want):
+    """`trySync` → `getExpectedPodCount`, `countHealthyPods`, `updatePdbStatus` over three ready pods of a
+    ReplicaSet of 3 replicas."""
+    pods = [_running(f"w-{i}") for i in range(3)]
+    s = budget_status(_budget(**spec), pods)
+    assert (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed) == want
+
+
+def test_unready_and_pending_pods_are_not_healthy():
+    """`countHealthyPods` counts `IsPodReady` pods: a Ready=False pod and a pod not yet bound are not; the
+    percentage still reads the controller's scale (3): desired 2, current 1 → allowed 0."""
+    pods = [_running("w-0"), _running("w-1", ready=False), _running("w-2", node="")]
+    s = budget_status(_budget(min_available="50%"), pods)
+    assert (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed) == (1, 2, 3, 0)
+
+
+def test_a_controller_without_scale_fails_safe():
+    """`getExpectedScale`: a DaemonSet has no scale subresource, the sync errs and `failSafe` writes 0."""
+    pdb = PodDisruptionBudget(ObjectMeta("b", "default"), selector={"matchLabels": {"app": "w"}}, computed=True,
+                              max_unavailable=1, scales={("DaemonSet", "w"): (("DaemonSet", "w"), None)})
+    pod = Pod("w-0", node_name="n1", labels={"app": "w"}, created_by="DaemonSet/w")
+    s = budget_status(pdb, [pod])
+    assert s.disruptions_allowed == 0 and s.error == "daemonsets.apps does not implement the scale subresource"
+
+
+def test_a_status_given_is_kept():
+    """A budget written with a status (a live snapshot) keeps it."""
+    given = PodDisruptionBudget(ObjectMeta("b", "default"), selector={"matchLabels": {"app": "w"}},
+                                disruptions_allowed=0, min_available=0)
+    assert current_budgets([given], [_running("w-0")])[0].disruptions_allowed == 0
+
+
+def _consolidate_docs() -> list[dict]:
+    return [_node("n1"), _node("n2"), _node("n3"), _node("n4"), _rs("web", 3),
+            _pdb("web", "web", maxUnavailable=1),
+            _pod("web-a", "web", "n1"), _pod("web-b", "web", "n1"), _pod("web-c", "web", "n2"),
+            {**_pod("solo", "solo", "n4", cpu="7"), "metadata": {"name": "solo", "labels": {"app": "solo"}}}]
+
+
+def test_consolidate_reads_the_computed_budget(tmp_path):
+    """The budget has no status: the disruption controller gives it expectedPods 3 (the ReplicaSet's scale),
+    desiredHealthy 3 - 1 = 2, currentHealthy 3, disruptionsAllowed 1. So n2's single web pod may be evicted
+    (cluster-autoscaler `rules/pdb` / `CanRemovePods`), while n1's two may not (NotEnoughPdb, judged on today's
+    cluster). n3 is empty; n4 runs a pod without a controller (NotReplicated)."""
+    out = kubefit.consolidate([_file(tmp_path, _consolidate_docs())], **QUIET).to_dict()
+    assert out["removable"] == ["n3", "n2"]
+    assert "PodDisruptionBudget default/web allows 1 disruption(s), 2 of its pods would be evicted" \
+        in out["blocked"]["n1"]
+
+
+def test_consolidate_keeps_a_live_status(tmp_path):
+    """The same budget with the status a live cluster wrote (disruptionsAllowed 0) is read as written: n2 stays."""
+    docs = _consolidate_docs()
+    docs[5] = {**docs[5], "status": {"disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2,
+                                     "expectedPods": 3}}
+    out = kubefit.consolidate([_file(tmp_path, docs)], **QUIET).to_dict()
+    assert out["removable"] == ["n3"]
+    assert "allows 0 disruption(s)" in out["blocked"]["n2"]
+
+
+def test_preemption_prefers_the_node_whose_budget_allows_the_eviction(tmp_path):
+    """Two full 1-cpu nodes, each running one priority-0 pod of a one-replica ReplicaSet. `xa` on node a is
+    covered by minAvailable 1 (desired 1, current 1: disruptionsAllowed 0), `yb` on node b by maxUnavailable 1
+    (expected 1, desired 0, current 1: disruptionsAllowed 1). `pickOneNodeForPreemption` takes the node with
+    the fewest PDB violations first (`filterPodsWithPDBViolation`): node b. (Were both budgets read as
+    allowing 0, both nodes would violate one and the latest-started victim, xa, would decide: node a.)"""
+    docs = [_node("a", "1"), _node("b", "1"), _rs("xa", 1), _rs("yb", 1),
+            _pdb("xa", "xa", minAvailable=1), _pdb("yb", "yb", maxUnavailable=1),
+            _pod("xa-1", "xa", "a", start="2024-01-02T00:00:00Z"), _pod("yb-1", "yb", "b", start="2024-01-01T00:00:00Z"),
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "urgent"},
+             "spec": {"priority": 100, "containers": [{"name": "c", "image": "i",
+                                                       "resources": {"requests": {"cpu": "1"}}}]}}]
+    out = kubefit.simulate([_file(tmp_path, docs)], **QUIET).to_dict()
+    step = next(s for s in out["steps"] if s["pod"] == "urgent" and s.get("victims"))
+    assert step["victims"] == ["default/yb-1"] and step["nominatedNode"] == "b"
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"minAvailable": 1, "maxUnavailable": 1}, "spec: Invalid value: minAvailable and maxUnavailable cannot be both set"),
+    ({"minAvailable": -1}, "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"),
+    ({"maxUnavailable": "101%"}, 'spec.maxUnavailable: Invalid value: "101%": must not be greater than 100%'),
+    ({"maxUnavailable": "half"}, "a valid percent string must be a numeric string followed by an ending '%'"),
+])
+def test_a_budget_the_api_server_refuses(tmp_path, spec, message):
+    """`ValidatePodDisruptionBudgetSpec` (pkg/apis/policy/validation): refused with the file, object and field."""
+    with pytest.raises(InputError) as err:
+        kubefit.simulate([_file(tmp_path, [_node("a"), _pdb("bad", "x", **spec)])], **QUIET)
+    assert message in str(err.value) and "PodDisruptionBudget/bad" in str(err.value)
