@@ -1,4 +1,4 @@
-"""kubefit: where do these pods go, and how much more fits — kube-scheduler v1.34 and Karmada, exactly.
+"""kubefit: where do these pods go, and how much more fits — kube-scheduler v1.34–v1.37 and Karmada, exactly.
 
 The Python API and the `kubefit` command are thin layers over the same functions. One function per
 verb reads scenario files as the command does and returns the result the command renders:

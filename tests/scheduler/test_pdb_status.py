@@ -13,7 +13,7 @@ from kubefit.api.cluster import ObjectMeta
 from kubefit.api.core import OwnerReference, Pod
 from kubefit.api.storage import PodDisruptionBudget
 from kubefit.errors import InputError
-from kubefit.scheduler.disruption import budget_status, current_budgets, scaled_value
+from kubefit.manifests.disruption import budget_status, current_budgets, scaled_value
 
 QUIET = {"warn": lambda _m: None}
 

@@ -127,7 +127,7 @@ class PodDisruptionBudget:
     min_available: int | str | None = None  # spec.minAvailable (an int or a percentage), None when absent
     max_unavailable: int | str | None = None  # spec.maxUnavailable
     # written without a status (an install manifest): the disruption controller's is computed from the pods
-    # (`kubefit.scheduler.disruption`); False: the status given (a live snapshot) is kept
+    # (`kubefit.manifests.disruption`); False: the status given (a live snapshot) is kept
     computed: bool = False
     # the scale of each workload of its namespace, (kind, name) → replicas (None: no scale subresource),
     # a ReplicaSet a Deployment owns resolved to it: what `getExpectedScale`'s finders read

@@ -17,7 +17,7 @@ from kubefit.errors import KubefitError, escape_control, shorten
 
 app = typer.Typer(
     name="kubefit",
-    help="Where do these pods go, and how much more fits? kube-scheduler v1.34 and Karmada, exactly.",
+    help="Where do these pods go, and how much more fits? kube-scheduler v1.34–v1.37 and Karmada, exactly.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -26,7 +26,7 @@ app = typer.Typer(
 
 @app.callback()
 def _root() -> None:
-    """Where do these pods go, and how much more fits? kube-scheduler v1.34 and Karmada, exactly."""
+    """Where do these pods go, and how much more fits? kube-scheduler v1.34–v1.37 and Karmada, exactly."""
 
 
 class OutputFormat(str, Enum):  # noqa: UP042 - typer and emit() compare by value

@@ -9,6 +9,7 @@ silently; a kind that is neither is a typo and refused.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 # The scheduler configuration: at most one per scenario (any supported version, or a legacy Policy).
@@ -137,13 +138,11 @@ def kustomize_note(docs: list[Any]) -> str | None:
             f"`kubectl kustomize DIR | kubefit ... -f -` reads what kubectl apply -k would send")
 
 
-def skipped_note(docs: list[Any]) -> str | None:
-    """One note naming every skipped kind with its count (None when nothing was skipped), custom resources an
-    operator turns into pods (`operator_note`), kustomization files (`kustomize_note`) and kinds read aside
-    (`READ_ASIDE`) apart."""
-    from kubefit.manifests.operators import makes_pods
-
-    docs = [d for d in docs if not makes_pods(d) and not kustomization(d) and d.kind not in READ_ASIDE]
+def skipped_note(docs: list[Any], named_apart: Callable[[Any], bool] = lambda _doc: False) -> str | None:
+    """One note naming every skipped kind with its count (None when nothing was skipped), those `named_apart`
+    (custom resources an operator turns into pods: `operators.operator_note`), kustomization files
+    (`kustomize_note`) and kinds read aside (`READ_ASIDE`) apart."""
+    docs = [d for d in docs if not named_apart(d) and not kustomization(d) and d.kind not in READ_ASIDE]
     if not docs:
         return None
     counts = Counter(d.kind for d in docs)

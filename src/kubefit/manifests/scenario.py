@@ -13,6 +13,7 @@ from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.manifests import cluster, dra, policy, storage
 from kubefit.manifests.admission import admit_scenario
+from kubefit.manifests.disruption import PDB, resolve_budgets
 from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
 from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.kinds import (
@@ -27,7 +28,6 @@ from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
 from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
-from kubefit.scheduler.disruption import PDB, resolve_budgets
 
 
 def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,

@@ -56,7 +56,7 @@ from kubefit.manifests.load import (
     decode_pod,
     label_selector,
 )
-from kubefit.manifests.operators import operator_note
+from kubefit.manifests.operators import makes_pods, operator_note
 from kubefit.manifests.podresources import template_errors
 from kubefit.manifests.storage import decode_pvc
 
@@ -716,7 +716,7 @@ def expand_workloads(scenario: Scenario) -> None:
     """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
     still create; note the skipped kinds once."""
     scenario.warnings += [n for n in (operator_note(scenario.skipped), kustomize_note(scenario.skipped),
-                                      skipped_note(scenario.skipped)) if n]
+                                      skipped_note(scenario.skipped, makes_pods)) if n]
     if not scenario.workloads:
         return
     scenario.warnings += apply_replica_bounds(scenario)  # the HPA controller scales its targets at once

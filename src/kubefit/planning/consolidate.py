@@ -52,6 +52,7 @@ from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import CPU, MEMORY, PODS
+from kubefit.manifests.disruption import PDB, current_budgets
 from kubefit.manifests.load import TERMINAL_PHASES, Scenario, queue_order
 from kubefit.manifests.templates import template_cost
 from kubefit.planning.drainability import (
@@ -67,7 +68,6 @@ from kubefit.planning.drainability import (
 from kubefit.planning.lowerbound import LowerBound, lower_bound
 from kubefit.scheduler.compare import Candidate
 from kubefit.scheduler.config import SchedulerConfiguration
-from kubefit.scheduler.disruption import PDB, current_budgets
 from kubefit.scheduler.engine import TIE_BREAKS, Engine
 from kubefit.scheduler.framework import run_pre_enqueue
 from kubefit.scheduler.nodeactions import NodeActions, apply_node_actions, replacement

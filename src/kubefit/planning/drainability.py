@@ -24,7 +24,7 @@ defaults), Karpenter's pod annotation checked first (`pkg/controllers/state/stat
 - PodDisruptionBudgets (`rules/pdb`, `core/scaledown/pdb/basic.go`; Karpenter `pdb.Limits.CanEvictPods`),
   judged per node over the pods it would evict (`pdb_refusal`): a budget whose `status.disruptionsAllowed` (as
   written, or as the disruption controller computes it for today's cluster when the budget has no status:
-  `kubefit.scheduler.disruption`) is below the number of its pods leaving blocks (the autoscaler blocks below 1 and marks the node risky below
+  `kubefit.manifests.disruption`) is below the number of its pods leaving blocks (the autoscaler blocks below 1 and marks the node risky below
   that number), and a pod two budgets select blocks (the eviction API refuses it). Each node is judged against
   the budgets as they are, as Karpenter checks each candidate: a budget paces a drain (evictions wait for the
   replacements to be ready) rather than capping how many nodes go in the end; cluster-autoscaler spends them

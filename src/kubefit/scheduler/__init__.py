@@ -1,1 +1,1 @@
-"""One cluster, kube-scheduler v1.34 semantics."""
+"""One cluster, kube-scheduler semantics of each supported version (v1.34 … v1.37, `kubefit.k8s.version`)."""

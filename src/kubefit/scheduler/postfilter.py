@@ -28,8 +28,8 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
+from kubefit.manifests.disruption import PDB, current_budgets
 from kubefit.scheduler.config import Profile
-from kubefit.scheduler.disruption import PDB, current_budgets
 from kubefit.scheduler.engine import Engine, zone_order
 from kubefit.scheduler.framework import (
     CycleResult,
