@@ -57,6 +57,7 @@ from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
+from kubefit.scheduler.plugins.volumebinding import VolumeBinding
 from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -73,7 +74,7 @@ _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 # Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
 # highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity, DynamicResources) or of its own alone
 # (ImageLocality has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
-_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources)
+_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources, VolumeBinding)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state

@@ -303,6 +303,15 @@ class VolumeBinding:
     def normalize(self, raw: np.ndarray) -> np.ndarray:
         return raw
 
+    def static_score_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds can never change this pod's raw scores (rows.score_kernel): 0 everywhere without a
+        scorer (StorageCapacityScoring off) or without claims to bind, so the engine keeps its row kernels
+        (v1.37 scores every pod: most have no claims)."""
+        if self.shape is None:
+            return True
+        claims = ctx.cache[NAME] if NAME in ctx.cache else self.classify(state, ctx.pod)
+        return not isinstance(claims, VolumeClaims) or not any(not c.selected_node for c in claims.delay)
+
     def signature(self, pod) -> tuple:
         """What this plugin reads of a pod: its namespace and volumes (its claims are its own, so a verdict
         cached for them stays valid when other pods' bindings are assumed)."""
