@@ -25,6 +25,7 @@ NGINX = [f"{KARMADA}/samples-nginx/{f}.yaml" for f in ("clusters", "deployment",
 CASES = {
     "simulate": ["simulate", "-f", WORKLOAD],
     "compare": ["simulate", "-f", WORKLOAD, "--compare", "MostAllocated", "RequestedToCapacityRatio"],
+    "compare-versions": ["simulate", "-f", "examples/versions/cluster.yaml", "--compare-versions", "1.34,1.37"],
     "timeline": ["simulate", "-f", "examples/timeline/cluster.yaml", "--timeline"],
     "drain": ["simulate", "-f", "examples/drain/cluster.yaml", "--drain", "node-a"],
     "preemption": ["simulate", "-f", "examples/preemption/cluster.yaml"],

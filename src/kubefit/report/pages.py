@@ -327,7 +327,19 @@ def comparison_page(data: dict[str, Any]) -> Page:
     sections = [section("Metrics side by side", counts, metrics_table(runs), anchor="metrics"),
                 allocation_section([(c["name"], c["final"]) for c in configs], data["allocatable"]),
                 stranded_section([(c["name"], c["metrics"]) for c in configs])]
+    if "differences" in data:  # `--compare-versions`: the same configuration under each Kubernetes version
+        sections.insert(1, _differences_section(data))
+        return Page("simulate --compare-versions", "What does an upgrade change?", headline, sections)
     return Page("simulate --compare", "How does the same workload pack under each configuration?", headline, sections)
+
+
+def _differences_section(data: dict[str, Any]) -> Markup:
+    """Every pod the versions place differently, its node under each (pending: none)."""
+    labels = [c["name"] for c in data["configurations"]]
+    rows = [[d["pod"], *(d["nodes"][label] or "pending" for label in labels)] for d in data["differences"]]
+    note = "" if rows else "every pod lands on the same node under every version"
+    return section(f"Pods placed differently ({len(rows)})", table(("pod", *labels), rows) if rows else "",
+                   anchor="differences", note=note)
 
 
 @renders(TimelineResult)
