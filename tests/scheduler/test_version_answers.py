@@ -114,3 +114,24 @@ def test_compare_versions_needs_two_supported_versions(versions, capsys):
     rc = main(["simulate", "-f", str(VERSIONS / "cluster.yaml"), "--compare-versions", versions])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and err.startswith("error: --")
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_pod_level_resize_status_loads_and_is_said(fmt, tmp_path, capsys):
+    """A bound pod with pod-level resources in the middle of an in-place resize (`status.resources`,
+    `status.allocatedResources` at pod level, served from v1.35): the API server accepts it, so it loads (both
+    readers), and the answer says kubefit accounts the pod from its spec."""
+    docs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+             "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "10"}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "resizing"},
+             "spec": {"nodeName": "node-1", "resources": {"requests": {"cpu": "1"}},
+                      "containers": [{"name": "c", "image": "i"}]},
+             "status": {"resources": {"requests": {"cpu": "2"}}, "allocatedResources": {"cpu": "2"}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pending"},
+             "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}]
+    path = tmp_path / f"resize.{fmt}"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}) if fmt == "json"
+                    else yaml.safe_dump_all(docs))
+    rc, got = _json(capsys, "score", "-f", str(path))
+    assert rc == 0
+    assert [w for w in got["warnings"] if "Pod/resizing: status.resources/allocatedResources at pod level" in w]

@@ -265,6 +265,8 @@ class _PodStatus(_Strict):  # load.POD_STATUS_FIELDS
     resize: Raw = UNSET
     resourceClaimStatuses: Raw | UnsetType = UNSET
     extendedResourceClaimStatus: Raw = UNSET
+    resources: Raw = UNSET  # pod-level resize status (v1.35+): read aside (scheduler/scenario.py)
+    allocatedResources: Raw = UNSET
 
 
 class _Pod(_Strict):  # load.OBJECT_FIELDS

@@ -76,7 +76,8 @@ NODE_STATUS_FIELDS = frozenset({
 POD_STATUS_FIELDS = frozenset({
     "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
     "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
-    "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus"})
+    "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus",
+    "resources", "allocatedResources"})  # pod-level resize status (v1.35+, InPlacePodLevelResourcesVerticalScaling)
 NODE_CONDITION_FIELDS = frozenset({"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"})
 POD_CONDITION_FIELDS = frozenset({"type", "observedGeneration", "status", "lastProbeTime", "lastTransitionTime",
                                   "reason", "message"})

@@ -93,6 +93,12 @@ def unevaluated_pod_fields(pods: list[Pod]) -> list[str]:
         notes.append(f"{keyed[0].source}: Pod/{keyed[0].name}: pod (anti-)affinity matchLabelKeys/mismatchLabelKeys "
                      f"are merged into the labelSelector by the API server when a pod is created, not by the "
                      f"scheduler; kubefit uses the {len(keyed)} pod(s) as given (their keys are not applied)")
+    resized = next((p for p in pods if p.bound and p.pod_requests is not None
+                    and any(k in ((p.raw.get("status") or {})) for k in ("resources", "allocatedResources"))), None)
+    if resized is not None:
+        notes.append(f"{resized.source}: Pod/{resized.name}: status.resources/allocatedResources at pod level (an "
+                     f"in-place resize of pod-level resources, InPlacePodLevelResourcesVerticalScaling) are not "
+                     f"evaluated: kubefit accounts the pod from spec.resources")
     return notes
 
 
