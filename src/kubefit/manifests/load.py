@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,19 @@ POD_AFFINITY_TERM_FIELDS = frozenset({"labelSelector", "namespaces", "topologyKe
 
 
 KUBERNETES_VERSION_ANNOTATION = "kubefit.io/kubernetes-version"  # written by `kubefit snapshot` on every node
+_VERSION_KEY = KUBERNETES_VERSION_ANNOTATION.encode()
+
+
+def _recorded_version(node: Node) -> str | None:
+    """The node's `kubefit.io/kubernetes-version` annotation. A node read by the streaming reader keeps its
+    manifest as JSON text until asked: looked for in the text first, so that the 5,000 manifests of a large
+    snapshot are not all decoded (and kept) to learn that none records a version."""
+    raw = node.__dict__.get("raw")
+    if type(raw) is bytes:
+        if _VERSION_KEY not in raw:
+            return None
+        raw = json.loads(raw)
+    return ((raw.get("metadata") or {}).get("annotations") or {}).get(KUBERNETES_VERSION_ANNOTATION)
 
 
 @dataclass
@@ -154,8 +168,7 @@ class Scenario:
         """The Kubernetes version the scenario's cluster runs, as `kubefit snapshot` recorded it on its nodes
         (annotation `kubefit.io/kubernetes-version`, the API server's `/version`); None when not recorded.
         Nodes recording different versions (files of two clusters) record none."""
-        seen = {((n.raw.get("metadata") or {}).get("annotations") or {}).get(KUBERNETES_VERSION_ANNOTATION)
-                for n in self.nodes} - {None}
+        seen = {_recorded_version(n) for n in self.nodes} - {None}
         return next(iter(seen)) if len(seen) == 1 else None
 
     @property
