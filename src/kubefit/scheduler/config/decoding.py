@@ -16,9 +16,8 @@ from kubefit.scheduler.config.defaults import (
     default_top_level,
 )
 from kubefit.scheduler.config.profile import build_profile, explain_crash, profile_notes, without_args_of
-from kubefit.scheduler.config.scheme import Scheme, scheme_for
+from kubefit.scheduler.config.scheme import PLACEMENT_POINTS, Scheme, scheme_for
 from kubefit.scheduler.config.types import (
-    CONFIG_SCHEMA,
     EXTENSION_POINTS,
     GROUP,
     KIND,
@@ -190,7 +189,7 @@ def decode_document(body: dict[str, Any], source: str,
     scheme = scheme or scheme_for()
     obj = KIND
     dec = _Decoder(source, obj)
-    dec.walk(body, CONFIG_SCHEMA, "")
+    dec.walk(body, scheme.config_schema, "")
     strict = _unknown(dec.unknown)
     raw_profiles = body.get("profiles") or [{}]
     for i, prof in enumerate(raw_profiles):
@@ -236,6 +235,13 @@ def decode_v1(body: dict[str, Any], source: str, version: KubeVersion | None = N
         raise ConfigError(messages, file=source)
     effective = effective_v1(body, profiles, top)
     notes = [n for prof, profile in zip(profiles, built, strict=True) for n in profile_notes(prof, profile, scheme)]
+    for i, raw in enumerate(body.get("profiles") or []):
+        for point in PLACEMENT_POINTS:  # v1.36+ (decoding refuses them before)
+            named = [str(p.get("name")) for p in (((raw or {}).get("plugins") or {}).get(point) or {}).get("enabled")
+                     or [] if isinstance(p, dict)]
+            if named:
+                notes.append(f"profiles[{i}].plugins.{point}: {', '.join(named)}: workload-aware scheduling "
+                             f"(pod groups, alpha in kube-scheduler {version.patch}) is not simulated")
     if body.get("extenders"):
         notes.append(f"{len(body['extenders'])} scheduler extender(s) configured: extenders are not simulated "
                      f"(their filter and prioritize verbs are ignored)")

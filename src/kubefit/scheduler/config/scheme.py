@@ -9,7 +9,7 @@ module constants. Sources: `pkg/scheduler/apis/config/v1/default_plugins.go` (`g
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -20,7 +20,11 @@ from kubefit.k8s.version import (
     default_version,
     for_minor,
 )
-from kubefit.scheduler.config.types import ARGS_SCHEMAS, PLUGIN_EXTENSIONS
+from kubefit.scheduler.config.types import ARGS_SCHEMAS, CONFIG_SCHEMA, PLUGIN_EXTENSIONS
+
+# v1.36's `Plugins` gains the extension points of workload-aware scheduling (`kube-scheduler/config/v1/types.go`,
+# behind alpha gates): a configuration may name them; kubefit does not run them (`profile.profile_notes`).
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
 
 # getDefaultPlugins() of v1.34 (DynamicResources inserted before DefaultPreemption: DRA gate on).
 DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = (
@@ -40,6 +44,7 @@ class Scheme:
     default_multipoint: tuple[tuple[str, int | None], ...]
     plugin_extensions: dict[str, frozenset[str]]
     args_schemas: dict[str, dict[str, Any]]
+    config_schema: dict[str, Any] = field(default_factory=lambda: CONFIG_SCHEMA)
 
     def defaults_binding_timeout(self) -> bool:
         """`SetDefaults_DynamicResourcesArgs` sets `bindingTimeout: 10m` (binding conditions and device
@@ -76,7 +81,13 @@ def _scheme(version: KubeVersion) -> Scheme:
         # alone in v1.35.4 and v1.36.3 `dynamicresources.go`): `preScore.enabled` naming it is refused.
         extensions["DynamicResources"] = extensions["DynamicResources"] | {"score"}
         multipoint = [("DynamicResources", 2) if name == "DynamicResources" else (name, w) for name, w in multipoint]
-    return Scheme(version, tuple(multipoint), extensions, schemas)
+    config = CONFIG_SCHEMA
+    if version.minor >= 36:
+        profile = config["profiles"][0]
+        plugin_set = profile["plugins"]["multiPoint"]
+        plugins = {**profile["plugins"], **dict.fromkeys(PLACEMENT_POINTS, plugin_set)}
+        config = {**config, "profiles": [{**profile, "plugins": plugins}]}
+    return Scheme(version, tuple(multipoint), extensions, schemas, config)
 
 
 def scheme_of_minor(minor: int) -> Scheme:
