@@ -192,6 +192,80 @@ def test_max_pod_moves(tmp_path):
     assert judged([base], max_pod_moves=0, baseline=[base]).status == "passed"
 
 
+def zoned_storage() -> list[str]:
+    """Nodes na (zone a) and nb (zone b); pv-aff pinned to zone a by its required nodeAffinity, pv-lab labelled
+    zone a (no affinity); claims aff and lab bound to them (bind completed)."""
+    def zone_node(name: str, zone: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+            "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+            "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}
+
+    def pv(name: str, claim: str, **extra) -> dict:
+        spec = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/d"},
+                "claimRef": {"namespace": "default", "name": claim}, **extra.pop("spec", {})}
+        return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name, **extra},
+                "spec": spec, "status": {"phase": "Bound"}}
+
+    def pvc(name: str, volume: str) -> dict:
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {
+            "name": name, "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                     "volumeName": volume}, "status": {"phase": "Bound"}}
+
+    zone_a = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a"]}]}]}
+    docs = [zone_node("na", "a"), zone_node("nb", "b"),
+            pv("pv-aff", "aff", spec={"nodeAffinity": {"required": zone_a}}),
+            pv("pv-lab", "lab", labels={"topology.kubernetes.io/zone": "a"}), pvc("aff", "pv-aff"), pvc("lab", "pv-lab")]
+    return [yaml.safe_dump(d) for d in docs]
+
+
+def claim_pod(name: str, claim: str, on: str | None = None) -> str:
+    spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]}
+    if on:
+        spec["nodeName"] = on
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+
+
+def test_claim_zones(tmp_path):
+    """Holds: pending p1 (claim aff) and p2 (claim lab) can only go to na, VolumeBinding keeping nb out of
+    pv-aff's zone a and VolumeZone out of pv-lab's: both run in zone a, 0 of 2 wrong. Fails: q1 (aff) and q2
+    (lab) bound to nb (zone b) in the input: 2 of 2 on another zone, each named with its node, claim and volume."""
+    held = judged([scenario(tmp_path / "held.yaml", *zoned_storage(), claim_pod("p1", "aff"), claim_pod("p2", "lab"))],
+                  claim_zones=True)
+    assert (held.status, held.actual) == ("passed", 0)
+    assert held.evidence == ["default/p1 on na (zone a): claim default/aff → volume pv-aff (zone a)",
+                             "default/p2 on na (zone a): claim default/lab → volume pv-lab (zone a)"]
+    failed = judged([scenario(tmp_path / "failed.yaml", *zoned_storage(), claim_pod("q1", "aff", on="nb"),
+                              claim_pod("q2", "lab", on="nb"))], claim_zones=True)
+    assert (failed.status, failed.actual) == ("failed", 2)
+    assert failed.message == ("simulate leaves 2 of 2 pod(s) using a zoned volume on another zone than their "
+                              "claim's volume")
+    assert failed.evidence == ["default/q1 on nb (zone b): claim default/aff → volume pv-aff (zone a)",
+                               "default/q2 on nb (zone b): claim default/lab → volume pv-lab (zone a)"]
+
+
+def test_claim_zones_from_the_option_and_the_file(tmp_path, capsys):
+    """`--claim-zones` and `claimZones: true` give the same failing assertion (exit 1); `claimZones: false`
+    asserts nothing, so the file must name another; a pod without a claim is not checked (0 of 0, holds)."""
+    bad = scenario(tmp_path / "bad.yaml", *zoned_storage(), claim_pod("q1", "aff", on="nb"))
+    rc, out, _ = run(["check", "-f", bad, "--claim-zones", "-o", "json"], capsys)
+    data = json.loads(out)
+    assert rc == 1 and data["assertions"][0]["assertion"] == "claimZones"
+    assert data["assertions"][0]["title"] == "no pod on another zone than its claim"
+    path = expect_file(tmp_path, "assertions: {claimZones: true}\n")
+    rc, out, _ = run(["check", "-f", bad, "--expect", path, "-o", "json"], capsys)
+    assert rc == 1 and json.loads(out)["assertions"][0]["evidence"] == [
+        "default/q1 on nb (zone b): claim default/aff → volume pv-aff (zone a)"]
+    path = expect_file(tmp_path, "assertions: {claimZones: false}\n")
+    rc, _, err = run(["check", "-f", bad, "--expect", path], capsys)
+    assert rc == 2 and "names no assertion" in err
+    plain = scenario(tmp_path / "plain.yaml", node("n1"), pod("a", 1))
+    rc, out, _ = run(["check", "-f", plain, "--claim-zones"], capsys)
+    assert rc == 0 and "1 of 1 assertion hold" in out
+
+
 # --------------------------------------------------------------------------- the command: exit codes and bad input
 
 def test_example_fails_with_exit_1(capsys):
@@ -229,6 +303,7 @@ def expect_file(tmp_path: Path, body: str) -> str:
     ("assertions: {minCapacity: {deployment/web: '3'}}\n", "assertions.minCapacity.deployment/web", "must be an integer"),
     ("assertions: {fullyPlaced: deployment/web}\n", "assertions.fullyPlaced", "must be a list"),
     ("assertions: {configValid: 'yes'}\n", "assertions.configValid", "must be true or false"),
+    ("assertions: {claimZones: 1}\n", "assertions.claimZones", "must be true or false"),
     ("assertions: {}\n", "assertions", "names no assertion"),
     ("kubeVersions: ['1.20']\nassertions: {maxPending: 0}\n", "kubeVersions[0]", "unsupported Kubernetes version"),
     ("spec: {}\nassertions: {maxPending: 0}\n", "spec", "unknown field 'spec'"),

@@ -264,10 +264,21 @@ def _max_pod_moves(a: Assertion, answers: Answers) -> Judged:
             f"simulate places {len(moves)} pod(s) elsewhere than the baseline (at most {a.bound})", evidence)
 
 
+def _claim_zones(a: Assertion, answers: Answers) -> Judged:
+    from kubefit.checks.zones import claim_zones
+
+    found = claim_zones(answers.simulation().state)
+    wrong = [z for z in found if not z.fits]
+    evidence = [z.line() for z in wrong] + [z.line() for z in found if z.fits]
+    return (not wrong, len(wrong), f"simulate leaves {len(wrong)} of {len(found)} pod(s) using a zoned volume on "
+            f"another zone than their claim's volume", evidence)
+
+
 JUDGES: dict[str, Callable[[Assertion, Answers], Judged]] = {
     "maxPending": _max_pending, "fullyPlaced": _fully_placed, "maxNodesAdded": _max_nodes_added,
     "minRemovableNodes": _min_removable, "minCapacity": _min_capacity, "minAllocation": _min_allocation,
-    "configValid": _config_valid, "maxPodMoves": _max_pod_moves}
+    "configValid": _config_valid, "maxPodMoves": _max_pod_moves,
+    "claimZones": _claim_zones}
 
 
 def scheduler_configuration(files: Sequence[str], recursive: bool) -> Any:

@@ -19,6 +19,7 @@ The file is versioned like a Kubernetes object so that it can change without bre
       minAllocation: {cpu: 50}        # simulate: requested / allocatable of the cluster ≥ 50 %
       configValid: true               # config validate: the scenario's configuration accepted
       maxPodMoves: 0                  # simulate: pods placed elsewhere than in the baseline ≤ 0
+      claimZones: true                # simulate: no pod on another zone than its claim's volume
 
 A field kubefit does not know, a wrong type or a bad value is an `InputError` naming the file, the object and
 the field (exit 2), as the API server refuses a manifest: a typo never silently asserts nothing.
@@ -54,10 +55,11 @@ BASELINE = "baseline"  # maxPending: no more than the baseline leaves pending
 # Each assertion: the verb whose answer it reads, and how its bound reads ("≤", "≥", or a yes/no).
 VERB_OF = {"maxPending": "simulate", "fullyPlaced": "simulate", "maxNodesAdded": "plan",
            "minRemovableNodes": "consolidate", "minCapacity": "capacity", "minAllocation": "simulate",
-           "configValid": "config validate", "maxPodMoves": "simulate"}
+           "configValid": "config validate", "maxPodMoves": "simulate", "claimZones": "simulate"}
 OPTION_OF = {"maxPending": "--max-pending", "fullyPlaced": "--fully-placed", "maxNodesAdded": "--max-nodes-added",
              "minRemovableNodes": "--min-removable-nodes", "minCapacity": "--min-capacity",
-             "minAllocation": "--min-allocation", "configValid": "--config-valid", "maxPodMoves": "--max-pod-moves"}
+             "minAllocation": "--min-allocation", "configValid": "--config-valid", "maxPodMoves": "--max-pod-moves",
+             "claimZones": "--claim-zones"}
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ class Assertion:
                 "minCapacity": f"capacity of {t} ≥ {b} copies",
                 "minAllocation": f"{t} allocation ≥ {b} %",
                 "configValid": "scheduler configuration valid",
-                "maxPodMoves": f"pods moved from the baseline ≤ {b}"}[self.kind]
+                "maxPodMoves": f"pods moved from the baseline ≤ {b}",
+                "claimZones": "no pod on another zone than its claim"}[self.kind]
 
     @property
     def needs_baseline(self) -> bool:
@@ -182,7 +185,7 @@ def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
         return [Assertion(kind, BASELINE, **at)]
     if kind in ("maxPending", "maxNodesAdded", "minRemovableNodes", "maxPodMoves"):
         return [Assertion(kind, _count(value, doc, where), **at)]
-    if kind == "configValid":
+    if kind in ("configValid", "claimZones"):
         return [Assertion(kind, True, **at)] if boolean(value, doc, where) else []
     if kind == "fullyPlaced":
         names = [string(v, doc, f"{where}[{i}]") for i, v in enumerate(sequence(value, doc, where))]
@@ -197,7 +200,8 @@ def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
 
 def from_options(*, max_pending: str | None = None, fully_placed: list[str] = (), max_nodes_added: int | None = None,
                  min_removable_nodes: int | None = None, min_capacity: list[str] = (), min_allocation: list[str] = (),
-                 config_valid: bool = False, max_pod_moves: int | None = None) -> list[Assertion]:
+                 config_valid: bool = False, max_pod_moves: int | None = None,
+                 claim_zones: bool = False) -> list[Assertion]:
     """The assertions given as options (`--max-pending 0`, `--min-capacity deployment/web=3`, ...), each bad value
     refused naming its option."""
     out: list[Assertion] = []
@@ -231,6 +235,8 @@ def from_options(*, max_pending: str | None = None, fully_placed: list[str] = ()
             add(kind, int(bound) if bound == int(bound) else bound, name)
     if config_valid:
         add("configValid", True)
+    if claim_zones:
+        add("claimZones", True)
     return out
 
 

@@ -54,6 +54,25 @@ def pv_topologies(pv: PersistentVolume) -> list[PVTopology]:
     return out
 
 
+def topology_fits(state: ClusterState, topologies: list[PVTopology]) -> np.ndarray:
+    """Filter's rule over every node: a node without any topology label fits; otherwise each topology must be
+    matched by the node's label of its key (a beta key also by its GA twin when the node lacks the beta one).
+    Also read by `kubefit check`'s claimZones assertion."""
+    table = node_labels(state)
+    constrained = np.zeros(len(state), dtype=bool)
+    for key in TOPOLOGY_LABELS:
+        constrained |= table.column(key).present
+    ok = np.ones(len(state), dtype=bool)
+    for topo in topologies:
+        own = table.column(topo.key)
+        match = np.where(own.present, own.isin(sorted(topo.values)), False)
+        if topo.key in GA_LABEL:
+            ga = table.column(GA_LABEL[topo.key])
+            match |= ~own.present & ga.isin(sorted(topo.values))
+        ok &= match
+    return ~constrained | ok
+
+
 class VolumeZone:
     """The VolumeZone plugin over a scenario's StorageIndex."""
 
@@ -108,19 +127,7 @@ class VolumeZone:
             topologies = self.topologies(ctx)
         if not ctx.pod.volumes or isinstance(topologies, str):
             return FilterOutcome.passing(len(idx))
-        table = node_labels(state)
-        constrained = np.zeros(len(state), dtype=bool)
-        for key in TOPOLOGY_LABELS:
-            constrained |= table.column(key).present
-        ok = np.ones(len(state), dtype=bool)
-        for topo in topologies:
-            own = table.column(topo.key)
-            match = np.where(own.present, own.isin(sorted(topo.values)), False)
-            if topo.key in GA_LABEL:
-                ga = table.column(GA_LABEL[topo.key])
-                match |= ~own.present & ga.isin(sorted(topo.values))
-            ok &= match
-        failed = (constrained & ~ok)[idx]
+        failed = ~topology_fits(state, topologies)[idx]
         codes = np.where(failed, UNRESOLVABLE, SUCCESS).astype(np.int8)
         return FilterOutcome(codes, [REASON_CONFLICT], failed[:, None])
 
