@@ -39,7 +39,7 @@ ZONES = ("zone-a", "zone-b", "zone-c")
 PER_REPLICA_SET = 100
 CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
           "percentageOfNodesToScore": 100, "profiles": [{"schedulerName": "default-scheduler"}]}
-QUEUES = ("uniform", "realistic", "realistic-priorities")
+QUEUES = ("uniform", "realistic", "realistic-priorities", "production")
 HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
 
 # realistic queue: ReplicaSet sizes and pod shapes (weight, value), namespaces, how full the queue makes the cluster
@@ -187,12 +187,131 @@ def realistic(nodes: int, pods: int, priorities: bool = False, seed: int = 0) ->
     return docs + node_docs + pod_docs
 
 
+# production queue (issue 37): six instance types (cores, memory, max pods), 40 groups, four labelled namespaces
+INSTANCE_TYPES = [("2", "8Gi", "29"), ("4", "16Gi", "58"), ("8", "32Gi", "110"), ("16", "64Gi", "234"),
+                  ("4", "32Gi", "58"), ("8", "64Gi", "110")]
+GROUPS = 40
+IMAGE_SIZES = (300_000, 20_000_000, 150_000_000, 600_000_000, 1_600_000_000)  # 0.3 MB … 1.6 GB
+PRODUCTION_NAMESPACES = (("web", "frontend"), ("data", "storage"), ("batch", "jobs"), ("platform", "system"))
+
+
+def _production_nodes(nodes: int, rng: np.random.Generator) -> list[dict]:
+    """`nodes` empty Nodes of the six instance types in three zones, each holding the images of some groups."""
+    out = []
+    for i in range(nodes):
+        cpu, memory, max_pods = INSTANCE_TYPES[int(rng.integers(len(INSTANCE_TYPES)))]
+        alloc = {"cpu": cpu, "memory": memory, "pods": max_pods, "ephemeral-storage": "100Gi"}
+        held = sorted({int(g) for g in rng.integers(GROUPS, size=int(rng.integers(0, 6)))})
+        images = [{"names": [f"registry.example.com/group{g}:1"], "sizeBytes": IMAGE_SIZES[g % len(IMAGE_SIZES)]}
+                  for g in held]
+        out.append({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": f"node-{i:05d}", "labels": {
+                        HOSTNAME: f"node-{i:05d}", ZONE: ZONES[i % 3],
+                        "node.kubernetes.io/instance-type": f"type-{cpu}-{memory}"}},
+                    "status": {"allocatable": alloc, "capacity": alloc, "images": images}})
+    return out
+
+
+def _production_group(g: int, size: int, ns: str, rng: np.random.Generator) -> tuple[dict, list[str]]:
+    """Group g's pod spec (its constraints, one in four of each kind) and the kinds of claim its pods use."""
+    app = f"group{g}"
+    own = {"matchLabels": {"app": app}}
+    cpu = [100, 250, 500, 1000, 2000][g % 5]
+    memory = [128, 512, 1024, 2048, 4096][(g // 2) % 5]
+    container = {"name": "app", "image": f"registry.example.com/{app}:1",
+                 "resources": {"requests": {"cpu": f"{cpu}m", "memory": f"{memory}Mi"}}}
+    spec: dict = {"priority": int(rng.integers(0, 10_001)) // 1000 * 1000, "containers": [container]}
+    kind = g % 8
+    if kind == 0:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": own}]
+    elif kind == 1:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 2, "topologyKey": HOSTNAME,
+                                              "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": own}]
+    elif kind == 2 and size <= 300:
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": own, "topologyKey": HOSTNAME}]}}
+    elif kind == 3:
+        spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": {"labelSelector": own, "topologyKey": HOSTNAME}}]}}
+    elif kind == 4:
+        container["ports"] = [{"containerPort": 8080 + g, "hostPort": 8080 + g}]
+    claims = ["zonal"] if g % 10 == 5 else ["immediate"] if g % 10 == 7 else []
+    return spec, claims
+
+
+def production(nodes: int, pods: int, seed: int = 0) -> list[dict]:
+    """The production-shaped queue of issue 37: `nodes` empty nodes, `pods` pending pods in 40 groups, each a
+    ReplicaSet or a StatefulSet behind a Service (the system-default spread on every pod), with zone and
+    hostname spread, required and preferred anti-affinity, host ports, images already on some nodes, claims of
+    a zonal WaitForFirstConsumer class and of an Immediate class (pre-bound zonal volumes), priorities 0 to
+    10,000, in four labelled namespaces."""
+    rng = np.random.default_rng(seed)
+    docs: list[dict] = [CONFIG]
+    docs += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"team": team}}}
+             for ns, team in PRODUCTION_NAMESPACES]
+    docs += [{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "zonal"},
+              "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer"},
+             {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "immediate"},
+              "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "Immediate"}]
+    base, extra = divmod(pods, GROUPS)
+    sizes = [base + (1 if g < extra else 0) for g in range(GROUPS)]
+    pod_docs: list[dict] = []
+    for g, size in enumerate(sizes):
+        ns = PRODUCTION_NAMESPACES[g % len(PRODUCTION_NAMESPACES)][0]
+        app = f"group{g}"
+        labels = {"app": app}
+        created = f"{np.datetime64(EPOCH + g, 's')}Z"
+        spec, claims = _production_group(g, size, ns, rng)
+        stateful = bool(claims) or g % 6 == 3
+        kind, uid = ("StatefulSet", f"sts-{g}") if stateful else ("ReplicaSet", f"rs-{g}")
+        docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": app, "namespace": ns},
+                     "spec": {"selector": labels, "ports": [{"port": 80}]}})
+        controller = {"apiVersion": "apps/v1", "kind": kind,
+                      "metadata": {"name": app, "namespace": ns, "uid": uid, "creationTimestamp": created},
+                      "spec": {"replicas": size, "selector": {"matchLabels": labels},
+                               "template": {"metadata": {"labels": labels}, "spec": spec}}}
+        if stateful:
+            controller["spec"]["serviceName"] = app
+        docs.append(controller)
+        owner = [{"apiVersion": "apps/v1", "kind": kind, "name": app, "uid": uid, "controller": True}]
+        for r in range(size):
+            name = f"{app}-{r}"
+            pod_spec = spec
+            if claims:
+                claim = f"data-{name}"
+                pod_spec = {**spec, "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]}
+                pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                       "metadata": {"name": claim, "namespace": ns},
+                       "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": claims[0],
+                                "resources": {"requests": {"storage": "10Gi"}}}}
+                if claims[0] == "immediate":  # bound at creation to a volume of one zone
+                    volume = f"pv-{ns}-{claim}"
+                    pvc["spec"]["volumeName"] = volume
+                    pvc["status"] = {"phase": "Bound"}
+                    docs.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": volume},
+                                 "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                                          "storageClassName": "immediate",
+                                          "claimRef": {"name": claim, "namespace": ns},
+                                          "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": volume},
+                                          "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                                              {"key": ZONE, "operator": "In", "values": [ZONES[r % 3]]}]}]}}},
+                                 "status": {"phase": "Bound"}})
+                docs.append(pvc)
+            pod_docs.append({"apiVersion": "v1", "kind": "Pod",
+                             "metadata": {"name": name, "namespace": ns, "labels": labels,
+                                          "creationTimestamp": created, "ownerReferences": owner},
+                             "spec": pod_spec})
+    return docs + _production_nodes(nodes, rng) + pod_docs
+
+
 def write_scenario(queue: str, nodes: int, pods: int, directory: Path) -> Path:
     """The queue's scenario as a JSON `kind: List` in `directory` (written once); its path."""
     path = directory / f"default-profile-{queue}-{nodes}x{pods}.json"
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
-        items = scenario(nodes, pods) if queue == "uniform" else realistic(nodes, pods, queue.endswith("priorities"))
+        items = (scenario(nodes, pods) if queue == "uniform" else production(nodes, pods) if queue == "production"
+                 else realistic(nodes, pods, queue.endswith("priorities")))
         path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
 
@@ -217,7 +336,7 @@ def run(queue: str, nodes: int, pods: int, keep: Path | None) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["1000x10000"], help="NODESxPODS, e.g. 5000x50000")
-    parser.add_argument("--queues", nargs="+", default=list(QUEUES[1:]), choices=QUEUES)
+    parser.add_argument("--queues", nargs="+", default=list(QUEUES[1:3]), choices=QUEUES)
     parser.add_argument("--repeat", type=int, default=1, help="run each this many times (all are printed)")
     parser.add_argument("--keep", type=Path, help="write the scenarios and outputs in this folder")
     args = parser.parse_args()
