@@ -625,7 +625,24 @@ def resource_quotas(scenario: Scenario) -> QuotaAdmission:
     limit_ranges: dict[str, list[LimitRange]] = {}
     for lr in scenario.objects.of("LimitRange"):
         limit_ranges.setdefault(lr.meta.namespace, []).append(lr)
-    return QuotaAdmission(scenario.objects.of("ResourceQuota"), limit_ranges,
+    def resources(pod: Pod) -> tuple[list[Resources], list[Resources],
+                                     tuple[dict[str, Quantity], dict[str, Quantity]] | None]:
+        """The pod's containers (requests and limits) and pod-level resources as the API server stores it: after
+        `SetDefaults_Pod` and, for a pod being created (no uid), LimitRanger's defaults."""
+        spec = pod.raw.get("spec") or {}
+        doc = Document(pod.raw, pod.source, 0)
+        containers, inits = containers_of(spec, doc, "containers"), containers_of(spec, doc, "initContainers")
+        default_requests([*containers, *inits])
+        if not pod.uid:
+            for lr in limit_ranges.get(pod.namespace, []):
+                limit_range_defaults(lr, containers, inits)
+        pod_level = None
+        if isinstance(spec.get("resources"), dict):
+            requests, limits, _ = default_pod_level_resources(spec["resources"], containers, inits, doc)
+            pod_level = requests, limits
+        return containers, inits, pod_level
+
+    return QuotaAdmission(scenario.objects.of("ResourceQuota"), resources,
                           default_class_name([d for d in scenario.skipped if d.kind == "PriorityClass"]))
 
 

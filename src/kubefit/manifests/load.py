@@ -158,7 +158,7 @@ class Scenario:
     admission: bool = True  # pods created from the files go through API-server admission (admission.py)
     # pods the API server refused to create (ResourceQuota admission), with its error: reported as not created
     refused: list[tuple[Pod, str]] = field(default_factory=list)
-    quota: Any = None  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
+    quota: Any = field(default=None, repr=False, compare=False)  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
 
     @property
     def files(self) -> str:

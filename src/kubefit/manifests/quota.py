@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubefit.api.core import Pod, Quantity
-from kubefit.api.policy import LimitRange, ResourceQuota, ScopeRequirement
+from kubefit.api.policy import ResourceQuota, ScopeRequirement
 from kubefit.errors import InputError
 from kubefit.k8s import goquantity as gq
 from kubefit.k8s.resourcenames import is_native
@@ -55,7 +55,7 @@ from kubefit.manifests.decode import (
 )
 from kubefit.manifests.decode import string as _string
 from kubefit.manifests.documents import Document
-from kubefit.manifests.podresources import Resources, add, aggregate_container, containers_of, shown
+from kubefit.manifests.podresources import Resources, add, aggregate_container, shown
 
 KIND = "ResourceQuota"
 SPEC_FIELDS = frozenset({"hard", "scopes", "scopeSelector"})
@@ -89,6 +89,9 @@ POD_RESOURCES = frozenset({COUNT_PODS, "cpu", "memory", "ephemeral-storage", "re
                            PODS})
 VALIDATION_SET = POD_COMPUTE  # `validationSet`: cpu or memory quotas require every container to state them
 ONE = Quantity("1", 10**9)
+# a pod → its containers, init containers and pod-level (requests, limits) as the API server stores it
+Resolver = Callable[[Pod], tuple[list[Resources], list[Resources],
+                                 tuple[dict[str, Quantity], dict[str, Quantity]] | None]]
 
 
 # --------------------------------------------------------------------------- decoding and validation
@@ -248,42 +251,29 @@ def _stated(c: Resources) -> frozenset[str]:
     return frozenset(names)
 
 
-def pod_facts(pod: Pod, limit_ranges: list[LimitRange], default_class: str, *, created: bool) -> PodFacts:
-    """The pod's requests, limits and scope facts. `created`: a pod being created (no `metadata.uid`), given the
-    defaulting and the LimitRange defaults the admission chain gives it (`kubefit.manifests.admission`), and the
-    global default PriorityClass's name when it names none (the Priority plugin sets it)."""
-    from kubefit.manifests.admission import (
-        default_pod_level_resources,
-        default_requests,
-        limit_range_defaults,
-    )
-
+def pod_facts(pod: Pod, containers: list[Resources], inits: list[Resources],
+              pod_level: tuple[dict[str, Quantity], dict[str, Quantity]] | None, default_class: str, *,
+              created: bool) -> PodFacts:
+    """The pod's requests, limits and scope facts from its containers and pod-level requests and limits as the
+    API server stores them (after defaulting and LimitRanger: `kubefit.manifests.admission.quota_resources`).
+    `created`: a pod being created, given the global default PriorityClass's name when it names none (the
+    Priority plugin sets it)."""
     spec = pod.raw.get("spec") or {}
-    doc = Document(pod.raw, pod.source, 0)
-    containers, inits = containers_of(spec, doc, "containers"), containers_of(spec, doc, "initContainers")
-    default_requests([*containers, *inits])
-    if created:
-        for lr in limit_ranges:
-            limit_range_defaults(lr, containers, inits)
     requests = aggregate_container(containers, inits, "requests")
     limits = aggregate_container(containers, inits, "limits")
-    pod_level = spec.get("resources") if isinstance(spec.get("resources"), dict) else None
-    pod_requests: dict[str, Quantity] = {}
-    pod_limits: dict[str, Quantity] = {}
-    if pod_level is not None:
-        pod_requests, pod_limits, _ = default_pod_level_resources(pod_level, containers, inits, doc)
-        for name, q in pod_requests.items():  # PodRequests: IsSupportedPodLevelResource ones replace the aggregate
-            if name in ("cpu", "memory") or name.startswith(HUGEPAGES):
-                requests[name] = q
-        for name, q in pod_limits.items():
-            if name in ("cpu", "memory") or name.startswith(HUGEPAGES):
-                limits[name] = q
+    pod_requests, pod_limits = pod_level or ({}, {})
+    for name, q in pod_requests.items():  # PodRequests: IsSupportedPodLevelResource ones replace the aggregate
+        if name in ("cpu", "memory") or name.startswith(HUGEPAGES):
+            requests[name] = q
+    for name, q in pod_limits.items():
+        if name in ("cpu", "memory") or name.startswith(HUGEPAGES):
+            limits[name] = q
     for name, nanos in (pod.overhead or {}).items():
         q = _from_nanos(nanos)
         requests[name] = add(requests[name], q) if name in requests else q
         if name in limits:
             limits[name] = add(limits[name], q)
-    if pod_level is not None and (pod_requests or pod_limits):  # ComputePodQOS on the pod-level resources
+    if pod_requests or pod_limits:  # ComputePodQOS on the pod-level resources
         best_effort = not any(q.nanos for r in (pod_requests, pod_limits) for n, q in r.items()
                               if n in ("cpu", "memory"))
     else:
@@ -388,15 +378,14 @@ class QuotaAdmission:
     """The ResourceQuota plugin over one scenario's quotas: `status.used` as it stands, charged as pods are
     admitted (`admit`), or by the pods the cluster runs already (`count`) for quotas given without a status."""
 
-    def __init__(self, quotas: list[ResourceQuota], limit_ranges: dict[str, list[LimitRange]],
-                 default_class: str) -> None:
+    def __init__(self, quotas: list[ResourceQuota], resources: Resolver, default_class: str) -> None:
         self.by_namespace: dict[str, list[_Quota]] = {}
         for q in sorted(quotas, key=lambda q: q.meta.name):
             hard = dict(q.status_hard if q.status_hard is not None else q.hard)
             pod_names = [n for n in hard if _pod_resource(n)]
             used = dict(q.status_used) if q.status_used is not None else {}
             self.by_namespace.setdefault(q.meta.namespace, []).append(_Quota(q, hard, used, pod_names))
-        self.limit_ranges = limit_ranges
+        self.resources = resources
         self.default_class = default_class
 
     def __bool__(self) -> bool:
@@ -406,7 +395,7 @@ class QuotaAdmission:
         return pod.namespace in self.by_namespace
 
     def facts(self, pod: Pod) -> PodFacts:
-        return pod_facts(pod, self.limit_ranges.get(pod.namespace, []), self.default_class, created=not pod.uid)
+        return pod_facts(pod, *self.resources(pod), self.default_class, created=not pod.uid)
 
     def count(self, pod: Pod) -> None:
         """A pod the cluster runs already: the quota controller counts it in the quotas given without a status
