@@ -248,6 +248,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                      progress=_every(progress, len(queue)))
+    result.steps += refused_steps(scenario)
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
@@ -375,6 +376,14 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                                 compareVersions=labels, featureGates=feature_gates)
         results.append(result)
     return results
+
+
+def refused_steps(scenario: Scenario) -> list[Any]:
+    """The pods the API server refused to create (ResourceQuota admission), after the queue's: not created, with
+    its error (they never reach the scheduler)."""
+    from kubefit.scheduler.simulate import Step
+
+    return [Step(pod, None, message=error, feasible=None, not_created=True) for pod, error in scenario.refused]
 
 
 def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
@@ -770,7 +779,12 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     >>> result.count, result.per_node
     (2, {'highmem-1': 1, 'highmem-2': 1})
     """
-    from kubefit.scheduler.capacity import estimate_capacity
+    from kubefit.scheduler.capacity import (
+        FAILED_CREATING_POD,
+        LIMIT_REACHED,
+        CapacityResult,
+        estimate_capacity,
+    )
     from kubefit.scheduler.simulate import simulate as run
 
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
@@ -789,8 +803,17 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
                      f"first, as simulate would (an install's own pods)")
     if len(notes) > len(prepared.notes):
         warn(notes[-1])
-    result = estimate_capacity(state, prepared.config, target, limit=limit, tie_break=tie_break, seed=seed,
-                               replay=replay, copies=_ordinals(scenario, pod, target))
+    quota = scenario.quota.headroom(target, limit) if scenario.quota else None  # the copies ResourceQuota admits
+    if quota is not None and quota[0] == 0:
+        result = CapacityResult(target, 0, {}, FAILED_CREATING_POD, quota[1])
+    else:
+        result = estimate_capacity(state, prepared.config, target, limit=limit if quota is None else quota[0],
+                                   tie_break=tie_break, seed=seed, replay=replay,
+                                   copies=_ordinals(scenario, pod, target))
+    if quota is not None and result.stop_reason == LIMIT_REACHED:  # creating the next copy fails
+        result.stop_reason, result.message = FAILED_CREATING_POD, _quota_error(target, quota[1])
+    elif quota is not None and quota[0] == 0:
+        result.message = _quota_error(target, quota[1])
     result.warnings = notes
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
                             recursive=recursive, placePending=place_pending)
@@ -854,6 +877,13 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
                                                      "kubeVersions": wanted.kube_versions,
                                                      "featureGates": feature_gates, "recursive": recursive})
     return result
+
+
+def _quota_error(pod: Pod, message: str) -> str:
+    """The API server's refusal of the next copy (ResourceQuota admission)."""
+    from kubefit.manifests.admission import forbidden_error
+
+    return forbidden_error(pod, message)
 
 
 def _ordinals(scenario: Scenario, name: str | None, first: Pod) -> Callable[[int], Pod] | None:

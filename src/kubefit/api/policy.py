@@ -50,3 +50,25 @@ class RuntimeClass:
     overhead: Quantities | None = field(default=None, hash=False)  # overhead.podFixed; None: no overhead
     node_selector: dict[str, str] = field(default_factory=dict, hash=False)  # scheduling.nodeSelector
     tolerations: tuple[dict[str, Any], ...] = field(default=(), hash=False)  # scheduling.tolerations, as given
+
+
+@dataclass(frozen=True)
+class ScopeRequirement:
+    """One `spec.scopeSelector.matchExpressions[]` entry (a `spec.scopes[]` name reads as `Exists`)."""
+
+    scope_name: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResourceQuota:
+    """v1 ResourceQuota: the hard limits of what its namespace's objects may use (the ResourceQuota admission
+    plugin refuses a pod that would exceed them). `status_hard` / `status_used` as a live snapshot gives them
+    (None when written without a status: the quota controller's are computed from the scenario's pods)."""
+
+    meta: ObjectMeta
+    hard: Quantities = field(default_factory=dict, hash=False)  # spec.hard
+    scopes: tuple[ScopeRequirement, ...] = ()  # spec.scopes (Exists) then spec.scopeSelector.matchExpressions
+    status_hard: Quantities | None = field(default=None, hash=False)
+    status_used: Quantities | None = field(default=None, hash=False)

@@ -65,6 +65,7 @@ from kubefit.manifests.podresources import (
 )
 from kubefit.manifests.priority import priority_admission
 from kubefit.manifests.provisioning import bind_volumes
+from kubefit.manifests.quota import QuotaAdmission, default_class_name
 
 NOT_READY, UNREACHABLE = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
 DEFAULT_TOLERATION_SECONDS = 300  # --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds
@@ -591,6 +592,7 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
         refuse_claims(scenario)
         scenario.warnings += bind_volumes(scenario)  # the PV controller, right after the claims are created
         admission = Admission.of(scenario)
+    quotas = resource_quotas(scenario) if enabled else None
     kept: list[Pod] = []
     refused: dict[str, tuple[str, int]] = {}
     for pod in scenario.pods:
@@ -604,12 +606,73 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
                                  field=exc.field) from None
             message, count = refused.get(pod.created_by, (_refusal(exc, pod), 0))
             refused[pod.created_by] = (message, count + 1)
+    if quotas:  # ResourceQuota, the last validating plugin: the pods running already first, then each creation
+        kept = _admit_quota(scenario, quotas, kept, refused)
     scenario.pods = kept
+    scenario.quota = quotas
     if admission is not None:
         scenario.warnings += admission.notes(scenario.nodes)
         scenario.warnings += pod_security_note(scenario)
     scenario.warnings += [f"{owner}: its controller cannot create {count} pod(s): {message}"
                           for owner, (message, count) in refused.items()]
+    if not enabled and scenario.objects.of("ResourceQuota"):
+        scenario.warnings.append(f"{len(scenario.objects.of('ResourceQuota'))} ResourceQuota(s) not enforced: "
+                                 f"admission is off (--no-admission), pods are taken as given")
+
+
+def resource_quotas(scenario: Scenario) -> QuotaAdmission:
+    """The ResourceQuota admission over the scenario's quotas (empty, and false, without any)."""
+    limit_ranges: dict[str, list[LimitRange]] = {}
+    for lr in scenario.objects.of("LimitRange"):
+        limit_ranges.setdefault(lr.meta.namespace, []).append(lr)
+    def resources(pod: Pod) -> tuple[list[Resources], list[Resources],
+                                     tuple[dict[str, Quantity], dict[str, Quantity]] | None]:
+        """The pod's containers (requests and limits) and pod-level resources as the API server stores it: after
+        `SetDefaults_Pod` and, for a pod being created (no uid), LimitRanger's defaults."""
+        spec = pod.raw.get("spec") or {}
+        doc = Document(pod.raw, pod.source, 0)
+        containers, inits = containers_of(spec, doc, "containers"), containers_of(spec, doc, "initContainers")
+        default_requests([*containers, *inits])
+        if not pod.uid:
+            for lr in limit_ranges.get(pod.namespace, []):
+                limit_range_defaults(lr, containers, inits)
+        pod_level = None
+        if isinstance(spec.get("resources"), dict):
+            requests, limits, _ = default_pod_level_resources(spec["resources"], containers, inits, doc)
+            pod_level = requests, limits
+        return containers, inits, pod_level
+
+    return QuotaAdmission(scenario.objects.of("ResourceQuota"), resources,
+                          default_class_name([d for d in scenario.skipped if d.kind == "PriorityClass"]))
+
+
+def _admit_quota(scenario: Scenario, quotas: QuotaAdmission, pods: list[Pod],
+                 refused: dict[str, tuple[str, int]]) -> list[Pod]:
+    """The pods the quotas admit, in document order: those the cluster runs already (stored, or bound by
+    `spec.nodeName`) counted first, as the quota controller counts them, then each pod created charged or
+    refused. A refused pod is not created: kept in `scenario.refused` with the API server's error, named in a
+    note (a workload's: its controller reports the failed create)."""
+    governed = [p for p in pods if quotas.governs(p)]
+    for pod in governed:
+        if pod.uid or pod.bound:
+            quotas.count(pod)
+    denied: set[int] = set()
+    for pod in governed:
+        if pod.uid or pod.bound:
+            continue
+        message = quotas.admit(pod)
+        if message is None:
+            continue
+        denied.add(id(pod))
+        error = forbidden_error(pod, message)
+        scenario.refused.append((pod, error))
+        owner = pod.created_by or f"Pod/{pod.name}"
+        if pod.created_by:
+            first, count = refused.get(owner, (error, 0))
+            refused[owner] = (first, count + 1)
+        else:
+            scenario.warnings.append(f"Pod/{pod.name} ({pod.source}) is not created: {error}")
+    return [p for p in pods if id(p) not in denied] if denied else pods
 
 
 POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce"
@@ -651,6 +714,12 @@ def _refusal(exc: Forbidden, pod: Pod) -> str:
     if isinstance(exc, Invalid):
         return f"Pod {go_quote(pod.name)} is invalid: {exc.message}"
     return f"pods {go_quote(_create_name(pod))} is forbidden: {exc.message}"
+
+
+def forbidden_error(pod: Pod, message: str) -> str:
+    """An admission plugin's refusal of a pod being created, as the API server words it: `pods "web-" is
+    forbidden: <message>`."""
+    return f"pods {go_quote(_create_name(pod))} is forbidden: {message}"
 
 
 def _create_name(pod: Pod) -> str:

@@ -72,7 +72,7 @@ STATUS_FIELDS: dict[str, frozenset[str]] = {
 SKIPPED_KINDS = frozenset({
     "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
     "CustomResourceDefinition", "Endpoints", "EndpointSlice", "Ingress", "IngressClass",
-    "NetworkPolicy", "ResourceQuota", "PersistentVolumeClaim",
+    "NetworkPolicy", "PersistentVolumeClaim",
     "CSIStorageCapacity", "VolumeAttachment",
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
@@ -83,7 +83,7 @@ SKIPPED_KINDS = frozenset({
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
 # evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
 AFFECTS_SCHEDULING = frozenset({
-    "ResourceQuota", "PersistentVolumeClaim",
+    "PersistentVolumeClaim",
     "CSIStorageCapacity",
     "HorizontalPodAutoscaler", "CronJob",
     # admission kubefit does not run: webhooks and policies may change pods (a sidecar's requests) or refuse them

@@ -156,6 +156,9 @@ class Scenario:
     warnings: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the files read, for messages about the whole
     admission: bool = True  # pods created from the files go through API-server admission (admission.py)
+    # pods the API server refused to create (ResourceQuota admission), with its error: reported as not created
+    refused: list[tuple[Pod, str]] = field(default_factory=list)
+    quota: Any = field(default=None, repr=False, compare=False)  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
 
     @property
     def files(self) -> str:

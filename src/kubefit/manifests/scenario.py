@@ -11,7 +11,7 @@ from kubefit.api.core import Pod
 from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, dra, policy, storage
+from kubefit.manifests import cluster, dra, policy, quota, storage
 from kubefit.manifests.admission import admit_scenario
 from kubefit.manifests.disruption import PDB, resolve_budgets
 from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
@@ -92,7 +92,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
 # ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
-    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS}
+    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS}
 
 
 def add_entry(scenario: Scenario, entry: Entry) -> None:

@@ -37,6 +37,7 @@ from kubefit.told import told_keys
 UNSCHEDULABLE = "Unschedulable"
 Copies = Callable[[int], Pod]  # the i-th copy, as its controller creates it
 LIMIT_REACHED = "LimitReached"
+FAILED_CREATING_POD = "FailedCreatingPod"  # cluster-capacity's reason when creating a copy fails (here: ResourceQuota)
 # Filter plugins whose verdict on a node reads only that node and the pod: copies bound on other nodes
 # never change it, and on the node itself only NodeResourcesFit's accounting moves.
 PER_NODE_FILTERS = frozenset({"NodeResourcesFit", "NodeUnschedulable", "NodeName", "TaintToleration",
@@ -50,7 +51,7 @@ class CapacityResult:
     pod: Pod
     count: int
     per_node: dict[str, int] = field(default_factory=dict)  # node → copies, in node order
-    stop_reason: str = UNSCHEDULABLE  # Unschedulable | LimitReached
+    stop_reason: str = UNSCHEDULABLE  # Unschedulable | LimitReached | FailedCreatingPod
     message: str = ""
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
