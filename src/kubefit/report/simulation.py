@@ -26,7 +26,9 @@ def simulation_table(console: Console, data: dict) -> None:
             node = s["node"] or ("[dim]not created[/dim]" if s.get("notCreated") else "[red]pending[/red]")
             if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
                 node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
-                extra = f"evicts {', '.join(s['victims'])}"
+                replaced = s.get("replacedBy") or {}  # the victims' controllers' new pods, queued
+                extra = "evicts " + ", ".join(f"{v} (replaced by {replaced[v].split('/', 1)[1]})" if v in replaced
+                                              else v for v in s["victims"])
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
             elif s.get("batchHint"):  # opportunistic batching (v1.35+): the previous pod's next node, unscored
@@ -34,7 +36,8 @@ def simulation_table(console: Console, data: dict) -> None:
             if s.get("devices"):  # DynamicResources: what each claim got
                 extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
                                                                                              else "")
-            t.add_row(str(i), s["pod"], node, extra)
+            pod = s["pod"] + (f" [dim](replaces {s['replaces'].split('/', 1)[1]})[/dim]" if s.get("replaces") else "")
+            t.add_row(str(i), pod, node, extra)
         console.print(t)
     created = f", not created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]"
