@@ -247,3 +247,14 @@ def test_queue_table_names_the_replacement(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "evicts default/web-x7k2p (replaced by web-" in out and "(replaces web-x7k2p)" in out
     assert "unschedulable 1" in out
+
+
+def test_html_report_names_the_replacement(tmp_path, capsys):
+    """`--report`: the Preemptions section's "replaced by" column and the Queue's pod that replaces a victim."""
+    path, report = tmp_path / "scenario.yaml", tmp_path / "report.html"
+    path.write_text("---\n".join([NODE.format(name="node-a"), REPLICA_SET,
+                                  owned_pod("web-x7k2p", "ReplicaSet", "web", "node-a", "{app: web}"), URGENT]))
+    capsys.readouterr()
+    assert main(["simulate", "-f", str(path), "--tie-break", "first", "--report", str(report)]) == 0
+    html = report.read_text()
+    assert "replaced by" in html and "(for default/web-x7k2p)" in html and "(replaces default/web-x7k2p)" in html

@@ -13,6 +13,13 @@ if TYPE_CHECKING:
 MAX_STEP_ROWS = 50  # longer workloads show placement and metrics, not every step
 
 
+def evicted_text(step: dict) -> str:
+    """`evicts <victims>` of a preempting step, each victim's replacement named (its controller's new pod)."""
+    replaced = step.get("replacedBy") or {}
+    return "evicts " + ", ".join(f"{v} (replaced by {replaced[v].split('/', 1)[1]})" if v in replaced else v
+                                 for v in step["victims"])
+
+
 def simulation_table(console: Console, data: dict) -> None:
     """Steps (short runs), placement per node, metrics."""
     steps = data["steps"]
@@ -26,9 +33,7 @@ def simulation_table(console: Console, data: dict) -> None:
             node = s["node"] or ("[dim]not created[/dim]" if s.get("notCreated") else "[red]pending[/red]")
             if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
                 node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
-                replaced = s.get("replacedBy") or {}  # the victims' controllers' new pods, queued
-                extra = "evicts " + ", ".join(f"{v} (replaced by {replaced[v].split('/', 1)[1]})" if v in replaced
-                                              else v for v in s["victims"])
+                extra = evicted_text(s)
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
             elif s.get("batchHint"):  # opportunistic batching (v1.35+): the previous pod's next node, unscored
