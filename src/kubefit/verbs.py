@@ -187,7 +187,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> SimulationResult:
+    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -211,6 +211,10 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         Told what the user should know; default a `KubefitWarning`.
     admission : bool
         As for `score`.
+    replace_victims : bool
+        A preemption victim's controller creates its replacement, queued like any new pod
+        (`kubefit.manifests.controllers`); False: victims are deleted and nothing recreates them, as
+        kube-scheduler alone does (`--no-replace-victims`).
 
     Returns
     -------
@@ -238,6 +242,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     >>> drained.node_actions["allPlaced"]
     True
     """
+    from kubefit.manifests.controllers import Controllers
     from kubefit.scheduler.nodeactions import eviction_report
     from kubefit.scheduler.simulate import simulate as run
 
@@ -247,7 +252,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     queue = scenario.pending_pods
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
-                     progress=_every(progress, len(queue)))
+                     progress=_every(progress, len(queue)),
+                     controllers=Controllers(scenario.workloads) if replace_victims else None)
     result.steps += refused_steps(scenario)
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
@@ -262,7 +268,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
             warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> list[SimulationResult]:
+    feature_gates: str | None = None, admission: bool = True,
+            replace_victims: bool = True) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`).
 
@@ -272,7 +279,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
-    cordon, drain, remove, recursive, loading, warn, admission
+    cordon, drain, remove, recursive, loading, warn, admission, replace_victims
         As for `simulate`.
     progress : callable, optional
         Called with (configuration label, pods scheduled so far, pods queued).
@@ -302,7 +309,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     queue = scenario.pending_pods
     tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
     results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
-                          progress=tick, objects=scenario.objects)
+                          progress=tick, objects=scenario.objects,
+                          workloads=scenario.workloads if replace_victims else None)
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
@@ -318,7 +326,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
-                     feature_gates: str | None = None) -> list[SimulationResult]:
+                     feature_gates: str | None = None, replace_victims: bool = True) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -327,7 +335,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     versions : sequence of str
         At least two supported versions (`1.34` … `1.37`), each answered at its patch; `feature_gates` applies to
         every one of them (a gate one of them does not know is refused).
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims
         As for `simulate`.
     progress : callable, optional
         Called with (version label, pods scheduled so far, pods queued).
@@ -347,6 +355,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     [('1.34 (v1.34.1)', 20), ('1.37 (v1.37.0)', 20)]
     """
     from kubefit.k8s.version import for_minor, parse_gate_overrides, parse_minor
+    from kubefit.manifests.controllers import Controllers
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate as run
 
@@ -366,7 +375,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         label = f"{version.name} ({version.patch})"
         tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
         with kept():
-            result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick, label=label)
+            result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick, label=label,
+                         controllers=Controllers(scenario.workloads) if replace_victims else None)
         notes = list(prepared.notes) if this is prepared else [n for n in this.notes if n not in prepared.notes]
         for note in notes if this is not prepared else ():
             warn(note)

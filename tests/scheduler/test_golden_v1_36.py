@@ -51,7 +51,8 @@ def _run(case: dict, verb: list[str], tmp_path, capsys, *, every_node: bool = Tr
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
     capsys.readouterr()
     rc = main([verb[0], "-f", str(path), *verb[1:], "--kube-version", VERSION,
-               *([] if admission else ["--no-admission"])])
+               *([] if admission else ["--no-admission"]),
+               *(["--no-replace-victims"] if verb[0] == "simulate" else [])])  # kube-scheduler alone (golden_scenario)
     out, err = capsys.readouterr()
     return rc, out, err
 

@@ -23,6 +23,7 @@ from kubefit.cli import (
     OutputFormat,
     OutputOption,
     RecursiveOption,
+    ReplaceVictimsOption,
     ReportOption,
     SchedulerGatesOption,
     app,
@@ -119,6 +120,7 @@ def simulate(
         "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
     report: ReportOption = None,
     admission: AdmissionOption = True,
+    replace_victims: ReplaceVictimsOption = True,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
     compare_versions: Annotated[str | None, typer.Option(
@@ -144,6 +146,7 @@ def simulate(
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates)
     if timeline:
         return _timeline(files, options, output, plot, report)
+    options["replace_victims"] = replace_victims
     if compare_versions is not None:
         return _compare_versions(files, compare_versions.split(","), options, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):

@@ -33,6 +33,7 @@ from kubefit.report.html import (
     table,
     value,
 )
+from kubefit.report.simulation import evicted_text
 from kubefit.scheduler.capacity import CapacityResult
 from kubefit.scheduler.compare import comparison_to_dict
 from kubefit.scheduler.simulate import SimulationResult
@@ -160,11 +161,15 @@ def pending_section(data: dict[str, Any], at: str = "") -> Markup:
 
 def preemption_section(steps: Sequence[dict[str, Any]]) -> Markup:
     """Each PostFilter preemption: the pod, the node nominated, the pods evicted there."""
-    rows = [(_pod(s), s["nominatedNode"], ", ".join(s["victims"])) for s in steps if "nominatedNode" in s]
+    rows = [(_pod(s), s["nominatedNode"], ", ".join(s["victims"]),
+             ", ".join(f"{r} (for {v})" for v, r in (s.get("replacedBy") or {}).items()) or "none")
+            for s in steps if "nominatedNode" in s]
     if not rows:
         return Markup("")
-    return section("Preemptions", table(("preemptor", "nominated node", "evicted (victims)"), rows),
-                   anchor="preemptions", note="DefaultPreemption in PostFilter; the preemptor is retried next.")
+    return section("Preemptions", table(("preemptor", "nominated node", "evicted (victims)", "replaced by"), rows),
+                   anchor="preemptions", note="DefaultPreemption in PostFilter; the preemptor is retried next. Each "
+                   "victim's controller creates its replacement, queued as any new pod (none: no controller, or "
+                   "--no-replace-victims).")
 
 
 def not_created_section(pods: Sequence[dict[str, Any]]) -> Markup:
@@ -230,14 +235,15 @@ def queue_section(steps: Sequence[dict[str, Any]], *, devices: bool = False) -> 
     for i, s in enumerate(steps[:QUEUE_ROWS], 1):
         if "nominatedNode" in s:
             node: Any = Markup(f'<span class="pending">preempts on {esc(s["nominatedNode"])}</span>')
-            extra = f"evicts {', '.join(s['victims'])}"
+            extra = evicted_text(s)
         else:
             node = (s["node"] if s["node"] is not None else NOT_CREATED if s.get("notCreated")
                     else Markup('<span class="pending">pending</span>'))
             ties = s.get("ties") or []
             extra = s.get("message") or (", ".join(ties[:TIES_SHOWN]) + (
                 f" (tied with {s.get('tieCount', len(ties)):,} nodes)" if len(ties) > TIES_SHOWN else ""))
-        rows.append((i, _pod(s), node, *([_devices(s.get("devices") or {})] if devices else []), extra))
+        pod = _pod(s) + (f" (replaces {s['replaces']})" if s.get("replaces") else "")  # its controller's new pod
+        rows.append((i, pod, node, *([_devices(s.get("devices") or {})] if devices else []), extra))
     note = (f"The first {QUEUE_ROWS:,} of {len(steps):,} pods; -o json lists every one." if len(steps) > QUEUE_ROWS
             else "Pods in queue order; a tie is broken as --tie-break says.")
     headers = ("#", "pod", "node", *(["devices (claim: driver/pool/device)"] if devices else []), "ties / message")

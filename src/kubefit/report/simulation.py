@@ -13,6 +13,13 @@ if TYPE_CHECKING:
 MAX_STEP_ROWS = 50  # longer workloads show placement and metrics, not every step
 
 
+def evicted_text(step: dict) -> str:
+    """`evicts <victims>` of a preempting step, each victim's replacement named (its controller's new pod)."""
+    replaced = step.get("replacedBy") or {}
+    return "evicts " + ", ".join(f"{v} (replaced by {replaced[v].split('/', 1)[1]})" if v in replaced else v
+                                 for v in step["victims"])
+
+
 def simulation_table(console: Console, data: dict) -> None:
     """Steps (short runs), placement per node, metrics."""
     steps = data["steps"]
@@ -26,7 +33,7 @@ def simulation_table(console: Console, data: dict) -> None:
             node = s["node"] or ("[dim]not created[/dim]" if s.get("notCreated") else "[red]pending[/red]")
             if s.get("nominatedNode"):  # PostFilter preempted: the pod is retried next, on that node first
                 node = f"[yellow]preempts on {s['nominatedNode']}[/yellow]"
-                extra = f"evicts {', '.join(s['victims'])}"
+                extra = evicted_text(s)
             elif s.get("nominatedNodeFirst"):
                 extra = "nominated node"
             elif s.get("batchHint"):  # opportunistic batching (v1.35+): the previous pod's next node, unscored
@@ -34,7 +41,8 @@ def simulation_table(console: Console, data: dict) -> None:
             if s.get("devices"):  # DynamicResources: what each claim got
                 extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
                                                                                              else "")
-            t.add_row(str(i), s["pod"], node, extra)
+            pod = s["pod"] + (f" [dim](replaces {s['replaces'].split('/', 1)[1]})[/dim]" if s.get("replaces") else "")
+            t.add_row(str(i), pod, node, extra)
         console.print(t)
     created = f", not created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]"

@@ -10,6 +10,7 @@ from typing import Any
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.k8s.version import KubeVersion
+from kubefit.manifests.controllers import Controllers
 from kubefit.manifests.documents import read_documents
 from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
 from kubefit.scheduler.config import (
@@ -77,15 +78,18 @@ def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: s
 
 def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], configs: Sequence[Candidate], *,
             tie_break: str = "random", seed: int | None = 0,
-            progress: Callable[[str, int], None] | None = None, objects: Any = None) -> list[SimulationResult]:
+            progress: Callable[[str, int], None] | None = None, objects: Any = None,
+            workloads: Sequence[Any] | None = None) -> list[SimulationResult]:
     """Simulate `queue` on a fresh state of `nodes` + bound `pods` (+ the cluster `objects`) under each
-    configuration."""
+    configuration; with the scenario's `workloads`, preemption victims are replaced by their controllers
+    (`simulate`'s `controllers`, afresh for each run)."""
     results = []
     for cand in configs:
         state = compile_state(nodes, pods, objects)
         tick = None if progress is None else (lambda done, label=cand.label: progress(label, done))
+        controllers = None if workloads is None else Controllers(workloads)
         results.append(simulate(state, cand.config, queue, tie_break=tie_break, seed=seed, progress=tick,
-                                label=cand.label))
+                                label=cand.label, controllers=controllers))
     return results
 
 

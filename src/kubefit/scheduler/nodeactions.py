@@ -10,7 +10,8 @@
 
 An evicted pod does not come back: its controller creates a replacement, which joins the queue after the
 pods already pending (priority first) — a StatefulSet's under the same name, a ReplicaSet's,
-ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.k8s.names`).
+ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.k8s.names`), a Job's only
+while its backoffLimit allows (`kubefit.manifests.controllers`, the path every deleted pod takes).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from kubefit.api.core import Node, Pod, Taint
 from kubefit.errors import InputError
-from kubefit.k8s.names import generate_name
+from kubefit.manifests.controllers import Controllers, controller_of, replacement  # noqa: F401 - (callers')
 from kubefit.manifests.load import TERMINAL_PHASES, Scenario
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 UNMANAGED_FATAL = "cannot delete Pods that declare no controller (use --force to override)"  # kubectl drain
-RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job")  # generateName `<owner>-`
 
 
 @dataclass
@@ -94,39 +94,6 @@ def _moves(pod: Pod, drained: set[str], removed: set[str]) -> bool:
     return pod.node_name in drained and not daemon_pod(pod) and not mirror_pod(pod)
 
 
-def controller_of(pod: Pod) -> tuple[str, str] | None:
-    """`metav1.GetControllerOf`: the (kind, name) of the owner reference with `controller: true`; a pod kubefit
-    expanded from a workload is its workload's."""
-    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return str(ref.get("kind")), str(ref.get("name"))
-    if pod.created_by:
-        kind, _, name = pod.created_by.partition("/")
-        return kind, name
-    return None
-
-
-def replacement(pod: Pod) -> Pod | None:
-    """The pod the controller creates for an evicted one, pending (None: no controller, the pod is lost).
-
-    A StatefulSet recreates the same name; others name it from the pod's `metadata.generateName` (a
-    ReplicaSet's, ReplicationController's or Job's `<owner>-` when the snapshot lacks it); any other
-    controller is assumed to recreate the same name. A new pod has no status: none of the evicted pod's
-    (container statuses, conditions, nominated node, start time) is carried over."""
-    owner = controller_of(pod)
-    if owner is None:
-        return None
-    meta = dict(pod.raw.get("metadata") or {})
-    prefix = meta.get("generateName") if isinstance(meta.get("generateName"), str) else None
-    if owner[0] in RENAMING_CONTROLLERS and not prefix:
-        prefix = f"{owner[1]}-"
-    name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, "evicted", pod.key)
-    spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
-    raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
-    return replace(pod, name=name, node_name="", phase="Pending", raw=raw, container_statuses=(),
-                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="")
-
-
 @dataclass
 class Eviction:
     """A pod that left its node, and what its controller creates instead (None: lost)."""
@@ -162,9 +129,10 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
     nodes = [cordoned(n) if n.name in fenced else n for n in scenario.nodes if n.name not in removed]
     kept: list[Pod] = []
     evictions: list[Eviction] = []
+    controllers = Controllers(scenario.workloads)
     for pod in scenario.pods:
         if _moves(pod, drained, removed):
-            evictions.append(Eviction(pod, replacement(pod)))
+            evictions.append(Eviction(pod, controllers.replacement_for(pod)))
         elif (pod.bound and pod.node_name in removed) or _pinned_to(pod) & removed:
             continue  # a DaemonSet pod of a removed node (running or still to create): gone with it
         else:

@@ -8,6 +8,7 @@ per-node usage and the metrics: nodes used, allocation, pending pods by reason, 
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand
 from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubefit.manifests.controllers import Controllers
 from kubefit.scheduler.capacity import copies_per_node, count_copies
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulation's vocabulary
@@ -52,6 +54,8 @@ class Step:
     batch_hint: bool = False  # bound to the opportunistic batch's hint, unscored (v1.35+, batch.py)
     devices: dict[str, list[str]] | None = None  # DynamicResources: per claim, the devices allocated at bind
     not_created: bool = False  # its controller never created it: a pod it waits for stayed pending (OrderedReady)
+    replaced_by: tuple[tuple[str, str], ...] = ()  # (victim, its replacement) keys: what the victims' controllers made
+    replaces: str | None = None  # the key of the deleted pod this one replaces (its controller created it)
 
 
 @dataclass
@@ -123,6 +127,10 @@ class SimulationResult:
                 d["devices"] = s.devices
             if s.not_created:
                 d["notCreated"] = True
+            if s.replaced_by:
+                d["replacedBy"] = dict(s.replaced_by)
+            if s.replaces is not None:
+                d["replaces"] = s.replaces
             steps.append(d)
         devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
         created = {"notCreated": self.not_created} if self.not_created else {}
@@ -250,15 +258,81 @@ def copies_in_trial(state: ClusterState, config: SchedulerConfiguration, pod: Po
         state.rollback()
 
 
+class ReplacementQueue:
+    """`pods` in the given order, with the pods controllers create meanwhile queued among them as the
+    scheduling queue takes them: yields (pod, the key of the pod it replaces or None).
+
+    The active queue pops by priority, then arrival (`queuesort.PrioritySort.Less`: higher `Priority` first,
+    then the earlier `Timestamp`). A controller's new pod (`manageReplicas` creates it as soon as it sees the
+    deletion) arrives after every pod already waiting: it is taken after the waiting pods of priority at least
+    its own, before the first of lower priority or that has not arrived yet (a later
+    `metadata.creationTimestamp` than the last pod taken, in kubefit's queue order); among such new pods,
+    higher priority first, then first created."""
+
+    def __init__(self, pods: Sequence[Pod]) -> None:
+        self.pods = pods
+        self.slots: dict[int, list] = {}  # index into `pods` → heap of (-priority, seq, pod, replaces) before it
+        self.seq = 0
+        self.next = 0  # the first pod of `pods` not taken yet
+        self.columns: tuple[np.ndarray, np.ndarray] | None = None  # priorities and arrivals, when first needed
+
+    def __iter__(self):
+        for j, pod in enumerate(self.pods):
+            self.next = j
+            yield from self._waiting(j)
+            self.next = j + 1
+            yield pod, None
+        self.next = len(self.pods)
+        yield from self._waiting(len(self.pods))
+
+    def _waiting(self, slot: int):
+        heap = self.slots.get(slot)
+        while heap:
+            _, _, pod, replaces = heapq.heappop(heap)
+            yield pod, replaces
+
+    def add(self, pod: Pod, replaces: str) -> None:
+        """Queue `pod`, created by a controller for the deleted pod `replaces` (see the class's text)."""
+        if self.columns is None:
+            self.columns = (np.fromiter((p.priority for p in self.pods), dtype=np.int64, count=len(self.pods)),
+                            np.fromiter((-np.inf if p.created is None else p.created for p in self.pods),
+                                        dtype=np.float64, count=len(self.pods)))
+        priority, arrival = self.columns
+        now = arrival[self.next - 1] if self.next else -np.inf
+        after = (priority[self.next:] < pod.priority) | (arrival[self.next:] > now)
+        slot = self.next + int(after.argmax()) if after.any() else len(self.pods)
+        heapq.heappush(self.slots.setdefault(slot, []), (-pod.priority, self.seq, pod, replaces))
+        self.seq += 1
+
+
+def _replace_victims(victims: Sequence[Pod], node: str, controllers: Controllers | None, queue: ReplacementQueue,
+                     running: set[str]) -> tuple[tuple[str, str], ...]:
+    """The victims deleted from `node` are no longer running; each one's controller creates its replacement
+    (`controllers` None: none do), queued: (victim, replacement) keys, victims in name order."""
+    made = []
+    for victim in sorted(victims, key=lambda p: p.key):
+        running.discard(victim.key)
+        new = None if controllers is None else controllers.replacement_for(victim, node)
+        if new is not None:
+            queue.add(new, victim.key)
+            made.append((victim.key, new.key))
+    return tuple(made)
+
+
 def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], *,
              tie_break: str = "random", seed: int | None = 0, sampling: bool = True,
              progress: Callable[[int], None] | None = None, stranded: bool = True,
              label: str = "", max_ties: int = 256, legacy: bool | None = None,
-             messages: bool = True) -> SimulationResult:
+             messages: bool = True, controllers: Controllers | None = None) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next.
 
     `messages=False` leaves a pod that fits nowhere without its FitError text (`0/N nodes are available:
-    …`), for callers that only count such pods (a `tune` trial: the text was 15 % of it)."""
+    …`), for callers that only count such pods (a `tune` trial: the text was 15 % of it).
+
+    `controllers`: the scenario's (`Controllers(scenario.workloads)`): each preemption victim's controller
+    creates its replacement (`Controllers.replacement_for`), queued as `ReplacementQueue` says and scheduled
+    like any pod (the step that preempted names it: `replaced_by`; its own steps: `replaces`). None: victims are
+    deleted and nothing recreates them (a scheduler without a controller manager, as the golden harness)."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling, legacy=legacy)
     preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
     initial = state.requested[:, state.index[PODS]].copy()
@@ -267,17 +341,20 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     partial: list[str] = []
     served = {p.scheduler_name for p in config.profiles}
     running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
-    for i, pod in enumerate(pods):
+    queue = ReplacementQueue(pods)
+    for i, (pod, replaces) in enumerate(queue):
         waiting = next((k for k in pod.ordered_after if k not in running), None)
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
-            steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True))
+            steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True,
+                              replaces=replaces))
             continue
         if pod.scheduler_name not in served:
-            steps.append(Step(pod, None, message=unserved_message(pod), feasible=None))
+            steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None))
+            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None,
+                              replaces=replaces))
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -285,7 +362,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             nominated = post.nominated_node
             if post.partial:
                 partial.append(f"{pod.key}: {post.partial}")
-            steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated))
+            steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated,
+                              replaces=replaces))
+            if nominated is not None:
+                steps[-1].replaced_by = _replace_victims(post.victims, state.nodes[nominated].name, controllers, queue,
+                                                         running)
             if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
                 d = None
@@ -295,7 +376,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if d is None:
             pass
         elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
-            steps.append(Step(pod, None, message=engine.fit_error(d.shape) if messages else ""))
+            steps.append(Step(pod, None, message=engine.fit_error(d.shape) if messages else "", replaces=replaces))
             pending.append((pod, d.shape.ctx.demand))
         else:
             bound = bound_copy(pod, len(steps))
@@ -305,9 +386,9 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
-                              batch_hint=d.batch_hint, devices=devices))
+                              batch_hint=d.batch_hint, devices=devices, replaces=replaces))
         if progress is not None and (i & 255) == 255:
-            progress(i + 1)
+            progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
     result = SimulationResult(state, steps, initial, label, partial_preemptions=partial)

@@ -1,0 +1,131 @@
+"""What a deleted pod's controller creates instead: the one path for every pod kubefit takes off a node.
+
+Preemption victims (`simulate`), drained and removed nodes' pods (`--drain`/`--remove`, `consolidate`) all ask
+`Controllers.replacement_for` (or `replacement`, for a pod alone). A pod that declares no controller
+(`metav1.GetControllerOf`: the owner reference with `controller: true`, or the workload kubefit expanded it
+from) is not recreated. Otherwise its controller creates one new pod, pending, with no status:
+
+- ReplicaSet / ReplicationController (a Deployment's pods are its ReplicaSet's): `manageReplicas`
+  (pkg/controller/replicaset/replica_set.go) creates `replicas − active` pods, one for the pod gone, named
+  from the template's `generateName` `<owner>-` (`metadata.generateName` of the pod when it has one).
+- StatefulSet: the same ordinal under the same name (stateful_set_control.go `processReplica` recreates a
+  missing ordinal); its claims `<template>-<set>-<ordinal>` are not deleted with the pod, so the replacement
+  mounts the same claims (and, for a bound local volume, can only return where the volume is).
+- DaemonSet: `manage` (pkg/controller/daemon/daemon_controller.go) creates a pod for each node that should run
+  one and has none: the replacement is pinned to the deleted pod's node only (the `metadata.name` node
+  affinity the controller sets, `ReplaceDaemonSetPodNodeNameNodeAffinity`); it may then be unschedulable there.
+- Job: a deleted pod that had not succeeded counts as failed (pkg/controller/job/job_controller.go,
+  `trackJobStatusAndRemoveFinalizers`; a pod the scheduler preempts or an eviction removes has the
+  `DisruptionTarget` condition). A `podFailurePolicy` rule on that condition decides first (`Ignore`: not
+  counted, replaced; `FailJob`/`FailIndex`: no replacement); otherwise the Job fails once `failed >
+  backoffLimit` (`syncJob`'s `exceedsBackoffLimit`, backoffLimit defaulted to 6), and until then the
+  controller creates a replacement (after its backoff delay, which kubefit does not model: the pod is queued at
+  once). `status.failed` of the Job in the files counts the failures before the run. An Indexed Job's
+  replacement keeps its completion index (`<job>-<index>-` + 5 characters).
+- Any other controller (an operator's resource) is assumed to recreate the same name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubefit.api.core import Pod
+from kubefit.k8s.names import generate_name
+from kubefit.manifests.documents import Document
+from kubefit.manifests.workloads import COMPLETION_INDEX, owned_by, pinned_affinity
+
+RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet")  # generateName `<owner>-`
+DEFAULT_BACKOFF_LIMIT = 6  # SetDefaults_Job
+DISRUPTION_TARGET = "DisruptionTarget"
+
+
+def controller_of(pod: Pod) -> tuple[str, str] | None:
+    """`metav1.GetControllerOf`: the (kind, name) of the owner reference with `controller: true`; a pod kubefit
+    expanded from a workload is its workload's."""
+    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return str(ref.get("kind")), str(ref.get("name"))
+    if pod.created_by:
+        kind, _, name = pod.created_by.partition("/")
+        return kind, name
+    return None
+
+
+def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
+    """The pod the controller creates for `pod`, pending: a StatefulSet's under the same name, a renaming
+    controller's under `generateName` + 5 characters (seeded by `seed` and the pod), a DaemonSet's pinned to
+    the pod's node `node`. None of the deleted pod's status (container statuses, conditions, nominated node, start
+    time) is carried over."""
+    meta = dict(pod.raw.get("metadata") or {})
+    prefix = meta.get("generateName") if isinstance(meta.get("generateName"), str) else None
+    if owner[0] in RENAMING_CONTROLLERS and not prefix:
+        index = (pod.labels or {}).get(COMPLETION_INDEX) if owner[0] == "Job" else None
+        prefix = f"{owner[1]}-{index}-" if index is not None else f"{owner[1]}-"
+    name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, seed, pod.key)
+    spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
+    affinity = pod.affinity
+    if owner[0] == "DaemonSet" and node:  # recreated for that node alone
+        affinity = spec["affinity"] = pinned_affinity(pod.affinity, node)
+    raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
+    return replace(pod, name=name, node_name="", phase="Pending", raw=raw, affinity=affinity, container_statuses=(),
+                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="")
+
+
+def _count(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _disruption_rule(spec: dict[str, Any]) -> str | None:
+    """The action of the first `podFailurePolicy` rule matching a pod deleted with the `DisruptionTarget`
+    condition (`matchPodFailurePolicy`: rules in order; an `onExitCodes` rule is not evaluated, the deleted
+    pod's exit codes being unknown); None when none matches."""
+    for rule in ((spec.get("podFailurePolicy") or {}).get("rules") or []):
+        if not isinstance(rule, dict):
+            continue
+        for cond in rule.get("onPodConditions") or []:
+            if isinstance(cond, dict) and cond.get("type") == DISRUPTION_TARGET and cond.get("status", "True") == "True":
+                return str(rule.get("action"))
+    return None
+
+
+@dataclass
+class Controllers:
+    """The scenario's controllers as they react, during one run, to the pods deleted from it."""
+
+    workloads: Sequence[Document] = ()
+    failed: dict[str, int] = field(default_factory=dict)  # Job (ns/name) → its pods failed so far in this run
+    seed: str = "evicted"  # seeds the new pods' names
+
+    def _job(self, pod: Pod, name: str) -> Document | None:
+        return next((d for d in self.workloads if d.kind == "Job" and d.name == name and owned_by(pod.raw, d)), None)
+
+    def _job_replaces(self, pod: Pod, name: str) -> bool:
+        """Whether the Job creates a pod for its deleted, failed `pod` (see the module's text)."""
+        job = self._job(pod, name)
+        if job is None:  # not in the files: assumed to go on
+            return True
+        spec = job.body.get("spec") if isinstance(job.body.get("spec"), dict) else {}
+        action = _disruption_rule(spec)
+        if action == "Ignore":
+            return True
+        if action in ("FailJob", "FailIndex"):
+            return False
+        key = f"{pod.namespace}/{name}"
+        status = job.body.get("status") if isinstance(job.body.get("status"), dict) else {}
+        self.failed[key] = self.failed.get(key, _count(status.get("failed"), 0)) + 1
+        return self.failed[key] <= _count(spec.get("backoffLimit"), DEFAULT_BACKOFF_LIMIT)
+
+    def replacement_for(self, pod: Pod, node: str | None = None) -> Pod | None:
+        """The pod `pod`'s controller creates once `pod` is deleted from `node` (default its `spec.nodeName`; a
+        pod bound during a simulation has none); None: no controller, or it creates none."""
+        owner = controller_of(pod)
+        if owner is None or (owner[0] == "Job" and not self._job_replaces(pod, owner[1])):
+            return None
+        return _new_pod(pod, owner, self.seed, node or pod.node_name)
+
+
+def replacement(pod: Pod, workloads: Sequence[Document] = ()) -> Pod | None:
+    """`Controllers.replacement_for` of a pod alone, with the scenario's `workloads` when known."""
+    return Controllers(workloads).replacement_for(pod)
