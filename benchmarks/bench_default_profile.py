@@ -216,7 +216,7 @@ def _production_group(g: int, size: int, ns: str, rng: np.random.Generator) -> t
     """Group g's pod spec (its constraints, one in four of each kind) and the kinds of claim its pods use."""
     app = f"group{g}"
     own = {"matchLabels": {"app": app}}
-    cpu = [100, 250, 500, 1000, 2000][g % 5]
+    cpu = [100, 250, 500, 750, 1000][g % 5]  # about 75 % of the cluster's cpu: most pods fit
     memory = [128, 512, 1024, 2048, 4096][(g // 2) % 5]
     container = {"name": "app", "image": f"registry.example.com/{app}:1",
                  "resources": {"requests": {"cpu": f"{cpu}m", "memory": f"{memory}Mi"}}}

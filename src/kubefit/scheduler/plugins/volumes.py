@@ -77,6 +77,17 @@ class StorageIndex:
     def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         return self.claims.get((namespace, name))
 
+    def volume_names_of_class(self, class_name: str) -> tuple[str, ...]:
+        """The loaded volumes of one storage class, in load order (indexed once: a run's assumptions change a
+        volume's claimRef, never its class)."""
+        by_class = self.__dict__.get("_by_class")
+        if by_class is None:
+            by_class = {}
+            for name, volume in self.volumes.items():
+                by_class.setdefault(volume.class_name, []).append(name)
+            by_class = self.__dict__["_by_class"] = {k: tuple(v) for k, v in by_class.items()}
+        return by_class.get(class_name, ())
+
 
 @dataclass
 class AssumedVolumes:
@@ -110,7 +121,7 @@ class StorageView:
 
     def volumes_of_class(self, class_name: str) -> list[PersistentVolume]:
         """`pvCache.ListPVs(class)`: the volumes of one storage class, assumed claimRefs included."""
-        return [v for v in (self.volume(name) for name in self.storage.volumes) if v.class_name == class_name]
+        return [self.volume(name) for name in self.storage.volume_names_of_class(class_name)]
 
     def assume_static(self, pv: PersistentVolume, claim: PersistentVolumeClaim) -> None:
         """`AssumePodVolumes` for a static binding: the PV now names the claim."""
