@@ -157,12 +157,27 @@ class VolumeBinding:
         matrix = np.zeros((len(idx), len(REASONS)), dtype=bool)
         if isinstance(claims, VolumeClaims):
             self._bound(state, claims, idx, matrix)
-            if claims.delay:
+            if claims.delay and not self._provisioned_anywhere(claims):
                 for row, node in enumerate(idx.tolist()):
                     unbound_ok, enough = self._unbound_on(state, claims, node)
                     matrix[row, 1], matrix[row, 2] = not unbound_ok, not enough
         codes = np.where(matrix.any(axis=1), UNRESOLVABLE, SUCCESS).astype(np.int8)
         return FilterOutcome(codes, list(REASONS), matrix)
+
+    def _provisioned_anywhere(self, claims: VolumeClaims) -> bool:
+        """Whether `_unbound_on` answers (True, True) on every node without looking: each delay-binding claim has
+        no node selected yet, no volume of its class to bind, and a class that provisions on any node (a
+        provisioner, no allowedTopologies, a driver without storage capacity tracking). The usual
+        WaitForFirstConsumer claim of a StatefulSet: no loop over the nodes for each of its pods."""
+        for pvc in claims.delay:
+            cls = self.storage.classes.get(pvc.class_name) if pvc.class_name else None
+            if (pvc.selected_node or cls is None or cls.provisioner in ("", NOT_SUPPORTED_PROVISIONER)
+                    or cls.allowed_topologies or self.storage.volume_names_of_class(pvc.class_name)):
+                return False
+            driver = self.storage.csi_drivers.get(cls.provisioner)
+            if pvc.request and driver is not None and driver.storage_capacity:
+                return False
+        return True
 
     def _bound(self, state: ClusterState, claims: VolumeClaims, idx: np.ndarray, matrix: np.ndarray) -> None:
         """`checkBoundClaims`: a missing PV fails every node (PV not found), else every PV's node affinity."""
@@ -244,8 +259,8 @@ class VolumeBinding:
                 raise StatusError(f"failed to find storage class \"{pvc.class_name}\"")
             if cls.provisioner in ("", NOT_SUPPORTED_PROVISIONER):
                 return False, True
-            if not topology_mask(state, cls.allowed_topologies)[node]:
-                return False, True
+            if cls.allowed_topologies and not topology_mask(state, cls.allowed_topologies)[node]:
+                return False, True  # (no allowedTopologies: every node; not a mask of every node per node)
             driver = self.storage.csi_drivers.get(cls.provisioner)
             if pvc.request and driver is not None and driver.storage_capacity:
                 return True, False  # no CSIStorageCapacity object is read: none has room
@@ -276,8 +291,8 @@ class VolumeBinding:
         if self.shape is None or not isinstance(claims, VolumeClaims):
             return out  # no claims: no `podVolumesByNode` entry, 0
         to_match = [c for c in claims.delay if not c.selected_node]
-        if not to_match:
-            return out  # no static binding anywhere; dynamic provisions have no CSIStorageCapacity: 0
+        if not any(self.storage.volume_names_of_class(c.class_name) for c in to_match):
+            return out  # no volume to bind statically anywhere; dynamic provisions have no CSIStorageCapacity: 0
         for row, node in enumerate(idx.tolist()):
             _ok, bindings, _unmatched = self.match_volumes(state, to_match, node)
             by_class: dict[str, list[int]] = {}
@@ -310,7 +325,10 @@ class VolumeBinding:
         if self.shape is None:
             return True
         claims = ctx.cache[NAME] if NAME in ctx.cache else self.classify(state, ctx.pod)
-        return not isinstance(claims, VolumeClaims) or not any(not c.selected_node for c in claims.delay)
+        if not isinstance(claims, VolumeClaims):
+            return True
+        # a claim to match scores only through a volume of its class (a run never adds volumes): none, 0
+        return not any(self.storage.volume_names_of_class(c.class_name) for c in claims.delay if not c.selected_node)
 
     def signature(self, pod) -> tuple:
         """What this plugin reads of a pod: its namespace and volumes (its claims are its own, so a verdict
