@@ -81,12 +81,20 @@ class NodeVolumeLimits:
         except ClaimMissing as err:
             codes[:] = UNRESOLVABLE
             return FilterOutcome(codes, [str(err)], np.ones((len(idx), 1), dtype=bool))
-        if not new:
-            return FilterOutcome(codes, labels, matrix)
+        if not new or not set(new.values()) & self.limited_drivers():
+            return FilterOutcome(codes, labels, matrix)  # no CSINode limits any of its drivers: no node exceeds
         for row, node in enumerate(idx.tolist()):
             if self.exceeds(state, node, new):
                 codes[row], matrix[row, 0] = UNSCHEDULABLE, True
         return FilterOutcome(codes, labels, matrix)
+
+    def limited_drivers(self) -> frozenset[str]:
+        """The drivers some CSINode gives an allocatable count (`exceeds` finds no limit for the others)."""
+        found = self.__dict__.get("_limited")
+        if found is None:
+            found = self.__dict__["_limited"] = frozenset(
+                driver for csi_node in self.storage.csi_nodes.values() for driver in csi_node.limits())
+        return found
 
     def exceeds(self, state: ClusterState, node: int, new: dict[str, str],
                 pods: Sequence[Pod] | None = None) -> bool:
