@@ -14,6 +14,11 @@ Three queues over N nodes in three zones (hostname and zone labels, one of four 
   about 3 % of the pods end pending, each after DefaultPreemption's dry run.
 - `realistic-priorities`: the same with two PriorityClasses (a third of the ReplicaSets `batch`, the others
   `online`): late `online` pods preempt `batch` ones, and the dry run finds victims on some nodes only.
+- `production` (issue 37's production-shaped queue): N empty nodes of six instance types (2–16 cores, 8–64 GiB,
+  29–234 pods) in three zones holding images of 0.3 MB–1.6 GB, P pending pods in 40 groups (ReplicaSets and
+  StatefulSets behind Services) in four labelled namespaces, with zone and hostname spread, required and
+  preferred anti-affinity, host ports, claims of a zonal WaitForFirstConsumer class and pre-bound zonal
+  volumes, priorities 0–10,000 (`--queues production`).
 
 Each run is one `kubefit simulate` process, timed from its start to its answer (wall and CPU seconds, its
 own peak RSS: bench_cli.py's `timed`). `--keep DIR` writes each scenario and its output there
