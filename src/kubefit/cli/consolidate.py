@@ -26,6 +26,8 @@ from kubefit.cli import (
 )
 from kubefit.cli.simulate import (
     SeedOption,
+    SweepSchedulerOption,
+    SweepWorkersOption,
     TieBreak,
     TieBreakOption,
     check_plot_path,
@@ -77,6 +79,8 @@ def consolidate(
     recursive: RecursiveOption = False,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    workers: SweepWorkersOption = None,
+    dask_scheduler: SweepSchedulerOption = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
     from kubefit.report.consolidate import consolidate_table, plot_consolidation
@@ -92,7 +96,7 @@ def consolidate(
                                    skip_kube_system_check=skip_kube_system_check, repack=repack, compare=specs,
                                    tie_break=tie_break.value, seed=seed, recursive=recursive, progress=progress,
                                    loading=loading, warn=warn, kube_version=kube_version,
-                                   feature_gates=feature_gates)
+                                   feature_gates=feature_gates, workers=workers, dask_scheduler=dask_scheduler)
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)
