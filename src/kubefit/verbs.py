@@ -310,12 +310,11 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             warn(note)
     queue = scenario.pending_pods
     if sweep.distributed:
-        from kubefit.planning.sweep import CompareWork, run_candidate
+        from kubefit.planning.sweep import CompareWork, compare_on
 
         finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
         with sweep, kept():
-            results = sweep.map(run_candidate, CompareWork(prepared.state, queue, tie_break, seed), cands,
-                                done=finished)
+            results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed), cands, finished)
     else:
         tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
         results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
@@ -384,12 +383,12 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     queue = scenario.pending_pods
     remote: list[VersionRun] = []
     if sweep.distributed:
-        from kubefit.planning.sweep import VersionWork, run_version
+        from kubefit.planning.sweep import VersionWork, versions_on
 
         finished = None if progress is None else (
             lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
         with sweep, kept():
-            remote = sweep.map(run_version, VersionWork(scenario, tie_break, seed), resolved, done=finished)
+            remote = versions_on(sweep, VersionWork(scenario, tie_break, seed), resolved, finished)
     results = []
     for i, version in enumerate(resolved):
         label = version_label(version)

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = str(ROOT / "examples/workload/cluster.yaml")
 VERSIONS = str(ROOT / "examples/versions/cluster.yaml")
 CONSOLIDATE = str(ROOT / "examples/consolidate/cluster.yaml")
+DRAIN = str(ROOT / "examples/drain/cluster.yaml")
 CONFIGS = [str(ROOT / "examples/configs" / f) for f in ("v1-most-allocated.yaml", "v1-requested-to-capacity-ratio.yaml",
                                                          "v1beta2-most-allocated.yaml", "v1-docs-worked-example.yaml")]
 
@@ -86,6 +87,44 @@ def test_compare_api_on_an_existing_scheduler(dask_cluster):
     assert [r.label for r in remote] == [r.label for r in local]
     assert [r.to_dict() for r in remote] == [r.to_dict() for r in local]
     assert json.dumps(comparison_to_dict(remote)) == json.dumps(comparison_to_dict(local))
+
+
+def test_what_if_replacements_come_back_too(dask_cluster):
+    """`--drain`: the replacement pods the what-if queues were not shipped as pods of the scenario; their runs
+    come back all the same."""
+    options = dict(drain=["node-a"], tie_break="first", warn=quiet)
+    local = kubefit.compare([DRAIN], ["MostAllocated", "RequestedToCapacityRatio"], **options)
+    remote = kubefit.compare([DRAIN], ["MostAllocated", "RequestedToCapacityRatio"], dask_scheduler=dask_cluster,
+                             **options)
+    assert [r.to_dict() for r in remote] == [r.to_dict() for r in local]
+
+
+def test_a_result_comes_back_on_this_process_objects():
+    """`Work.send`/`receive` without Dask (the worker's copy is the work pickled and unpickled): the result
+    equals the in-process run, its steps name this process's own queued pods and nodes, and a pod it bound
+    is one object in the node's list and in the change log, as in the run itself."""
+    import pickle
+
+    from kubefit.planning.sweep import CompareWork, run_candidate
+    from kubefit.scheduler.compare import candidates, compare
+    from kubefit.verbs import prepare_files
+
+    scenario, prepared, _ = prepare_files([WORKLOAD], "simulate", quiet)
+    cands = candidates(prepared.config, ["MostAllocated"])
+    queue = scenario.pending_pods
+    work = CompareWork(prepared.state, queue, "random", 4)
+    there = pickle.loads(pickle.dumps(work))
+    blob = run_candidate(there, cands[1])
+    result = work.receive(blob)
+    local = compare(scenario.nodes, scenario.pods, queue, cands, tie_break="random", seed=4,
+                    objects=scenario.objects)[1]
+    assert result.to_dict() == local.to_dict()
+    assert {id(s.pod) for s in result.steps} <= {id(p) for p in queue}
+    assert all(a is b for a, b in zip(result.state.nodes, scenario.nodes, strict=True))
+    assert result.state.objects is scenario.objects
+    bound = {id(p) for pods in result.state.pods for p in pods}
+    assert {id(pod) for _, pod, _ in result.state.changes} <= bound
+    assert len(blob) < len(pickle.dumps(local)) / 2
 
 
 def test_progress_on_workers_is_told_once_per_configuration(dask_cluster):

@@ -16,15 +16,20 @@ in-process loop makes, in the same order, and `-o json` is byte-identical (the o
 
 from __future__ import annotations
 
+import io
+import operator
+import pickle
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
+from kubefit.api.core import Pod
 from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 
 if TYPE_CHECKING:
-    from kubefit.api.core import Pod
     from kubefit.k8s.version import KubeVersion
     from kubefit.manifests.load import Scenario
     from kubefit.scheduler.compare import Candidate
@@ -78,10 +83,113 @@ class Sweep:
         return self.pool.run(fn, shipped, list(items), done=done)
 
 
+# --------------------------------------------------------------------------- results, by reference to what was shipped
+
+# the per-state memos the plugins attach to a ClusterState and rebuild from its pods when absent (each from the
+# length of the state's change log): a result's state goes back without them (they were 4 of its 7 MB)
+STATE_MEMOS = ("_affinity_terms", "_node_columns", "_pod_counts", "_pod_label_groups")
+
+
+class _Referring(pickle.Pickler):
+    """Pickles a run's result with the objects the worker was shipped (nodes, pods, cluster objects) as their
+    place in `Work.shared()` (this process holds the same objects at the same places), and a pod the run
+    derived from a shipped one (bound: the same pod with its start time) as that pod's place and the
+    attributes that differ. (`reducer_override` is not asked about ints, strings, lists, dicts, tuples:
+    `persistent_id`, asked about every object, made pickling a result 3 times slower.)"""
+
+    def __init__(self, file: io.BytesIO, places: dict[int, int], keys: dict[str, int], shared: list[Any]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.places, self.keys, self.shared = places, keys, shared
+
+    def reducer_override(self, obj: Any) -> Any:  # noqa: D102 - pickle's hook
+        place = self.places.get(id(obj))
+        if place is not None:
+            return _shared, (place,)
+        if type(obj) is not Pod:
+            return NotImplemented
+        place = self.keys.get(obj.key)
+        if place is None:
+            return NotImplemented
+        base, mine = self.shared[place].__dict__, obj.__dict__
+        removed = [k for k in base if k not in mine]
+        names = list(mine)
+        differ = map(operator.is_not, map(mine.__getitem__, names), map(base.get, names, repeat(_ABSENT)))
+        return _derived, (place, removed, dict(compress(mine.items(), differ)))
+
+
+_ABSENT = object()
+_receiving = threading.local()  # the shared objects of the result being unpickled (`Work.receive`)
+
+
+def _shared(place: int) -> Any:
+    return _receiving.shared[place]
+
+
+def _derived(place: int, removed: list[str], changed: dict[str, Any]) -> Pod:
+    attributes = dict(_receiving.shared[place].__dict__)
+    for key in removed:
+        del attributes[key]
+    attributes.update(changed)
+    pod = object.__new__(Pod)
+    pod.__dict__.update(attributes)
+    return pod
+
+
+class Work:
+    """What each worker holds for a sweep. A run's result goes back pickled with the shipped objects it
+    references (`shared`: the nodes, the pods, the cluster objects) named by their place, and is rebuilt
+    here on this process's own objects: the steps and the final state of 8,000 pods took 16 MB and
+    twice the run's time to pickle and unpickle when they carried the pods with them; and the results
+    share the scenario's objects, as in-process runs do."""
+
+    def shared(self) -> list[Any]:
+        raise NotImplementedError
+
+    def send(self, result: Any) -> bytes:
+        """On a worker: `result` pickled, the shared objects by place, its states without their memos (the
+        result is dropped after)."""
+        tables = self.__dict__.get("_tables")
+        if tables is None:  # once per worker's copy of the work
+            shared = self.shared()
+            places: dict[int, int] = {}
+            keys: dict[str, int] = {}
+            for i, obj in enumerate(shared):
+                places.setdefault(id(obj), i)
+                if type(obj) is Pod:
+                    keys.setdefault(obj.key, i)
+            tables = self.__dict__["_tables"] = (places, keys, shared)
+        for state in _states(result):
+            for memo in STATE_MEMOS:
+                state.__dict__.pop(memo, None)
+        buffer = io.BytesIO()
+        _Referring(buffer, *tables).dump(result)
+        return buffer.getvalue()
+
+    def receive(self, blob: bytes) -> Any:
+        """Here: a result `send` pickled, rebuilt on this process's objects."""
+        shared = self.__dict__.get("_shared")
+        if shared is None:
+            shared = self.__dict__["_shared"] = self.shared()
+        _receiving.shared = shared
+        try:
+            return pickle.loads(blob)
+        finally:
+            _receiving.shared = None
+
+    def __getstate__(self) -> dict[str, Any]:  # shipped without the tables of either side
+        return {k: v for k, v in self.__dict__.items() if k not in ("_tables", "_shared")}
+
+
+def _states(result: Any) -> list[Any]:
+    inner = getattr(result, "result", result)  # a VersionRun holds its SimulationResult
+    state = getattr(inner, "state", None)
+    return [] if state is None else [state]
+
+
 # --------------------------------------------------------------------------- simulate --compare
 
 @dataclass
-class CompareWork:
+class CompareWork(Work):
     """What each worker holds for `simulate --compare`: the compiled nodes and bound pods, the queue."""
 
     state: ClusterState
@@ -89,27 +197,41 @@ class CompareWork:
     tie_break: str
     seed: int | None
 
+    def shared(self) -> list[Any]:
+        s = self.state
+        return [s.objects, s._demands, *s.nodes, *(p for pods in s.pods for p in pods), *self.queue]
 
-def run_candidate(work: CompareWork, cand: Candidate) -> SimulationResult:
+
+def run_candidate(work: CompareWork, cand: Candidate) -> bytes:
     """On a worker: the queue under one configuration, on a copy of the compiled state (as the in-process
-    loop runs it on a state compiled afresh: the same arrays, pods and objects)."""
+    loop runs it on a state compiled afresh: the same arrays, pods and objects); the result as `Work.send`
+    makes it."""
     from kubefit.scheduler.simulate import simulate
 
     with collector_paused():  # a run leaves no reference cycles; its result is sent and dropped here
-        return simulate(work.state.copy(), cand.config, work.queue, tie_break=work.tie_break, seed=work.seed,
-                        label=cand.label)
+        return work.send(simulate(work.state.copy(), cand.config, work.queue, tie_break=work.tie_break,
+                                  seed=work.seed, label=cand.label))
+
+
+def compare_on(sweep: Sweep, work: CompareWork, cands: Sequence[Candidate],
+               done: Callable[[int, Any], None] | None = None) -> list[SimulationResult]:
+    """Each candidate's run on the sweep's workers: the results as the in-process loop makes them."""
+    return _received(sweep, run_candidate, work, cands, done)
 
 
 # --------------------------------------------------------------------------- simulate --compare-versions
 
 @dataclass
-class VersionWork:
+class VersionWork(Work):
     """What each worker holds for `simulate --compare-versions`: the scenario (after the node actions), which
     each version prepares (decodes the configuration, compiles the state) as the in-process loop does."""
 
     scenario: Scenario
     tie_break: str
     seed: int | None
+
+    def shared(self) -> list[Any]:
+        return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
 
 
 @dataclass
@@ -125,8 +247,8 @@ def version_label(version: KubeVersion) -> str:
     return f"{version.name} ({version.patch})"
 
 
-def run_version(work: VersionWork, version: KubeVersion) -> VersionRun:
-    """On a worker: the scenario prepared for `version` and its queue scheduled."""
+def run_version(work: VersionWork, version: KubeVersion) -> bytes:
+    """On a worker: the scenario prepared for `version` and its queue scheduled (a `VersionRun`, sent)."""
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate
 
@@ -134,4 +256,23 @@ def run_version(work: VersionWork, version: KubeVersion) -> VersionRun:
     with collector_paused():
         result = simulate(this.state, this.config, work.scenario.pending_pods, tie_break=work.tie_break,
                           seed=work.seed, label=version_label(version))
-    return VersionRun(result, this.notes, this.config)
+        return work.send(VersionRun(result, this.notes, this.config))
+
+
+def versions_on(sweep: Sweep, work: VersionWork, versions: Sequence[KubeVersion],
+                done: Callable[[int, Any], None] | None = None) -> list[VersionRun]:
+    return _received(sweep, run_version, work, versions, done)
+
+
+def _received(sweep: Sweep, fn: Callable[[Any, Any], bytes], work: Work, items: Sequence[Any],
+              done: Callable[[int, Any], None] | None) -> list[Any]:
+    """`fn`'s results rebuilt here as each arrives, while the workers run the others (not after the last)."""
+    out: dict[int, Any] = {}
+
+    def arrived(number: int, blob: bytes) -> None:
+        out[number] = work.receive(blob)
+        if done is not None:
+            done(number, out[number])
+
+    sweep.map(fn, work, items, arrived)
+    return [out[i] for i in range(len(items))]
