@@ -301,24 +301,25 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
 
-    sweep = Sweep(dask_scheduler, workers, 1 + len(configurations))  # the options refused before any file is read
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission)
-    cands = candidates(prepared.config, configurations)
-    for cand in cands[1:]:
-        for note in cand.notes:
-            warn(note)
-    queue = scenario.pending_pods
-    if sweep.distributed:
-        from kubefit.planning.sweep import CompareWork, compare_on
+    # the options refused before any file is read; with workers, they start while the files load
+    with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
+        scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                              actions=node_actions(cordon, drain, remove), admission=admission)
+        cands = candidates(prepared.config, configurations)
+        for cand in cands[1:]:
+            for note in cand.notes:
+                warn(note)
+        queue = scenario.pending_pods
+        if sweep.distributed:
+            from kubefit.planning.sweep import CompareWork, compare_on
 
-        finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
-        with sweep, kept():
-            results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed), cands, finished)
-    else:
-        tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
-        results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
-                              progress=tick, objects=scenario.objects)
+            finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
+            with kept():
+                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed), cands, finished)
+        else:
+            tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
+            results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
+                                  progress=tick, objects=scenario.objects)
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
@@ -376,19 +377,19 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     resolved = [for_minor(parse_minor(v, field_name="--compare-versions"), gates) for v in labels]
     if len({v.minor for v in resolved}) < 2:
         raise InputError("name at least two different versions, e.g. 1.34,1.37", field="--compare-versions")
-    sweep = Sweep(dask_scheduler, workers, len(resolved))
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission,
-                                          kube_version=labels[0], feature_gates=feature_gates)
-    queue = scenario.pending_pods
-    remote: list[VersionRun] = []
-    if sweep.distributed:
-        from kubefit.planning.sweep import VersionWork, versions_on
+    with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
+        scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                              actions=node_actions(cordon, drain, remove), admission=admission,
+                                              kube_version=labels[0], feature_gates=feature_gates)
+        queue = scenario.pending_pods
+        remote: list[VersionRun] = []
+        if sweep.distributed:
+            from kubefit.planning.sweep import VersionWork, versions_on
 
-        finished = None if progress is None else (
-            lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
-        with sweep, kept():
-            remote = versions_on(sweep, VersionWork(scenario, tie_break, seed), resolved, finished)
+            finished = None if progress is None else (
+                lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
+            with kept():
+                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed), resolved, finished)
     results = []
     for i, version in enumerate(resolved):
         label = version_label(version)
@@ -624,22 +625,22 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                          field="--dask-scheduler" if dask_scheduler is not None else "--workers")
     from kubefit.planning.sweep import Sweep
 
-    sweep = Sweep(dask_scheduler, workers, 1 + len(compare))
     options = ConsolidateOptions(order, utilization_threshold, max_nodes, DrainOptions(force, skip_kube_system_check),
                                  tie_break, seed)
     options.check()
-    scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
-    chosen = Candidate("scenario", prepared.config)
-    if config is not None:
-        loaded = config_from_file(config, prepared.config.version)
-        chosen = Candidate(config, loaded, loaded.notes)
-    elif strategy is not None:
-        chosen = candidates(prepared.config, [strategy])[1]
-    runs = [chosen, *candidates(chosen.config, list(compare))[1:]] if repack else [chosen]
-    told = [note for cand in runs for note in cand.notes]
-    for note in told:
-        warn(note)
-    with sweep:
+    # with workers for the repacks, they start while the files load and the consolidation runs
+    with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
+        scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
+        chosen = Candidate("scenario", prepared.config)
+        if config is not None:
+            loaded = config_from_file(config, prepared.config.version)
+            chosen = Candidate(config, loaded, loaded.notes)
+        elif strategy is not None:
+            chosen = candidates(prepared.config, [strategy])[1]
+        runs = [chosen, *candidates(chosen.config, list(compare))[1:]] if repack else [chosen]
+        told = [note for cand in runs for note in cand.notes]
+        for note in told:
+            warn(note)
         result = run_consolidate(scenario, chosen.config, options, state=prepared.state,
                                  repack_configs=runs if repack else (), configuration=chosen.label, progress=progress,
                                  sweep=sweep)

@@ -39,9 +39,12 @@ if TYPE_CHECKING:
 
 
 class Sweep:
-    """Where the runs of one sweep go: `with Sweep(dask_scheduler, workers, runs) as sweep:` — `sweep.pool` is
-    None for this process (neither option, or `workers` 1; also `workers` capped at `runs`: more would idle),
-    else the started `Workers`. The options are checked on construction (before any file is read)."""
+    """Where the runs of one sweep go: `with Sweep(dask_scheduler, workers, runs) as sweep:` around loading the
+    scenario and running it. `sweep.distributed` says whether the runs go to Dask workers: not for neither
+    option or `workers` 1 (nor for more `workers` than `runs` can use: capped at `runs`). The options are
+    checked on construction, before any file is read; entering the sweep starts the workers in a thread,
+    so that the worker processes start (import Python, numpy, kubefit: 1–2 s) while this process loads and
+    compiles the scenario, and `sweep.pool` waits for them (None: this process)."""
 
     def __init__(self, dask_scheduler: str | None = None, workers: int | None = None, runs: int | None = None) -> None:
         if dask_scheduler is not None and workers is not None:
@@ -52,7 +55,7 @@ class Sweep:
         if dask_scheduler is not None and not isinstance(dask_scheduler, str):
             raise InputError(f"must be tcp://HOST:PORT, got {dask_scheduler!r}", field="--dask-scheduler")
         self.address, self.requested, self.runs = dask_scheduler, workers, runs
-        self.pool: Any = None
+        self._starting: Any = None  # the Future of the started `Workers`
 
     @property
     def distributed(self) -> bool:
@@ -63,16 +66,29 @@ class Sweep:
 
     def __enter__(self) -> Sweep:
         if self.distributed:
-            from kubefit.planning.workers import Workers
+            from concurrent.futures import ThreadPoolExecutor
 
-            count = None if self.address is not None else min(self.requested or 1, self.runs or self.requested or 1)
-            self.pool = Workers(self.address, count).__enter__()
+            starter = ThreadPoolExecutor(1, thread_name_prefix="kubefit-workers")
+            self._starting = starter.submit(self._start)
+            starter.shutdown(wait=False)  # not waited for here: the thread ends once the workers are up
         return self
 
+    def _start(self) -> Any:
+        from kubefit.planning.workers import Workers
+
+        count = None if self.address is not None else min(self.requested or 1, self.runs or self.requested or 1)
+        return Workers(self.address, count).__enter__()
+
+    @property
+    def pool(self) -> Any:
+        """The started `Workers` (waited for; their error raised here), or None: this process runs the runs."""
+        return None if self._starting is None else self._starting.result()
+
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            if starting.exception() is None:  # (one that failed was closed, its error raised by `pool`)
+                starting.result().close()
 
     def map(self, fn: Callable[[Any, Any], Any], data: Any, items: Sequence[Any],
             done: Callable[[int, Any], None] | None = None) -> list[Any]:
