@@ -26,8 +26,6 @@ from kubefit.cli import (
 )
 from kubefit.cli.simulate import (
     SeedOption,
-    SweepSchedulerOption,
-    SweepWorkersOption,
     TieBreak,
     TieBreakOption,
     check_plot_path,
@@ -79,8 +77,12 @@ def consolidate(
     recursive: RecursiveOption = False,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
-    workers: SweepWorkersOption = None,
-    dask_scheduler: SweepSchedulerOption = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="With --repack: repack under each configuration on this many local Dask worker "
+        "processes; default: one after the other in this process.")] = None,
+    dask_scheduler: Annotated[str | None, typer.Option(
+        "--dask-scheduler", help="With --repack: repack under each configuration on the Dask cluster of this "
+        "scheduler, tcp://HOST:PORT (its workers run this kubefit).")] = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
     from kubefit.report.consolidate import consolidate_table, plot_consolidation
