@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
+    from kubefit.planning.sweep import RunSummary
     from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
     from kubefit.scheduler.nodeactions import Evictions, NodeActions
@@ -262,7 +263,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, workers: int | None = None,
-            dask_scheduler: str | None = None) -> list[SimulationResult]:
+            dask_scheduler: str | None = None, summaries: bool = False) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`), in this process or on Dask workers.
 
@@ -282,6 +283,11 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         per configuration; 1, or neither option: in this process, without Dask). See `kubefit.planning.sweep`.
     dask_scheduler : str, optional
         ``tcp://HOST:PORT`` of a running Dask scheduler whose workers run this kubefit, as for `tune`.
+    summaries : bool
+        With workers, each run comes back as a `kubefit.planning.sweep.RunSummary`: what
+        `comparison_to_dict` reads (counts, placement, final usage, metrics, notes), made on the worker,
+        instead of the whole result (its steps and final state), which costs a quarter of a run to send
+        back. In this process the results are whole either way.
 
     Returns
     -------
@@ -315,7 +321,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
 
             finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
             with kept():
-                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed), cands, finished)
+                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed), cands, finished,
+                                     summaries)
         else:
             tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
             with kept():  # as `simulate` and `compare_versions` run (the collector's passes cost ~15 % of a run)
@@ -416,14 +423,13 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     return results
 
 
-def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
+def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
     """What the run itself found to tell (a preemption kube-scheduler may resolve differently, a DRA pool order
-    that may have mattered), told via `warn`."""
-    from kubefit.scheduler.simulate import preemption_note
+    that may have mattered: `run_notes`, or what a worker found in its run), told via `warn`."""
+    from kubefit.scheduler.simulate import run_notes
 
-    notes = [note for note in (preemption_note(result),) if note is not None]
-    if result.state.dra is not None:  # DynamicResources: pool order that mattered, reservations refused
-        notes += result.state.dra.notes
+    found = getattr(result, "run_notes", None)  # a RunSummary: found where it ran
+    notes = list(found) if found is not None else run_notes(result)
     for note in notes:
         warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
     return notes

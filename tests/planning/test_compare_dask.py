@@ -89,6 +89,28 @@ def test_compare_api_on_an_existing_scheduler(dask_cluster):
     assert json.dumps(comparison_to_dict(remote)) == json.dumps(comparison_to_dict(local))
 
 
+def test_summaries_are_what_the_comparison_reads(dask_cluster, ties):
+    """`summaries=True` (the command without --report): each run summarized on its worker gives the same
+    comparison, warnings and inputs included."""
+    from kubefit.planning.sweep import RunSummary
+
+    specs = ["MostAllocated", *CONFIGS[:2]]
+    local = kubefit.compare([ties], specs, seed=5, warn=quiet)
+    remote = kubefit.compare([ties], specs, seed=5, warn=quiet, dask_scheduler=dask_cluster, summaries=True)
+    assert all(isinstance(r, RunSummary) for r in remote)
+    assert json.dumps(comparison_to_dict(remote)) == json.dumps(comparison_to_dict(local))
+
+
+def test_report_on_workers_draws_the_whole_results(capsys, tmp_path, dask_cluster):
+    """With --report the runs come back whole (the page draws them); -o json is still the one-process one."""
+    args = ["simulate", "-f", WORKLOAD, "--compare", "MostAllocated,RequestedToCapacityRatio"]
+    rc, local, err = cli(capsys, *args, "--report", str(tmp_path / "local.html"))
+    assert rc == 0, err
+    rc, remote, err = cli(capsys, *args, "--report", str(tmp_path / "remote.html"), "--dask-scheduler", dask_cluster)
+    assert rc == 0, err
+    assert remote == local and (tmp_path / "remote.html").stat().st_size > 10_000
+
+
 def test_what_if_replacements_come_back_too(dask_cluster):
     """`--drain`: the replacement pods the what-if queues were not shipped as pods of the scenario; their runs
     come back all the same."""

@@ -160,7 +160,9 @@ def simulate(
         return _compare_versions(files, compare_versions.split(","), {**options, **sweep}, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
-            results = verbs.compare(files, specs, progress=tick, loading=loading, **options, **sweep)
+            # on workers, the runs come back as what -o json reads of them unless the report draws them whole
+            results = verbs.compare(files, specs, progress=tick, loading=loading, summaries=report is None,
+                                    **options, **sweep)
         else:
             results = [verbs.simulate(files, progress=tick, loading=loading, **options)]
     if specs:

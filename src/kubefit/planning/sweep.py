@@ -250,10 +250,63 @@ def run_candidate(work: CompareWork, cand: Candidate) -> bytes:
                                   seed=work.seed, label=cand.label))
 
 
+@dataclass
+class RunSummary:
+    """A configuration's run as `simulate --compare -o json` reads it (`comparison_to_dict`, the verb's notes),
+    made on the worker that ran it: a few hundred kilobytes where the whole result (steps, final state) took
+    megabytes, and sending and rebuilding it a quarter of the run's own time. `allocatable` is the first
+    run's only (the same nodes in every run; set here from the compiled state)."""
+
+    label: str
+    scheduled: int
+    unschedulable: int
+    not_created: int
+    placed: dict[str, int]
+    usage: dict[str, dict]
+    measured: dict
+    run_notes: list[str]
+    allocatable: dict[str, dict[str, int]] | None = None
+    warnings: list[str] | None = None
+    inputs: dict | None = None
+
+    def placement(self) -> dict[str, int]:
+        return self.placed
+
+    def final(self) -> dict[str, dict]:
+        return self.usage
+
+    def metrics(self) -> dict:
+        return self.measured
+
+
+def summarize(result: SimulationResult) -> RunSummary:
+    from kubefit.scheduler.simulate import run_notes
+
+    return RunSummary(result.label, result.scheduled, result.unschedulable, result.not_created, result.placement(),
+                      result.final(), result.metrics(), run_notes(result))
+
+
+def run_summary(work: CompareWork, cand: Candidate) -> RunSummary:
+    """On a worker: the queue under one configuration (as `run_candidate`), summarized there."""
+    from kubefit.scheduler.simulate import simulate
+
+    with collector_paused():
+        return summarize(simulate(work.state.copy(), cand.config, work.queue, tie_break=work.tie_break,
+                                  seed=work.seed, label=cand.label))
+
+
 def compare_on(sweep: Sweep, work: CompareWork, cands: Sequence[Candidate],
-               done: Callable[[int, Any], None] | None = None) -> list[SimulationResult]:
-    """Each candidate's run on the sweep's workers: the results as the in-process loop makes them."""
-    return _received(sweep, run_candidate, work, cands, done)
+               done: Callable[[int, Any], None] | None = None,
+               summaries: bool = False) -> list[SimulationResult] | list[RunSummary]:
+    """Each candidate's run on the sweep's workers: the results as the in-process loop makes them, or
+    (`summaries`) what `comparison_to_dict` reads of them."""
+    if not summaries:
+        return _received(sweep, run_candidate, work, cands, done)
+    from kubefit.scheduler.simulate import node_allocatable
+
+    out: list[RunSummary] = sweep.map(run_summary, work, cands, done)
+    out[0].allocatable = node_allocatable(work.state)  # never changed by a run: binds change what is requested
+    return out
 
 
 # --------------------------------------------------------------------------- simulate --compare-versions
