@@ -6,7 +6,7 @@ The workload (`--queue`, seeded, generated once):
   profile: ReplicaSets of 1 to 100 replicas in four namespaces, half behind a Service (the system-default
   topology spread on every pod), some with zone spreads, hostname anti-affinity or zone affinity, their CPU
   requests 110 % of the cluster's (about 3 % pending, each after DefaultPreemption's dry run); 1,000 nodes
-  x 3,000 pods by default;
+  x 10,000 pods by default;
 - `plain`: bench_cli.py's plain pods (nodes of five types, one in twenty with 8 GPUs; pods of ten shapes)
   under NodeResourcesFit + BalancedAllocation alone.
 
@@ -30,7 +30,7 @@ process's CPU seconds plus half its workers' (`modelSeconds`: nothing of this pr
 modes alternate round after round, which goes first too (the machine is shared: a neighbour's burst then
 hits both), and every round's two outputs must be byte-identical.
 
-    .venv/bin/python benchmarks/bench_compare.py                        # 3 rounds, realistic 1,000 x 3,000
+    .venv/bin/python benchmarks/bench_compare.py                        # 3 rounds, realistic 1,000 x 10,000
     .venv/bin/python benchmarks/bench_compare.py --rounds 5 --queue plain --nodes 5000 --pods 8000
 """
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queue", default="realistic", choices=("realistic", "plain"))
     parser.add_argument("--nodes", type=int, default=1000)
-    parser.add_argument("--pods", type=int, default=3000)
+    parser.add_argument("--pods", type=int, default=10000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tie-break", default="random", choices=("random", "first"))
     args = parser.parse_args(argv)
