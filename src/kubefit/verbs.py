@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
+    from kubefit.planning.sweep import RunSummary
     from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
     from kubefit.scheduler.nodeactions import Evictions, NodeActions
@@ -269,9 +270,10 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True,
-            replace_victims: bool = True) -> list[SimulationResult]:
+            replace_victims: bool = True, workers: int | None = None,
+            dask_scheduler: str | None = None, summaries: bool = False) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
-    (`kubefit simulate --compare`).
+    (`kubefit simulate --compare`), in this process or on Dask workers.
 
     Parameters
     ----------
@@ -282,13 +284,25 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     cordon, drain, remove, recursive, loading, warn, admission, replace_victims
         As for `simulate`.
     progress : callable, optional
-        Called with (configuration label, pods scheduled so far, pods queued).
+        Called with (configuration label, pods scheduled so far, pods queued); on Dask workers once per
+        configuration, when its run comes back.
+    workers : int, optional
+        Run the configurations on a `distributed.LocalCluster` of this many worker processes (at most one
+        per configuration; 1, or neither option: in this process, without Dask). See `kubefit.planning.sweep`.
+    dask_scheduler : str, optional
+        ``tcp://HOST:PORT`` of a running Dask scheduler whose workers run this kubefit, as for `tune`.
+    summaries : bool
+        With workers, each run comes back as a `kubefit.planning.sweep.RunSummary`: what
+        `comparison_to_dict` reads (counts, placement, final usage, metrics, notes), made on the worker,
+        instead of the whole result (its steps and final state), which costs a quarter of a run to send
+        back. In this process the results are whole either way.
 
     Returns
     -------
     list of SimulationResult
         The scenario's run first, then one per configuration, labelled, each with the ``warnings`` of its
-        configuration; ``kubefit.scheduler.compare.comparison_to_dict`` is `-o json`.
+        configuration; ``kubefit.scheduler.compare.comparison_to_dict`` is `-o json` (the same wherever
+        the runs went).
 
     Examples
     --------
@@ -297,20 +311,32 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     >>> [(r.label, r.scheduled) for r in runs]
     [('scenario', 20), ('MostAllocated', 21)]
     """
+    from kubefit.planning.sweep import Sweep
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission)
-    cands = candidates(prepared.config, configurations)
-    for cand in cands[1:]:
-        for note in cand.notes:
-            warn(note)
-    queue = scenario.pending_pods
-    tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
-    results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
-                          progress=tick, objects=scenario.objects,
-                          workloads=scenario.workloads if replace_victims else None)
+    # the options refused before any file is read; with workers, they start while the files load
+    with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
+        scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                              actions=node_actions(cordon, drain, remove), admission=admission)
+        cands = candidates(prepared.config, configurations)
+        for cand in cands[1:]:
+            for note in cand.notes:
+                warn(note)
+        queue = scenario.pending_pods
+        workloads = scenario.workloads if replace_victims else None  # preemption victims' controllers
+        if sweep.distributed:
+            from kubefit.planning.sweep import CompareWork, compare_on
+
+            finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
+            with kept():
+                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed, workloads), cands,
+                                     finished, summaries)
+        else:
+            tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
+            with kept():  # as `simulate` and `compare_versions` run (the collector's passes cost ~15 % of a run)
+                results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
+                                      progress=tick, objects=scenario.objects, workloads=workloads)
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
@@ -326,7 +352,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
-                     feature_gates: str | None = None, replace_victims: bool = True) -> list[SimulationResult]:
+                     feature_gates: str | None = None, replace_victims: bool = True, workers: int | None = None,
+                     dask_scheduler: str | None = None) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -338,7 +365,9 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims
         As for `simulate`.
     progress : callable, optional
-        Called with (version label, pods scheduled so far, pods queued).
+        Called with (version label, pods scheduled so far, pods queued); on Dask workers once per version.
+    workers, dask_scheduler
+        As for `compare`: each version prepared and run on a Dask worker (the scenario shipped to each once).
 
     Returns
     -------
@@ -356,6 +385,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     """
     from kubefit.k8s.version import for_minor, parse_gate_overrides, parse_minor
     from kubefit.manifests.controllers import Controllers
+    from kubefit.planning.sweep import Sweep, VersionRun, version_label
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate as run
 
@@ -365,23 +395,38 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     resolved = [for_minor(parse_minor(v, field_name="--compare-versions"), gates) for v in labels]
     if len({v.minor for v in resolved}) < 2:
         raise InputError("name at least two different versions, e.g. 1.34,1.37", field="--compare-versions")
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission,
-                                          kube_version=labels[0], feature_gates=feature_gates)
-    queue = scenario.pending_pods
+    with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
+        scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
+                                              actions=node_actions(cordon, drain, remove), admission=admission,
+                                              kube_version=labels[0], feature_gates=feature_gates)
+        queue = scenario.pending_pods
+        remote: list[VersionRun] = []
+        if sweep.distributed:
+            from kubefit.planning.sweep import VersionWork, versions_on
+
+            finished = None if progress is None else (
+                lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
+            with kept():
+                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed, replace_victims), resolved, finished)
     results = []
-    for version in resolved:
-        this = prepared if version == prepared.config.version else prepare(scenario, version=version)
-        label = f"{version.name} ({version.patch})"
-        tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
-        with kept():
-            result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick, label=label,
-                         controllers=Controllers(scenario.workloads) if replace_victims else None)
-        notes = list(prepared.notes) if this is prepared else [n for n in this.notes if n not in prepared.notes]
-        for note in notes if this is not prepared else ():
+    for i, version in enumerate(resolved):
+        label = version_label(version)
+        if remote:  # run there as below: the first version's configuration and notes are `prepared`'s
+            this_is_prepared = version == prepared.config.version
+            result, this_notes = remote[i].result, remote[i].notes
+            config = prepared.config if this_is_prepared else remote[i].config
+        else:
+            this = prepared if version == prepared.config.version else prepare(scenario, version=version)
+            this_is_prepared, this_notes, config = this is prepared, this.notes, this.config
+            tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
+            with kept():
+                result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick,
+                             label=label, controllers=Controllers(scenario.workloads) if replace_victims else None)
+        notes = list(prepared.notes) if this_is_prepared else [n for n in this_notes if n not in prepared.notes]
+        for note in notes if not this_is_prepared else ():
             warn(note)
         result.warnings = notes + _run_notes(result, warn)
-        result.inputs = _inputs(files, this.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+        result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
                                 compareVersions=labels, featureGates=feature_gates)
         results.append(result)
@@ -396,14 +441,13 @@ def refused_steps(scenario: Scenario) -> list[Any]:
     return [Step(pod, None, message=error, feasible=None, not_created=True) for pod, error in scenario.refused]
 
 
-def _run_notes(result: SimulationResult, warn: Warn) -> list[str]:
+def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
     """What the run itself found to tell (a preemption kube-scheduler may resolve differently, a DRA pool order
-    that may have mattered), told via `warn`."""
-    from kubefit.scheduler.simulate import preemption_note
+    that may have mattered: `run_notes`, or what a worker found in its run), told via `warn`."""
+    from kubefit.scheduler.simulate import run_notes
 
-    notes = [note for note in (preemption_note(result),) if note is not None]
-    if result.state.dra is not None:  # DynamicResources: pool order that mattered, reservations refused
-        notes += result.state.dra.notes
+    found = getattr(result, "run_notes", None)  # a RunSummary: found where it ran
+    notes = list(found) if found is not None else run_notes(result)
     for note in notes:
         warn(f"{result.label}: {note}" if result.label not in ("", "scenario") else note)
     return notes
@@ -527,7 +571,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
                 warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None) -> Consolidation:
+    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -561,6 +605,9 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
         configuration and each of `compare`, and count the nodes used.
     compare : sequence of str
         With `repack`: further strategies or configuration files, as `simulate --compare`.
+    workers, dask_scheduler
+        With `repack`: each configuration's repack on Dask workers, as for `compare` (the consolidation
+        itself, one candidate after the other, runs in this process).
     tie_break, seed, recursive, loading, warn
         As for `simulate`.
     progress : callable, optional
@@ -598,22 +645,30 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
         raise InputError(f"must be one of {', '.join(STRATEGIES)}, got {strategy!r}", field="--strategy")
     if compare and not repack:
         raise InputError("--compare names configurations to repack under: give --repack too", field="--compare")
+    if (workers is not None or dask_scheduler is not None) and not repack:
+        raise InputError("Dask workers run the repack of each configuration: give --repack too",
+                         field="--dask-scheduler" if dask_scheduler is not None else "--workers")
+    from kubefit.planning.sweep import Sweep
+
     options = ConsolidateOptions(order, utilization_threshold, max_nodes, DrainOptions(force, skip_kube_system_check),
                                  tie_break, seed)
     options.check()
-    scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
-    chosen = Candidate("scenario", prepared.config)
-    if config is not None:
-        loaded = config_from_file(config, prepared.config.version)
-        chosen = Candidate(config, loaded, loaded.notes)
-    elif strategy is not None:
-        chosen = candidates(prepared.config, [strategy])[1]
-    runs = [chosen, *candidates(chosen.config, list(compare))[1:]] if repack else [chosen]
-    told = [note for cand in runs for note in cand.notes]
-    for note in told:
-        warn(note)
-    result = run_consolidate(scenario, chosen.config, options, state=prepared.state,
-                             repack_configs=runs if repack else (), configuration=chosen.label, progress=progress)
+    # with workers for the repacks, they start while the files load and the consolidation runs
+    with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
+        scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
+        chosen = Candidate("scenario", prepared.config)
+        if config is not None:
+            loaded = config_from_file(config, prepared.config.version)
+            chosen = Candidate(config, loaded, loaded.notes)
+        elif strategy is not None:
+            chosen = candidates(prepared.config, [strategy])[1]
+        runs = [chosen, *candidates(chosen.config, list(compare))[1:]] if repack else [chosen]
+        told = [note for cand in runs for note in cand.notes]
+        for note in told:
+            warn(note)
+        result = run_consolidate(scenario, chosen.config, options, state=prepared.state,
+                                 repack_configs=runs if repack else (), configuration=chosen.label, progress=progress,
+                                 sweep=sweep)
     for note in result.notes:
         warn(note)
     result.warnings = list(prepared.notes) + told + result.notes

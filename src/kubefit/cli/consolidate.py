@@ -77,6 +77,12 @@ def consolidate(
     recursive: RecursiveOption = False,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="With --repack: repack under each configuration on this many local Dask worker "
+        "processes; default: one after the other in this process.")] = None,
+    dask_scheduler: Annotated[str | None, typer.Option(
+        "--dask-scheduler", help="With --repack: repack under each configuration on the Dask cluster of this "
+        "scheduler, tcp://HOST:PORT (its workers run this kubefit).")] = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
     from kubefit.report.consolidate import consolidate_table, plot_consolidation
@@ -92,7 +98,7 @@ def consolidate(
                                    skip_kube_system_check=skip_kube_system_check, repack=repack, compare=specs,
                                    tie_break=tie_break.value, seed=seed, recursive=recursive, progress=progress,
                                    loading=loading, warn=warn, kube_version=kube_version,
-                                   feature_gates=feature_gates)
+                                   feature_gates=feature_gates, workers=workers, dask_scheduler=dask_scheduler)
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)

@@ -48,6 +48,12 @@ class TieBreak(StrEnum):
 TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Among nodes sharing the best total: "
                                                   "random (seeded, like kube-scheduler) or the first in node order.")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the random tie-break.")]
+SweepWorkersOption = Annotated[int | None, typer.Option(
+    "--workers", help="Run the compared configurations (or versions) on this many local Dask worker processes, "
+    "at most one per run; default: one after the other in this process.")]
+SweepSchedulerOption = Annotated[str | None, typer.Option(
+    "--dask-scheduler", help="Run the compared configurations (or versions) on the Dask cluster of this "
+    "scheduler, tcp://HOST:PORT (its workers run this kubefit).")]
 
 
 @contextmanager
@@ -126,6 +132,8 @@ def simulate(
     compare_versions: Annotated[str | None, typer.Option(
         "--compare-versions", help="What an upgrade changes: run under each of these Kubernetes versions "
         "(e.g. 1.34,1.37) and show the metrics side by side and every pod placed differently.")] = None,
+    workers: SweepWorkersOption = None,
+    dask_scheduler: SweepSchedulerOption = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as tables
@@ -141,6 +149,10 @@ def simulate(
     if compare_versions is not None and (specs or timeline or kube_version):
         raise InputError("--compare-versions runs the scenario's configuration under each version: it cannot be "
                          "combined with --compare, --timeline or --kube-version", field="--compare-versions")
+    if (workers is not None or dask_scheduler is not None) and not (specs or compare_versions is not None):
+        raise InputError("Dask workers run the configurations of --compare or the versions of --compare-versions: "
+                         "give one of them", field="--dask-scheduler" if dask_scheduler is not None else "--workers")
+    sweep = dict(workers=workers, dask_scheduler=dask_scheduler)
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates)
@@ -148,10 +160,12 @@ def simulate(
         return _timeline(files, options, output, plot, report)
     options["replace_victims"] = replace_victims
     if compare_versions is not None:
-        return _compare_versions(files, compare_versions.split(","), options, output, plot, report)
+        return _compare_versions(files, compare_versions.split(","), {**options, **sweep}, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
-            results = verbs.compare(files, specs, progress=tick, loading=loading, **options)
+            # on workers, the runs come back as what -o json reads of them unless the report draws them whole
+            results = verbs.compare(files, specs, progress=tick, loading=loading, summaries=report is None,
+                                    **options, **sweep)
         else:
             results = [verbs.simulate(files, progress=tick, loading=loading, **options)]
     if specs:

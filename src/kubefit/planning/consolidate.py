@@ -45,10 +45,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kubefit.api.core import Node, Pod
+from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import CPU, MEMORY, PODS
@@ -76,6 +78,9 @@ from kubefit.scheduler.postfilter import bound_copy, simulation_time
 from kubefit.scheduler.simulate import allocation, preemption_note, simulate, unserved_message
 from kubefit.scheduler.state import ClusterState, compile_state
 from kubefit.told import told_keys
+
+if TYPE_CHECKING:
+    from kubefit.planning.sweep import Sweep
 
 ORDERS = ("utilization", "cost")
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -489,9 +494,11 @@ def _today_cluster(scenario: Scenario, work: Consolidator) -> tuple[Scenario, Cl
 
 def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: ConsolidateOptions | None = None, *,
                 state: ClusterState | None = None, repack_configs: Sequence[Candidate] = (),
-                configuration: str = "scenario", progress: Progress | None = None) -> Consolidation:
+                configuration: str = "scenario", progress: Progress | None = None,
+                sweep: Sweep | None = None) -> Consolidation:
     """The nodes today's workload can do without (see the module's docstring); `state`: the scenario compiled
-    (else compiled here; it is changed), `repack_configs`: the configurations to repack the workload under."""
+    (else compiled here; it is changed), `repack_configs`: the configurations to repack the workload under
+    (on the Dask workers of `sweep` when it has some, see `repack`)."""
     options = options or ConsolidateOptions()
     options.check()
     if not scenario.nodes:
@@ -548,27 +555,50 @@ def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: Con
         candidates=[names[i] for i in order], trials=work.trials, pending=pending,
         verification={"simulations": verifier.runs, "dropped": dropped}, configuration=configuration, notes=notes)
     if repack_configs:
-        result.repack = repack(scenario, repack_configs, costs, options)
+        result.repack = repack(scenario, repack_configs, costs, options, sweep)
     return result
 
 
 def repack(scenario: Scenario, configs: Sequence[Candidate], costs: list[Decimal],
-           options: ConsolidateOptions) -> list[dict]:
+           options: ConsolidateOptions, sweep: Sweep | None = None) -> list[dict]:
     """Every pod of the scenario scheduled from scratch under each configuration: DaemonSet and mirror pods
     stay on their nodes (per-node overhead), every other pod, bound or pending, is queued in queue order onto
     the otherwise empty nodes. Per configuration: the nodes that run some pod beyond their overhead, their cost,
-    the pods placed and left pending."""
+    the pods placed and left pending. `sweep` (started with Dask workers): each configuration runs there, on a
+    copy of the nodes and overhead compiled here once and shipped to each worker once (`run_repack`)."""
     stays = [p.bound and per_node_pod(p) for p in scenario.pods]
     overhead = [p for p, keep in zip(scenario.pods, stays, strict=True) if keep]
     queue = queue_order([replace(p, node_name="", nominated_node_name="") for p, keep
                          in zip(scenario.pods, stays, strict=True) if not keep and p.phase not in TERMINAL_PHASES])
-    out = []
-    for cand in configs:
-        state = compile_state(scenario.nodes, overhead, scenario.objects)
-        result = simulate(state, cand.config, queue, tie_break=options.tie_break, seed=options.seed,
-                          stranded=False, label=cand.label)
-        used = sorted({s.node for s in result.steps if s.node is not None and not per_node_pod(s.pod)})
-        out.append({"configuration": cand.label, "nodesUsed": len(used),
-                    "cost": _number(sum((costs[i] for i in used), Decimal(0))),
-                    "scheduled": result.scheduled, "unschedulable": result.unschedulable})
-    return out
+    if sweep is not None and sweep.pool is not None:
+        work = RepackWork(compile_state(scenario.nodes, overhead, scenario.objects), queue, costs, options.tie_break,
+                          options.seed)
+        return sweep.map(run_repack, work, configs)
+    return [_repacked(compile_state(scenario.nodes, overhead, scenario.objects), queue, cand, costs, options.tie_break,
+                      options.seed) for cand in configs]
+
+
+@dataclass
+class RepackWork:
+    """What each worker holds for `--repack`: the nodes with their overhead compiled, the queue, the costs."""
+
+    state: ClusterState
+    queue: list[Pod]
+    costs: list[Decimal]
+    tie_break: str
+    seed: int | None
+
+
+def run_repack(work: RepackWork, cand: Candidate) -> dict:
+    """On a worker: one configuration's repack, on a copy of the compiled nodes and overhead."""
+    with collector_paused():
+        return _repacked(work.state.copy(), work.queue, cand, work.costs, work.tie_break, work.seed)
+
+
+def _repacked(state: ClusterState, queue: list[Pod], cand: Candidate, costs: list[Decimal], tie_break: str,
+              seed: int | None) -> dict:
+    result = simulate(state, cand.config, queue, tie_break=tie_break, seed=seed, stranded=False, label=cand.label)
+    used = sorted({s.node for s in result.steps if s.node is not None and not per_node_pod(s.pod)})
+    return {"configuration": cand.label, "nodesUsed": len(used),
+            "cost": _number(sum((costs[i] for i in used), Decimal(0))),
+            "scheduled": result.scheduled, "unschedulable": result.unschedulable}

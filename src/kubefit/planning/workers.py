@@ -68,6 +68,7 @@ class Workers:
     def __enter__(self) -> Workers:
         import logging
 
+        import dask
         from distributed import Client, LocalCluster
 
         if self.address is None:
@@ -75,8 +76,11 @@ class Workers:
             where = {"processes": True, "host": "127.0.0.1"} if n > 1 else {"processes": False}  # in-process: inproc://
             # CRITICAL: a worker's heartbeat racing the shutdown logs a traceback at ERROR; a trial that fails
             # reaches this process as the task's exception anyway
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address="127.0.0.1:0",
-                                        silence_logs=logging.CRITICAL, **where)
+            # the workers' statistical profiler (a stack sample every 10 ms, for the dashboard) off: it took about
+            # 5 % of a worker's CPU from the runs
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address="127.0.0.1:0",
+                                            silence_logs=logging.CRITICAL, **where)
             self.client = Client(self.cluster)
             self._warm_up()
             return self
@@ -94,7 +98,11 @@ class Workers:
             raise InputError(f"the Dask cluster at {self.address!r} cannot run kubefit trials (no worker, or "
                              f"kubefit not importable on its workers: {type(exc).__name__}: {exc})",
                              field="--dask-scheduler") from None
-        _check_versions(versions, self.address)
+        try:
+            _check_versions(versions, self.address)
+        except InputError:
+            self.close()  # else the client, refused, keeps reconnecting to the scheduler until it stops
+            raise
         self._warm_up()
         return self
 
@@ -139,9 +147,11 @@ class Workers:
         """The workers connected now, by address."""
         return list(self.client.scheduler_info(n_workers=-1)["workers"])
 
-    def run(self, fn: Callable[..., Any], shipped: Shipped, items: Iterable[Any]) -> list[Any]:
+    def run(self, fn: Callable[..., Any], shipped: Shipped, items: Iterable[Any],
+            done: Callable[[int, Any], None] | None = None) -> list[Any]:
         """`fn(data, item)` for each item on the workers, results in the order of `items`. `items` is read
-        as the workers need it: the first trials run while the later ones are still being asked for."""
+        as the workers need it: the first trials run while the later ones are still being asked for.
+        `done(number, result)` is called as each item's result arrives (in the order they finish)."""
         from distributed import wait
 
         workers = self.addresses()  # none (all left): tasks wait for the next to come, anywhere
@@ -154,7 +164,7 @@ class Workers:
             while source is not None or queue or running:
                 if source is not None:  # items still coming: take the next, hand out, never wait
                     for future in [f for f in running if f.done()]:
-                        self._collect(future, running, busy, results)
+                        self._collect(future, running, busy, results, done)
                     item = next(source, None)
                     if item is None:
                         source = None
@@ -165,7 +175,7 @@ class Workers:
                     self._hand_out(fn, shipped, queue, busy, running, more=False)
                     if running:
                         for future in wait(list(running), return_when="FIRST_COMPLETED").done:
-                            self._collect(future, running, busy, results)
+                            self._collect(future, running, busy, results, done)
         except BaseException:
             self.client.cancel(list(running))
             raise
@@ -188,10 +198,12 @@ class Workers:
 
     @staticmethod
     def _collect(future: Any, running: dict[Any, tuple[int, str | None]], busy: dict[str | None, int],
-                 results: dict[int, Any]) -> None:
+                 results: dict[int, Any], done: Callable[[int, Any], None] | None = None) -> None:
         number, worker = running.pop(future)
         busy[worker] -= 1
         results[number] = future.result()  # a trial that failed raises here
+        if done is not None:
+            done(number, results[number])
 
 
 @dataclass

@@ -107,8 +107,13 @@ def comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
                                 **({"notCreated": r.not_created} if r.not_created else {}),
                                 "placement": r.placement(), "final": r.final(), "metrics": r.metrics()}
                                for r in results],
-            "allocatable": node_allocatable(results[0].state) if results else {},
+            "allocatable": _allocatable(results[0]) if results else {},
             **told_keys([w for ws in told for w in ws] if told else None, None, results[0].inputs if results else None)}
+
+
+def _allocatable(result: Any) -> dict:
+    given = getattr(result, "allocatable", None)  # a run summarized on a Dask worker carries it
+    return given if given is not None else node_allocatable(result.state)
 
 
 def version_differences(results: Sequence[SimulationResult]) -> list[dict]:

@@ -397,6 +397,15 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     return result
 
 
+def run_notes(result: SimulationResult) -> list[str]:
+    """What the run itself found to tell: a preemption kube-scheduler may resolve differently (`preemption_note`),
+    a DRA pool order that may have mattered, reservations refused."""
+    notes = [note for note in (preemption_note(result),) if note is not None]
+    if result.state.dra is not None:
+        notes += result.state.dra.notes
+    return notes
+
+
 def preemption_note(result: SimulationResult) -> str | None:
     """The warning for preemptions whose dry run stopped before trying every potential node: upstream
     starts it at a random node (`GetOffsetAndNumCandidates`), kubefit at the first, so the nominated
