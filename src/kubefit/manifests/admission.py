@@ -620,13 +620,15 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
                                  f"admission is off (--no-admission), pods are taken as given")
 
 
-def resource_quotas(scenario: Scenario) -> QuotaAdmission:
-    """The ResourceQuota admission over the scenario's quotas (empty, and false, without any)."""
-    limit_ranges: dict[str, list[LimitRange]] = {}
-    for lr in scenario.objects.of("LimitRange"):
-        limit_ranges.setdefault(lr.meta.namespace, []).append(lr)
-    def resources(pod: Pod) -> tuple[list[Resources], list[Resources],
-                                     tuple[dict[str, Quantity], dict[str, Quantity]] | None]:
+@dataclass(frozen=True)
+class _StoredResources:
+    """The resources a pod is stored with, the resolver ResourceQuota admission charges: a class, not a closure,
+    so that a scenario holding its quota admission pickles (shipped to Dask workers)."""
+
+    limit_ranges: dict[str, list[LimitRange]]
+
+    def __call__(self, pod: Pod) -> tuple[list[Resources], list[Resources],
+                                          tuple[dict[str, Quantity], dict[str, Quantity]] | None]:
         """The pod's containers (requests and limits) and pod-level resources as the API server stores it: after
         `SetDefaults_Pod` and, for a pod being created (no uid), LimitRanger's defaults."""
         spec = pod.raw.get("spec") or {}
@@ -634,7 +636,7 @@ def resource_quotas(scenario: Scenario) -> QuotaAdmission:
         containers, inits = containers_of(spec, doc, "containers"), containers_of(spec, doc, "initContainers")
         default_requests([*containers, *inits])
         if not pod.uid:
-            for lr in limit_ranges.get(pod.namespace, []):
+            for lr in self.limit_ranges.get(pod.namespace, []):
                 limit_range_defaults(lr, containers, inits)
         pod_level = None
         if isinstance(spec.get("resources"), dict):
@@ -642,7 +644,13 @@ def resource_quotas(scenario: Scenario) -> QuotaAdmission:
             pod_level = requests, limits
         return containers, inits, pod_level
 
-    return QuotaAdmission(scenario.objects.of("ResourceQuota"), resources,
+
+def resource_quotas(scenario: Scenario) -> QuotaAdmission:
+    """The ResourceQuota admission over the scenario's quotas (empty, and false, without any)."""
+    limit_ranges: dict[str, list[LimitRange]] = {}
+    for lr in scenario.objects.of("LimitRange"):
+        limit_ranges.setdefault(lr.meta.namespace, []).append(lr)
+    return QuotaAdmission(scenario.objects.of("ResourceQuota"), _StoredResources(limit_ranges),
                           default_class_name([d for d in scenario.skipped if d.kind == "PriorityClass"]))
 
 
