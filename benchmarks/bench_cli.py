@@ -182,6 +182,79 @@ def run_synthetic(nodes_n: int, pods_n: int, fmt: str, adaptive: bool = False) -
                                                  "unschedulable": data["unschedulable"]}
 
 
+# issue 37's plain-pod workload: seven node shapes (weight, cpu, memory, gpus), nine pod shapes (weight, cpu, memory,
+# gpus), 2,500 pods bound, one pending pod in ten with a sidecar init container, MostAllocated with the GPU weighed 3
+PLAIN_NODES = [(0.20, "4", "16Gi", 0), (0.20, "8", "32Gi", 0), (0.20, "16", "64Gi", 0), (0.15, "32", "128Gi", 0),
+               (0.10, "64", "256Gi", 0), (0.10, "32", "128Gi", 4), (0.05, "64", "256Gi", 8)]
+PLAIN_PODS = [(0.20, "100m", "128Mi", 0), (0.15, "250m", "512Mi", 0), (0.15, "500m", "1Gi", 0), (0.12, "1", "2Gi", 0),
+              (0.10, "2", "4Gi", 0), (0.10, "4", "16Gi", 0), (0.08, "8", "64Gi", 0), (0.06, "4", "32Gi", 1),
+              (0.04, "8", "64Gi", 2)]
+PLAIN_CONFIG = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "percentageOfNodesToScore": 100,
+    "profiles": [{"schedulerName": "default-scheduler",
+                  "plugins": {"multiPoint": {"enabled": [
+                      {"name": "PrioritySort"}, {"name": "NodeResourcesFit", "weight": 1},
+                      {"name": "NodeResourcesBalancedAllocation", "weight": 1}, {"name": "DefaultBinder"}],
+                      "disabled": [{"name": "*"}]}},
+                  "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+                      "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                                                             {"name": GPU, "weight": 3}]}}}]}]}
+
+
+def plain_pod(i: int, shape: int, sidecar: bool, node: str | None) -> dict:
+    """A pod of `PLAIN_PODS[shape]`, bound to `node` or pending, with a sidecar init container if asked."""
+    _, cpu, mem, gpus = PLAIN_PODS[shape]
+    requests = {"cpu": cpu, "memory": mem, **({GPU: str(gpus)} if gpus else {})}
+    spec: dict = {"containers": [{"name": "app", "image": "registry.example/app:1",
+                                  "resources": {"requests": requests, "limits": dict(requests)}}]}
+    if sidecar:
+        spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always",
+                                   "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}}]
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i:06d}", "namespace": "default"},
+            "spec": spec}
+
+
+def plain_files(nodes_n: int, pending_n: int, bound_n: int, fmt: str, seed: int = 3) -> list[str]:
+    """Write (once) issue 37's plain-pod workload: its configuration and a List of nodes, bound and pending pods."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    config = WORK / "plain-config.yaml"
+    if not config.exists():
+        config.write_text(yaml.safe_dump(PLAIN_CONFIG, sort_keys=False))
+    data = WORK / f"plain-{nodes_n}x{pending_n}+{bound_n}.{fmt}"
+    if not data.exists():
+        rng = np.random.default_rng(seed)
+        kinds = rng.choice(len(PLAIN_NODES), size=nodes_n, p=[t[0] for t in PLAIN_NODES])
+        items = []
+        for i, k in enumerate(kinds):
+            _, cpu, mem, gpus = PLAIN_NODES[int(k)]
+            alloc = {"cpu": cpu, "memory": mem, "pods": "110", "ephemeral-storage": "100Gi",
+                     **({GPU: str(gpus)} if gpus else {})}
+            name = f"node-{i:06d}"
+            items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+                "kubernetes.io/hostname": name}}, "status": {"allocatable": alloc, "capacity": dict(alloc)}})
+        shapes = rng.choice(len(PLAIN_PODS), size=bound_n + pending_n, p=[s[0] for s in PLAIN_PODS])
+        for i in range(bound_n):  # small bound pods (the first four shapes), spread over the CPU-only nodes
+            node = f"node-{int(rng.integers(nodes_n)):06d}"
+            items.append(plain_pod(i, int(shapes[i]) % 4, False, node))
+        sidecar = rng.random(pending_n) < 0.1
+        items += [plain_pod(bound_n + i, int(shapes[bound_n + i]), bool(sidecar[i]), None) for i in range(pending_n)]
+        body = {"apiVersion": "v1", "kind": "List", "items": items}
+        if fmt == "json":
+            data.write_text(json.dumps(body, indent=4))
+        else:
+            data.write_text(yaml.dump(body, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False))
+    return [str(config), str(data)]
+
+
+def run_plain(fmt: str) -> dict:
+    """Issue 37's plain pods: 5,000 nodes, 2,500 bound, 5,000 pending, `--tie-break first`."""
+    seconds, cpu, rss, data = simulate_run(plain_files(5000, 5000, 2500, fmt), ("--tie-break", "first"))
+    return figures(seconds, cpu, rss, 5000) | {"scheduled": data["scheduled"], "unschedulable": data["unschedulable"]}
+
+
 def strategy_config(strategy: str) -> str:
     """The example's configuration (examples/alibaba/scheduler-config.yaml) with `strategy` as scoring type."""
     path = WORK / f"trace-{strategy}.yaml"
@@ -224,6 +297,8 @@ RUNS = {
     "5000x150000-json": lambda: run_synthetic(5000, 150_000, "json"),
     **{f"trace-{s}": (lambda s=s: run_trace(s)) for s in STRATEGIES},
     "capacity": run_capacity,
+    "plain-json": lambda: run_plain("json"),
+    "plain-yaml": lambda: run_plain("yaml"),
 }
 
 
