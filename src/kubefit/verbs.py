@@ -164,7 +164,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
-    scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates, scoring=scoring, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                  scoring=scoring, recursive=recursive,
                                           admission=admission)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
@@ -248,7 +249,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.simulate import simulate as run
 
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+    scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                        progress=loading, recursive=recursive,
                                                 actions=actions, admission=admission)
     queue = scenario.pending_pods
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
@@ -317,7 +319,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
 
     # the options refused before any file is read; with workers, they start while the files load
     with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
-        scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+        scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                      progress=loading, recursive=recursive,
                                               actions=node_actions(cordon, drain, remove), admission=admission)
         cands = candidates(prepared.config, configurations)
         for cand in cands[1:]:
@@ -488,7 +491,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.timeline import timeline as run_timeline
     from kubefit.scheduler.timeline import timeline_warnings
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                  progress=loading, recursive=recursive,
                                           actions=node_actions(cordon, drain, remove), admission=admission)
     queue = scenario.pending_pods
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -548,7 +552,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates, recursive=recursive, actions=actions,
+    scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                        recursive=recursive, actions=actions,
                                                 admission=admission, nodes_required=False)
     unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
     for note in unregistered:
@@ -655,7 +660,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     options.check()
     # with workers for the repacks, they start while the files load and the consolidation runs
     with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
-        scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive)
+        scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                      progress=loading, recursive=recursive)
         chosen = Candidate("scenario", prepared.config)
         if config is not None:
             loaded = config_from_file(config, prepared.config.version)
@@ -852,7 +858,8 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     )
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates, progress=loading, recursive=recursive,
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                  progress=loading, recursive=recursive,
                                           admission=admission)
     target = find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
