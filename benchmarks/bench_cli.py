@@ -15,6 +15,7 @@ cycle); the Alibaba GPU trace is imported with `kubefit import alibaba-gpu` and 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -65,9 +66,9 @@ def node_manifest(i: int, kind: int) -> dict:
                                    "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
-def pod_manifest(i: int, shape: int, sidecar: bool, priority: int) -> dict:
-    """A pending v1 Pod of one of the shapes; one in five carries a native sidecar."""
-    _, cpu, mem, gpus = POD_SHAPES[shape]
+def pod_manifest(i: int, shape: int, sidecar: bool, priority: int, shapes: list[tuple] = POD_SHAPES) -> dict:
+    """A pending v1 Pod of one of the `shapes` (weight, cpu, memory, gpus), with a native sidecar if asked."""
+    _, cpu, mem, gpus = shapes[shape]
     requests = {"cpu": cpu, "memory": mem} if cpu else {}
     if gpus:
         requests[GPU] = str(gpus)
@@ -189,32 +190,17 @@ PLAIN_NODES = [(0.20, "4", "16Gi", 0), (0.20, "8", "32Gi", 0), (0.20, "16", "64G
 PLAIN_PODS = [(0.20, "100m", "128Mi", 0), (0.15, "250m", "512Mi", 0), (0.15, "500m", "1Gi", 0), (0.12, "1", "2Gi", 0),
               (0.10, "2", "4Gi", 0), (0.10, "4", "16Gi", 0), (0.08, "8", "64Gi", 0), (0.06, "4", "32Gi", 1),
               (0.04, "8", "64Gi", 2)]
-PLAIN_CONFIG = {
-    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-    "percentageOfNodesToScore": 100,
-    "profiles": [{"schedulerName": "default-scheduler",
-                  "plugins": {"multiPoint": {"enabled": [
-                      {"name": "PrioritySort"}, {"name": "NodeResourcesFit", "weight": 1},
-                      {"name": "NodeResourcesBalancedAllocation", "weight": 1}, {"name": "DefaultBinder"}],
-                      "disabled": [{"name": "*"}]}},
-                  "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
-                      "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
-                                                             {"name": GPU, "weight": 3}]}}}]}]}
+PLAIN_CONFIG = copy.deepcopy(CONFIG)  # CONFIG, the GPU weighed 3 in MostAllocated's resources
+PLAIN_CONFIG["profiles"][0]["pluginConfig"][0]["args"]["scoringStrategy"]["resources"] = [
+    {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": GPU, "weight": 3}]
 
 
 def plain_pod(i: int, shape: int, sidecar: bool, node: str | None) -> dict:
-    """A pod of `PLAIN_PODS[shape]`, bound to `node` or pending, with a sidecar init container if asked."""
-    _, cpu, mem, gpus = PLAIN_PODS[shape]
-    requests = {"cpu": cpu, "memory": mem, **({GPU: str(gpus)} if gpus else {})}
-    spec: dict = {"containers": [{"name": "app", "image": "registry.example/app:1",
-                                  "resources": {"requests": requests, "limits": dict(requests)}}]}
-    if sidecar:
-        spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always",
-                                   "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}}]
+    """`pod_manifest` of `PLAIN_PODS[shape]`, bound to `node` or pending."""
+    pod = pod_manifest(i, shape, sidecar, 0, PLAIN_PODS)
     if node:
-        spec["nodeName"] = node
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i:06d}", "namespace": "default"},
-            "spec": spec}
+        pod["spec"]["nodeName"] = node
+    return pod
 
 
 def plain_files(nodes_n: int, pending_n: int, bound_n: int, fmt: str, seed: int = 3) -> list[str]:

@@ -22,7 +22,8 @@ import json
 import pytest
 
 from kubefit.k8s import declaredfeatures
-from kubefit.scheduler.config.scheme import scheme_of_minor
+from kubefit.k8s.version import for_minor
+from kubefit.scheduler.config.scheme import scheme_for
 from tests_support import run_json, score_items
 
 RESTART = "RestartAllContainersOnContainerExits"
@@ -128,8 +129,8 @@ def test_a_pod_requiring_nothing_is_skipped(tmp_path, capsys, spec):
 
 
 def test_gate_off_in_v135_leaves_the_plugin_out_of_the_default_profile(tmp_path, capsys):
-    assert "NodeDeclaredFeatures" not in [name for name, _w in scheme_of_minor(35).default_multipoint]
-    assert [name for name, _w in scheme_of_minor(36).default_multipoint][-2:] == ["DefaultBinder",
+    assert "NodeDeclaredFeatures" not in [name for name, _w in scheme_for(for_minor(35)).default_multipoint]
+    assert [name for name, _w in scheme_for(for_minor(36)).default_multipoint][-2:] == ["DefaultBinder",
                                                                                  "NodeDeclaredFeatures"]
     out = _score(tmp_path, capsys, _pod(rules=RESTART_ALL), "--kube-version", "1.35")
     assert "NodeDeclaredFeatures" not in out["skippedFilterPlugins"] and len(out["feasible"]) == len(NODES)
@@ -145,7 +146,6 @@ def test_the_gate_off_in_v136_disables_the_plugin(tmp_path, capsys):
 def test_a_profile_enabling_it_with_the_gate_off_skips_every_pod(tmp_path, capsys):
     """`New` without the gate: a plugin whose PreFilter returns Skip."""
     from kubefit.api.core import Pod
-    from kubefit.k8s.version import for_minor
     from kubefit.scheduler.plugins.registry import build
 
     plugin = build("NodeDeclaredFeatures", None, version=for_minor(35))

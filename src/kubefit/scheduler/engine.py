@@ -73,7 +73,8 @@ _array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.m
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 # Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
 # highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity, DynamicResources) or of its own alone
-# (ImageLocality has none): a raw score equal on every node normalizes to one value whatever nodes are feasible.
+# (ImageLocality and VolumeBinding have none): a raw score equal on every node normalizes to one value whatever
+# nodes are feasible.
 _PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources, VolumeBinding)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
@@ -405,8 +406,7 @@ class Engine:
     """Runs cycles for many pods against one evolving ClusterState, caching per pod shape."""
 
     def __init__(self, state: ClusterState, config: SchedulerConfiguration, *, tie_break: str = "random",
-                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None,
-                 batching: bool | None = None) -> None:
+                 seed: int | None = 0, sampling: bool = True, legacy: bool | None = None) -> None:
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie-break must be one of {', '.join(TIE_BREAKS)}")
         self.state, self.config, self.tie_break = state, config, tie_break
@@ -431,11 +431,9 @@ class Engine:
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
-        version = config.version
-        if batching is None:  # the queue of the version: opportunistic batching from v1.35 (its gate on)
-            batching = version is not None and version.has(OPPORTUNISTIC_BATCHING)
-        self.batch = OpportunisticBatch(rescore_last_node=version is not None and version.has(
-            BATCH_RESCORES_LAST_NODE)) if batching else None
+        version = config.version  # the queue of the version: opportunistic batching from v1.35 (its gate on)
+        self.batch = OpportunisticBatch(rescore_last_node=version.has(BATCH_RESCORES_LAST_NODE)) if (
+            version is not None and version.has(OPPORTUNISTIC_BATCHING)) else None
         self.cycles = 0  # scheduling cycles run (`SchedulingQueue.SchedulingCycle`)
 
     # ---------------------------------------------------------------- shapes

@@ -18,7 +18,6 @@ from kubefit.k8s.version import (
     STORAGE_CAPACITY_SCORING,
     KubeVersion,
     default_version,
-    for_minor,
 )
 from kubefit.scheduler.config.types import ARGS_SCHEMAS, CONFIG_SCHEMA, PLUGIN_EXTENSIONS
 
@@ -89,7 +88,3 @@ def _scheme(version: KubeVersion) -> Scheme:
         config = {**config, "profiles": [{**profile, "plugins": plugins}]}
     return Scheme(version, tuple(multipoint), extensions, schemas, config)
 
-
-def scheme_of_minor(minor: int) -> Scheme:
-    """The scheme of a minor with its default gates."""
-    return scheme_for(for_minor(minor))
