@@ -296,3 +296,34 @@ def test_unsignable_pods_never_batch(tmp_path, capsys, what, spec):
     steps = _simulate(tmp_path, capsys, docs, "--kube-version", "1.36", profile=SIGNING_PROFILE)
     assert [s["node"] for s in steps] == ["n1", "n2", "n3"], what
     assert not any(s.get("batchHint") for s in steps)
+
+
+def _bound_claim(name: str) -> list[dict]:
+    """A claim bound to a volume of its own that any node can attach (no node affinity, no CSI driver)."""
+    return [{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
+             "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "static",
+                      "claimRef": {"name": name, "namespace": "default"}, "hostPath": {"path": "/d"}},
+             "status": {"phase": "Bound"}},
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": name, "namespace": "default",
+                          "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "static", "volumeName": f"pv-{name}",
+                      "resources": {"requests": {"storage": "1Gi"}}},
+             "status": {"phase": "Bound"}}]
+
+
+def _with_claim(name: str, claim: str) -> dict:
+    return _pod(name, FILLS, volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": claim}}])
+
+
+@pytest.mark.parametrize(("claims", "hinted"), [(("shared", "shared"), True), (("data-p1", "data-p2"), False)])
+def test_pods_differing_in_their_claims_do_not_batch(tmp_path, capsys, claims, hinted):
+    """`VolumesSigner` (v1.36.3 `kube-scheduler/framework/signers.go`, the fragment of every volume plugin) writes
+    the pod's volumes, claim names included: p1 and p2 using one claim sign alike and p2 takes the hint n2 (n1
+    is full, as above); with a claim each (a StatefulSet's ordinals) they do not, and p2 gets a full cycle —
+    although kubefit evaluates both ordinals as one shape (`ClaimAliases`: claims equal but for their names)."""
+    profile = _profile("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits")
+    docs = [*BASE, *_bound_claim(claims[0]), *([] if claims[1] == claims[0] else _bound_claim(claims[1])),
+            _with_claim("p1", claims[0]), _with_claim("p2", claims[1])]
+    steps = _simulate(tmp_path, capsys, docs, "--kube-version", "1.36", profile=profile)
+    assert _hints(steps) == [("p1", "n1", False), ("p2", "n2", hinted)]

@@ -58,6 +58,7 @@ from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_A
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
 from kubefit.scheduler.plugins.volumebinding import VolumeBinding
+from kubefit.scheduler.plugins.volumes import ClaimAliases
 from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
 
@@ -258,6 +259,7 @@ class Shape:
     seen: int = 0
     failure: str | None = None  # PreFilter rejected the pod on every node
     batch_signature: object = None  # the pods' scheduling signature (`Engine._batch_signature`), once asked
+    claims_aliased: bool = False  # its pods differ in their claims' names (`ClaimAliases`): signed pod by pod
     allowed: np.ndarray | None = None  # PreFilter node-name subset
     names: set | None = None  # PreFilter's node names (None: every node)
     names_mask: np.ndarray | None = None  # bool [N]: the nodes `names` has (None: every node)
@@ -428,6 +430,7 @@ class Engine:
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
         self._last_key: tuple | None = None  # (framework, pod, shape key, `_pod_spec`) of the last new key
+        self._aliases: dict[int, tuple] = {}  # per framework id: (framework, its ClaimAliases or None)
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
@@ -448,15 +451,21 @@ class Engine:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
         last = self._last_key
-        # a replica of the previous pod (decoded replicas share their containers): the same key
-        if last is not None and last[0] is fw and last[1].containers is pod.containers and last[3] == _pod_spec(pod):
+        aliases = self._claim_aliases(fw) if pod.volumes else None
+        keyed = pod
+        # a replica of the previous pod (decoded replicas share their containers): the same key; not for pods
+        # with claims, whose key follows whether their claims are in use (`ClaimAliases`)
+        if (aliases is None and last is not None and last[0] is fw and last[1].containers is pod.containers
+                and last[3] == _pod_spec(pod)):
             key = last[2]
         else:
-            key = _HashedKey(signature_key(fw, pod) or shape_key(pod))
+            keyed = pod if aliases is None else aliases.keyed(self.state, pod)
+            key = _HashedKey(signature_key(fw, keyed) or shape_key(keyed))
             self._last_key = (fw, pod, key, _pod_spec(pod))
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
+            sh.claims_aliased = keyed is not pod
             self._full(sh)
             self.shapes[key] = sh
             if len(self.shapes) > self._max_shapes:
@@ -467,12 +476,20 @@ class Engine:
                 self._node_set_changed(sh)
             if (sh.global_ or sh.epoch != self.epoch) and sh.seen != len(self.log):  # redo all
                 if not self._redo(sh, pod):
-                    sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand))
+                    sh = Shape(sh.fw, new_context(self.state, pod, sh.ctx.demand), claims_aliased=sh.claims_aliased)
                     self._full(sh)
                     self.shapes[key] = sh
             else:
                 self._sync(sh)
         return sh
+
+    def _claim_aliases(self, fw: Framework) -> ClaimAliases | None:
+        """The profile's `ClaimAliases` (over its VolumeBinding's storage), None without VolumeBinding."""
+        known = self._aliases.get(id(fw))
+        if known is None or known[0] is not fw:
+            storage = next((p.storage for _n, p in fw.filters if isinstance(p, VolumeBinding)), None)
+            known = self._aliases[id(fw)] = (fw, None if storage is None else ClaimAliases(storage))
+        return known[1]
 
     def _full(self, sh: Shape) -> None:
         """Evaluate every node for the shape (PreFilter, Filter, PreScore, Score)."""
@@ -847,7 +864,9 @@ class Engine:
     @staticmethod
     def _batch_signature(sh: Shape, pod: Pod):
         """The pod's scheduling signature (`batch.signature`), once per shape: a shape's pods are alike in
-        everything a signature reads."""
+        everything a signature reads, but the names of aliased claims."""
+        if sh.claims_aliased:  # `VolumesSigner` names the claims
+            return signature(sh.fw, pod, sh.ctx.demand)
         if sh.batch_signature is None:
             sh.batch_signature = (signature(sh.fw, pod, sh.ctx.demand),)
         return sh.batch_signature[0]

@@ -9,6 +9,7 @@ selected node) lives on the run's ClusterState, and `StorageView` reads both.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,3 +162,87 @@ def topology_mask(state: ClusterState, terms: Iterable[dict[str, Any]]) -> np.nd
             mask &= table.column(str(expr.get("key") or "")).isin([str(v) for v in expr.get("values") or []])
         out |= mask
     return out
+
+
+# --------------------------------------------------------------------------- pods that differ only in their claims
+def claims_in_use(state: ClusterState) -> Counter:
+    """(namespace, claim) → how many pods bound to a node use it (PVC and generic ephemeral volumes), kept on
+    the state and following its change log (`state.changes` only grows: a trial's rollback unbinds and binds)."""
+    known = state.__dict__.get("_claims_in_use")
+    if known is None:
+        uses: Counter = Counter()
+        for pods in state.pods:
+            for pod in pods:
+                if pod.volumes:
+                    uses.update((pod.namespace, name) for name, _eph in pod_claims(pod))
+        known = state.__dict__["_claims_in_use"] = [uses, len(state.changes)]
+    uses, seen = known
+    if seen < len(state.changes):
+        for _node, pod, delta in state.changes[seen:]:
+            if pod.volumes:
+                for name, _eph in pod_claims(pod):
+                    uses[(pod.namespace, name)] += delta
+        known[1] = len(state.changes)
+    return uses
+
+
+_ALIAS = "\x00claim "  # no claim name starts so (not a DNS subdomain): an alias never equals a real name
+
+
+class ClaimAliases:
+    """The pods of a StatefulSet differ only in their claims' names (`<template>-<pod>`); where nothing tells
+    those claims apart but their names, the pods are one shape to the engine (issue 37: each ordinal was a
+    shape of its own, evaluated over every node).
+
+    A claim is replaced by its content (the claim's fields less its name and uid; the bound PV's fields less
+    its name, claimRef and volume handle, its labels kept) when every volume plugin's verdict for it depends
+    on nothing else:
+    - it exists, is not `Lost`, and its PV (if it names one) exists: the plugins' messages that carry a
+      claim's or PV's name are for the others;
+    - no bound pod uses it and the run's assume cache has not touched it (`claims_in_use`,
+      `assumed_volumes`): a fresh volume on every node to NodeVolumeLimits (`filterAttachableVolumes` counts a
+      volume already attached to the node once) and to VolumeRestrictions;
+    - VolumeBinding and VolumeRestrictions read other nodes, so the engine runs their PreFilter and Filter for
+      each pod anyway; VolumeZone reads the PV's labels and the claim's class, which the content keeps.
+    The engine then asks the pod's batch signature per pod (its `VolumesSigner` fragment names the claims)."""
+
+    def __init__(self, storage: StorageIndex) -> None:
+        self.storage = storage
+        self._content: dict[tuple[str, str], str | None] = {}
+
+    def keyed(self, state: ClusterState, pod: Pod) -> Pod:
+        """`pod` with each aliasable claim's name replaced by its content (the pod itself when none is)."""
+        volumes: list | None = None
+        uses = assumed = None
+        for i, volume in enumerate(pod.volumes):
+            ref = volume.get("persistentVolumeClaim")
+            if not ref:
+                continue
+            key = (pod.namespace, str(ref.get("claimName") or ""))
+            content = self._content.get(key, False)
+            if content is False:
+                content = self._content[key] = self._content_of(*key)
+            if content is None:
+                continue
+            if uses is None:
+                uses, assumed = claims_in_use(state), assumed_volumes(state)
+            pvc = self.storage.claims[key]
+            if uses[key] or key in assumed.claims or (pvc.volume_name and pvc.volume_name in assumed.volumes):
+                continue
+            if volumes is None:
+                volumes = list(pod.volumes)
+            volumes[i] = {**volume, "persistentVolumeClaim": {**ref, "claimName": content}}
+        return pod if volumes is None else dataclasses.replace(pod, volumes=tuple(volumes))
+
+    def _content_of(self, namespace: str, name: str) -> str | None:
+        pvc = self.storage.claim(namespace, name)
+        if pvc is None or pvc.phase == "Lost":
+            return None
+        pv = None
+        if pvc.volume_name:
+            pv = self.storage.volumes.get(pvc.volume_name)
+            if pv is None:
+                return None
+            pv = dataclasses.replace(pv, meta=tuple(sorted(pv.meta.labels.items())), claim_ref=None,
+                                     csi_volume_handle="")
+        return _ALIAS + repr((dataclasses.replace(pvc, meta=None, volume_name=""), pv))
