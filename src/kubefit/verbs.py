@@ -256,7 +256,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                      progress=_every(progress, len(queue)),
-                     controllers=Controllers(scenario.workloads) if replace_victims else None)
+                     controllers=Controllers.of(scenario) if replace_victims else None)
     result.steps += refused_steps(scenario)
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
@@ -313,6 +313,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     >>> [(r.label, r.scheduled) for r in runs]
     [('scenario', 20), ('MostAllocated', 21)]
     """
+    from kubefit.manifests.controllers import Controllers
     from kubefit.planning.sweep import Sweep
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
@@ -327,19 +328,19 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             for note in cand.notes:
                 warn(note)
         queue = scenario.pending_pods
-        workloads = scenario.workloads if replace_victims else None  # preemption victims' controllers
+        controllers = Controllers.of(scenario) if replace_victims else None  # preemption victims' controllers
         if sweep.distributed:
             from kubefit.planning.sweep import CompareWork, compare_on
 
             finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
             with kept():
-                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed, workloads), cands,
+                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed, controllers), cands,
                                      finished, summaries)
         else:
             tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
             with kept():  # as `simulate` and `compare_versions` run (the collector's passes cost ~15 % of a run)
                 results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
-                                      progress=tick, objects=scenario.objects, workloads=workloads)
+                                      progress=tick, objects=scenario.objects, controllers=controllers)
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
@@ -424,7 +425,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
             with kept():
                 result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick,
-                             label=label, controllers=Controllers(scenario.workloads) if replace_victims else None)
+                             label=label, controllers=Controllers.of(scenario) if replace_victims else None)
         notes = list(prepared.notes) if this_is_prepared else [n for n in this_notes if n not in prepared.notes]
         for note in notes if not this_is_prepared else ():
             warn(note)

@@ -23,6 +23,12 @@ from) is not recreated. Otherwise its controller creates one new pod, pending, w
   once). `status.failed` of the Job in the files counts the failures before the run. An Indexed Job's
   replacement keeps its completion index (`<job>-<index>-` + 5 characters).
 - Any other controller (an operator's resource) is assumed to recreate the same name.
+
+The new pod is created through the API server: with the scenario's ResourceQuotas (`Controllers.of`), the pods
+deleted together are released from `status.used` first (`QuotaAdmission.release`), then each new pod is admitted
+or refused (`Controllers.deleted`): a refused one is not created, with the API server's error (`pods "web-" is
+forbidden: exceeded quota: ...`, what the controller's failed create reports). The controller's retries after a
+refusal are not modelled: within the run the pod stays not created.
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from typing import Any
 
 from kubefit.api.core import Pod
 from kubefit.k8s.names import generate_name
+from kubefit.k8s.validation import go_quote
 from kubefit.manifests.documents import Document
+from kubefit.manifests.quota import QuotaAdmission
 from kubefit.manifests.workloads import COMPLETION_INDEX, owned_by, pinned_affinity
 
 RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet")  # generateName `<owner>-`
@@ -53,16 +61,23 @@ def controller_of(pod: Pod) -> tuple[str, str] | None:
     return None
 
 
+def _prefix(pod: Pod, owner: tuple[str, str]) -> str | None:
+    """The `generateName` the controller creates `pod`'s successor with (None: the same name, a StatefulSet's)."""
+    meta = pod.raw.get("metadata") or {}
+    prefix = meta.get("generateName") if isinstance(meta.get("generateName"), str) else None
+    if owner[0] in RENAMING_CONTROLLERS and not prefix:
+        index = (pod.labels or {}).get(COMPLETION_INDEX) if owner[0] == "Job" else None
+        prefix = f"{owner[1]}-{index}-" if index is not None else f"{owner[1]}-"
+    return prefix
+
+
 def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
     """The pod the controller creates for `pod`, pending: a StatefulSet's under the same name, a renaming
     controller's under `generateName` + 5 characters (seeded by `seed` and the pod), a DaemonSet's pinned to
     the pod's node `node`. None of the deleted pod's status (container statuses, conditions, nominated node, start
     time) is carried over."""
     meta = dict(pod.raw.get("metadata") or {})
-    prefix = meta.get("generateName") if isinstance(meta.get("generateName"), str) else None
-    if owner[0] in RENAMING_CONTROLLERS and not prefix:
-        index = (pod.labels or {}).get(COMPLETION_INDEX) if owner[0] == "Job" else None
-        prefix = f"{owner[1]}-{index}-" if index is not None else f"{owner[1]}-"
+    prefix = _prefix(pod, owner)
     name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, seed, pod.key)
     spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
     affinity = pod.affinity
@@ -97,6 +112,43 @@ class Controllers:
     workloads: Sequence[Document] = ()
     failed: dict[str, int] = field(default_factory=dict)  # Job (ns/name) → its pods failed so far in this run
     seed: str = "evicted"  # seeds the new pods' names
+    quota: QuotaAdmission | None = None  # the scenario's ResourceQuota admission, this run's usage (None: no quota)
+
+    @classmethod
+    def of(cls, scenario: Any) -> Controllers:
+        """The controllers of a loaded scenario (`kubefit.manifests.load.Scenario`): its workloads, and its
+        ResourceQuota admission as loading left it (`status.used` after the pods created at load)."""
+        return cls(scenario.workloads, quota=scenario.quota or None).afresh()
+
+    def afresh(self) -> Controllers:
+        """These controllers for a new run: no failures counted yet, the quotas' usage of their own."""
+        return Controllers(self.workloads, seed=self.seed, quota=None if self.quota is None else self.quota.copy())
+
+    def deleted(self, pods: Sequence[Pod], node: str | None = None) -> list[tuple[Pod, Pod, str | None]]:
+        """`pods` deleted together (from `node`, default each one's own): their quota usage released, then
+        each one's controller's new pod created, in the order given: (deleted pod, new pod, None when the API
+        server admits it, else its error) for each pod that gets one (`replacement_for`)."""
+        if self.quota is not None:
+            for pod in pods:
+                self.quota.release(pod)
+        made = []
+        for pod in pods:
+            new = self.replacement_for(pod, node)
+            if new is not None:
+                made.append((pod, new, self.refusal(pod, new)))
+        return made
+
+    def refusal(self, pod: Pod, new: Pod) -> str | None:
+        """ResourceQuota admission of `new`, the pod `pod`'s controller creates (charged when admitted): None,
+        or the API server's error (`admission.NewForbidden`: `pods "<generateName>" is forbidden: ...`, the
+        object having no name yet when the controller gives a `generateName`)."""
+        if self.quota is None:
+            return None
+        message = self.quota.admit(new)
+        if message is None:
+            return None
+        owner = controller_of(pod)
+        return f"pods {go_quote((owner and _prefix(pod, owner)) or new.name)} is forbidden: {message}"
 
     def _job(self, pod: Pod, name: str) -> Document | None:
         return next((d for d in self.workloads if d.kind == "Job" and d.name == name and owned_by(pod.raw, d)), None)
