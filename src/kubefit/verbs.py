@@ -460,11 +460,14 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
-    a pod that fits nowhere waits and is tried again when a completion frees capacity.
+    a pod that fits nowhere waits and is tried again when a completion frees capacity. A ReplicaSet's,
+    StatefulSet's or DaemonSet's pod (restartPolicy Always) is deleted at the end of its duration and its
+    controller creates a new one then; a workload's own `kubefit.io/duration` deletes it with its pods
+    (`kubefit.scheduler.timeline`).
 
     Parameters
     ----------
@@ -472,6 +475,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         Scenario files or folders.
     tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
+    replace_victims : bool
+        A deleted pod's controller creates its replacement (False: nothing recreates it, `--no-replace-victims`).
     progress : callable, optional
         Called with (scheduling attempts so far, pods queued).
 
@@ -489,6 +494,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     >>> [(p["pod"], p["start"], p["end"], p["attempts"]) for p in result.to_dict()["pods"]]
     [('a', 0, 10, 1), ('b', 10, 15, 2), ('c', 2, None, 1)]
     """
+    from kubefit.manifests.controllers import Controllers, Owners
     from kubefit.scheduler.timeline import timeline as run_timeline
     from kubefit.scheduler.timeline import timeline_warnings
 
@@ -497,7 +503,9 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
                                           actions=node_actions(cordon, drain, remove), admission=admission)
     queue = scenario.pending_pods
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
-                          seed=seed, progress=_every(progress, len(queue)))
+                          seed=seed, progress=_every(progress, len(queue)),
+                          controllers=Controllers.of(scenario) if replace_victims else None,
+                          owners=Owners(scenario.workloads))
     told = timeline_warnings(prepared.config, queue, scenario.bound_pods)
     for note in told:
         warn(note)

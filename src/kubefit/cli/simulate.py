@@ -156,9 +156,9 @@ def simulate(
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates)
+    options["replace_victims"] = replace_victims
     if timeline:
         return _timeline(files, options, output, plot, report)
-    options["replace_victims"] = replace_victims
     if compare_versions is not None:
         return _compare_versions(files, compare_versions.split(","), {**options, **sweep}, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):

@@ -38,10 +38,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubefit.api.core import Pod
+from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.k8s.validation import go_quote
 from kubefit.manifests.documents import Document
 from kubefit.manifests.quota import QuotaAdmission
+from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 from kubefit.manifests.workloads import COMPLETION_INDEX, owned_by, pinned_affinity
 
 RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet")  # generateName `<owner>-`
@@ -138,6 +140,17 @@ class Controllers:
                 made.append((pod, new, self.refusal(pod, new)))
         return made
 
+    def removed(self, pod: Pod) -> None:
+        """`pod` deleted with its owner (nothing recreates it): its quota usage released."""
+        if self.quota is not None:
+            self.quota.release(pod)
+
+    def completed(self, pod: Pod) -> None:
+        """`pod` ran to completion (`Succeeded`, still stored): the quota controller's resync counts it in
+        `count/pods` only (`PodUsageFunc` of a terminal pod)."""
+        if self.quota is not None:
+            self.quota.release(pod, terminal=True)
+
     def refusal(self, pod: Pod, new: Pod) -> str | None:
         """ResourceQuota admission of `new`, the pod `pod`'s controller creates (charged when admitted): None,
         or the API server's error (`admission.NewForbidden`: `pods "<generateName>" is forbidden: ...`, the
@@ -181,3 +194,69 @@ class Controllers:
 def replacement(pod: Pod, workloads: Sequence[Document] = ()) -> Pod | None:
     """`Controllers.replacement_for` of a pod alone, with the scenario's `workloads` when known."""
     return Controllers(workloads).replacement_for(pod)
+
+
+# --------------------------------------------------------------------------- owners deleted (a timeline's)
+
+def restarts_always(pod: Pod) -> bool:
+    """`spec.restartPolicy` Always (the default; what a ReplicaSet's, StatefulSet's or DaemonSet's template must
+    say, `ValidatePodTemplateSpecForReplicaSet`...): the kubelet restarts its containers when they exit, so the pod
+    never ends by itself — it leaves only when deleted. A Job's pod (Never or OnFailure) completes instead."""
+    return str((pod.raw.get("spec") or {}).get("restartPolicy") or "Always") == "Always"
+
+
+def _namespace(doc: Document) -> str:
+    meta = doc.body.get("metadata") if isinstance(doc.body.get("metadata"), dict) else {}
+    return str(meta.get("namespace") or "default")
+
+
+def _controller_ref(body: dict[str, Any]) -> tuple[str, str] | None:
+    for ref in (body.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return str(ref.get("kind")), str(ref.get("name"))
+    return None
+
+
+class Owners:
+    """The scenario's workloads as owners: each pod's chain of controllers (a Deployment's pod: its ReplicaSet,
+    then the Deployment) and when an owner is deleted (`kubefit.io/duration` on the workload itself, from its
+    `kubefit.io/arrival`, default 0). Deleting an owner deletes its dependents, the pods down its chain
+    (the garbage collector's cascading deletion, pkg/controller/garbagecollector `attemptToDeleteItem`: a
+    dependent whose owner is gone is deleted), and no controller recreates them."""
+
+    def __init__(self, workloads: Sequence[Document]) -> None:
+        self.docs = {(d.kind, _namespace(d), d.name): d for d in workloads}
+        self.deleted_at: dict[tuple[str, str, str], int] = {}
+        for key, doc in self.docs.items():
+            meta = doc.body.get("metadata") if isinstance(doc.body.get("metadata"), dict) else {}
+            annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+            if annotations.get(DURATION_ANNOTATION) is not None:
+                self.deleted_at[key] = (_time(doc, annotations, ARRIVAL_ANNOTATION) or 0) + (
+                    _time(doc, annotations, DURATION_ANNOTATION) or 0)
+
+    def chain(self, pod: Pod) -> tuple[tuple[str, str, str], ...]:
+        """(kind, namespace, name) of the pod's controller, its controller's, ... (the workload kubefit expanded
+        it from included)."""
+        out: list[tuple[str, str, str]] = []
+        if pod.created_by:
+            kind, _, name = pod.created_by.partition("/")
+            out.append((kind, pod.namespace, name))
+        owner = controller_of(pod)
+        while owner is not None:
+            key = (owner[0], pod.namespace, owner[1])
+            if key in out:
+                break
+            out.append(key)
+            doc = self.docs.get(key)
+            owner = None if doc is None else _controller_ref(doc.body)
+        return tuple(out)
+
+
+def _time(doc: Document, annotations: dict[str, Any], key: str) -> int | None:
+    value = annotations.get(key)
+    if value is None:
+        return None
+    try:
+        return parse_duration(str(value))
+    except DurationError as exc:
+        raise InputError(str(exc), file=doc.source, obj=doc.label, field=f"metadata.annotations.{key}") from None

@@ -406,11 +406,12 @@ class QuotaAdmission:
         new.by_namespace = {ns: [replace(q, used=dict(q.used)) for q in qs] for ns, qs in self.by_namespace.items()}
         return new
 
-    def release(self, pod: Pod) -> None:
+    def release(self, pod: Pod, terminal: bool = False) -> None:
         """A pod deleted: the quota controller's resync after its delete event (`replenishQuota`, then
         `CalculateUsageStats` over the pods left) no longer counts it: `PodUsageFunc` of the pod, masked to each
         matching quota's hard names, taken off its `status.used` (`quota.Subtract`; a snapshot's usage that did
-        not count it stays at zero)."""
+        not count it stays at zero). `terminal`: the pod finished (Succeeded) and is still stored: all but its
+        `count/pods` (`PodUsageFunc` of a terminal pod)."""
         quotas = self.by_namespace.get(pod.namespace)
         if not quotas:
             return
@@ -419,7 +420,7 @@ class QuotaAdmission:
         for q in quotas:
             if q.matches(facts):
                 for n, u in usage.items():
-                    if n in q.hard and n in q.used:
+                    if n in q.hard and n in q.used and not (terminal and n == COUNT_PODS):
                         q.used[n] = _subtract(q.used[n], u)
 
     def facts(self, pod: Pod) -> PodFacts:
