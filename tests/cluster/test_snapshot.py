@@ -30,7 +30,7 @@ RECORDED = {"/api/v1/nodes": json.loads((FIXTURES / "apiserver" / "nodes.json").
             **json.loads((FIXTURES / "apiserver" / "storage.json").read_text()),  # PVCs, PVs, ..., PDBs: 8 objects
             # namespaces, services, ReplicaSets, StatefulSets, ReplicationControllers: 13 objects
             **json.loads((FIXTURES / "apiserver" / "cluster.json").read_text()),
-            # a LimitRange and a RuntimeClass (admission reads them for pods created later): 2 objects
+            # a LimitRange, a ResourceQuota and a RuntimeClass (admission reads them for pods created): 3 objects
             **json.loads((FIXTURES / "apiserver" / "policy.json").read_text()),
             # a DeviceClass, a pool of 2 ResourceSlices, an allocated and a pending ResourceClaim, a template
             **json.loads((FIXTURES / "apiserver" / "dra.json").read_text())}
@@ -235,9 +235,9 @@ def test_cli_writes_a_scenario_with_pending_pods_pending(server: str, tmp_path: 
     out = tmp_path / "cluster.yaml"
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
     assert ("wrote 3 nodes, 8 storage objects and disruption budgets, 13 namespaces, services and controllers, "
-            "2 LimitRanges and RuntimeClasses, 6 device classes, resource slices, claims and claim templates "
-            "and 5 pods (2 pending)") in capsys.readouterr().err
-    assert len(read_documents(out)) == 37
+            "3 LimitRanges, ResourceQuotas and RuntimeClasses, 6 device classes, resource slices, claims and claim "
+            "templates and 5 pods (2 pending)") in capsys.readouterr().err
+    assert len(read_documents(out)) == 38
     scenario = load_scenario([out])
     assert [n.name for n in scenario.nodes] == ["kind-control-plane", "kind-worker", "kind-worker2"]
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]  # by creation
@@ -479,7 +479,7 @@ def test_snapshot_keeps_namespaces_services_and_controllers_as_the_plugins_read_
     assert by_name[("ReplicationController", "legacy")]["spec"]["selector"] == {"app": "legacy"}
     for doc in documents:
         assert "status" not in doc or doc["kind"] in ("Node", "Pod", "PersistentVolumeClaim", "PersistentVolume",
-                                                      "PodDisruptionBudget", "ResourceClaim"), doc["metadata"]["name"]
+                                                      "PodDisruptionBudget", "ResourceClaim", "ResourceQuota"), doc["metadata"]["name"]
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump_all(documents))
     assert main(["score", "-f", str(path), "-o", "json"]) == 0, capsys.readouterr().err
@@ -496,16 +496,22 @@ def test_snapshot_keeps_namespaces_services_and_controllers_as_the_plugins_read_
     assert [p.name for p in scenario.pending_pods] == ["web-5f8d7c9b4-fghij", "trainer-0"]
 
 
+def _snapshot_with_web_scaled_to(replicas: int, server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`kubefit snapshot` of the recordings with the ReplicaSet web-5f8d7c9b4 (2 pods) scaled to `replicas`."""
+    recording = json.loads(json.dumps(RECORDED["/apis/apps/v1/replicasets"]))
+    web = next(r for page in recording["pages"] for r in page["items"] if r["metadata"]["name"] == "web-5f8d7c9b4")
+    web["spec"]["replicas"] = replicas
+    monkeypatch.setitem(RECORDED, "/apis/apps/v1/replicasets", recording)
+    out = tmp_path / "cluster.yaml"
+    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    return out
+
+
 def test_snapshot_of_a_controller_short_of_pods_loads_the_pod_it_owes(
         server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A ReplicaSet scaled to 3 with 2 pods: the scenario gets the third from the trimmed template (not yet
     created, it has no creationTimestamp: the loader queues it first)."""
-    recording = json.loads(json.dumps(RECORDED["/apis/apps/v1/replicasets"]))
-    web = next(r for page in recording["pages"] for r in page["items"] if r["metadata"]["name"] == "web-5f8d7c9b4")
-    web["spec"]["replicas"] = 3
-    monkeypatch.setitem(RECORDED, "/apis/apps/v1/replicasets", recording)
-    out = tmp_path / "cluster.yaml"
-    assert main(["snapshot", "--kubeconfig", str(write_kubeconfig(tmp_path / "config", server)), "-o", str(out)]) == 0
+    out = _snapshot_with_web_scaled_to(3, server, tmp_path, monkeypatch)
     pending = load_scenario([out]).pending_pods
     assert [p.name for p in pending][1:] == ["web-5f8d7c9b4-fghij", "trainer-0"]
     owed = pending[0]
@@ -598,3 +604,28 @@ def test_the_snapshot_answers_for_the_clusters_version(server: str, tmp_path: Pa
     monkeypatch.setattr(_APIServer, "version", None)
     assert main(["snapshot", "--kubeconfig", str(config), "-o", str(out)]) == 0
     assert load_scenario([out]).kube_version is None
+
+
+def test_snapshot_takes_the_quota_from_its_status(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue #38: the namespace default's ResourceQuota `compute` is listed with the quota controller's status
+    (`hard`, `used`; the rest of its metadata trimmed). `used: pods=2` counts the running and the gated pending
+    web pod, which carry metadata.uid (stored: admitted when created, not charged again). The ReplicaSet
+    web-5f8d7c9b4 scaled to 4 owes two pods, two creates: CheckRequest (staging/src/k8s.io/apiserver/pkg/admission/
+    plugin/resourcequota/controller.go) admits the first (pods 2 + 1 ≤ 3, requests.cpu 1 + 500m ≤ 2,
+    limits.memory 1Gi + 512Mi ≤ 2Gi) and refuses the second (pods 3 + 1 > 3): not created, `pods "web-5f8d7c9b4-"
+    is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3`."""
+    out = _snapshot_with_web_scaled_to(4, server, tmp_path, monkeypatch)
+    [quota] = [d.body for d in read_documents(out) if d.kind == "ResourceQuota"]
+    assert quota == {"apiVersion": "v1", "kind": "ResourceQuota",
+                     "metadata": {"name": "compute", "namespace": "default", "uid": "rq-1"},
+                     "spec": {"hard": {"pods": "3", "requests.cpu": "2", "limits.memory": "2Gi"}},
+                     "status": {"hard": {"pods": "3", "requests.cpu": "2", "limits.memory": "2Gi"},
+                                "used": {"pods": "2", "requests.cpu": "1", "limits.memory": "1Gi"}}}
+    scenario = load_scenario([out])
+    assert [q.meta.key for q in scenario.objects.of("ResourceQuota")] == ["default/compute"]
+    [(refused, message)] = scenario.refused
+    assert refused.name.startswith("web-5f8d7c9b4-") and message == (
+        'pods "web-5f8d7c9b4-" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, '
+        'limited: pods=3')
+    assert sum(1 for p in scenario.pending_pods if p.name.startswith("web-5f8d7c9b4-") and not p.uid) == 1
