@@ -123,7 +123,9 @@ def simulate(
     remove: RemoveOption = None,
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
-        "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
+        "leave (a ReplicaSet's, StatefulSet's or DaemonSet's pod is deleted then and replaced by its controller; a "
+        "workload's own kubefit.io/duration deletes it with its pods); waiting pods are retried when capacity "
+        "frees. Metrics over time; --plot draws them.")] = False,
     report: ReportOption = None,
     admission: AdmissionOption = True,
     replace_victims: ReplaceVictimsOption = True,
