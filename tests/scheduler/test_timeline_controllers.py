@@ -168,3 +168,13 @@ def test_deleting_a_deployment_reaches_its_replica_sets_pods(tmp_path, capsys):
     out = replay(tmp_path, capsys, deployment, rs, pod)
     assert out["pods"] == [] and "replacedBy" not in out
     assert out["series"]["running"][-1] == 0 and out["freed"]["pods"] == 1
+
+
+def test_a_bad_deletion_time_on_a_workload_is_refused(tmp_path, capsys):
+    """A workload's `kubefit.io/duration` is read as a pod's is: a value that is no duration is refused by its
+    file, object and field, exit 2."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text("---\n".join([NODE, workload("Deployment", "web", "1", annotations="kubefit.io/duration: soon")]))
+    rc, _, err = run_json(capsys, "simulate", "-f", str(path), "--timeline")
+    assert rc == 2
+    assert "Deployment/web" in err and "metadata.annotations.kubefit.io/duration" in err and "'soon'" in err

@@ -54,9 +54,9 @@ DISRUPTION_TARGET = "DisruptionTarget"
 def controller_of(pod: Pod) -> tuple[str, str] | None:
     """`metav1.GetControllerOf`: the (kind, name) of the owner reference with `controller: true`; a pod kubefit
     expanded from a workload is its workload's."""
-    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return str(ref.get("kind")), str(ref.get("name"))
+    ref = _controller_ref(pod.raw)
+    if ref is not None:
+        return ref
     if pod.created_by:
         kind, _, name = pod.created_by.partition("/")
         return kind, name
@@ -71,6 +71,14 @@ def _prefix(pod: Pod, owner: tuple[str, str]) -> str | None:
         index = (pod.labels or {}).get(COMPLETION_INDEX) if owner[0] == "Job" else None
         prefix = f"{owner[1]}-{index}-" if index is not None else f"{owner[1]}-"
     return prefix
+
+
+def _controller_ref(body: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, name) of an object's owner reference with `controller: true`."""
+    for ref in (body.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return str(ref.get("kind")), str(ref.get("name"))
+    return None
 
 
 def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
@@ -208,13 +216,6 @@ def restarts_always(pod: Pod) -> bool:
 def _namespace(doc: Document) -> str:
     meta = doc.body.get("metadata") if isinstance(doc.body.get("metadata"), dict) else {}
     return str(meta.get("namespace") or "default")
-
-
-def _controller_ref(body: dict[str, Any]) -> tuple[str, str] | None:
-    for ref in (body.get("metadata") or {}).get("ownerReferences") or []:
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return str(ref.get("kind")), str(ref.get("name"))
-    return None
 
 
 class Owners:
