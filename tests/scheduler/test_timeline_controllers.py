@@ -4,7 +4,8 @@ nodes' pods take (`kubefit.manifests.controllers`).
 Upstream:
 
 - a ReplicaSet's, StatefulSet's or DaemonSet's pod template must say `restartPolicy: Always`
-  (`ValidatePodTemplateSpecForReplicaSet` / `...ForStatefulSet`, pkg/apis/apps/validation); the kubelet restarts
+  (pkg/apis/apps/validation/validation.go: `ValidatePodTemplateSpecForReplicaSet`, `ValidateStatefulSetSpec`,
+  `ValidateDaemonSetSpec` refuse any other with `field.NotSupported`); the kubelet restarts
   such a pod's exiting containers (`computePodActions`, pkg/kubelet/kuberuntime), so a pod of theirs that leaves
   was deleted. `manageReplicas` (pkg/controller/replicaset/replica_set.go) then creates `replicas − active` = 1
   new pod from `<rs>-`, `processReplica` (stateful_set_control.go) the same ordinal under its name;

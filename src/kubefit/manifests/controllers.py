@@ -208,8 +208,10 @@ def replacement(pod: Pod, workloads: Sequence[Document] = ()) -> Pod | None:
 
 def restarts_always(pod: Pod) -> bool:
     """`spec.restartPolicy` Always (the default; what a ReplicaSet's, StatefulSet's or DaemonSet's template must
-    say, `ValidatePodTemplateSpecForReplicaSet`...): the kubelet restarts its containers when they exit, so the pod
-    never ends by itself — it leaves only when deleted. A Job's pod (Never or OnFailure) completes instead."""
+    say: pkg/apis/apps/validation `ValidatePodTemplateSpecForReplicaSet`, `ValidateStatefulSetSpec`,
+    `ValidateDaemonSetSpec`): the kubelet restarts its containers when they exit (pkg/kubelet/kuberuntime
+    `computePodActions`), so the pod never ends by itself — it leaves only when deleted. A Job's pod (Never or
+    OnFailure) completes instead."""
     return str((pod.raw.get("spec") or {}).get("restartPolicy") or "Always") == "Always"
 
 
