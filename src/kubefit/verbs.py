@@ -54,7 +54,8 @@ def python_warning(message: str) -> None:
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
-                  feature_gates: str | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  feature_gates: str | None = None, quota_at_arrival: bool = False
+                  ) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -62,7 +63,9 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     and into `prepared.notes` (the results' ``warnings``);
     `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`); `admission=False` takes the
     pods as given, without the API server's admission (`--no-admission`); `kube_version` and `feature_gates`
-    name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest). Returns the scenario (after the
+    name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest);
+    `quota_at_arrival`: the pods being created are charged to their ResourceQuotas when they arrive (a timeline),
+    not at load. Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
     from kubefit.k8s.version import ENV, resolve, scenario_note
@@ -72,7 +75,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     from kubefit.scheduler.scenario import prepare
 
     version = resolve(kube_version, feature_gates)  # refused before any file is read
-    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
+                             quota_at_arrival=quota_at_arrival)
     recorded = scenario.kube_version  # a snapshot's cluster version answers unless told otherwise
     chosen = not kube_version and not os.environ.get(ENV)
     if recorded and chosen:
@@ -498,14 +502,16 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     from kubefit.scheduler.timeline import timeline as run_timeline
     from kubefit.scheduler.timeline import timeline_warnings
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                  progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission)
+    scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
+                                                feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                                actions=node_actions(cordon, drain, remove), admission=admission,
+                                                quota_at_arrival=True)
     queue = scenario.pending_pods
+    controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
-                          seed=seed, progress=_every(progress, len(queue)),
-                          controllers=Controllers.of(scenario) if replace_victims else None,
-                          owners=Owners(scenario.workloads))
+                          seed=seed, progress=_every(progress, len(queue)), controllers=controllers,
+                          owners=Owners(scenario.workloads),
+                          admitted={id(e.replacement) for e in evicted.evictions if e.replacement is not None})
     told = timeline_warnings(prepared.config, queue, scenario.bound_pods)
     for note in told:
         warn(note)

@@ -148,3 +148,22 @@ def test_drain_replacement_admitted_once_the_pod_is_evicted(tmp_path, capsys):
               REPLICA_SET, WEB, args=("--drain", "node-a"))
     [move] = out["nodeActions"]["evicted"]
     assert move["to"] == "node-b" and "notCreated" not in move and out["nodeActions"]["allPlaced"] is True
+
+
+def test_a_replacement_is_a_new_object():
+    """The controller's new pod has no identity until the API server stores it (`rest.FillObjectMetaSystemFields`
+    gives a created object a new `metadata.uid`): the victim's uid and resourceVersion are not carried over, so
+    admission (LimitRanger, Priority's default class, ResourceQuota) treats it as a pod being created."""
+    import yaml
+
+    from kubefit.manifests.controllers import Controllers
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.load import decode_pod
+
+    body = yaml.safe_load(WEB)
+    body["metadata"]["resourceVersion"] = "42"
+    victim = decode_pod(Document(body, "f.yaml", 0), [])
+    new = Controllers().replacement_for(victim)
+    assert victim.uid == "uid-pod" and new is not None and new.uid == ""
+    assert "uid" not in new.raw["metadata"] and "resourceVersion" not in new.raw["metadata"]
+    assert new.raw["metadata"]["ownerReferences"] == body["metadata"]["ownerReferences"]

@@ -179,3 +179,60 @@ def test_a_bad_deletion_time_on_a_workload_is_refused(tmp_path, capsys):
     rc, _, err = run_json(capsys, "simulate", "-f", str(path), "--timeline")
     assert rc == 2
     assert "Deployment/web" in err and "metadata.annotations.kubefit.io/duration" in err and "'soon'" in err
+
+
+def bare(name: str, arrival: str, duration: str | None = None, restart: str = "Always") -> str:
+    times = f"kubefit.io/arrival: {arrival}" + (f", kubefit.io/duration: {duration}" if duration else "")
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: team, annotations: {{{times}}}}}\n"
+            f"spec: {{restartPolicy: {restart}, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n")
+
+
+def team_quota(hard: str) -> str:
+    return f"apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q, namespace: team}}\nspec: {{hard: {{{hard}}}}}\n"
+
+
+def test_each_pod_is_created_and_charged_when_it_arrives(tmp_path, capsys):
+    """`pods: "1"` in team. a arrives at 0 s and is deleted at 10 s; b arrives at 5 s and c at 15 s. Each is
+    created when it arrives (CheckRequest against `status.used` then): b finds used 1 + 1 > 1 and is refused,
+    `pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1`; a's deletion
+    releases its pod (replenishQuota), so c finds 0 + 1 ≤ 1 and runs. (Charged at load in document order, b and
+    c would both have been refused.)"""
+    out = replay(tmp_path, capsys, team_quota('pods: "1"'), bare("a", "0s", "10s"), bare("b", "5s"), bare("c", "15s"))
+    pods = {p["pod"]: p for p in out["pods"]}
+    assert (pods["a"]["start"], pods["a"]["end"]) == (0, 10)
+    assert pods["b"]["notCreated"] is True and pods["b"]["message"] == (
+        'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1')
+    assert (pods["c"]["arrival"], pods["c"]["start"]) == (15, 15)
+    assert (out["scheduled"], out["notCreated"], out["unschedulable"]) == (2, 1, 0)
+
+
+def test_a_completed_pod_still_counts_in_count_pods(tmp_path, capsys):
+    """`count/pods: "1"` and `pods: "1"`: a (restartPolicy Never) completes at 10 s and stays stored, Succeeded:
+    `PodUsageFunc` of a terminal pod charges `count/pods` only (pkg/quota/v1/evaluator/core/pods.go,
+    `QuotaV1Pod` false for Succeeded/Failed). c arriving at 15 s finds `pods` free but `count/pods` used 1:
+    `exceeded quota: q, requested: count/pods=1, used: count/pods=1, limited: count/pods=1`."""
+    out = replay(tmp_path, capsys, team_quota('count/pods: "1", pods: "1"'), bare("a", "0s", "10s", restart="Never"),
+                 bare("c", "15s"))
+    pods = {p["pod"]: p for p in out["pods"]}
+    assert (pods["a"]["end"], pods["c"]["notCreated"]) == (10, True)
+    assert pods["c"]["message"] == ('pods "c" is forbidden: exceeded quota: q, requested: count/pods=1, used: '
+                                    'count/pods=1, limited: count/pods=1')
+
+
+def test_without_replacements_the_quota_still_follows_the_pods(tmp_path, capsys):
+    """`--no-replace-victims` recreates nothing, but the pods still come and go through the quota: as in
+    test_each_pod_is_created_and_charged_when_it_arrives, b is refused and c runs."""
+    out = replay(tmp_path, capsys, team_quota('pods: "1"'), bare("a", "0s", "10s"), bare("b", "5s"), bare("c", "15s"),
+                 args=("--no-replace-victims",))
+    assert [(p["pod"], p.get("notCreated", False)) for p in out["pods"]] == [("a", False), ("b", True), ("c", False)]
+
+
+def test_a_drained_pods_replacement_is_charged_once(tmp_path, capsys):
+    """`--timeline --drain node-1` with `pods: "1"` and the stored ReplicaSet pod of test_bound_pod_of_a_snapshot_
+    is_replaced_too on node-1 (counted: used 1): the eviction releases it and the ReplicaSet's new pod is
+    admitted then (0 + 1 ≤ 1); arriving at 0 s it is not charged a second time (1 + 1 > 1 would refuse it). It
+    waits: node-1, cordoned, is the only node."""
+    rs, pod = stored_rs("team"), stored_pod("team").replace("  annotations: {kubefit.io/duration: 4s}\n", "")
+    out = replay(tmp_path, capsys, team_quota('pods: "1"'), rs, pod, args=("--drain", "node-1"))
+    [new] = out["pods"]
+    assert "notCreated" not in new and new["node"] is None and "unschedulable" in new["message"]

@@ -41,6 +41,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
 from kubefit.k8s.validation import go_quote
+from kubefit.manifests.admission import forbidden_error
 from kubefit.manifests.documents import Document
 from kubefit.manifests.quota import QuotaAdmission
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
@@ -85,7 +86,8 @@ def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
     """The pod the controller creates for `pod`, pending: a StatefulSet's under the same name, a renaming
     controller's under `generateName` + 5 characters (seeded by `seed` and the pod), a DaemonSet's pinned to
     the pod's node `node`. None of the deleted pod's status (container statuses, conditions, nominated node, start
-    time) is carried over."""
+    time) is carried over, nor the identity the API server gave the deleted pod (`metadata.uid`,
+    `resourceVersion`): the new pod is being created (admission treats it so)."""
     meta = dict(pod.raw.get("metadata") or {})
     prefix = _prefix(pod, owner)
     name = pod.name if owner[0] == "StatefulSet" or not prefix else generate_name(prefix, seed, pod.key)
@@ -93,9 +95,10 @@ def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
     affinity = pod.affinity
     if owner[0] == "DaemonSet" and node:  # recreated for that node alone
         affinity = spec["affinity"] = pinned_affinity(pod.affinity, node)
+    meta = {k: v for k, v in meta.items() if k not in ("uid", "resourceVersion")}
     raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
     return replace(pod, name=name, node_name="", phase="Pending", raw=raw, affinity=affinity, container_statuses=(),
-                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="")
+                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="", uid="")
 
 
 def _count(value: Any, default: int) -> int:
@@ -123,16 +126,26 @@ class Controllers:
     failed: dict[str, int] = field(default_factory=dict)  # Job (ns/name) → its pods failed so far in this run
     seed: str = "evicted"  # seeds the new pods' names
     quota: QuotaAdmission | None = None  # the scenario's ResourceQuota admission, this run's usage (None: no quota)
+    recreate: bool = True  # False: the controllers create nothing (`--no-replace-victims`); quota usage still moves
 
     @classmethod
-    def of(cls, scenario: Any) -> Controllers:
+    def of(cls, scenario: Any, recreate: bool = True) -> Controllers:
         """The controllers of a loaded scenario (`kubefit.manifests.load.Scenario`): its workloads, and its
         ResourceQuota admission as loading left it (`status.used` after the pods created at load)."""
-        return cls(scenario.workloads, quota=scenario.quota or None).afresh()
+        return cls(scenario.workloads, quota=scenario.quota or None, recreate=recreate).afresh()
 
     def afresh(self) -> Controllers:
         """These controllers for a new run: no failures counted yet, the quotas' usage of their own."""
-        return Controllers(self.workloads, seed=self.seed, quota=None if self.quota is None else self.quota.copy())
+        return Controllers(self.workloads, seed=self.seed, quota=None if self.quota is None else self.quota.copy(),
+                           recreate=self.recreate)
+
+    def created(self, pod: Pod) -> str | None:
+        """ResourceQuota admission of `pod` created now (a timeline's arrival): None when admitted (charged),
+        else the API server's error (`pods "web-" is forbidden: exceeded quota: ...`)."""
+        if self.quota is None:
+            return None
+        message = self.quota.admit(pod)
+        return None if message is None else forbidden_error(pod, message)
 
     def deleted(self, pods: Sequence[Pod], node: str | None = None) -> list[tuple[Pod, Pod, str | None]]:
         """`pods` deleted together (from `node`, default each one's own): their quota usage released, then
@@ -194,7 +207,7 @@ class Controllers:
         """The pod `pod`'s controller creates once `pod` is deleted from `node` (default its `spec.nodeName`; a
         pod bound during a simulation has none); None: no controller, or it creates none."""
         owner = controller_of(pod)
-        if owner is None or (owner[0] == "Job" and not self._job_replaces(pod, owner[1])):
+        if not self.recreate or owner is None or (owner[0] == "Job" and not self._job_replaces(pod, owner[1])):
             return None
         return _new_pod(pod, owner, self.seed, node or pod.node_name)
 

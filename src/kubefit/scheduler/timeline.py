@@ -19,7 +19,9 @@ deleted) is deleted, and its controller creates a new pod at that instant, queue
 `replacedBy` in the result), which runs on (its duration was the deleted pod's), through ResourceQuota admission
 (the deleted pod's usage released first; a refused one is not created, with the API server's error). A pod
 that completes (restartPolicy Never or OnFailure: a Job's) is not replaced, and its quota usage but `count/pods`
-is released. A workload with a `kubefit.io/duration` of its own is deleted at its `kubefit.io/arrival` (default
+is released. A pod of the files is created when it arrives: ResourceQuota admission charges it then, against the
+usage of the pods created, deleted and completed before (`quota_at_arrival` loading), or refuses it (not
+created, with the API server's error). A workload with a `kubefit.io/duration` of its own is deleted at its `kubefit.io/arrival` (default
 0) + that duration: the garbage collector deletes its pods, down its chain (a Deployment's ReplicaSets' pods,
 running, waiting or not created yet), and nothing recreates them (`deleted`).
 """
@@ -127,7 +129,8 @@ class Replay:
     """
 
     def __init__(self, engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod], served: set[str],
-                 record: bool = False, controllers: Controllers | None = None, owners: Owners | None = None) -> None:
+                 record: bool = False, controllers: Controllers | None = None, owners: Owners | None = None,
+                 admitted: set[int] | None = None) -> None:
         self.engine, self.state = engine, engine.state
         self.controllers, self.owners = controllers, owners
         self.record = record
@@ -136,6 +139,8 @@ class Replay:
         self.alive: dict[int, tuple[int, Pod]] = {}  # pods bound from the start, still running: id → (node, pod)
         self.chains: dict[int, tuple] = {}  # run index → its owners' chain
         self.runs = [PodRun(p, p.arrival, times=[] if record else None) for p in pods]
+        # runs created already (charged to their quotas): the others are created when they arrive
+        self.charged = {i for i, p in enumerate(pods) if admitted and id(p) in admitted}
         self.keys: list[tuple | None] = [None] * len(self.runs)
         self.attempts = np.zeros(len(self.runs), dtype=np.int64)
         self.messages: list[str | None] = [None] * len(self.runs)
@@ -202,7 +207,7 @@ class Replay:
         while self.events and self.events[0][0] == now:
             _t, kind, _seq, payload = heapq.heappop(self.events)
             if kind == ARRIVAL:
-                if not self.runs[payload].deleted:
+                if not self.runs[payload].deleted and self._admitted(payload):
                     heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
                 continue
             if isinstance(payload, OwnerDeleted):
@@ -238,6 +243,18 @@ class Replay:
         self.retries.append((now, len(waiting), int(np.count_nonzero(self.attempts[waiting] > before))))
         return now
 
+    def _admitted(self, i: int) -> bool:
+        """Run `i` created as it arrives: ResourceQuota admission against the usage now (`Controllers.created`;
+        a refused pod is not created, with the API server's error). A stored pod (`metadata.uid`) exists
+        already, a controller's replacement was admitted when it was made."""
+        if self.controllers is None or i in self.charged or self.runs[i].pod.uid:
+            return True
+        self.charged.add(i)
+        error = self.controllers.created(self.runs[i].pod)
+        if error is not None:
+            self.runs[i].not_created, self.messages[i] = True, error
+        return error is None
+
     def _ended(self, pod: Pod, node: int, now: int) -> None:
         """`pod`'s duration is over on `node`: deleted, and replaced by its controller, when its containers
         restart always; else completed (see the module's text)."""
@@ -258,6 +275,7 @@ class Replay:
         self.keys.append(None)
         self.attempts = np.append(self.attempts, 0)
         self.messages.append(None)
+        self.charged.add(i)
         if error is not None:
             run.not_created, self.messages[i] = True, error
             return
@@ -387,15 +405,18 @@ class Replay:
 def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = (),
              *, tie_break: str = "random", seed: int | None = 0, max_samples: int = 500,
              progress: Callable[[int], None] | None = None, record_attempts: bool = False,
-             controllers: Controllers | None = None, owners: Owners | None = None) -> TimelineResult:
+             controllers: Controllers | None = None, owners: Owners | None = None,
+             admitted: set[int] | None = None) -> TimelineResult:
     """Replay `pods` (queue order) on `state` as they arrive and end; `bound` pods with a duration end too.
 
     `controllers` (`Controllers.of(scenario)`): a deleted pod's controller creates its replacement (None: nothing
     is recreated); `owners` (`Owners(scenario.workloads)`): the workloads deleted during the replay, with their
-    pods (see the module's text)."""
+    pods (see the module's text). With `controllers`, each pod of `pods` not stored yet is created when it
+    arrives, through their ResourceQuota admission (a scenario loaded with `quota_at_arrival`), but those whose
+    id is in `admitted` (created already: a drained node's replacements)."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed)
     replay = Replay(engine, pods, bound, {p.scheduler_name for p in config.profiles}, record_attempts,
-                    controllers, owners)
+                    controllers, owners, admitted)
     instants = len({r.arrival for r in replay.runs}) + sum(1 for p in pods if p.duration is not None) \
         + sum(1 for p in bound if p.duration is not None) + (len(owners.deleted_at) if owners is not None else 0)
     every = max(1, -(-instants // max(1, max_samples)))
