@@ -404,3 +404,32 @@ def test_no_create_takes_a_namespace_over_its_quota(hard_pods, hard_cpu, count, 
             alive.add(s.pod.key)
             assert all(usage(alive)[n] <= hard[n] for n in hard), (s.pod.key, usage(alive), hard)
     assert all("exceeded quota: q" in s.message for s in result.steps if s.not_created)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hard_pods=st.integers(0, 3), hard_cpu=st.sampled_from([1000, 2000, 3000]),
+       pods=st.lists(st.tuples(st.integers(0, 20), st.one_of(st.none(), st.integers(1, 10)), st.booleans(),
+                               st.sampled_from([500, 1000, 2000])), max_size=6))
+def test_a_timeline_never_holds_more_than_the_quota_admits(hard_pods, hard_cpu, pods):
+    """Issue #38, in time: bare pods of team arrive (`kubefit.io/arrival`), some end (`kubefit.io/duration`:
+    deleted if they restart always, Succeeded if Never); each is created when it arrives, so at every instant the
+    pods that exist there — from their arrival until their deletion, pending ones included; a Succeeded pod
+    still counting in `count/pods` (`PodUsageFunc`) — are within `pods`, `count/pods` and `requests.cpu`
+    (CheckRequest admits a create only while used + requested ≤ hard; nothing else adds usage)."""
+    hard = {"pods": hard_pods, "count/pods": hard_pods, "requests.cpu": hard_cpu}
+    docs = [NODE, quota("q", f'pods: "{hard_pods}", count/pods: "{hard_pods}", requests.cpu: {hard_cpu}m')]
+    for i, (arrival, duration, always, milli) in enumerate(pods):
+        times = f"kubefit.io/arrival: {arrival}s" + (f", kubefit.io/duration: {duration}s" if duration else "")
+        docs.append(pod(f"p{i}", f"requests: {{cpu: {milli}m}}", meta=f", annotations: {{{times}}}",
+                        spec=f", restartPolicy: {'Always' if always else 'Never'}"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.yaml"
+        path.write_text("---\n".join(docs))
+        result = kubefit.timeline([str(path)], tie_break="first", warn=lambda _: None).to_dict()
+    runs = [(r, pods[int(r["pod"][1:])]) for r in result["pods"] if not r.get("notCreated")]
+    for t in sorted({arrival for arrival, *_ in pods}):
+        live = [(r, p) for r, p in runs if r["arrival"] <= t and (r["end"] is None or t < r["end"])]
+        done = [(r, p) for r, p in runs if r["end"] is not None and r["end"] <= t and not p[2]]  # Succeeded
+        used = {"pods": len(live), "count/pods": len(live) + len(done), "requests.cpu": sum(p[3] for _, p in live)}
+        assert all(used[n] <= hard[n] for n in hard), (t, used, hard)
+    assert all("exceeded quota: q" in r["message"] for r in result["pods"] if r.get("notCreated"))
