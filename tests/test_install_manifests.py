@@ -198,10 +198,20 @@ def test_defect_7_ordered_ready_does_not_create_past_a_pending_pod(tmp_path, cap
 
 def test_defect_7_ordered_ready_in_the_timeline(tmp_path, capsys):
     """In time: db-1 is created when db-0 binds (t=0); db-0 runs 10 s and leaves, freeing the node, so db-1
-    binds at 10 s and db-2 is created then and binds at 20 s (each replica takes the whole node)."""
+    binds at 10 s and db-2 is created then and binds at 20 s (each replica takes the whole node).
+
+    Each ordinal restarts always, so leaving is its deletion, and `processReplica` recreates it under its name
+    (issue #38): the new db-0 (arrived at 10 s, behind db-1 which waited since 0 s) binds at 30 s when db-2
+    leaves and runs on; the new db-1 and db-2 wait. `--no-replace-victims`: the three leave for good."""
     sts = stateful_set(3, cpu="3").replace("metadata: {labels: {app: db}}",
                                            "metadata: {labels: {app: db}, annotations: {kubefit.io/duration: 10s}}")
     rc, out, err = run_json(capsys, "simulate", "--timeline", "-f", files(tmp_path, node("n1"), sts))
+    assert rc == 0, err
+    assert [(p["pod"], p["arrival"], p["start"], p.get("replaces")) for p in out["pods"]] == [
+        ("db-0", 0, 0, None), ("db-1", 0, 10, None), ("db-2", 10, 20, None), ("db-0", 10, 30, "default/db-0"),
+        ("db-1", 20, None, "default/db-1"), ("db-2", 30, None, "default/db-2")]
+    rc, out, err = run_json(capsys, "simulate", "--timeline", "--no-replace-victims", "-f",
+                            files(tmp_path, node("n1"), sts))
     assert rc == 0, err
     assert [(p["pod"], p["arrival"], p["start"]) for p in out["pods"]] == [("db-0", 0, 0), ("db-1", 0, 10),
                                                                           ("db-2", 10, 20)]

@@ -345,3 +345,91 @@ def test_never_more_pods_than_the_quota_admits(limit, replicas, bare, bound):
     assert len(created) == min(wanted, max(limit - bound, 0))
     assert all("exceeded quota: q, requested: pods=1" in s["message"] for s in steps if s.get("notCreated"))
     assert sum(1 for s in steps if s["namespace"] == "elsewhere" and s["node"]) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(hard_pods=st.integers(0, 4), hard_cpu=st.sampled_from([1000, 2000, 3000, 4000]), count=st.booleans(),
+       running=st.lists(st.sampled_from([500, 1000, 2000]), max_size=4),
+       queued=st.lists(st.tuples(st.booleans(), st.sampled_from([500, 1000, 2000]), st.booleans()), max_size=5))
+def test_no_create_takes_a_namespace_over_its_quota(hard_pods, hard_cpu, count, running, queued):
+    """Issue #38: whatever is preempted and recreated, every pod created in namespace team — at load or by a
+    victim's controller during the run — leaves the pods there within the quota: CheckRequest admits a create only
+    while used + requested ≤ hard for each limited name (`pods`, `requests.cpu`, `count/pods`), with `status.used`
+    as it stands then (the victims deleted released: `replenishQuota`). The quota is a snapshot's, possibly
+    lowered under the usage of the ReplicaSet pods running on the 4-cpu node; urgent pods (priority 1000) preempt
+    them. Replayed from the steps: the pods of team after the load and after each replacement created, summed
+    as `PodUsageFunc` counts them, are within `hard` (or, after the load, within what ran already)."""
+    hard = {"pods": hard_pods * 1000, "requests.cpu": hard_cpu, **({"count/pods": hard_pods * 1000} if count else {})}
+    docs = [NODE.replace('cpu: "64"', 'cpu: "4"'),
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"]
+    cpu: dict[str, int] = {}
+    placed = 0
+    for i, milli in enumerate(running):
+        if placed + milli > 4000:
+            continue
+        placed += milli
+        cpu[f"team/run-{i}-x7k2p"] = milli
+        docs.append(deployment(f"run-{i}", 1, f"requests: {{cpu: {milli}m}}").replace("kind: Deployment",
+                                                                                      "kind: ReplicaSet"))
+        docs.append(pod(f"run-{i}-x7k2p", f"requests: {{cpu: {milli}m}}", spec=", nodeName: n1",
+                        meta=f", uid: u-{i}, labels: {{app: run-{i}}}, ownerReferences: [{{apiVersion: apps/v1, "
+                             f"kind: ReplicaSet, name: run-{i}, uid: rs-{i}, controller: true}}]")
+                    + "status: {phase: Running}\n")
+    used = {"pods": len(cpu) * 1000, "requests.cpu": sum(cpu.values()), "count/pods": len(cpu) * 1000}
+    shown = ", ".join(f"{k}: {v}m" for k, v in hard.items())
+    docs.append(quota("q", shown) + f"status: {{hard: {{{shown}}}, used: {{"
+                + ", ".join(f"{k}: {used[k]}m" for k in hard) + "}}\n")
+    for i, (team, milli, urgent) in enumerate(queued):
+        name = f"new-{i}"
+        if team:
+            cpu[f"team/{name}"] = milli
+        docs.append(pod(name, f"requests: {{cpu: {milli}m}}", namespace="team" if team else "default",
+                        spec=", priorityClassName: high" if urgent else ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.yaml"
+        path.write_text("---\n".join(docs))
+        result = kubefit.simulate([str(path)], tie_break="first", warn=lambda _: None)
+
+    def usage(keys: set[str]) -> dict[str, int]:
+        return {"pods": 1000 * len(keys), "count/pods": 1000 * len(keys), "requests.cpu": sum(cpu[k] for k in keys)}
+
+    refused = {s.pod.key for s in result.steps if s.not_created and s.replaces is None}
+    alive = {k for k in cpu if k not in refused}  # after the load: the running pods and every pod admitted
+    start = usage({k for k in cpu if k.startswith("team/run-")})
+    assert all(usage(alive)[n] <= max(hard[n], start[n]) for n in hard)
+    for s in result.steps:
+        alive -= set(s.victims)
+        if s.replaces is not None and not s.not_created and s.pod.key not in alive:  # a controller's create
+            cpu[s.pod.key] = cpu[s.replaces]
+            alive.add(s.pod.key)
+            assert all(usage(alive)[n] <= hard[n] for n in hard), (s.pod.key, usage(alive), hard)
+    assert all("exceeded quota: q" in s.message for s in result.steps if s.not_created)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hard_pods=st.integers(0, 3), hard_cpu=st.sampled_from([1000, 2000, 3000]),
+       pods=st.lists(st.tuples(st.integers(0, 20), st.one_of(st.none(), st.integers(1, 10)), st.booleans(),
+                               st.sampled_from([500, 1000, 2000])), max_size=6))
+def test_a_timeline_never_holds_more_than_the_quota_admits(hard_pods, hard_cpu, pods):
+    """Issue #38, in time: bare pods of team arrive (`kubefit.io/arrival`), some end (`kubefit.io/duration`:
+    deleted if they restart always, Succeeded if Never); each is created when it arrives, so at every instant the
+    pods that exist there — from their arrival until their deletion, pending ones included; a Succeeded pod
+    still counting in `count/pods` (`PodUsageFunc`) — are within `pods`, `count/pods` and `requests.cpu`
+    (CheckRequest admits a create only while used + requested ≤ hard; nothing else adds usage)."""
+    hard = {"pods": hard_pods, "count/pods": hard_pods, "requests.cpu": hard_cpu}
+    docs = [NODE, quota("q", f'pods: "{hard_pods}", count/pods: "{hard_pods}", requests.cpu: {hard_cpu}m')]
+    for i, (arrival, duration, always, milli) in enumerate(pods):
+        times = f"kubefit.io/arrival: {arrival}s" + (f", kubefit.io/duration: {duration}s" if duration else "")
+        docs.append(pod(f"p{i}", f"requests: {{cpu: {milli}m}}", meta=f", annotations: {{{times}}}",
+                        spec=f", restartPolicy: {'Always' if always else 'Never'}"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.yaml"
+        path.write_text("---\n".join(docs))
+        result = kubefit.timeline([str(path)], tie_break="first", warn=lambda _: None).to_dict()
+    runs = [(r, pods[int(r["pod"][1:])]) for r in result["pods"] if not r.get("notCreated")]
+    for t in sorted({arrival for arrival, *_ in pods}):
+        live = [(r, p) for r, p in runs if r["arrival"] <= t and (r["end"] is None or t < r["end"])]
+        done = [(r, p) for r, p in runs if r["end"] is not None and r["end"] <= t and not p[2]]  # Succeeded
+        used = {"pods": len(live), "count/pods": len(live) + len(done), "requests.cpu": sum(p[3] for _, p in live)}
+        assert all(used[n] <= hard[n] for n in hard), (t, used, hard)
+    assert all("exceeded quota: q" in r["message"] for r in result["pods"] if r.get("notCreated"))

@@ -397,7 +397,16 @@ def pods(draw) -> dict:
                             [None], [{"typ": "x"}]]),
             ("containerStatuses", [[{"name": "c0", "ready": True, "state": {"running": {}}}],
                                    [{"name": "c0", "resources": {"requests": {"cpu": "2"}}, "allocatedResources":
-                                     {"cpu": "2"}}], [{"name": "c0", "resources": None}], [None]]),
+                                     {"cpu": "2"}}], [{"name": "c0", "resources": None}], [None],
+                                   [{"name": "c0", "state": {"running": {"startedAt": "t", "bogus": 1}}}],
+                                   [{"name": "c0", "lastState": {"terminated": {"exitCode": 1, "signal": 9}},
+                                     "user": {"linux": {"uid": 1}}, "volumeMounts": [{"name": "v"}]}],
+                                   [{"name": "c0", "resources": {"requests": {"cpu": "1"}, "bogus": 1}}],
+                                   [{"name": "c0", "allocatedResourcesStatus": [{"name": "x", "resources": [
+                                       {"resourceID": "r", "health": "Healthy", "bogus": 1}]}]}]]),
+            ("podIPs", [[{"ip": "10.0.0.1"}], [{"ip": "10.0.0.1", "bogus": 1}]]),
+            ("ephemeralContainerStatuses", [[{"name": "d", "state": {"waiting": {"reason": "r"}}}],
+                                            [{"name": "d", "state": {"waiting": {"bogus": 1}}}]]),
             ("startTime", ["2025-10-01T09:00:02Z", "1e19", "", None]),
             ("nominatedNodeName", ["n2", None]), ("podIP", ["10.0.0.1"]), ("phaze", ["x"]))
             if draw(st.integers(0, 2)) == 0}

@@ -54,7 +54,8 @@ def python_warning(message: str) -> None:
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
-                  feature_gates: str | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  feature_gates: str | None = None, quota_at_arrival: bool = False
+                  ) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -62,7 +63,9 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     and into `prepared.notes` (the results' ``warnings``);
     `progress` follows the loading (see `kubefit.manifests.scenario.load_scenario`); `admission=False` takes the
     pods as given, without the API server's admission (`--no-admission`); `kube_version` and `feature_gates`
-    name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest). Returns the scenario (after the
+    name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest);
+    `quota_at_arrival`: the pods being created are charged to their ResourceQuotas when they arrive (a timeline),
+    not at load. Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
     from kubefit.k8s.version import ENV, resolve, scenario_note
@@ -72,7 +75,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     from kubefit.scheduler.scenario import prepare
 
     version = resolve(kube_version, feature_gates)  # refused before any file is read
-    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission)
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
+                             quota_at_arrival=quota_at_arrival)
     recorded = scenario.kube_version  # a snapshot's cluster version answers unless told otherwise
     chosen = not kube_version and not os.environ.get(ENV)
     if recorded and chosen:
@@ -256,7 +260,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
                      progress=_every(progress, len(queue)),
-                     controllers=Controllers(scenario.workloads) if replace_victims else None)
+                     controllers=Controllers.of(scenario) if replace_victims else None)
     result.steps += refused_steps(scenario)
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
@@ -313,6 +317,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     >>> [(r.label, r.scheduled) for r in runs]
     [('scenario', 20), ('MostAllocated', 21)]
     """
+    from kubefit.manifests.controllers import Controllers
     from kubefit.planning.sweep import Sweep
     from kubefit.scheduler.compare import candidates
     from kubefit.scheduler.compare import compare as run_compare
@@ -327,19 +332,19 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             for note in cand.notes:
                 warn(note)
         queue = scenario.pending_pods
-        workloads = scenario.workloads if replace_victims else None  # preemption victims' controllers
+        controllers = Controllers.of(scenario) if replace_victims else None  # preemption victims' controllers
         if sweep.distributed:
             from kubefit.planning.sweep import CompareWork, compare_on
 
             finished = None if progress is None else (lambda i, r: progress(cands[i].label, len(queue), len(queue)))
             with kept():
-                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed, workloads), cands,
+                results = compare_on(sweep, CompareWork(prepared.state, queue, tie_break, seed, controllers), cands,
                                      finished, summaries)
         else:
             tick = None if progress is None else (lambda label, done: progress(label, done, len(queue)))
             with kept():  # as `simulate` and `compare_versions` run (the collector's passes cost ~15 % of a run)
                 results = run_compare(scenario.nodes, scenario.pods, queue, cands, tie_break=tie_break, seed=seed,
-                                      progress=tick, objects=scenario.objects, workloads=workloads)
+                                      progress=tick, objects=scenario.objects, controllers=controllers)
     for result, cand in zip(results, cands, strict=True):
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
@@ -424,7 +429,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
             with kept():
                 result = run(this.state, this.config, queue, tie_break=tie_break, seed=seed, progress=tick,
-                             label=label, controllers=Controllers(scenario.workloads) if replace_victims else None)
+                             label=label, controllers=Controllers.of(scenario) if replace_victims else None)
         notes = list(prepared.notes) if this_is_prepared else [n for n in this_notes if n not in prepared.notes]
         for note in notes if not this_is_prepared else ():
             warn(note)
@@ -459,11 +464,14 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
-    a pod that fits nowhere waits and is tried again when a completion frees capacity.
+    a pod that fits nowhere waits and is tried again when a completion frees capacity. A ReplicaSet's,
+    StatefulSet's or DaemonSet's pod (restartPolicy Always) is deleted at the end of its duration and its
+    controller creates a new one then; a workload's own `kubefit.io/duration` deletes it with its pods
+    (`kubefit.scheduler.timeline`).
 
     Parameters
     ----------
@@ -471,6 +479,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         Scenario files or folders.
     tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
         As for `simulate`.
+    replace_victims : bool
+        A deleted pod's controller creates its replacement (False: nothing recreates it, `--no-replace-victims`).
     progress : callable, optional
         Called with (scheduling attempts so far, pods queued).
 
@@ -488,15 +498,20 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     >>> [(p["pod"], p["start"], p["end"], p["attempts"]) for p in result.to_dict()["pods"]]
     [('a', 0, 10, 1), ('b', 10, 15, 2), ('c', 2, None, 1)]
     """
+    from kubefit.manifests.controllers import Controllers, Owners
     from kubefit.scheduler.timeline import timeline as run_timeline
     from kubefit.scheduler.timeline import timeline_warnings
 
-    scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                  progress=loading, recursive=recursive,
-                                          actions=node_actions(cordon, drain, remove), admission=admission)
+    scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
+                                                feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                                actions=node_actions(cordon, drain, remove), admission=admission,
+                                                quota_at_arrival=True)
     queue = scenario.pending_pods
+    controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
-                          seed=seed, progress=_every(progress, len(queue)))
+                          seed=seed, progress=_every(progress, len(queue)), controllers=controllers,
+                          owners=Owners(scenario.workloads),
+                          admitted={id(e.replacement) for e in evicted.evictions if e.replacement is not None})
     told = timeline_warnings(prepared.config, queue, scenario.bound_pods)
     for note in told:
         warn(note)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -107,3 +108,25 @@ def test_simulate_remove_places_every_moved_pod(docs, force):
     for move in result["moves"]:
         assert where.get(move["replacement"], steps.get(move["replacement"])) == move["to"]
     assert rc == (0 if not actions["lost"] else 1)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters(), st.booleans())
+def test_consolidate_never_drains_a_node_below_a_budget(docs, force):
+    """cluster-autoscaler's drain rules refuse to go below a PodDisruptionBudget (issue #38): `rules/pdb` and
+    `core/scaledown/pdb/basic.go` `CanRemovePods` block a node whose pods a budget selects more of than its
+    `status.disruptionsAllowed` (Karpenter `pdb.Limits.CanEvictPods` likewise), whatever `--force` says (it only
+    concerns pods without a controller). Each node removed is judged against the budgets as they are: on every
+    removable node, each budget selects at most `disruptionsAllowed` of the pods it evicts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cluster.yaml"
+        path.write_text(yaml.safe_dump_all(docs))
+        result = kubefit.consolidate([str(path)], force=force, warn=lambda _m: None).to_dict()
+    budgets = {d["metadata"]["name"]: d["status"]["disruptionsAllowed"] for d in docs
+               if d["kind"] == "PodDisruptionBudget"}
+    for node in result["removable"]:
+        leaving = Counter(d["metadata"]["labels"]["app"] for d in docs if d["kind"] == "Pod"
+                          and d["spec"].get("nodeName") == node and d["metadata"].get("ownerReferences")
+                          and d["metadata"]["ownerReferences"][0]["kind"] != "DaemonSet")
+        for app, count in leaving.items():
+            assert app not in budgets or count <= budgets[app], (node, app, count, budgets[app])

@@ -77,8 +77,9 @@ SchedulerGatesOption = Annotated[str | None, typer.Option(
     "version's defaults otherwise; unknown and locked gates are refused).")]
 ReplaceVictimsOption = Annotated[bool, typer.Option(
     "--replace-victims/--no-replace-victims", help="A preemption victim's controller (ReplicaSet, StatefulSet, "
-    "Job within its backoffLimit, DaemonSet on its node) creates its replacement, queued like any new pod; "
-    "--no-replace-victims deletes victims and recreates none, as kube-scheduler alone (its own tests) does.")]
+    "Job within its backoffLimit, DaemonSet on its node) creates its replacement, queued like any new pod (also a "
+    "--timeline pod deleted at its end), through ResourceQuota admission; --no-replace-victims deletes victims and "
+    "recreates none, as kube-scheduler alone (its own tests) does.")]
 AdmissionOption = Annotated[bool, typer.Option(
     "--admission/--no-admission", help="Pods not yet stored by an API server go through its admission (limits "
     "copied into missing requests, LimitRanges, RuntimeClasses, DefaultTolerationSeconds, the default "

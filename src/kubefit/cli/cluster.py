@@ -69,7 +69,8 @@ def snapshot(
     output: ScenarioOut = None,
 ) -> None:
     """Nodes, storage objects, PDBs, non-terminal pods, namespaces, services, pod controllers, LimitRanges,
-    RuntimeClasses and DRA objects of a live cluster → a scenario (pending pods stay pending)."""
+    ResourceQuotas (with their status), RuntimeClasses, PriorityClasses and DRA objects of a live cluster → a scenario (pending
+    pods stay pending)."""
     from kubefit.manifests.snapshot import CLUSTER_KINDS, DRA_KINDS, POLICY_KINDS
     from kubefit.manifests.snapshot import snapshot as read_cluster
 
@@ -89,7 +90,7 @@ def snapshot(
         others = len(documents) - nodes - pods - cluster - dra - policy
         more = f", {others} storage objects and disruption budgets" if others else ""
         more += f", {cluster} namespaces, services and controllers" if cluster else ""
-        more += f", {policy} LimitRanges and RuntimeClasses" if policy else ""
+        more += f", {policy} LimitRanges, ResourceQuotas, RuntimeClasses and PriorityClasses" if policy else ""
         more += f", {dra} device classes, resource slices, claims and claim templates" if dra else ""
         print(f"wrote {nodes} nodes{more} and {pods} pods ({pending} pending) to {output}",
               file=sys.stderr)

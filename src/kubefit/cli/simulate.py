@@ -123,7 +123,9 @@ def simulate(
     remove: RemoveOption = None,
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Replay in time: pods arrive (kubefit.io/arrival), run for kubefit.io/duration and "
-        "leave; waiting pods are retried when capacity frees. Metrics over time; --plot draws them.")] = False,
+        "leave (a ReplicaSet's, StatefulSet's or DaemonSet's pod is deleted then and replaced by its controller; a "
+        "workload's own kubefit.io/duration deletes it with its pods); waiting pods are retried when capacity "
+        "frees. Metrics over time; --plot draws them.")] = False,
     report: ReportOption = None,
     admission: AdmissionOption = True,
     replace_victims: ReplaceVictimsOption = True,
@@ -156,9 +158,9 @@ def simulate(
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates)
+    options["replace_victims"] = replace_victims
     if timeline:
         return _timeline(files, options, output, plot, report)
-    options["replace_victims"] = replace_victims
     if compare_versions is not None:
         return _compare_versions(files, compare_versions.split(","), {**options, **sweep}, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):

@@ -581,9 +581,11 @@ def refuse_claims(scenario: Scenario) -> None:
                              field="spec.resources.requests")
 
 
-def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
+def admit_scenario(scenario: Scenario, *, enabled: bool = True, quota_at_arrival: bool = False) -> None:
     """Admission of the scenario's pods and claims (Priority always; the rest when `enabled`): pods changed in
-    place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended."""
+    place, a forbidden Pod document refused, a workload's forbidden pods left out; the notes appended.
+    `quota_at_arrival`: ResourceQuota counts the pods running already but charges no pod being created — a
+    timeline creates each when it arrives (`kubefit.scheduler.timeline`), against the usage then."""
     priority = priority_admission(scenario)
     scenario.admission = enabled
     admission = None
@@ -607,7 +609,7 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True) -> None:
             message, count = refused.get(pod.created_by, (_refusal(exc, pod), 0))
             refused[pod.created_by] = (message, count + 1)
     if quotas:  # ResourceQuota, the last validating plugin: the pods running already first, then each creation
-        kept = _admit_quota(scenario, quotas, kept, refused)
+        kept = _admit_quota(scenario, quotas, kept, refused, creates=not quota_at_arrival)
     scenario.pods = kept
     scenario.quota = quotas
     if admission is not None:
@@ -655,15 +657,17 @@ def resource_quotas(scenario: Scenario) -> QuotaAdmission:
 
 
 def _admit_quota(scenario: Scenario, quotas: QuotaAdmission, pods: list[Pod],
-                 refused: dict[str, tuple[str, int]]) -> list[Pod]:
+                 refused: dict[str, tuple[str, int]], creates: bool = True) -> list[Pod]:
     """The pods the quotas admit, in document order: those the cluster runs already (stored, or bound by
-    `spec.nodeName`) counted first, as the quota controller counts them, then each pod created charged or
-    refused. A refused pod is not created: kept in `scenario.refused` with the API server's error, named in a
-    note (a workload's: its controller reports the failed create)."""
+    `spec.nodeName`) counted first, as the quota controller counts them, then (`creates`) each pod created
+    charged or refused. A refused pod is not created: kept in `scenario.refused` with the API server's error,
+    named in a note (a workload's: its controller reports the failed create)."""
     governed = [p for p in pods if quotas.governs(p)]
     for pod in governed:
         if pod.uid or pod.bound:
             quotas.count(pod)
+    if not creates:
+        return pods
     denied: set[int] = set()
     for pod in governed:
         if pod.uid or pod.bound:

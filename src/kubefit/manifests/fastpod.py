@@ -34,7 +34,7 @@ from kubefit.api.core import (
 from kubefit.errors import InputError
 from kubefit.k8s.declaredfeatures import inferred, restarts_all_containers
 from kubefit.manifests import load, podparts
-from kubefit.manifests.decode import Complete
+from kubefit.manifests.decode import Complete, check_shape
 from kubefit.manifests.documents import Document
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION
 
@@ -77,6 +77,16 @@ _HostAliases = _typed([podparts.HOST_ALIAS])
 _PodDNSConfig = _typed(podparts.POD_DNS_CONFIG)
 _ReadinessGates = _typed([podparts.POD_READINESS_GATE])
 _PodOS = _typed(podparts.POD_OS)
+# ... and of a pod's status (podparts.CONTAINER_STATUS_PARTS, podparts.POD_STATUS_PARTS)
+_ContainerState = _typed(podparts.CONTAINER_STATE)
+_VolumeMountStatuses = _typed([podparts.VOLUME_MOUNT_STATUS])
+_ContainerUser = _typed(podparts.CONTAINER_USER)
+_ResourceStatuses = _typed([podparts.RESOURCE_STATUS])
+_PodIPs = _typed([podparts.POD_IP])
+_EphemeralContainerStatuses = _typed([podparts.CONTAINER_STATUS])
+_ExtendedResourceClaimStatus = _typed(podparts.EXTENDED_RESOURCE_CLAIM_STATUS)
+_ResourceRequirements = _typed(podparts.RESOURCE_REQUIREMENTS)
+_NodeAllocatableClaimStatuses = _typed([podparts.NODE_ALLOCATABLE_CLAIM_STATUS])
 
 
 def _volume_type() -> Any:
@@ -232,17 +242,17 @@ class _ContainerStatus(_Strict):  # load.CONTAINER_STATUS_FIELDS
     name: str | None = None
     resources: Raw | UnsetType = UNSET
     allocatedResources: Raw | UnsetType = UNSET
-    state: Raw = UNSET
-    lastState: Raw = UNSET
+    state: _ContainerState = None
+    lastState: _ContainerState = None
     ready: Raw = UNSET
     restartCount: Raw = UNSET
     image: Raw = UNSET
     imageID: Raw = UNSET
     containerID: Raw = UNSET
     started: Raw = UNSET
-    volumeMounts: Raw = UNSET
-    user: Raw = UNSET
-    allocatedResourcesStatus: Raw = UNSET
+    volumeMounts: _VolumeMountStatuses = None
+    user: _ContainerUser = None
+    allocatedResourcesStatus: _ResourceStatuses = None
     stopSignal: Raw = UNSET
 
 
@@ -257,16 +267,17 @@ class _PodStatus(_Strict):  # load.POD_STATUS_FIELDS
     message: Raw = UNSET
     reason: Raw = UNSET
     hostIP: Raw = UNSET
-    hostIPs: Raw = UNSET
+    hostIPs: _PodIPs = None
     podIP: Raw = UNSET
-    podIPs: Raw = UNSET
+    podIPs: _PodIPs = None
     qosClass: Raw = UNSET
-    ephemeralContainerStatuses: Raw = UNSET
+    ephemeralContainerStatuses: _EphemeralContainerStatuses = None
     resize: Raw = UNSET
     resourceClaimStatuses: Raw | UnsetType = UNSET
-    extendedResourceClaimStatus: Raw = UNSET
-    resources: Raw = UNSET  # pod-level resize status (v1.35+): read aside (scheduler/scenario.py)
+    extendedResourceClaimStatus: _ExtendedResourceClaimStatus = None
+    resources: _ResourceRequirements = None  # pod-level resize status (v1.35+): read aside (scheduler/scenario.py)
     allocatedResources: Raw = UNSET
+    nodeAllocatableResourceClaimStatuses: _NodeAllocatableClaimStatuses = None
 
 
 class _Pod(_Strict):  # load.OBJECT_FIELDS
@@ -397,6 +408,7 @@ class FastPods:
                 path = f"status.{field}[{i}]"
                 resources = None if cs.resources is UNSET else msgspec.json.decode(cs.resources)
                 requests = None
+                check_shape(resources, podparts.RESOURCE_REQUIREMENTS, doc, f"{path}.resources")
                 if resources is not None:
                     requests = load.decode_resource_list(load._mapping(resources, doc, f"{path}.resources").get(
                         "requests"), doc, f"{path}.resources.requests")

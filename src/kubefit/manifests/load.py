@@ -44,7 +44,13 @@ from kubefit.manifests.decode import string as _string
 from kubefit.manifests.decode import string_map as _string_map
 from kubefit.manifests.decode import type_name as _type_name
 from kubefit.manifests.documents import Document
-from kubefit.manifests.podparts import CONTAINER_PARTS, POD_SPEC_PARTS, check_parts
+from kubefit.manifests.podparts import (
+    CONTAINER_PARTS,
+    CONTAINER_STATUS_PARTS,
+    POD_SPEC_PARTS,
+    POD_STATUS_PARTS,
+    check_parts,
+)
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -78,7 +84,8 @@ POD_STATUS_FIELDS = frozenset({
     "observedGeneration", "phase", "conditions", "message", "reason", "nominatedNodeName", "hostIP", "hostIPs",
     "podIP", "podIPs", "startTime", "initContainerStatuses", "containerStatuses", "qosClass",
     "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "extendedResourceClaimStatus",
-    "resources", "allocatedResources"})  # pod-level resize status (v1.35+, InPlacePodLevelResourcesVerticalScaling)
+    "resources", "allocatedResources",  # pod-level resize status (v1.35+, InPlacePodLevelResourcesVerticalScaling)
+    "nodeAllocatableResourceClaimStatuses"})  # v1.36 (DRANodeAllocatableResources)
 NODE_CONDITION_FIELDS = frozenset({"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"})
 POD_CONDITION_FIELDS = frozenset({"type", "observedGeneration", "status", "lastProbeTime", "lastTransitionTime",
                                   "reason", "message"})
@@ -425,6 +432,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
     name = _name(doc)
     meta, spec, status = _object_parts(doc)
     _check_fields(status, POD_STATUS_FIELDS, doc, "status")
+    check_parts(status, POD_STATUS_PARTS, doc, "status")
     key = _spec_key(spec) if memo is not None else None
     cached = memo.get(key) if key is not None else None
     if cached is None:
@@ -727,11 +735,13 @@ def _check_pod_affinity_term(value: Any, doc: Document, path: str) -> None:
 def _container_statuses(status: dict[str, Any], key: str, doc: Document) -> tuple[ContainerStatus, ...]:
     """`status.containerStatuses` / `initContainerStatuses`: name, resources.requests, allocatedResources.
 
-    Only these are read (an in-place resize is accounted from them); the kubelet's other fields pass unread.
+    Only these are read (an in-place resize is accounted from them); the kubelet's other fields pass unread,
+    their shapes checked (`podparts.CONTAINER_STATUS_PARTS`: state, lastState, resources, ...).
     """
     out = []
     for path, cs in entries(status.get(key), doc, f"status.{key}", CONTAINER_STATUS_FIELDS,
                              "a container status (a mapping with name, resources, ...)"):
+        check_parts(cs, CONTAINER_STATUS_PARTS, doc, path)
         resources = cs.get("resources")
         requests = None
         if resources is not None:  # present, even empty: the kubelet reported what it actuated

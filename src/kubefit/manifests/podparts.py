@@ -1,4 +1,5 @@
-"""The parts of a pod spec kubefit keeps unread (probes, lifecycle, security contexts, env, …): their fields.
+"""The parts of a pod spec and status kubefit keeps unread (probes, lifecycle, security contexts, env, container
+states, …): their fields.
 
 kube-scheduler reads none of these, but the API server decodes them strictly (kubectl's default
 `--validate=strict`): `strict decoding error: unknown field "spec.containers[0].readinessProbe.exec.comand"`.
@@ -82,9 +83,40 @@ POD_SPEC_PARTS = {
     "hostAliases": [HOST_ALIAS], "dnsConfig": POD_DNS_CONFIG, "readinessGates": [POD_READINESS_GATE],
     "os": POD_OS, "ephemeralContainers": [EPHEMERAL_CONTAINER]}
 
+# The unread parts of a PodStatus and its ContainerStatuses (k8s.io/api v0.36.3 core/v1 types.go: `ContainerState`
+# and its Waiting/Running/Terminated, `ResourceRequirements`, `VolumeMountStatus` with `VolumeStatus` /
+# `ImageVolumeStatus`, `ContainerUser` / `LinuxContainerUser`, `ResourceStatus` / `ResourceHealth`, `PodIP`,
+# `HostIP`, `PodExtendedResourceClaimStatus` / `ContainerExtendedResourceRequest`,
+# `NodeAllocatableResourceClaimStatus`): a kubelet writes them, `kubectl get -o yaml` shows them, and the API
+# server decodes them as strictly as the spec.
+RESOURCE_REQUIREMENTS = _fields("limits", "requests", claims=[_fields("name", "request")])
+CONTAINER_STATE = _fields(waiting=_fields("reason", "message"), running=_fields("startedAt"),
+                          terminated=_fields("exitCode", "signal", "reason", "message", "startedAt", "finishedAt",
+                                             "containerID"))
+VOLUME_MOUNT_STATUS = _fields("name", "mountPath", "readOnly", "recursiveReadOnly",
+                              volumeStatus=_fields(image=_fields("imageRef")))
+CONTAINER_USER = _fields(linux=_fields("uid", "gid", "supplementalGroups"))
+RESOURCE_STATUS = _fields("name", resources=[_fields("resourceID", "health", "message")])
+# The unread parts of a ContainerStatus (name, resources.requests and allocatedResources are read by
+# `load._container_statuses`; `resources` is checked whole here).
+CONTAINER_STATUS_PARTS = {
+    "state": CONTAINER_STATE, "lastState": CONTAINER_STATE, "resources": RESOURCE_REQUIREMENTS,
+    "volumeMounts": [VOLUME_MOUNT_STATUS], "user": CONTAINER_USER, "allocatedResourcesStatus": [RESOURCE_STATUS]}
+CONTAINER_STATUS = _fields("name", "ready", "restartCount", "image", "imageID", "containerID", "started",
+                           "allocatedResources", "stopSignal", **CONTAINER_STATUS_PARTS)
+POD_IP = _fields("ip")
+EXTENDED_RESOURCE_CLAIM_STATUS = _fields("resourceClaimName", requestMappings=[
+    _fields("containerName", "resourceName", "requestName")])
+NODE_ALLOCATABLE_CLAIM_STATUS = _fields("resourceClaimName", "containers", "resources")
+# The unread parts of a PodStatus (its read fields, conditions and container statuses, are checked by `load`).
+POD_STATUS_PARTS = {
+    "hostIPs": [POD_IP], "podIPs": [POD_IP], "ephemeralContainerStatuses": [CONTAINER_STATUS],
+    "extendedResourceClaimStatus": EXTENDED_RESOURCE_CLAIM_STATUS, "resources": RESOURCE_REQUIREMENTS,
+    "nodeAllocatableResourceClaimStatuses": [NODE_ALLOCATABLE_CLAIM_STATUS]}
+
 
 def check_parts(value: dict[str, Any], parts: dict[str, Any], doc: Document, path: str) -> None:
-    """Each of `parts` (CONTAINER_PARTS, POD_SPEC_PARTS) that `value` holds, at `path.<field>`: its fields
+    """Each of `parts` (CONTAINER_PARTS, POD_SPEC_PARTS, CONTAINER_STATUS_PARTS, POD_STATUS_PARTS) that `value` holds, at `path.<field>`: its fields
     known, its nested objects mappings and its lists lists; else the InputError naming the first that is not."""
     for name, shape in parts.items():
         part = value.get(name)

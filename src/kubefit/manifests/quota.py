@@ -30,12 +30,18 @@ controller wrote it; one written without is given `status.hard` = `spec.hard` an
 computes it (`CalculateUsageStats`), the usage of the pods the cluster runs already (a stored pod, with
 `metadata.uid`, or one bound by `spec.nodeName`). Every other pod is created in document order (a workload's
 pods where the workload stands) and is admitted or refused against what the pods created before it used.
+
+During a run (`copy`: each run its own usage) a deleted pod — a preemption victim, an evicted or removed node's
+pod — is released (`release`): the quota controller's `replenishQuota` on the pod's delete event
+(pkg/controller/resourcequota/resource_quota_controller.go) resyncs the quota, and `CalculateUsageStats` no
+longer counts it; the pod its controller creates instead is admitted (`admit`) against `status.used` as it
+stands then, or refused as any create is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubefit.api.core import Pod, Quantity
@@ -394,6 +400,29 @@ class QuotaAdmission:
     def governs(self, pod: Pod) -> bool:
         return pod.namespace in self.by_namespace
 
+    def copy(self) -> QuotaAdmission:
+        """The same quotas with their own `status.used` (one run's: what it admits and releases stays there)."""
+        new = QuotaAdmission([], self.resources, self.default_class)
+        new.by_namespace = {ns: [replace(q, used=dict(q.used)) for q in qs] for ns, qs in self.by_namespace.items()}
+        return new
+
+    def release(self, pod: Pod, terminal: bool = False) -> None:
+        """A pod deleted: the quota controller's resync after its delete event (`replenishQuota`, then
+        `CalculateUsageStats` over the pods left) no longer counts it: `PodUsageFunc` of the pod, masked to each
+        matching quota's hard names, taken off its `status.used` (`quota.Subtract`; a snapshot's usage that did
+        not count it stays at zero). `terminal`: the pod finished (Succeeded) and is still stored: all but its
+        `count/pods` (`PodUsageFunc` of a terminal pod)."""
+        quotas = self.by_namespace.get(pod.namespace)
+        if not quotas:
+            return
+        facts = self.facts(pod)
+        usage = pod_usage(facts)
+        for q in quotas:
+            if q.matches(facts):
+                for n, u in usage.items():
+                    if n in q.hard and n in q.used and not (terminal and n == COUNT_PODS):
+                        q.used[n] = _subtract(q.used[n], u)
+
     def facts(self, pod: Pod) -> PodFacts:
         return pod_facts(pod, *self.resources(pod), self.default_class, created=not pod.uid)
 
@@ -494,6 +523,12 @@ def _scaled(q: Quantity, n: int) -> Quantity:
     nanos = q.nanos * n
     fmt = gq.parse(q.text).format
     return Quantity(gq.canonical(gq.GoQuantity(fmt, value=nanos, scale=-9)), nanos)
+
+
+def _subtract(a: Quantity, b: Quantity) -> Quantity:
+    """`a.Sub(b)` printed in `a`'s format, floored at zero."""
+    nanos = max(0, a.nanos - b.nanos)
+    return Quantity(gq.canonical(gq.GoQuantity(gq.parse(a.text).format, value=nanos, scale=-9)), nanos)
 
 
 def _charge(used: dict[str, Quantity], requested: dict[str, Quantity]) -> None:

@@ -31,11 +31,12 @@ from kubefit.manifests.workloads import expand_workloads
 
 
 def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None = None, *,
-                  recursive: bool = False, admission: bool = True) -> Scenario:
+                  recursive: bool = False, admission: bool = True, quota_at_arrival: bool = False) -> Scenario:
     """Read every file (a folder: its manifests, like kubectl -f DIR [-R]) and sort its objects into a
     `Scenario` (see DESIGN.md, "The scenario file"); workloads become the pods their controllers create,
     and the pods not stored yet go through the API server's admission (`kubefit.manifests.admission`;
-    `admission=False`: pods as given, as kube-scheduler's own tests create them).
+    `admission=False`: pods as given, as kube-scheduler's own tests create them; `quota_at_arrival`: the pods
+    being created are left to the timeline to charge to the ResourceQuotas as they arrive).
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
     every 1,024 objects and at the file's end; for a file read as a stream (`stream.streamable`: a large
@@ -45,11 +46,11 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     is then frozen (`kubefit.collector.kept`).
     """
     with kept():
-        return _load_scenario(paths, progress, recursive, admission)
+        return _load_scenario(paths, progress, recursive, admission, quota_at_arrival)
 
 
 def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int], None] | None,
-                   recursive: bool, admission: bool) -> Scenario:
+                   recursive: bool, admission: bool, quota_at_arrival: bool = False) -> Scenario:
     scenario = Scenario()
     pods = FastPods()
     for path in paths:
@@ -76,7 +77,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
                 progress(file, len(docs), len(docs))
     scenario.admission = admission  # the controllers' creates go through it too (a StatefulSet's claims)
     expand_workloads(scenario)
-    admit_scenario(scenario, enabled=admission)
+    admit_scenario(scenario, enabled=admission, quota_at_arrival=quota_at_arrival)
     if PDB in scenario.objects.by_kind:  # the disruption controller's status for budgets written without one
         resolve_budgets(scenario.objects.by_kind[PDB], scenario.workloads)
         scenario.objects._named.pop(PDB, None)

@@ -1,6 +1,6 @@
 """A live cluster → a scenario: its nodes, storage objects, PodDisruptionBudgets, non-terminal pods,
-namespaces, services, pod controllers, LimitRanges, RuntimeClasses and DRA objects (DeviceClasses,
-ResourceSlices, ResourceClaims and their templates), trimmed to what scheduling reads.
+namespaces, services, pod controllers, LimitRanges, ResourceQuotas, RuntimeClasses, PriorityClasses and DRA
+objects (DeviceClasses, ResourceSlices, ResourceClaims and their templates), trimmed to what scheduling reads.
 
 The kubeconfig is found as kubectl finds it: `--kubeconfig`, then `$KUBECONFIG` (paths joined by the OS
 path separator, merged), then `~/.kube/config`, then the in-cluster service account. Lists are read in
@@ -42,8 +42,9 @@ RESIZE_CONDITION = "PodResizePending"
 
 
 def snapshot(kubeconfig: str | None = None, context: str | None = None) -> list[dict[str, Any]]:
-    """Nodes, storage objects, PDBs, namespaces, services, pod controllers, LimitRanges and RuntimeClasses,
-    then non-terminal pods of the cluster, trimmed; pods in creation order (queue order)."""
+    """Nodes, storage objects, PDBs, namespaces, services, pod controllers, LimitRanges, ResourceQuotas,
+    RuntimeClasses and PriorityClasses, then non-terminal pods of the cluster, trimmed; pods in creation order
+    (queue order)."""
     from kubernetes import client
 
     api = client.CoreV1Api(api_client(kubeconfig, context))
@@ -90,12 +91,20 @@ CLUSTER_KINDS = (
     ("CoreV1Api", "list_replication_controller_for_all_namespaces", "replicationcontrollers", "v1",
      "ReplicationController", (), ("replicas", "selector", "template"), ()),
 )
-# What the API server's admission reads when a pod is created later (a replica `capacity` adds, a DaemonSet's
-# pod on a node `plan` adds): the namespaces' LimitRanges and the RuntimeClasses (kubefit.manifests.admission).
+# What the API server's admission reads when a pod is created (a pending pod of the files, a replica `capacity`
+# adds, a DaemonSet's pod on a node `plan` adds, a controller's replacement during a run): the namespaces'
+# LimitRanges, their ResourceQuotas with the quota controller's `status` (`status.used` is what the live
+# cluster's pods use; kubefit.manifests.quota keeps it), the RuntimeClasses (kubefit.manifests.admission) and the
+# PriorityClasses (kubefit.manifests.priority: a template naming a class, the global default; a quota's
+# PriorityClass scope).
 POLICY_KINDS = (
     ("CoreV1Api", "list_limit_range_for_all_namespaces", "limitranges", "v1", "LimitRange", (), ("limits",), ()),
+    ("CoreV1Api", "list_resource_quota_for_all_namespaces", "resourcequotas", "v1", "ResourceQuota", (),
+     ("hard", "scopes", "scopeSelector"), ("hard", "used")),
     ("NodeV1Api", "list_runtime_class", "runtimeclasses", "node.k8s.io/v1", "RuntimeClass",
      ("handler", "overhead", "scheduling"), (), ()),
+    ("SchedulingV1Api", "list_priority_class", "priorityclasses", "scheduling.k8s.io/v1", "PriorityClass",
+     ("value", "globalDefault", "preemptionPolicy"), (), ()),
 )
 # Dynamic Resource Allocation (resource.k8s.io/v1, served from v1.34): the objects DynamicResources reads.
 DRA_KINDS = (

@@ -411,6 +411,10 @@ class Verifier:
         origin = {e.replacement.key: (e.pod, e.pod.node_name) for e in evicted.evictions if e.replacement is not None}
         out = Check(lost=[(e.pod, e.pod.node_name) for e in evicted.evictions if e.replacement is None])
         where = self._engine_run(removable, after, out, origin)
+        for e in evicted.evictions:  # its controller's create refused (ResourceQuota): it never reaches the queue
+            if e.replacement is not None and e.refused is not None:
+                out.failures.append((f"{e.replacement.key} (replacing {e.pod.key} of {e.pod.node_name}) is not "
+                                     f"created: {e.refused}", e.pod.node_name))
         for key, node in where.items():
             came = origin.get(key)
             if came is not None and node is not None and came[1] != node:

@@ -233,7 +233,7 @@ class CompareWork(Work):
     queue: list[Pod]
     tie_break: str
     seed: int | None
-    workloads: list[Any] | None = None  # the scenario's controllers, which replace preemption victims (None: not)
+    controllers: Any = None  # the scenario's (`Controllers.of`), which replace preemption victims (None: not)
 
     def shared(self) -> list[Any]:
         s = self.state
@@ -248,7 +248,7 @@ def run_candidate(work: CompareWork, cand: Candidate) -> bytes:
 
     with collector_paused():  # a run leaves no reference cycles; its result is sent and dropped here
         return work.send(simulate(work.state.copy(), cand.config, work.queue, tie_break=work.tie_break,
-                                  seed=work.seed, label=cand.label, controllers=_controllers(work.workloads)))
+                                  seed=work.seed, label=cand.label, controllers=_controllers(work.controllers)))
 
 
 @dataclass
@@ -293,14 +293,13 @@ def run_summary(work: CompareWork, cand: Candidate) -> RunSummary:
 
     with collector_paused():
         return summarize(simulate(work.state.copy(), cand.config, work.queue, tie_break=work.tie_break,
-                                  seed=work.seed, label=cand.label, controllers=_controllers(work.workloads)))
+                                  seed=work.seed, label=cand.label, controllers=_controllers(work.controllers)))
 
 
-def _controllers(workloads: list[Any] | None) -> Any:
-    """A run's own controllers of the scenario's workloads (as `scheduler.compare.compare` makes them)."""
-    from kubefit.manifests.controllers import Controllers
-
-    return None if workloads is None else Controllers(workloads)
+def _controllers(controllers: Any) -> Any:
+    """A run's own copy of the scenario's controllers (as `scheduler.compare.compare` makes them): no Job
+    failure counted, the quotas' usage as loading left it."""
+    return None if controllers is None else controllers.afresh()
 
 
 def compare_on(sweep: Sweep, work: CompareWork, cands: Sequence[Candidate],
@@ -348,6 +347,7 @@ def version_label(version: KubeVersion) -> str:
 
 def run_version(work: VersionWork, version: KubeVersion) -> bytes:
     """On a worker: the scenario prepared for `version` and its queue scheduled (a `VersionRun`, sent)."""
+    from kubefit.manifests.controllers import Controllers
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate
 
@@ -355,7 +355,7 @@ def run_version(work: VersionWork, version: KubeVersion) -> bytes:
     with collector_paused():
         result = simulate(this.state, this.config, work.scenario.pending_pods, tie_break=work.tie_break,
                           seed=work.seed, label=version_label(version),
-                          controllers=_controllers(work.scenario.workloads if work.replace_victims else None))
+                          controllers=Controllers.of(work.scenario) if work.replace_victims else None)
         return work.send(VersionRun(result, this.notes, this.config))
 
 

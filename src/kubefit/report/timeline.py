@@ -32,8 +32,10 @@ def timeline_table(console: Console, data: dict) -> None:
                   *(str(series["stranded"][r][i]) for r in stranded))
     console.print(t)
     created = f", never created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
+    deleted = f", deleted with their owner [bold]{data['deleted']}[/bold]" if data.get("deleted") else ""
+    replaced = f", replaced [bold]{len(data['replacedBy'])}[/bold]" if data.get("replacedBy") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], never scheduled [bold]{data['unschedulable']}"
-                  f"[/bold]{created}, completed [bold]{data['completed']}[/bold]")
+                  f"[/bold]{created}, completed [bold]{data['completed']}[/bold]{replaced}{deleted}")
 
 
 def plot_timeline(data: dict, path: str) -> None:

@@ -79,17 +79,17 @@ def candidates(base: SchedulerConfiguration, specs: Sequence[str], base_label: s
 def compare(nodes: Sequence[Node], pods: Sequence[Pod], queue: Sequence[Pod], configs: Sequence[Candidate], *,
             tie_break: str = "random", seed: int | None = 0,
             progress: Callable[[str, int], None] | None = None, objects: Any = None,
-            workloads: Sequence[Any] | None = None) -> list[SimulationResult]:
+            controllers: Controllers | None = None) -> list[SimulationResult]:
     """Simulate `queue` on a fresh state of `nodes` + bound `pods` (+ the cluster `objects`) under each
-    configuration; with the scenario's `workloads`, preemption victims are replaced by their controllers
-    (`simulate`'s `controllers`, afresh for each run)."""
+    configuration; with the scenario's `controllers` (`Controllers.of`), preemption victims are replaced by
+    their controllers (`simulate`'s `controllers`, afresh for each run: no Job failure counted, the quotas' usage
+    as loading left it)."""
     results = []
     for cand in configs:
         state = compile_state(nodes, pods, objects)
         tick = None if progress is None else (lambda done, label=cand.label: progress(label, done))
-        controllers = None if workloads is None else Controllers(workloads)
         results.append(simulate(state, cand.config, queue, tie_break=tie_break, seed=seed, progress=tick,
-                                label=cand.label, controllers=controllers))
+                                label=cand.label, controllers=None if controllers is None else controllers.afresh()))
     return results
 
 

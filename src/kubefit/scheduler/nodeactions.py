@@ -11,7 +11,11 @@
 An evicted pod does not come back: its controller creates a replacement, which joins the queue after the
 pods already pending (priority first) — a StatefulSet's under the same name, a ReplicaSet's,
 ReplicationController's or Job's under a new `metadata.generateName` name (`kubefit.k8s.names`), a Job's only
-while its backoffLimit allows (`kubefit.manifests.controllers`, the path every deleted pod takes).
+while its backoffLimit allows (`kubefit.manifests.controllers`, the path every deleted pod takes). The pods
+evicted are deleted together (kubectl drain evicts a node's pods at once, the pod garbage collector deletes a
+removed node's): their ResourceQuota usage is released, then each replacement is created through the quota
+admission; one it refuses is not created (`scenario.refused`, reported with the API server's error as the
+pods refused at load are).
 """
 
 from __future__ import annotations
@@ -100,6 +104,7 @@ class Eviction:
 
     pod: Pod
     replacement: Pod | None
+    refused: str | None = None  # the API server refused to create the replacement (ResourceQuota): its error
 
 
 @dataclass
@@ -128,17 +133,21 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
     fenced = set(actions.cordon) | set(actions.drain)
     nodes = [cordoned(n) if n.name in fenced else n for n in scenario.nodes if n.name not in removed]
     kept: list[Pod] = []
-    evictions: list[Eviction] = []
-    controllers = Controllers(scenario.workloads)
+    leaving: list[Pod] = []
     for pod in scenario.pods:
         if _moves(pod, drained, removed):
-            evictions.append(Eviction(pod, controllers.replacement_for(pod)))
+            leaving.append(pod)
         elif (pod.bound and pod.node_name in removed) or _pinned_to(pod) & removed:
             continue  # a DaemonSet pod of a removed node (running or still to create): gone with it
         else:
             kept.append(pod)
-    new = [e.replacement for e in evictions if e.replacement is not None]
-    moved = replace(scenario, nodes=nodes, pods=kept + new, warnings=list(scenario.warnings))
+    controllers = Controllers.of(scenario)  # the quotas' usage of the scenario after the actions
+    made = {id(pod): (new, error) for pod, new, error in controllers.deleted(leaving)}
+    evictions = [Eviction(pod, *made.get(id(pod), (None, None))) for pod in leaving]
+    new = [e.replacement for e in evictions if e.replacement is not None and e.refused is None]
+    moved = replace(scenario, nodes=nodes, pods=kept + new, warnings=list(scenario.warnings), quota=controllers.quota,
+                    refused=[*scenario.refused, *((e.replacement, e.refused) for e in evictions
+                                                  if e.replacement is not None and e.refused is not None)])
     lost = [e.pod.key for e in evictions if e.replacement is None]
     if lost:
         moved.warnings.append(f"{len(lost)} pod(s) of removed nodes have no controller to recreate them and are lost "
@@ -154,7 +163,9 @@ def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Evi
     names = result.state.node_names
     placed = {s.pod.key: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
     moves = [{"pod": e.pod.name, "replacement": e.replacement.name, "from": e.pod.node_name,
-              "to": placed.get(e.replacement.key)} for e in evicted.evictions if e.replacement is not None]
+              "to": None if e.refused else placed.get(e.replacement.key),
+              **({"notCreated": e.refused} if e.refused else {})}
+             for e in evicted.evictions if e.replacement is not None]
     lost = [{"pod": e.pod.name, "from": e.pod.node_name} for e in evicted.evictions if e.replacement is None]
     return {**actions.to_dict(), "evicted": moves, "lost": lost, "refused": evicted.refused,
             "allPlaced": all(m["to"] is not None for m in moves) and not lost and not evicted.refused}

@@ -306,17 +306,21 @@ class ReplacementQueue:
 
 
 def _replace_victims(victims: Sequence[Pod], node: str, controllers: Controllers | None, queue: ReplacementQueue,
-                     running: set[str]) -> tuple[tuple[str, str], ...]:
+                     running: set[str]) -> tuple[tuple[tuple[str, str], ...], list[Step]]:
     """The victims deleted from `node` are no longer running; each one's controller creates its replacement
-    (`controllers` None: none do), queued: (victim, replacement) keys, victims in name order."""
-    made = []
-    for victim in sorted(victims, key=lambda p: p.key):
+    (`controllers` None: none do), queued: (victim, replacement) keys, victims in name order; and the steps of the
+    replacements the API server refused to create (ResourceQuota admission: not created, with its error)."""
+    deleted = sorted(victims, key=lambda p: p.key)
+    for victim in deleted:
         running.discard(victim.key)
-        new = None if controllers is None else controllers.replacement_for(victim, node)
-        if new is not None:
-            queue.add(new, victim.key)
-            made.append((victim.key, new.key))
-    return tuple(made)
+    made, refused = [], []
+    for victim, new, error in ([] if controllers is None else controllers.deleted(deleted, node)):
+        if error is not None:
+            refused.append(Step(new, None, message=error, feasible=None, not_created=True, replaces=victim.key))
+            continue
+        queue.add(new, victim.key)
+        made.append((victim.key, new.key))
+    return tuple(made), refused
 
 
 def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], *,
@@ -331,8 +335,10 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
 
     `controllers`: the scenario's (`Controllers(scenario.workloads)`): each preemption victim's controller
     creates its replacement (`Controllers.replacement_for`), queued as `ReplacementQueue` says and scheduled
-    like any pod (the step that preempted names it: `replaced_by`; its own steps: `replaces`). None: victims are
-    deleted and nothing recreates them (a scheduler without a controller manager, as the golden harness)."""
+    like any pod (the step that preempted names it: `replaced_by`; its own steps: `replaces`), once the
+    scenario's ResourceQuotas admit it (`Controllers.of`: the victims' usage released first; a refused one is a
+    `not_created` step after the preemptor's retry). None: victims are deleted and nothing recreates them (a
+    scheduler without a controller manager, as the golden harness)."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed, sampling=sampling, legacy=legacy)
     preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
     initial = state.requested[:, state.index[PODS]].copy()
@@ -342,6 +348,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     served = {p.scheduler_name for p in config.profiles}
     running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
     queue = ReplacementQueue(pods)
+    refused: list[Step] = []
     for i, (pod, replaces) in enumerate(queue):
         waiting = next((k for k in pod.ordered_after if k not in running), None)
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
@@ -365,8 +372,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated,
                               replaces=replaces))
             if nominated is not None:
-                steps[-1].replaced_by = _replace_victims(post.victims, state.nodes[nominated].name, controllers, queue,
-                                                         running)
+                steps[-1].replaced_by, refused = _replace_victims(post.victims, state.nodes[nominated].name,
+                                                                  controllers, queue, running)
             if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
                 d = None
@@ -387,6 +394,9 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
                               batch_hint=d.batch_hint, devices=devices, replaces=replaces))
+        if refused:  # the creates refused when this pod's victims were deleted, after its retry
+            steps += refused
+            refused = []
         if progress is not None and (i & 255) == 255:
             progress(min(i + 1, len(pods)))
     if progress is not None:

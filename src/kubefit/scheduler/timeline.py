@@ -11,19 +11,33 @@ timers are not modelled: simulated time jumps from event to event.)
 Metrics are sampled after each instant (at most `max_samples`, evenly spread, plus the last):
 allocation of every resource in percent, pods pending and running, and stranded capacity — the free
 capacity on nodes where no waiting pod fits.
+
+Pods leave through the controllers (`kubefit.manifests.controllers`, the path preemption victims and drained
+nodes' pods take): at the end of its duration a pod whose `restartPolicy` is Always (every ReplicaSet's,
+StatefulSet's and DaemonSet's: the kubelet restarts an exiting container, so such a pod only ends when it is
+deleted) is deleted, and its controller creates a new pod at that instant, queued like an arrival (`replaces`;
+`replacedBy` in the result), which runs on (its duration was the deleted pod's), through ResourceQuota admission
+(the deleted pod's usage released first; a refused one is not created, with the API server's error). A pod
+that completes (restartPolicy Never or OnFailure: a Job's) is not replaced, and its quota usage but `count/pods`
+is released. A pod of the files is created when it arrives: ResourceQuota admission charges it then, against the
+usage of the pods created, deleted and completed before (`quota_at_arrival` loading), or refuses it (not
+created, with the API server's error). A workload with a `kubefit.io/duration` of its own is deleted at its `kubefit.io/arrival` (default
+0) + that duration: the garbage collector deletes its pods, down its chain (a Deployment's ReplicaSets' pods,
+running, waiting or not created yet), and nothing recreates them (`deleted`).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import pod_demand
 from kubefit.k8s.resourcenames import PODS
+from kubefit.manifests.controllers import Controllers, Owners, restarts_always
 from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
@@ -45,6 +59,15 @@ class PodRun:
     ended_at: int | None = None
     times: list[int] | None = None  # every attempt's time, when recorded (`record_attempts`)
     not_created: bool = False  # its controller has not created it: a pod it waits for never ran (OrderedReady)
+    replaces: str | None = None  # the key of the deleted pod whose controller created this one
+    deleted: bool = False  # deleted with its owner (the garbage collector): gone, not replaced
+
+
+@dataclass(frozen=True)
+class OwnerDeleted:
+    """The event of a workload's deletion (kind, namespace, name)."""
+
+    key: tuple[str, str, str]
 
 
 @dataclass
@@ -58,10 +81,11 @@ class TimelineResult:
     messages: list[str | None]  # the last FitError of each pod still pending
     completions: list[tuple[int, int]] = field(default_factory=list)  # (time, run index), queued pods only
     retries: list[tuple[int, int, int]] = field(default_factory=list)  # (time, pods waiting, of them retried)
-    freed: np.ndarray | None = None  # Σ request vectors released by completions (state columns)
+    freed: np.ndarray | None = None  # Σ request vectors released by completions and deletions (state columns)
     released_bound: int = 0  # completions of pods that were bound from the start
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
+    replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (deleted pod, its controller's new pod) keys
 
     def to_dict(self) -> dict:
         names = self.state.node_names
@@ -70,7 +94,9 @@ class TimelineResult:
                  "start": None if r.bound_at is None else seconds(r.bound_at),
                  "end": None if r.ended_at is None else seconds(r.ended_at),
                  "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {}),
-                 **({"notCreated": True} if r.not_created else {})}
+                 **({"notCreated": True} if r.not_created else {}),
+                 **({"replaces": r.replaces} if r.replaces is not None else {}),
+                 **({"deleted": True} if r.deleted else {})}
                 for i, r in enumerate(self.runs)]
         keys = sorted({k for s in self.samples for k in s["allocation"]})
         stranded = sorted({k for s in self.samples for k in s["stranded"]})
@@ -80,9 +106,13 @@ class TimelineResult:
                   "stranded": {k: [s["stranded"].get(k, 0) for s in self.samples] for k in stranded}}
         scheduled = sum(1 for r in self.runs if r.node is not None)
         not_created = sum(1 for r in self.runs if r.not_created)
+        gone = sum(1 for r in self.runs if r.deleted and r.node is None and not r.not_created)  # never bound
+        deleted = sum(1 for r in self.runs if r.deleted)
         return {"pods": pods, "series": series, "scheduled": scheduled,
-                "unschedulable": len(self.runs) - scheduled - not_created,
+                "unschedulable": len(self.runs) - scheduled - not_created - gone,
                 **({"notCreated": not_created} if not_created else {}),
+                **({"deleted": deleted} if deleted else {}),
+                **({"replacedBy": dict(self.replaced_by)} if self.replaced_by else {}),
                 "completed": len(self.completions) + self.released_bound,
                 "freed": {r: int(self.freed[c]) for r, c in self.state.index.items()} if self.freed is not None else {},
                 **told_keys(self.warnings, None, self.inputs)}
@@ -99,9 +129,18 @@ class Replay:
     """
 
     def __init__(self, engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod], served: set[str],
-                 record: bool = False) -> None:
+                 record: bool = False, controllers: Controllers | None = None, owners: Owners | None = None,
+                 admitted: set[int] | None = None) -> None:
         self.engine, self.state = engine, engine.state
+        self.controllers, self.owners = controllers, owners
+        self.record = record
+        self.replaced_by: list[tuple[str, str]] = []
+        self.keep_shapes = owners is not None and bool(owners.deleted_at)  # a pod may be deleted before it ends
+        self.alive: dict[int, tuple[int, Pod]] = {}  # pods bound from the start, still running: id → (node, pod)
+        self.chains: dict[int, tuple] = {}  # run index → its owners' chain
         self.runs = [PodRun(p, p.arrival, times=[] if record else None) for p in pods]
+        # runs created already (charged to their quotas): the others are created when they arrive
+        self.charged = {i for i, p in enumerate(pods) if admitted and id(p) in admitted}
         self.keys: list[tuple | None] = [None] * len(self.runs)
         self.attempts = np.zeros(len(self.runs), dtype=np.int64)
         self.messages: list[str | None] = [None] * len(self.runs)
@@ -126,11 +165,17 @@ class Replay:
             node = self.state.node_index.get(pod.node_name)
             if node is not None and pod.duration is not None:
                 self._event(pod.arrival + pod.duration, COMPLETION, (node, pod))
+            if node is not None and self.keep_shapes:
+                self.alive[id(pod)] = (node, pod)
+        for key, time in sorted((owners.deleted_at if owners is not None else {}).items(), key=lambda kv: kv[1]):
+            self._event(time, COMPLETION, OwnerDeleted(key))
 
     def _created(self, i: int, now: int) -> bool:
         """Queue run `i`'s arrival (at `now` or its own arrival, the later) once every pod it waits for runs;
         else wait for the first that does not (False)."""
         run = self.runs[i]
+        if run.deleted:
+            return False
         waiting = next((k for k in run.pod.ordered_after if k not in self.running), None)
         if waiting is not None:
             self.waiting_for.setdefault(waiting, []).append(i)
@@ -162,17 +207,29 @@ class Replay:
         while self.events and self.events[0][0] == now:
             _t, kind, _seq, payload = heapq.heappop(self.events)
             if kind == ARRIVAL:
-                heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
+                if not self.runs[payload].deleted and self._admitted(payload):
+                    heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
                 continue
-            completed = True
-            self.running_count -= 1
+            if isinstance(payload, OwnerDeleted):
+                completed = self._delete_owner(payload.key, now) or completed
+                continue
             if isinstance(payload, tuple):  # a pod bound from the start
+                if self.keep_shapes and self.alive.pop(id(payload[1]), None) is None:
+                    continue  # deleted with its owner before
+                completed = True
+                self.running_count -= 1
                 self._free(self._release(*payload))
                 self.released_bound += 1
+                self._ended(payload[1], payload[0], now)
             else:
+                if self.runs[payload].deleted:
+                    continue
+                completed = True
+                self.running_count -= 1
                 self.runs[payload].ended_at = now
                 self._free(self.engine.unbind(self.runs[payload].node, self.shapes.pop(payload), self.runs[payload].pod))
                 self.completions.append((now, payload))
+                self._ended(self.runs[payload].pod, self.runs[payload].node, now)
         if not completed:
             self._schedule(now)
             return now
@@ -185,6 +242,86 @@ class Replay:
         self._schedule(now)
         self.retries.append((now, len(waiting), int(np.count_nonzero(self.attempts[waiting] > before))))
         return now
+
+    def _admitted(self, i: int) -> bool:
+        """Run `i` created as it arrives: ResourceQuota admission against the usage now (`Controllers.created`;
+        a refused pod is not created, with the API server's error). A stored pod (`metadata.uid`) exists
+        already, a controller's replacement was admitted when it was made."""
+        if self.controllers is None or i in self.charged or self.runs[i].pod.uid:
+            return True
+        self.charged.add(i)
+        error = self.controllers.created(self.runs[i].pod)
+        if error is not None:
+            self.runs[i].not_created, self.messages[i] = True, error
+        return error is None
+
+    def _ended(self, pod: Pod, node: int, now: int) -> None:
+        """`pod`'s duration is over on `node`: deleted, and replaced by its controller, when its containers
+        restart always; else completed (see the module's text)."""
+        if self.controllers is None:
+            return
+        if not restarts_always(pod):
+            self.controllers.completed(pod)
+            return
+        for old, new, error in self.controllers.deleted([pod], self.state.node_names[node]):
+            self._add(new, old.key, error, now)
+
+    def _add(self, pod: Pod, replaces: str, error: str | None, now: int) -> None:
+        """A run for the pod a controller created at `now` (not created: the API server's `error`)."""
+        i = len(self.runs)
+        run = PodRun(replace(pod, arrival=now, duration=None), now, times=[] if self.record else None,
+                     replaces=replaces)
+        self.runs.append(run)
+        self.keys.append(None)
+        self.attempts = np.append(self.attempts, 0)
+        self.messages.append(None)
+        self.charged.add(i)
+        if error is not None:
+            run.not_created, self.messages[i] = True, error
+            return
+        self.replaced_by.append((replaces, pod.key))
+        if not self._created(i, now):
+            run.not_created = True
+
+    def _chain(self, i: int) -> tuple:
+        if i not in self.chains:
+            self.chains[i] = self.owners.chain(self.runs[i].pod) if self.owners is not None else ()
+        return self.chains[i]
+
+    def _delete_owner(self, key: tuple[str, str, str], now: int) -> bool:
+        """The workload `key` deleted at `now`: every pod down its chain is deleted (running ones unbound,
+        waiting ones dequeued, ones not created yet never created), none recreated. Whether any capacity
+        was freed."""
+        freed = False
+        label = f"{key[0]}/{key[2]}"
+        for i, run in enumerate(self.runs):
+            if run.deleted or run.ended_at is not None or key not in self._chain(i):
+                continue
+            run.deleted = True
+            if self.controllers is not None:
+                self.controllers.removed(run.pod)
+            if run.node is not None:
+                run.ended_at = now
+                self._free(self.engine.unbind(run.node, self.shapes.pop(i), run.pod))
+                self.running_count -= 1
+                freed = True
+            else:
+                self.messages[i] = f"deleted with its owner {label} before it was scheduled"
+        for group, members in list(self.waiting.items()):
+            kept = [i for i in members if not self.runs[i].deleted]
+            if kept:
+                self.waiting[group] = kept
+            else:
+                del self.waiting[group]
+        for ident, (node, pod) in list(self.alive.items()):
+            if key in self.owners.chain(pod):
+                del self.alive[ident]
+                if self.controllers is not None:
+                    self.controllers.removed(pod)
+                self._free(self._release(node, pod))
+                self.running_count -= 1
+                freed = True
+        return freed
 
     def _release(self, node: int, pod: Pod) -> np.ndarray:
         demand = pod_demand(pod, use_status_resources=True)
@@ -245,8 +382,9 @@ class Replay:
         self.running.add(run.pod.key)
         for j in self.waiting_for.pop(run.pod.key, ()):  # its StatefulSet creates the next ordinal now
             self._created(j, now)
-        if run.pod.duration is not None:
+        if run.pod.duration is not None or self.keep_shapes:
             self.shapes[i] = d.shape
+        if run.pod.duration is not None:
             self._event(now + run.pod.duration, COMPLETION, i)
 
     def pending(self) -> int:
@@ -266,12 +404,21 @@ class Replay:
 
 def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = (),
              *, tie_break: str = "random", seed: int | None = 0, max_samples: int = 500,
-             progress: Callable[[int], None] | None = None, record_attempts: bool = False) -> TimelineResult:
-    """Replay `pods` (queue order) on `state` as they arrive and end; `bound` pods with a duration end too."""
+             progress: Callable[[int], None] | None = None, record_attempts: bool = False,
+             controllers: Controllers | None = None, owners: Owners | None = None,
+             admitted: set[int] | None = None) -> TimelineResult:
+    """Replay `pods` (queue order) on `state` as they arrive and end; `bound` pods with a duration end too.
+
+    `controllers` (`Controllers.of(scenario)`): a deleted pod's controller creates its replacement (None: nothing
+    is recreated); `owners` (`Owners(scenario.workloads)`): the workloads deleted during the replay, with their
+    pods (see the module's text). With `controllers`, each pod of `pods` not stored yet is created when it
+    arrives, through their ResourceQuota admission (a scenario loaded with `quota_at_arrival`), but those whose
+    id is in `admitted` (created already: a drained node's replacements)."""
     engine = Engine(state, config, tie_break=tie_break, seed=seed)
-    replay = Replay(engine, pods, bound, {p.scheduler_name for p in config.profiles}, record_attempts)
+    replay = Replay(engine, pods, bound, {p.scheduler_name for p in config.profiles}, record_attempts,
+                    controllers, owners, admitted)
     instants = len({r.arrival for r in replay.runs}) + sum(1 for p in pods if p.duration is not None) \
-        + sum(1 for p in bound if p.duration is not None)
+        + sum(1 for p in bound if p.duration is not None) + (len(owners.deleted_at) if owners is not None else 0)
     every = max(1, -(-instants // max(1, max_samples)))
     samples: list[dict] = []
     k = 0
@@ -288,7 +435,8 @@ def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     if progress is not None:
         progress(len(replay.runs))
     return TimelineResult(state, replay.runs, samples, replay.attempts, replay.messages, replay.completions,
-                          replay.retries, replay.freed[:len(state.resources)], replay.released_bound)
+                          replay.retries, replay.freed[:len(state.resources)], replay.released_bound,
+                          replaced_by=replay.replaced_by)
 
 
 def timeline_warnings(config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = ()) -> list[str]:
