@@ -126,7 +126,7 @@ def _every(progress: Progress | None, total: int) -> Callable[[int], None] | Non
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
           explain: bool = False, warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, recursive: bool = False,
-          admission: bool = True) -> dict[str, Any]:
+          admission: bool = True, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -142,6 +142,9 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     admission : bool
         Pods not stored yet go through the API server's admission (defaults, LimitRanger, RuntimeClass,
         DefaultTolerationSeconds); False (`--no-admission`): pods as given, as kube-scheduler's tests make them.
+    cordon, drain, remove : sequence of str
+        The node actions of `simulate`, applied first (a drained node's pods are queued again and may be
+        scored); `kubefit serve` scores a pod of its what-if this way.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -164,9 +167,10 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
+    actions = node_actions(cordon, drain, remove)
     scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   scoring=scoring, recursive=recursive,
-                                          admission=admission)
+                                          admission=admission, actions=actions or None)
     target = find_pending_pod(scenario, pod)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
