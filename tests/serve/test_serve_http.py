@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 import yaml
+from serve_support import WORKLOAD
 
 import kubefit
-from conftest import WORKLOAD
 from kubefit.serve.security import CSP, REPORT_CSP, Guard
 
 QUIET = {"warn": lambda _: None}
@@ -316,7 +316,8 @@ def test_bodies_are_bounded(serve_files):
 
 
 def test_bad_files_refuse_to_start(tmp_path):
-    from conftest import start
+    from serve_support import start
+
     from kubefit.errors import KubefitError
 
     path = tmp_path / "bad.yaml"

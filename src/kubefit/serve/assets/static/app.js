@@ -190,7 +190,7 @@ async function loadNodes(page) {
         el("div", { class: "bar", "data-resource": r }, el("div", { class: "fill", "data-pct": pct.toFixed(1) })),
         el("span", { class: "amount" }, alloc ? `${fmt(r, used)}/${fmt(r, alloc)}` : "–"));
     }),
-    el("td", {}, row.action ? el("span", { class: "mark" }, row.action) : (row.unschedulable ? el("span", { class: "mark" }, "unschedulable") : ""))));
+    el("td", {}, row.action ? el("span", { class: "mark" }, row.action) : (row.unschedulable ? el("span", { class: "mark" }, "unschedulable") : "")))));
   for (const fill of document.querySelectorAll("#nodes .fill")) fill.style.width = `${fill.dataset.pct}%`;
   pager("nodes", data, loadNodes);
 }

@@ -1,0 +1,150 @@
+"""`kubefit serve` in a real headless Chromium (Debian's, through Playwright), against the real server:
+a pod's decision shows `kubefit score`'s per-plugin scores, an invalid configuration shows kube-scheduler's
+message as it is typed, MostAllocated moves the pods exactly as `kubefit simulate` does, cordoning a node
+moves its pods, two configurations compare, undo goes back; the page loads nothing from elsewhere and
+raises no script error (its CSP forbids inline script)."""
+
+from __future__ import annotations
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips every test, with BROWSER_ABSENT
+    expect = None
+from serve_support import ROOT, WORKLOAD
+
+import kubefit
+from browser import browser  # noqa: F401 (browser: a fixture)
+
+QUIET = {"warn": lambda _: None}
+REFUSED = "status of 400 (Bad Request)"  # the browser's own line for an edit the server refused (shown in the page)
+
+
+def where(run) -> dict[str, str | None]:
+    names = run.state.node_names
+    return {s.pod.key: None if s.node is None else names[s.node] for s in run.steps}
+
+
+@pytest.fixture
+def page(browser, served):  # noqa: F811 (the fixture)
+    """The served page loaded, with the console's errors and every request recorded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+    p = context.new_page()
+    p.errors, p.requests = [], []
+    p.on("console", lambda m: p.errors.append(m.text) if m.type == "error" and REFUSED not in m.text else None)
+    p.on("pageerror", lambda e: p.errors.append(str(e)))
+    p.on("request", lambda r: p.requests.append(r.url))
+    p.goto(served.url + "/")
+    p.wait_for_selector("body[data-ready=true]")
+    yield p
+    assert p.errors == []
+    assert all(url.startswith(served.url) for url in p.requests), p.requests
+    context.close()
+
+
+def queue(page) -> dict[str, str | None]:
+    """The queue tab's placements: pod → node (None: pending)."""
+    page.click("#tabs button[data-tab=queue]")
+    rows = page.eval_on_selector_all("#pods tbody tr", "rs => rs.map(r => [r.dataset.pod, r.querySelector('.node').textContent])")
+    return {pod: None if node == "pending" else node for pod, node in rows}
+
+
+def after_edit(page, action) -> None:
+    """Do `action` and wait until the page has rendered the server's answer."""
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        action()
+    page.wait_for_load_state("networkidle")
+
+
+def test_first_page_shows_the_cluster_and_queue(page, served):
+    expected = kubefit.simulate([WORKLOAD], **QUIET)
+    assert page.text_content("#summary [data-field=scheduled]") == str(expected.scheduled)
+    assert page.locator("#nodes tbody tr").count() == 7
+    assert page.locator("#nodes tbody tr[data-node=gpu-1] .bar[data-resource='nvidia.com/gpu']").count() == 1
+    page.fill("#node-selector", "pool=highmem")
+    expect(page.locator("#nodes tbody tr")).to_have_count(2)
+    page.click("#nodes tbody tr[data-node=highmem-1] a")
+    page.wait_for_selector("#node-detail")
+    shown = set(page.eval_on_selector_all("#node-detail li", "ls => ls.map(l => l.dataset.pod)"))
+    assert shown == {p.key for p in expected.state.pods[expected.state.node_index["highmem-1"]]}
+    assert queue(page) == where(expected)
+
+
+def test_decision_shows_kubefit_score(page):
+    pod = "shop/web-3"
+    expected = kubefit.score([WORKLOAD], pod, detail=True, explain=True, **QUIET)
+    queue(page)
+    page.click(f"#pods tr[data-pod='{pod}'] a")
+    page.wait_for_selector("#decision-nodes")
+    shown = page.eval_on_selector_all(
+        "#decision-nodes tbody tr",
+        "rs => rs.map(r => [r.dataset.node, Object.fromEntries([...r.querySelectorAll('td[data-plugin]')]"
+        ".filter(c => c.querySelector('[data-kind=score]')).map(c => [c.dataset.plugin, "
+        "+c.querySelector('[data-kind=score]').textContent])), r.querySelector('[data-kind=total]').textContent])")
+    assert len(shown) == len(expected["filter"])
+    for node, scores, total in shown:
+        assert scores == {p: v[node] for p, v in expected["score"].items() if node in v}
+        assert total == (str(expected["total"][node]) if node in expected["total"] else "")
+    for node, verdict in expected["filter"].items():
+        assert verdict["code"] in page.text_content(f"#decision-nodes tr[data-node='{node}'] .verdict")
+
+
+def test_invalid_configuration_shows_kube_schedulers_message(page):
+    page.click("#tabs button[data-tab=config]")
+    page.fill("#config-text", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                              "profiles:\n- schedulerName: ''\n")
+    expect(page.locator("#config-message")).to_contain_text("schedulerName")
+    assert "profiles[0].schedulerName: Required value" in page.text_content("#config-message")
+    assert "invalid" in page.get_attribute("#config-message", "class")
+    after_edit(page, lambda: page.click("#config-apply"))
+    assert "schedulerName" in page.text_content("#config-message")
+    assert page.text_content("#history") == "the files as given"  # refused: nothing changed
+
+
+def test_most_allocated_places_as_simulate_says(page):
+    page.click("#tabs button[data-tab=config]")
+    page.click("[data-preset=MostAllocated]")
+    expect(page.locator("#config-message")).to_have_text("valid")
+    after_edit(page, lambda: page.click("#config-apply"))
+    expected = kubefit.compare([WORKLOAD], ["MostAllocated"], **QUIET)[1]
+    before = where(kubefit.simulate([WORKLOAD], **QUIET))
+    assert queue(page) == where(expected) != before
+
+
+def test_cordon_compare_and_undo(page):
+    before = queue(page)
+    page.click("#tabs button[data-tab=cluster]")
+    page.click("#nodes tbody tr[data-node=highmem-2] a")
+    page.wait_for_selector("#node-detail")
+    after_edit(page, lambda: page.click("#node-detail [data-node-action=cordon]"))
+    moved = page.eval_on_selector_all("#moved li", "ls => ls.map(l => l.textContent)")
+    assert any("highmem-2 →" in m for m in moved)
+    assert queue(page) == where(kubefit.simulate([WORKLOAD], cordon=["highmem-2"], **QUIET))
+    assert "highmem-2" not in set(queue(page).values()) - set(before.values()) | {None}
+
+    page.click("#tabs button[data-tab=compare]")
+    page.select_option("#compare-preset", "MostAllocated")
+    with page.expect_response("**/api/compare"):
+        page.click("#compare-run")
+    page.wait_for_selector("#differences")
+    runs = kubefit.compare([WORKLOAD], ["MostAllocated"], cordon=["highmem-2"], **QUIET)
+    first, second = where(runs[0]), where(runs[1])
+    shown = page.eval_on_selector_all("#differences tbody tr", "rs => rs.map(r => r.dataset.pod)")
+    assert shown == [k for k in first if first[k] != second.get(k)]
+
+    after_edit(page, lambda: page.click("#undo"))
+    assert queue(page) == before
+    assert page.is_disabled("#undo")
+
+
+def test_screenshot_tool_writes_a_small_png(browser, tmp_path):  # noqa: F811 (the fixture)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("serve_screenshot", ROOT / "tools" / "serve_screenshot.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    out = tmp_path / "serve.png"
+    tool.screenshot(out, browser=browser)
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 400_000
