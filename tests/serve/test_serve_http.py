@@ -75,6 +75,7 @@ def test_summary_nodes_and_queue_are_the_simulation(served):
     first = nodes["rows"][0]
     assert first["resources"]["cpu"] == [expected["final"][first["name"]]["requested"]["cpu"],
                                         expected["allocatable"][first["name"]]["cpu"]]
+    assert served.get("/api/names") == list(expected["final"])
     highmem = served.get("/api/nodes?selector=pool%3Dhighmem")
     assert {r["name"] for r in highmem["rows"]} == {"highmem-1", "highmem-2"}
     pending = served.get("/api/pods?status=pending")

@@ -143,6 +143,10 @@ class Api:
                                 request.query_params.get("order", "asc") == "desc")
         return JSON(views.page_of(rows, int_param(request, "page", 0), int_param(request, "size", 50)))
 
+    async def names(self, request: Request) -> Response:
+        """Every node's name, for the what-if and planning choices."""
+        return JSON([r["name"] for r in views.node_rows(self.session.run)])
+
     async def node(self, request: Request) -> Response:
         return JSON(views.node_pods(self.session.run, request.query_params.get("name", "")))
 
@@ -337,7 +341,8 @@ class Api:
 
     def routes(self) -> list[Any]:
         reads = [("/api/summary", self.get_summary), ("/api/nodes", self.nodes), ("/api/node", self.node),
-                 ("/api/pods", self.pods), ("/api/decision", self.decision), ("/api/preset", self.get_preset),
+                 ("/api/names", self.names), ("/api/pods", self.pods), ("/api/decision", self.decision),
+                 ("/api/preset", self.get_preset),
                  ("/api/report/{key}", self.report), ("/api/export/scenario.yaml", self.export_yaml),
                  ("/api/export/report.html", self.export_report)]
         writes = [("/api/config/validate", self.validate), ("/api/config", self.configure),

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 import yaml
 
+from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.manifests.documents import Document, manifest_files, parse_documents, read_documents
 from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
@@ -61,6 +62,7 @@ class Run:
     result: Any  # kubefit.scheduler.simulate.SimulationResult
     data: dict[str, Any]
     where: dict[str, str | None]  # pod ns/name → the node it ended on (None: pending), after the last step
+    views: dict[str, Any] = field(default_factory=dict)  # the page's rows of this run, made once (`kubefit.serve.views`)
 
 
 @dataclass
@@ -146,10 +148,11 @@ class Session:
         from kubefit import verbs
 
         o = self.options
-        result = verbs.simulate(self.files(edits), tie_break=o.tie_break, seed=o.seed, cordon=edits.cordon,
-                                drain=edits.drain, remove=edits.remove, warn=quiet, kube_version=o.kube_version,
-                                feature_gates=o.feature_gates)
-        return Run(edits, result, result.to_dict(), final_places(result))
+        with collector_paused():  # what a run builds lives on (no cycles): the collector's passes are pure cost
+            result = verbs.simulate(self.files(edits), tie_break=o.tie_break, seed=o.seed, cordon=edits.cordon,
+                                    drain=edits.drain, remove=edits.remove, warn=quiet,
+                                    kube_version=o.kube_version, feature_gates=o.feature_gates)
+            return Run(edits, result, result.to_dict(), final_places(result))
 
     def start(self) -> Run:
         """Read the files and run them once (bad files: the verb's error; the server does not start)."""

@@ -56,7 +56,14 @@ def resources(data: dict[str, Any]) -> list[str]:
 
 
 def node_rows(run: Any) -> list[dict[str, Any]]:
-    """Per node of the run: labels, the what-if marks, per resource `[requested, allocatable]`, pods bound."""
+    """Per node of the run: labels, the what-if marks, per resource `[requested, allocatable]`, pods bound
+    (made once per run)."""
+    if "nodes" not in run.views:
+        run.views["nodes"] = _node_rows(run)
+    return run.views["nodes"]
+
+
+def _node_rows(run: Any) -> list[dict[str, Any]]:
     data, state, edits = run.data, run.result.state, run.edits
     names = resources(data)
     marks = {n: kind for kind in ("cordon", "drain", "remove") for n in getattr(edits, kind)}
@@ -85,11 +92,12 @@ def sort_nodes(rows: list[dict[str, Any]], key: str, descending: bool) -> list[d
 
 
 def pod_rows(run: Any) -> list[dict[str, Any]]:
-    """The queue in order: each step as `-o json` has it, with the pod's ns/name key and its position."""
-    out = []
-    for i, (step, raw) in enumerate(zip(run.result.steps, run.data["steps"], strict=True)):
-        out.append({"position": i, "key": step.pod.key, **raw})
-    return out
+    """The queue in order: each step as `-o json` has it, with the pod's ns/name key and its position (made
+    once per run)."""
+    if "pods" not in run.views:
+        run.views["pods"] = [{"position": i, "key": step.pod.key, **raw}
+                             for i, (step, raw) in enumerate(zip(run.result.steps, run.data["steps"], strict=True))]
+    return run.views["pods"]
 
 
 def filter_pods(rows: list[dict[str, Any]], status: str, text: str) -> list[dict[str, Any]]:

@@ -137,12 +137,10 @@ function fillSelects(s) {
 }
 
 async function refreshNodeChoices() {
-  const data = await api(`/api/nodes?${params({ size: 500 })}`);
+  const names = await api("/api/names");
+  $("#node-names").replaceChildren(...names.map((n) => el("option", { value: n })));
   for (const id of ["#whatif-node", "#add-template", "#plan-template"]) {
-    const select = $(id);
-    const chosen = select.value;
-    select.replaceChildren(...data.rows.map((r) => el("option", { value: r.name }, r.name)));
-    if (chosen) select.value = chosen;
+    if (!names.includes($(id).value)) $(id).value = names[0] || "";
   }
 }
 
