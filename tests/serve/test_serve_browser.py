@@ -138,6 +138,32 @@ def test_cordon_compare_and_undo(page):
     assert page.is_disabled("#undo")
 
 
+def test_planning_paste_and_export(page, served):
+    page.click("#tabs button[data-tab=planning]")
+    page.fill("#plan-pod", "report-0")
+    with page.expect_response("**/api/planning"):
+        page.click("#plan-run")
+    expected = kubefit.capacity([WORKLOAD], "report-0", **QUIET)
+    expect(page.locator("#plan-headline")).to_contain_text(f"count{expected.to_dict()['count']}")
+    report = page.frame_locator("iframe.report")
+    expect(report.locator("h1")).to_have_count(1)  # the capacity report, drawn in its sandbox
+
+    page.click("#tabs button[data-tab=whatif]")
+    page.fill("#add-yaml", "kind: Pod\nmetadata: {name: [broken\n")
+    after_edit(page, lambda: page.click("#add-apply"))
+    assert "pasted" in page.text_content("#add-message") and "invalid" in page.get_attribute("#add-message", "class")
+    page.fill("#add-yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: extra, namespace: shop}\n"
+                           "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n")
+    after_edit(page, lambda: page.click("#add-apply"))
+    assert "shop/extra" in queue(page)
+
+    page.click("#tabs button[data-tab=export]")
+    for link in ("#export-yaml", "#export-report"):
+        with page.expect_download() as download:
+            page.click(link)
+        assert download.value.path().stat().st_size > 1000
+
+
 def test_screenshot_tool_writes_a_small_png(browser, tmp_path):  # noqa: F811 (the fixture)
     import importlib.util
 

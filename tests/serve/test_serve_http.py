@@ -325,3 +325,54 @@ def test_bad_files_refuse_to_start(tmp_path):
     path.write_text("kind: Node\nmetadata: {name: [\n")
     with pytest.raises(KubefitError):
         start([str(path)])
+
+
+def test_refresh_from_the_cluster_takes_a_new_snapshot(serve_files, monkeypatch, tmp_path):
+    """With --kubeconfig, "refresh from cluster" reads the cluster again (`kubefit snapshot`'s reader, here
+    answering a scenario that grew a node) and keeps the configuration being edited; undo goes back."""
+    import kubefit.manifests.snapshot as snapshot
+
+    docs = [d for d in yaml.safe_load_all(SCALED) if d]
+    grown = [*docs, {**docs[0], "metadata": {"name": "n3", "labels": {"kubernetes.io/hostname": "n3"}}}]
+    calls = []
+    monkeypatch.setattr(snapshot, "snapshot", lambda kubeconfig, context: calls.append((kubeconfig, context)) or grown)
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(SCALED)
+    served = serve_files([str(path)], kubeconfig="/nowhere/kubeconfig", context="prod")
+    assert served.get("/api/summary")["live"] is True
+    served.post("/api/config", served.get("/api/preset?name=MostAllocated")["text"])
+    refreshed = served.post("/api/refresh").json()
+    assert calls == [("/nowhere/kubeconfig", "prod")]
+    assert refreshed["nodes"] == 3 and refreshed["configSource"] == "edited"
+    assert refreshed["history"][-1] == "refreshed from the cluster"
+
+
+def test_the_command(tmp_path):
+    """`kubefit serve` is listed; bad files and a taken port are one line and exit 2, before anything listens;
+    another host than loopback prints a URL with a generated token."""
+    import socket
+    import subprocess
+    import sys
+
+    from kubefit.cli import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Node\nmetadata: {name: [\n")
+    assert main(["serve", "-f", str(bad), "--port", "0"]) == 2
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        assert main(["serve", "--port", str(taken.getsockname()[1])]) == 2
+    finally:
+        taken.close()
+    proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert "?token=" in line and "http://127.0.0.1:" in line
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    listed = subprocess.run([sys.executable, "-m", "kubefit.cli", "--help"], capture_output=True, text=True)
+    assert " serve " in listed.stdout

@@ -15,7 +15,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined) continue;
     node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -107,15 +107,16 @@ function renderChange(change, edited) {
   if (!edited || !change.before) { box.hidden = true; return; }
   const metricRows = Object.keys(change.after.allocation || {}).map((r) =>
     el("tr", {}, el("td", {}, `${r} allocation %`), el("td", {}, change.before.allocation[r] ?? ""), el("td", {}, change.after.allocation[r])));
-  box.replaceChildren(
-    el("h2", {}, "What the last change did"),
-    el("p", {}, `${change.movedCount} pod(s) moved, ${change.nowPendingCount} now pending, ${change.nowPlacedCount} now placed`),
+  const last = state.summary.history[state.summary.history.length - 1];
+  box.replaceChildren(el("details", {},
+    el("summary", {}, el("strong", {}, `Last change (${last}): `),
+      `${change.movedCount} pod(s) moved, ${change.nowPendingCount} now pending, ${change.nowPlacedCount} now placed`),
     el("table", { class: "metrics" }, el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "before"), el("th", {}, "after"))),
       el("tbody", {}, metricRows,
         el("tr", {}, el("td", {}, "nodes used"), el("td", {}, change.before.nodesUsed), el("td", {}, change.after.nodesUsed)))),
     el("ul", { id: "moved" }, change.moved.map((m) => el("li", { "data-pod": m.pod }, `${m.pod}: ${m.from} → ${m.to}`)),
       change.nowPending.map((p) => el("li", { "data-pod": p, class: "pending" }, `${p}: now pending`)),
-      change.nowPlaced.map((p) => el("li", { "data-pod": p }, `${p}: now placed`))));
+      change.nowPlaced.map((p) => el("li", { "data-pod": p }, `${p}: now placed`)))));
   box.hidden = false;
 }
 
@@ -166,6 +167,7 @@ async function edit(path, json, text, messageBox) {
     renderSummary(s);
     await Promise.all([loadNodes(), loadPods(), refreshNodeChoices()]);
     if (state.decisionPod) await openDecision(state.decisionPod, 0).catch(() => closeDetail());
+    else if (state.detailNode) await openNode(state.detailNode, true);
     return s;
   }, messageBox);
 }
@@ -193,12 +195,16 @@ async function loadNodes(page) {
   pager("nodes", data, loadNodes);
 }
 
-async function openNode(name) {
-  const data = await guarded(() => api(`/api/node?${params({ name })}`));
-  if (!data) return;
+async function openNode(name, refreshing) {
+  const read = () => api(`/api/node?${params({ name })}`);
+  const data = refreshing ? await read().catch(() => null) : await guarded(read);  // a removed node: closed
+  if (!data) { closeDetail(); return; }
   state.decisionPod = null;
-  const actions = ["cordon", "drain", "remove"].map((a) => el("button", { type: "button", "data-node-action": a,
-    onclick: () => edit("/api/action", { action: a, node: name }) }, a));
+  state.detailNode = name;
+  const actions = ["cordon", "drain", "remove"].map((kind) => {  // a node given an action offers to take it back
+    const a = state.summary.actions[kind].includes(name) ? `un${kind}` : kind;
+    return el("button", { type: "button", "data-node-action": a, onclick: () => edit("/api/action", { action: a, node: name }) }, a);
+  });
   showDetail(el("div", { id: "node-detail" },
     el("h2", {}, `Node ${data.name}`), el("p", {}, actions),
     data.unschedulable ? el("p", {}, "unschedulable (cordoned)") : null,
@@ -229,6 +235,7 @@ async function loadPods(page) {
 
 async function openDecision(pod, page) {
   state.decisionPod = pod;
+  state.detailNode = null;
   state.decisionPage = page || 0;
   const data = await api(`/api/decision?${params({ pod, page: state.decisionPage, size: 50 })}`).catch((e) => {
     showDetail(el("div", { id: "decision" }, el("h2", {}, `Pod ${pod}`), el("p", { class: "message invalid" }, e.message)));
@@ -275,6 +282,7 @@ function showDetail(content) {
 
 function closeDetail() {
   state.decisionPod = null;
+  state.detailNode = null;
   $("#detail").hidden = true;
 }
 
