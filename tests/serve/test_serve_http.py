@@ -345,6 +345,8 @@ def test_refresh_from_the_cluster_takes_a_new_snapshot(serve_files, monkeypatch,
     assert calls == [("/nowhere/kubeconfig", "prod")]
     assert refreshed["nodes"] == 3 and refreshed["configSource"] == "edited"
     assert refreshed["history"][-1] == "refreshed from the cluster"
+    undone = served.post("/api/undo").json()  # back to the files' objects, with MostAllocated
+    assert undone["nodes"] == 2 and undone["configSource"] == "edited"
 
 
 def test_the_command(tmp_path):

@@ -104,7 +104,7 @@ class Api:
         data = run.data
         return {"files": list(s.options.files), "history": [e.label for e in s.history], "canUndo": len(s.history) > 1,
                 "config": s.config_text(edits) or "", "configSource": "edited" if edits.config is not None else
-                ("files" if s.config is not None else "defaults"), "presets": list(PRESETS),
+                ("files" if edits.source.config is not None else "defaults"), "presets": list(PRESETS),
                 "scheduled": data["scheduled"], "unschedulable": data["unschedulable"], "metrics": data["metrics"],
                 "warnings": data.get("warnings", []), "kubeVersion": (data.get("inputs") or {}).get(
                     "kubeSchedulerVersion"), "resources": views.resources(data), "nodes": len(data["final"]),

@@ -41,10 +41,31 @@ def preset(name: str) -> str:
     return (PRESETS_DIR / f"{name}.yaml").read_text(encoding="utf-8")
 
 
+@dataclass(frozen=True, eq=False)  # compared by identity: one per reading
+class Objects:
+    """The objects of the files (or of one snapshot of the live cluster) but the scheduler configuration,
+    and that configuration as YAML text (None: kube-scheduler's defaults)."""
+
+    bodies: list[dict[str, Any]]
+    config: str | None
+    serial: int  # which reading: names the written scenario file's content
+
+
+def objects_of(documents: list[Document], serial: int) -> Objects:
+    """The `Objects` of parsed documents: at most one scheduler configuration, which becomes the editor's text."""
+    configs = [d for d in documents if d.kind in SCHEDULER_CONFIG_KINDS]
+    if len(configs) > 1:
+        raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(configs)}",
+                         file=configs[1].source, obj=configs[1].label)
+    return Objects([d.body for d in documents if d.kind not in SCHEDULER_CONFIG_KINDS],
+                   yaml.safe_dump(configs[0].body, sort_keys=False) if configs else None, serial)
+
+
 @dataclass(frozen=True)
 class Edits:
-    """Everything changed since the files were read; the page's history holds one per step."""
+    """The objects read and everything changed since; the page's history holds one per step."""
 
+    source: Objects | None = None  # the objects these edits apply to (the files', or a later snapshot's)
     config: str | None = None  # the configuration's YAML text; None: the files' own (or kube-scheduler's defaults)
     cordon: tuple[str, ...] = ()
     drain: tuple[str, ...] = ()
@@ -83,31 +104,25 @@ class Session:
     """The scenario held by the server, its history of edits and the current run (one lock for all)."""
 
     options: Options
-    objects: list[dict[str, Any]] = field(default_factory=list)  # the files' objects but the configuration
-    config: str | None = None  # the files' configuration as YAML text (None: kube-scheduler's defaults)
-    history: list[Edits] = field(default_factory=lambda: [Edits()])
+    history: list[Edits] = field(default_factory=list)
     run: Run | None = None
     previous: Run | None = None  # the run before the last change, for "what moved"
     lock: threading.RLock = field(default_factory=threading.RLock)
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="kubefit-serve-")))
-    generation: int = 0  # bumped when the objects are replaced (a refresh from the cluster)
+    readings: int = 0  # the files and each refresh from the cluster: `Objects.serial`
     _written: dict[str, Any] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the files and what is written of them
-    def read(self, documents: list[Document]) -> None:
-        """Take the objects of `documents`; the one scheduler configuration becomes the editor's text."""
-        configs = [d for d in documents if d.kind in SCHEDULER_CONFIG_KINDS]
-        if len(configs) > 1:
-            raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(configs)}",
-                             file=configs[1].source, obj=configs[1].label)
-        self.config = yaml.safe_dump(configs[0].body, sort_keys=False) if configs else None
-        self.objects = [d.body for d in documents if d.kind not in SCHEDULER_CONFIG_KINDS]
-        self.generation += 1
+    def read(self, documents: list[Document]) -> Objects:
+        self.readings += 1
+        return objects_of(documents, self.readings)
 
     def files(self, edits: Edits) -> list[str]:
         """Write the scenario of `edits` as files for the verbs: the objects (scaled), the configuration, the
         pasted documents. Each file is rewritten only when what it holds changed."""
-        paths = [self._write("scenario.json", (self.generation, edits.scale), lambda: _list_json(self.scaled(edits)))]
+        assert edits.source is not None
+        paths = [self._write("scenario.json", (edits.source.serial, edits.scale),
+                             lambda: _list_json(self.scaled(edits)))]
         config = self.config_text(edits)
         if config is not None:
             paths.append(self._write("configuration.yaml", config, lambda: config.encode()))
@@ -125,13 +140,15 @@ class Session:
     def config_text(self, edits: Edits | None = None) -> str | None:
         """The configuration in force for `edits` (default the current ones): edited, else the files'."""
         edits = edits or self.current
-        return edits.config if edits.config is not None else self.config
+        assert edits.source is not None
+        return edits.config if edits.config is not None else edits.source.config
 
     def scaled(self, edits: Edits) -> list[dict[str, Any]]:
         """The objects with the replicas `edits` set (copies of the scaled workloads only)."""
+        assert edits.source is not None
         if not edits.scale:
-            return self.objects
-        out = list(self.objects)
+            return edits.source.bodies
+        out = list(edits.source.bodies)
         for position, replicas in edits.scale:
             body = copy.deepcopy(out[position])
             body.setdefault("spec", {})["replicas"] = replicas
@@ -158,7 +175,7 @@ class Session:
         """Read the files and run them once (bad files: the verb's error; the server does not start)."""
         with self.lock:
             docs = [d for f in self.options.files for path in manifest_files(f) for d in read_documents(path)]
-            self.read(docs)
+            self.history = [Edits(self.read(docs))]
             self.run = self.simulate(self.current)
             return self.run
 
@@ -177,7 +194,8 @@ class Session:
             if len(self.history) < 2:
                 raise InputError("nothing to undo: this is the scenario as the files give it", field="undo")
             edits = self.history[-2]
-            run = self.simulate(edits)
+            before = self.previous  # usually the run of those very edits: no need to simulate again
+            run = before if before is not None and before.edits == edits else self.simulate(edits)
             self.history.pop()
             self.previous, self.run = self.run, run
             return run
@@ -186,15 +204,8 @@ class Session:
         """Replace the objects with a new snapshot of the cluster, keeping the configuration being edited;
         the node actions and scaling are dropped (they named the old objects). Undo goes back before it."""
         with self.lock:
-            saved = (self.objects, self.config, self.generation)
-            self.read(parse_documents(_list_json(documents).decode(), "snapshot"))
-            edits = Edits(config=self.config_text(self.current) if self.current.config is not None else None,
-                          label="refreshed from the cluster")
-            try:
-                return self.apply(edits)
-            except Exception:
-                self.objects, self.config, self.generation = saved
-                raise
+            source = self.read([Document(body, "snapshot", i) for i, body in enumerate(documents, 1)])
+            return self.apply(Edits(source, config=self.current.config, label="refreshed from the cluster"))
 
     # ------------------------------------------------------------------ the what-if edits
     def edit(self, **changes: Any) -> Run:
@@ -205,7 +216,7 @@ class Session:
         """The scalable workloads among the objects: position, kind, namespace/name, replicas now."""
         scaled = dict(self.current.scale)
         out = []
-        for i, body in enumerate(self.objects):
+        for i, body in enumerate(self.current.source.bodies):
             if body.get("kind") in SCALABLE:
                 meta = body.get("metadata") or {}
                 replicas = scaled.get(i, (body.get("spec") or {}).get("replicas", 1))
