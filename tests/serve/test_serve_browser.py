@@ -6,6 +6,8 @@ raises no script error (its CSP forbids inline script)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 try:
@@ -16,6 +18,7 @@ from serve_support import ROOT, WORKLOAD
 
 import kubefit
 from browser import browser  # noqa: F401 (browser: a fixture)
+from kubefit.cli import main
 
 QUIET = {"warn": lambda _: None}
 REFUSED = "status of 400 (Bad Request)"  # the browser's own line for an edit the server refused (shown in the page)
@@ -71,9 +74,10 @@ def test_first_page_shows_the_cluster_and_queue(page, served):
     assert queue(page) == where(expected)
 
 
-def test_decision_shows_kubefit_score(page):
-    pod = "shop/web-3"
-    expected = kubefit.score([WORKLOAD], pod, detail=True, explain=True, **QUIET)
+def test_decision_shows_kubefit_score(page, capsys):
+    pod = "shop/web-3"  # the 6th in the queue: scored at its turn, after the five before it bound
+    assert main(["score", "-f", WORKLOAD, "--pod", pod, "--at-turn", "--detail", "-o", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
     queue(page)
     page.click(f"#pods tr[data-pod='{pod}'] a")
     page.wait_for_selector("#decision-nodes")

@@ -85,10 +85,16 @@ def test_summary_nodes_and_queue_are_the_simulation(served):
                                                                if n == "highmem-1"}
 
 
-def test_decision_is_kubefit_score(served):
-    pod = "shop/web-3"
-    expected = kubefit.score([WORKLOAD], pod, detail=True, explain=True, **QUIET)
+@pytest.mark.parametrize("pod", ["shop/cache-0", "shop/web-3"])
+def test_decision_is_kubefit_score_at_its_turn(served, pod):
+    """The decision is `kubefit score --at-turn`; for the first pod in the queue that is plain `kubefit score`,
+    and the pod's node in the simulation is among the best there."""
+    expected = kubefit.score([WORKLOAD], pod, detail=True, explain=True, at_turn=True, **QUIET)
+    if pod == "shop/cache-0":
+        plain = kubefit.score([WORKLOAD], pod, detail=True, explain=True, **QUIET)
+        assert {k: v for k, v in plain.items() if k != "inputs"} == {k: v for k, v in expected.items() if k != "inputs"}
     got = served.get(f"/api/decision?pod={pod}&size=500")
+    assert got["step"]["node"] in got["best"]
     assert got["nodes"]["total"] == len(expected["filter"])
     for row in got["nodes"]["rows"]:
         name = row["node"]

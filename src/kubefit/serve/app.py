@@ -156,8 +156,8 @@ class Api:
         return JSON(views.page_of(rows, int_param(request, "page", 0), int_param(request, "size", 50)))
 
     async def decision(self, request: Request) -> Response:
-        """A pod's scheduling cycle as `kubefit score --pod P --detail --explain` computes it on the current
-        scenario (with its node actions), and the simulation's step for it."""
+        """A pod's scheduling cycle at its turn in the queue, as `kubefit score --pod P --detail --explain
+        --at-turn` computes it on the current scenario (with its node actions), and the simulation's step."""
         pod = request.query_params.get("pod", "")
         if not pod:
             raise KubefitError("pod: name the pod (namespace/name)")
@@ -178,8 +178,10 @@ class Api:
         with s.lock:
             files = s.files(run.edits)
             e = run.edits
-            return verbs.score(files, pod, detail=True, explain=True, warn=quiet, kube_version=s.options.kube_version,
-                               feature_gates=s.options.feature_gates, cordon=e.cordon, drain=e.drain, remove=e.remove)
+            o = s.options
+            return verbs.score(files, pod, detail=True, explain=True, warn=quiet, kube_version=o.kube_version,
+                               feature_gates=o.feature_gates, cordon=e.cordon, drain=e.drain, remove=e.remove,
+                               at_turn=True, tie_break=o.tie_break, seed=o.seed)
 
     async def get_preset(self, request: Request) -> Response:
         return JSON({"name": request.query_params.get("name"), "text": preset(request.query_params.get("name", ""))})

@@ -247,7 +247,7 @@ async function openDecision(pod, page) {
     el("h2", {}, `Pod ${data.pod}`),
     el("p", {}, "In the simulation: ", el("strong", { id: "decision-node" }, step.node || "pending"),
       step.ties ? ` (a tie among ${step.tieCount || step.ties.length} nodes, broken ${"at random, seeded"})` : ""),
-    el("p", { class: "note" }, "The cycle below is kubefit score --pod on the current scenario: this pod against the cluster before the queue's earlier pods bind."),
+    el("p", { class: "note" }, "Its cycle at its turn in the queue (the pods before it bound as the simulation binds them): kubefit score --pod P --detail --explain --at-turn on the scenario as it stands."),
     data.preEnqueue ? el("p", {}, `No scheduling cycle: ${data.preEnqueue.plugin}: ${data.preEnqueue.reasons.join(", ")}`) : null,
     data.message ? el("p", { class: "why" }, data.message) : null,
     data.postFilter ? el("p", { id: "victims" }, `Preemption: nominated ${data.postFilter.nominatedNode || "none"}, victims ${(data.postFilter.victims || []).join(", ") || "none"}`) : null,
