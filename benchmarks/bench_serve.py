@@ -5,7 +5,8 @@ seeded generator and MostAllocated + BalancedAllocation configuration, the JSON 
 Measured, each from the browser's side (the click or the navigation until the page has drawn the answer):
 - start: `kubefit serve` launched until it listens (the files read and simulated once);
 - first page: navigation until the cluster, queue and summary are drawn (`body[data-ready]`);
-- decision: a pod opened until its decision table (every node's verdict and scores, paged) is drawn;
+- decision: a pod opened until its decision table (every node's verdict and scores, paged) is drawn, and
+  the last pod's decision from the server (its cycle comes after the 4,999 pods before it are bound);
 - edits: cordon a node, apply the LeastAllocated preset, undo: the click until the re-simulated state is
   drawn (summary, what moved, the first pages of nodes and pods);
 - page turn: the next page of nodes.
@@ -86,7 +87,23 @@ def measure(url: str) -> dict[str, float]:
         out["apply a configuration"] = edit(page, "#config-apply")
         out["undo"] = edit(page, "#undo")
         browser.close()
+    out["decision of the last pod (server only)"] = last_decision(url)
     return out
+
+
+def last_decision(url: str) -> float:
+    """The decision of the queue's last pod (4,999 pods bound before its cycle), fetched as the page does."""
+    import json
+    import urllib.request
+
+    def get(path: str) -> dict:
+        with urllib.request.urlopen(url.rstrip("/") + path, timeout=300) as reply:
+            return json.loads(reply.read())
+    total = get("/api/pods?size=1")["total"]
+    key = get(f"/api/pods?size=1&page={total - 1}")["rows"][0]["key"]
+    t = time.perf_counter()
+    get(f"/api/decision?pod={key}&size=50")
+    return time.perf_counter() - t
 
 
 def main() -> int:
