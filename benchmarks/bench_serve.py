@@ -55,11 +55,11 @@ def timed(action, done) -> float:
 
 
 def edit(page, click: str) -> float:
-    """Click `click` (a POST) and wait until its answer is drawn (the page is idle again)."""
+    """Click `click` (a POST) and wait until its answer is drawn (the page is no longer busy)."""
     def act() -> None:
         with page.expect_response(lambda r: r.request.method == "POST"):
             page.click(click)
-    return timed(act, lambda: page.wait_for_load_state("networkidle"))
+    return timed(act, lambda: page.wait_for_selector("body:not(.busy)", state="attached"))
 
 
 def measure(url: str) -> dict[str, float]:

@@ -5,6 +5,7 @@ The fixtures (conftest.py) start and stop them."""
 from __future__ import annotations
 
 import json
+import textwrap
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -16,6 +17,29 @@ from kubefit.serve.state import Options
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = str(ROOT / "examples" / "workload" / "cluster.yaml")
+# Two nodes of 4 cpus and a Deployment of two 1-cpu pods: what the scaling and node-copy tests grow.
+SCALED = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Node
+    metadata: {name: n1, labels: {kubernetes.io/hostname: n1, pool: a}}
+    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    ---
+    apiVersion: v1
+    kind: Node
+    metadata: {name: n2, labels: {kubernetes.io/hostname: n2, pool: b}}
+    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+    """)
 
 
 @dataclass

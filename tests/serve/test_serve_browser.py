@@ -14,7 +14,7 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips every test, with BROWSER_ABSENT
     expect = None
-from serve_support import ROOT, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD
 
 import kubefit
 from browser import browser  # noqa: F401 (browser: a fixture)
@@ -56,8 +56,8 @@ def queue(page) -> dict[str, str | None]:
 def after_edit(page, action) -> None:
     """Do `action` and wait until the page has rendered the server's answer."""
     with page.expect_response(lambda r: r.request.method == "POST"):
-        action()
-    page.wait_for_load_state("networkidle")
+        action()  # the page is busy from the click until every request it makes for the answer is drawn
+    page.wait_for_selector("body:not(.busy)", state="attached")
 
 
 def test_first_page_shows_the_cluster_and_queue(page, served):
@@ -178,3 +178,33 @@ def test_screenshot_tool_writes_a_small_png(browser, tmp_path):  # noqa: F811 (t
     tool.screenshot(out, browser=browser)
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 400_000
+
+
+HOSTILE = SCALED.replace("pool: a}", 'pool: a, note: "<img src=x onerror=alert(1)>"}')
+
+
+def test_scale_add_nodes_and_hostile_text(browser, serve_files, tmp_path):  # noqa: F811 (the fixture)
+    """Scaling and node copies from the What-if tab; a label holding markup is shown as text, never run."""
+    path = tmp_path / "hostile.yaml"
+    path.write_text(HOSTILE)
+    served = serve_files([str(path)])
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(served.url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#nodes tbody tr[data-node=n1] a")
+    expect(page.locator("#node-detail .labels")).to_contain_text("note=<img src=x onerror=alert(1)>")
+    assert page.locator("#detail img").count() == 0
+    page.click("#tabs button[data-tab=whatif]")
+    page.fill("#workloads tr[data-workload='default/web'] input", "9")
+    after_edit(page, lambda: page.click("#workloads tr[data-workload='default/web'] button"))
+    assert page.text_content("#summary [data-field=unschedulable]") == "1"  # 9 pods of 1 cpu, 8 cpus
+    page.fill("#add-count", "1")
+    page.fill("#add-template", "n1")
+    after_edit(page, lambda: page.click("#add-nodes"))
+    assert page.text_content("#summary [data-field=unschedulable]") == "0"
+    assert page.eval_on_selector_all("#nodes tbody tr", "rs => rs.map(r => r.dataset.node)") == ["n1", "n1-1", "n2"]
+    assert dialogs == []
+    context.close()

@@ -8,34 +8,12 @@ import textwrap
 
 import pytest
 import yaml
-from serve_support import WORKLOAD
+from serve_support import SCALED, WORKLOAD
 
 import kubefit
 from kubefit.serve.security import CSP, REPORT_CSP, Guard
 
 QUIET = {"warn": lambda _: None}
-SCALED = textwrap.dedent("""\
-    apiVersion: v1
-    kind: Node
-    metadata: {name: n1, labels: {kubernetes.io/hostname: n1, pool: a}}
-    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
-    ---
-    apiVersion: v1
-    kind: Node
-    metadata: {name: n2, labels: {kubernetes.io/hostname: n2, pool: b}}
-    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
-    ---
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers: [{name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
-    """)
 POD = textwrap.dedent("""\
     apiVersion: v1
     kind: Pod
@@ -384,3 +362,11 @@ def test_the_command(tmp_path):
         proc.wait(10)
     listed = subprocess.run([sys.executable, "-m", "kubefit.cli", "--help"], capture_output=True, text=True)
     assert " serve " in listed.stdout
+
+
+def test_the_version_options_reach_every_verb(serve_files):
+    served = serve_files(kube_version="1.37")
+    assert served.get("/api/summary")["kubeVersion"] == "v1.37.0"
+    expected = kubefit.simulate([WORKLOAD], kube_version="1.37", **QUIET).to_dict()
+    assert page_placements(served) == placements(expected)
+    assert served.get("/api/decision?pod=shop/web-3")["pod"] == "shop/web-3"

@@ -43,10 +43,12 @@ function showError(message) {
   box.hidden = !message;
 }
 
+// While any request of the page is under way the body has the class "busy" (the tests wait for it to go).
 async function guarded(work, messageBox) {
   try {
     showError("");
     if (messageBox) { messageBox.textContent = ""; messageBox.className = "message"; }
+    state.busy = (state.busy || 0) + 1;
     document.body.classList.add("busy");
     return await work();
   } catch (e) {
@@ -54,7 +56,8 @@ async function guarded(work, messageBox) {
     else showError(e.message);
     return null;
   } finally {
-    document.body.classList.remove("busy");
+    state.busy -= 1;
+    if (!state.busy) document.body.classList.remove("busy");
   }
 }
 
