@@ -82,7 +82,7 @@ def test_decision_shows_kubefit_score(page, capsys):
     page.click(f"#pods tr[data-pod='{pod}'] a")
     page.wait_for_selector("#decision-nodes")
     shown = page.eval_on_selector_all(
-        "#decision-nodes tbody tr",
+        "#decision-nodes > tbody > tr",
         "rs => rs.map(r => [r.dataset.node, Object.fromEntries([...r.querySelectorAll('td[data-plugin]')]"
         ".filter(c => c.querySelector('[data-kind=score]')).map(c => [c.dataset.plugin, "
         "+c.querySelector('[data-kind=score]').textContent])), r.querySelector('[data-kind=total]').textContent])")
@@ -92,6 +92,12 @@ def test_decision_shows_kubefit_score(page, capsys):
         assert total == (str(expected["total"][node]) if node in expected["total"] else "")
     for node, verdict in expected["filter"].items():
         assert verdict["code"] in page.text_content(f"#decision-nodes tr[data-node='{node}'] .verdict")
+    page.click("#decision-nodes tr[data-node='general-1'] details.explain summary")
+    fit = page.locator("#decision-nodes tr[data-node='general-1'] .explain [data-plugin=NodeResourcesFit]")
+    assert main(["score", "-f", WORKLOAD, "--pod", pod, "--at-turn", "--explain", "-o", "json"]) == 0
+    arithmetic = json.loads(capsys.readouterr().out)["explain"]["general-1"]["NodeResourcesFit"]
+    expect(fit).to_contain_text(arithmetic["formula"])
+    assert fit.locator("tbody tr").count() == len(arithmetic["resources"])
 
 
 def test_invalid_configuration_shows_kube_schedulers_message(page):

@@ -263,7 +263,7 @@ async function openDecision(pod, page) {
       return el("td", { "data-plugin": p, title: s ? `raw ${s.raw} · normalized ${s.score} · weight ${s.weight} · weighted ${s.weighted}` : "" },
         s ? [el("span", { "data-kind": "score" }, s.score), el("small", {}, ` raw ${s.raw} ×${s.weight}=${s.weighted}`)] : "");
     });
-    const explain = n.explain ? el("details", {}, el("summary", {}, "explain"), el("pre", {}, JSON.stringify(n.explain, null, 1))) : "";
+    const explain = n.explain ? el("details", { class: "explain" }, el("summary", {}, "explain"), explainOf(n.explain)) : "";
     return el("tr", { "data-node": n.node, class: n.best ? "best" : (n.total === null ? "filtered" : null) },
       el("td", {}, n.node), el("td", { class: "verdict" }, n.code, n.reasons.length ? `: ${n.reasons.join(", ")}` : "", n.plugin ? ` (${n.plugin})` : ""),
       cells, el("td", { "data-kind": "total" }, n.total ?? ""), el("td", {}, explain));
@@ -276,6 +276,22 @@ async function openDecision(pod, page) {
     ` nodes page ${data.nodes.page + 1} of ${data.nodes.pages} `,
     el("button", { type: "button", disabled: data.nodes.page >= data.nodes.pages - 1, onclick: () => openDecision(pod, data.nodes.page + 1) }, "›"));
   showDetail(el("div", { id: "decision" }, head, table, nav));
+}
+
+// `kubefit score --explain`'s arithmetic of one node, as the server sent it: per plugin its formula, its
+// other numbers and a table of its per-resource rows (nothing computed here).
+function explainOf(explain) {
+  return Object.entries(explain).map(([plugin, parts]) => {
+    const rows = Array.isArray(parts.resources) ? parts.resources : [];
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    const scalars = Object.entries(parts).filter(([k, v]) => k !== "resources" && k !== "formula" && typeof v !== "object");
+    return el("div", { "data-plugin": plugin },
+      el("strong", {}, plugin), parts.formula ? `: ${parts.formula}` : "",
+      scalars.length ? el("div", { class: "note" }, scalars.map(([k, v]) => `${k} ${v}`).join(" · ")) : null,
+      rows.length ? el("table", { class: "explain-table" },
+        el("thead", {}, el("tr", {}, columns.map((c) => el("th", {}, c)))),
+        el("tbody", {}, rows.map((r) => el("tr", {}, columns.map((c) => el("td", {}, r[c] === undefined ? "" : String(r[c]))))))) : null);
+  });
 }
 
 function showDetail(content) {
