@@ -395,12 +395,13 @@ function wire() {
   });
   $("#compare-run").addEventListener("click", async () => {
     const choice = $("#compare-preset").value;
-    const data = await guarded(() => api("/api/compare", { method: "POST", json: { configuration: choice === "pasted" ? $("#compare-text").value : choice } }));
+    const json = { configuration: choice === "pasted" ? $("#compare-text").value : choice };
+    const data = await guarded(() => api("/api/compare", { method: "POST", json }), $("#compare-message"));
     if (data) renderCompare(data);
   });
   $("#compare-versions-run").addEventListener("click", async () => {
     const versions = $("#compare-versions").value.split(",").map((v) => v.trim()).filter(Boolean);
-    const data = await guarded(() => api("/api/compare", { method: "POST", json: { versions } }));
+    const data = await guarded(() => api("/api/compare", { method: "POST", json: { versions } }), $("#compare-message"));
     if (data) renderCompare(data);
   });
   $("#plan-run").addEventListener("click", runPlanning);
