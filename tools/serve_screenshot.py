@@ -28,7 +28,7 @@ def screenshot(out: Path = OUT, *, browser: Any = None) -> Path:
     from kubefit.serve.state import Options
 
     sock = bind("127.0.0.1", 0)
-    app, _, _ = prepare(Options([str(SCENARIO)]), "127.0.0.1", sock.getsockname()[1])
+    app, _, session = prepare(Options([str(SCENARIO)]), "127.0.0.1", sock.getsockname()[1])
     server = Server(app, sock).start()
     try:
         if browser is not None:
@@ -45,6 +45,7 @@ def screenshot(out: Path = OUT, *, browser: Any = None) -> Path:
                 launched.close()
     finally:
         server.stop()
+        session.close()
     return out
 
 

@@ -20,6 +20,7 @@ def serve_files():
     yield run
     for served in started:
         served.server.stop()
+        served.session.close()
 
 
 @pytest.fixture

@@ -4,7 +4,10 @@ Starlette and uvicorn are imported only when the command runs, so `import kubefi
 
 from __future__ import annotations
 
+import signal
 import sys
+from contextlib import ExitStack
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -41,26 +44,33 @@ def serve(
 
     if not 0 <= port <= 65535:
         raise typer.BadParameter(f"{port} is not a port (0..65535)", param_hint="'--port'")
-    paths = list(files or [])
-    if kubeconfig is not None and not paths:
-        paths = [_snapshot_file(kubeconfig, context)]
-    options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
-                      kubeconfig=kubeconfig, context=context)
-    sock = bind(host, port)
-    try:
+    with ExitStack() as cleanup:
+        # a stop while loading cleans up too (uvicorn's own handler once serving); the caller's handler after
+        cleanup.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _stop))
+        paths = list(files or [])
+        if kubeconfig is not None and not paths:
+            paths = [_snapshot_file(kubeconfig, context)]
+            cleanup.callback(Path(paths[0]).unlink, missing_ok=True)
+        options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
+                          kubeconfig=kubeconfig, context=context)
+        sock = bind(host, port)
+        cleanup.callback(sock.close)
         application, guard, session = prepare(options, host, sock.getsockname()[1], token, max_body)
-    except BaseException:
-        sock.close()
-        raise
-    server = Server(application, sock)
-    url = guard.url()
-    print(f"kubefit serve: {len(session.run.data['final'])} nodes, {len(session.run.data['steps'])} pods queued; "
-          f"open {url}  (Ctrl-C stops)", file=sys.stderr, flush=True)
-    if open_browser:
-        import webbrowser
+        cleanup.callback(session.close)
+        server = Server(application, sock)
+        url = guard.url()
+        print(f"kubefit serve: {len(session.run.data['final'])} nodes, {len(session.run.data['steps'])} pods "
+              f"queued; open {url}  (Ctrl-C stops)", file=sys.stderr, flush=True)
+        if open_browser:
+            import webbrowser
 
-        webbrowser.open(url)
-    server.run()
+            webbrowser.open(url)
+        server.run()
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM before the server runs: leave through the cleanup, with the shell's code for it."""
+    raise SystemExit(128 + signum)
 
 
 def _snapshot_file(kubeconfig: str, context: str | None) -> str:

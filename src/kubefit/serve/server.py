@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kubefit.errors import InputError
@@ -19,7 +21,11 @@ def prepare(options: Options, host: str = "127.0.0.1", port: int = 8765, token: 
     from kubefit.serve.app import create_app
 
     session = Session(options)
-    session.start()
+    try:
+        session.start()
+    except BaseException:
+        session.close()
+        raise
     guard = Guard.for_bind(host, port, token, max_body)
     return create_app(session, guard), guard, session
 
@@ -38,6 +44,28 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def uvicorn_server(config: Any) -> Any:
+    """A uvicorn server whose stop signal (Ctrl-C, SIGTERM) ends `run` normally once it has shut down, so that
+    the command's cleanup runs; uvicorn itself raises the signal again after its shutdown, which for SIGTERM
+    ends the process before any `finally`."""
+    import uvicorn
+
+    class Stoppable(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield  # signals reach only the main thread: the caller stops a threaded server (`Server.stop`)
+                return
+            original = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in original.items():
+                    signal.signal(sig, handler)
+
+    return Stoppable(config)
+
+
 class Server:
     """uvicorn serving `app` on an already bound socket, in this thread (`run`) or another (`start`)."""
 
@@ -48,7 +76,7 @@ class Server:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                 timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn_server(config)
         self.thread: threading.Thread | None = None
 
     def run(self) -> None:

@@ -287,6 +287,12 @@ class Session:
         texts = [yaml.safe_dump_all(self.scaled(edits), sort_keys=False), *(t.rstrip() + "\n" for t in edits.added)]
         return head + "---\n".join(([config.rstrip() + "\n"] if config else []) + texts)
 
+    def close(self) -> None:
+        """Remove the files written for the verbs (the server is stopping)."""
+        import shutil
+
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
     def files_now(self) -> list[str]:
         """The current scenario's files (what the planning verbs and exports read)."""
         with self.lock:
