@@ -336,6 +336,7 @@ def test_refresh_from_the_cluster_takes_a_new_snapshot(serve_files, monkeypatch,
 def test_the_command(tmp_path):
     """`kubefit serve` is listed; bad files and a taken port are one line and exit 2, before anything listens;
     another host than loopback prints a URL with a generated token."""
+    import os
     import socket
     import subprocess
     import sys
@@ -352,14 +353,18 @@ def test_the_command(tmp_path):
         assert main(["serve", "--port", str(taken.getsockname()[1])]) == 2
     finally:
         taken.close()
+    work = tmp_path / "tmp"
+    work.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)})
     try:
         line = proc.stderr.readline()
         assert "?token=" in line and "http://127.0.0.1:" in line
+        assert len(list(work.iterdir())) == 1  # the files written for the verbs
     finally:
         proc.terminate()
-        proc.wait(10)
+        assert proc.wait(10) == 0
+    assert list(work.iterdir()) == []  # removed on SIGTERM
     listed = subprocess.run([sys.executable, "-m", "kubefit.cli", "--help"], capture_output=True, text=True)
     assert " serve " in listed.stdout
 
