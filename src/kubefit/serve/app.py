@@ -98,19 +98,21 @@ class Api:
     def summary(self) -> dict[str, Any]:
         """What the page's header, history and what-if panes show of the current state."""
         s = self.session
-        run = s.run
+        run, before, history = s.run, s.previous, list(s.history)  # no lock: an edit may hold it for a second
         assert run is not None
-        edits = run.edits
-        data = run.data
-        return {"files": list(s.options.files), "history": [e.label for e in s.history], "canUndo": len(s.history) > 1,
-                "config": s.config_text(edits) or "", "configSource": "edited" if edits.config is not None else
-                ("files" if edits.source.config is not None else "defaults"), "presets": list(PRESETS),
-                "scheduled": data["scheduled"], "unschedulable": data["unschedulable"], "metrics": data["metrics"],
-                "warnings": data.get("warnings", []), "kubeVersion": (data.get("inputs") or {}).get(
-                    "kubeSchedulerVersion"), "resources": views.resources(data), "nodes": len(data["final"]),
-                "pods": len(data["steps"]), "workloads": s.workloads(), "change": views.moved(s.previous, run),
-                "actions": {k: list(getattr(edits, k)) for k in ("cordon", "drain", "remove")},
-                "live": s.options.kubeconfig is not None, "nodeActions": data.get("nodeActions")}
+        edits, data = run.edits, run.data
+        source = "edited" if edits.config is not None else ("files" if edits.source.config is not None else "defaults")
+        return {
+            "files": list(s.options.files), "history": [e.label for e in history], "canUndo": len(history) > 1,
+            "config": s.config_text(edits) or "", "configSource": source, "presets": list(PRESETS),
+            "scheduled": data["scheduled"], "unschedulable": data["unschedulable"], "metrics": data["metrics"],
+            "warnings": data.get("warnings", []),
+            "kubeVersion": (data.get("inputs") or {}).get("kubeSchedulerVersion"),
+            "resources": views.resources(data), "nodes": len(data["final"]), "pods": len(data["steps"]),
+            "workloads": s.workloads(), "change": views.moved(before, run),
+            "actions": {k: list(getattr(edits, k)) for k in ("cordon", "drain", "remove")},
+            "nodeActions": data.get("nodeActions"), "live": s.options.kubeconfig is not None,
+        }
 
     async def changed(self, work: Callable[[], Any]) -> Response:
         """Run an edit in a thread; answer the new summary (an edit refused: its message, nothing changed)."""
