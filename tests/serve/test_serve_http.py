@@ -340,6 +340,7 @@ def test_the_command(tmp_path):
     import socket
     import subprocess
     import sys
+    import urllib.request
 
     from kubefit.cli import main
 
@@ -361,6 +362,10 @@ def test_the_command(tmp_path):
         line = proc.stderr.readline()
         assert "?token=" in line and "http://127.0.0.1:" in line
         assert len(list(work.iterdir())) == 1  # the files written for the verbs
+        base, token = line.split("open ", 1)[1].split()[0].split("?token=")
+        asked = urllib.request.Request(base + "api/summary", headers={"X-Kubefit-Token": token})
+        with urllib.request.urlopen(asked, timeout=60) as reply:  # serving (a stop before that exits 143)
+            assert reply.status == 200
     finally:
         proc.terminate()
         assert proc.wait(10) == 0
