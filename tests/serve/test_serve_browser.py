@@ -222,3 +222,20 @@ def test_scale_add_nodes_and_hostile_text(browser, serve_files, tmp_path):  # no
     assert page.eval_on_selector_all("#nodes tbody tr", "rs => rs.map(r => r.dataset.node)") == ["n1", "n1-1", "n2"]
     assert dialogs == []
     context.close()
+
+
+def test_drain_shows_where_the_evicted_pods_went(browser, serve_files):  # noqa: F811 (the fixture)
+    served = serve_files([str(ROOT / "examples" / "drain" / "cluster.yaml")])
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(served.url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#tabs button[data-tab=whatif]")
+    page.fill("#whatif-node", "node-a")
+    after_edit(page, lambda: page.click("[data-action=drain]"))
+    expected = kubefit.simulate([str(ROOT / "examples" / "drain" / "cluster.yaml")], drain=["node-a"], **QUIET)
+    (evicted,) = expected.node_actions["evicted"]
+    assert page.text_content(f"#evicted li[data-pod='{evicted['pod']}']") == (
+        f"{evicted['pod']} evicted from node-a: replaced by {evicted['replacement']}, now on {evicted['to']}")
+    assert "drain: node-a" in page.text_content("#whatif-actions")
+    context.close()

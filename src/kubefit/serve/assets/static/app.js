@@ -97,7 +97,7 @@ function renderSummary(s) {
   $("#history").textContent = s.history.join(" → ");
   $("#warnings").replaceChildren(...s.warnings.map((w) => el("div", { class: "warning" }, w)));
   $("#live-row").hidden = !s.live;
-  renderChange(s.change, s.history.length > 1);
+  renderChange(s.change, s.history.length > 1, s.nodeActions);
   fillSelects(s);
   renderWorkloads(s.workloads);
   $("#config-source").textContent = { edited: "edited here", files: "from the files", defaults: "none in the files: kube-scheduler's defaults" }[s.configSource];
@@ -105,7 +105,19 @@ function renderSummary(s) {
   $("#whatif-actions").textContent = actions.join("; ");
 }
 
-function renderChange(change, edited) {
+// What the drained or removed nodes' pods became, as simulate's nodeActions report says.
+function evictions(actions) {
+  if (!actions) return null;
+  const lost = actions.lost || [];
+  const refused = Object.entries(actions.refused || {});
+  return el("ul", { id: "evicted" },
+    (actions.evicted || []).map((e) => el("li", { "data-pod": e.pod },
+      `${e.pod} evicted from ${e.from}: ${e.replacement ? `replaced by ${e.replacement}, ` : ""}${e.to ? `now on ${e.to}` : "pending"}`)),
+    lost.map((p) => el("li", { class: "pending" }, `${typeof p === "string" ? p : JSON.stringify(p)}: lost (no controller recreates it)`)),
+    refused.map(([node, why]) => el("li", { class: "pending" }, `drain of ${node} refused: ${typeof why === "string" ? why : JSON.stringify(why)}`)));
+}
+
+function renderChange(change, edited, actions) {
   const box = $("#change");
   if (!edited || !change.before) { box.hidden = true; return; }
   const metricRows = Object.keys(change.after.allocation || {}).map((r) =>
@@ -119,7 +131,8 @@ function renderChange(change, edited) {
         el("tr", {}, el("td", {}, "nodes used"), el("td", {}, change.before.nodesUsed), el("td", {}, change.after.nodesUsed)))),
     el("ul", { id: "moved" }, change.moved.map((m) => el("li", { "data-pod": m.pod }, `${m.pod}: ${m.from} → ${m.to}`)),
       change.nowPending.map((p) => el("li", { "data-pod": p, class: "pending" }, `${p}: now pending`)),
-      change.nowPlaced.map((p) => el("li", { "data-pod": p }, `${p}: now placed`)))));
+      change.nowPlaced.map((p) => el("li", { "data-pod": p }, `${p}: now placed`))),
+    evictions(actions)));
   box.hidden = false;
 }
 
