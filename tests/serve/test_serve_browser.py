@@ -143,13 +143,19 @@ def test_cordon_compare_and_undo(page):
     shown = page.eval_on_selector_all("#differences tbody tr", "rs => rs.map(r => r.dataset.pod)")
     assert shown == [k for k in first if first[k] != second.get(k)]
 
+    page.select_option("#compare-second", "RequestedToCapacityRatio")  # three runs side by side
+    with page.expect_response("**/api/compare"):
+        page.click("#compare-run")
+    expect(page.locator("#differences thead th")).to_have_count(4)
+    three = page.locator("#differences tbody tr").count()
+    page.select_option("#compare-second", "")
     page.select_option("#compare-preset", "pasted")
     page.fill("#compare-text", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                                "profiles:\n- schedulerName: ''\n")
     with page.expect_response("**/api/compare"):
         page.click("#compare-run")
     expect(page.locator("#compare-message")).to_contain_text("profiles[0].schedulerName: Required value")
-    assert page.locator("#differences tbody tr").count() == len(shown)  # the last comparison stays
+    assert page.locator("#differences tbody tr").count() == three  # the last comparison stays
 
     after_edit(page, lambda: page.click("#undo"))
     assert queue(page) == before

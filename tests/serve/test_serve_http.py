@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 import yaml
-from serve_support import SCALED, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD
 
 import kubefit
 from kubefit.serve.security import CSP, REPORT_CSP, Guard
@@ -168,7 +168,7 @@ def test_export_round_trips(served, tmp_path):
 
 
 def test_compare_configurations_and_versions(served):
-    got = served.post("/api/compare", {"configuration": "MostAllocated"}).json()
+    got = served.post("/api/compare", {"configurations": ["MostAllocated"]}).json()
     runs = kubefit.compare([WORKLOAD], ["MostAllocated"], **QUIET)
     where = [{s.pod.key: None if s.node is None else r.state.node_names[s.node] for s in r.steps} for r in runs]
     differ = [k for k in where[0] if where[0][k] != where[1].get(k)]
@@ -179,8 +179,14 @@ def test_compare_configurations_and_versions(served):
     assert [c["name"] for c in versions["configurations"]][0].startswith("1.34")
     bad = served.post("/api/compare", {"versions": ["1.34"]})
     assert bad.status == 400 and "at least two different versions" in bad.json()["error"]
-    pasted = served.post("/api/compare", {"configuration": "kind: KubeSchedulerConfiguration\nprofiles: 3\n"})
+    pasted = served.post("/api/compare", {"configurations": ["kind: KubeSchedulerConfiguration\nprofiles: 3\n"]})
     assert pasted.status == 400 and "error" in pasted.json()
+    two = served.post("/api/compare", {"configurations": ["MostAllocated", served.get(
+        "/api/preset?name=RequestedToCapacityRatio")["text"]]}).json()
+    runs = kubefit.compare([WORKLOAD], ["MostAllocated", str(ROOT / "src/kubefit/serve/assets/presets/"
+                                                              "RequestedToCapacityRatio.yaml")], **QUIET)
+    assert [c["name"] for c in two["configurations"]] == ["scenario", "MostAllocated", "pasted YAML 2"]
+    assert [c["scheduled"] for c in two["configurations"]] == [r.scheduled for r in runs]
 
 
 def test_planning_pages(served):
@@ -224,6 +230,9 @@ BAD_REQUESTS = [  # (method, path, body) → 400 with a one-line message
     ("POST", "/api/undo", {}),
     ("POST", "/api/refresh", {}),
     ("POST", "/api/compare", {"versions": "1.34"}),
+    ("POST", "/api/compare", {"configurations": []}),
+    ("POST", "/api/compare", {"configurations": ["A", "B", "C"]}),
+    ("POST", "/api/compare", {"configurations": "MostAllocated"}),
     ("POST", "/api/planning", {}),
 ]
 

@@ -268,13 +268,14 @@ class Api:
                 results = verbs.compare_versions(files, versions, **common)
                 out = version_comparison_to_dict(results)
             else:
-                other = str(data.get("configuration", ""))
-                if other not in PRESETS:
-                    validate_config(other, o.kube_version, o.feature_gates)
-                    path = s.workdir / "compared.yaml"
-                    path.write_text(other, encoding="utf-8")
-                    other = str(path)
-                results = verbs.compare(files, [other], kube_version=o.kube_version, **common)
+                others = data.get("configurations")
+                if not isinstance(others, list) or not 1 <= len(others) <= 2 or not all(
+                        isinstance(c, str) for c in others):
+                    raise KubefitError("configurations: one or two presets or configuration texts")
+                results = verbs.compare(files, [self.compared(c, i) for i, c in enumerate(others, 1)],
+                                        kube_version=o.kube_version, **common)
+                for i, (result, choice) in enumerate(zip(results[1:], others, strict=True), 1):
+                    result.label = choice if choice in PRESETS else f"pasted YAML {i}"  # not the written file's path
                 out = comparison_to_dict(results)
                 out["differences"] = version_differences(results)
             from kubefit.report.htmlreport import render_html
@@ -286,6 +287,17 @@ class Api:
             c.pop("final", None)  # per node, per run: the report shows it; the page needs the counts
         out.pop("allocatable", None)
         return out
+
+    def compared(self, choice: str, i: int) -> str:
+        """A configuration to compare: a preset's name (the scenario's configuration with that scoring
+        strategy, as `simulate --compare MostAllocated`), or pasted YAML, validated, then written as a file."""
+        if choice in PRESETS:
+            return choice
+        o = self.session.options
+        validate_config(choice, o.kube_version, o.feature_gates)
+        path = self.session.workdir / f"pasted-{i}.yaml"
+        path.write_text(choice, encoding="utf-8")
+        return str(path)
 
     async def planning(self, request: Request) -> Response:
         """`capacity` (copies of a pod), `plan` (nodes of a template to add) or `consolidate` (nodes that can

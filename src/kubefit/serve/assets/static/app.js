@@ -146,9 +146,10 @@ function fillSelects(s) {
     for (const p of s.presets) {
       presets.append(el("button", { type: "button", "data-preset": p, onclick: () => loadPreset(p) }, p), " ");
     }
-    const cmp = $("#compare-preset");
-    for (const p of s.presets) cmp.append(el("option", { value: p }, p));
-    cmp.append(el("option", { value: "pasted" }, "pasted YAML"));
+    for (const cmp of [$("#compare-preset"), $("#compare-second")]) {
+      for (const p of s.presets) cmp.append(el("option", { value: p }, p));
+      cmp.append(el("option", { value: "pasted" }, "pasted YAML"));
+    }
   }
   if (document.activeElement !== $("#config-text") && !state.configDirty) $("#config-text").value = s.config;
 }
@@ -407,8 +408,8 @@ function wire() {
     if (s) { $("#add-message").textContent = "added"; $("#add-message").className = "message valid"; }
   });
   $("#compare-run").addEventListener("click", async () => {
-    const choice = $("#compare-preset").value;
-    const json = { configuration: choice === "pasted" ? $("#compare-text").value : choice };
+    const chosen = [$("#compare-preset").value, $("#compare-second").value].filter(Boolean);
+    const json = { configurations: chosen.map((c) => (c === "pasted" ? $("#compare-text").value : c)) };
     const data = await guarded(() => api("/api/compare", { method: "POST", json }), $("#compare-message"));
     if (data) renderCompare(data);
   });
