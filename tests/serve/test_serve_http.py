@@ -383,6 +383,14 @@ def test_the_command(tmp_path):
     assert " serve " in listed.stdout
 
 
+def test_the_tie_break_options_reach_every_verb(serve_files):
+    served = serve_files(tie_break="first", seed=3)
+    expected = kubefit.simulate([WORKLOAD], tie_break="first", **QUIET).to_dict()
+    assert page_placements(served) == placements(expected)
+    decision = served.get("/api/decision?pod=shop/web-3")
+    assert decision["step"]["node"] == placements(expected)["shop/web-3"] and decision["step"]["node"] in decision["best"]
+
+
 def test_the_version_options_reach_every_verb(serve_files):
     served = serve_files(kube_version="1.37")
     assert served.get("/api/summary")["kubeVersion"] == "v1.37.0"

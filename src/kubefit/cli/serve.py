@@ -14,6 +14,7 @@ import typer
 
 from kubefit.cli import KubeVersionOption, SchedulerGatesOption, app
 from kubefit.cli.scheduler import EXAMPLES
+from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
 
 DEFAULT_EXAMPLE = EXAMPLES / "workload" / "cluster.yaml"  # the README's simulate example: a queue, a pending pod
 
@@ -35,6 +36,8 @@ def serve(
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     max_body: Annotated[int, typer.Option("--max-body", help="Largest request body accepted, in bytes "
                                                              "(pasted YAML, a configuration).")] = 8 << 20,
+    tie_break: TieBreakOption = TieBreak.random,
+    seed: SeedOption = 0,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
 ) -> None:
@@ -52,7 +55,7 @@ def serve(
             paths = [_snapshot_file(kubeconfig, context)]
             cleanup.callback(Path(paths[0]).unlink, missing_ok=True)
         options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
-                          kubeconfig=kubeconfig, context=context)
+                          kubeconfig=kubeconfig, context=context, tie_break=tie_break.value, seed=seed)
         sock = bind(host, port)
         cleanup.callback(sock.close)
         application, guard, session = prepare(options, host, sock.getsockname()[1], token, max_body)

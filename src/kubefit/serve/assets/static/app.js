@@ -263,7 +263,7 @@ async function openDecision(pod, page) {
   const head = el("div", {},
     el("h2", {}, `Pod ${data.pod}`),
     el("p", {}, "In the simulation: ", el("strong", { id: "decision-node" }, step.node || "pending"),
-      step.ties ? ` (a tie among ${step.tieCount || step.ties.length} nodes, broken ${"at random, seeded"})` : ""),
+      step.ties ? ` (a tie among ${step.tieCount || step.ties.length} nodes, broken by --tie-break)` : ""),
     el("p", { class: "note" }, "Its cycle at its turn in the queue (the pods before it bound as the simulation binds them): kubefit score --pod P --detail --explain --at-turn on the scenario as it stands."),
     data.preEnqueue ? el("p", {}, `No scheduling cycle: ${data.preEnqueue.plugin}: ${data.preEnqueue.reasons.join(", ")}`) : null,
     data.message ? el("p", { class: "why" }, data.message) : null,
