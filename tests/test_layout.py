@@ -16,9 +16,10 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # (it imports nothing but itself), so `k8s` may read its types, as Go's component-helpers and
 # dynamic-resource-allocation read k8s.io/api. scheduler and multicluster are siblings (one cluster, a
 # fleet): neither imports the other; so are planning and checks (kubefit check's assertions, which call the
-# verbs back through the functions `verbs.check` hands them).
+# verbs back through the functions `verbs.check` hands them). serve (the web page) is a view over the verbs,
+# started by the cli.
 RANK = {"errors": 0, "told": 0, "collector": 0, "api": 1, "k8s": 2, "manifests": 3, "scheduler": 4, "multicluster": 4,
-        "planning": 5, "checks": 5, "report": 6, "verbs": 7, "cli": 8, "": 9}
+        "planning": 5, "checks": 5, "report": 6, "verbs": 7, "serve": 8, "cli": 9, "": 10}
 
 
 def _module_name(path: Path) -> str:

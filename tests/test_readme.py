@@ -29,6 +29,25 @@ def readme_commands() -> list[str]:
 COMMANDS = readme_commands()
 
 
+def check_serve(args: list[str]) -> None:
+    """`kubefit serve …` starts (on a free port), prints its URL and answers the page there."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", *args, "--port", "0"], cwd=ROOT,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert "open http://127.0.0.1:" in line, line + proc.stderr.read()
+        url = line.split("open ", 1)[1].split()[0]
+        with urllib.request.urlopen(url, timeout=60) as page:
+            assert page.status == 200 and b"kubefit serve" in page.read()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def test_the_readme_shows_commands():
     assert len(COMMANDS) >= 8
 
@@ -37,6 +56,9 @@ def test_the_readme_shows_commands():
 def test_readme_command_runs(command, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(ROOT)
     args = shlex.split(command)[1:]
+    if args[0] == "serve":  # a server: started, its page fetched, stopped
+        check_serve(args)
+        return
     for option in ("--plot", "--report"):  # files go to a temporary directory, not into the checkout
         if option in args:
             i = args.index(option) + 1

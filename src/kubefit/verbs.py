@@ -130,7 +130,8 @@ def _every(progress: Progress | None, total: int) -> Callable[[int], None] | Non
 def score(files: Files, pod: str | None = None, *, scoring: str | None = None, detail: bool = False,
           explain: bool = False, warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, recursive: bool = False,
-          admission: bool = True) -> dict[str, Any]:
+          admission: bool = True, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), at_turn: bool = False,
+          tie_break: str = "random", seed: int | None = 0) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -146,6 +147,14 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     admission : bool
         Pods not stored yet go through the API server's admission (defaults, LimitRanger, RuntimeClass,
         DefaultTolerationSeconds); False (`--no-admission`): pods as given, as kube-scheduler's tests make them.
+    cordon, drain, remove : sequence of str
+        The node actions of `simulate`, applied first (a drained node's pods are queued again and may be
+        scored); `kubefit serve` scores a pod of its what-if this way.
+    at_turn : bool
+        Score the pod at its turn in `simulate`'s queue (`--at-turn`): the pending pods queued before it are
+        scheduled first, with `tie_break` and `seed`, as `simulate` schedules them (preemption included; the
+        replacements of victims preempted before its turn are scheduled before it too). Default: the pod
+        against the cluster as the files give it.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -168,18 +177,22 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     from kubefit.scheduler.explain import explain as explain_cycle
     from kubefit.scheduler.scenario import find_pending_pod, sampling_note, score_pod
 
+    actions = node_actions(cordon, drain, remove)
     scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   scoring=scoring, recursive=recursive,
-                                          admission=admission)
+                                          admission=admission, actions=actions or None)
     target = find_pending_pod(scenario, pod)
+    if at_turn:
+        _schedule_before(scenario, prepared, target, tie_break, seed)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
     if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
         data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
                                                                prepared.state.node_names)
     data["warnings"] = list(prepared.notes)
+    turn = {"atTurn": True, "tieBreak": tie_break, "seed": seed} if at_turn else {}
     data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
-                             recursive=recursive)
+                             recursive=recursive, **turn)
     note = sampling_note(prepared, target, result)
     if note is not None:
         warn(note)
@@ -188,6 +201,18 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     if details is not None:
         data["explain"] = details
     return data
+
+
+def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_break: str, seed: int | None) -> None:
+    """Bind the pending pods queued before `target` into `prepared.state` as `simulate` binds them."""
+    from kubefit.manifests.controllers import Controllers
+    from kubefit.scheduler.simulate import simulate as run
+
+    queue = scenario.pending_pods
+    before = next(i for i, p in enumerate(queue) if p.key == target.key)
+    with kept():
+        run(prepared.state, prepared.config, queue[:before], tie_break=tie_break, seed=seed, stranded=False,
+            controllers=Controllers(scenario.workloads))
 
 
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),

@@ -107,7 +107,7 @@ def name_some(items: list[str], shown: int = 4) -> str:
 
 
 VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif", "tune",
-                 "consolidate", "check")
+                 "consolidate", "check", "serve")
 # The family modules a verb lives in: running one verb imports only those (a faster start); any other
 # word (`--help`, a verb not listed here) imports them all.
 FAMILY_OF_VERB = {
@@ -115,7 +115,7 @@ FAMILY_OF_VERB = {
     "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "tune": ("tune",),
     "consolidate": ("consolidate",), "check": ("check",),
     "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
-    "snapshot": ("cluster",), "import": ("cluster",), "config": ("config", "config_convert"),
+    "snapshot": ("cluster",), "import": ("cluster",), "serve": ("serve",), "config": ("config", "config_convert"),
 }
 
 

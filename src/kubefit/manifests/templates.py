@@ -44,6 +44,20 @@ def template_cost(node: Node) -> Decimal:
     return cost
 
 
+def copy_names(template: str, count: int, taken: set[str]) -> list[str]:
+    """`count` names for copies of the node `template`: `<template>-<i>`, skipping the names in `taken` (the
+    cluster's and the copies made before; each new name is added to it)."""
+    names: list[str] = []
+    i = 0
+    while len(names) < count:
+        i += 1
+        name = f"{template}-{i}"
+        if name not in taken:
+            taken.add(name)
+            names.append(name)
+    return names
+
+
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:
     """The templates of the files (folders: their manifests): Nodes, names unique, each with the
     ResourceSlices that name it in `spec.nodeName` (the devices a copy of it brings)."""

@@ -40,7 +40,7 @@ from kubefit.api.core import Node
 from kubefit.errors import InputError
 from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
-from kubefit.manifests.templates import Template
+from kubefit.manifests.templates import Template, copy_names
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
@@ -123,16 +123,8 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
     """`count` nodes made from the template, named `<template>-<i>` (skipping the names in `taken`: the cluster's
     and the copies made before; each new name is added), labelled as the kubelet registers a node: its own
     `kubernetes.io/hostname`, the template's other labels kept."""
-    out: list[Node] = []
-    i = 0
-    while len(out) < count:
-        i += 1
-        name = f"{template.name}-{i}"
-        if name in taken:
-            continue
-        taken.add(name)
-        out.append(replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name}))
-    return out
+    return [replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name})
+            for name in copy_names(template.name, count, taken)]
 
 
 class Planner:

@@ -1,0 +1,399 @@
+"""`kubefit serve` over HTTP, against the real server: every endpoint answers what the verbs answer, bad
+input is kubefit's one-line message and leaves the state as it was, and the token, CSRF, origin, Host,
+body-limit and CSP rules hold."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import yaml
+from serve_support import ROOT, SCALED, WORKLOAD
+
+import kubefit
+from kubefit.serve.security import CSP, REPORT_CSP, Guard
+
+QUIET = {"warn": lambda _: None}
+POD = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: extra, namespace: default}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m, memory: 256Mi}}}]
+    """)
+
+
+def placements(data: dict) -> dict[str, str | None]:
+    """ns/name → node of a `simulate -o json` dict (the last step of a pod: where it ended)."""
+    return {f"{s.get('namespace', 'default')}/{s['pod']}": s["node"] for s in data["steps"]}
+
+
+def page_placements(served) -> dict[str, str | None]:
+    rows = served.get("/api/pods?size=500")["rows"]
+    return {r["key"]: r["node"] for r in rows}
+
+
+@pytest.fixture
+def scaled(serve_files, tmp_path):
+    path = tmp_path / "scaled.yaml"
+    path.write_text(SCALED)
+    return serve_files([str(path)])
+
+
+def test_summary_nodes_and_queue_are_the_simulation(served):
+    expected = kubefit.simulate([WORKLOAD], **QUIET).to_dict()
+    summary = served.get("/api/summary")
+    assert (summary["scheduled"], summary["unschedulable"]) == (expected["scheduled"], expected["unschedulable"])
+    assert summary["metrics"] == expected["metrics"]
+    assert page_placements(served) == placements(expected)
+    nodes = served.get("/api/nodes?size=3&sort=cpu&order=desc")
+    assert nodes["total"] == 7 and len(nodes["rows"]) == 3 and nodes["pages"] == 3
+    fractions = [r["resources"]["cpu"][0] / r["resources"]["cpu"][1] for r in nodes["rows"]]
+    assert fractions == sorted(fractions, reverse=True)
+    first = nodes["rows"][0]
+    assert first["resources"]["cpu"] == [expected["final"][first["name"]]["requested"]["cpu"],
+                                        expected["allocatable"][first["name"]]["cpu"]]
+    assert served.get("/api/names") == list(expected["final"])
+    highmem = served.get("/api/nodes?selector=pool%3Dhighmem")
+    assert {r["name"] for r in highmem["rows"]} == {"highmem-1", "highmem-2"}
+    pending = served.get("/api/pods?status=pending")
+    assert [r["key"] for r in pending["rows"]] == [k for k, n in placements(expected).items() if n is None]
+    node = served.get("/api/node?name=highmem-1")
+    assert {p["key"] for p in node["pods"] if p["placed"]} == {k for k, n in placements(expected).items()
+                                                               if n == "highmem-1"}
+
+
+@pytest.mark.parametrize("pod", ["shop/cache-0", "shop/web-3"])
+def test_decision_is_kubefit_score_at_its_turn(served, pod):
+    """The decision is `kubefit score --at-turn`; for the first pod in the queue that is plain `kubefit score`,
+    and the pod's node in the simulation is among the best there."""
+    expected = kubefit.score([WORKLOAD], pod, detail=True, explain=True, at_turn=True, **QUIET)
+    if pod == "shop/cache-0":
+        plain = kubefit.score([WORKLOAD], pod, detail=True, explain=True, **QUIET)
+        assert {k: v for k, v in plain.items() if k != "inputs"} == {k: v for k, v in expected.items() if k != "inputs"}
+    got = served.get(f"/api/decision?pod={pod}&size=500")
+    assert got["step"]["node"] in got["best"]
+    assert got["nodes"]["total"] == len(expected["filter"])
+    for row in got["nodes"]["rows"]:
+        name = row["node"]
+        assert (row["code"], row["reasons"]) == (expected["filter"][name]["code"], expected["filter"][name]["reasons"])
+        assert row["total"] == expected["total"].get(name)
+        for plugin, values in expected["score"].items():
+            if name in values:
+                cell = row["scores"][plugin]
+                assert (cell["score"], cell["raw"], cell["weight"]) == (
+                    values[name], expected["scoreRaw"][plugin][name], expected["weights"][plugin])
+        assert row["explain"] == expected["explain"].get(name)
+    assert got["best"] == expected["best"]
+
+
+def test_config_validation_and_apply(served):
+    bad = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: ''\n"
+    verdict = served.post("/api/config/validate", bad).json()
+    assert verdict["valid"] is False and "profiles[0].schedulerName: Required value" in verdict["message"]
+    broken = served.post("/api/config/validate", "kind: [unclosed").json()
+    assert broken["valid"] is False and "Traceback" not in broken["message"]
+    before = served.get("/api/summary")
+    refused = served.post("/api/config", bad)
+    assert refused.status == 400 and "schedulerName" in refused.json()["error"]
+    assert served.get("/api/summary") == before  # the last good state stays
+    preset = served.get("/api/preset?name=MostAllocated")["text"]
+    assert served.post("/api/config/validate", preset).json() == {"valid": True, "message": "valid", "notes": []}
+    applied = served.post("/api/config", preset)
+    assert applied.status == 200 and applied.json()["configSource"] == "edited"
+    expected = kubefit.compare([WORKLOAD], ["MostAllocated"], **QUIET)[1]
+    assert page_placements(served) == {s.pod.key: None if s.node is None else expected.state.node_names[s.node]
+                                       for s in expected.steps}
+
+
+def test_cordon_moves_pods_and_undo_restores(served):
+    start = served.get("/api/summary")
+    before = page_placements(served)
+    reply = served.post("/api/action", {"action": "cordon", "node": "highmem-2"})
+    assert reply.status == 200
+    change = reply.json()["change"]
+    expected = placements(kubefit.simulate([WORKLOAD], cordon=["highmem-2"], **QUIET).to_dict())
+    assert page_placements(served) == expected
+    assert {m["pod"] for m in change["moved"]} == {k for k, n in expected.items() if before[k] and n and before[k] != n}
+    assert any(m["from"] == "highmem-2" for m in change["moved"])  # and the random tie-breaks after it differ
+    assert served.get("/api/nodes?selector=pool%3Dhighmem")["rows"][1]["action"] == "cordon"
+    undone = served.post("/api/undo").json()
+    assert page_placements(served) == before
+    assert {k: v for k, v in undone.items() if k != "change"} == {k: v for k, v in start.items() if k != "change"}
+    assert served.post("/api/undo").status == 400  # nothing left to undo
+
+
+def test_drain_remove_and_uncordon(served):
+    drained = served.post("/api/action", {"action": "drain", "node": "general-1"}).json()
+    assert drained["actions"]["drain"] == ["general-1"] and drained["nodeActions"]
+    removed = served.post("/api/action", {"action": "remove", "node": "general-2"}).json()
+    assert removed["nodes"] == 6
+    assert "general-2" not in {r["name"] for r in served.get("/api/nodes?size=50")["rows"]}
+    expected = kubefit.simulate([WORKLOAD], drain=["general-1"], remove=["general-2"], **QUIET).to_dict()
+    assert removed["scheduled"] == expected["scheduled"]
+    back = served.post("/api/action", {"action": "unremove", "node": "general-2"}).json()
+    assert back["actions"]["remove"] == [] and back["nodes"] == 7
+
+
+def test_scale_add_pod_and_add_nodes(scaled):
+    summary = scaled.get("/api/summary")
+    assert summary["workloads"] == [{"position": 2, "kind": "Deployment", "name": "default/web", "replicas": 2}]
+    grown = scaled.post("/api/scale", {"position": 2, "replicas": 9}).json()
+    assert grown["pods"] == 9 and grown["unschedulable"] == 1  # 8 cpus for 9 pods of 1 cpu
+    added = scaled.post("/api/add", POD).json()
+    assert added["pods"] == 10 and "default/extra" in page_placements(scaled)
+    more = scaled.post("/api/nodes/add", {"template": "n1", "count": 2}).json()
+    assert more["nodes"] == 4 and more["unschedulable"] == 0
+    names = {r["name"]: r["labels"] for r in scaled.get("/api/nodes")["rows"]}
+    assert names["n1-1"] == {"kubernetes.io/hostname": "n1-1", "pool": "a"}
+    assert len(more["history"]) == 4
+    exported = scaled.request("/api/export/scenario.yaml")
+    assert exported.status == 200 and "attachment" in exported.headers["content-disposition"]
+    docs = [d for d in yaml.safe_load_all(exported.body) if d]
+    assert [d["kind"] for d in docs].count("Node") == 4 and docs[2]["spec"]["replicas"] == 9
+
+
+def test_export_round_trips(served, tmp_path):
+    served.post("/api/config", served.get("/api/preset?name=MostAllocated")["text"])
+    served.post("/api/action", {"action": "cordon", "node": "highmem-2"})
+    text = served.request("/api/export/scenario.yaml").body.decode()
+    assert "--cordon highmem-2" in text
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    again = kubefit.simulate([str(path)], cordon=["highmem-2"], **QUIET).to_dict()
+    assert placements(again) == page_placements(served)
+    report = served.request("/api/export/report.html")
+    assert report.status == 200 and report.headers["content-security-policy"] == REPORT_CSP
+    assert b"<html" in report.body.lower()
+
+
+def test_compare_configurations_and_versions(served):
+    got = served.post("/api/compare", {"configurations": ["MostAllocated"]}).json()
+    runs = kubefit.compare([WORKLOAD], ["MostAllocated"], **QUIET)
+    where = [{s.pod.key: None if s.node is None else r.state.node_names[s.node] for s in r.steps} for r in runs]
+    differ = [k for k in where[0] if where[0][k] != where[1].get(k)]
+    assert [d["pod"] for d in got["differences"]] == differ and got["differenceCount"] == len(differ)
+    assert [c["name"] for c in got["configurations"]] == ["scenario", "MostAllocated"]
+    assert served.request(got["report"]).status == 200
+    versions = served.post("/api/compare", {"versions": ["1.34", "1.37"]}).json()
+    assert [c["name"] for c in versions["configurations"]][0].startswith("1.34")
+    bad = served.post("/api/compare", {"versions": ["1.34"]})
+    assert bad.status == 400 and "at least two different versions" in bad.json()["error"]
+    pasted = served.post("/api/compare", {"configurations": ["kind: KubeSchedulerConfiguration\nprofiles: 3\n"]})
+    assert pasted.status == 400 and "error" in pasted.json()
+    two = served.post("/api/compare", {"configurations": ["MostAllocated", served.get(
+        "/api/preset?name=RequestedToCapacityRatio")["text"]]}).json()
+    runs = kubefit.compare([WORKLOAD], ["MostAllocated", str(ROOT / "src/kubefit/serve/assets/presets/"
+                                                              "RequestedToCapacityRatio.yaml")], **QUIET)
+    assert [c["name"] for c in two["configurations"]] == ["scenario", "MostAllocated", "pasted YAML 2"]
+    assert [c["scheduled"] for c in two["configurations"]] == [r.scheduled for r in runs]
+
+
+def test_planning_pages(served):
+    capacity = served.post("/api/planning", {"verb": "capacity", "pod": "report-0"}).json()
+    expected = kubefit.capacity([WORKLOAD], "report-0", **QUIET).to_dict()
+    assert capacity["headline"]["count"] == expected["count"]
+    report = served.request(capacity["report"])
+    assert report.status == 200 and report.headers["content-security-policy"] == REPORT_CSP
+    plan = served.post("/api/planning", {"verb": "plan", "template": "highmem-1"})
+    assert plan.status == 200, plan.body
+    consolidate = served.post("/api/planning", {"verb": "consolidate"})
+    assert consolidate.status == 200, consolidate.body
+    assert served.post("/api/planning", {"verb": "tune"}).status == 400
+    assert served.post("/api/planning", {"verb": "plan", "template": "nope"}).status == 400
+
+
+BAD_REQUESTS = [  # (method, path, body) → 400 with a one-line message
+    ("GET", "/api/decision?pod=shop/nope", None),
+    ("GET", "/api/decision", None),
+    ("GET", "/api/node?name=nope", None),
+    ("GET", "/api/nodes?selector=a%3D%3D%3Db%2C%21", None),
+    ("GET", "/api/nodes?page=x", None),
+    ("GET", "/api/pods?size=y", None),
+    ("GET", "/api/preset?name=Fastest", None),
+    ("POST", "/api/config", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"),
+    ("POST", "/api/config", "{{{"),
+    ("POST", "/api/action", {"action": "cordon", "node": "nope"}),
+    ("POST", "/api/action", {"action": "explode", "node": "gpu-1"}),
+    ("POST", "/api/action", b"not json"),
+    ("POST", "/api/action", b"[1, 2]"),
+    ("POST", "/api/nodes/add", {"template": "nope", "count": 1}),
+    ("POST", "/api/nodes/add", {"template": "gpu-1", "count": 0}),
+    ("POST", "/api/nodes/add", {"template": "gpu-1", "count": "two"}),
+    ("POST", "/api/scale", {"position": 0, "replicas": 3}),
+    ("POST", "/api/scale", {"position": "a", "replicas": 3}),
+    ("POST", "/api/add", "kind: Pod\nmetadata: {name: [oops\n"),
+    ("POST", "/api/add", "# nothing\n"),
+    ("POST", "/api/add", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"),
+    ("POST", "/api/add", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: 5}\n"),
+    ("POST", "/api/add", b"\xff\xfe"),
+    ("POST", "/api/undo", {}),
+    ("POST", "/api/refresh", {}),
+    ("POST", "/api/compare", {"versions": "1.34"}),
+    ("POST", "/api/compare", {"configurations": []}),
+    ("POST", "/api/compare", {"configurations": ["A", "B", "C"]}),
+    ("POST", "/api/compare", {"configurations": "MostAllocated"}),
+    ("POST", "/api/planning", {}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), BAD_REQUESTS, ids=[f"{m} {p} {i}" for i, (m, p, _) in
+                                                                         enumerate(BAD_REQUESTS)])
+def test_bad_input_is_one_line_and_changes_nothing(served, method, path, body):
+    before = served.get("/api/summary")
+    reply = served.request(path, method=method, body=body)
+    assert reply.status == 400, reply.body
+    message = reply.json()["error"]
+    assert message and "\n" not in message and "Traceback" not in message
+    assert served.get("/api/summary") == before
+
+
+def test_every_response_carries_the_csp(served):
+    for path in ("/", "/assets/app.js", "/assets/app.css", "/api/summary", "/api/nodes", "/nope"):
+        reply = served.request(path)
+        assert reply.headers["content-security-policy"] == CSP, path
+        assert reply.headers["x-content-type-options"] == "nosniff"
+    page = served.request("/").body.decode()
+    assert "<script>" not in page and 'src="/assets/app.js"' in page and served.guard.csrf in page
+
+
+def test_state_changes_need_csrf_and_same_origin(served):
+    assert served.post("/api/undo", csrf=False).status == 403
+    assert served.post("/api/undo", headers={"X-CSRF-Token": "guess"}).status == 403
+    host = served.url.removeprefix("http://")
+    evil = served.post("/api/action", {"action": "cordon", "node": "gpu-1"}, headers={"Origin": "http://evil.example"})
+    assert evil.status == 403 and "cross-origin" in evil.json()["error"]
+    same = served.post("/api/action", {"action": "cordon", "node": "gpu-1"}, headers={"Origin": f"http://{host}"})
+    assert same.status == 200
+    rebinding = served.request("/api/summary", headers={"Host": f"evil.example:{host.split(':')[1]}"})
+    assert rebinding.status == 421
+    assert served.request("/api/summary", method="PUT").status == 405
+
+
+def test_token_rules(serve_files):
+    served = serve_files(token="s3cret-token")
+    assert served.request("/api/summary", token=False).status == 401
+    assert served.request("/", token=False).status == 401
+    assert served.request("/api/summary", token=False, headers={"X-Kubefit-Token": "wrong"}).status == 401
+    assert served.request("/api/summary").status == 200
+    first = served.request("/?token=s3cret-token", token=False)  # urllib follows the redirect, with no cookie jar
+    assert first.status == 401  # ... so the page without the cookie is refused, and the redirect set it:
+    import http.client
+
+    conn = http.client.HTTPConnection(served.url.removeprefix("http://"))
+    conn.request("GET", "/?token=s3cret-token")
+    redirect = conn.getresponse()
+    assert redirect.status == 303 and redirect.getheader("location") == "/"
+    cookie = redirect.getheader("set-cookie")
+    redirect.read()
+    assert "kubefit_token=s3cret-token" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    conn.request("GET", "/api/summary", headers={"Cookie": cookie.split(";")[0]})
+    assert conn.getresponse().status == 200
+    assert served.post("/api/undo", csrf=False).status == 403  # the token does not replace the CSRF check
+
+
+def test_other_hosts_require_a_token():
+    assert Guard.for_bind("127.0.0.1", 8765, None).token is None
+    assert Guard.for_bind("::1", 8765, None).token is None
+    generated = Guard.for_bind("0.0.0.0", 8765, None)
+    assert generated.token and len(generated.token) >= 24 and f"?token={generated.token}" in generated.url()
+    assert Guard.for_bind("0.0.0.0", 8765, "given").token == "given"
+    assert Guard.for_bind("0.0.0.0", 8765, None).hosts() is None
+
+
+def test_bodies_are_bounded(serve_files):
+    served = serve_files(max_body=1000)
+    big = served.post("/api/add", "x" * 5000)
+    assert big.status == 413 and "request body too large: 5,000 bytes, at most 1,000" in big.json()["error"]
+    assert served.post("/api/config/validate", "#" * 1001).status == 413
+    assert served.post("/api/add", POD).status == 200
+
+
+def test_bad_files_refuse_to_start(tmp_path):
+    from serve_support import start
+
+    from kubefit.errors import KubefitError
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("kind: Node\nmetadata: {name: [\n")
+    with pytest.raises(KubefitError):
+        start([str(path)])
+
+
+def test_refresh_from_the_cluster_takes_a_new_snapshot(serve_files, monkeypatch, tmp_path):
+    """With --kubeconfig, "refresh from cluster" reads the cluster again (`kubefit snapshot`'s reader, here
+    answering a scenario that grew a node) and keeps the configuration being edited; undo goes back."""
+    import kubefit.manifests.snapshot as snapshot
+
+    docs = [d for d in yaml.safe_load_all(SCALED) if d]
+    grown = [*docs, {**docs[0], "metadata": {"name": "n3", "labels": {"kubernetes.io/hostname": "n3"}}}]
+    calls = []
+    monkeypatch.setattr(snapshot, "snapshot", lambda kubeconfig, context: calls.append((kubeconfig, context)) or grown)
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(SCALED)
+    served = serve_files([str(path)], kubeconfig="/nowhere/kubeconfig", context="prod")
+    assert served.get("/api/summary")["live"] is True
+    served.post("/api/config", served.get("/api/preset?name=MostAllocated")["text"])
+    refreshed = served.post("/api/refresh").json()
+    assert calls == [("/nowhere/kubeconfig", "prod")]
+    assert refreshed["nodes"] == 3 and refreshed["configSource"] == "edited"
+    assert refreshed["history"][-1] == "refreshed from the cluster"
+    undone = served.post("/api/undo").json()  # back to the files' objects, with MostAllocated
+    assert undone["nodes"] == 2 and undone["configSource"] == "edited"
+
+
+def test_the_command(tmp_path):
+    """`kubefit serve` is listed; bad files and a taken port are one line and exit 2, before anything listens;
+    another host than loopback prints a URL with a generated token."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    from kubefit.cli import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Node\nmetadata: {name: [\n")
+    assert main(["serve", "-f", str(bad), "--port", "0"]) == 2
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        assert main(["serve", "--port", str(taken.getsockname()[1])]) == 2
+    finally:
+        taken.close()
+    work = tmp_path / "tmp"
+    work.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)})
+    try:
+        line = proc.stderr.readline()
+        assert "?token=" in line and "http://127.0.0.1:" in line
+        assert len(list(work.iterdir())) == 1  # the files written for the verbs
+        base, token = line.split("open ", 1)[1].split()[0].split("?token=")
+        asked = urllib.request.Request(base + "api/summary", headers={"X-Kubefit-Token": token})
+        with urllib.request.urlopen(asked, timeout=60) as reply:  # serving (a stop before that exits 143)
+            assert reply.status == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
+    assert list(work.iterdir()) == []  # removed on SIGTERM
+    listed = subprocess.run([sys.executable, "-m", "kubefit.cli", "--help"], capture_output=True, text=True)
+    assert " serve " in listed.stdout
+
+
+def test_the_tie_break_options_reach_every_verb(serve_files):
+    served = serve_files(tie_break="first", seed=3)
+    expected = kubefit.simulate([WORKLOAD], tie_break="first", **QUIET).to_dict()
+    assert page_placements(served) == placements(expected)
+    decision = served.get("/api/decision?pod=shop/web-3")
+    assert decision["step"]["node"] == placements(expected)["shop/web-3"] and decision["step"]["node"] in decision["best"]
+
+
+def test_the_version_options_reach_every_verb(serve_files):
+    served = serve_files(kube_version="1.37")
+    assert served.get("/api/summary")["kubeVersion"] == "v1.37.0"
+    expected = kubefit.simulate([WORKLOAD], kube_version="1.37", **QUIET).to_dict()
+    assert page_placements(served) == placements(expected)
+    assert served.get("/api/decision?pod=shop/web-3")["pod"] == "shop/web-3"
