@@ -291,7 +291,7 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
     if scenarios and req is None:
         raise InputError("the exact count needs a request (a binding with replicaRequirements or --request)",
                          field="--member")
-    estimates = max_available_replicas(fleet.clusters, req, None, gates, texts)
+    estimates = max_available_replicas(fleet.clusters, req, None, gates, texts, steps=explain)
     exact = {name: exact_estimate(s.nodes, s.pods, req or {}) for name, s in scenarios.items()}
     warn_overflow([e.name for e in estimates if e.overflow], warn)
     return FleetEstimate(estimates, exact, explain)
