@@ -37,12 +37,24 @@ def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Doc
 
 
 _MODELS: dict[bytes, tuple[ResourceModel, ...]] = {}  # spec.resourceModels (JSON) → decoded, shared
+_SHARED: dict[int, tuple[list[Any], tuple[ResourceModel, ...] | None]] = {}  # `share_models`' lists, decoded
+
+
+def share_models(models: list[Any]) -> None:
+    """Say that `models` (a read Cluster's spec.resourceModels) is the one list of the Clusters of a file
+    that hold equal ones (`manifests.stream`): decoded once, then known by identity."""
+    if len(_SHARED) < 256:
+        _SHARED[id(models)] = (models, None)  # (the list kept: its id stays its own)
 
 
 def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
                            ) -> tuple[ResourceModel, ...]:
     """`spec.resourceModels` → ResourceModel tuple, in the order given; models given before (their exact
-    JSON: a fleet's clusters share a few sets) are not decoded again."""
+    JSON: a fleet's clusters share a few sets) are not decoded again, nor their JSON written again where
+    it is a shared list (`share_models`)."""
+    shared = _SHARED.get(id(value))
+    if shared is not None and shared[0] is value and shared[1] is not None:
+        return shared[1]
     try:
         key = orjson.dumps(value)
     except TypeError:
@@ -52,6 +64,8 @@ def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.re
         known = _decode_resource_models(value, doc, field_path)
         if len(_MODELS) < 256:
             _MODELS[key] = known
+    if shared is not None and shared[0] is value:
+        _SHARED[id(value)] = (value, known)
     return known
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kubefit.api.karmada import Cluster
+from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, is_scalar
 from kubefit.manifests.karmada import decode_cluster
@@ -101,7 +102,8 @@ def validate_models(files: Sequence[str | Path], warn: Warn) -> ModelsVerdict:
     if not clusters:
         raise InputError("no Cluster (cluster.karmada.io/v1alpha1) in the files", file=", ".join(map(str, files)))
     judged: dict[int, Any] = {}
-    return ModelsVerdict([(c, validate_cluster(c, judged)) for c in clusters])
+    with kept():  # the verdicts live on (60,000 Clusters: the collector's passes over them)
+        return ModelsVerdict([(c, validate_cluster(c, judged)) for c in clusters])
 
 
 def classify_nodes(files: Sequence[str | Path], warn: Warn) -> list[dict[str, int]] | None:
