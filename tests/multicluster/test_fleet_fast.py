@@ -1,17 +1,22 @@
 """The fleet fast paths against the reference paths they stand in for: `FleetEstimator` (max_available_replicas
-with steps=False) against `estimate_cluster`, number for number, on random fleets and on the golden cases'."""
+with steps=False) against `estimate_cluster`, number for number, on random fleets and on the golden cases';
+the fleet verbs on a file read by the stream (fast members, shared resourceModels) against the reference
+reader, byte for byte."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kubefit.cli import main
 from kubefit.k8s.quantity import quantity_text
 from kubefit.manifests.karmada import decode_cluster
 from kubefit.multicluster.estimate import max_available_replicas, parse_assumed, parse_request
@@ -117,3 +122,61 @@ def test_fleet_estimator_on_golden_clusters(case: dict) -> None:
     reference = max_available_replicas(clusters, request, assumed, case.get("featureGates"), texts)
     fast = max_available_replicas(clusters, request, assumed, case.get("featureGates"), texts, steps=False)
     assert [_fields(e) for e in fast] == [_fields(e) for e in reference]
+
+
+def _fleet_file(tmp_path: Path) -> Path:
+    """bench_scale's fleet of 30 Clusters, with Clusters of their own models (one set refused by the API)."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import bench_scale
+
+    with mock.patch.object(bench_scale, "WORK", tmp_path):
+        path = bench_scale.write_fleet(30)
+    text = path.read_text()
+    own = ("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: own{n}\nspec:\n"
+           "  syncMode: Pull\n  resourceModels:\n  - grade: 0\n    ranges:\n    - name: cpu\n      min: '0'\n"
+           "      max: '{top}'\n  - grade: 1\n    ranges:\n    - name: cpu\n      min: '{top}'\n"
+           "      max: '9223372036854775807'\nstatus:\n  resourceSummary:\n    allocatable:\n      cpu: '40'\n"
+           "      pods: '100'\n    allocatableModelings:\n    - grade: 1\n      count: 3\n")
+    extra = "".join(own.format(n=n, top=top) for n, top in enumerate(["4", "8", "4", "0"]))
+    binding = text.index("---\napiVersion: work.karmada.io")
+    path.write_text(text[:binding] + extra + text[binding:])
+    return path
+
+
+VERBS = [["schedule"], ["estimate"], ["estimate", "--explain"], ["estimate", "--request", "cpu=3,memory=20Gi"],
+         ["models", "validate"]]
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=[" ".join(v) for v in VERBS])
+def test_fleet_verbs_read_by_the_stream_are_the_references(verb: list[str], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A fleet file read by the stream (its members by the fast scanner, equal resourceModels shared, the
+    estimates by FleetEstimator) and by the reference reader: the same output, byte for byte, and the
+    same warnings and exit code."""
+    path = _fleet_file(tmp_path)
+    outputs = []
+    for stream in ("always", "0"):
+        monkeypatch.setenv("KUBEFIT_STREAM", stream)
+        code = main([*verb, "-f", str(path), "-o", "json"])
+        captured = capsys.readouterr()
+        outputs.append((code, captured.out, captured.err))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] in (0, 1) and outputs[0][1].startswith("{")
+
+
+def test_a_streamed_fleet_shares_equal_resource_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stream's documents are the reference's; Clusters with equal resourceModels hold one list, and
+    decode to one tuple of models."""
+    from kubefit.manifests import documents, stream
+
+    path = _fleet_file(tmp_path)
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    streamed = stream.read_documents(path)
+    reference = documents.read_documents(path)
+    assert [d.body for d in streamed] == [d.body for d in reference]
+    clusters = [d for d in streamed if d.kind == "Cluster"]
+    distinct = {json.dumps(d.body["spec"]["resourceModels"]) for d in clusters}
+    assert len(distinct) == 1 + 3  # the fleet's one set, and the own Clusters' three distinct ones
+    assert len({id(d.body["spec"]["resourceModels"]) for d in clusters}) == len(distinct)
+    assert len({id(decode_cluster(d).resource_models) for d in clusters}) == len(distinct)
