@@ -180,3 +180,38 @@ def test_a_streamed_fleet_shares_equal_resource_models(tmp_path: Path, monkeypat
     assert len(distinct) == 1 + 3  # the fleet's one set, and the own Clusters' three distinct ones
     assert len({id(d.body["spec"]["resourceModels"]) for d in clusters}) == len(distinct)
     assert len({id(decode_cluster(d).resource_models) for d in clusters}) == len(distinct)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text("abc", min_size=1, max_size=3),
+                       st.tuples(st.integers(-5, 40) | st.sampled_from([2**31 - 1, 2**40, -(2**31)]),
+                                 st.integers(-3, 6) | st.sampled_from([2**31 - 1, 2**31 - 2, -(2**31)])),
+                       min_size=1, max_size=12),
+       st.integers(0, 30), st.booleans())
+def test_webster_by_arrays_is_seat_by_seat(parties: dict[str, tuple[int, int]], seats: int, ascending: bool) -> None:
+    """The Webster seats found over arrays are Karmada's loop's, ties (equal priorities, seats, names' order)
+    and int32-wrapped seat counts included."""
+    from kubefit.multicluster.divide import Party, _seat_by_arrays, _seat_by_seat, allocate_webster_seats
+
+    sign = 1 if ascending else -1
+    by_loop = [Party(n, v, s) for n, (v, s) in parties.items()]
+    by_arrays = [Party(n, v, s) for n, (v, s) in parties.items()]
+    reference = allocate_webster_seats(seats, {n: v for n, (v, _) in parties.items()},
+                                       {n: s for n, (_, s) in parties.items()}, ascending,
+                                       tie_breaker=lambda a, b: _default_better(a, b, sign))
+    better = lambda a, b: _default_better(a, b, sign)  # noqa: E731
+    _seat_by_seat(by_loop, seats, better)
+    assert _seat_by_arrays(by_arrays, seats, sign)
+    assert by_arrays == by_loop
+    assert allocate_webster_seats(seats, {n: v for n, (v, _) in parties.items()},
+                                  {n: s for n, (_, s) in parties.items()}, ascending) == reference
+
+
+def _default_better(a: Any, b: Any, sign: int) -> bool:
+    """`allocate_webster_seats`' default order, as a custom tie-breaker gives it (the loop's path)."""
+    pa, pb = float(a.votes) / float(2 * a.seats + 1), float(b.votes) / float(2 * b.seats + 1)
+    if pa != pb:
+        return pa > pb
+    if a.seats != b.seats:
+        return a.seats < b.seats
+    return a.name < b.name if sign > 0 else a.name > b.name
