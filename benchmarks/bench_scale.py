@@ -19,10 +19,11 @@ into swap; the answers of both formats are compared.
     .venv/bin/python benchmarks/bench_scale.py --generate-only          # write the files, print sizes
     .venv/bin/python benchmarks/bench_scale.py --clean                  # delete the files afterwards
     .venv/bin/python benchmarks/bench_scale.py --fleet 10000             # a Karmada fleet instead
+    .venv/bin/python benchmarks/bench_scale.py --fleet 60000 --fleet-verbs models-validate --save /tmp/out
 
 `--fleet N` writes N Karmada Clusters (the three of examples/karmada/schedule-customized-divided-20.yaml,
 renamed, resource models and summaries included) and their ResourceBinding, and times `kubefit
-schedule` and `kubefit estimate` on it.
+schedule`, `kubefit estimate` and `kubefit models validate` on it (`--save DIR`: their outputs, to `cmp`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -429,13 +430,23 @@ def write_fleet(clusters: int) -> Path:
     return path
 
 
-def run_fleet(clusters: int, memory: int) -> None:
+FLEET_VERBS = ("schedule", "estimate", "models-validate")
+
+
+def run_fleet(clusters: int, memory: int, save: Path | None = None, verbs: Sequence[str] = FLEET_VERBS) -> None:
+    """`schedule`, `estimate` and `models validate` on the fleet (validate exits 0: every Cluster valid);
+    `save`: a directory each verb's `-o json` output is written to (to compare two versions with `cmp`).
+    `summary` is not among them: it describes one member's nodes and pods, and refuses a fleet."""
     path = write_fleet(clusters)
     print(f"{clusters} Karmada Clusters: {path.stat().st_size / 1e6:.0f} MB", flush=True)
-    for verb in ("schedule", "estimate"):
-        seconds, cpu, rss, _, failed = timed([*KUBEFIT, verb, "-f", str(path), "-o", "json"], memory)
-        print(f"{verb}: {{'seconds': {seconds:.2f}, 'cpuSeconds': {cpu:.2f}, 'peakRssMiB': {rss:.0f}, "
-              f"'failed': {failed!r}}}", flush=True)
+    for name in verbs:
+        args = name.split("-", 1) if name == "models-validate" else [name]
+        seconds, cpu, rss, out, failed = timed([*KUBEFIT, *args, "-f", str(path), "-o", "json"], memory)
+        print(f"{name}: {{'seconds': {seconds:.2f}, 'cpuSeconds': {cpu:.2f}, 'peakRssMiB': {rss:.0f}, "
+              f"'outputMB': {len(out) / 1e6:.1f}, 'failed': {failed!r}}}", flush=True)
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            (save / f"{name}-{clusters}.json").write_bytes(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -449,9 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--clean", action="store_true", help="delete the generated files at the end")
     parser.add_argument("--fleet", type=int, default=0, help="time a Karmada fleet of this many Clusters instead")
+    parser.add_argument("--save", type=Path, help="with --fleet: write each verb's JSON output to this directory")
+    parser.add_argument("--fleet-verbs", nargs="*", default=list(FLEET_VERBS), choices=FLEET_VERBS)
     args = parser.parse_args(argv)
     if args.fleet:
-        run_fleet(args.fleet, int(args.memory * 2**30))
+        run_fleet(args.fleet, int(args.memory * 2**30), args.save, args.fleet_verbs)
         if args.clean:
             shutil.rmtree(WORK, ignore_errors=True)
         return 0

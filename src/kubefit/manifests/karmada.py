@@ -3,6 +3,7 @@ ResourceBinding (work.karmada.io/v1alpha2), strictly, as Karmada's API server de
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import orjson
@@ -123,9 +124,12 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
     check_fields(summary, RESOURCE_SUMMARY_FIELDS, doc, field_path)
     modelings = []
     for i, raw in enumerate(_list(summary.get("allocatableModelings"), doc, f"{field_path}.allocatableModelings")):
+        if type(raw) is dict and len(raw) == 2 and type(raw.get("grade")) is int and type(raw.get("count")) is int:
+            modelings.append(_modeling(raw["grade"], raw["count"]))  # the usual case, no field path written
+            continue
         where = f"{field_path}.allocatableModelings[{i}]"
         m = _mapping(raw, doc, where)
-        check_fields(m, frozenset({"grade", "count"}), doc, where)
+        check_fields(m, MODELING_FIELDS, doc, where)
         modelings.append(AllocatableModeling(integer(m.get("grade", 0), doc, f"{where}.grade", default=None),
                                              integer(m.get("count", 0), doc, f"{where}.count", default=None)))
     return ResourceSummary(
@@ -134,6 +138,15 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
         allocating=decode_quantities(summary.get("allocating"), doc, f"{field_path}.allocating"),
         allocatable_modelings=tuple(modelings),
     )
+
+
+MODELING_FIELDS = frozenset({"grade", "count"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _modeling(grade: int, count: int) -> AllocatableModeling:
+    """One AllocatableModeling per (grade, count): a fleet's summaries repeat them (the objects are frozen)."""
+    return AllocatableModeling(grade, count)
 
 
 # ClusterSpec (cluster.karmada.io/v1alpha1) fields; kubefit reads few of them but refuses typos.
