@@ -19,10 +19,12 @@ into swap; the answers of both formats are compared.
     .venv/bin/python benchmarks/bench_scale.py --generate-only          # write the files, print sizes
     .venv/bin/python benchmarks/bench_scale.py --clean                  # delete the files afterwards
     .venv/bin/python benchmarks/bench_scale.py --fleet 10000             # a Karmada fleet instead
+    .venv/bin/python benchmarks/bench_scale.py --fleet 60000 --fleet-verbs models-validate --save /tmp/out
+    .venv/bin/python benchmarks/bench_scale.py --fleet 43000 --varied     # each Cluster's summary its own
 
 `--fleet N` writes N Karmada Clusters (the three of examples/karmada/schedule-customized-divided-20.yaml,
 renamed, resource models and summaries included) and their ResourceBinding, and times `kubefit
-schedule` and `kubefit estimate` on it.
+schedule`, `kubefit estimate` and `kubefit models validate` on it (`--save DIR`: their outputs, to `cmp`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -411,10 +413,28 @@ def kubefit(verb: str, path: Path, memory: int) -> dict:
             "answer": answer, "failed": failed}
 
 
-def write_fleet(clusters: int) -> Path:
-    """N Clusters cycling through the example's three, then its ResourceBinding (once, under WORK)."""
-    path = WORK / f"fleet-{clusters}.yaml"
+def write_fleet(clusters: int, varied: bool = False) -> Path:
+    """N Clusters cycling through the example's three, then its ResourceBinding (once, under WORK).
+
+    `varied`: each Cluster's summary its own (random allocatable cpu, memory and pods, node counts per grade)
+    and every other Cluster's grade-7 cpu max raised by one per 500 Clusters (86 sets of models, half of
+    them refused by Karmada's API: not contiguous), so that no result is one Cluster's repeated."""
+    path = WORK / f"fleet-{'varied-' if varied else ''}{clusters}.yaml"
     if path.exists():
+        return path
+    if varied:
+        text = write_fleet(clusters).read_text()
+        rng = np.random.default_rng(38)
+        ranges = {"cpu": (1, 400), "memory": (1, 4000), "pods": (0, 2000), "count": (0, 60)}
+        text = re.sub(r"(?m)^(      (cpu|memory|pods|count): '?)\d+((Gi)?'?)$",
+                      lambda m: f"{m.group(1)}{rng.integers(*ranges[m.group(2)])}{m.group(3)}", text)
+        seen = [0]
+
+        def own_max(m: re.Match) -> str:
+            seen[0] += 1
+            return f"{m.group(1)}'{128 + seen[0] // 500}'" if seen[0] % 2 == 0 else m.group(0)
+        text = re.sub(r"(?m)^(      max: )'128'$", own_max, text)
+        path.write_text(text)
         return path
     WORK.mkdir(parents=True, exist_ok=True)
     example = ROOT / "examples" / "karmada" / "schedule-customized-divided-20.yaml"
@@ -429,13 +449,26 @@ def write_fleet(clusters: int) -> Path:
     return path
 
 
-def run_fleet(clusters: int, memory: int) -> None:
-    path = write_fleet(clusters)
-    print(f"{clusters} Karmada Clusters: {path.stat().st_size / 1e6:.0f} MB", flush=True)
-    for verb in ("schedule", "estimate"):
-        seconds, cpu, rss, _, failed = timed([*KUBEFIT, verb, "-f", str(path), "-o", "json"], memory)
-        print(f"{verb}: {{'seconds': {seconds:.2f}, 'cpuSeconds': {cpu:.2f}, 'peakRssMiB': {rss:.0f}, "
-              f"'failed': {failed!r}}}", flush=True)
+FLEET_VERBS = ("schedule", "estimate", "models-validate")
+
+
+def run_fleet(clusters: int, memory: int, save: Path | None = None, verbs: Sequence[str] = FLEET_VERBS,
+              varied: bool = False) -> None:
+    """`schedule`, `estimate` and `models validate` on the fleet (validate exits 0: every Cluster valid);
+    `save`: a directory each verb's `-o json` output is written to (to compare two versions with `cmp`).
+    `summary` is not among them: it describes one member's nodes and pods, and refuses a fleet."""
+    path = write_fleet(clusters, varied)
+    print(f"{clusters} Karmada Clusters{' (varied)' if varied else ''}: {path.stat().st_size / 1e6:.0f} MB",
+          flush=True)
+    for name in verbs:
+        args = name.split("-", 1) if name == "models-validate" else [name]
+        seconds, cpu, rss, out, failed = timed([*KUBEFIT, *args, "-f", str(path), "-o", "json"], memory)
+        code = 1 if failed.startswith("exit 1:") and out.startswith(b"{") else 0  # (refused or unschedulable)
+        print(f"{name}: {{'seconds': {seconds:.2f}, 'cpuSeconds': {cpu:.2f}, 'peakRssMiB': {rss:.0f}, "
+              f"'outputMB': {len(out) / 1e6:.1f}, 'exit': {code}, 'failed': {'' if code else failed!r}}}", flush=True)
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            (save / f"{name}-{'varied-' if varied else ''}{clusters}.json").write_bytes(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -449,9 +482,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--clean", action="store_true", help="delete the generated files at the end")
     parser.add_argument("--fleet", type=int, default=0, help="time a Karmada fleet of this many Clusters instead")
+    parser.add_argument("--save", type=Path, help="with --fleet: write each verb's JSON output to this directory")
+    parser.add_argument("--fleet-verbs", nargs="*", default=list(FLEET_VERBS), choices=FLEET_VERBS)
+    parser.add_argument("--varied", action="store_true", help="with --fleet: every Cluster's summary its own")
     args = parser.parse_args(argv)
     if args.fleet:
-        run_fleet(args.fleet, int(args.memory * 2**30))
+        run_fleet(args.fleet, int(args.memory * 2**30), args.save, args.fleet_verbs, args.varied)
         if args.clean:
             shutil.rmtree(WORK, ignore_errors=True)
         return 0

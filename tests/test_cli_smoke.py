@@ -92,3 +92,13 @@ def test_a_verb_that_keeps_its_result_exits_with_all_its_output(tmp_path):
     assert done.returncode == 1 and json.loads(done.stdout)["nodeActions"]["allPlaced"] is False
     done = kubefit("capacity", "-f", str(root / "examples/workload/cluster.yaml"), "-o", "json")
     assert done.returncode == 0 and json.loads(done.stdout)["count"] >= 0
+
+
+def test_json_is_written_as_to_json_writes_it(capsys):
+    """`emit` writes orjson's UTF-8 bytes to stdout's buffer: the text `to_json` gives, non-ASCII and large
+    integers (the standard encoder's) included."""
+    from kubefit.report.output import emit, to_json
+
+    for data in ({"a": ["é", "\u2028", 1.5, None], "b": {"c": True}}, {"big": 2**70}, []):
+        emit(data, "json")
+        assert capsys.readouterr().out == to_json(data) + "\n"

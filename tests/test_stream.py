@@ -891,6 +891,85 @@ def test_the_fast_path_on_generated_lists(items, style, indent, width, unicode):
     fast_path(text)
 
 
+def fast_members(text: str | bytes) -> int:
+    """`fast_path` for a file's documents: their events are libyaml's; how many members of the documents'
+    mappings the fast path read itself (-1: it retries, or both paths fall back)."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    if fast_path(data) == -1:
+        return -1
+    reader = _reader.Reader(data, False, fast=True)
+    try:
+        while reader.next() is not None:
+            pass
+    except _reader.Fallback:
+        return -1
+    return reader.fast_members
+
+
+MEMBERS = [  # (a file of documents, how many members the fast path reads itself; -1: it retries)
+    ("a: 1\nb: x\n", 2),
+    ("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: m1\nspec:\n  resourceModels:\n"
+     "  - grade: 0\n    ranges:\n    - name: cpu\n      min: '0'\n      max: '1'\n---\nkind: Cluster\n", 5),
+    ("a:\n- x\n- y\nb: 2\n", 2),
+    ("a:\n  - x\nb:\n", 2),
+    ("a: |\n  text\nb: 'q\n  r'\n", 2),
+    ("a: plain\n  folded\nb: 1\n", 2),
+    ("a: plain\nb\n", -1),
+    ("a: {b: 1}\nc: 2\n", 1),
+    ("a: 1\n# c\nb: 2\n", 2),
+    ("a: 1\na: 2\n", -1),
+    ("'a': 1\n\"b\": 2\n", 0),  # (the chunk begins with a quoted key: libyaml reads it all)
+    ("a: 1\n'a': 2\n", -1),
+    ("a: 1\nitems: []\n", 1),
+    ("a: 1\n'items':\n- x\n", 1),
+    ("a: &x 1\nb: *x\n", -1),
+    ("a: 1\nb: \tx\n", 1),
+    ("a: 1\n? b\n: 2\n", -1),
+    ("a: 1\nyes: 2\n0x10: 3\n", 3),
+    ("a: 1\n1.5: 2\n", -1),
+    ("a: 1\n<<: {}\n", -1),
+    ("a: 1\n...\nb: [\n", 1),
+    ("a:\n  b:\n    c: 1\n  d: 2\ne: 3\n---\nf: 4\n", 3),
+]
+
+
+@pytest.mark.parametrize(("text", "members"), MEMBERS)
+def test_the_fast_path_on_a_documents_members(text, members):
+    """A document's own members (a multi-document file: a fleet of Clusters) are read by the fast scanner
+    as the members of a mapping at column 0, or given back to libyaml, which reads their span: the events
+    are libyaml's; `items` is always libyaml's (its sequence becomes the items' events)."""
+    assert fast_members(text) == members
+
+
+EDGE_MEMBERS = [(rule, re.sub(r"(?m)^(- |  )", "", items)) for rule, items, _ in EDGES]
+
+
+@pytest.mark.parametrize(("rule", "text"), EDGE_MEMBERS, ids=[e[0] for e in EDGE_MEMBERS])
+def test_the_fast_path_on_each_rule_as_members(rule, text):
+    """Each rule of the item edges, its items' text taken to the document's top level: libyaml's events."""
+    fast_members(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.dictionaries(KEYS, OBJECTS, min_size=1, max_size=5), min_size=1, max_size=4),
+       st.sampled_from([None, "'", '"', "|"]), st.sampled_from([2, 4]), st.integers(20, 200), st.booleans())
+def test_the_fast_path_on_generated_documents(docs, style, indent, width, unicode):
+    """Documents as PyYAML writes them in the block style, one after another: libyaml's events."""
+    fast_members(yaml.safe_dump_all(docs, default_flow_style=False, default_style=style, indent=indent, width=width,
+                                    allow_unicode=unicode, sort_keys=False))
+
+
+def test_the_fast_path_reads_a_fleet_whole(tmp_path):
+    """bench_scale.py's fleet of Karmada Clusters (documents of members, go-yaml's style): every member is
+    the fast path's, the events libyaml's."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    import bench_scale
+
+    with mock.patch.object(bench_scale, "WORK", tmp_path):
+        path = bench_scale.write_fleet(30)
+    assert fast_members(path.read_bytes()) == 30 * 5 + 4
+
+
 def test_the_fast_path_reads_a_kubectl_snapshot_whole(tmp_path):
     """bench_scale.py's snapshot (kubectl's YAML: full objects, managedFields, the pending pods' long
     messages on two lines) on 30 nodes x 600 pods and 20 pending: every item is the fast path's, the

@@ -14,6 +14,7 @@ from kubefit.cli import (
     ReportOption,
     app,
     check_report_path,
+    keep,
     warn,
     write_report,
 )
@@ -70,6 +71,7 @@ def estimate(
                     console.print(f"  {step}")
 
     emit(data, output, table)
+    keep(data, result)  # (a fleet of 43,000 clusters: 0.4 s to free at exit)
 
 
 @app.command()
@@ -88,6 +90,7 @@ def schedule(
     data = scheduled.to_dict()
     write_report(scheduled, report, data)
     emit(data, output, lambda console: _schedule_table(console, scheduled))
+    keep(data, scheduled)
     if scheduled.result["error"]:
         raise typer.Exit(1)
 

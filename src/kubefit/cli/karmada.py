@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, warn
+from kubefit.cli import FilesOption, OutputFormat, OutputOption, app, keep, warn
 from kubefit.multicluster.fleet import parse_gates
 from kubefit.multicluster.member import (
     classify_nodes,
@@ -115,6 +115,7 @@ def validate(files: FilesOption, output: OutputOption = OutputFormat.table) -> N
             _models_table(console, to_json(v.resource_models), "resourceModels after PrepareForCreate")
 
     emit(data, output, table)
+    keep(data, checked)
     if not data["valid"]:
         raise typer.Exit(1)
 

@@ -239,6 +239,7 @@ typedef struct {
     Py_ssize_t span_end; /* the members' span libyaml reads */
     long span_lines;
     Py_ssize_t fast_items;  /* items the fast path read (the rest: libyaml) */
+    Py_ssize_t fast_members;  /* members of a document's mapping the fast path read (the rest: libyaml) */
     Buf fscratch;        /* an unquoted scalar */
     /* JSON's prefetch (see "prefetch") */
     Py_ssize_t prefetch; /* a thread reads a list's items ahead when this many bytes are left (-1: never) */
@@ -1294,7 +1295,10 @@ static PyObject *j_next(Reader *r) {
    else (tabs, CR, comments and blank lines inside it, anchors, aliases, tags, `?`, flow collections,
    other block scalars, a key longer than 1,000 bytes...)
    makes it give the item back, and libyaml reads the item's span as a document of its own
-   (`- ...` alone: a sequence of one item); members are always read so (there are few).
+   (`- ...` alone: a sequence of one item). A member of the document's mapping (a column-0 key, but
+   `items`) is read by the same scanner as a member of a mapping at column 0 (f_member), or given back
+   the same way, libyaml reading its span (a file of many documents, such as a fleet of Karmada Clusters,
+   is all members).
 
    Why a span read alone gives the events it gives inside the document: at a column-0 line that is not
    blank, not a comment and (for an item's end) not a `-` line, libyaml's scanner holds, in the whole
@@ -1817,6 +1821,55 @@ static int f_span_close(Reader *r, Py_ssize_t end, long lines) {
     return 0;
 }
 
+/* A member of the document's mapping whose key begins the column-0 line at r->fpos, read as f_mapping reads
+   a member of a mapping at column 0 (its value by f_value, as libyaml's phase 1 reads it: depth 1, not
+   tracked): ("member", key, json), r->fpos past it; None where the fast scanner gives it back (libyaml then
+   reads its span, as before: any member of a multi-document fleet of Clusters was read so, at ~7 times the
+   cost): a key that is not one the scanner reads, `items` (whose sequence phase 1 turns into the items'
+   events), a value outside the scanner's subset. A duplicate key is the libyaml path's Fallback (then
+   Retry), after the value, as there. */
+static PyObject *f_member(Reader *r) {
+    Lines L = {r->data, r->fend, 0, 0, 0, 0, r->fline + 1};
+    int got = f_load(&L, r->fpos);
+    if (got) return got == -1 ? NULL : Py_NewRef(Py_None);
+    const char *s;
+    size_t n;
+    int plain;
+    Py_ssize_t after;
+    got = f_scalar(r, &L, L.q, &s, &n, &plain, &after);
+    if (got != 1) return got == -1 ? NULL : Py_NewRef(Py_None);
+    long line = L.line;
+    item_start(r);
+    if (key_json(&r->out, s, n, plain, line) < 0) return NULL;
+    PyObject *key_text = PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len);
+    if (!key_text) return NULL;
+    if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) { Py_DECREF(key_text); return NULL; }
+    if (r->scratch.len == 5 && memcmp(r->scratch.data, "items", 5) == 0) { Py_DECREF(key_text); Py_RETURN_NONE; }
+    PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
+    if (!key) { Py_DECREF(key_text); return NULL; }
+    item_start(r);
+    got = f_value(r, &L, after, &r->out, 1, (Track){0, 0}, 0);
+    if (got == 0 && L.col != 0) got = F_BAIL;
+    if (got) {
+        Py_DECREF(key_text);
+        Py_DECREF(key);
+        return got == -1 ? NULL : Py_NewRef(Py_None);
+    }
+    int added = keys_add(&r->top, PyBytes_AS_STRING(key_text), (size_t)PyBytes_GET_SIZE(key_text));
+    Py_DECREF(key_text);
+    if (added <= 0) {
+        Py_DECREF(key);
+        if (added == 0) fallback("a duplicate key", line);
+        return NULL;
+    }
+    PyObject *json = bytes_of(r);
+    if (!json) { Py_DECREF(key); return NULL; }
+    r->fpos = L.ls;
+    r->fline = L.line - 1;
+    r->fast_members++;
+    return Py_BuildValue("(sNN)", "member", key, json);
+}
+
 /* An item libyaml reads (the fast path gave it back). */
 static PyObject *f_item_span(Reader *r) {
     long lines;
@@ -1870,7 +1923,10 @@ static PyObject *f_next_event(Reader *r) {
         r->fpos = at;
         r->fline = line;
     }
-    /* members: libyaml reads them, in y_next_event's phase 1, until their mapping's end */
+    /* a member: the fast scanner reads it (f_member), else libyaml, in y_next_event's phase 1, its span */
+    PyObject *member = f_member(r);
+    if (member != Py_None) return member;
+    Py_DECREF(member);
     r->span_end = f_span_end(r, 1, &r->span_lines);
     if (f_span_open(r, r->span_end, YAML_MAPPING_START_EVENT) < 0) return NULL;
     return y_next_event(r);
@@ -2000,6 +2056,7 @@ static PyObject *Reader_position(Reader *r, void *Py_UNUSED(unused)) {
 }
 
 static PyObject *Reader_fast_items(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_items); }
+static PyObject *Reader_fast_members(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_members); }
 
 static int Reader_init(Reader *r, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"data", "json", "fast", "prefetch", NULL};
@@ -2038,6 +2095,8 @@ static PyMethodDef Reader_methods[] = {
 static PyGetSetDef Reader_getset[] = {
     {"position", (getter)Reader_position, NULL, "How many bytes of the text have been read.", NULL},
     {"fast_items", (getter)Reader_fast_items, NULL, "How many items YAML's fast path has read.", NULL},
+    {"fast_members", (getter)Reader_fast_members, NULL, "How many members of a document's mapping YAML's fast "
+     "path has read.", NULL},
     {NULL},
 };
 

@@ -103,8 +103,16 @@ def decode_quantities(value: Any, doc: Document, field_path: str) -> dict[str, Q
     """A ResourceList mapping → {name: Quantity}, None when absent (negative values are kept)."""
     if value is None:
         return None
-    return {str(name): decode_quantity(raw, doc, f"{field_path}.{name}")
-            for name, raw in mapping(value, doc, field_path).items()}
+    out = {}
+    for name, raw in mapping(value, doc, field_path).items():
+        if isinstance(raw, str):  # the usual case: parsed before, no field path to write
+            try:
+                out[str(name)] = _quantity(raw)
+                continue
+            except QuantityError:
+                pass
+        out[str(name)] = decode_quantity(raw, doc, f"{field_path}.{name}")
+    return out
 
 
 def check_fields(value: dict[str, Any], known: frozenset[str], doc: Document, field_path: str) -> None:

@@ -3,6 +3,7 @@ ResourceBinding (work.karmada.io/v1alpha2), strictly, as Karmada's API server de
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import orjson
@@ -37,12 +38,24 @@ def _as_document(doc: Document | dict[str, Any], source: str = "<input>") -> Doc
 
 
 _MODELS: dict[bytes, tuple[ResourceModel, ...]] = {}  # spec.resourceModels (JSON) → decoded, shared
+_SHARED: dict[int, tuple[list[Any], tuple[ResourceModel, ...] | None]] = {}  # `share_models`' lists, decoded
+
+
+def share_models(models: list[Any]) -> None:
+    """Say that `models` (a read Cluster's spec.resourceModels) is the one list of the Clusters of a file
+    that hold equal ones (`manifests.stream`): decoded once, then known by identity."""
+    if len(_SHARED) < 256:
+        _SHARED[id(models)] = (models, None)  # (the list kept: its id stays its own)
 
 
 def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.resourceModels"
                            ) -> tuple[ResourceModel, ...]:
     """`spec.resourceModels` → ResourceModel tuple, in the order given; models given before (their exact
-    JSON: a fleet's clusters share a few sets) are not decoded again."""
+    JSON: a fleet's clusters share a few sets) are not decoded again, nor their JSON written again where
+    it is a shared list (`share_models`)."""
+    shared = _SHARED.get(id(value))
+    if shared is not None and shared[0] is value and shared[1] is not None:
+        return shared[1]
     try:
         key = orjson.dumps(value)
     except TypeError:
@@ -52,6 +65,8 @@ def decode_resource_models(value: Any, doc: Document, field_path: str = "spec.re
         known = _decode_resource_models(value, doc, field_path)
         if len(_MODELS) < 256:
             _MODELS[key] = known
+    if shared is not None and shared[0] is value:
+        _SHARED[id(value)] = (value, known)
     return known
 
 
@@ -109,9 +124,12 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
     check_fields(summary, RESOURCE_SUMMARY_FIELDS, doc, field_path)
     modelings = []
     for i, raw in enumerate(_list(summary.get("allocatableModelings"), doc, f"{field_path}.allocatableModelings")):
+        if type(raw) is dict and len(raw) == 2 and type(raw.get("grade")) is int and type(raw.get("count")) is int:
+            modelings.append(_modeling(raw["grade"], raw["count"]))  # the usual case, no field path written
+            continue
         where = f"{field_path}.allocatableModelings[{i}]"
         m = _mapping(raw, doc, where)
-        check_fields(m, frozenset({"grade", "count"}), doc, where)
+        check_fields(m, MODELING_FIELDS, doc, where)
         modelings.append(AllocatableModeling(integer(m.get("grade", 0), doc, f"{where}.grade", default=None),
                                              integer(m.get("count", 0), doc, f"{where}.count", default=None)))
     return ResourceSummary(
@@ -120,6 +138,15 @@ def decode_resource_summary(value: Any, doc: Document, field_path: str = "status
         allocating=decode_quantities(summary.get("allocating"), doc, f"{field_path}.allocating"),
         allocatable_modelings=tuple(modelings),
     )
+
+
+MODELING_FIELDS = frozenset({"grade", "count"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _modeling(grade: int, count: int) -> AllocatableModeling:
+    """One AllocatableModeling per (grade, count): a fleet's summaries repeat them (the objects are frozen)."""
+    return AllocatableModeling(grade, count)
 
 
 # ClusterSpec (cluster.karmada.io/v1alpha1) fields; kubefit reads few of them but refuses typos.

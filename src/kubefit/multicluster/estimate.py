@@ -427,10 +427,115 @@ def estimate_cluster(cluster: Cluster, request: Mapping[str, int] | None,
 def max_available_replicas(clusters: Sequence[Cluster], request: Mapping[str, int] | None,
                            assumed: Mapping[str, Sequence[Sequence[AssumedComponent]]] | None = None,
                            gates: Mapping[str, bool] | None = None,
-                           request_text: Mapping[str, str] | None = None) -> list[ClusterEstimate]:
-    """`GeneralEstimator.MaxAvailableReplicas`: one estimate per cluster, in input order."""
+                           request_text: Mapping[str, str] | None = None, *,
+                           steps: bool = True) -> list[ClusterEstimate]:
+    """`GeneralEstimator.MaxAvailableReplicas`: one estimate per cluster, in input order.
+
+    `steps=False`: the estimates without their `steps` (the arithmetic of --explain), by `FleetEstimator`
+    where it applies: a fleet's clusters share a few sets of resource models, whose virtual nodes it builds
+    once (43,000 clusters: 1.3 → 0.2 s); the numbers are `estimate_cluster`'s (tests/multicluster/
+    test_fleet_fast.py compares them)."""
     assumed = assumed or {}
-    return [estimate_cluster(c, request, assumed.get(c.name, ()), gates, request_text) for c in clusters]
+    if steps:
+        return [estimate_cluster(c, request, assumed.get(c.name, ()), gates, request_text) for c in clusters]
+    fast = FleetEstimator(request, gates)
+    out = []
+    for c in clusters:
+        mine = assumed.get(c.name, ())
+        est = None if mine else fast.estimate(c)
+        out.append(est if est is not None else estimate_cluster(c, request, mine, gates, request_text))
+    return out
+
+
+def _big_nanos(name: str) -> int:
+    """The magnitude in nanos above which `_big(name, ·)` holds: ceil(n / unit) >= 2^62 ⇔ n > (2^62 − 1)·unit."""
+    return (OVERFLOW_UNITS - 1) * (10**6 if name == "cpu" else 10**9)
+
+
+class FleetEstimator:
+    """`estimate_cluster` without steps or assumed workloads, for many clusters: the request's dimensions,
+    and per set of resource models (by identity: `manifests.karmada` decodes equal sets once) the virtual
+    node capacity of each grade and its fit, computed once. `estimate` gives None where the cluster needs
+    the reference (`estimate_cluster`): a quantity in the overflow range."""
+
+    def __init__(self, request: Mapping[str, int] | None, gates: Mapping[str, bool] | None) -> None:
+        self.request = request
+        self.modeling = feature_gates(gates)["CustomizedClusterResourceModeling"]
+        self.names = {"pods", *(request or {})}
+        self.limits = {n: _big_nanos(n) for n in self.names}
+        self.request_big = any(_big(n, q) for n, q in (request or {}).items())
+        self.req: dict[str, int] | None = None
+        if request is not None:
+            self.req = _to_dims(request)
+            self.req["pods"] = 1
+        self.models: dict[int, tuple[Any, bool, dict[int, int]]] = {}
+
+    def _models(self, models: tuple[Any, ...]) -> tuple[bool, dict[int, int]]:
+        """(a min in the overflow range, grade → replicas one virtual node of it holds)."""
+        known = self.models.get(id(models))
+        if known is None:
+            big = any(_big(r.name, r.min.nanos) for m in models for r in m.ranges)
+            per: dict[int, int] = {}
+            if self.req is not None:
+                for model in models:
+                    cap = _to_dims({r.name: r.min.nanos for r in model.ranges})
+                    cap["pods"] = PODS_PER_MODEL_NODE
+                    per[model.grade] = _fit(cap, self.req)
+            known = self.models[id(models)] = (models, big, per)  # (models kept: its id stays its own)
+        return known[1], known[2]
+
+    def estimate(self, cluster: Cluster) -> ClusterEstimate | None:
+        big_models, per = self._models(cluster.resource_models)
+        summary = cluster.resource_summary
+        if big_models or self.request_big:
+            return None
+        if summary is None:
+            return ClusterEstimate(cluster.name, 0, "no-summary")
+        limits = self.limits
+        for rl in (summary.allocatable, summary.allocated, summary.allocating):
+            for name, q in (rl or {}).items():
+                if name in limits and abs(q.nanos) > limits[name]:
+                    return None
+        alloc, allocated, allocating = summary.allocatable or {}, summary.allocated or {}, summary.allocating or {}
+        pods = value(alloc["pods"].nanos if "pods" in alloc else 0) \
+            - value(allocated["pods"].nanos if "pods" in allocated else 0) \
+            - value(allocating["pods"].nanos if "pods" in allocating else 0)
+        est = ClusterEstimate(cluster.name, 0, "pods", allowed_pods=pods)
+        if pods <= 0:
+            return est
+        request = self.request
+        if request is None:
+            est.replicas = int32(pods)
+            return est
+        if self.modeling and summary.allocatable_modelings:
+            error = None
+            if not cluster.resource_models:
+                error = "no resource models defined"
+            else:
+                for m in summary.allocatable_modelings:
+                    if m.count < 0:
+                        error = f"negative node count for grade {m.grade}"
+                        break
+            if error is None:
+                counts: dict[int, int] = {}
+                for m in summary.allocatable_modelings:
+                    if m.grade in per:
+                        counts[m.grade] = counts.get(m.grade, 0) + m.count
+                total = 0
+                for g in sorted(counts):
+                    if counts[g] > 0 and per[g] > 0:
+                        total += per[g] * counts[g]
+                est.model_estimate = min(total, MAX_INT32)  # (the terms are >= 0: the first-fit loop's early stop)
+                est.path = "model"
+                est.replicas = int32(min(est.model_estimate, pods))
+                return est
+            est.model_error = error
+        est.summary_estimate = summary_estimate(request, resource_list_nanos(summary.allocatable),
+                                                resource_list_nanos(summary.allocated),
+                                                resource_list_nanos(summary.allocating))
+        est.path = "summary"
+        est.replicas = int32(min(est.summary_estimate, pods))
+        return est
 
 
 # --------------------------------------------------------------------------- exact node-level count

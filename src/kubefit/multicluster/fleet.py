@@ -137,13 +137,17 @@ def _check_times(binding: Any, doc: Document) -> None:
 
 def _check_models(cluster: Any, doc: Document, warn: Warn, verdicts: dict[Any, Any]) -> None:
     """Warn for resourceModels Karmada's API refuses (its estimator still computes with them, as golden
-    cases show); judged once per distinct set of models (`verdicts`: a fleet's clusters share a few)."""
+    cases show); judged once per distinct set of models (`verdicts`: a fleet's clusters share a few), looked
+    up by identity first (`manifests.karmada` decodes equal sets once; hashing one is ~10 µs)."""
     from kubefit.multicluster.models import go_models, prepare_for_create, validate_models
 
     models = cluster.resource_models
-    if models not in verdicts:
-        verdicts[models] = validate_models(prepare_for_create(go_models(models)))
-    error = verdicts[models]
+    seen = verdicts.get(id(models))
+    if seen is None:
+        if models not in verdicts:
+            verdicts[models] = validate_models(prepare_for_create(go_models(models)))
+        seen = verdicts[id(models)] = (models, verdicts[models])  # (models kept: its id stays its own)
+    error = seen[1]
     if error is not None:
         warn(f"{doc.source}: {doc.label}: {error.field}: {error.detail}; Karmada's API refuses this Cluster "
              f"(see kubefit models validate), the numbers below are what its estimator computes anyway")
@@ -291,7 +295,7 @@ def estimate_fleet(fleet: Fleet, request: str | None = None, members: Sequence[s
     if scenarios and req is None:
         raise InputError("the exact count needs a request (a binding with replicaRequirements or --request)",
                          field="--member")
-    estimates = max_available_replicas(fleet.clusters, req, None, gates, texts)
+    estimates = max_available_replicas(fleet.clusters, req, None, gates, texts, steps=explain)
     exact = {name: exact_estimate(s.nodes, s.pods, req or {}) for name, s in scenarios.items()}
     warn_overflow([e.name for e in estimates if e.overflow], warn)
     return FleetEstimate(estimates, exact, explain)

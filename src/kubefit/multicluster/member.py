@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from kubefit.api.karmada import Cluster
+from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, is_scalar
 from kubefit.manifests.karmada import decode_cluster
 from kubefit.manifests.load import Scenario, unread_objects
 from kubefit.manifests.scenario import load_scenario
-from kubefit.multicluster.models import Verdict, allocatable_modelings, validate_cluster
+from kubefit.multicluster.models import Verdict, allocatable_modelings, to_json, validate_cluster
 from kubefit.multicluster.summary import overflow_resources, resource_summary
 
 Warn = Callable[[str], None]
@@ -83,10 +84,16 @@ class ModelsVerdict:
     def to_dict(self) -> dict[str, Any]:
         if len(self.verdicts) == 1:
             return self.verdicts[0][1].as_dict()
+        shown: dict[int, list[dict[str, Any]]] = {}  # verdicts sharing prepared models share their JSON
+
+        def models(v: Verdict) -> list[dict[str, Any]]:
+            if id(v.resource_models) not in shown:
+                shown[id(v.resource_models)] = to_json(v.resource_models)
+            return shown[id(v.resource_models)]
         return {"valid": self.valid,
                 "errors": [f"{c.name}: {e}" for c, v in self.verdicts for e in v.errors],
                 "warnings": [f"{c.name}: {w}" for c, v in self.verdicts for w in v.warnings],
-                "clusters": {c.name: v.as_dict() for c, v in self.verdicts}}
+                "clusters": {c.name: v.as_dict(models(v)) for c, v in self.verdicts}}
 
 
 def validate_models(files: Sequence[str | Path], warn: Warn) -> ModelsVerdict:
@@ -94,7 +101,9 @@ def validate_models(files: Sequence[str | Path], warn: Warn) -> ModelsVerdict:
     _scenario, clusters = load_member(files, "models validate", warn, members=False)
     if not clusters:
         raise InputError("no Cluster (cluster.karmada.io/v1alpha1) in the files", file=", ".join(map(str, files)))
-    return ModelsVerdict([(c, validate_cluster(c)) for c in clusters])
+    judged: dict[int, Any] = {}
+    with kept():  # the verdicts live on (60,000 Clusters: the collector's passes over them)
+        return ModelsVerdict([(c, validate_cluster(c, judged)) for c in clusters])
 
 
 def classify_nodes(files: Sequence[str | Path], warn: Warn) -> list[dict[str, int]] | None:

@@ -163,22 +163,28 @@ class Verdict:
     models_error: ModelsError | None
     raw_models_error: ModelsError | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, models_json: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The verdict as JSON; `models_json`: `to_json(self.resource_models)` when already made."""
         return {"valid": self.valid, "errors": self.errors, "warnings": self.warnings,
-                "resourceModels": to_json(self.resource_models)}
+                "resourceModels": to_json(self.resource_models) if models_json is None else models_json}
 
 
-def validate_cluster(cluster: Cluster) -> Verdict:
-    """Karmada's API create path: PrepareForCreate, then ValidateCluster; warnings for repaired rules."""
-    from kubefit.multicluster.clustervalidation import validate_cluster_fields
+@dataclass(frozen=True)
+class _ModelsJudged:
+    """What `validate_cluster` finds in one set of resource models, whichever Cluster holds it."""
 
-    raw = go_models(cluster.resource_models)
+    prepared: list[GoModel]
+    after: ModelsError | None
+    raw_error: ModelsError | None
+    rendered: str  # the prepared models as Go prints them (part of the zone/zones message)
+    warnings: tuple[str, ...]
+
+
+def _judge_models(models: tuple[ResourceModel, ...]) -> _ModelsJudged:
+    raw = go_models(models)
     raw_error = validate_models(raw)
     prepared = prepare_for_create(raw)
     after = validate_models(prepared)
-    errors = validate_cluster_fields(cluster.raw, render_models_go(prepared) if prepared else "null")
-    if after is not None:
-        errors.append(after.error)
     warnings = []
     if raw_error is not None and (after is None or after.detail != raw_error.detail):
         warnings.append(f"as written, spec.resourceModels breaks a rule Karmada's create path repairs "
@@ -187,7 +193,28 @@ def validate_cluster(cluster: Cluster) -> Verdict:
         warnings.append("spec.resourceModels is empty: Karmada fills in the 9 default grades")
     if after is not None and after.detail == NOT_CONTIGUOUS:
         warnings.extend(_equal_but_different(prepared))
-    return Verdict(not errors, errors, warnings, prepared, after, raw_error)
+    return _ModelsJudged(prepared, after, raw_error, render_models_go(prepared) if prepared else "null",
+                         tuple(warnings))
+
+
+def validate_cluster(cluster: Cluster, judged: dict[int, tuple[Any, _ModelsJudged]] | None = None) -> Verdict:
+    """Karmada's API create path: PrepareForCreate, then ValidateCluster; warnings for repaired rules.
+
+    `judged`: a memo shared over many Clusters, each set of resource models judged once (by identity:
+    `manifests.karmada` decodes equal sets once); their verdicts then share the prepared models."""
+    from kubefit.multicluster.clustervalidation import validate_cluster_fields
+
+    models = cluster.resource_models
+    seen = None if judged is None else judged.get(id(models))
+    if seen is None:
+        seen = (models, _judge_models(models))  # (models kept: its id stays its own)
+        if judged is not None:
+            judged[id(models)] = seen
+    j = seen[1]
+    errors = validate_cluster_fields(cluster.raw, j.rendered)
+    if j.after is not None:
+        errors.append(j.after.error)
+    return Verdict(not errors, errors, list(j.warnings), j.prepared, j.after, j.raw_error)
 
 
 def _equal_but_different(models: list[GoModel]) -> list[str]:

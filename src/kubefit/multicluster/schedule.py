@@ -37,7 +37,7 @@ def cal_available_replicas(clusters: Sequence[Cluster], spec: Mapping[str, Any],
         return [MAX_INT32] * len(clusters), []
     rr = spec.get("replicaRequirements")
     texts = None if rr is None else {str(k): quantity_text(v) for k, v in (rr.get("resourceRequest") or {}).items()}
-    estimates = max_available_replicas(clusters, binding_request(spec), None, gates, texts)
+    estimates = max_available_replicas(clusters, binding_request(spec), None, gates, texts, steps=False)
     out = []
     for est in estimates:
         n = MAX_INT32

@@ -30,6 +30,13 @@ def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None
     """Write `data` to stdout as `fmt` (json|yaml|table); `table` renders the people's view."""
     fmt = getattr(fmt, "value", fmt)
     if fmt == "json":
+        text = _json_bytes(data)
+        out = getattr(sys.stdout, "buffer", None)
+        if text is not None and out is not None and str(getattr(sys.stdout, "encoding", "")).lower() in UTF8:
+            sys.stdout.flush()  # orjson's UTF-8 as it is: not decoded, then encoded again (3 copies of 170 MB)
+            out.write(text)
+            out.write(b"\n")
+            return
         sys.stdout.write(to_json(data))
         sys.stdout.write("\n")
     elif fmt == "yaml":
@@ -51,15 +58,24 @@ def new_table(title: str) -> Table:
     return Table(title=title, title_justify="left")
 
 
+UTF8 = ("utf-8", "utf8")
+
+
+def _json_bytes(data: Any) -> bytes | None:
+    """`to_json`'s text as orjson writes it (UTF-8), or None where the standard encoder writes it."""
+    try:
+        import orjson
+
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    except (ImportError, TypeError):
+        return None
+
+
 def to_json(data: Any) -> str:
     """`json.dumps(data, indent=2)`, written by orjson when it can (10x faster on large results).
 
     orjson keeps non-ASCII text as UTF-8 where `json` escapes it; values beyond its types (integers over
     64 bits) fall back to the standard encoder.
     """
-    try:
-        import orjson
-
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except (ImportError, TypeError):
-        return json.dumps(data, indent=2)
+    text = _json_bytes(data)
+    return json.dumps(data, indent=2) if text is None else text.decode()
