@@ -14,7 +14,7 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips every test, with BROWSER_ABSENT
     expect = None
-from serve_support import ROOT, SCALED, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD, batched
 
 import kubefit
 from browser import browser  # noqa: F401 (browser: a fixture)
@@ -245,3 +245,57 @@ def test_drain_shows_where_the_evicted_pods_went(browser, serve_files):  # noqa:
         f"{evicted['pod']} evicted from node-a: replaced by {evicted['replacement']}, now on {evicted['to']}")
     assert "drain: node-a" in page.text_content("#whatif-actions")
     context.close()
+
+
+def open_served(browser, served):  # noqa: F811 (the fixture)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(served.url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def test_dra_devices_are_bars_per_node(browser, serve_files):  # noqa: F811 (the fixture)
+    """examples/dra: a bar per DRA driver beside cpu, memory and pods, each node's devices allocated / in its
+    ResourceSlices as simulate reports them; sorting by it; a node lists the devices it has allocated."""
+    dra = str(ROOT / "examples" / "dra" / "cluster.yaml")
+    page = open_served(browser, serve_files([dra]))
+    expected = kubefit.simulate([dra], **QUIET).to_dict()["devices"]
+    expect(page.locator("#nodes thead th")).to_contain_text(["node", "cpu", "memory", "pods", "gpu.example.com devices"])
+    for node, use in expected.items():
+        driver = use["drivers"]["gpu.example.com"]
+        cell = page.locator(f"#nodes tr[data-node={node}] td:has(.bar[data-driver='gpu.example.com'])")
+        assert cell.locator(".amount").text_content() == f"{driver['allocated']}/{driver['devices']}"
+        pct = 100 * driver["allocated"] / driver["devices"]
+        assert float(cell.locator(".fill").get_attribute("data-pct")) == pytest.approx(pct)
+    assert page.text_content("#nodes tr[data-node=node-c] td:has(.bar[data-driver]) .amount") == "–"
+    page.select_option("#node-sort", "devices:gpu.example.com")
+    page.check("#node-desc")
+    expect(page.locator("#nodes tbody tr").last).to_have_attribute("data-node", "node-c")
+    page.click("#nodes tbody tr[data-node=node-b] a")
+    expect(page.locator("#node-devices")).to_have_text("DRA devices allocated: " + ", ".join(expected["node-b"]["allocated"]))
+    assert page.errors == []
+    page.context.close()
+
+
+def test_batch_hint_shows_in_queue_and_decision(browser, serve_files, tmp_path):  # noqa: F811 (the fixture)
+    """tests/scheduler/test_batch.py's full-node scenario on v1.36: p2 and p3 were bound to the batch's hint,
+    unscored, as simulate's steps say; the queue marks them and p2's decision says so."""
+    path = tmp_path / "batched.json"
+    path.write_text(batched())
+    page = open_served(browser, serve_files([str(path)], kube_version="1.36"))
+    steps = kubefit.simulate([str(path)], kube_version="1.36", **QUIET).to_dict()["steps"]
+    queue(page)
+    hinted = page.eval_on_selector_all("#pods tbody tr[data-batch-hint=true]", "rs => rs.map(r => r.dataset.pod)")
+    assert hinted == [f"default/{s['pod']}" for s in steps if s.get("batchHint")] == ["default/p2", "default/p3"]
+    expect(page.locator("#pods tr[data-pod='default/p2'] .why")).to_have_text("batch hint (bound unscored)")
+    page.click("#pods tr[data-pod='default/p2'] a")
+    expect(page.locator("#batch-hint")).to_contain_text("Bound to the batch's hint, unscored")
+    assert page.text_content("#decision-node") == "n2"
+    page.click("#pods tr[data-pod='default/p1'] a")
+    expect(page.locator("#decision h2")).to_have_text("Pod default/p1")
+    assert page.locator("#batch-hint").count() == 0
+    assert page.errors == []
+    page.context.close()

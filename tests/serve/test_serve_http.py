@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 import yaml
-from serve_support import ROOT, SCALED, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD, batched
 
 import kubefit
 from kubefit.serve.security import CSP, REPORT_CSP, Guard
@@ -397,3 +397,50 @@ def test_the_version_options_reach_every_verb(serve_files):
     expected = kubefit.simulate([WORKLOAD], kube_version="1.37", **QUIET).to_dict()
     assert page_placements(served) == placements(expected)
     assert served.get("/api/decision?pod=shop/web-3")["pod"] == "shop/web-3"
+
+
+DRA = str(ROOT / "examples" / "dra" / "cluster.yaml")
+
+
+def test_dra_devices_per_node_are_simulates(serve_files):
+    """examples/dra: each node's bar per driver is simulate's `devices` (allocated / devices in its
+    ResourceSlices); a node without slices has none; the bars sort by their fraction; a node lists its
+    allocated devices."""
+    served = serve_files([DRA])
+    expected = kubefit.simulate([DRA], **QUIET).to_dict()["devices"]
+    summary = served.get("/api/summary")
+    assert summary["drivers"] == ["gpu.example.com"]
+    rows = {r["name"]: r for r in served.get("/api/nodes")["rows"]}
+    assert set(rows) == {"node-a", "node-b", "node-c"} and rows["node-c"]["devices"] == {}
+    for node, use in expected.items():
+        driver = use["drivers"]["gpu.example.com"]
+        assert rows[node]["devices"] == {"gpu.example.com": [driver["allocated"], driver["devices"]]}
+        assert rows[node]["allocatedDevices"] == use["allocated"]
+        assert served.get(f"/api/node?name={node}")["devices"] == use["allocated"]
+    ordered = served.get("/api/nodes?sort=devices:gpu.example.com&order=asc")["rows"]
+    assert ordered[0]["name"] == "node-c"  # no devices sorts before any fraction
+    served.post("/api/action", {"action": "cordon", "node": "node-a"})
+    after = kubefit.simulate([DRA], cordon=["node-a"], **QUIET).to_dict()["devices"]
+    rows = {r["name"]: r for r in served.get("/api/nodes")["rows"]}
+    assert rows["node-a"]["allocatedDevices"] == after["node-a"]["allocated"]
+    assert rows["node-b"]["devices"]["gpu.example.com"][0] == after["node-b"]["drivers"]["gpu.example.com"]["allocated"]
+
+
+def test_batch_hints_are_simulates(serve_files, tmp_path):
+    """With --kube-version 1.36 (opportunistic batching on) the queue carries simulate's `batchHint` for the
+    pods bound to the batch's hint, and their decision says so beside the full cycle `score --at-turn` runs."""
+    path = tmp_path / "batched.json"
+    path.write_text(batched())
+    served = serve_files([str(path)], kube_version="1.36")
+    steps = kubefit.simulate([str(path)], kube_version="1.36", **QUIET).to_dict()["steps"]
+    rows = served.get("/api/pods")["rows"]
+    assert [(r["key"], r["node"], bool(r.get("batchHint"))) for r in rows] == [
+        (f"default/{s['pod']}", s["node"], bool(s.get("batchHint"))) for s in steps]
+    assert [r["key"] for r in rows if r.get("batchHint")] == ["default/p2", "default/p3"]
+    hinted = served.get("/api/decision?pod=default/p2")
+    assert hinted["step"]["batchHint"] is True and hinted["step"]["node"] == "n2"
+    scored = kubefit.score([str(path)], "default/p2", at_turn=True, kube_version="1.36", **QUIET)
+    assert hinted["best"] == scored["best"] and hinted["feasible"] == len(scored["feasible"])
+    assert "batchHint" not in served.get("/api/decision?pod=default/p1")["step"]
+    older = serve_files([str(path)], kube_version="1.34")  # no batching before v1.35
+    assert not any(r.get("batchHint") for r in older.get("/api/pods")["rows"])
