@@ -299,3 +299,33 @@ def test_batch_hint_shows_in_queue_and_decision(browser, serve_files, tmp_path):
     assert page.locator("#batch-hint").count() == 0
     assert page.errors == []
     page.context.close()
+
+
+def test_tune_on_the_planning_page(browser, serve_files):  # noqa: F811 (the fixture)
+    """tune runs in the background with its trials counted, then shows kubefit tune's headline, its report in
+    the sandboxed frame, and its configuration ready for the editor (where kube-scheduler accepts it)."""
+    from kubefit.report.tune import config_yaml
+
+    page = open_served(browser, serve_files(tie_break="first"))
+    page.click("#tabs button[data-tab=planning]")
+    assert page.is_hidden("#tune-trials")
+    page.select_option("#plan-verb", "tune")
+    assert page.is_hidden("#plan-pod") and page.input_value("#tune-trials") == "16"
+    assert page.input_value("#tune-objective") == "pending"
+    page.fill("#tune-trials", "6")
+    page.fill("#tune-batch", "3")
+    with page.expect_response("**/api/tune/start"):
+        page.click("#plan-run")
+    expect(page.locator("#tune-text")).to_have_text("6 of 6 trials · done", timeout=120_000)
+    expected = kubefit.tune([WORKLOAD], "pending", trials=6, batch=3, tie_break="first", workers=1, **QUIET).to_dict()
+    headline = dict(zip(page.eval_on_selector_all("#plan-headline dt", "ds => ds.map(d => d.textContent)"),
+                        page.eval_on_selector_all("#plan-headline dd", "ds => ds.map(d => d.textContent)"), strict=True))
+    assert headline["best"] == str(expected["best"]["value"]) and headline["bestBaseline"] == expected["bestBaseline"]
+    assert page.get_attribute("#tune-progress", "value") == "6"
+    expect(page.frame_locator("iframe.report").locator("#history")).to_have_count(1)  # the tune report's trials
+    assert "[object" not in page.text_content("#plan-result")  # elements drawn, not their names
+    page.click("#tune-edit")
+    assert page.input_value("#config-text") == config_yaml(expected)
+    expect(page.locator("#config-message")).to_have_text("valid")
+    assert page.errors == []
+    page.context.close()

@@ -444,3 +444,55 @@ def test_batch_hints_are_simulates(serve_files, tmp_path):
     assert "batchHint" not in served.get("/api/decision?pod=default/p1")["step"]
     older = serve_files([str(path)], kube_version="1.34")  # no batching before v1.35
     assert not any(r.get("batchHint") for r in older.get("/api/pods")["rows"])
+
+
+def finished(served, timeout: float = 120) -> dict:
+    """Poll GET /api/tune, as the page does, until the run is no longer running."""
+    import time
+
+    end = time.monotonic() + timeout
+    while (job := served.get("/api/tune"))["state"] == "running":
+        assert time.monotonic() < end, job
+        time.sleep(0.1)
+    return job
+
+
+def test_tune_runs_in_the_background_and_answers_as_the_verb(serve_files):
+    """POST /api/tune/start answers at once; the polled status counts the trials; the result is
+    `kubefit.tune`'s on the same files and options (headline, configuration file, report)."""
+    from kubefit.report.tune import config_yaml
+
+    served = serve_files(tie_break="first")
+    idle = served.get("/api/tune")
+    assert idle["state"] == "idle" and idle["objectives"][0] == "pending" and idle["defaults"]["trials"] == 16
+    started = served.post("/api/tune/start", {"trials": 6, "batch": 3, "workers": 1})
+    assert started.status == 200 and started.json()["state"] == "running"
+    job = finished(served)
+    assert job["state"] == "done", job
+    expected = kubefit.tune([WORKLOAD], "pending", trials=6, batch=3, tie_break="first", workers=1, **QUIET).to_dict()
+    assert (job["done"], job["total"]) == (len(expected["trials"]), len(expected["trials"]))
+    head = job["headline"]
+    assert (head["best"], head["bestTrial"], head["bestBaseline"]) == (
+        expected["best"]["value"], expected["best"]["trial"], expected["bestBaseline"])
+    assert {k[len("baseline "):]: v for k, v in head.items() if k.startswith("baseline ")} == expected["baselines"]
+    assert job["config"] == config_yaml(expected)
+    report = served.request(job["report"])
+    assert report.status == 200 and report.headers["content-security-policy"] == REPORT_CSP
+    assert b"Trial history" in report.body
+
+
+def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
+    served = serve_files(tie_break="first")
+    for body, field in (({"trials": 0}, "--trials"), ({"objective": "fastest"}, "--objective"),
+                        ({"workers": "two"}, "workers")):
+        reply = served.post("/api/tune/start", body)
+        assert reply.status == 400 and reply.json()["error"].startswith(field), reply.body
+    assert served.get("/api/tune")["state"] == "idle"
+    assert served.post("/api/tune/start", {"trials": 400, "batch": 2}).status == 200
+    again = served.post("/api/tune/start", {})
+    assert again.status == 400 and "already running" in again.json()["error"]
+    assert served.post("/api/tune/stop").json()["state"] == "running"  # until the batch under way ends
+    job = finished(served)
+    assert job["state"] == "stopped" and job["done"] < 400 and "report" not in job
+    assert served.post("/api/tune/start", {"trials": 2, "batch": 2}).status == 200  # a new one may start
+    assert finished(served)["state"] == "done"

@@ -399,11 +399,72 @@ function renderCompare(data) {
 
 async function runPlanning() {
   const verb = $("#plan-verb").value;
+  if (verb === "tune") { await startTune(); return; }
   const data = await guarded(() => api("/api/planning", { method: "POST", json: { verb, pod: $("#plan-pod").value.trim(), template: $("#plan-template").value } }));
-  if (!data) return;
+  if (data) showPlanning(verb, data);
+}
+
+// Only the planning fields of the chosen verb are shown.
+function showPlanningFields() {
+  const verb = $("#plan-verb").value;
+  for (const field of document.querySelectorAll("[data-for-verb]")) field.hidden = field.dataset.forVerb !== verb;
+  const tuning = verb === "tune" && state.tune && state.tune.state === "running";
+  $("#plan-run").disabled = tuning;
+  if (verb === "tune" && state.tune && state.tune.state === "done") showTuned(state.tune);
+}
+
+// kubefit tune runs on the server in the background: started, then polled for its trials until it ends.
+async function startTune() {
+  const json = { objective: $("#tune-objective").value };
+  for (const k of ["trials", "batch", "workers"]) json[k] = +$(`#tune-${k}`).value;
+  const job = await guarded(() => api("/api/tune/start", { method: "POST", json }));
+  if (!job) return;
+  $("#plan-result").replaceChildren();
+  renderTune(job);
+}
+
+async function pollTune() {
+  const job = await api("/api/tune").catch((e) => ({ state: "failed", error: e.message }));
+  renderTune(job);
+}
+
+function renderTune(job) {
+  state.tune = job;
+  clearTimeout(state.tuneTimer);
+  const running = job.state === "running";
+  $("#tune-stop").disabled = !running;
+  if (!$("#tune-objective").options.length) {
+    $("#tune-objective").replaceChildren(...job.objectives.map((o) => el("option", { value: o }, o)));
+    for (const [k, v] of Object.entries(job.defaults)) $(`#tune-${k}`).value = v;
+  }
+  if (job.state === "idle") return;
+  $("#tune-progress").max = job.total || 1;
+  $("#tune-progress").value = job.done || 0;
+  const said = { running: "running", done: "done", stopped: "stopped", failed: "failed" }[job.state];
+  $("#tune-text").textContent = `${job.done} of ${job.total} trials · ${said}${job.error ? `: ${job.error}` : ""}`;
+  $("#tune-text").className = job.state === "failed" ? "message invalid" : "message";
+  if (running) state.tuneTimer = setTimeout(pollTune, 500);
+  showPlanningFields();
+}
+
+// A finished tune (once; not over another verb's answer being looked at), with its configuration to edit.
+function showTuned(job) {
+  if ($("#plan-verb").value !== "tune" || $("#plan-result").dataset.report === job.report) return;
+  const apply = el("button", { type: "button", id: "tune-edit", onclick: () => {
+    $("#config-text").value = job.config;
+    state.configDirty = true;
+    document.querySelector("#tabs button[data-tab=config]").click();
+    validateNow();
+  } }, "Open the tuned configuration in the editor");
+  showPlanning("tune", job, apply);
+}
+
+// A planning verb's answer: its headline numbers, its notes and its HTML report in a sandboxed frame.
+function showPlanning(verb, data, ...extra) {
   const dl = el("dl", { id: "plan-headline" }, Object.entries(data.headline).map(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
-  $("#plan-result").replaceChildren(dl, data.warnings.map((w) => el("div", { class: "warning" }, w)),
+  $("#plan-result").replaceChildren(dl, ...data.warnings.map((w) => el("div", { class: "warning" }, w)), ...extra,
     el("iframe", { src: data.report, title: `${verb} report`, class: "report", sandbox: "allow-scripts" }));
+  $("#plan-result").dataset.report = data.report;
 }
 
 // ------------------------------------------------------------------ wiring
@@ -448,11 +509,15 @@ function wire() {
     if (data) renderCompare(data);
   });
   $("#plan-run").addEventListener("click", runPlanning);
+  $("#plan-verb").addEventListener("change", showPlanningFields);
+  $("#tune-stop").addEventListener("click", async () => { const job = await guarded(() => api("/api/tune/stop", { method: "POST" })); if (job) renderTune(job); });
+  showPlanningFields();
   $("#refresh").addEventListener("click", () => edit("/api/refresh", {}));
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
   wire();
   await guarded(reloadAll);
+  await guarded(pollTune);  // the form's choices, and a tune still running since the page was last open
   document.body.dataset.ready = "true";
 });
