@@ -4,6 +4,7 @@ body-limit and CSP rules hold."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -496,3 +497,57 @@ def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
     assert job["state"] == "stopped" and job["done"] < 400 and "report" not in job
     assert served.post("/api/tune/start", {"trials": 2, "batch": 2}).status == 200  # a new one may start
     assert finished(served)["state"] == "done"
+
+
+def test_folders_recursively_and_stdin(serve_files, tmp_path, monkeypatch):
+    """-f DIR reads the folder's manifests (-R its sub-folders too) as simulate reads them; -f - reads stdin
+    once, at start: the session keeps its objects, so every edit re-runs them; a second '-' finds it empty
+    and is refused as simulate refuses it."""
+    import io
+
+    from kubefit.errors import KubefitError
+
+    folder = tmp_path / "scenario"
+    (folder / "more").mkdir(parents=True)
+    docs = [d for d in yaml.safe_load_all(SCALED) if d]
+    (folder / "nodes.yaml").write_text(yaml.safe_dump_all(docs[:2]))
+    (folder / "more" / "web.yaml").write_text(yaml.safe_dump(docs[2]))
+    flat = serve_files([str(folder)])
+    assert flat.get("/api/summary")["pods"] == 0
+    deep = serve_files([str(folder)], recursive=True)
+    expected = kubefit.simulate([str(folder)], recursive=True, **QUIET).to_dict()
+    nodes = sorted(placements(expected).values())  # the pods' generated names hang on the file they came from
+    assert deep.get("/api/summary")["pods"] == 2 and sorted(page_placements(deep).values()) == nodes == ["n1", "n2"]
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(SCALED.encode())))
+    piped = serve_files(["-"])
+    assert sorted(page_placements(piped).values()) == nodes
+    assert piped.post("/api/scale", {"position": 2, "replicas": 3}).json()["pods"] == 3  # stdin is not read again
+    assert piped.post("/api/undo").json()["pods"] == 2
+    with pytest.raises(KubefitError, match="-: holds no objects"):
+        serve_files(["-"])  # stdin was read
+
+
+def test_the_command_reads_stdin_and_folders(tmp_path):
+    """`kubefit serve -f -` serves what was piped in; `-R` reads sub-folders, as simulate's options do."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    folder = tmp_path / "scenario" / "deeper"
+    folder.mkdir(parents=True)
+    (folder / "cluster.yaml").write_text(SCALED)
+    runs = [(["-f", "-"], SCALED), (["-f", str(tmp_path / "scenario"), "-R"], None)]
+    for args, piped in runs:
+        proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", "serve", *args, "--port", "0"],
+                                stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            proc.stdin.write(piped or "")
+            proc.stdin.close()
+            line = proc.stderr.readline()
+            assert "2 nodes, 2 pods queued" in line, line
+            with urllib.request.urlopen(line.split("open ", 1)[1].split()[0] + "api/summary", timeout=60) as reply:
+                assert json.loads(reply.read())["scheduled"] == 2
+        finally:
+            proc.terminate()
+            assert proc.wait(10) == 0
