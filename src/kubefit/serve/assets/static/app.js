@@ -206,8 +206,8 @@ async function loadNodes(page) {
   const data = await guarded(() => api(`/api/nodes?${q}`));
   if (!data) return;
   const { resources, drivers } = state.summary;
-  $("#nodes thead").replaceChildren(el("tr", {}, el("th", {}, "node"), resources.map((r) => el("th", {}, r)),
-    drivers.map((d) => el("th", { title: "DRA devices allocated / devices in the node's ResourceSlices" }, `${d} devices`)), el("th", {}, "")));
+  $("#nodes thead").replaceChildren(el("tr", {}, sortHeader("name", "node"), resources.map((r) => sortHeader(r, r)),
+    drivers.map((d) => sortHeader(`devices:${d}`, `${d} devices`, "DRA devices allocated / devices in the node's ResourceSlices")), el("th", {}, "")));
   $("#nodes tbody").replaceChildren(...data.rows.map((row) => el("tr", { "data-node": row.name, class: row.action || (row.unschedulable ? "cordon" : null) },
     el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); openNode(row.name); } }, row.name)),
     resources.map((r) => {
@@ -221,6 +221,19 @@ async function loadNodes(page) {
     el("td", {}, row.action ? el("span", { class: "mark" }, row.action) : (row.unschedulable ? el("span", { class: "mark" }, "unschedulable") : "")))));
   for (const fill of document.querySelectorAll("#nodes .fill")) fill.style.width = `${fill.dataset.pct}%`;
   pager("nodes", data, loadNodes);
+}
+
+// A column heading that sorts the table by its key (the server sorts); clicked again, the other way. It sets
+// the "Sort by" choice and the "descending" box, which stay the one place the order is held.
+function sortHeader(key, label, title) {
+  const sorted = $("#node-sort").value === key;
+  const desc = $("#node-desc").checked;
+  return el("th", { "data-sort": key, class: "sortable", title, "aria-sort": sorted ? (desc ? "descending" : "ascending") : null,
+    onclick: () => {
+      if (sorted) $("#node-desc").checked = !desc;
+      $("#node-sort").value = key;
+      loadNodes(0);
+    } }, label, sorted ? (desc ? " ▼" : " ▲") : "");
 }
 
 // One bar: `used` of `total` as the fill's length, the amounts beside it ("–": the node has none).
