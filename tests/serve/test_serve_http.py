@@ -488,8 +488,11 @@ def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
                         ({"workers": "two"}, "workers")):
         reply = served.post("/api/tune/start", body)
         assert reply.status == 400 and reply.json()["error"].startswith(field), reply.body
+    assert served.post("/api/tune/start", {}, csrf=False).status == 403
     assert served.get("/api/tune")["state"] == "idle"
+    served.post("/api/action", {"action": "cordon", "node": "general-1"})
     assert served.post("/api/tune/start", {"trials": 400, "batch": 2}).status == 200
+    assert "without its cordon, drain and remove" in served.get("/api/tune")["note"]
     again = served.post("/api/tune/start", {})
     assert again.status == 400 and "already running" in again.json()["error"]
     assert served.post("/api/tune/stop").json()["state"] == "running"  # until the batch under way ends

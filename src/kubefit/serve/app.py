@@ -350,6 +350,10 @@ class Api:
         s, o = self.session, self.session.options
         job: dict[str, Any] = {"state": "running", "done": 0, "total": chosen["trials"], "settings": chosen,
                                "stop": threading.Event()}
+        e = s.current
+        if e.cordon or e.drain or e.remove:  # kubefit tune takes no node actions
+            job["note"] = ("tuned on the scenario without its cordon, drain and remove (kubefit tune takes none); "
+                           "the other edits count")
 
         def run(files: list[str], progress: Callable[[int, int], None]) -> Any:
             from kubefit import verbs

@@ -456,6 +456,8 @@ function renderTune(job) {
   const said = { running: "running", done: "done", stopped: "stopped", failed: "failed" }[job.state];
   $("#tune-text").textContent = `${job.done} of ${job.total} trials · ${said}${job.error ? `: ${job.error}` : ""}`;
   $("#tune-text").className = job.state === "failed" ? "message invalid" : "message";
+  $("#tune-note").textContent = job.note || "";
+  $("#tune-note").hidden = !job.note;
   if (running) state.tuneTimer = setTimeout(pollTune, 500);
   showPlanningFields();
 }
