@@ -94,3 +94,13 @@ def start(files: list[str], *, host: str = "127.0.0.1", token: str | None = None
     app, guard, session = prepare(Options(files, **options), host, port, token, max_body)
     server = Server(app, sock).start()
     return Served(f"http://127.0.0.1:{port}", guard, session, server)
+
+
+def batched() -> str:
+    """tests/scheduler/test_batch.py's `test_full_node_hands_the_next_pod_the_next_node` as one file:
+    MostAllocated over NodeResourcesFit and BalancedAllocation, n1 half full, n2 a quarter, three 2-cpu pods.
+    From v1.35 p1 is scored (→ n1), then n1 is full and p2, p3 are bound to the batch's hints n2, n3, unscored."""
+    from scheduler.test_batch import BASE, FILLS, _pod, _profile
+
+    items = [_profile(), *BASE, *(_pod(name, FILLS) for name in ("p1", "p2", "p3"))]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items})

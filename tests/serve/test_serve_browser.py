@@ -14,7 +14,7 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips every test, with BROWSER_ABSENT
     expect = None
-from serve_support import ROOT, SCALED, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD, batched
 
 import kubefit
 from browser import browser  # noqa: F401 (browser: a fixture)
@@ -245,3 +245,114 @@ def test_drain_shows_where_the_evicted_pods_went(browser, serve_files):  # noqa:
         f"{evicted['pod']} evicted from node-a: replaced by {evicted['replacement']}, now on {evicted['to']}")
     assert "drain: node-a" in page.text_content("#whatif-actions")
     context.close()
+
+
+def open_served(browser, served):  # noqa: F811 (the fixture)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(served.url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def test_dra_devices_are_bars_per_node(browser, serve_files):  # noqa: F811 (the fixture)
+    """examples/dra: a bar per DRA driver beside cpu, memory and pods, each node's devices allocated / in its
+    ResourceSlices as simulate reports them; sorting by it; a node lists the devices it has allocated."""
+    dra = str(ROOT / "examples" / "dra" / "cluster.yaml")
+    page = open_served(browser, serve_files([dra]))
+    expected = kubefit.simulate([dra], **QUIET).to_dict()["devices"]
+    expect(page.locator("#nodes thead th")).to_contain_text(["node", "cpu", "memory", "pods", "gpu.example.com devices"])
+    for node, use in expected.items():
+        driver = use["drivers"]["gpu.example.com"]
+        cell = page.locator(f"#nodes tr[data-node={node}] td:has(.bar[data-driver='gpu.example.com'])")
+        assert cell.locator(".amount").text_content() == f"{driver['allocated']}/{driver['devices']}"
+        pct = 100 * driver["allocated"] / driver["devices"]
+        assert float(cell.locator(".fill").get_attribute("data-pct")) == pytest.approx(pct)
+    assert page.text_content("#nodes tr[data-node=node-c] td:has(.bar[data-driver]) .amount") == "–"
+    page.select_option("#node-sort", "devices:gpu.example.com")
+    page.check("#node-desc")
+    expect(page.locator("#nodes tbody tr").last).to_have_attribute("data-node", "node-c")
+    page.click("#nodes tbody tr[data-node=node-b] a")
+    expect(page.locator("#node-devices")).to_have_text("DRA devices allocated: " + ", ".join(expected["node-b"]["allocated"]))
+    assert page.errors == []
+    page.context.close()
+
+
+def test_batch_hint_shows_in_queue_and_decision(browser, serve_files, tmp_path):  # noqa: F811 (the fixture)
+    """tests/scheduler/test_batch.py's full-node scenario on v1.36: p2 and p3 were bound to the batch's hint,
+    unscored, as simulate's steps say; the queue marks them and p2's decision says so."""
+    path = tmp_path / "batched.json"
+    path.write_text(batched())
+    page = open_served(browser, serve_files([str(path)], kube_version="1.36"))
+    steps = kubefit.simulate([str(path)], kube_version="1.36", **QUIET).to_dict()["steps"]
+    queue(page)
+    hinted = page.eval_on_selector_all("#pods tbody tr[data-batch-hint=true]", "rs => rs.map(r => r.dataset.pod)")
+    assert hinted == [f"default/{s['pod']}" for s in steps if s.get("batchHint")] == ["default/p2", "default/p3"]
+    expect(page.locator("#pods tr[data-pod='default/p2'] .why")).to_have_text("batch hint (bound unscored)")
+    page.click("#pods tr[data-pod='default/p2'] a")
+    expect(page.locator("#batch-hint")).to_contain_text("Bound to the batch's hint, unscored")
+    assert page.text_content("#decision-node") == "n2"
+    page.click("#pods tr[data-pod='default/p1'] a")
+    expect(page.locator("#decision h2")).to_have_text("Pod default/p1")
+    assert page.locator("#batch-hint").count() == 0
+    assert page.errors == []
+    page.context.close()
+
+
+def test_tune_on_the_planning_page(browser, serve_files):  # noqa: F811 (the fixture)
+    """tune runs in the background with its trials counted, then shows kubefit tune's headline, its report in
+    the sandboxed frame, and its configuration ready for the editor (where kube-scheduler accepts it)."""
+    from kubefit.report.tune import config_yaml
+
+    page = open_served(browser, serve_files(tie_break="first"))
+    page.click("#tabs button[data-tab=planning]")
+    assert page.is_hidden("#tune-trials")
+    page.select_option("#plan-verb", "tune")
+    assert page.is_hidden("#plan-pod") and page.input_value("#tune-trials") == "16"
+    assert page.input_value("#tune-objective") == "pending"
+    page.fill("#tune-trials", "6")
+    page.fill("#tune-batch", "3")
+    with page.expect_response("**/api/tune/start"):
+        page.click("#plan-run")
+    expect(page.locator("#tune-text")).to_have_text("6 of 6 trials · done", timeout=120_000)
+    expected = kubefit.tune([WORKLOAD], "pending", trials=6, batch=3, tie_break="first", workers=1, **QUIET).to_dict()
+    headline = dict(zip(page.eval_on_selector_all("#plan-headline dt", "ds => ds.map(d => d.textContent)"),
+                        page.eval_on_selector_all("#plan-headline dd", "ds => ds.map(d => d.textContent)"), strict=True))
+    assert headline["best"] == str(expected["best"]["value"]) and headline["bestBaseline"] == expected["bestBaseline"]
+    assert page.get_attribute("#tune-progress", "value") == "6"
+    expect(page.frame_locator("iframe.report").locator("#history")).to_have_count(1)  # the tune report's trials
+    assert "[object" not in page.text_content("#plan-result")  # elements drawn, not their names
+    page.click("#tune-edit")
+    assert page.input_value("#config-text") == config_yaml(expected)
+    expect(page.locator("#config-message")).to_have_text("valid")
+    assert page.errors == []
+    page.context.close()
+
+
+def test_column_headers_sort_the_cluster(page):
+    """A click on a column's heading sorts the nodes by it (again: the other way), as the Sort by choice
+    does, which follows; the choice still works on its own."""
+    data = kubefit.simulate([WORKLOAD], **QUIET).to_dict()
+
+    def by(resource: str, descending: bool) -> list[str]:
+        fraction = {n: data["final"][n]["requested"].get(resource, 0) / data["allocatable"][n][resource]
+                    for n in data["final"]}
+        return sorted(fraction, key=lambda n: (fraction[n], n), reverse=descending)
+
+    def shown(action, asked: str) -> list[str]:
+        """The nodes in the order drawn after `action`, once the page has drawn the answer to `asked`."""
+        with page.expect_response(f"**/api/nodes?*{asked}*"):
+            action()
+        page.wait_for_selector("body:not(.busy)", state="attached")
+        return page.eval_on_selector_all("#nodes tbody tr", "rs => rs.map(r => r.dataset.node)")
+
+    assert shown(lambda: page.click("#nodes th[data-sort=cpu]"), "sort=cpu") == by("cpu", False)
+    assert page.input_value("#node-sort") == "cpu"
+    assert page.get_attribute("#nodes th[data-sort=cpu]", "aria-sort") == "ascending"
+    assert shown(lambda: page.click("#nodes th[data-sort=cpu]"), "order=desc") == by("cpu", True)
+    assert page.is_checked("#node-desc")
+    assert shown(lambda: page.select_option("#node-sort", "memory"), "sort=memory") == by("memory", True)
+    assert page.get_attribute("#nodes th[data-sort=memory]", "aria-sort") == "descending"
+    assert page.get_attribute("#nodes th[data-sort=cpu]", "aria-sort") is None

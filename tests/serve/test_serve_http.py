@@ -4,11 +4,12 @@ body-limit and CSP rules hold."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
 import yaml
-from serve_support import ROOT, SCALED, WORKLOAD
+from serve_support import ROOT, SCALED, WORKLOAD, batched
 
 import kubefit
 from kubefit.serve.security import CSP, REPORT_CSP, Guard
@@ -397,3 +398,159 @@ def test_the_version_options_reach_every_verb(serve_files):
     expected = kubefit.simulate([WORKLOAD], kube_version="1.37", **QUIET).to_dict()
     assert page_placements(served) == placements(expected)
     assert served.get("/api/decision?pod=shop/web-3")["pod"] == "shop/web-3"
+
+
+DRA = str(ROOT / "examples" / "dra" / "cluster.yaml")
+
+
+def test_dra_devices_per_node_are_simulates(serve_files):
+    """examples/dra: each node's bar per driver is simulate's `devices` (allocated / devices in its
+    ResourceSlices); a node without slices has none; the bars sort by their fraction; a node lists its
+    allocated devices."""
+    served = serve_files([DRA])
+    expected = kubefit.simulate([DRA], **QUIET).to_dict()["devices"]
+    summary = served.get("/api/summary")
+    assert summary["drivers"] == ["gpu.example.com"]
+    rows = {r["name"]: r for r in served.get("/api/nodes")["rows"]}
+    assert set(rows) == {"node-a", "node-b", "node-c"} and rows["node-c"]["devices"] == {}
+    for node, use in expected.items():
+        driver = use["drivers"]["gpu.example.com"]
+        assert rows[node]["devices"] == {"gpu.example.com": [driver["allocated"], driver["devices"]]}
+        assert rows[node]["allocatedDevices"] == use["allocated"]
+        assert served.get(f"/api/node?name={node}")["devices"] == use["allocated"]
+    ordered = served.get("/api/nodes?sort=devices:gpu.example.com&order=asc")["rows"]
+    assert ordered[0]["name"] == "node-c"  # no devices sorts before any fraction
+    served.post("/api/action", {"action": "cordon", "node": "node-a"})
+    after = kubefit.simulate([DRA], cordon=["node-a"], **QUIET).to_dict()["devices"]
+    rows = {r["name"]: r for r in served.get("/api/nodes")["rows"]}
+    assert rows["node-a"]["allocatedDevices"] == after["node-a"]["allocated"]
+    assert rows["node-b"]["devices"]["gpu.example.com"][0] == after["node-b"]["drivers"]["gpu.example.com"]["allocated"]
+
+
+def test_batch_hints_are_simulates(serve_files, tmp_path):
+    """With --kube-version 1.36 (opportunistic batching on) the queue carries simulate's `batchHint` for the
+    pods bound to the batch's hint, and their decision says so beside the full cycle `score --at-turn` runs."""
+    path = tmp_path / "batched.json"
+    path.write_text(batched())
+    served = serve_files([str(path)], kube_version="1.36")
+    steps = kubefit.simulate([str(path)], kube_version="1.36", **QUIET).to_dict()["steps"]
+    rows = served.get("/api/pods")["rows"]
+    assert [(r["key"], r["node"], bool(r.get("batchHint"))) for r in rows] == [
+        (f"default/{s['pod']}", s["node"], bool(s.get("batchHint"))) for s in steps]
+    assert [r["key"] for r in rows if r.get("batchHint")] == ["default/p2", "default/p3"]
+    hinted = served.get("/api/decision?pod=default/p2")
+    assert hinted["step"]["batchHint"] is True and hinted["step"]["node"] == "n2"
+    scored = kubefit.score([str(path)], "default/p2", at_turn=True, kube_version="1.36", **QUIET)
+    assert hinted["best"] == scored["best"] and hinted["feasible"] == len(scored["feasible"])
+    assert "batchHint" not in served.get("/api/decision?pod=default/p1")["step"]
+    older = serve_files([str(path)], kube_version="1.34")  # no batching before v1.35
+    assert not any(r.get("batchHint") for r in older.get("/api/pods")["rows"])
+
+
+def finished(served, timeout: float = 120) -> dict:
+    """Poll GET /api/tune, as the page does, until the run is no longer running."""
+    import time
+
+    end = time.monotonic() + timeout
+    while (job := served.get("/api/tune"))["state"] == "running":
+        assert time.monotonic() < end, job
+        time.sleep(0.1)
+    return job
+
+
+def test_tune_runs_in_the_background_and_answers_as_the_verb(serve_files):
+    """POST /api/tune/start answers at once; the polled status counts the trials; the result is
+    `kubefit.tune`'s on the same files and options (headline, configuration file, report)."""
+    from kubefit.report.tune import config_yaml
+
+    served = serve_files(tie_break="first")
+    idle = served.get("/api/tune")
+    assert idle["state"] == "idle" and idle["objectives"][0] == "pending" and idle["defaults"]["trials"] == 16
+    started = served.post("/api/tune/start", {"trials": 6, "batch": 3, "workers": 1})
+    assert started.status == 200 and started.json()["state"] == "running"
+    job = finished(served)
+    assert job["state"] == "done", job
+    expected = kubefit.tune([WORKLOAD], "pending", trials=6, batch=3, tie_break="first", workers=1, **QUIET).to_dict()
+    assert (job["done"], job["total"]) == (len(expected["trials"]), len(expected["trials"]))
+    head = job["headline"]
+    assert (head["best"], head["bestTrial"], head["bestBaseline"]) == (
+        expected["best"]["value"], expected["best"]["trial"], expected["bestBaseline"])
+    assert {k[len("baseline "):]: v for k, v in head.items() if k.startswith("baseline ")} == expected["baselines"]
+    assert job["config"] == config_yaml(expected)
+    report = served.request(job["report"])
+    assert report.status == 200 and report.headers["content-security-policy"] == REPORT_CSP
+    assert b"Trial history" in report.body
+
+
+def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
+    served = serve_files(tie_break="first")
+    for body, field in (({"trials": 0}, "--trials"), ({"objective": "fastest"}, "--objective"),
+                        ({"workers": "two"}, "workers")):
+        reply = served.post("/api/tune/start", body)
+        assert reply.status == 400 and reply.json()["error"].startswith(field), reply.body
+    assert served.post("/api/tune/start", {}, csrf=False).status == 403
+    assert served.get("/api/tune")["state"] == "idle"
+    served.post("/api/action", {"action": "cordon", "node": "general-1"})
+    assert served.post("/api/tune/start", {"trials": 400, "batch": 2}).status == 200
+    assert "without its cordon, drain and remove" in served.get("/api/tune")["note"]
+    again = served.post("/api/tune/start", {})
+    assert again.status == 400 and "already running" in again.json()["error"]
+    assert served.post("/api/tune/stop").json()["state"] == "running"  # until the batch under way ends
+    job = finished(served)
+    assert job["state"] == "stopped" and job["done"] < 400 and "report" not in job
+    assert served.post("/api/tune/start", {"trials": 2, "batch": 2}).status == 200  # a new one may start
+    assert finished(served)["state"] == "done"
+
+
+def test_folders_recursively_and_stdin(serve_files, tmp_path, monkeypatch):
+    """-f DIR reads the folder's manifests (-R its sub-folders too) as simulate reads them; -f - reads stdin
+    once, at start: the session keeps its objects, so every edit re-runs them; a second '-' finds it empty
+    and is refused as simulate refuses it."""
+    import io
+
+    from kubefit.errors import KubefitError
+
+    folder = tmp_path / "scenario"
+    (folder / "more").mkdir(parents=True)
+    docs = [d for d in yaml.safe_load_all(SCALED) if d]
+    (folder / "nodes.yaml").write_text(yaml.safe_dump_all(docs[:2]))
+    (folder / "more" / "web.yaml").write_text(yaml.safe_dump(docs[2]))
+    flat = serve_files([str(folder)])
+    assert flat.get("/api/summary")["pods"] == 0
+    deep = serve_files([str(folder)], recursive=True)
+    expected = kubefit.simulate([str(folder)], recursive=True, **QUIET).to_dict()
+    nodes = sorted(placements(expected).values())  # the pods' generated names hang on the file they came from
+    assert deep.get("/api/summary")["pods"] == 2 and sorted(page_placements(deep).values()) == nodes == ["n1", "n2"]
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(SCALED.encode())))
+    piped = serve_files(["-"])
+    assert sorted(page_placements(piped).values()) == nodes
+    assert piped.post("/api/scale", {"position": 2, "replicas": 3}).json()["pods"] == 3  # stdin is not read again
+    assert piped.post("/api/undo").json()["pods"] == 2
+    with pytest.raises(KubefitError, match="-: holds no objects"):
+        serve_files(["-"])  # stdin was read
+
+
+def test_the_command_reads_stdin_and_folders(tmp_path):
+    """`kubefit serve -f -` serves what was piped in; `-R` reads sub-folders, as simulate's options do."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    folder = tmp_path / "scenario" / "deeper"
+    folder.mkdir(parents=True)
+    (folder / "cluster.yaml").write_text(SCALED)
+    runs = [(["-f", "-"], SCALED), (["-f", str(tmp_path / "scenario"), "-R"], None)]
+    for args, piped in runs:
+        proc = subprocess.Popen([sys.executable, "-m", "kubefit.cli", "serve", *args, "--port", "0"],
+                                stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            proc.stdin.write(piped or "")
+            proc.stdin.close()
+            line = proc.stderr.readline()
+            assert "2 nodes, 2 pods queued" in line, line
+            with urllib.request.urlopen(line.split("open ", 1)[1].split()[0] + "api/summary", timeout=60) as reply:
+                assert json.loads(reply.read())["scheduled"] == 2
+        finally:
+            proc.terminate()
+            assert proc.wait(10) == 0

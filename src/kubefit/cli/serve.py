@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from kubefit.cli import KubeVersionOption, SchedulerGatesOption, app
+from kubefit.cli import KubeVersionOption, RecursiveOption, SchedulerGatesOption, app
 from kubefit.cli.scheduler import EXAMPLES
 from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
 
@@ -22,7 +22,9 @@ DEFAULT_EXAMPLE = EXAMPLES / "workload" / "cluster.yaml"  # the README's simulat
 @app.command()
 def serve(
     files: Annotated[list[str] | None, typer.Option(
-        "-f", "--filename", help="Scenario file(s) or folder(s); default: the bundled examples/workload.")] = None,
+        "-f", "--filename", help="Scenario file(s) or folder(s), '-' is stdin (read once, at start); default: the "
+        "bundled examples/workload.")] = None,
+    recursive: RecursiveOption = False,
     kubeconfig: Annotated[str | None, typer.Option(
         "--kubeconfig", help="A live cluster: start from its snapshot (as kubefit snapshot takes it) and offer "
         "'refresh from cluster'.")] = None,
@@ -55,7 +57,8 @@ def serve(
             paths = [_snapshot_file(kubeconfig, context)]
             cleanup.callback(Path(paths[0]).unlink, missing_ok=True)
         options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
-                          kubeconfig=kubeconfig, context=context, tie_break=tie_break.value, seed=seed)
+                          kubeconfig=kubeconfig, context=context, tie_break=tie_break.value, seed=seed,
+                          recursive=recursive)
         sock = bind(host, port)
         cleanup.callback(sock.close)
         application, guard, session = prepare(options, host, sock.getsockname()[1], token, max_body)

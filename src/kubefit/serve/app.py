@@ -9,6 +9,7 @@ loop keeps answering; the session's lock keeps one edit at a time.
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Awaitable, Callable
 from html import escape
 from pathlib import Path
@@ -77,6 +78,7 @@ class Api:
         self.session, self.guard = session, guard
         self.decisions: dict[tuple[int, str], dict[str, Any]] = {}  # (run, pod) → `kubefit score` of it
         self.reports: dict[str, str] = {}  # id → a self-contained HTML report
+        self.tune_job: dict[str, Any] | None = None  # the last `kubefit tune` started (`kubefit.serve.tuning`)
 
     # -------------------------------------------------------------- helpers
     async def body(self, request: Request) -> bytes:
@@ -108,7 +110,8 @@ class Api:
             "scheduled": data["scheduled"], "unschedulable": data["unschedulable"], "metrics": data["metrics"],
             "warnings": data.get("warnings", []),
             "kubeVersion": (data.get("inputs") or {}).get("kubeSchedulerVersion"),
-            "resources": views.resources(data), "nodes": len(data["final"]), "pods": len(data["steps"]),
+            "resources": views.resources(data), "drivers": views.drivers(data), "nodes": len(data["final"]),
+            "pods": len(data["steps"]),
             "workloads": s.workloads(), "change": views.moved(before, run),
             "actions": {k: list(getattr(edits, k)) for k in ("cordon", "drain", "remove")},
             "nodeActions": data.get("nodeActions"), "live": s.options.kubeconfig is not None,
@@ -336,6 +339,60 @@ class Api:
         headline = {k: v for k, v in out.items() if isinstance(v, int | float | str | bool) and k != "inputs"}
         return {"verb": verb, "headline": headline, "warnings": out.get("warnings", []), "report": report}
 
+    async def tune(self, request: Request) -> Response:
+        """Start `kubefit tune` on the scenario as it stands, in the background (one at a time); the page
+        polls `GET /api/tune` for the trials done and the result."""
+        from kubefit.serve import tuning
+
+        chosen = tuning.settings(await self.json_body(request))
+        if self.tune_job is not None and self.tune_job["state"] == "running":
+            raise KubefitError("a tune is already running: wait for it, or stop it")
+        s, o = self.session, self.session.options
+        job: dict[str, Any] = {"state": "running", "done": 0, "total": chosen["trials"], "settings": chosen,
+                               "stop": threading.Event()}
+        e = s.current
+        if e.cordon or e.drain or e.remove:  # kubefit tune takes no node actions
+            job["note"] = ("tuned on the scenario without its cordon, drain and remove (kubefit tune takes none); "
+                           "the other edits count")
+
+        def run(files: list[str], progress: Callable[[int, int], None]) -> Any:
+            from kubefit import verbs
+
+            return verbs.tune(files, chosen["objective"], trials=chosen["trials"], batch=chosen["batch"],
+                              workers=chosen["workers"], seed=o.seed, tie_break=o.tie_break, progress=progress,
+                              warn=quiet, kube_version=o.kube_version, feature_gates=o.feature_gates)
+        with s.lock:
+            files = s.files(s.current)
+            self.tune_job = job
+            tuning.start(job, files, s.workdir / "tune", run, self.tuned)
+        return JSON(tuning.status(job))
+
+    def tuned(self, result: Any) -> dict[str, Any]:
+        """A finished tune as the page shows it: the headline numbers, the configuration file to apply and the
+        HTML report (the same as `kubefit tune -o json`, `--write-config` and `--report` give)."""
+        from kubefit.report.htmlreport import render_html, renderer_for
+        from kubefit.report.tune import config_yaml
+
+        out = renderer_for(result).data(result)
+        headline = {k: v for k, v in out.items() if isinstance(v, int | float | str | bool) and k != "inputs"}
+        headline.update({"best": out["best"]["value"], "bestTrial": out["best"]["trial"], "trials": len(out["trials"]),
+                         **{f"baseline {name}": value for name, value in out["baselines"].items()}})
+        return {"headline": headline, "warnings": out.get("warnings", []), "config": config_yaml(out),
+                "report": self.keep_report(render_html(result, data=out))}
+
+    async def tune_status(self, request: Request) -> Response:
+        from kubefit.serve.tuning import status
+
+        return JSON(status(self.tune_job))
+
+    async def tune_stop(self, request: Request) -> Response:
+        """Stop the running tune after the batch under way (its trials are not reported)."""
+        from kubefit.serve.tuning import status
+
+        if self.tune_job is not None:
+            self.tune_job["stop"].set()
+        return JSON(status(self.tune_job))
+
     async def report(self, request: Request) -> Response:
         html = self.reports.get(request.path_params["key"])
         if html is None:
@@ -358,13 +415,14 @@ class Api:
     def routes(self) -> list[Any]:
         reads = [("/api/summary", self.get_summary), ("/api/nodes", self.nodes), ("/api/node", self.node),
                  ("/api/names", self.names), ("/api/pods", self.pods), ("/api/decision", self.decision),
-                 ("/api/preset", self.get_preset),
+                 ("/api/preset", self.get_preset), ("/api/tune", self.tune_status),
                  ("/api/report/{key}", self.report), ("/api/export/scenario.yaml", self.export_yaml),
                  ("/api/export/report.html", self.export_report)]
         writes = [("/api/config/validate", self.validate), ("/api/config", self.configure),
                   ("/api/action", self.action), ("/api/nodes/add", self.add_nodes), ("/api/scale", self.scale),
                   ("/api/add", self.add), ("/api/undo", self.undo), ("/api/refresh", self.refresh),
-                  ("/api/compare", self.compare), ("/api/planning", self.planning)]
+                  ("/api/compare", self.compare), ("/api/planning", self.planning), ("/api/tune/start", self.tune),
+                  ("/api/tune/stop", self.tune_stop)]
         return ([Route("/", self.index, methods=["GET"])]
                 + [Route(path, answering(h), methods=["GET"]) for path, h in reads]
                 + [Route(path, answering(h), methods=["POST"]) for path, h in writes]

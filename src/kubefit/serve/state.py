@@ -97,6 +97,7 @@ class Options:
     context: str | None = None
     tie_break: str = "random"  # as `kubefit simulate`'s defaults, so the page shows what the command prints
     seed: int = 0
+    recursive: bool = False  # -R: the folders' sub-folders too
 
 
 @dataclass
@@ -174,7 +175,7 @@ class Session:
     def start(self) -> Run:
         """Read the files and run them once (bad files: the verb's error; the server does not start)."""
         with self.lock:
-            docs = [d for f in self.options.files for path in manifest_files(f) for d in read_documents(path)]
+            docs = read_files(self.options.files, self.options.recursive)
             self.history = [Edits(self.read(docs))]
             self.run = self.simulate(self.current)
             return self.run
@@ -297,6 +298,17 @@ class Session:
         """The current scenario's files (what the planning verbs and exports read)."""
         with self.lock:
             return self.files(self.current)
+
+
+def read_files(files: Sequence[str], recursive: bool = False) -> list[Document]:
+    """The documents of the files and folders given with -f, as the verbs read them (`-` is stdin, read here
+    once: the session keeps its objects; a file named alone must hold some object, as `simulate` says)."""
+    docs: list[Document] = []
+    for given in files:
+        paths = manifest_files(given, recursive=recursive)
+        for path in paths:
+            docs += read_documents(path, allow_empty=len(paths) > 1 or path != str(given))
+    return docs
 
 
 def quiet(_: str) -> None:

@@ -55,9 +55,18 @@ def resources(data: dict[str, Any]) -> list[str]:
     return list(seen)
 
 
+def drivers(data: dict[str, Any]) -> list[str]:
+    """The DRA drivers whose devices some node's ResourceSlices hold (simulate's `devices`), in name order:
+    one bar each, as the report's devices section draws them."""
+    return sorted({d for use in (data.get("devices") or {}).values() for d in use["drivers"]})
+
+
+DEVICES = "devices:"  # a sort key naming a driver's device bar (no resource name holds a colon)
+
+
 def node_rows(run: Any) -> list[dict[str, Any]]:
-    """Per node of the run: labels, the what-if marks, per resource `[requested, allocatable]`, pods bound
-    (made once per run)."""
+    """Per node of the run: labels, the what-if marks, per resource `[requested, allocatable]`, pods bound,
+    per DRA driver `[devices allocated, devices in its pools]` (made once per run)."""
     if "nodes" not in run.views:
         run.views["nodes"] = _node_rows(run)
     return run.views["nodes"]
@@ -68,24 +77,29 @@ def _node_rows(run: Any) -> list[dict[str, Any]]:
     names = resources(data)
     marks = {n: kind for kind in ("cordon", "drain", "remove") for n in getattr(edits, kind)}
     removed = set(edits.remove)
+    devices = data.get("devices") or {}
     rows = []
     for node in state.nodes:
         if node.name in removed or node.name not in data["final"]:
             continue
         final, alloc = data["final"][node.name], data["allocatable"][node.name]
         used = {r: [final["pods"] if r == "pods" else final["requested"].get(r, 0), alloc.get(r, 0)] for r in names}
+        held = devices.get(node.name) or {"drivers": {}, "allocated": []}
         rows.append({"name": node.name, "labels": dict(node.labels), "unschedulable": bool(node.unschedulable),
-                     "action": marks.get(node.name), "resources": used, "pods": final["pods"]})
+                     "action": marks.get(node.name), "resources": used, "pods": final["pods"],
+                     "devices": {d: [c["allocated"], c["devices"]] for d, c in held["drivers"].items()},
+                     "allocatedDevices": held["allocated"]})
     return rows
 
 
 def sort_nodes(rows: list[dict[str, Any]], key: str, descending: bool) -> list[dict[str, Any]]:
-    """By name, pods, or a resource's allocated fraction (the bar's length)."""
+    """By name, pods, a resource's allocated fraction or a driver's (`devices:<driver>`; the bar's length)."""
     if key == "name":
         return sorted(rows, key=lambda r: r["name"], reverse=descending)
+    column, name = ("devices", key[len(DEVICES):]) if key.startswith(DEVICES) else ("resources", key)
 
     def fraction(row: dict[str, Any]) -> float:
-        used, alloc = row["resources"].get(key, [0, 0])
+        used, alloc = row[column].get(name, [0, 0])
         return used / alloc if alloc else -1.0
 
     return sorted(rows, key=lambda r: (fraction(r), r["name"]), reverse=descending)
@@ -112,7 +126,8 @@ def filter_pods(rows: list[dict[str, Any]], status: str, text: str) -> list[dict
 
 
 def node_pods(run: Any, name: str) -> dict[str, Any]:
-    """The pods bound on `name` after the run, those the run placed marked."""
+    """The pods bound on `name` after the run, those the run placed marked, and the DRA devices allocated
+    from its pools (driver/pool/device, as simulate's `devices` names them)."""
     state = run.result.state
     if name not in state.node_index:
         raise InputError(f"no node named {name!r}", field="node")
@@ -122,7 +137,7 @@ def node_pods(run: Any, name: str) -> dict[str, Any]:
             for p in state.pods[state.node_index[name]]]
     return {"name": name, "labels": dict(node.labels), "unschedulable": bool(node.unschedulable),
             "taints": [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in node.taints],
-            "pods": pods}
+            "pods": pods, "devices": ((run.data.get("devices") or {}).get(name) or {}).get("allocated", [])}
 
 
 def decision(score: dict[str, Any], step: dict[str, Any] | None, page: int, size: int, text: str) -> dict[str, Any]:

@@ -138,8 +138,11 @@ function renderChange(change, edited, actions) {
 
 function fillSelects(s) {
   const sort = $("#node-sort");
-  if (!sort.options.length) {
-    for (const key of ["name", ...s.resources]) sort.append(el("option", { value: key }, key));
+  const keys = sortKeys(s);
+  if ([...sort.options].map((o) => o.value).join("\n") !== keys.map(([k]) => k).join("\n")) {  // an edit added a resource
+    const chosen = sort.value;
+    sort.replaceChildren(...keys.map(([key, label]) => el("option", { value: key }, label)));
+    if (keys.some(([k]) => k === chosen)) sort.value = chosen;
   }
   const presets = $("#presets");
   if (!presets.children.length) {
@@ -152,6 +155,12 @@ function fillSelects(s) {
     }
   }
   if (document.activeElement !== $("#config-text") && !state.configDirty) $("#config-text").value = s.config;
+}
+
+// The cluster table's columns, as the server names them: its sort keys and their headings (a DRA driver's
+// device bar sorts as "devices:<driver>").
+function sortKeys(s) {
+  return [["name", "name"], ...s.resources.map((r) => [r, r]), ...s.drivers.map((d) => [`devices:${d}`, `${d} devices`])];
 }
 
 async function refreshNodeChoices() {
@@ -196,20 +205,43 @@ async function loadNodes(page) {
     order: $("#node-desc").checked ? "desc" : "asc", selector: $("#node-selector").value.trim() });
   const data = await guarded(() => api(`/api/nodes?${q}`));
   if (!data) return;
-  const resources = state.summary.resources;
-  $("#nodes thead").replaceChildren(el("tr", {}, el("th", {}, "node"), resources.map((r) => el("th", {}, r)), el("th", {}, "")));
+  const { resources, drivers } = state.summary;
+  $("#nodes thead").replaceChildren(el("tr", {}, sortHeader("name", "node"), resources.map((r) => sortHeader(r, r)),
+    drivers.map((d) => sortHeader(`devices:${d}`, `${d} devices`, "DRA devices allocated / devices in the node's ResourceSlices")), el("th", {}, "")));
   $("#nodes tbody").replaceChildren(...data.rows.map((row) => el("tr", { "data-node": row.name, class: row.action || (row.unschedulable ? "cordon" : null) },
     el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); openNode(row.name); } }, row.name)),
     resources.map((r) => {
       const [used, alloc] = row.resources[r] || [0, 0];
-      const pct = alloc ? Math.min(100, (100 * used) / alloc) : 0;
-      return el("td", { class: "bar-cell", title: `${r}: ${fmt(r, used)} of ${fmt(r, alloc)}` },
-        el("div", { class: "bar", "data-resource": r }, el("div", { class: "fill", "data-pct": pct.toFixed(1) })),
-        el("span", { class: "amount" }, alloc ? `${fmt(r, used)}/${fmt(r, alloc)}` : "–"));
+      return barCell({ "data-resource": r }, `${r}: ${fmt(r, used)} of ${fmt(r, alloc)}`, used, alloc, fmt(r, used), fmt(r, alloc));
+    }),
+    drivers.map((d) => {
+      const [allocated, devices] = row.devices[d] || [0, 0];
+      return barCell({ "data-driver": d }, `${d}: ${allocated} of ${devices} devices allocated`, allocated, devices, allocated, devices);
     }),
     el("td", {}, row.action ? el("span", { class: "mark" }, row.action) : (row.unschedulable ? el("span", { class: "mark" }, "unschedulable") : "")))));
   for (const fill of document.querySelectorAll("#nodes .fill")) fill.style.width = `${fill.dataset.pct}%`;
   pager("nodes", data, loadNodes);
+}
+
+// A column heading that sorts the table by its key (the server sorts); clicked again, the other way. It sets
+// the "Sort by" choice and the "descending" box, which stay the one place the order is held.
+function sortHeader(key, label, title) {
+  const sorted = $("#node-sort").value === key;
+  const desc = $("#node-desc").checked;
+  return el("th", { "data-sort": key, class: "sortable", title, "aria-sort": sorted ? (desc ? "descending" : "ascending") : null,
+    onclick: () => {
+      if (sorted) $("#node-desc").checked = !desc;
+      $("#node-sort").value = key;
+      loadNodes(0);
+    } }, label, sorted ? (desc ? " ▼" : " ▲") : "");
+}
+
+// One bar: `used` of `total` as the fill's length, the amounts beside it ("–": the node has none).
+function barCell(attrs, title, used, total, usedText, totalText) {
+  const pct = total ? Math.min(100, (100 * used) / total) : 0;
+  return el("td", { class: "bar-cell", title },
+    el("div", { class: "bar", ...attrs }, el("div", { class: "fill", "data-pct": pct.toFixed(1) })),
+    el("span", { class: "amount" }, total ? `${usedText}/${totalText}` : "–"));
 }
 
 async function openNode(name, refreshing) {
@@ -227,6 +259,7 @@ async function openNode(name, refreshing) {
     data.unschedulable ? el("p", {}, "unschedulable (cordoned)") : null,
     el("p", { class: "labels" }, Object.entries(data.labels).map(([k, v]) => `${k}=${v}`).join(", ")),
     data.taints.length ? el("p", {}, `taints: ${data.taints.join(", ")}`) : null,
+    data.devices.length ? el("p", { id: "node-devices" }, `DRA devices allocated: ${data.devices.join(", ")}`) : null,
     el("h3", {}, `${data.pods.length} pods`),
     el("ul", { class: "node-pods" }, data.pods.map((p) => el("li", { "data-pod": p.key },
       p.placed ? el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(p.key, 0); } }, p.key) : p.key,
@@ -239,15 +272,21 @@ async function loadPods(page) {
   const q = params({ page: state.podPage, size: 50, status: $("#pod-status").value, q: $("#pod-find").value.trim() });
   const data = await guarded(() => api(`/api/pods?${q}`));
   if (!data) return;
-  $("#pods tbody").replaceChildren(...data.rows.map((r) => el("tr", { "data-pod": r.key, class: r.node ? null : "pending" },
+  $("#pods tbody").replaceChildren(...data.rows.map((r) => el("tr", { "data-pod": r.key, class: r.node ? null : "pending", "data-batch-hint": r.batchHint ? "true" : null },
     el("td", {}, r.position + 1),
     el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(r.key, 0); } }, r.key)),
     el("td", { class: "node" }, r.node || "pending"),
     el("td", {}, r.feasible ?? ""),
     el("td", {}, r.ties ? (r.tieCount || r.ties.length) : ""),
     el("td", { class: "why" }, [r.message, r.victims ? `preempted ${r.victims.join(", ")} on ${r.nominatedNode}` : null,
-      r.preEnqueue ? `held by ${r.preEnqueue}` : null].filter(Boolean).join(" · ")))));
+      r.preEnqueue ? `held by ${r.preEnqueue}` : null, r.batchHint ? "batch hint (bound unscored)" : null,
+      r.devices ? devicesText(r.devices) : null].filter(Boolean).join(" · ")))));
   pager("pods", data, loadPods);
+}
+
+// A step's DynamicResources allocation: each claim (its name in the pod) and the devices it got.
+function devicesText(devices) {
+  return Object.entries(devices).map(([claim, got]) => `${claim}: ${got.join(", ")}`).join("; ");
 }
 
 async function openDecision(pod, page) {
@@ -264,6 +303,9 @@ async function openDecision(pod, page) {
     el("h2", {}, `Pod ${data.pod}`),
     el("p", {}, "In the simulation: ", el("strong", { id: "decision-node" }, step.node || "pending"),
       step.ties ? ` (a tie among ${step.tieCount || step.ties.length} nodes, broken by --tie-break)` : ""),
+    step.batchHint ? el("p", { id: "batch-hint" }, el("strong", {}, "Bound to the batch's hint, unscored: "),
+      `opportunistic batching (v1.35+) took ${step.node} from what the scheduling of the previous pod with the same signature left; kube-scheduler ran the filters on it alone and scored nothing. The table below is the full cycle it would have run without the hint.`) : null,
+    step.devices ? el("p", { id: "decision-devices" }, `DRA devices allocated: ${devicesText(step.devices)}`) : null,
     el("p", { class: "note" }, "Its cycle at its turn in the queue (the pods before it bound as the simulation binds them): kubefit score --pod P --detail --explain --at-turn on the scenario as it stands."),
     data.preEnqueue ? el("p", {}, `No scheduling cycle: ${data.preEnqueue.plugin}: ${data.preEnqueue.reasons.join(", ")}`) : null,
     data.message ? el("p", { class: "why" }, data.message) : null,
@@ -370,11 +412,74 @@ function renderCompare(data) {
 
 async function runPlanning() {
   const verb = $("#plan-verb").value;
+  if (verb === "tune") { await startTune(); return; }
   const data = await guarded(() => api("/api/planning", { method: "POST", json: { verb, pod: $("#plan-pod").value.trim(), template: $("#plan-template").value } }));
-  if (!data) return;
+  if (data) showPlanning(verb, data);
+}
+
+// Only the planning fields of the chosen verb are shown.
+function showPlanningFields() {
+  const verb = $("#plan-verb").value;
+  for (const field of document.querySelectorAll("[data-for-verb]")) field.hidden = field.dataset.forVerb !== verb;
+  const tuning = verb === "tune" && state.tune && state.tune.state === "running";
+  $("#plan-run").disabled = tuning;
+  if (verb === "tune" && state.tune && state.tune.state === "done") showTuned(state.tune);
+}
+
+// kubefit tune runs on the server in the background: started, then polled for its trials until it ends.
+async function startTune() {
+  const json = { objective: $("#tune-objective").value };
+  for (const k of ["trials", "batch", "workers"]) json[k] = +$(`#tune-${k}`).value;
+  const job = await guarded(() => api("/api/tune/start", { method: "POST", json }));
+  if (!job) return;
+  $("#plan-result").replaceChildren();
+  renderTune(job);
+}
+
+async function pollTune() {
+  const job = await api("/api/tune").catch((e) => ({ state: "failed", error: e.message }));
+  renderTune(job);
+}
+
+function renderTune(job) {
+  state.tune = job;
+  clearTimeout(state.tuneTimer);
+  const running = job.state === "running";
+  $("#tune-stop").disabled = !running;
+  if (!$("#tune-objective").options.length) {
+    $("#tune-objective").replaceChildren(...job.objectives.map((o) => el("option", { value: o }, o)));
+    for (const [k, v] of Object.entries(job.defaults)) $(`#tune-${k}`).value = v;
+  }
+  if (job.state === "idle") return;
+  $("#tune-progress").max = job.total || 1;
+  $("#tune-progress").value = job.done || 0;
+  const said = { running: "running", done: "done", stopped: "stopped", failed: "failed" }[job.state];
+  $("#tune-text").textContent = `${job.done} of ${job.total} trials · ${said}${job.error ? `: ${job.error}` : ""}`;
+  $("#tune-text").className = job.state === "failed" ? "message invalid" : "message";
+  $("#tune-note").textContent = job.note || "";
+  $("#tune-note").hidden = !job.note;
+  if (running) state.tuneTimer = setTimeout(pollTune, 500);
+  showPlanningFields();
+}
+
+// A finished tune (once; not over another verb's answer being looked at), with its configuration to edit.
+function showTuned(job) {
+  if ($("#plan-verb").value !== "tune" || $("#plan-result").dataset.report === job.report) return;
+  const apply = el("button", { type: "button", id: "tune-edit", onclick: () => {
+    $("#config-text").value = job.config;
+    state.configDirty = true;
+    document.querySelector("#tabs button[data-tab=config]").click();
+    validateNow();
+  } }, "Open the tuned configuration in the editor");
+  showPlanning("tune", job, apply);
+}
+
+// A planning verb's answer: its headline numbers, its notes and its HTML report in a sandboxed frame.
+function showPlanning(verb, data, ...extra) {
   const dl = el("dl", { id: "plan-headline" }, Object.entries(data.headline).map(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
-  $("#plan-result").replaceChildren(dl, data.warnings.map((w) => el("div", { class: "warning" }, w)),
+  $("#plan-result").replaceChildren(dl, ...data.warnings.map((w) => el("div", { class: "warning" }, w)), ...extra,
     el("iframe", { src: data.report, title: `${verb} report`, class: "report", sandbox: "allow-scripts" }));
+  $("#plan-result").dataset.report = data.report;
 }
 
 // ------------------------------------------------------------------ wiring
@@ -419,11 +524,15 @@ function wire() {
     if (data) renderCompare(data);
   });
   $("#plan-run").addEventListener("click", runPlanning);
+  $("#plan-verb").addEventListener("change", showPlanningFields);
+  $("#tune-stop").addEventListener("click", async () => { const job = await guarded(() => api("/api/tune/stop", { method: "POST" })); if (job) renderTune(job); });
+  showPlanningFields();
   $("#refresh").addEventListener("click", () => edit("/api/refresh", {}));
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
   wire();
   await guarded(reloadAll);
+  await guarded(pollTune);  // the form's choices, and a tune still running since the page was last open
   document.body.dataset.ready = "true";
 });
