@@ -112,6 +112,25 @@ def test_names_are_stable_between_loads(tmp_path):
     assert names(load(tmp_path, *content)) == names(load(tmp_path, *content))
 
 
+def test_names_follow_the_objects_not_the_files_they_came_in(tmp_path):
+    """Suffixes are seeded by each workload's kind, namespace and name (one object in a scenario: a second of
+    that name is refused), so the same objects get the same pod names from another file or a folder of files
+    (`kubefit serve` writes a session's scenario to a file of its own); the same Deployment in another
+    namespace gets other suffixes."""
+    content = (nodes(), workload("Deployment", "web", "replicas: 3, selector: {matchLabels: {app: web}}"),
+               workload("Job", "batch", "parallelism: 2", api="batch/v1"),
+               workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}"))
+    first = names(load(tmp_path, *content))
+    (tmp_path / "split").mkdir()
+    for i, part in enumerate(content):
+        (tmp_path / "split" / f"{i}.yaml").write_text(part)
+    assert names(load_scenario([tmp_path / "split"])) == first
+    moved = workload("Deployment", "web", "replicas: 3, selector: {matchLabels: {app: web}}").replace(
+        "name: web", "name: web, namespace: shop", 1)
+    other = names(load(tmp_path, nodes(), moved))
+    assert len(other) == 3 and not set(other) & set(first)
+
+
 # --------------------------------------------------------------------------- only what the controller still creates
 
 def test_replica_set_with_its_pods_does_not_grow(tmp_path):

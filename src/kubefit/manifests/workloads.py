@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -135,6 +136,13 @@ def _meta(doc: Document) -> dict[str, Any]:
 
 def _namespace(doc: Document) -> str:
     return str(_meta(doc).get("namespace") or "default")
+
+
+def _names_of(doc: Document, *more: str) -> random.Random:
+    """The generator of a workload's pod-name suffixes, seeded by the object itself (kind, namespace, name: one
+    object in a scenario), not by the file it came in: the same objects get the same names from a file, a
+    folder, standard input or `kubefit serve`'s session."""
+    return seeded(doc.kind, _namespace(doc), doc.name, *more)
 
 
 def _uid(doc: Document) -> str:
@@ -329,7 +337,7 @@ def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: P
     active = sum(1 for p in _owned(pods, doc) if _active(p))
     count = budget.take(doc, "spec.replicas", max(replicas - active, 0))
     factory = PodFactory(doc, template, labels, doc, warnings, memo)
-    rng = seeded(doc.source, doc.kind, doc.name)
+    rng = _names_of(doc)
     return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
 
 
@@ -503,7 +511,7 @@ def _job_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBu
     factory = PodFactory(doc, template, {**labels, "batch.kubernetes.io/controller-uid": uid,
                                          "batch.kubernetes.io/job-name": doc.name, "controller-uid": uid,
                                          "job-name": doc.name}, doc, warnings)
-    rng = seeded(doc.source, doc.kind, doc.name)
+    rng = _names_of(doc)
     count = budget.take(doc, "spec.parallelism", max(wanted - active, 0))
     if spec.get("completionMode") != "Indexed" or completions is None:
         return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
@@ -615,7 +623,7 @@ def _daemon_pods(doc: Document, pods: list[Pod], nodes: list[Node], warnings: li
     served = {p.node_name for p in _owned(pods, doc) if p.node_name and _active(p)}
     targets = [i for i in eligible if nodes[i].name not in served]
     budget.take(doc, "spec.template", len(targets))
-    rng = seeded(doc.source, doc.kind, doc.name)
+    rng = _names_of(doc)
     return [daemon.pod(nodes[i].name, rng) for i in targets]
 
 
@@ -636,7 +644,7 @@ class NewNodeDaemons:
         for node in nodes:
             key = (node.name, repr(sorted(node.labels.items())), repr(node.taints))
             if key not in self.made:
-                made = [self.admit(d.pod(node.name, seeded(d.doc.source, d.doc.kind, d.doc.name, node.name)))
+                made = [self.admit(d.pod(node.name, _names_of(d.doc, node.name)))
                         for d in self.daemons if d.eligible([node])[1]]
                 self.made[key] = [p for p in made if p is not None]
                 self.keys.update(p.key for p in self.made[key])
@@ -686,7 +694,7 @@ def replica_of(scenario: Scenario, kind: str, name: str, later: int = 0) -> Pod:
     factory = PodFactory(doc, template, labels, doc, [])
     owner = found[0].label
     if kind != "StatefulSet":
-        pod = factory.pod(f"{doc.name}-{random_suffix(seeded('replica', doc.source, doc.kind, doc.name))}")
+        pod = factory.pod(f"{doc.name}-{random_suffix(_names_of(doc, 'replica'))}")
         return replace(pod, created_by=owner)
     ordinal = (_count(doc, _mapping(spec.get("ordinals"), doc, "spec.ordinals"), "start", 0) or 0) + \
         (_count(doc, spec, "replicas", 1) or 0) + later
