@@ -79,6 +79,13 @@ BAD = [
      ["PersistentVolume/pv1", "spec.nodeAffinity.preferred", "unknown field"]),
     ("class-unknown-field", CLASS + "provisoner: x\n", ["StorageClass/fast", "provisoner", "unknown field"]),
     ("class-bad-mode", CLASS.replace("WaitForFirstConsumer", "Lazy"), ["StorageClass/fast", "volumeBindingMode", "'Lazy'"]),
+    # storage/v1 StorageClass: `Parameters map[string]string`, `MountOptions []string`, `AllowVolumeExpansion *bool`
+    # (the API server's JSON decoding refuses a number where a string is; fuzz seed 45 found the first accepted)
+    ("class-parameter-a-number", CLASS + "parameters: {type: pd-ssd, iops: 3000}\n",
+     ["StorageClass/fast", "parameters.iops", "must be a string"]),
+    ("class-mount-option-a-number", CLASS + "mountOptions: [debug, 3]\n", ["StorageClass/fast", "mountOptions[1]"]),
+    ("class-expansion-a-string", CLASS + "allowVolumeExpansion: 'yes'\n",
+     ["StorageClass/fast", "allowVolumeExpansion", "true or false"]),
     ("class-wrong-api", CLASS.replace("storage.k8s.io/v1", "storage.k8s.io/v1beta1"),
      ["StorageClass/fast", "apiVersion"]),
     ("csinode-count-a-string", CSI_NODE.replace("count: 25", "count: many"),

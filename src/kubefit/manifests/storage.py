@@ -183,9 +183,20 @@ def decode_storage_class(doc: Document, warnings: list[str]) -> StorageClass:
         warnings.append(f"{doc.source}: {doc.label}: volumeBindingMode: the API server defaults it to {IMMEDIATE}")
     topologies = tuple(_mapping(t, doc, f"allowedTopologies[{i}]")
                        for i, t in enumerate(_list(body.get("allowedTopologies"), doc, "allowedTopologies")))
+    _check_unread(body, doc)
     return StorageClass(meta, provisioner=_string(body.get("provisioner"), doc, "provisioner"),
                         volume_binding_mode=mode or IMMEDIATE, allowed_topologies=topologies,
                         reclaim_policy=reclaim or DELETE, default_class=_is_default_class(doc))
+
+
+def _check_unread(body: dict[str, Any], doc: Document) -> None:
+    """The fields no plugin reads are still typed as the API server decodes them (`storage/v1.StorageClass`):
+    `parameters` a map[string]string, `mountOptions` a []string, `allowVolumeExpansion` a *bool."""
+    if body.get("parameters") is not None:
+        _string_map(body["parameters"], doc, "parameters")
+    for i, option in enumerate(_list(body.get("mountOptions"), doc, "mountOptions")):
+        _string(option, doc, f"mountOptions[{i}]")
+    _bool(body.get("allowVolumeExpansion"), doc, "allowVolumeExpansion", False)
 
 
 def _is_default_class(doc: Document) -> bool:
