@@ -343,7 +343,7 @@ def test_refresh_from_the_cluster_takes_a_new_snapshot(serve_files, monkeypatch,
     assert undone["nodes"] == 2 and undone["configSource"] == "edited"
 
 
-def test_the_command(tmp_path):
+def test_the_command(tmp_path, capsys):
     """`kubefit serve` is listed; bad files and a taken port are one line and exit 2, before anything listens;
     another host than loopback prints a URL with a generated token."""
     import os
@@ -357,6 +357,11 @@ def test_the_command(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: Node\nmetadata: {name: [\n")
     assert main(["serve", "-f", str(bad), "--port", "0"]) == 2
+    huge = tmp_path / "snapshot.json"  # sparse: no disk used
+    with open(huge, "wb") as fh:
+        fh.truncate((256 << 20) + 1)
+    assert main(["serve", "-f", str(huge), "--port", "0"]) == 2
+    assert "kubefit serve keeps the scenario's objects in memory and reads at most 256 MiB" in capsys.readouterr().err
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)

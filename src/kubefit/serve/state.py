@@ -11,6 +11,7 @@ configuration, an unknown node) raises the verb's `KubefitError` and leaves the 
 from __future__ import annotations
 
 import copy
+import os
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.manifests.documents import Document, manifest_files, parse_documents, read_documents
 from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
+from kubefit.manifests.parse import REFERENCE_MAX_BYTES
 from kubefit.manifests.templates import copy_names
 
 PRESETS_DIR = Path(__file__).resolve().parent / "assets" / "presets"
@@ -307,8 +309,19 @@ def read_files(files: Sequence[str], recursive: bool = False) -> list[Document]:
     for given in files:
         paths = manifest_files(given, recursive=recursive)
         for path in paths:
+            _check_size(path)
             docs += read_documents(path, allow_empty=len(paths) > 1 or path != str(given))
     return docs
+
+
+def _check_size(path: str) -> None:
+    """The session keeps every object it was given and writes them again for each run, so a file is read whole
+    (at most `REFERENCE_MAX_BYTES`); the verbs themselves stream larger ones (a snapshot at Kubernetes' limits)."""
+    size = os.path.getsize(path) if path != "-" and os.path.isfile(path) else 0
+    if size > REFERENCE_MAX_BYTES:
+        raise InputError(f"{size:,} bytes: kubefit serve keeps the scenario's objects in memory and reads at most "
+                         f"{REFERENCE_MAX_BYTES >> 20} MiB a file; kubefit simulate, capacity and the other verbs "
+                         "stream larger files", file=path)
 
 
 def quiet(_: str) -> None:
