@@ -729,7 +729,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
          space: str | Path | None = None, tie_break: str = "random", repeats: int | None = None,
          validate: Files = (), dask_scheduler: str | None = None, workers: int | None = None,
          recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning,
-         kube_version: str | None = None, feature_gates: str | None = None) -> TuneResult:
+         kube_version: str | None = None, feature_gates: str | None = None, cordon: Nodes = (),
+         drain: Nodes = (), remove: Nodes = ()) -> TuneResult:
     """The scheduler configuration that packs this workload best (`kubefit tune`).
 
     Candidates vary NodeResourcesFit's scoring strategy, its resource weights and RequestedToCapacityRatio
@@ -765,6 +766,10 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
         `distributed.LocalCluster` of `workers` processes.
     workers : int, optional
         Local worker processes (default: this machine's cores; 1 runs in this process).
+    cordon, drain, remove : sequence of str
+        As for `simulate` (`--cordon/--drain/--remove`): applied to the scenario once, before the baselines
+        and every trial, so a trial under a configuration is `simulate` under it with the same actions (not
+        to the `validate` hold-out workload).
     recursive, warn
         As for `simulate`.
     progress : callable, optional
@@ -804,7 +809,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     goal = find_objective(objective)
     repeats = check_settings(trials, batch, tie_break, repeats)
     scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive, kube_version=kube_version,
-                                          feature_gates=feature_gates)
+                                          feature_gates=feature_gates, actions=node_actions(cordon, drain, remove))
     body = scenario_body(scenario.scheduler_config)
     told = list(prepared.notes)
     if body is not None and prepared.config.dialect not in ("v1", "default"):
@@ -849,7 +854,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     result.inputs = _inputs(files, prepared.config, objective=goal.name, trials=trials, seed=seed, batch=batch,
                             space=None if space is None else str(space), tieBreak=tie_break, repeats=repeats,
                             validate=[str(f) for f in validate], daskScheduler=dask_scheduler, workers=workers,
-                            recursive=recursive)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
     return result
 
 

@@ -4,6 +4,7 @@ accepted by `config validate` and `simulate` with it reproduces the reported val
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -393,3 +394,52 @@ def test_tuned_is_never_worse_than_the_best_stock_strategy(tmp_path_factory, poo
         fresh = "duplicateOf" not in out["trials"][i]
         assert so_far[i] in ((so_far[i - 1], i) if fresh else (so_far[i - 1],))
         assert ranks[so_far[i]] == min(ranks[: i + 1])
+
+
+
+DRAIN = str(ROOT / "examples/drain/cluster.yaml")
+
+
+@pytest.mark.parametrize(("scenario", "actions"), [
+    (WORKLOAD, {"cordon": ["general-1", "general-2"]}),
+    (WORKLOAD, {"remove": ["general-1", "highmem-2"], "cordon": ["gpu-1"]}),
+    (DRAIN, {"drain": ["node-a"], "remove": ["node-c"]})])
+def test_node_actions_reach_the_baselines_and_every_trial(tmp_path, capsys, scenario, actions):
+    """`tune --cordon/--drain/--remove` applies them as `simulate` does before every trial: each trial's
+    configuration (and the scenario's, the first baseline) under `kubefit simulate` with the same options
+    leaves the trial's pending pods pending, and `--write-config`'s file reproduces the best value. The
+    actions change the answer: cordoning general-1 and general-2 leaves a pod pending that MostAllocated
+    schedules otherwise; in examples/drain node-a's api pod is replaced and, node-c gone, one pod fits nowhere."""
+    options = [w for option, names in actions.items() for w in (f"--{option}", ",".join(names))]
+    out_file = tmp_path / "tuned.yaml"
+    rc, data, err = run_json(capsys, "tune", "-f", scenario, "--trials", "8", "--batch", "4", "--tie-break",
+                             "first", "--workers", "1", "--write-config", str(out_file), *options)
+    assert rc == 0, err
+    assert {k: data["inputs"]["options"][k] for k in actions} == actions
+    rc, sim, err = run_json(capsys, "simulate", "-f", str(out_file), "-f", scenario, "--tie-break", "first", *options)
+    assert rc == (0 if sim["nodeActions"]["allPlaced"] else 1), err  # 1: an evicted pod fits nowhere, or is lost
+    assert sim["unschedulable"] == data["best"]["value"] == data["best"]["pending"]
+    rc, sim, err = run_json(capsys, "simulate", "-f", scenario, "--tie-break", "first", *options)
+    assert rc == (0 if sim["nodeActions"]["allPlaced"] else 1), err
+    assert sim["unschedulable"] == data["baselines"]["scenario"]
+    for trial in data["trials"]:
+        config = tmp_path / f"trial-{trial['number']}.yaml"
+        config.write_text(yaml.safe_dump(trial["config"]))
+        simulated = kubefit.simulate([str(config), scenario], tie_break="first", warn=quiet, **actions)
+        assert simulated.unschedulable == trial["pending"], trial["summary"]
+    plain = main(["tune", "-f", scenario, "--trials", "8", "--batch", "4", "--tie-break", "first", "--workers", "1",
+                  "-o", "json"])
+    assert plain == 0 and json.loads(capsys.readouterr().out)["baselines"] != data["baselines"]
+
+
+@pytest.mark.parametrize("option", ["--cordon", "--drain", "--remove"])
+def test_unknown_node_is_refused_as_simulate_refuses_it(capsys, option):
+    """A node the scenario does not have: exit 2 and simulate's message, before any trial runs."""
+    answers = []
+    for verb in ("simulate", "tune"):
+        extra = ["--workers", "1"] if verb == "tune" else []
+        rc = main([verb, "-f", WORKLOAD, option, "general-1", "nope", *extra])
+        answers.append((rc, capsys.readouterr().err.strip()))
+    assert answers[0] == answers[1]
+    assert answers[1] == (2, f"error: {option}: no node named 'nope' in the scenario (nodes: general-1, general-2, "
+                             "general-3, general-4, gpu-1, highmem-1, highmem-2)")

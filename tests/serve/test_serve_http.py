@@ -487,6 +487,29 @@ def test_tune_runs_in_the_background_and_answers_as_the_verb(serve_files):
     assert b"Trial history" in report.body
 
 
+def test_tune_takes_the_pages_node_actions(serve_files):
+    """The page's cordon and remove reach the run: its result is `kubefit.tune` with the same cordon= and
+    remove=, not the one on the untouched scenario (cordoning general-1 and general-2 leaves a pod pending
+    that MostAllocated schedules otherwise)."""
+    from kubefit.report.tune import config_yaml
+
+    served = serve_files(tie_break="first")
+    for action, node in (("cordon", "general-1"), ("cordon", "general-2"), ("remove", "gpu-1")):
+        assert served.post("/api/action", {"action": action, "node": node}).status == 200
+    assert served.post("/api/tune/start", {"trials": 6, "batch": 3, "workers": 1}).status == 200
+    job = finished(served)
+    assert job["state"] == "done" and "note" not in job, job
+    options = dict(trials=6, batch=3, tie_break="first", workers=1, **QUIET)
+    expected = kubefit.tune([WORKLOAD], "pending", cordon=["general-1", "general-2"], remove=["gpu-1"],
+                            **options).to_dict()
+    untouched = kubefit.tune([WORKLOAD], "pending", **options).to_dict()
+    assert expected["baselines"] != untouched["baselines"]
+    head = job["headline"]
+    assert (head["best"], head["bestTrial"]) == (expected["best"]["value"], expected["best"]["trial"])
+    assert {k[len("baseline "):]: v for k, v in head.items() if k.startswith("baseline ")} == expected["baselines"]
+    assert job["config"] == config_yaml(expected)
+
+
 def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
     served = serve_files(tie_break="first")
     for body, field in (({"trials": 0}, "--trials"), ({"objective": "fastest"}, "--objective"),
@@ -497,7 +520,7 @@ def test_tune_refuses_bad_settings_a_second_run_and_stops(serve_files):
     assert served.get("/api/tune")["state"] == "idle"
     served.post("/api/action", {"action": "cordon", "node": "general-1"})
     assert served.post("/api/tune/start", {"trials": 400, "batch": 2}).status == 200
-    assert "without its cordon, drain and remove" in served.get("/api/tune")["note"]
+    assert "note" not in served.get("/api/tune")  # tune takes the cordon: nothing is left out
     again = served.post("/api/tune/start", {})
     assert again.status == 400 and "already running" in again.json()["error"]
     assert served.post("/api/tune/stop").json()["state"] == "running"  # until the batch under way ends

@@ -136,7 +136,7 @@ def _register_verbs(verb: str | None = None) -> None:
 # one value each, so the extra values are rewritten as repeats before parsing. Only verbs without
 # positional arguments are listed: there a bare word after the option can only be one of its values.
 MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
-                       "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate",),
+                       "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate", "--cordon", "--drain", "--remove"),
                        "consolidate": ("--compare",),
                        "check": ("--baseline", "--node-template", "--fully-placed", "--min-capacity", "--min-allocation")}
 

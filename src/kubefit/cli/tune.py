@@ -28,6 +28,7 @@ from kubefit.cli import (
     write_report,
 )
 from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
+from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
 
@@ -73,6 +74,9 @@ def tune(
         "--write-config", help="Write the tuned configuration here, as v1 YAML ready to apply.")] = None,
     output: OutputOption = OutputFormat.table,
     recursive: RecursiveOption = False,
+    cordon: CordonOption = None,
+    drain: DrainOption = None,
+    remove: RemoveOption = None,
     report: ReportOption = None,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
@@ -86,7 +90,8 @@ def tune(
         result = verbs.tune(files, objective, trials=trials, seed=seed, batch=batch, space=space,
                             tie_break=tie_break.value, repeats=repeats, validate=validate or [],
                             dask_scheduler=dask_scheduler, workers=workers, recursive=recursive,
-                            progress=progress, warn=warn, kube_version=kube_version, feature_gates=feature_gates)
+                            progress=progress, warn=warn, kube_version=kube_version, feature_gates=feature_gates,
+                            cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove))
     data = result.to_dict()
     if write_config:
         try:

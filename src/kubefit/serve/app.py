@@ -350,19 +350,17 @@ class Api:
         s, o = self.session, self.session.options
         job: dict[str, Any] = {"state": "running", "done": 0, "total": chosen["trials"], "settings": chosen,
                                "stop": threading.Event()}
-        e = s.current
-        if e.cordon or e.drain or e.remove:  # kubefit tune takes no node actions
-            job["note"] = ("tuned on the scenario without its cordon, drain and remove (kubefit tune takes none); "
-                           "the other edits count")
 
         def run(files: list[str], progress: Callable[[int, int], None]) -> Any:
             from kubefit import verbs
 
             return verbs.tune(files, chosen["objective"], trials=chosen["trials"], batch=chosen["batch"],
                               workers=chosen["workers"], seed=o.seed, tie_break=o.tie_break, progress=progress,
-                              warn=quiet, kube_version=o.kube_version, feature_gates=o.feature_gates)
+                              warn=quiet, kube_version=o.kube_version, feature_gates=o.feature_gates,
+                              cordon=e.cordon, drain=e.drain, remove=e.remove)
         with s.lock:
-            files = s.files(s.current)
+            e = s.current  # its files and node actions as they stand now: later edits do not reach the run
+            files = s.files(e)
             self.tune_job = job
             tuning.start(job, files, s.workdir / "tune", run, self.tuned)
         return JSON(tuning.status(job))

@@ -1,7 +1,8 @@
 """`kubefit tune` in the background for the planning page: one run at a time, its trials done, a stop.
 
-The run is `kubefit.verbs.tune` on a copy of the scenario's files as they stood when it started (edits made
-meanwhile do not change what it reads), with the session's version and tie-break options; its `progress`
+The run is `kubefit.verbs.tune` on a copy of the scenario's files and its cordon, drain and remove as they
+stood when it started (edits made meanwhile do not change what it reads), with the session's version and
+tie-break options; its `progress`
 callback records the trials done, and raises `Stopped` at the next batch once a stop is asked. The page
 polls `status()`; the result is the verb's own `-o json` headline, configuration file and HTML report.
 """
