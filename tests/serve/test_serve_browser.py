@@ -271,6 +271,9 @@ def test_dra_devices_are_bars_per_node(browser, serve_files):  # noqa: F811 (the
         pct = 100 * driver["allocated"] / driver["devices"]
         assert float(cell.locator(".fill").get_attribute("data-pct")) == pytest.approx(pct)
     assert page.text_content("#nodes tr[data-node=node-c] td:has(.bar[data-driver]) .amount") == "–"
+    # an idle node's cpu reads as the API's quantity does (0, not 0m; 12 cores as 12)
+    assert page.text_content("#nodes tr[data-node=node-c] td:has(.bar[data-resource=cpu]) .amount") == "0/32"
+    assert page.text_content("#nodes tr[data-node=node-a] td:has(.bar[data-resource=cpu]) .amount") == "12/32"
     page.select_option("#node-sort", "devices:gpu.example.com")
     page.check("#node-desc")
     expect(page.locator("#nodes tbody tr").last).to_have_attribute("data-node", "node-c")

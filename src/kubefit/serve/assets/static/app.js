@@ -66,7 +66,7 @@ function params(obj) {
 }
 
 function fmt(resource, value) {
-  if (resource === "cpu") return value >= 1000 ? `${+(value / 1000).toFixed(2)}` : `${value}m`;
+  if (resource === "cpu") return value >= 1000 || value === 0 ? `${+(value / 1000).toFixed(2)}` : `${value}m`;  // 0, not 0m
   if (resource === "memory" || resource.endsWith("storage")) {
     const units = ["", "Ki", "Mi", "Gi", "Ti"];
     let v = value, i = 0;
