@@ -84,7 +84,7 @@ def test_volume_zone_skips_without_topology_and_refuses_a_missing_pv():
 
 def test_read_write_once_pod_claim_in_use_rejects_every_node():
     def plugin(storage):
-        return VolumeRestrictions(storage, lambda st: st.all_pods(), node_pods)
+        return VolumeRestrictions(storage, node_pods)
     docs = [node("n1"), node("n2"), claim("solo", modes="[ReadWriteOncePod]"), claim("shared")]
     assert run(plugin, *docs, pod("p", pvc_volume("solo"))).skip  # nobody uses it yet
     verdicts = run(plugin, *docs, pod("user", pvc_volume("solo"), "n1"), pod("p", pvc_volume("solo")))
@@ -96,7 +96,7 @@ def test_read_write_once_pod_claim_in_use_rejects_every_node():
 
 def test_inline_disk_mounted_twice_conflicts_unless_both_read_only():
     def plugin(storage):
-        return VolumeRestrictions(storage, lambda st: st.all_pods(), node_pods)
+        return VolumeRestrictions(storage, node_pods)
     rw = "[{name: d, gcePersistentDisk: {pdName: disk-1}}]"
     ro = "[{name: d, gcePersistentDisk: {pdName: disk-1, readOnly: true}}]"
     docs = [node("n1"), node("n2")]

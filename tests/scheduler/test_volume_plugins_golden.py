@@ -61,7 +61,7 @@ def _plugins(scenario: Scenario, state) -> dict:
     def node_pods(st, n):
         return by_node.get(st.nodes[n].name, [])
 
-    return {"VolumeRestrictions": VolumeRestrictions(storage, lambda st: scenario.bound_pods, node_pods),
+    return {"VolumeRestrictions": VolumeRestrictions(storage, node_pods),
             "NodeVolumeLimits": NodeVolumeLimits(storage, node_pods),
             "VolumeBinding": VolumeBinding(storage), "VolumeZone": VolumeZone(storage)}
 

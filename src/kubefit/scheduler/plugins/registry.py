@@ -94,11 +94,8 @@ def _storage_factories(version: KubeVersion) -> dict[str, Factory]:
     def node_pods(state, n):
         return state.pods[n]
 
-    def all_pods(state):
-        return state.all_pods()
-
     return {
-        "VolumeRestrictions": lambda args, objects: VolumeRestrictions(storage(objects), all_pods, node_pods),
+        "VolumeRestrictions": lambda args, objects: VolumeRestrictions(storage(objects), node_pods),
         "NodeVolumeLimits": lambda args, objects: NodeVolumeLimits(storage(objects), node_pods),
         "VolumeBinding": lambda args, objects: VolumeBinding(storage(objects), shape=(
             _volume_binding_shape(args, DEFAULT_SHAPE) if version.has(STORAGE_CAPACITY_SCORING) else None)),

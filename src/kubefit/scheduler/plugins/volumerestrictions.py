@@ -25,7 +25,12 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.volumes import RESTRICTED_INLINE_SOURCES, StorageIndex, not_found, pod_claims
+from kubefit.scheduler.plugins.volumes import (
+    RESTRICTED_INLINE_SOURCES,
+    StorageIndex,
+    claims_in_use,
+    not_found,
+)
 from kubefit.scheduler.state import ClusterState
 
 NAME = "VolumeRestrictions"
@@ -57,14 +62,12 @@ def _disks_conflict(a: tuple[str, Any, bool], b: tuple[str, Any, bool]) -> bool:
 
 
 class VolumeRestrictions:
-    """The VolumeRestrictions plugin; `all_pods(state)` lists every bound pod, `node_pods(state, n)` one node's."""
+    """The VolumeRestrictions plugin; `node_pods(state, n)` lists one node's bound pods."""
 
     reads_other_nodes = True  # a ReadWriteOncePod claim used by a pod bound anywhere rejects every node
 
-    def __init__(self, storage: StorageIndex, all_pods: Callable[[ClusterState], Sequence[Pod]],
-                 node_pods: Callable[[ClusterState, int], Sequence[Pod]]) -> None:
+    def __init__(self, storage: StorageIndex, node_pods: Callable[[ClusterState, int], Sequence[Pod]]) -> None:
         self.storage = storage
-        self.all_pods = all_pods
         self.node_pods = node_pods
 
     def rwop_claims(self, pod: Pod) -> set[str] | str:
@@ -83,14 +86,12 @@ class VolumeRestrictions:
         return out
 
     def conflicting_refs(self, state: ClusterState, pod: Pod, claims: set[str]) -> int:
-        """`calPreFilterState`: how many of the pod's ReadWriteOncePod claims a bound pod already uses."""
+        """`calPreFilterState`: how many of the pod's ReadWriteOncePod claims a bound pod already uses (the
+        state's claim counts, `claims_in_use`, kept along its change log, instead of a scan of every bound pod)."""
         if not claims:
             return 0
-        used = set()
-        for other in self.all_pods(state):
-            if other.namespace == pod.namespace:
-                used |= {name for name, _eph in pod_claims(other)} & claims
-        return len(used)
+        uses = claims_in_use(state)
+        return sum(1 for name in claims if uses[(pod.namespace, name)] > 0)
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         claims = self.rwop_claims(ctx.pod)
