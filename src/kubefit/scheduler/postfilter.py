@@ -223,14 +223,16 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
     `node_order` is `zone_order(state.nodes)` when the caller has it."""
     trials = state_trials(fw, state, preemptor)
-    # budgets without a status: the disruption controller's, for the cluster as it is now
-    pdbs = current_budgets(state.objects.of(PDB), chain((p for pods in state.pods for p in pods), (preemptor,)))
     order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:
+        anywhere = state.has_pod_below(preemptor.priority)
+        # budgets without a status: the disruption controller's, for the cluster as it is now; only read when some
+        # node has a victim (each budget matches every pod of its namespace: not once per pending pod for nothing)
+        pdbs = current_budgets(state.objects.of(PDB), chain((p for pods in state.pods for p in pods),
+                                                            (preemptor,))) if anywhere else []
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
-                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
-                       victims_anywhere=state.has_pod_below(preemptor.priority))
+                       fw.profile.plugin_args.get(DEFAULT_PREEMPTION), victims_anywhere=anywhere)
 
     return run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))
 
