@@ -8,7 +8,7 @@ is one a controller will create):
   `nvidia.com/gpu` NoSchedule taint);
 - `cluster/scheduler.yaml`: a KubeSchedulerConfiguration (MostAllocated, adaptive sampling);
 - `cluster/priority.yaml`: two PriorityClasses;
-- `cluster/apps/<namespace>.yaml`: a Namespace and its Deployments (requests of 250m to 8 cpu, 1.6 on average: a little more than the nodes hold; one in three
+- `cluster/apps/<namespace>.yaml`: a Namespace and its Deployments (requests of 250m to 8 cpu, 1.75 on average: more than the nodes hold; one in three
   spread over zones with DoNotSchedule, one in four with a preferred hostname anti-affinity, one in twenty
   with a PriorityClass, one in six with a PodDisruptionBudget), StatefulSets, Jobs, and the platform's
   node agent DaemonSet;
@@ -45,8 +45,8 @@ ZONES = ("a", "b", "c")
 NODE_TYPES = [  # (weight, type, cpu, memory, gpus)
     (0.55, "general", "16", "64Gi", 0), (0.25, "memory", "8", "64Gi", 0), (0.15, "large", "32", "128Gi", 0),
     (0.05, "gpu", "32", "192Gi", 4)]
-POD_SHAPES = [  # (weight, cpu, memory): 1.6 cpu a pod on average, a little more than the nodes without GPUs hold
-    (0.20, "250m", "512Mi"), (0.20, "500m", "1Gi"), (0.25, "1", "2Gi"), (0.20, "2", "4Gi"), (0.10, "4", "8Gi"),
+POD_SHAPES = [  # (weight, cpu, memory): 1.75 cpu a pod on average, more than the nodes without GPUs hold
+    (0.20, "250m", "512Mi"), (0.20, "500m", "1Gi"), (0.20, "1", "2Gi"), (0.20, "2", "4Gi"), (0.15, "4", "8Gi"),
     (0.05, "8", "16Gi")]
 NAMESPACES = ("shop", "staging", "data", "search", "payments", "ml")
 GPU = "nvidia.com/gpu"

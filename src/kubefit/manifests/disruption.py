@@ -69,20 +69,21 @@ def controller_scales(workloads: Iterable[Document]) -> dict[str, dict[tuple[str
     counts as that Deployment (`getPodDeployment`), the other scaled kinds as themselves (`spec.replicas`,
     default 1), DaemonSets and Jobs have no scale (None: `does not implement the scale subresource`)."""
     out: dict[str, dict[tuple[str, str], tuple[tuple[str, str], int | None]]] = {}
-    docs = list(workloads)
-    for doc in docs:
+    replica_sets: dict[tuple[str, str], Document] = {}  # (namespace, name) → the first ReplicaSet so named
+    for doc in workloads:
         meta = doc.body.get("metadata") or {}
         namespace = str(meta.get("namespace") or "default")
         spec = doc.body.get("spec") or {}
         replicas = spec.get("replicas", 1) if doc.kind in SCALED_KINDS else None
         out.setdefault(namespace, {})[(doc.kind, doc.name)] = (
             (doc.kind, doc.name), replicas if isinstance(replicas, int) or replicas is None else 1)
+        if doc.kind == "ReplicaSet":
+            replica_sets.setdefault((namespace, doc.name), doc)
     for namespace, table in out.items():
         for (kind, name), _entry in list(table.items()):
             if kind != "ReplicaSet":
                 continue
-            doc = next(d for d in docs if d.kind == kind and d.name == name
-                       and str((d.body.get("metadata") or {}).get("namespace") or "default") == namespace)
+            doc = replica_sets[(namespace, name)]
             refs = (doc.body.get("metadata") or {}).get("ownerReferences") or []
             owner = next((r for r in refs if isinstance(r, dict) and r.get("controller") is True), None)
             if owner is not None and owner.get("kind") == "Deployment":

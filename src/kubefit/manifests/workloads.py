@@ -341,11 +341,12 @@ def _replica_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: P
     return [factory.pod(f"{doc.name}-{random_suffix(rng)}") for _ in range(count)]
 
 
-def _deployment_replica_set(doc: Document, workloads: list[Document]) -> Document | None:
-    """The ReplicaSet a Deployment would create (None: it owns one already, or it is paused)."""
+def _deployment_replica_set(doc: Document, replica_sets: dict[str, list[Document]]) -> Document | None:
+    """The ReplicaSet a Deployment would create (None: it owns one already, or it is paused); `replica_sets`: the
+    scenario's ReplicaSets by namespace (only those of the Deployment's can be its own)."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
-    if spec.get("paused") is True or any(w.kind == "ReplicaSet" and owned_by(w.body, doc) for w in workloads):
+    if spec.get("paused") is True or any(owned_by(w.body, doc) for w in replica_sets.get(_namespace(doc), ())):
         return None
     digest = pod_template_hash(template)
     meta = _mapping(template.get("metadata"), doc, "spec.template.metadata")
@@ -742,13 +743,18 @@ def expand_workloads(scenario: Scenario) -> None:
         "DaemonSet": lambda d: _daemon_pods(d, given, scenario.nodes, scenario.warnings, budget, idle),
     }
     created: list[tuple[int, list[Pod]]] = []
+    replica_sets: dict[str, list[Document]] = {}  # by namespace: a Deployment looks for its own among them only
+    for doc in scenario.workloads:
+        if doc.kind == "ReplicaSet":
+            replica_sets.setdefault(_namespace(doc), []).append(doc)
     for doc in list(scenario.workloads):
         if doc.kind != "Deployment":
             created.append((doc.position, expanders[doc.kind](doc)))
             continue
-        rs = _deployment_replica_set(doc, scenario.workloads)
+        rs = _deployment_replica_set(doc, replica_sets)
         if rs is not None:
             scenario.workloads.append(rs)
+            replica_sets.setdefault(_namespace(rs), []).append(rs)
             scenario.objects.add("ReplicaSet", decode_replica_set(rs, scenario.warnings))
             try:
                 pods = expanders["ReplicaSet"](rs)
