@@ -68,15 +68,27 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     not at load. Returns the scenario (after the
     actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
     """
+    from kubefit.k8s.version import resolve
+    from kubefit.manifests.scenario import load_scenario
+
+    resolve(kube_version, feature_gates)  # refused before any file is read
+    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
+                             quota_at_arrival=quota_at_arrival)
+    return prepare_loaded(scenario, verb, warn, scoring=scoring, actions=actions, nodes_required=nodes_required,
+                          kube_version=kube_version, feature_gates=feature_gates)
+
+
+def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
+                   actions: NodeActions | None = None, nodes_required: bool = True, kube_version: str | None = None,
+                   feature_gates: str | None = None) -> tuple[Scenario, Prepared, Evictions]:
+    """`prepare_files` for a scenario loaded already (`kubefit check` loads its files once and prepares them for
+    each version it judges): the node actions applied, compiled for the version, the notes told."""
     from kubefit.k8s.version import ENV, resolve, scenario_note
     from kubefit.manifests.load import unread_objects
-    from kubefit.manifests.scenario import load_scenario
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
     from kubefit.scheduler.scenario import prepare
 
-    version = resolve(kube_version, feature_gates)  # refused before any file is read
-    scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
-                             quota_at_arrival=quota_at_arrival)
+    version = resolve(kube_version, feature_gates)
     recorded = scenario.kube_version  # a snapshot's cluster version answers unless told otherwise
     chosen = not kube_version and not os.environ.get(ENV)
     if recorded and chosen:
@@ -273,14 +285,29 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     >>> drained.node_actions["allPlaced"]
     True
     """
-    from kubefit.manifests.controllers import Controllers
     from kubefit.scheduler.nodeactions import eviction_report
-    from kubefit.scheduler.simulate import simulate as run
 
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         progress=loading, recursive=recursive,
                                                 actions=actions, admission=admission)
+    result = simulate_prepared(scenario, prepared, tie_break=tie_break, seed=seed, progress=progress, warn=warn,
+                               replace_victims=replace_victims)
+    result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                            drain=list(drain), remove=list(remove), recursive=recursive)
+    if actions:
+        result.node_actions = eviction_report(result, actions, evicted)
+    return result
+
+
+def simulate_prepared(scenario: Scenario, prepared: Prepared, *, tie_break: str = "random", seed: int | None = 0,
+                      progress: Progress | None = None, warn: Warn = python_warning,
+                      replace_victims: bool = True) -> SimulationResult:
+    """`simulate`'s run on a scenario loaded and prepared already (`prepare_files`; its state is changed): every
+    pending pod scheduled, the pods the API server refused reported not created, the notes told."""
+    from kubefit.manifests.controllers import Controllers
+    from kubefit.scheduler.simulate import simulate as run
+
     queue = scenario.pending_pods
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
@@ -289,10 +316,6 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     result.steps += refused_steps(scenario)
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
-    result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive)
-    if actions:
-        result.node_actions = eviction_report(result, actions, evicted)
     return result
 
 
@@ -583,9 +606,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     >>> out["add"], out["cost"], [row["pod"] for row in out["cannotFit"]]
     ({'small': 1, 'large': 1}, 4, ['batch-huge'])
     """
-    from kubefit.manifests.registration import registration_notes
     from kubefit.manifests.templates import load_templates
-    from kubefit.planning.plan import plan as run_plan
     from kubefit.scheduler.nodeactions import eviction_report
 
     if tie_break not in ("random", "first"):
@@ -595,18 +616,30 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         recursive=recursive, actions=actions,
                                                 admission=admission, nodes_required=False)
-    unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
-    for note in unregistered:
-        warn(note)
-    result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    for note in result.notes:
-        warn(note)
-    result.warnings = list(prepared.notes) + unregistered + result.notes
+    result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
+                           warn=warn)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
+    return result
+
+
+def plan_prepared(scenario: Scenario, prepared: Prepared, templates: Sequence[Any], *, max_nodes: int | None = None,
+                  tie_break: str = "random", seed: int = 0, warn: Warn = python_warning) -> Plan:
+    """`plan`'s search on a scenario loaded and prepared already (`prepare_files`), with templates loaded
+    (`kubefit.manifests.templates.load_templates`); the notes told."""
+    from kubefit.manifests.registration import registration_notes
+    from kubefit.planning.plan import plan as run_plan
+
+    unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
+    for note in unregistered:
+        warn(note)
+    result = run_plan(scenario, prepared.config, list(templates), max_nodes=max_nodes, tie_break=tie_break, seed=seed)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + unregistered + result.notes
     return result
 
 
@@ -680,7 +713,6 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     'pod default/worker declares no controller'
     """
     from kubefit.planning.consolidate import ConsolidateOptions
-    from kubefit.planning.consolidate import consolidate as run_consolidate
     from kubefit.planning.drainability import DrainOptions
     from kubefit.scheduler.compare import STRATEGIES, Candidate, candidates, config_from_file
 
@@ -712,16 +744,30 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
         told = [note for cand in runs for note in cand.notes]
         for note in told:
             warn(note)
-        result = run_consolidate(scenario, chosen.config, options, state=prepared.state,
-                                 repack_configs=runs if repack else (), configuration=chosen.label, progress=progress,
-                                 sweep=sweep)
-    for note in result.notes:
-        warn(note)
-    result.warnings = list(prepared.notes) + told + result.notes
+        result = consolidate_prepared(scenario, prepared, options, chosen=chosen, repack_configs=runs if repack else (),
+                                      told=told, progress=progress, sweep=sweep, warn=warn)
     compared = len(runs) > 1  # the page names each configuration then
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
                             skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
+    return result
+
+
+def consolidate_prepared(scenario: Scenario, prepared: Prepared, options: Any = None, *, chosen: Any = None,
+                         repack_configs: Sequence[Any] = (), told: Sequence[str] = (), progress: Progress | None = None,
+                         sweep: Any = None, warn: Warn = python_warning) -> Consolidation:
+    """`consolidate`'s greedy removal on a scenario loaded and prepared already (`prepare_files`; its state is
+    changed), under the `chosen` configuration (a `Candidate`; default the scenario's) with `options`
+    (`ConsolidateOptions`, default its defaults); `told`: the notes told already (they lead the warnings)."""
+    from kubefit.planning.consolidate import consolidate as run_consolidate
+    from kubefit.scheduler.compare import Candidate
+
+    chosen = chosen if chosen is not None else Candidate("scenario", prepared.config)
+    result = run_consolidate(scenario, chosen.config, options, state=prepared.state, repack_configs=repack_configs,
+                             configuration=chosen.label, progress=progress, sweep=sweep)
+    for note in result.notes:
+        warn(note)
+    result.warnings = list(prepared.notes) + list(told) + result.notes
     return result
 
 
@@ -895,6 +941,21 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     >>> result.count, result.per_node
     (2, {'highmem-1': 1, 'highmem-2': 1})
     """
+    scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
+                                                  progress=loading, recursive=recursive,
+                                          admission=admission)
+    result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
+                               place_pending=place_pending, warn=warn)
+    result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
+                            recursive=recursive, placePending=place_pending)
+    return result
+
+
+def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = None, *, limit: int | None = None,
+                      tie_break: str = "first", seed: int | None = 0, replay: bool = False,
+                      place_pending: bool = False, warn: Warn = python_warning) -> CapacityResult:
+    """`capacity`'s count on a scenario loaded and prepared already (`prepare_files`; its state is left as it
+    was): the copies of `pod` that fit, the notes told."""
     from kubefit.scheduler.capacity import (
         FAILED_CREATING_POD,
         LIMIT_REACHED,
@@ -903,9 +964,6 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     )
     from kubefit.scheduler.simulate import simulate as run
 
-    scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                  progress=loading, recursive=recursive,
-                                          admission=admission)
     target = find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
     others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
@@ -932,8 +990,6 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     elif quota is not None and quota[0] == 0:
         result.message = _quota_error(target, quota[1])
     result.warnings = notes
-    result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending)
     return result
 
 
