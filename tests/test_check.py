@@ -106,7 +106,7 @@ def test_fully_placed(tmp_path):
     assert (web.status, web.actual) == ("passed", 2)
     big = judged([path], fully_placed=["deploy/big"])
     assert (big.status, big.actual) == ("failed", 0)
-    assert big.message == "simulate places 0 of deploy/big's 2 pod(s)"
+    assert big.message == "simulate places 0 of default/deployment/big's 2 pod(s)"
     assert all("Insufficient cpu" in line for line in big.evidence)
 
 
@@ -372,9 +372,9 @@ def test_junit_validates(tmp_path, capsys):
     assert [s.get("name") for s in suites] == ["shop (Kubernetes 1.34)", "shop (Kubernetes 1.37)"]
     assert root.get("tests") == "12" and root.get("failures") == "4" and root.get("errors") == "0"
     cases = suites[0].findall("testcase")
-    assert [c.get("name") for c in cases] == ["pending pods ≤ the baseline", "deployment/web fully placed",
-                                              "deployment/batch fully placed", "nodes added by plan ≤ 1",
-                                              "pods moved from the baseline ≤ 0", "scheduler configuration valid"]
+    assert [c.get("name") for c in cases] == [f"{t} (Kubernetes 1.34)" for t in (
+        "pending pods ≤ the baseline", "deployment/web fully placed", "deployment/batch fully placed",
+        "nodes added by plan ≤ 1", "pods moved from the baseline ≤ 0", "scheduler configuration valid")]
     failure = cases[0].find("failure")
     assert failure.get("type") == "maxPending" and "newly pending" in failure.text
     assert cases[1].find("failure") is None
@@ -399,8 +399,10 @@ def test_github_annotations_and_summary(tmp_path, capsys, monkeypatch, one_node)
     assert rc == 1
     errors = [line for line in out.splitlines() if line.startswith("::")]
     assert len(errors) == 1
-    assert errors[0].startswith(f"::error file={one_node},title=kubefit check%3A pending pods ≤ 0::"
-                                "simulate leaves 1 pod(s) pending (at most 0)%0Adefault/b: 0/1 nodes are available")
+    # at the pod's own line: the node is lines 1-4, `---`, pod a lines 6-16, `---`, pod b from line 18
+    assert errors[0].startswith(f"::error file={one_node},line=18,title=kubefit check%3A pending pods ≤ 0::"
+                                "default/pod/b: 1 pod(s) pending: 0/1 nodes are available")
+    assert errors[0].endswith("%0Asimulate leaves 1 pod(s) pending (at most 0)")
     text = summary.read_text()
     assert text.startswith("before\n### ❌ kubefit check")
     assert "| ❌ | pending pods ≤ 0 | simulate | 1 |" in text and "| ✅ | cpu allocation ≥ 75 % | simulate | 75.0 |" in text

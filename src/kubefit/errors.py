@@ -82,6 +82,26 @@ def escape_control(text: str, *, keep: str = "") -> str:
                         m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def printable(text: str, *, keep: str = "", limit: int | None = None) -> str:
+    r"""Text any report can carry: control characters escaped (`escape_control`, but those in `keep`), the lone
+    surrogates a file name not in UTF-8 leaves (Python's surrogateescape) as the bytes they stand for (`\xff`),
+    and at most `limit` characters (`…` and the length).
+
+    >>> printable("a\x1bb" + chr(0xDCFF)), printable("x" * 10, limit=5)
+    ('a\\x1bb\\xff', 'xxxx… (10 characters)')
+    """
+    text = escape_control(text, keep=keep)
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: m.group().encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace"),
+                              text)
+    if limit is not None and len(text) > limit:
+        text = f"{text[: limit - 1]}… ({len(text)} characters)"
+    return text
+
+
 def shorten(text: str, limit: int = 80) -> str:
     """A value for a message: control characters escaped, at most `limit` characters (`…` and the length)."""
     text = escape_control(text)

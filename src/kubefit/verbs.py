@@ -995,36 +995,48 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
 
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
-          recursive: bool = False, warn: Warn = python_warning) -> CheckResult:
+          recursive: bool = False, namespace: str | None = None, max_nodes: int | None = None,
+          fail_on: str | None = None, warn: Warn = python_warning) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
-    scenario `files`, compared with the `baseline` files where it says so; see `kubefit.checks.expectations`.
+    scenario `files`, compared with the `baseline` where it says so; see `kubefit.checks.expectations`. The files
+    are loaded once and compiled once per version; each verb's own function answers on them.
 
     Parameters
     ----------
     files : sequence of str or Path
-        The candidate scenario (files or folders); empty: the expectation file's `files`.
+        The candidate scenario (files or folders, `-` for standard input); empty: the expectation file's `files`.
     expect : str or Path, optional
         A `SchedulingExpectations` file (kubefit.io/v1alpha1).
     baseline : sequence of str or Path
-        The scenario as it is before the change (`--baseline`): what `maxPending: baseline` and `maxPodMoves`
-        compare with; it must share a node or a pod with the candidate (empty: the expectation file's `baseline`).
+        The scenario as it is before the change (`--baseline`): files or folders, or a git ref (`origin/main`:
+        the candidate's files as they are at that commit, `kubefit.checks.gitref`); what `maxPending: baseline` and
+        `maxPodMoves` compare with; it must share a node or a pod with the candidate (empty: the expectation
+        file's `baseline`).
     assertions : sequence of `kubefit.checks.expectations.Assertion`
         Further assertions (`from_options` makes them from the command's options); one of the same kind and
         target replaces the file's.
     node_templates : sequence of str or Path
-        The node templates `maxNodesAdded` plans with (instead of the file's `nodeTemplates`).
+        The node templates `maxNodesAdded` plans with (instead of the file's `nodeTemplates`); one per zone for
+        workloads spread over zones.
     kube_versions : str, optional
         `1.34,1.37` or `all`: every assertion is judged on each (instead of the file's `kubeVersions`).
+    namespace : str, optional
+        The namespace of a workload or pod named without one (`-n`; else the one namespace that has it).
+    max_nodes : int, optional
+        `plan`'s `--max-nodes` for `maxNodesAdded` (at most this many nodes of each template).
+    fail_on : {"error", "warning"}, optional
+        `warning`: an assertion of severity warning that does not hold fails the check too.
     feature_gates, recursive, warn
         As for `simulate`.
 
     Returns
     -------
     kubefit.checks.evaluate.CheckResult
-        Every assertion's outcome (status, the verb's answer, a message, the evidence), the pods placed
-        differently from the baseline (``moves``), ``warnings``; ``passed``; ``to_dict()`` is `-o json`.
+        Every assertion's outcome (status, the verb's answer, a message, the evidence, the findings at their file
+        and line), the pods placed differently from the baseline (``moves``) and each workload before and after
+        (``changes``), ``warnings``; ``passed``; ``to_dict()`` is `-o json`.
 
     Examples
     --------
@@ -1034,22 +1046,41 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     ...                        warn=lambda _: None)
     >>> result.passed, result.outcomes[0].message
     (False, 'simulate leaves 1 pod(s) pending (at most 0)')
+    >>> result.outcomes[0].findings[0].object
+    'default/pod/batch-gpu'
     """
-    from kubefit.checks.evaluate import Verbs, run_check
+    import tempfile
+
+    from kubefit.checks.answers import Verbs
+    from kubefit.checks.evaluate import run_check
     from kubefit.checks.expectations import combined, load_expectations
+    from kubefit.checks.gitref import baseline_files, renamer
+    from kubefit.manifests.templates import load_templates
     from kubefit.told import inputs
 
     given = load_expectations(expect) if expect is not None else None
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
-                      [str(f) for f in files], [str(f) for f in baseline])
-    result = run_check(Verbs(simulate, plan, consolidate, capacity), wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
-                       recursive=recursive, warn=warn)
-    result.inputs = inputs(wanted.files, "kube-scheduler", {"baseline": wanted.baseline,
-                                                     "expect": None if expect is None else str(expect),
-                                                     "nodeTemplates": wanted.node_templates,
-                                                     "kubeVersions": wanted.kube_versions,
-                                                     "featureGates": feature_gates, "recursive": recursive})
+                      [str(f) for f in files], [str(f) for f in baseline], namespace=namespace, max_nodes=max_nodes,
+                      recursive=recursive, fail_on=fail_on)
+    verbs = Verbs(_load_check, prepare_loaded, simulate_prepared, plan_prepared, consolidate_prepared,
+                  capacity_prepared, load_templates)
+    with tempfile.TemporaryDirectory(prefix="kubefit-baseline-") as tmp:
+        read, names = baseline_files(wanted.baseline, wanted.files, Path(tmp))
+        result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,
+                           rename=renamer(names))
+    result.inputs = inputs(wanted.files, "kube-scheduler", {
+        "baseline": wanted.baseline, "expect": None if expect is None else str(expect),
+        "nodeTemplates": wanted.node_templates, "kubeVersions": wanted.kube_versions, "featureGates": feature_gates,
+        "recursive": wanted.recursive, "namespace": wanted.namespace, "maxNodes": wanted.max_nodes,
+        "failOn": wanted.fail_on}, reproduces=", ".join(dict.fromkeys(result.versions)) or None)
     return result
+
+
+def _load_check(files: Files, recursive: bool) -> Scenario:
+    """`kubefit check`'s one load of a scenario (admission on, as every verb it asks has it)."""
+    from kubefit.manifests.scenario import load_scenario
+
+    return load_scenario([str(f) for f in files], None, recursive=recursive)
 
 
 def _quota_error(pod: Pod, message: str) -> str:
@@ -1063,18 +1094,18 @@ def _ordinals(scenario: Scenario, name: str | None, first: Pod) -> Callable[[int
     """For `--pod statefulset/NAME` with claim templates: the i-th copy is the StatefulSet's next ordinal but i,
     created after its own claims (stateful_pod_control.go); None for any other pod (copies of it alike)."""
     from kubefit.manifests.admission import admitter
-    from kubefit.manifests.workloads import replica_of, workload_kind
+    from kubefit.manifests.workloads import replica_of, workload_name
 
-    prefix, _, rest = (name or "").partition("/")
-    if not rest or workload_kind(prefix) != "StatefulSet" or not any(
-            "persistentVolumeClaim" in v for v in first.volumes):
+    named = workload_name(name or "")
+    if named is None or named[1] != "StatefulSet" or not any("persistentVolumeClaim" in v for v in first.volumes):
         return None
+    namespace, _, rest = named
     admit = admitter(scenario)
 
     def copy(i: int) -> Pod:
         if i == 0:
             return first
-        replica = admit(replica_of(scenario, "StatefulSet", rest, later=i))
+        replica = admit(replica_of(scenario, "StatefulSet", rest, later=i, namespace=namespace))
         if replica is None:
             raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
         return replica
@@ -1082,12 +1113,13 @@ def _ordinals(scenario: Scenario, name: str | None, first: Pod) -> Callable[[int
 
 
 def find_pod(scenario: Scenario, name: str | None) -> Pod:
-    """The pod to copy: `name` as kubectl names a workload (`deployment/web`, `sts/db`: one more replica of its
-    template, admitted as its controller's pods are), else the pod named `name` (`pod` or `namespace/pod`, pending
-    or bound) as a new pending pod; without a name, the first pending pod in queue order that is not a
-    DaemonSet's (a DaemonSet pod is pinned to its node: one copy at most would fit)."""
+    """The pod to copy: `name` as kubectl names a workload (`deployment/web`, `sts/db`, or with its namespace,
+    `shop/deployment/web`: one more replica of its template, admitted as its controller's pods are), else the pod
+    named `name` (`pod` or `namespace/pod`, pending or bound) as a new pending pod; without a name, the first
+    pending pod in queue order that is not a DaemonSet's (a DaemonSet pod is pinned to its node: one copy at most
+    would fit)."""
     from kubefit.manifests.admission import admitter
-    from kubefit.manifests.workloads import daemon_pod, replica_of, workload_kind
+    from kubefit.manifests.workloads import daemon_pod, replica_of, workload_name
 
     if name is None:
         pending = [p for p in scenario.pending_pods if not daemon_pod(p)]
@@ -1095,10 +1127,10 @@ def find_pod(scenario: Scenario, name: str | None) -> Pod:
             raise InputError("the scenario has no pending pod (a Pod without spec.nodeName) that is not a DaemonSet's; "
                              "name one with --pod (a pod, or a workload such as deployment/web)", file=scenario.files)
         return pending[0]
-    prefix, _, rest = name.partition("/")
-    kind = workload_kind(prefix) if rest else None
-    if kind is not None:
-        replica = admitter(scenario)(replica_of(scenario, kind, rest))
+    named = workload_name(name)
+    if named is not None:
+        namespace, kind, rest = named
+        replica = admitter(scenario)(replica_of(scenario, kind, rest, namespace=namespace))
         if replica is None:
             raise InputError(f"the API server forbids {name}'s pods (see the warnings)", field="--pod")
         return replica

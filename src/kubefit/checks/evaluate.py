@@ -1,34 +1,88 @@
 """`kubefit check`'s judgement: each assertion's verb asked once per Kubernetes version, its answer compared with
-the assertion's bound, and the evidence of the answer kept (pods, nodes, messages).
+the assertion's bound, the evidence of the answer kept (pods, nodes, messages) and the objects that cause a
+failure named, for the findings to point at their file and line.
 
-Every number is a verb's own answer (`kubefit.verbs`: simulate, plan, consolidate, capacity; `config validate`'s
-verdict; `version_differences` for the pods placed differently from the baseline): nothing here schedules. A
-verb's answer is computed once per version and read by every assertion on it. A scheduler configuration that
-kube-scheduler refuses makes the assertions that need it `error` (with its messages), not bad input: the
-configuration is part of what is checked.
+Every number is a verb's own answer (`kubefit.checks.answers`: simulate, plan, consolidate, capacity; `config
+validate`'s verdict; `kubefit.checks.changes` for the pods placed differently from the baseline): nothing here
+schedules. A scheduler configuration that kube-scheduler refuses makes the assertions that need it `error` (with
+its messages), not bad input: the configuration is part of what is checked.
+
+No false green: a pod that would not exist (refused by admission or a ResourceQuota, never created by its
+controller) fails every assertion that covers its workload — every assertion about the cluster's pods, and
+`fullyPlaced` of that workload — with the API server's message, though the run itself, in which the pod does not
+exist, would pass it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kubefit.checks.expectations import BASELINE, Assertion, Expectations
+from kubefit.checks.answers import Answers, Refusal, Verbs
+from kubefit.checks.expectations import BASELINE, ERROR, WARNING, Assertion, Expectations
+from kubefit.checks.targets import Target, Workload
 from kubefit.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
+    from kubefit.manifests.load import Scenario
+    from kubefit.manifests.positions import Positions
     from kubefit.scheduler.simulate import SimulationResult
 
 EVIDENCE_LINES = 20  # lines of evidence per assertion; the rest are counted
-PASSED, FAILED, ERROR = "passed", "failed", "error"
+FINDINGS = 50  # objects named per assertion; the rest are counted in the last
+PASSED, FAILED, ERRORED = "passed", "failed", "error"
+# assertions about every pod of the cluster: a pod that would not exist fails them all (`fullyPlaced`: its own)
+COVERS_ALL = frozenset({"maxPending", "maxNodesAdded", "minRemovableNodes", "minCapacity", "minAllocation",
+                        "maxPodMoves", "claimZones"})
+
+
+@dataclass(frozen=True)
+class Subject:
+    """An object of the scenario a finding points at: its file, kind, name and namespace (None: cluster-scoped)."""
+
+    file: str
+    kind: str
+    name: str
+    namespace: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.kind.lower()}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Where a failure points — the file and line of the object that causes it, else the assertion's own — and
+    what about it."""
+
+    file: str | None
+    line: int | None
+    object: str | None
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "object": self.object, "message": self.message}
+
+
+@dataclass
+class Judged:
+    """A judge's answer: whether the assertion holds, the verb's answer, a one-line message, the evidence, and the
+    objects that make it fail (with what about each)."""
+
+    holds: bool
+    actual: Any
+    message: str
+    evidence: list[str] = field(default_factory=list)
+    subjects: list[tuple[Subject, str]] = field(default_factory=list)
 
 
 @dataclass
 class Outcome:
     """One assertion judged on one version: `status` passed/failed/error, the verb's `actual` answer, a one-line
-    `message`, the `evidence` lines, and how long it took (`seconds`, JUnit's time; not in `to_dict`)."""
+    `message`, the `evidence` lines, the `findings` (objects at their file and line), and how long it took
+    (`seconds`, JUnit's time; not in `to_dict`)."""
 
     assertion: Assertion
     status: str
@@ -37,29 +91,45 @@ class Outcome:
     evidence: list[str] = field(default_factory=list)
     kube_version: str | None = None
     seconds: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def severity(self) -> str:
+        return self.assertion.severity
+
+    def fails(self, fail_on: str = ERROR) -> bool:
+        """Whether this outcome fails the check: it did not pass, and its severity is error (or `fail_on`
+        warning)."""
+        return self.status != PASSED and (self.severity == ERROR or fail_on == WARNING)
 
     def to_dict(self) -> dict:
         a = self.assertion
         return {"assertion": a.kind, "title": a.title, "verb": a.verb, **({"target": a.target} if a.target else {}),
-                "bound": a.bound, "source": a.source, "field": a.field,
-                **({"kubeVersion": self.kube_version} if self.kube_version else {}),
-                "status": self.status, "actual": self.actual, "message": self.message, "evidence": self.evidence}
+                "bound": a.bound, **({"allowCannotFit": True} if a.allow_cannot_fit else {}), "severity": a.severity,
+                "source": a.source, "field": a.field, **({"kubeVersion": self.kube_version} if self.kube_version else {}),
+                "status": self.status, "actual": self.actual, "message": self.message, "evidence": self.evidence,
+                "findings": [f.to_dict() for f in self.findings]}
 
 
 @dataclass
 class CheckResult:
     """Every assertion's outcome (in order, version by version), the pods the candidate places differently from
-    the baseline (per version label, `moves`), `warnings` and `inputs`."""
+    the baseline (per version label, `moves`) and each workload's figures before and after (`changes`),
+    `warnings` and `inputs`; `fail_on` says whether a failed warning fails the check."""
 
     name: str
     outcomes: list[Outcome]
     moves: dict[str, list[dict]] | None = None
     warnings: list[str] | None = None
     inputs: dict | None = None
+    changes: dict[str, dict] | None = None
+    fail_on: str = ERROR
+    versions: list[str] = field(default_factory=list)  # the kube-scheduler patch versions answered for
+    started: str = ""  # when the check started, UTC (`2026-11-29T01:02:03`: JUnit's timestamp)
 
     @property
     def passed(self) -> bool:
-        return all(o.status == PASSED for o in self.outcomes)
+        return not any(o.fails(self.fail_on) for o in self.outcomes)
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
@@ -67,167 +137,155 @@ class CheckResult:
     def to_dict(self) -> dict:
         from kubefit.told import told_keys
 
+        reported = sum(1 for o in self.outcomes if o.status != PASSED and not o.fails(self.fail_on))
         return {"name": self.name, "passed": self.passed,
                 "summary": {"assertions": len(self.outcomes), PASSED: self.count(PASSED), FAILED: self.count(FAILED),
-                            "errors": self.count(ERROR)},
+                            "errors": self.count(ERRORED), "warnings": reported, "failOn": self.fail_on},
                 "assertions": [o.to_dict() for o in self.outcomes],
                 **({"moves": self.moves} if self.moves is not None else {}),
+                **({"changes": self.changes} if self.changes is not None else {}),
                 **told_keys(self.warnings, None, self.inputs)}
 
 
-@dataclass(frozen=True)
-class Verbs:
-    """The verb functions whose answers are judged: `kubefit.verbs`' own, handed down by `kubefit.verbs.check`
-    (this package sits below the public API, as planning does: it calls the verbs back, never imports them)."""
-
-    simulate: Callable[..., Any]
-    plan: Callable[..., Any]
-    consolidate: Callable[..., Any]
-    capacity: Callable[..., Any]
-
-
-class Answers:
-    """The verbs' answers for one version, each asked once (an error, such as a configuration kube-scheduler
-    refuses, is kept and raised again for every assertion that reads that answer)."""
-
-    def __init__(self, verbs: Verbs, files: Sequence[str], baseline: Sequence[str], templates: Sequence[str],
-                 version: str | None, options: dict[str, Any]) -> None:
-        self.verbs = verbs
-        self.files, self.baseline, self.templates, self.version = list(files), list(baseline), list(templates), version
-        self.options = options  # warn, feature_gates, recursive
-        self._memo: dict[str, Any] = {}
-
-    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
-        if key not in self._memo:
-            try:
-                self._memo[key] = compute()
-            except ConfigError as exc:
-                self._memo[key] = exc
-        found = self._memo[key]
-        if isinstance(found, ConfigError):
-            raise found
-        return found
-
-    def _common(self) -> dict[str, Any]:
-        return {"kube_version": self.version, **self.options}
-
-    def simulation(self) -> SimulationResult:
-        return self._once("simulate", lambda: self.verbs.simulate(self.files, **self._common()))
-
-    def baseline_simulation(self) -> SimulationResult:
-        return self._once("baseline", lambda: self.verbs.simulate(self.baseline, **self._common()))
-
-    def plan(self) -> Any:
-        return self._once("plan", lambda: self.verbs.plan(self.files, self.templates, **self._common()))
-
-    def consolidation(self) -> Any:
-        gates, warn = self.options["feature_gates"], self.options["warn"]
-        return self._once("consolidate", lambda: self.verbs.consolidate(
-            self.files, kube_version=self.version, feature_gates=gates, warn=warn, recursive=self.options["recursive"]))
-
-    def capacity(self, pod: str) -> Any:
-        return self._once(f"capacity {pod}", lambda: self.verbs.capacity(self.files, pod, **self._common()))
-
-    def moves(self) -> list[dict]:
-        """The pods queued in both runs that the candidate places elsewhere than the baseline (or leaves pending
-        where the baseline bound them, or the other way round): `version_differences` of the two runs."""
-        from kubefit.scheduler.compare import version_differences
-
-        def compute() -> list[dict]:
-            base, cand = self.baseline_simulation(), self.simulation()
-            both = {s.pod.key for s in base.steps} & {s.pod.key for s in cand.steps}
-            diff = version_differences([_labelled(base, "baseline"), _labelled(cand, "candidate")])
-            return [{"pod": d["pod"], **d["nodes"]} for d in diff if d["pod"] in both]
-        return self._once("moves", compute)
-
-
-def _labelled(result: SimulationResult, label: str) -> SimulationResult:
-    from dataclasses import replace
-
-    return replace(result, label=label)
-
-
-def _shown(lines: list[str]) -> list[str]:
-    """At most `EVIDENCE_LINES` lines, the rest counted."""
-    if len(lines) <= EVIDENCE_LINES:
+def _shown(lines: list[str], most: int = EVIDENCE_LINES) -> list[str]:
+    """At most `most` lines, the rest counted."""
+    if len(lines) <= most:
         return lines
-    return [*lines[:EVIDENCE_LINES], f"… and {len(lines) - EVIDENCE_LINES} more"]
+    return [*lines[:most], f"… and {len(lines) - most} more"]
 
 
-def pending_steps(result: SimulationResult) -> list[tuple[str, str]]:
+def pending_steps(result: SimulationResult) -> list[tuple[Any, str]]:
     """(pod, message) of every pod the run left pending (what `unschedulable` counts)."""
-    return [(s.pod.key, s.message or "") for s in result.steps
+    return [(s.pod, s.message or "") for s in result.steps
             if s.node is None and s.nominated_node is None and not s.not_created]
 
 
-Judged = tuple[bool, Any, str, list[str]]  # holds, actual, message, evidence
+def workload_subject(answers: Answers, pod: Any) -> Subject:
+    """The workload of `pod` as a finding's object, in the file it came from."""
+    w = answers.owners.of(pod)
+    return Subject(pod.source, w.kind, w.name, w.namespace)
 
+
+def by_workload(answers: Answers, pods: Sequence[tuple[Any, str]], what: str) -> list[tuple[Subject, str]]:
+    """One subject per workload of `pods` ((pod, message) pairs), most pods first: `N pod(s) <what>: <the first
+    message>`."""
+    groups: dict[Subject, list[str]] = {}
+    for pod, message in pods:
+        groups.setdefault(workload_subject(answers, pod), []).append(message)
+    ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    return [(s, f"{len(ms)} pod(s) {what}" + (f": {ms[0]}" if ms[0] else "")) for s, ms in ordered]
+
+
+# --------------------------------------------------------------------------- the judges
 
 def _max_pending(a: Assertion, answers: Answers) -> Judged:
-    sim = answers.simulation()
-    pending = pending_steps(sim)
+    pending = pending_steps(answers.simulation())
+    subjects = by_workload(answers, pending, "pending")
     if a.bound == BASELINE:
-        before = {pod for pod, _ in pending_steps(answers.baseline_simulation())}
-        bound, said = len(before), f"the baseline's {len(before)}"
-        evidence = [f"{pod}{'' if pod in before else ' (newly pending)'}: {m}" for pod, m in pending]
+        before = answers.placed(True)
+        was = {new: before.where[old] for old, new in _pairs(answers)}
+        base = sum(1 for where in before.where.values() if where is None)
+        bound, said = base, f"the baseline's {base}"
+        evidence = [f"{p.key}{'' if p.key in was and was[p.key] is None else ' (newly pending)'}: {m}"
+                    for p, m in pending]
     else:
         bound, said = int(a.bound), str(a.bound)
-        evidence = [f"{pod}: {m}" for pod, m in pending]
-    return len(pending) <= bound, len(pending), f"simulate leaves {len(pending)} pod(s) pending (at most {said})", evidence
+        evidence = [f"{p.key}: {m}" for p, m in pending]
+    return Judged(len(pending) <= bound, len(pending), f"simulate leaves {len(pending)} pod(s) pending (at most {said})",
+                  evidence, subjects)
 
 
-def _fully_placed(a: Assertion, answers: Answers) -> Judged:
-    from kubefit.manifests.workloads import workload_kind
+def _pairs(answers: Answers) -> list[tuple[str, str]]:
+    from kubefit.checks.changes import matched
 
-    sim = answers.simulation()
-    target = str(a.target)
-    prefix, _, rest = target.partition("/")
-    kind = workload_kind(prefix) if rest else None
-    label = f"{kind}/{rest}" if kind else None
+    return matched(answers.placed(True), answers.placed())
 
-    def ours(pod: Any) -> bool:
-        return pod.created_by == label if label else target in (pod.name, pod.key)
 
-    names = sim.state.node_names
-    where: dict[str, str | None] = {p.key: names[i] for i, pods in enumerate(sim.state.pods) for p in pods if ours(p)}
-    why: dict[str, str] = {}
-    for step in sim.steps:  # bound pods are in the final state above; the others' last step says why
-        if ours(step.pod) and step.pod.key not in where:
-            where[step.pod.key], why[step.pod.key] = None, step.message or ""
-    if not where:
-        raise InputError(f"no pod of {target} in the scenario (a workload as kubectl names it, deployment/web, or a "
-                         f"pod)", file=None if a.source == "command line" else a.source, field=a.field)
-    missing = [k for k, node in where.items() if node is None]
-    evidence = [f"{k}: {why[k]}" for k in missing] + [f"{k} on {node}" for k, node in where.items() if node]
-    placed = len(where) - len(missing)
-    return not missing, placed, f"simulate places {placed} of {target}'s {len(where)} pod(s)", evidence
+def _resolved(a: Assertion, answers: Answers, namespace: str | None) -> tuple[Target, Workload]:
+    """The workload (or pod) the assertion names, in one namespace; a name that names none is bad input."""
+    target = Target.parse(str(a.target), namespace)
+    where = {"file": a.source if a.given_in_file else None, "field": a.field}
+    found = target.resolve(answers.owners, answers.pods(), where)
+    if found is None:
+        raise InputError(f"no pod of {a.target} in the scenario (a workload as kubectl names it, deployment/web or "
+                         f"shop/deployment/web, or a pod)", **where)
+    return target, found
+
+
+def _fully_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judged:
+    from kubefit.checks.changes import NOT_CREATED
+
+    target, workload = _resolved(a, answers, namespace)
+    placed = answers.placed()
+    ours = [k for k, w in placed.workload.items()
+            if (w == workload if target.kind is not None else (placed.pods[k].namespace, placed.pods[k].name) ==
+                (workload.namespace, workload.name))]
+    steps = {s.pod.key: s.message or "" for s in answers.simulation().steps if s.node is None}
+    missing = [k for k in ours if placed.where[k] is None]
+    evidence = [f"{k}: {steps.get(k, '')}" for k in missing]
+    evidence += [f"{k} on {placed.where[k]}" for k in ours if placed.where[k] not in (None, NOT_CREATED)]
+    count = sum(1 for k in ours if placed.where[k] not in (None, NOT_CREATED))
+    subject = Subject(placed.pods[ours[0]].source, workload.kind, workload.name, workload.namespace)
+    subjects = [(subject, f"{len(missing)} of {len(ours)} pod(s) pending: {steps.get(missing[0], '')}")] if missing else []
+    name = target.spelled(workload)
+    return Judged(count == len(ours), count, f"simulate places {count} of {name}'s {len(ours)} pod(s)", evidence,
+                  subjects)
 
 
 def _max_nodes_added(a: Assertion, answers: Answers) -> Judged:
-    data = answers.plan().to_dict()
-    added = sum(data["add"].values())
-    evidence = [f"add {name}: {n}" for name, n in data["add"].items() if n]
-    added_nodes = set(data["nodesAdded"])
-    evidence += [f"{node}: {n} pod(s) placed" for node, n in data["placement"].items() if node in added_nodes]
-    evidence += [f"{row['pod']} cannot fit on any count of the templates: {row['message']}" for row in data["cannotFit"]]
-    return added <= int(a.bound), added, f"plan adds {added} node(s) (at most {a.bound})", evidence
+    from kubefit.manifests.workloads import daemon_pod
+
+    planned = answers.plan()
+    names = planned.result.state.node_names
+    counts = {t.name: c for t, c in zip(planned.templates, planned.counts, strict=True)}
+    added = sum(planned.counts)
+    cannot = pending_steps(planned.result)
+    evidence = [f"add {name}: {n}" for name, n in counts.items() if n]
+    new = planned.result.state.nodes[planned.existing:]
+    per_node = planned.result.placement()
+    evidence += [f"{n.name}: {per_node.get(n.name, 0)} pod(s) placed" for n in new]
+    evidence += [f"{p.key} cannot fit on any count of the templates: {m}" for p, m in cannot]
+    evidence += list(planned.notes)
+    holds = added <= int(a.bound) and (a.allow_cannot_fit or not cannot)
+    message = f"plan adds {added} node(s) (at most {a.bound})"
+    if cannot:
+        message += (f"; {len(cannot)} pod(s) cannot fit on any count of the templates"
+                    + (" (allowed)" if a.allow_cannot_fit else " (allowCannotFit: true would allow it)"))
+    subjects = [] if a.allow_cannot_fit else by_workload(answers, cannot, "cannot fit on any count of the templates")
+    if added > int(a.bound):  # the pods on the nodes plan adds (their DaemonSet pods come with them)
+        on_new = [(s.pod, f"placed on {names[s.node]}, a node plan adds") for s in planned.result.steps
+                  if s.node is not None and s.node >= planned.existing and not daemon_pod(s.pod)]
+        subjects += by_workload(answers, on_new, "need the nodes plan adds")
+    return Judged(holds, added, message, evidence, subjects)
 
 
 def _min_removable(a: Assertion, answers: Answers) -> Judged:
     result = answers.consolidation()
     n = len(result.removable)
     evidence = [f"removable: {node}" for node in result.removable]
-    evidence += [f"{node} stays: {reason}" for node, reason in result.blocked.items()]
-    return n >= int(a.bound), n, f"consolidate finds {n} removable node(s) (at least {a.bound})", evidence
+    evidence += [f"{node} stays: {reason}" for node, reason in result.blocked.items()] + list(result.notes)
+    sources = {node.name: node.source for node in answers.candidate.nodes}
+    subjects = [(Subject(sources.get(node, ""), "Node", node), f"stays: {reason}")
+                for node, reason in result.blocked.items()] if n < int(a.bound) else []
+    return Judged(n >= int(a.bound), n, f"consolidate finds {n} removable node(s) (at least {a.bound})", evidence,
+                  subjects)
 
 
-def _min_capacity(a: Assertion, answers: Answers) -> Judged:
-    result = answers.capacity(str(a.target))
-    evidence = [f"{node}: {n} cop{'y' if n == 1 else 'ies'}" for node, n in result.per_node.items()]
+def _min_capacity(a: Assertion, answers: Answers, namespace: str | None) -> Judged:
+    target, workload = _resolved(a, answers, namespace)
+    name = target.spelled(workload)
+    result = answers.capacity(name)
+    _, prepared = answers.prepared()
+    statement = list(result.warnings[len(prepared.notes):])  # capacity's note: the pending pods placed first
+    evidence = statement + [f"{node}: {n} cop{'y' if n == 1 else 'ies'}" for node, n in result.per_node.items()]
     evidence.append(f"stopped ({result.stop_reason}): {result.message}")
-    return (result.count >= int(a.bound), result.count,
-            f"capacity fits {result.count} more cop{'y' if result.count == 1 else 'ies'} of {a.target} "
-            f"(at least {a.bound})", evidence)
+    holds = result.count >= int(a.bound)
+    source = next((p.source for p in answers.pods() if answers.owners.of(p) == workload or (
+        target.kind is None and p.name == workload.name and p.namespace == workload.namespace)), "")
+    subjects = [] if holds else [(Subject(source, workload.kind, workload.name, workload.namespace),
+                                  f"{result.count} more cop{'y' if result.count == 1 else 'ies'} fit: {result.message}")]
+    return Judged(holds, result.count, f"capacity fits {result.count} more cop{'y' if result.count == 1 else 'ies'} of "
+                  f"{name} beside the scenario's pods (at least {a.bound})", evidence, subjects)
 
 
 def _min_allocation(a: Assertion, answers: Answers) -> Judged:
@@ -237,127 +295,217 @@ def _min_allocation(a: Assertion, answers: Answers) -> Judged:
                 "allocation of used nodes: " + ", ".join(f"{r} {p} %" for r, p in metrics["allocationOfUsedNodes"].items()),
                 f"nodes used: {metrics['nodesUsed']} of {metrics['nodes']}"]
     if share is None:
-        return False, None, f"no node has {a.target} allocatable", evidence
-    return (share >= a.bound, share, f"simulate allocates {share} % of the cluster's {a.target} (at least {a.bound} %)",
-            evidence)
+        return Judged(False, None, f"no node has {a.target} allocatable", evidence)
+    return Judged(share >= a.bound, share, f"simulate allocates {share} % of the cluster's {a.target} (at least "
+                  f"{a.bound} %)", evidence)
 
 
 def _config_valid(a: Assertion, answers: Answers) -> Judged:
     from kubefit.k8s.version import resolve
     from kubefit.scheduler.config import verdict
 
-    doc = scheduler_configuration(answers.files, answers.options["recursive"])
+    doc = answers.candidate.scheduler_config
     if doc is None:
-        return True, True, "no scheduler configuration: kube-scheduler's defaults", []
-    version = resolve(answers.version, answers.options["feature_gates"])
+        return Judged(True, True, "no scheduler configuration: kube-scheduler's defaults")
+    version = resolve(answers.version, answers.feature_gates)
     found = verdict(doc, version)
     where = f"{doc.source}: {doc.label}"
     if found["valid"]:
-        return True, True, f"kube-scheduler {version.patch} accepts {where}", list(found["notes"])
-    return False, False, f"kube-scheduler {version.patch} refuses {where}", list(found["messages"])
+        return Judged(True, True, f"kube-scheduler {version.patch} accepts {where}", list(found["notes"]))
+    subject = Subject(doc.source, doc.kind, doc.name)
+    return Judged(False, False, f"kube-scheduler {version.patch} refuses {where}", list(found["messages"]),
+                  [(subject, "; ".join(found["messages"][:3]))])
 
 
 def _max_pod_moves(a: Assertion, answers: Answers) -> Judged:
     moves = answers.moves()
-    evidence = [f"{m['pod']}: {m['baseline'] or 'pending'} → {m['candidate'] or 'pending'}" for m in moves]
-    return (len(moves) <= int(a.bound), len(moves),
-            f"simulate places {len(moves)} pod(s) elsewhere than the baseline (at most {a.bound})", evidence)
+    placed = answers.placed()
+    evidence = [f"{m['pod']}{' (was ' + m['baselinePod'] + ')' if 'baselinePod' in m else ''}: "
+                f"{m['baseline'] or 'pending'} → {m['candidate'] or 'pending'}" for m in moves]
+    subjects = by_workload(answers, [(placed.pods[m["pod"]], f"{m['baseline'] or 'pending'} → "
+                                      f"{m['candidate'] or 'pending'}") for m in moves], "moved")
+    return Judged(len(moves) <= int(a.bound), len(moves),
+                  f"simulate places {len(moves)} pod(s) elsewhere than the baseline (at most {a.bound})", evidence,
+                  subjects)
 
 
 def _claim_zones(a: Assertion, answers: Answers) -> Judged:
     from kubefit.checks.zones import claim_zones
 
-    found = claim_zones(answers.simulation().state)
+    sim = answers.simulation()
+    found = claim_zones(sim.state)
     wrong = [z for z in found if not z.fits]
     evidence = [z.line() for z in wrong] + [z.line() for z in found if z.fits]
-    return (not wrong, len(wrong), f"simulate leaves {len(wrong)} of {len(found)} pod(s) using a zoned volume on "
-            f"another zone than their claim's volume", evidence)
+    pods = {p.key: p for pods in sim.state.pods for p in pods}
+    subjects = by_workload(answers, [(pods[z.pod], z.line()) for z in wrong], "on another zone than their claim")
+    return Judged(not wrong, len(wrong), f"simulate leaves {len(wrong)} of {len(found)} pod(s) using a zoned volume on "
+                  f"another zone than their claim's volume", evidence, subjects)
 
 
-JUDGES: dict[str, Callable[[Assertion, Answers], Judged]] = {
+_WARNING_OBJECT = re.compile(r"^(?P<file>[^:\n]+): (?P<kind>[A-Z][A-Za-z]*)/(?P<name>[^\s:,]+)")
+
+
+def _no_warnings(a: Assertion, answers: Answers) -> Judged:
+    """kubefit told nothing about the scenario that could change an answer (every verb asked has run)."""
+    answers.simulation()  # at least the load, the compilation and the run have told theirs
+    told = list(answers.told)
+    files = set(answers.candidate.sources)
+    subjects = []
+    for message in told:
+        hit = _WARNING_OBJECT.match(message)
+        if hit is not None and hit["file"] in files:
+            subjects.append((Subject(hit["file"], hit["kind"], hit["name"]), message))
+    return Judged(not told, len(told), f"kubefit told {len(told)} warning(s) about the scenario (--strict: none)",
+                  told, subjects)
+
+
+JUDGES: dict[str, Callable[..., Judged]] = {
     "maxPending": _max_pending, "fullyPlaced": _fully_placed, "maxNodesAdded": _max_nodes_added,
     "minRemovableNodes": _min_removable, "minCapacity": _min_capacity, "minAllocation": _min_allocation,
-    "configValid": _config_valid, "maxPodMoves": _max_pod_moves,
-    "claimZones": _claim_zones}
+    "configValid": _config_valid, "maxPodMoves": _max_pod_moves, "claimZones": _claim_zones,
+    "noWarnings": _no_warnings}
+NAMED = frozenset({"fullyPlaced", "minCapacity"})  # judges that resolve a name (`-n` applies)
 
 
-def scheduler_configuration(files: Sequence[str], recursive: bool) -> Any:
-    """The one scheduler configuration document among `files` (None: kube-scheduler's defaults)."""
-    from kubefit.manifests.documents import manifest_files, read_documents
-    from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
-
-    docs = [d for f in files for path in manifest_files(f, recursive=recursive) for d in read_documents(path)
-            if d.kind in SCHEDULER_CONFIG_KINDS]
-    if len(docs) > 1:
-        raise InputError(f"expected at most one KubeSchedulerConfiguration or Policy, found {len(docs)} "
-                         f"(the first is {docs[0].label} of {docs[0].source})", file=docs[1].source, obj=docs[1].label)
-    return docs[0] if docs else None
+def _covered(a: Assertion, answers: Answers, namespace: str | None) -> list[Refusal]:
+    """The pods that would not exist among those the assertion covers (see the module's docstring)."""
+    if a.kind in COVERS_ALL:
+        return answers.refusals()
+    if a.kind == "fullyPlaced":
+        _, workload = _resolved(a, answers, namespace)
+        return [r for r in answers.refusals() if r.workload == workload]
+    return []
 
 
-def judge(a: Assertion, answers: Answers, label: str | None) -> Outcome:
+def _refused(judged: Judged, refusals: list[Refusal]) -> Judged:
+    """The judgement with the pods that would not exist: the assertion fails, each named with its message."""
+    if not refusals:
+        return judged
+    groups: dict[Workload, list[Refusal]] = {}
+    for r in refusals:
+        groups.setdefault(r.workload, []).append(r)
+    lines = [f"{w}: {len(rs)} pod(s) would not be created: {rs[0].message}" for w, rs in groups.items()]
+    subjects = [(Subject(rs[0].pod.source, w.kind, w.name, w.namespace),
+                 f"{len(rs)} pod(s) would not be created: {rs[0].message}") for w, rs in groups.items()]
+    return Judged(False, judged.actual, f"{judged.message}; {len(refusals)} pod(s) of {len(groups)} workload(s) would "
+                  f"not be created", lines + judged.evidence, subjects + judged.subjects)
+
+
+class Locator:
+    """Findings from subjects: each object at its file and line (`kubefit.manifests.positions`), the assertion's
+    own line when no object causes the failure."""
+
+    def __init__(self, positions: Positions, rename: Callable[[str], str]) -> None:
+        self.positions, self.rename = positions, rename
+
+    def findings(self, a: Assertion, subjects: list[tuple[Subject, str]], message: str) -> list[Finding]:
+        out = []
+        for subject, said in subjects[:FINDINGS]:
+            line = self.positions.line(subject.file, subject.kind, subject.name, subject.namespace) if subject.file \
+                else None
+            out.append(Finding(self.rename(subject.file) or None, line, str(subject), said))
+        if len(subjects) > FINDINGS:
+            out[-1] = Finding(out[-1].file, out[-1].line, out[-1].object,
+                              f"{out[-1].message} (and {len(subjects) - FINDINGS} more objects)")
+        if out:
+            return out
+        if a.given_in_file:
+            return [Finding(a.source, self.positions.field_line(a.source, a.field), None, message)]
+        return [Finding(None, None, None, message)]
+
+
+def judge(a: Assertion, answers: Answers, label: str | None, locator: Locator, namespace: str | None) -> Outcome:
     """One assertion on one version's answers; a configuration kube-scheduler refuses is an `error` outcome."""
     start = time.perf_counter()
     try:
-        holds, actual, message, evidence = JUDGES[a.kind](a, answers)
-        status = PASSED if holds else FAILED
+        judged = JUDGES[a.kind](a, answers, namespace) if a.kind in NAMED else JUDGES[a.kind](a, answers)
+        judged = _refused(judged, _covered(a, answers, namespace))
+        status = PASSED if judged.holds else FAILED
     except ConfigError as exc:
-        status, actual, message, evidence = ERROR, None, f"{a.verb} cannot run: {exc}", list(exc.errors)
-    return Outcome(a, status, actual, message, _shown(evidence), label, time.perf_counter() - start)
+        judged = Judged(False, None, f"{a.verb} cannot run: {exc}", list(exc.errors))
+        status = ERRORED
+    findings = [] if status == PASSED else locator.findings(a, judged.subjects, judged.message)
+    return Outcome(a, status, judged.actual, judged.message, _shown(judged.evidence), label,
+                   time.perf_counter() - start, findings)
 
 
-def comparable(answers: Answers) -> None:
+def comparable(candidate: Scenario, baseline: Scenario, files: Sequence[str], given: Sequence[str]) -> None:
     """A baseline of another cluster cannot be compared: it must share a node or a pod with the candidate."""
-    try:
-        base, cand = answers.baseline_simulation(), answers.simulation()
-    except ConfigError:
-        return  # said by the assertions that need the runs
-
-    def keys(result: SimulationResult) -> tuple[set[str], set[str]]:
-        pods = {p.key for pods in result.state.pods for p in pods} | {s.pod.key for s in result.steps}
-        return set(result.state.node_names), pods
-
-    (base_nodes, base_pods), (nodes, pods) = keys(base), keys(cand)
-    if not base_nodes & nodes and not base_pods & pods:
-        raise InputError(f"shares no node and no pod with the candidate ({', '.join(answers.files)}): another "
-                         f"cluster, which cannot be compared", file=", ".join(answers.baseline), field="--baseline")
+    nodes = {n.name for n in candidate.nodes} & {n.name for n in baseline.nodes}
+    pods = {p.key for p in candidate.pods} & {p.key for p in baseline.pods}
+    if not nodes and not pods:
+        raise InputError(f"shares no node and no pod with the candidate ({', '.join(files)}): another "
+                         f"cluster, which cannot be compared", file=", ".join(given), field="--baseline")
 
 
-def run_check(verbs: Verbs, files: Sequence[str], expectations: Expectations, *, baseline: Sequence[str] = (),
-              feature_gates: str | None = None, recursive: bool = False,
-              warn: Callable[[str], None] = print) -> CheckResult:
-    """Judge every assertion of `expectations` on the `verbs`' answers for the scenario `files` (and the
-    `baseline` files), on each version `expectations.kube_versions` names (the verbs' default version when none)."""
+def _stdin_once(files: Sequence[str], baseline: Sequence[str]) -> None:
+    if [*files, *baseline].count("-") > 1:
+        raise InputError("standard input can be read once: give the candidate or the baseline as '-', not both",
+                         field="--baseline")
+
+
+def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | None = None,
+              warn: Callable[[str], None] = print, positions: Positions | None = None,
+              rename: Callable[[str], str] = str) -> CheckResult:
+    """Judge every assertion of `expectations` on the `verbs`' answers for its scenario (and its baseline), on
+    each version `expectations.kube_versions` names (the verbs' default version when none); `rename` gives the
+    name a finding shows for a file read (a baseline extracted from git: the ref's path)."""
+    from datetime import UTC, datetime
+
     from kubefit.k8s.version import resolve_each
+    from kubefit.manifests.positions import Positions
 
-    for given in (*files, *baseline):
-        if str(given) == "-":
-            raise InputError("kubefit check reads its files once per verb: give files, not stdin", field="-f")
+    started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    files, baseline = [str(f) for f in expectations.files], [str(f) for f in expectations.baseline]
+    _stdin_once(files, baseline)
     needs = next((a for a in expectations.assertions if a.needs_baseline), None)
     if needs is not None and not baseline:
-        raise InputError("compares with a baseline: give --baseline FILE",
-                         file=None if needs.source == "command line" else needs.source, field=needs.field)
+        raise InputError("compares with a baseline: give --baseline FILE or REF",
+                         file=needs.source if needs.given_in_file else None, field=needs.field)
     told: list[str] = []
 
-    def once(message: str) -> None:  # each verb loads the files again: tell each note once
+    def once(message: str) -> None:  # several versions and verbs tell the same note: tell each once
         if message not in told:
             told.append(message)
             warn(message)
 
+    candidate = verbs.load(files, expectations.recursive)
+    base = verbs.load(baseline, expectations.recursive) if baseline else None
+    if base is not None:
+        comparable(candidate, base, files, [rename(b) for b in baseline])
+    planning = any(a.kind == "maxNodesAdded" for a in expectations.assertions)
+    templates = verbs.templates(expectations.node_templates) if planning else []
     versions = ([v.name for v in resolve_each(expectations.kube_versions, feature_gates)]
                 if expectations.kube_versions else [None])
-    options = {"feature_gates": feature_gates, "recursive": recursive, "warn": once}
+    locator = Locator(positions or Positions(), rename)
     outcomes: list[Outcome] = []
     moves: dict[str, list[dict]] = {}
+    changes: dict[str, dict] = {}
+    used: list[str] = []
     for version in versions:
-        answers = Answers(verbs, [str(f) for f in files], [str(f) for f in baseline], expectations.node_templates,
-                          version, options)
+        answers = Answers(verbs, candidate, base, templates, version, feature_gates=feature_gates,
+                          max_nodes=expectations.max_nodes, tell=once, tell_baseline=lambda m: once(f"baseline: {m}"))
         label = version if len(versions) > 1 else None
-        if baseline:
-            comparable(answers)
-        outcomes += [judge(a, answers, label) for a in expectations.assertions]
-        if baseline:
+        last = sorted(expectations.assertions, key=lambda a: a.kind == "noWarnings")  # after every verb has told
+        judged = {id(a): judge(a, answers, label, locator, expectations.namespace) for a in last}
+        outcomes += [judged[id(a)] for a in expectations.assertions]
+        if base is not None:
             try:
-                moves[version or "default"] = answers.moves()
+                moves[version or "default"], changes[version or "default"] = answers.moves(), answers.changes()
             except ConfigError:
                 pass
-    return CheckResult(expectations.name, outcomes, moves if baseline else None, told)
+        used.append(_answered(answers, feature_gates))
+    result = CheckResult(expectations.name, outcomes, moves if base is not None else None, told,
+                         changes=changes if base is not None else None, fail_on=expectations.fail_on)
+    result.versions, result.started = used, started
+    return result
+
+
+def _answered(answers: Answers, feature_gates: str | None) -> str:
+    """The kube-scheduler patch version the answers are for (a configuration it refuses: the version asked)."""
+    from kubefit.k8s.version import resolve
+
+    try:
+        return answers.prepared()[1].config.version.patch
+    except ConfigError:
+        return resolve(answers.version, feature_gates).patch

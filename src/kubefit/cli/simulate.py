@@ -250,7 +250,7 @@ def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
 def capacity(
     files: FilesOption,
     pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
-                                            "(deployment/web, statefulset/db: one more replica of its template); "
+                                            "(deployment/web, statefulset/db, shop/deployment/web: one more replica of its template); "
                                             "default: the first pending pod that is not a DaemonSet's.")] = None,
     max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
     output: OutputOption = OutputFormat.table,

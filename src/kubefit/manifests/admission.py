@@ -606,7 +606,8 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True, quota_at_arrival
             if not pod.created_by:
                 raise InputError(_refusal(exc, pod), file=pod.source, obj=f"Pod/{pod.name}",
                                  field=exc.field) from None
-            message, count = refused.get(pod.created_by, (_refusal(exc, pod), 0))
+            scenario.forbidden.append((pod, _refusal(exc, pod)))
+            message, count = refused.get(pod.created_by, (scenario.forbidden[-1][1], 0))
             refused[pod.created_by] = (message, count + 1)
     if quotas:  # ResourceQuota, the last validating plugin: the pods running already first, then each creation
         kept = _admit_quota(scenario, quotas, kept, refused, creates=not quota_at_arrival)

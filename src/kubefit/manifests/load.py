@@ -165,6 +165,9 @@ class Scenario:
     admission: bool = True  # pods created from the files go through API-server admission (admission.py)
     # pods the API server refused to create (ResourceQuota admission), with its error: reported as not created
     refused: list[tuple[Pod, str]] = field(default_factory=list)
+    # a workload's pods an admission plugin forbade (a missing PriorityClass, a LimitRange, a RuntimeClass...), with
+    # the API server's error: never created, so in no run (told in a warning; `kubefit check` fails on them)
+    forbidden: list[tuple[Pod, str]] = field(default_factory=list)
     quota: Any = field(default=None, repr=False, compare=False)  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
 
     @property

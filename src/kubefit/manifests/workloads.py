@@ -670,23 +670,40 @@ def workload_kind(text: str) -> str | None:
     return KIND_NAMES.get(text.lower())
 
 
-def replica_of(scenario: Scenario, kind: str, name: str, later: int = 0) -> Pod:
+def workload_name(text: str) -> tuple[str | None, str, str] | None:
+    """(namespace or None, kind, name) of a workload named as kubectl names it, `deployment/web`, or with its
+    namespace, `shop/deployment/web`; None when `text` names no workload kind (a pod's `name` or `namespace/name`).
+
+    >>> workload_name("deploy/web"), workload_name("shop/sts/db"), workload_name("shop/web")
+    ((None, 'Deployment', 'web'), ('shop', 'StatefulSet', 'db'), None)
+    """
+    parts = text.split("/")
+    if len(parts) == 2 and parts[1] and workload_kind(parts[0]):
+        return None, str(workload_kind(parts[0])), parts[1]
+    if len(parts) == 3 and parts[0] and parts[2] and workload_kind(parts[1]):
+        return parts[0], str(workload_kind(parts[1])), parts[2]
+    return None
+
+
+def replica_of(scenario: Scenario, kind: str, name: str, later: int = 0, namespace: str | None = None) -> Pod:
     """One more replica of a workload's template, as its controller would create it on a scale-up (named and
     labelled as its own). A StatefulSet's is its next ordinal (`later` ordinals further: the copies that
     follow), created after the claims of its templates (`<template>-<set>-<ordinal>`, stateful_pod_control.go
     `createPersistentVolumeClaims`), which are admitted, bound or provisioned as any new claim is
-    (`admission.create_claims`)."""
-    found = [d for d in scenario.workloads if d.kind == kind and d.name == name]
+    (`admission.create_claims`). `namespace`: the workload's (None: the one namespace that has it)."""
+    found = [d for d in scenario.workloads if d.kind == kind and d.name == name
+             and (namespace is None or _namespace(d) == namespace)]
     if kind == "DaemonSet":
         raise InputError("a DaemonSet runs one pod per matching node, it has no replicas to add; name one of its "
                          "pods or another workload", field="--pod")
     if not found:
         have = sorted(f"{d.kind.lower()}/{d.name}" for d in scenario.workloads if d.kind != "DaemonSet")
-        raise InputError(f"no {kind} named {name!r} in the scenario (workloads: {', '.join(have[:10]) or 'none'})",
-                         field="--pod")
+        where = f" in namespace {namespace}" if namespace is not None else ""
+        raise InputError(f"no {kind} named {name!r}{where} in the scenario (workloads: "
+                         f"{', '.join(have[:10]) or 'none'})", field="--pod")
     if len({_namespace(d) for d in found}) > 1:
-        raise InputError(f"{kind}/{name} exists in several namespaces ({', '.join(sorted(_namespace(d) for d in found))})"
-                         "; give the pod by name instead", field="--pod")
+        named = ", ".join(sorted(f"{_namespace(d)}/{kind.lower()}/{name}" for d in found))
+        raise InputError(f"{kind.lower()}/{name} exists in several namespaces: give one of {named}", field="--pod")
     doc = found[0]
     if kind == "Deployment":  # its pods come from its ReplicaSet (the one it owns, or the one kubefit created)
         doc = next((w for w in scenario.workloads if w.kind == "ReplicaSet" and owned_by(w.body, doc)), doc)

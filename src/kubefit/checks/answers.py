@@ -1,0 +1,179 @@
+"""The verbs' answers `kubefit check` judges, each computed once: the files loaded once, compiled once per
+Kubernetes version, and every answer asked of the verbs' own functions on that compiled scenario.
+
+The candidate (and the baseline) are loaded once for the whole check (`Verbs.load`), whatever the number of
+assertions and versions; per version they are prepared once (`kubefit.verbs.prepare_loaded`: the configuration
+decoded, the cluster compiled), and each verb runs on a copy of that state (`simulate_prepared`,
+`plan_prepared`, `consolidate_prepared`, `capacity_prepared`: exactly what `kubefit simulate|plan|consolidate|
+capacity` run after loading), so check inherits every speed-up of the verbs. The simulation is shared by every
+assertion that reads it.
+
+What the verbs tell about the input (objects not read, plugins not simulated, pods the API server refuses, a
+run's uncertain preemption) are the check's warnings (`tell`): `::warning` annotations, and failures under
+`--strict`. What a verb says about its own answer (consolidate's and capacity's notes: the pending pods placed
+first, the removals verified) is evidence of that answer, not a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from kubefit.checks.targets import Owners, Workload
+from kubefit.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from kubefit.api.core import Pod
+    from kubefit.manifests.load import Scenario
+    from kubefit.scheduler.scenario import Prepared
+    from kubefit.scheduler.simulate import SimulationResult
+
+
+@dataclass(frozen=True)
+class Verbs:
+    """The verb functions whose answers are judged: `kubefit.verbs`' own, handed down by `kubefit.verbs.check`
+    (this package sits below the public API, as planning does: it calls the verbs back, never imports them)."""
+
+    load: Callable[..., Any]  # (files, recursive) → Scenario
+    prepare: Callable[..., Any]  # prepare_loaded
+    simulate: Callable[..., Any]  # simulate_prepared
+    plan: Callable[..., Any]  # plan_prepared
+    consolidate: Callable[..., Any]  # consolidate_prepared
+    capacity: Callable[..., Any]  # capacity_prepared
+    templates: Callable[..., Any]  # load_templates
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A pod that would not exist: the API server refused it (admission, ResourceQuota) or its controller never
+    created it; with the API server's (or the controller's) message."""
+
+    pod: Pod
+    workload: Workload
+    message: str
+
+
+def _drop(_message: str) -> None:
+    """A verb's note about its own answer: kept as the answer's evidence, not told as a warning."""
+
+
+class Answers:
+    """The verbs' answers for one version, each asked once (an error, such as a configuration kube-scheduler
+    refuses, is kept and raised again for every assertion that reads that answer)."""
+
+    def __init__(self, verbs: Verbs, candidate: Scenario, baseline: Scenario | None, templates: list[Any],
+                 version: str | None, *, feature_gates: str | None, max_nodes: int | None,
+                 tell: Callable[[str], None], tell_baseline: Callable[[str], None]) -> None:
+        self.verbs, self.candidate, self.baseline, self.templates = verbs, candidate, baseline, templates
+        self.version, self.feature_gates, self.max_nodes = version, feature_gates, max_nodes
+        self.told: list[str] = []  # the candidate's warnings for this version (what `noWarnings` reads)
+        self.tell_baseline = tell_baseline
+        self._tell = tell
+        self._memo: dict[str, Any] = {}
+
+    def tell(self, message: str) -> None:
+        if message not in self.told:
+            self.told.append(message)
+        self._tell(message)
+
+    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            try:
+                self._memo[key] = compute()
+            except ConfigError as exc:
+                self._memo[key] = exc
+        found = self._memo[key]
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+    # ------------------------------------------------------------------ the scenario, compiled once
+    def prepared(self, baseline: bool = False) -> tuple[Scenario, Prepared]:
+        """The candidate (or the baseline) prepared for this version: configuration decoded, cluster compiled."""
+        loaded = self.baseline if baseline else self.candidate
+        tell = self.tell_baseline if baseline else self.tell
+
+        def compute() -> tuple[Scenario, Prepared]:
+            scenario, prepared, _ = self.verbs.prepare(loaded, "check", tell, nodes_required=False,
+                                                       kube_version=self.version, feature_gates=self.feature_gates)
+            return scenario, prepared
+        return self._once("baseline prepared" if baseline else "prepared", compute)
+
+    def _fresh(self, baseline: bool = False) -> tuple[Scenario, Prepared]:
+        """The prepared scenario with a state of its own (a verb that runs changes its state)."""
+        scenario, prepared = self.prepared(baseline)
+        if not scenario.nodes:
+            raise InputError("the scenario has no Node objects", file=scenario.files)
+        return scenario, replace(prepared, state=prepared.state.copy())
+
+    @property
+    def owners(self) -> Owners:
+        return self._once("owners", lambda: Owners(self.candidate.workloads))
+
+    # ------------------------------------------------------------------ the verbs' answers
+    def simulation(self) -> SimulationResult:
+        return self._once("simulate", lambda: self.verbs.simulate(*self._fresh(), warn=self.tell))
+
+    def baseline_simulation(self) -> SimulationResult:
+        return self._once("baseline", lambda: self.verbs.simulate(*self._fresh(True), warn=self.tell_baseline))
+
+    def plan(self) -> Any:
+        return self._once("plan", lambda: self.verbs.plan(*self.prepared(), self.templates, max_nodes=self.max_nodes,
+                                                          warn=self.tell))
+
+    def consolidation(self) -> Any:
+        return self._once("consolidate", lambda: self.verbs.consolidate(*self._fresh(), warn=_drop))
+
+    def capacity(self, pod: str) -> Any:
+        """`capacity --place-pending --pod POD`: the repository's own pending pods placed first (in a GitOps
+        repository nothing runs yet: counted beside the bound pods only, the copies would fill empty nodes)."""
+        return self._once(f"capacity {pod}", lambda: self.verbs.capacity(*self.prepared(), pod, place_pending=True,
+                                                                         warn=_drop))
+
+    def refusals(self) -> list[Refusal]:
+        """The pods that would not exist: forbidden by admission at load (a workload's), and those the run reports
+        not created (ResourceQuota's refusals, an OrderedReady StatefulSet's later ordinals, a victim's
+        replacement its controller could not create)."""
+        def compute() -> list[Refusal]:
+            owners = self.owners
+            found = [Refusal(pod, owners.of(pod), message) for pod, message in self.candidate.forbidden]
+            found += [Refusal(s.pod, owners.of(s.pod), s.message or "") for s in self.simulation().steps
+                      if s.not_created]
+            return found
+        return self._once("refusals", compute)
+
+    def pods(self) -> list[Pod]:
+        """Every pod of the candidate: the scenario's, those created during the run, and those never created."""
+        def compute() -> list[Pod]:
+            seen: dict[str, Pod] = {p.key: p for p in self.candidate.pods}
+            for step in self.simulation().steps:
+                seen.setdefault(step.pod.key, step.pod)
+            for pod, _ in self.candidate.forbidden:
+                seen.setdefault(pod.key, pod)
+            return list(seen.values())
+        return self._once("pods", compute)
+
+    # ------------------------------------------------------------------ the baseline beside the candidate
+    def placed(self, baseline: bool = False) -> Any:
+        """Where each pod of the candidate's (or the baseline's) run ends (`kubefit.checks.changes.Placed`)."""
+        from kubefit.checks.changes import Placed
+
+        def compute() -> Any:
+            if baseline:
+                return Placed.of(self.baseline, self.baseline_simulation(), Owners(self.baseline.workloads))
+            return Placed.of(self.candidate, self.simulation(), self.owners)
+        return self._once("baseline placed" if baseline else "placed", compute)
+
+    def moves(self) -> list[dict[str, Any]]:
+        """The pods of both runs (matched by name, else by workload and ordinal) the candidate places elsewhere."""
+        from kubefit.checks.changes import pod_moves
+
+        return self._once("moves", lambda: pod_moves(self.placed(True), self.placed()))
+
+    def changes(self) -> dict[str, Any]:
+        """Per workload and in total, the baseline's figures and the candidate's."""
+        from kubefit.checks.changes import before_after
+
+        return self._once("changes", lambda: before_after(self.placed(True), self.placed(), self.baseline_simulation(),
+                                                          self.simulation()))
