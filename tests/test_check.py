@@ -406,7 +406,8 @@ def test_github_annotations_and_summary(tmp_path, capsys, monkeypatch, one_node)
     text = summary.read_text()
     assert text.startswith("before\n### ❌ kubefit check")
     assert "| ❌ | pending pods ≤ 0 | simulate | 1 |" in text and "| ✅ | cpu allocation ≥ 75 % | simulate | 75.0 |" in text
-    assert "<details><summary>pending pods ≤ 0: evidence</summary>" in text
+    assert "<details open><summary>pending pods ≤ 0: why</summary>" in text  # a failure: open
+    assert "<details><summary>cpu allocation ≥ 75 %: evidence</summary>" in text  # a pass: its evidence folded
     # -o json keeps stdout JSON: the annotations go to stderr (the runner reads both)
     rc, out, err = run(["check", "-f", one_node, "--max-pending", "0", "-o", "json"], capsys)
     assert json.loads(out)["passed"] is False and err.count("::error ") == 1

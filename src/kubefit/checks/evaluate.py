@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubefit.checks.answers import Answers, Refusal, Verbs
@@ -438,6 +439,26 @@ def comparable(candidate: Scenario, baseline: Scenario, files: Sequence[str], gi
                          f"cluster, which cannot be compared", file=", ".join(given), field="--baseline")
 
 
+def unread_folders(files: Sequence[str], recursive: bool) -> list[str]:
+    """A warning per folder given without -R whose sub-folders hold manifests: they would be left out silently
+    (a GitOps repository nests its apps), so the check says so."""
+    from kubefit.manifests.documents import MANIFEST_EXTENSIONS
+
+    if recursive:
+        return []
+    out = []
+    for given in files:
+        folder = Path(given)
+        if given == "-" or not folder.is_dir():
+            continue
+        nested = sorted({f.relative_to(folder).parts[0] for f in folder.glob("*/**/*")
+                         if f.is_file() and f.suffix in MANIFEST_EXTENSIONS})
+        if nested:
+            out.append(f"{given}: its sub-folder(s) {', '.join(nested[:4])}{' …' if len(nested) > 4 else ''} hold "
+                       f"manifests that are not read (give -R, or recursive: true in the expectation file)")
+    return out
+
+
 def _stdin_once(files: Sequence[str], baseline: Sequence[str]) -> None:
     if [*files, *baseline].count("-") > 1:
         raise InputError("standard input can be read once: give the candidate or the baseline as '-', not both",
@@ -469,6 +490,9 @@ def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | 
             told.append(message)
             warn(message)
 
+    unread = unread_folders(files, expectations.recursive)
+    for message in unread:
+        once(message)
     candidate = verbs.load(files, expectations.recursive)
     base = verbs.load(baseline, expectations.recursive) if baseline else None
     if base is not None:
@@ -485,6 +509,8 @@ def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | 
     for version in versions:
         answers = Answers(verbs, candidate, base, templates, version, feature_gates=feature_gates,
                           max_nodes=expectations.max_nodes, tell=once, tell_baseline=lambda m: once(f"baseline: {m}"))
+        for message in unread:
+            answers.tell(message)
         label = version if len(versions) > 1 else None
         last = sorted(expectations.assertions, key=lambda a: a.kind == "noWarnings")  # after every verb has told
         judged = {id(a): judge(a, answers, label, locator, expectations.namespace) for a in last}

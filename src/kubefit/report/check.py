@@ -84,11 +84,13 @@ def check_table(console: Console, data: dict) -> None:
             continue
         version = f" on {o['kubeVersion']}" if o.get("kubeVersion") else ""
         console.print(f"{mark(o, data)} {escape(o['title'])}{version}: {escape(o['message'])}", soft_wrap=True)
-        for f in o.get("findings", []):
-            if f.get("file") or f.get("object"):
-                console.print(f"  at {escape(where(f))}: {escape(f['message'])}", highlight=False, soft_wrap=True)
+        located = [f for f in o.get("findings", []) if f.get("file") or f.get("object")]
+        for f in located:
+            console.print(f"  at {escape(where(f))}: {escape(f['message'])}", highlight=False, soft_wrap=True)
+        said = {f"{f['object']}: {f['message']}" for f in located}
         for line in o["evidence"]:
-            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
+            if line not in said:  # a finding's own words, said above with its place
+                console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
     for version, change in (data.get("changes") or {}).items():
         changes_table(console, change, version if len(data["changes"]) > 1 else None)
     tone = "green" if data["passed"] else "red"
