@@ -1,14 +1,11 @@
 """`kubefit check`: every assertion made to hold and to fail on a small scenario whose answer is derived by hand
 (each test's docstring says how), bad expectation files refused in one line naming file and field (exit 2),
-the JUnit XML (validated against tests/fixtures/junit.xsd), the GitHub annotations and job summary, the
-action's script run as the action runs it, and the pre-commit hook through `pre-commit try-repo`."""
+the JUnit XML (validated against tests/fixtures/junit.xsd), the GitHub annotations and job summary. The action and the
+pre-commit hook are tested in test_check_outputs.py."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -427,90 +424,3 @@ def test_html_report(tmp_path, capsys):
     html = page.read_text()
     assert rc == 1 and "<h1>kubefit check</h1>" in html and "deployment/batch fully placed" in html
     assert "Placed differently from the baseline" in html
-
-
-# --------------------------------------------------------------------------- packaging: the action and the hook
-
-@pytest.fixture
-def kubefit_on_path(tmp_path):
-    """A `kubefit` command on PATH running this checkout (as `pip install` would put one)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "kubefit"
-    shim.write_text(f"#!/bin/sh\nPYTHONPATH={SRC} exec {sys.executable} -m kubefit.cli \"$@\"\n")
-    shim.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
-    env.pop("KUBEFIT_KUBE_VERSION", None)
-    return env
-
-
-def action_step(inputs: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """The check step of action.yml: its script, and its env with `${{ inputs.X }}` replaced as the runner does
-    (the input's value, else its default)."""
-    action = yaml.safe_load((ROOT / "action.yml").read_text())
-    assert action["runs"]["using"] == "composite"
-    install = next(s for s in action["runs"]["steps"] if s.get("name") == "Install kubefit")
-    assert "pip install" in install["run"] and action["inputs"]["package"]["default"] == "kubefit"
-    step = next(s for s in action["runs"]["steps"] if s.get("id") == "check")
-    assert step["shell"] == "bash"
-    values = {name: inputs.get(name, spec.get("default", "")) for name, spec in action["inputs"].items()}
-    env = {}
-    for key, expr in step["env"].items():
-        name = expr.removeprefix("${{ inputs.").removesuffix(" }}")
-        env[key] = values[name]
-    for name, spec in action["inputs"].items():
-        assert spec.get("description"), f"input {name} is documented"
-    return step["run"], env
-
-
-@pytest.mark.parametrize(("args", "code"), [("", 1), ("--max-pending 1 --fully-placed deployment/web", 0)])
-def test_action_script(args, code, tmp_path, kubefit_on_path):
-    """The step's script under `bash --noprofile --norc -eo pipefail` (the runner's `shell: bash`), from the
-    repository root: the example fails (exit 1) with an annotation and a summary; assertions given in `args`
-    without an expectation file hold (exit 0)."""
-    inputs = {"files": "examples/check/candidate.yaml", "baseline": "examples/check/baseline.yaml",
-              "junit": str(tmp_path / "check.xml"), "args": args}
-    if not args:
-        inputs["expect"] = "examples/check/expectations.yaml"
-    script, env = action_step(inputs)
-    path = tmp_path / "step.sh"
-    path.write_text(script)
-    summary = tmp_path / "summary.md"
-    env = {**kubefit_on_path, **env, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
-    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(path)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == code, done.stderr
-    assert ET.parse(tmp_path / "check.xml").getroot().tag == "testsuites"
-    assert ("::error file=" in done.stdout) == (code == 1)
-    assert summary.read_text().startswith("### " + ("❌" if code else "✅"))
-
-
-def test_hooks_manifest():
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert {h["id"] for h in hooks} == {"kubefit-check", "kubefit-check-system"}
-    for hook in hooks:
-        assert hook["entry"] == "kubefit check" and hook["pass_filenames"] is False
-
-
-@pytest.mark.skipif(not PRE_COMMIT.exists() and not shutil.which("pre-commit"), reason="pre-commit is not installed")
-@pytest.mark.parametrize(("pending", "code"), [(0, 0), (1, 1)])
-def test_pre_commit_try_repo(pending, code, tmp_path, kubefit_on_path):
-    """`pre-commit try-repo <this repository> kubefit-check-system` in a temporary git repository holding a
-    scenario and kubefit-check.yaml (the hook's default argument): one 4-cpu node, pods of 3 and 2 cpu, one
-    pending. maxPending 1 passes the hook, 0 fails it."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    scenario(repo / "cluster.yaml", node("n1"), pod("a", 3), pod("b", 2))
-    (repo / "kubefit-check.yaml").write_text(
-        "apiVersion: kubefit.io/v1alpha1\nkind: SchedulingExpectations\nfiles: [cluster.yaml]\n"
-        f"assertions: {{maxPending: {1 - pending}}}\n")
-    env = {**kubefit_on_path, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    for command in (["git", "init", "-q"], ["git", "add", "-A"]):
-        subprocess.run(command, cwd=repo, env=env, check=True)
-    exe = str(PRE_COMMIT) if PRE_COMMIT.exists() else "pre-commit"
-    done = subprocess.run([exe, "try-repo", str(ROOT), "kubefit-check-system", "--all-files", "--verbose"],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == code, done.stdout + done.stderr
-    assert ("1 of 1 assertion hold" if code == 0 else "0 of 1 assertion hold, 1 failed") in done.stdout

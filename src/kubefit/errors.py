@@ -90,15 +90,16 @@ def printable(text: str, *, keep: str = "", limit: int | None = None) -> str:
     surrogates a file name not in UTF-8 leaves (Python's surrogateescape) as the bytes they stand for (`\xff`),
     and at most `limit` characters (`…` and the length).
 
-    >>> printable("a\x1bb" + chr(0xDCFF)), printable("x" * 10, limit=5)
-    ('a\\x1bb\\xff', 'xxxx… (10 characters)')
+    >>> printable("a\x1bb" + chr(0xDCFF)), printable("x" * 30, limit=20)
+    ('a\\x1bb\\xff', 'xxx… (30 characters)')
     """
     text = escape_control(text, keep=keep)
     if _SURROGATE.search(text):
         text = _SURROGATE.sub(lambda m: m.group().encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace"),
                               text)
     if limit is not None and len(text) > limit:
-        text = f"{text[: limit - 1]}… ({len(text)} characters)"
+        said = f"… ({len(text)} characters)"
+        text = text[: max(limit - len(said), 0)] + said
     return text
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kubefit.errors import printable
 from kubefit.report.output import new_table
 
 if TYPE_CHECKING:
@@ -68,8 +69,12 @@ def where(finding: dict) -> str:
 
 def check_table(console: Console, data: dict) -> None:
     """The assertions with their verdicts, the findings and evidence of each that does not hold, the workloads
-    before and after the change, the verdict."""
-    from rich.markup import escape
+    before and after the change, the verdict. Every text from the input is printable (a control character, a file
+    name's byte that is no UTF-8, escaped)."""
+    from rich.markup import escape as markup
+
+    def escape(text: object) -> str:
+        return markup(printable(str(text)))
 
     versions = any("kubeVersion" in o for o in data["assertions"])
     t = new_table(escape(title(data)))
@@ -105,7 +110,10 @@ def figures_cell(before: dict, after: dict, key: str) -> str:
 
 def changes_table(console: Console, change: dict, version: str | None) -> None:
     """The workloads whose figures the change moves (and the cluster's total), baseline → candidate."""
-    from rich.markup import escape
+    from rich.markup import escape as markup
+
+    def escape(text: object) -> str:
+        return markup(printable(str(text)))
 
     rows = [r for r in change["workloads"] if r["baseline"] != r["candidate"]]
     t = new_table("before → after" + (f" ({version})" if version else "") + f": {change['changed']} workload(s) change")
