@@ -165,6 +165,17 @@ def test_strict_fails_on_kubefit_warnings(tmp_path, capsys):
     assert rc == 0 and outcome(data, "noWarnings")["actual"] == 0
 
 
+def test_a_warning_naming_an_object_points_at_it(tmp_path, capsys):
+    """A pod bound to a node the scenario does not have is counted nowhere (kubefit's warning names its file and
+    Pod/lost): under --strict the finding is that pod, at its line (the node's 11 lines, `---`, then it)."""
+    lost = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lost"}, "spec": {
+        "nodeName": "gone", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    path = write(tmp_path / "c.yaml", node("n1"), lost)
+    rc, data, _ = checked(["check", "-f", path, "--strict"], capsys)
+    found = outcome(data, "noWarnings")["findings"]
+    assert rc == 1 and [(f["file"], f["line"], f["object"]) for f in found] == [(path, 13, "Pod/lost")]
+
+
 @pytest.mark.parametrize(("body", "field", "says"), [
     ({"maxPending": {"max": 0, "severity": "fatal"}}, "assertions.maxPending.severity", "must be error or warning"),
     ({"maxPending": {"most": 0}}, "assertions.maxPending.most", "unknown field 'most'"),
