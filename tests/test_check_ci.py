@@ -498,3 +498,31 @@ def test_a_ref_outside_a_repository(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, _, err = run(["check", "-f", path, "--baseline", "main", "--max-pod-moves", "0"], capsys)
     assert rc == 2 and "--baseline: is read as a git ref, but" in err and "not in a git repository" in err
+
+
+# --------------------------------------------------------------------------- one load, one run per version
+
+def test_the_files_are_loaded_once_and_each_version_simulated_once(tmp_path, capsys, monkeypatch):
+    """Four simulate-based assertions on two versions: the files are read once, the simulation runs once per
+    version; a capacity assertion alone runs no simulation of check's own (capacity places the pending pods
+    itself, as `capacity --place-pending` does)."""
+    import kubefit.verbs as verbs
+
+    calls = {"load": 0, "simulate": 0}
+    load, simulate = verbs._load_check, verbs.simulate_prepared
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(verbs, "_load_check", counted("load", load))
+    monkeypatch.setattr(verbs, "simulate_prepared", counted("simulate", simulate))
+    path = write(tmp_path / "c.yaml", node("n1"), deployment("web", 2, 1))
+    rc, _, _ = checked(["check", "-f", path, "--max-pending", "0", "--fully-placed", "deployment/web",
+                        "--min-allocation", "cpu=10", "--claim-zones", "--kube-version", "1.34,1.37"], capsys)
+    assert rc == 0 and calls == {"load": 1, "simulate": 2}
+    calls.update(load=0, simulate=0)
+    rc, _, _ = checked(["check", "-f", path, "--min-capacity", "deployment/web=1"], capsys)
+    assert rc == 0 and calls == {"load": 1, "simulate": 0}

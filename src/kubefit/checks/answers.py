@@ -131,25 +131,27 @@ class Answers:
         return self._once(f"capacity {pod}", lambda: self.verbs.capacity(*self.prepared(), pod, place_pending=True,
                                                                          warn=_drop))
 
-    def refusals(self) -> list[Refusal]:
-        """The pods that would not exist: forbidden by admission at load (a workload's), and those the run reports
-        not created (ResourceQuota's refusals, an OrderedReady StatefulSet's later ordinals, a victim's
-        replacement its controller could not create)."""
+    def refusals(self, run: bool = False) -> list[Refusal]:
+        """The pods that would not exist: those the API server refuses to create (a workload's pods an admission
+        plugin forbids, those a ResourceQuota refuses: known at load, whatever the verb), and with `run` those the
+        simulation reports not created besides (an OrderedReady StatefulSet's later ordinals, a victim's
+        replacement its controller could not create): what a simulate-based assertion covers."""
         def compute() -> list[Refusal]:
             owners = self.owners
-            found = [Refusal(pod, owners.of(pod), message) for pod, message in self.candidate.forbidden]
-            found += [Refusal(s.pod, owners.of(s.pod), s.message or "") for s in self.simulation().steps
-                      if s.not_created]
+            found = [Refusal(pod, owners.of(pod), message)
+                     for pod, message in [*self.candidate.forbidden, *self.candidate.refused]]
+            if run:
+                known = {r.pod.key for r in found}
+                found += [Refusal(s.pod, owners.of(s.pod), s.message or "") for s in self.simulation().steps
+                          if s.not_created and s.pod.key not in known]
             return found
-        return self._once("refusals", compute)
+        return self._once(f"refusals {run}", compute)
 
     def pods(self) -> list[Pod]:
-        """Every pod of the candidate: the scenario's, those created during the run, and those never created."""
+        """Every pod of the candidate's files: the scenario's and those the API server refuses to create."""
         def compute() -> list[Pod]:
             seen: dict[str, Pod] = {p.key: p for p in self.candidate.pods}
-            for step in self.simulation().steps:
-                seen.setdefault(step.pod.key, step.pod)
-            for pod, _ in self.candidate.forbidden:
+            for pod, _ in [*self.candidate.forbidden, *self.candidate.refused]:
                 seen.setdefault(pod.key, pod)
             return list(seen.values())
         return self._once("pods", compute)

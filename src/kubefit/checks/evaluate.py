@@ -10,7 +10,9 @@ its messages), not bad input: the configuration is part of what is checked.
 No false green: a pod that would not exist (refused by admission or a ResourceQuota, never created by its
 controller) fails every assertion that covers its workload — every assertion about the cluster's pods, and
 `fullyPlaced` of that workload — with the API server's message, though the run itself, in which the pod does not
-exist, would pass it.
+exist, would pass it. The API server's refusals are known at load and cover every verb's assertions; a pod the
+simulation's controllers never create covers the simulate-based ones (plan, consolidate and capacity run their
+own simulations, whose answers say what they place).
 """
 
 from __future__ import annotations
@@ -370,11 +372,12 @@ NAMED = frozenset({"fullyPlaced", "minCapacity"})  # judges that resolve a name 
 
 def _covered(a: Assertion, answers: Answers, namespace: str | None) -> list[Refusal]:
     """The pods that would not exist among those the assertion covers (see the module's docstring)."""
+    run = a.verb == "simulate"  # the simulation's own not-created pods too (the run is there)
     if a.kind in COVERS_ALL:
-        return answers.refusals()
+        return answers.refusals(run)
     if a.kind == "fullyPlaced":
         _, workload = _resolved(a, answers, namespace)
-        return [r for r in answers.refusals() if r.workload == workload]
+        return [r for r in answers.refusals(run) if r.workload == workload]
     return []
 
 
