@@ -207,6 +207,7 @@ def test_annotations_point_at_the_workspace_relative_line_and_warnings_too(tmp_p
     warnings = [line for line in lines if line.startswith("::warning")]
     assert rc == 1 and errors[0].startswith("::error file=cluster/web.yaml,line=1,title=kubefit check%3A pending pods")
     assert len(warnings) == 1 and "its controller cannot create 2 pod(s)" in warnings[0]
+    assert warnings[0].startswith("::warning file=cluster/web.yaml,line=1,title=kubefit%3A warning::Deployment/web")
 
 
 def test_github_output_and_step_outputs(tmp_path, capsys, monkeypatch):

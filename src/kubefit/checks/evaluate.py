@@ -129,6 +129,7 @@ class CheckResult:
     fail_on: str = ERROR
     versions: list[str] = field(default_factory=list)  # the kube-scheduler patch versions answered for
     started: str = ""  # when the check started, UTC (`2026-11-29T01:02:03`: JUnit's timestamp)
+    told_at: list[Finding] = field(default_factory=list)  # where each warning points (its annotation's place)
 
     @property
     def passed(self) -> bool:
@@ -147,6 +148,7 @@ class CheckResult:
                 "assertions": [o.to_dict() for o in self.outcomes],
                 **({"moves": self.moves} if self.moves is not None else {}),
                 **({"changes": self.changes} if self.changes is not None else {}),
+                **({"warningFindings": [f.to_dict() for f in self.told_at]} if self.told_at else {}),
                 **told_keys(self.warnings, None, self.inputs)}
 
 
@@ -345,19 +347,32 @@ def _claim_zones(a: Assertion, answers: Answers) -> Judged:
                   f"another zone than their claim's volume", evidence, subjects)
 
 
-_WARNING_OBJECT = re.compile(r"^(?P<file>[^:\n]+): (?P<kind>[A-Z][A-Za-z]*)/(?P<name>[^\s:,]+)")
+_WARNING_IN_FILE = re.compile(r"^(?:baseline: )?(?P<file>[^:\n]+): (?P<kind>[A-Z][A-Za-z]*)/(?P<name>[^\s:,]+)")
+_WARNING_OF_WORKLOAD = re.compile(r"^(?P<kind>[A-Z][A-Za-z]*)/(?P<name>[^\s:,]+): ")
+
+
+def warning_subject(message: str, scenario: Scenario) -> Subject | None:
+    """The object a warning names, when it names one of the scenario's: `FILE: Kind/name: …` (a file read), or
+    `Kind/name: …` for a workload found in one namespace (`Deployment/web: its controller cannot create …`)."""
+    hit = _WARNING_IN_FILE.match(message)
+    if hit is not None and hit["file"] in scenario.sources:
+        return Subject(hit["file"], hit["kind"], hit["name"])
+    hit = _WARNING_OF_WORKLOAD.match(message)
+    if hit is None:
+        return None
+    docs = [d for d in scenario.workloads if (d.kind, d.name) == (hit["kind"], hit["name"])]
+    spaces = {str((d.body.get("metadata") or {}).get("namespace") or "default") for d in docs}
+    if len(spaces) != 1:
+        return None
+    return Subject(docs[0].source, hit["kind"], hit["name"], spaces.pop())
 
 
 def _no_warnings(a: Assertion, answers: Answers) -> Judged:
     """kubefit told nothing about the scenario that could change an answer (every verb asked has run)."""
     answers.simulation()  # at least the load, the compilation and the run have told theirs
     told = list(answers.told)
-    files = set(answers.candidate.sources)
-    subjects = []
-    for message in told:
-        hit = _WARNING_OBJECT.match(message)
-        if hit is not None and hit["file"] in files:
-            subjects.append((Subject(hit["file"], hit["kind"], hit["name"]), message))
+    subjects = [(subject, message) for message in told
+                if (subject := warning_subject(message, answers.candidate)) is not None]
     return Judged(not told, len(told), f"kubefit told {len(told)} warning(s) about the scenario (--strict: none)",
                   told, subjects)
 
@@ -526,8 +541,18 @@ def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | 
         used.append(_answered(answers, feature_gates))
     result = CheckResult(expectations.name, outcomes, moves if base is not None else None, told,
                          changes=changes if base is not None else None, fail_on=expectations.fail_on)
+    result.told_at = [_warning_finding(m, candidate, locator) for m in told]
     result.versions, result.started = used, started
     return result
+
+
+def _warning_finding(message: str, candidate: Scenario, locator: Locator) -> Finding:
+    """Where a warning points (`warning_subject`: the object it names, at its line), for its annotation."""
+    subject = warning_subject(message, candidate)
+    if subject is None:
+        return Finding(None, None, None, message)
+    line = locator.positions.line(subject.file, subject.kind, subject.name, subject.namespace)
+    return Finding(locator.rename(subject.file), line, str(subject), message)
 
 
 def _answered(answers: Answers, feature_gates: str | None) -> str:

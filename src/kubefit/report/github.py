@@ -77,15 +77,10 @@ def _findings(data: dict) -> tuple[list[str], list[str]]:
 
 
 def _told(data: dict) -> list[str]:
-    """A `::warning` per warning kubefit told (at the object it names, when one of the scenario's files)."""
-    import re
-
-    out = []
-    for message in data.get("warnings") or []:
-        hit = re.match(r"^(?:baseline: )?(?P<file>[^:\n]+): ", message)
-        file = hit["file"] if hit and os.path.isfile(hit["file"]) else None
-        out.append(command("warning", message, "kubefit: warning", file))
-    return out
+    """A `::warning` per warning kubefit told, at the object it names (`warningFindings`) when it names one."""
+    located = data.get("warningFindings") or [{"file": None, "line": None, "message": m} for m in
+                                              data.get("warnings") or []]
+    return [command("warning", f["message"], "kubefit: warning", f.get("file"), f.get("line")) for f in located]
 
 
 def _capped(lines: list[str], level: str) -> list[str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from typing import Any
 from urllib.parse import quote
 
@@ -113,10 +112,9 @@ def sarif(data: dict) -> dict[str, Any]:
             file, line = (f["file"], f.get("line")) if f.get("file") else (_fallback(data, o), None)
             result(o["assertion"], level, f"{o['title']}{f' (Kubernetes {version})' if version else ''}: {text}",
                    file, line, f"{o['title']}\x00{f.get('object') or ''}\x00{version}")
-    for message in data.get("warnings") or []:
-        hit = re.match(r"^(?:baseline: )?(?P<file>[^:\n]+): ", message)
-        file = hit["file"] if hit and os.path.isfile(hit["file"]) else _fallback(data, None)
-        result(WARNING_RULE, "warning", message, file, None, message)
+    for f in data.get("warningFindings") or []:
+        file, line = (f["file"], f.get("line")) if f.get("file") else (_fallback(data, None), None)
+        result(WARNING_RULE, "warning", f["message"], file, line, f["message"])
     kubefit = (data.get("inputs") or {}).get("kubefitVersion") or "unknown"
     driver = {"name": "kubefit", "informationUri": INFORMATION_URI, "version": kubefit,
               "rules": [_rule(r) for r in rules]}
