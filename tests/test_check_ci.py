@@ -526,3 +526,20 @@ def test_the_files_are_loaded_once_and_each_version_simulated_once(tmp_path, cap
     calls.update(load=0, simulate=0)
     rc, _, _ = checked(["check", "-f", path, "--min-capacity", "deployment/web=1"], capsys)
     assert rc == 0 and calls == {"load": 1, "simulate": 0}
+
+
+def test_a_pod_preemption_deletes_is_not_placed(tmp_path, capsys):
+    """A 4-cpu node runs `low` (3 cpu, a pod of no controller); `high` (3 cpu, priority 1000) preempts it: high
+    binds, low is deleted and nothing recreates it. fullyPlaced of low fails (deleted by preemption), of high
+    holds."""
+    def pod(name: str, priority: int, on: str | None = None) -> dict:
+        spec = {"priority": priority, "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}],
+                **({"nodeName": on} if on else {})}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+    path = write(tmp_path / "c.yaml", node("n1"), pod("low", 0, "n1"), pod("high", 1000))
+    rc, data, _ = checked(["check", "-f", path, "--fully-placed", "low", "--fully-placed", "high"], capsys)
+    low, high = (o for o in data["assertions"] if o["assertion"] == "fullyPlaced")
+    assert rc == 1 and (low["status"], low["actual"]) == ("failed", 0)
+    assert low["evidence"] == ["default/low: deleted by preemption"]
+    assert (high["status"], high["evidence"]) == ("passed", ["default/high on n1"])

@@ -25,11 +25,13 @@ if TYPE_CHECKING:
     from kubefit.scheduler.simulate import SimulationResult
 
 NOT_CREATED = "not created"
+EVICTED = "deleted by preemption"  # a pod of no controller a preemption deleted (a controller's is replaced)
 
 
 @dataclass
 class Placed:
-    """Where every pod of one run is at its end: node name, None (pending) or `NOT_CREATED`, in creation order."""
+    """Where every pod of one run is at its end: node name, None (pending), `NOT_CREATED` or `EVICTED`, in
+    creation order."""
 
     where: dict[str, str | None] = field(default_factory=dict)
     pods: dict[str, Pod] = field(default_factory=dict)
@@ -44,11 +46,13 @@ class Placed:
         for pod in [*scenario.pods, *(s.pod for s in result.steps), *(p for p, _ in scenario.forbidden)]:
             if pod.key in out.where:
                 continue
-            if pod.key not in final and pod.bound:  # a victim of preemption: deleted, no longer anywhere
-                continue
+            workload = owners.of(pod)
+            gone = pod.key not in final and pod.bound  # a victim of preemption: deleted
+            if gone and workload.kind != "Pod":
+                continue  # its controller's replacement stands for it (a pod of the run)
             out.pods[pod.key] = pod
-            out.workload[pod.key] = owners.of(pod)
-            out.where[pod.key] = final.get(pod.key) or (NOT_CREATED if pod.key in never else None)
+            out.workload[pod.key] = workload
+            out.where[pod.key] = EVICTED if gone else final.get(pod.key) or (NOT_CREATED if pod.key in never else None)
         return out
 
 
@@ -108,6 +112,8 @@ def figures(placed: Placed) -> dict[Workload, Figures]:
     out: dict[Workload, Figures] = {}
     for key, where in placed.where.items():
         f = out.setdefault(placed.workload[key], Figures())
+        if where == EVICTED:
+            continue  # it no longer exists
         if where == NOT_CREATED:
             f.not_created += 1
             continue

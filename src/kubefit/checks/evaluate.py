@@ -189,7 +189,7 @@ def _max_pending(a: Assertion, answers: Answers) -> Judged:
     if a.bound == BASELINE:
         before = answers.placed(True)
         was = {new: before.where[old] for old, new in _pairs(answers)}
-        base = sum(1 for where in before.where.values() if where is None)
+        base = len(pending_steps(answers.baseline_simulation()))
         bound, said = base, f"the baseline's {base}"
         evidence = [f"{p.key}{'' if p.key in was and was[p.key] is None else ' (newly pending)'}: {m}"
                     for p, m in pending]
@@ -218,7 +218,7 @@ def _resolved(a: Assertion, answers: Answers, namespace: str | None) -> tuple[Ta
 
 
 def _fully_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judged:
-    from kubefit.checks.changes import NOT_CREATED
+    from kubefit.checks.changes import EVICTED, NOT_CREATED
 
     target, workload = _resolved(a, answers, namespace)
     placed = answers.placed()
@@ -226,12 +226,16 @@ def _fully_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judg
             if (w == workload if target.kind is not None else (placed.pods[k].namespace, placed.pods[k].name) ==
                 (workload.namespace, workload.name))]
     steps = {s.pod.key: s.message or "" for s in answers.simulation().steps if s.node is None}
-    missing = [k for k in ours if placed.where[k] is None]
+    steps.update({k: EVICTED for k in ours if placed.where[k] == EVICTED})
+    missing = [k for k in ours if placed.where[k] in (None, EVICTED)]
     evidence = [f"{k}: {steps.get(k, '')}" for k in missing]
-    evidence += [f"{k} on {placed.where[k]}" for k in ours if placed.where[k] not in (None, NOT_CREATED)]
-    count = sum(1 for k in ours if placed.where[k] not in (None, NOT_CREATED))
-    subject = Subject(placed.pods[ours[0]].source, workload.kind, workload.name, workload.namespace)
-    subjects = [(subject, f"{len(missing)} of {len(ours)} pod(s) pending: {steps.get(missing[0], '')}")] if missing else []
+    on = [k for k in ours if placed.where[k] not in (None, NOT_CREATED, EVICTED)]
+    evidence += [f"{k} on {placed.where[k]}" for k in on]
+    count = len(on)
+    source = placed.pods[ours[0]].source if ours else ""
+    subject = Subject(source, workload.kind, workload.name, workload.namespace)
+    subjects = [(subject, f"{len(missing)} of {len(ours)} pod(s) not placed: {steps.get(missing[0], '')}")] \
+        if missing else []
     name = target.spelled(workload)
     return Judged(count == len(ours), count, f"simulate places {count} of {name}'s {len(ours)} pod(s)", evidence,
                   subjects)
