@@ -1046,8 +1046,9 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     ...                        warn=lambda _: None)
     >>> result.passed, result.outcomes[0].message
     (False, 'simulate leaves 1 pod(s) pending (at most 0)')
-    >>> result.outcomes[0].findings[0].object
-    'default/pod/batch-gpu'
+    >>> finding = result.outcomes[0].findings[0]  # the pod left pending, where its document starts
+    >>> finding.object, finding.file, finding.line
+    ('shop/pod/report-0', 'examples/workload/cluster.yaml', 424)
     """
     import tempfile
 
