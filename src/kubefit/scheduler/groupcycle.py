@@ -37,7 +37,7 @@ from kubefit.scheduler.engine import Engine, Shape
 from kubefit.scheduler.podgroups import GroupKey, WorkloadGates
 from kubefit.scheduler.postfilter import post_filter_cycle
 
-SUCCESS, UNSCHEDULABLE, ERROR = "Success", "Unschedulable", "Error"
+SUCCESS, UNSCHEDULABLE, ERROR, WAIT = "Success", "Unschedulable", "Error", "Wait"
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # errPodGroupUnschedulable
 WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
 PERMIT_WAIT = "waiting for minCount pods from a gang to be scheduled"  # GangScheduling.Permit (v1.36)
@@ -67,9 +67,7 @@ class PodResult:
     feasible: int = 0
     nominated_first: bool = False
 
-    @property
-    def permit_message(self) -> str:
-        return f"{PERMIT_WAIT}, {PLUGINS_WAIT}" if self.permit_wait else ""
+    permit_message: str = ""  # Permit's status message (a Wait's reasons)
 
 
 @dataclass
@@ -119,7 +117,25 @@ class GroupRun:
 
     # ------------------------------------------------------------------ the pod's algorithm
     def pod_algorithm(self, pod: Pod) -> PodResult:
-        """`podGroupPodSchedulingAlgorithm`: filter and score, PostFilter if it fits nowhere, assume, Permit."""
+        """`podGroupPodSchedulingAlgorithm`: filter and score, PostFilter if it fits nowhere, assume, Permit (a
+        pod Permit rejects is forgotten again: its status a FitError on its one node)."""
+        result = self.schedule_pod(pod)
+        if not result.fits and not result.requires_preemption:
+            return result
+        self.assume(result)
+        code, message = self.permit(result)
+        if code in (SUCCESS, WAIT):
+            result.permit_wait, result.permit_message = code == WAIT, message
+            return result
+        self.forget_last()
+        result.fits, result.requires_preemption, result.nominating = False, False, CLEAR
+        result.rejected = code == UNSCHEDULABLE
+        result.message = f"0/1 nodes are available: 1 {message}." if result.rejected else message
+        result.node = None
+        return result
+
+    def schedule_pod(self, pod: Pod) -> PodResult:
+        """`schedulingAlgorithm`: the pod's cycle on the snapshot; PostFilter when it fits nowhere."""
         engine = self.engine
         engine.cycles = self.cycle_count - 1  # every pod of the group cycle runs at one SchedulingCycle (its pops)
         decision = engine.cycle(pod)
@@ -127,14 +143,19 @@ class GroupRun:
                            nominated_first=decision.nominated_first)
         if decision.node is None:
             self._post_filter(result)
-            if not result.requires_preemption:
-                return result
         else:
             result.node, result.fits, result.rejected = decision.node, True, False
-        engine.bind(result.node, result.shape, pod)  # assume (on the snapshot)
-        self.assumed.append((result.node, result.shape, pod))
-        result.permit_wait = self._permit_waits()
         return result
+
+    def assume(self, result: PodResult) -> None:
+        """`assumeAndReserve` in a pod group cycle: the pod is assumed on the snapshot (`Snapshot.AssumePod`)."""
+        self.engine.bind(result.node, result.shape, result.pod)
+        self.assumed.append((result.node, result.shape, result.pod))
+
+    def permit(self, result: PodResult) -> tuple[str, str]:
+        """`RunPermitPlugins`: (code, message); GangScheduling waits until `minCount` pods of the gang are assumed
+        or bound."""
+        return (WAIT, f"{PERMIT_WAIT}, {PLUGINS_WAIT}") if self._permit_waits() else (SUCCESS, "")
 
     def _post_filter(self, result: PodResult) -> None:
         """`schedulingAlgorithm` for a pod that fit nowhere: PostFilter (DynamicResources, DefaultPreemption), the
@@ -171,8 +192,11 @@ class GroupRun:
     def forget(self) -> None:
         """The snapshot's ForgetPod for every pod the cycle assumed, last first."""
         while self.assumed:
-            node, shape, pod = self.assumed.pop()
-            self.engine.unbind(node, shape, pod)
+            self.forget_last()
+
+    def forget_last(self) -> None:
+        node, shape, pod = self.assumed.pop()
+        self.engine.unbind(node, shape, pod)
 
     # ------------------------------------------------------------------ the group's algorithm
     def default_algorithm(self) -> GroupResult:
@@ -269,8 +293,16 @@ class GroupRun:
         return self._best_placement(feasible)
 
     def _best_placement(self, feasible: list[GroupResult]) -> GroupResult:
-        """`findBestPlacement`: Σ weight · normalized PlacementScore; PodGroupPodsCount scores the group's pods
-        bound plus those the placement assigns, normalized by the highest (`podgroup_pods_count.go`)."""
+        """`findBestPlacement`: the highest Σ weight · normalized PlacementScore (`RunPlacementScorePlugins`)."""
+        totals = self.score_placements(feasible)
+        if isinstance(totals, GroupResult):
+            return totals
+        best = max(range(len(feasible)), key=lambda i: (totals[i], -i))
+        return feasible[best]
+
+    def score_placements(self, feasible: list[GroupResult]) -> list[int] | GroupResult:
+        """Per feasible placement its weighted total; PodGroupPodsCount scores the group's pods bound plus those the
+        placement assigns (a node, preemption needed or not), normalized by the highest (`podgroup_pods_count.go`)."""
         _generate, scorers = self.placement_plugins
         totals = [0] * len(feasible)
         for name, weight in scorers:
@@ -284,8 +316,7 @@ class GroupRun:
                                    "to any of the candidate placements")
             for i, score in enumerate(raw):
                 totals[i] += weight * (score * 100 // top)
-        best = max(range(len(feasible)), key=lambda i: (totals[i], -i))
-        return feasible[best]
+        return totals
 
 
 # --------------------------------------------------------------------------- submitting the result
@@ -319,6 +350,15 @@ def _submit(run: GroupRun, result: GroupResult) -> list[PodOutcome]:
             outcomes.append(PodOutcome(pod, None, r.message, nominated=r.nominating, shape=r.shape,
                                        victims=r.victims))
     return outcomes
+
+
+def updated_condition(existing: tuple[str, str, str] | None,
+                      new: tuple[str, str, str]) -> tuple[str, str, str]:
+    """`updatePodGroupCondition`: the condition written, but a True one is never replaced by a False one (a group
+    scheduled once keeps saying so while later cycles place its other pods)."""
+    if existing is not None and existing[0] == "True" and new[0] != "True":
+        return existing
+    return new
 
 
 def condition(result: GroupResult) -> tuple[str, str, str]:

@@ -39,6 +39,7 @@ from kubefit.scheduler.groupcycle import (
     condition,
     scheduler_name_error,
     submit,
+    updated_condition,
 )
 from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order
 from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group
@@ -155,6 +156,9 @@ class GroupQueue:
                 spec.policy.min_count if spec is not None and spec.policy.gang else None)
             if spec is not None and spec.api_version.endswith(("v1beta1", "v1alpha3")):
                 record.condition_type = "PodGroupInitiallyScheduled"
+            if spec is not None:  # the condition its status already has (a group scheduled before)
+                record.condition = next(((c.status, c.reason, c.message) for c in spec.conditions
+                                         if c.type == record.condition_type), None)
         return record
 
     # ------------------------------------------------------------------ the queue
@@ -290,9 +294,7 @@ class GroupQueue:
                         other.bound = [(n, at) for n, at in other.bound if n != victim.name]
         if result.placement is not None and result.status == "Success":
             record.placement = result.placement
-        status = condition(result)
-        if not (record.condition is not None and record.condition[0] == "True" and status[0] != "True"):
-            record.condition = status  # updatePodGroupCondition: a True condition never goes back to False
+        record.condition = updated_condition(record.condition, condition(result))
 
     def _with_nomination(self, pod: Pod) -> Pod:
         node = self.nominated.get(pod.key, "")
