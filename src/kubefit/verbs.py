@@ -184,12 +184,15 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     target = find_pending_pod(scenario, pod)
     if at_turn:
         _schedule_before(scenario, prepared, target, tie_break, seed)
+    group_note = _group_cycle_view(scenario, prepared, target, tie_break, seed)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
     if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
         data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
                                                                prepared.state.node_names)
-    data["warnings"] = list(prepared.notes)
+    data["warnings"] = list(prepared.notes) + ([group_note] if group_note else [])
+    if group_note:
+        warn(group_note)
     turn = {"atTurn": True, "tieBreak": tie_break, "seed": seed} if at_turn else {}
     data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
                              recursive=recursive, **turn)
@@ -201,6 +204,18 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     if details is not None:
         data["explain"] = details
     return data
+
+
+def _group_cycle_view(scenario: Scenario, prepared: Prepared, target: Pod, tie_break: str,
+                      seed: int | None) -> str | None:
+    """A pod group member is scored in its group's cycle: the members before it assumed (`groupqueue.cycle_view`)."""
+    from kubefit.scheduler.engine import Engine
+    from kubefit.scheduler.groupqueue import cycle_view
+
+    if target.scheduling_group is None and target.workload_ref is None:
+        return None
+    engine = Engine(prepared.state, prepared.config, tie_break=tie_break, seed=seed)
+    return cycle_view(engine, target, scenario.pending_pods)
 
 
 def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_break: str, seed: int | None) -> None:

@@ -364,3 +364,27 @@ def _nodes_word(part: str) -> str:
 
 
 __all__ = ["GATED_BY", "GroupQueue", "GroupRecord", "Hooks", "UNRESOLVABLE"]
+
+
+def cycle_view(engine: Engine, pod: Pod, pending: Sequence[Pod]) -> str | None:
+    """`score --pod` of a pod group's member: its cycle is the group's, where the members ordered before it are
+    assumed first (`podGroupSchedulingDefaultAlgorithm`). Binds those that fit into the engine's state (the caller's
+    copy) and says so; None for a pod of no group (or gates off). Their own PostFilter is not run."""
+    queue = GroupQueue.of(engine, pending)
+    key = None if queue is None else queue.takes(pod)
+    if key is None:
+        return None
+    spec = queue.table.specs.get(key)
+    order = member_order(queue.members[key], queue._quorum(key, spec))
+    position = next(i for i, p in enumerate(order) if p.key == pod.key)
+    placed = []
+    for member in order[:position]:
+        decision = engine.cycle(member)
+        if decision.node is not None:
+            engine.bind(decision.node, decision.shape, member)
+            placed.append(f"{member.name} on {engine.state.nodes[decision.node].name}")
+    label = queue.table.label(key)
+    gate = queue._pre_enqueue(key, order[0])
+    said = (f"pod {pod.key} is pod {position + 1} of {len(order)} in pod group {label}'s cycle: scored with the "
+            f"{len(placed)} pod(s) of the group before it assumed" + (f" ({', '.join(placed)})" if placed else ""))
+    return said + (f"; the group never gets a cycle: {gate}" if gate else "")
