@@ -29,7 +29,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     zone_order,
 )
 from kubefit.scheduler.framework import run_pre_enqueue
-from kubefit.scheduler.groupqueue import GroupQueue, Hooks
+from kubefit.scheduler.groupqueue import GATED_BY, GroupQueue, Hooks, PermitGangs
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
@@ -375,6 +375,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     hooks = None if groups is None else _group_hooks(engine, steps, controllers, queue, running, max_ties)
     if groups is not None:
         queue.after = lambda: groups.retry_next(hooks)
+    permits = PermitGangs.of(engine, pods) if groups is None else None  # v1.35: gangs wait at Permit
     for i, (pod, replaces) in enumerate(queue):
         key = None if groups is None else groups.takes(pod)
         if key is not None:
@@ -389,9 +390,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
-        if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None,
-                              replaces=replaces))
+        gated = None if gate is None else (gate[0], ", ".join(gate[1].reasons))
+        if gated is None and permits is not None and (waiting_for := permits.pre_enqueue(pod)) is not None:
+            gated = (GATED_BY, waiting_for)  # v1.35's GangScheduling PreEnqueue
+        if gated is not None:  # never gets a cycle: unschedulable, nothing evaluated
+            steps.append(Step(pod, None, message=gated[1], pre_enqueue=gated[0], feasible=None, replaces=replaces))
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -424,6 +427,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
                               batch_hint=d.batch_hint, devices=devices, replaces=replaces))
+            if permits is not None:
+                permits.bound_pod(steps[-1], d.shape, bound)
         if refused:  # the creates refused when this pod's victims were deleted, after its retry
             steps += refused
             refused = []
@@ -431,12 +436,15 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
+    timed_out = [] if permits is None else permits.time_out()
+    pending += [(r_step.pod, pod_demand(r_step.pod)) for r_step in steps
+                if r_step.node is None and r_step.group is not None and permits is not None]
     if groups is not None:  # a group's attempts before its last are no longer said (but those that preempted)
         steps[:] = [s for s in steps if not s.retried or s.victims]
         pending += [(s.pod, pod_demand(s.pod)) for s in steps if s.group is not None and s.node is None
                     and not s.retried]
     result = SimulationResult(state, steps, initial, label, partial_preemptions=partial,
-                              groups=[] if groups is None else list(groups.records.values()))
+                              groups=timed_out if groups is None else list(groups.records.values()))
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
     return result
@@ -484,6 +492,12 @@ def run_notes(result: SimulationResult) -> list[str]:
     """What the run itself found to tell: a preemption kube-scheduler may resolve differently (`preemption_note`),
     a DRA pool order that may have mattered, reservations refused."""
     notes = [note for note in (preemption_note(result),) if note is not None]
+    held = [g for g in result.groups if g.timed_out]
+    if held:  # v1.35: what the gangs held while waiting at Permit was free again only after their timeout
+        notes.append(f"{len(held)} gang(s) (e.g. {held[0].key}) held their pods' nodes at Permit until the 5m "
+                     f"timeout rejected them (kube-scheduler v1.35): pods that found no room meanwhile would be "
+                     f"retried by kube-scheduler once the nodes were freed, and the gangs retried too; kubefit reports "
+                     f"the first pass")
     if result.state.dra is not None:
         notes += result.state.dra.notes
     return notes
