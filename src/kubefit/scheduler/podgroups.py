@@ -119,7 +119,43 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
                      f"kube-apiserver {version.patch} with the {gate} feature gate off (`--feature-gates {gate}=true` "
                      f"turns it on): not created")
     notes += _pod_references(pods, version, gates)
+    notes += _composite_notes(objects) + _priority_notes(pods)
     return notes
+
+
+def _composite_notes(objects: ClusterObjects) -> list[str]:
+    """CompositePodGroups (v1.37 alpha) are read, not scheduled as a hierarchy: say so, and name a cycle of parents."""
+    composites = objects.of("CompositePodGroup")
+    if not composites:
+        return []
+    first = composites[0]
+    notes = [f"{first.meta.source}: CompositePodGroup/{first.meta.name}: {len(composites)} CompositePodGroup(s): "
+             f"hierarchical gang scheduling (minGroupCount over member groups) is not simulated; each PodGroup under "
+             f"them is scheduled as a group of its own"]
+    parents = {(c.meta.namespace, c.meta.name): c.parent for c in composites}
+    for start in parents:
+        seen, at = [start[1]], parents[start]
+        while at is not None and (start[0], at) in parents and at not in seen:
+            seen.append(at)
+            at = parents[(start[0], at)]
+        if at is not None and at == start[1]:
+            notes.append(f"CompositePodGroup/{start[1]}: its parents form a cycle ({' -> '.join([*seen, at])}): no "
+                         f"pod under it can be scheduled as a hierarchy")
+            break
+    return notes
+
+
+def _priority_notes(pods: list[Pod]) -> list[str]:
+    """Pods of one group with different priorities: v1.36 sorts them in the group's cycle by priority (v1.37 refuses
+    the group's pods whose priority is not the PodGroup's, kubernetes#139920)."""
+    seen: dict[GroupKey, set[int]] = {}
+    for pod in pods:
+        key = group_key(pod)
+        if key is not None and not pod.bound:
+            seen.setdefault(key, set()).add(pod.priority)
+    mixed = [(key, sorted(values)) for key, values in seen.items() if len(values) > 1]
+    return [f"pod group {key[0]}/{key[1]}: its pods have different priorities ({', '.join(map(str, values))}): "
+            f"its cycle takes them in priority order" for key, values in mixed[:3]]
 
 
 def _without_gated(obj, version: KubeVersion, notes: list[str]):
