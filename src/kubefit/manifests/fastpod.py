@@ -36,7 +36,7 @@ from kubefit.k8s.declaredfeatures import inferred, restarts_all_containers
 from kubefit.manifests import load, podparts
 from kubefit.manifests.decode import Complete, check_shape
 from kubefit.manifests.documents import Document
-from kubefit.manifests.podgroups import pod_group_reference
+from kubefit.manifests.schedulinggroup import pod_group_reference
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION
 
 Quantities = dict[str, str | int | float]

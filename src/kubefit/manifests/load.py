@@ -44,7 +44,6 @@ from kubefit.manifests.decode import string as _string
 from kubefit.manifests.decode import string_map as _string_map
 from kubefit.manifests.decode import type_name as _type_name
 from kubefit.manifests.documents import Document
-from kubefit.manifests.podgroups import pod_group_reference
 from kubefit.manifests.podparts import (
     CONTAINER_PARTS,
     CONTAINER_STATUS_PARTS,
@@ -52,6 +51,7 @@ from kubefit.manifests.podparts import (
     POD_STATUS_PARTS,
     check_parts,
 )
+from kubefit.manifests.schedulinggroup import pod_group_reference
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 TERMINAL_PHASES = ("Succeeded", "Failed")

@@ -33,9 +33,12 @@ from kubefit.api.workload import (
     SchedulingPolicy,
     Workload,
 )
-from kubefit.k8s.validation import dns1123_label_errors, dns1123_subdomain_errors, go_quote
+from kubefit.k8s.validation import dns1123_subdomain_errors, go_quote
+from kubefit.manifests.cluster import object_meta
 from kubefit.manifests.decode import check_fields, entries, fail, integer, mapping, string
 from kubefit.manifests.documents import Document
+from kubefit.manifests.schedulinggroup import name_errors as _name_errors
+from kubefit.manifests.schedulinggroup import required_name as _required_name
 
 GROUP = "scheduling.k8s.io"
 V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1 = (f"{GROUP}/{v}" for v in ("v1alpha1", "v1alpha2", "v1alpha3", "v1beta1"))
@@ -75,8 +78,6 @@ POD_GROUP_SPEC = {V1ALPHA2: _TEMPLATE_V2 - {"name"} | {"podGroupTemplateRef"},
                   V1ALPHA3: _TEMPLATE_V3 - {"name"} | {"workloadRef", "parentCompositePodGroupName"}}
 COMPOSITE_SPEC = frozenset({"parentCompositePodGroupName", "workloadRef", "schedulingPolicy", "schedulingConstraints",
                             "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
-POD_SCHEDULING_GROUP = frozenset({"podGroupName"})  # core/v1 PodSchedulingGroup (v1.36+)
-POD_WORKLOAD_REF = frozenset({"name", "podGroup", "podGroupReplicaKey"})  # core/v1 WorkloadReference (v1.35)
 # Fields of each shape that a feature gate guards (path relative to the spec or template): `served` drops them,
 # as the registry strategy drops disabled fields on create, when the gate is off.
 GATED = {"schedulingConstraints": "TopologyAwareWorkloadScheduling", "resourceClaims": "DRAWorkloadResourceClaims",
@@ -98,28 +99,10 @@ def _check_version(doc: Document) -> str:
 
 
 def _meta(doc: Document) -> tuple[ObjectMeta, dict[str, Any], dict[str, Any]]:
-    from kubefit.manifests.cluster import object_meta
-
     check_fields(doc.body, _OBJECT, doc, "")
     meta, spec, status = object_meta(doc)
     _name_errors(doc, "metadata.name", meta.name, dns1123_subdomain_errors)
     return meta, spec, status
-
-
-def _name_errors(doc: Document, path: str, value: str, rule: Callable[[str], list[str]]) -> None:
-    """A name that breaks `rule` (a DNS-1123 label: `k8s-short-name`, or subdomain) is refused with its first error."""
-    errors = rule(value)
-    if errors:
-        raise fail(doc, path, f"Invalid value: {go_quote(value)}: {errors[0]}")
-
-
-def _required_name(obj: dict[str, Any], key: str, doc: Document, path: str,
-                   rule: Callable[[str], list[str]] = dns1123_label_errors) -> str:
-    value = string(obj.get(key), doc, f"{path}.{key}")
-    if not value:
-        raise fail(doc, f"{path}.{key}", "Required value")
-    _name_errors(doc, f"{path}.{key}", value, rule)
-    return value
 
 
 def _policy(value: Any, doc: Document, path: str, *, composite: bool = False) -> SchedulingPolicy:
@@ -335,28 +318,3 @@ def decode_composite_pod_group(doc: Document, warnings: list[str]) -> CompositeP
 
 DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
     "Workload": decode_workload, "PodGroup": decode_pod_group, "CompositePodGroup": decode_composite_pod_group}
-
-
-def pod_group_reference(spec: dict[str, Any], doc: Document) -> dict[str, Any]:
-    """A pod's `spec.schedulingGroup{podGroupName}` (v1.36+: exactly one field, a DNS subdomain) and
-    `spec.workloadRef{name, podGroup, podGroupReplicaKey}` (v1.35: a DNS subdomain and DNS labels), as `Pod`
-    fields; which version knows which is `kubefit.scheduler.podgroups`' to say."""
-    out: dict[str, Any] = {}
-    if spec.get("schedulingGroup") is not None:
-        group = mapping(spec["schedulingGroup"], doc, "spec.schedulingGroup")
-        check_fields(group, POD_SCHEDULING_GROUP, doc, "spec.schedulingGroup")
-        if group.get("podGroupName") is None:
-            raise fail(doc, "spec.schedulingGroup", "Invalid value: \"\": must specify one of: `podGroupName`")
-        name = string(group.get("podGroupName"), doc, "spec.schedulingGroup.podGroupName")
-        _name_errors(doc, "spec.schedulingGroup.podGroupName", name, dns1123_subdomain_errors)
-        out["scheduling_group"] = name
-    if spec.get("workloadRef") is not None:
-        ref = mapping(spec["workloadRef"], doc, "spec.workloadRef")
-        check_fields(ref, POD_WORKLOAD_REF, doc, "spec.workloadRef")
-        name = _required_name(ref, "name", doc, "spec.workloadRef", dns1123_subdomain_errors)
-        group = _required_name(ref, "podGroup", doc, "spec.workloadRef")
-        replica = string(ref.get("podGroupReplicaKey"), doc, "spec.workloadRef.podGroupReplicaKey")
-        if replica:
-            _name_errors(doc, "spec.workloadRef.podGroupReplicaKey", replica, dns1123_label_errors)
-        out["workload_ref"] = (name, group, replica)
-    return out
