@@ -27,7 +27,7 @@ from typing import Any
 
 from kubefit.api.core import Pod
 from kubefit.api.workload import PodGroup
-from kubefit.k8s.version import POD_GROUP_CYCLE, POD_SCHEDULING_GROUP
+from kubefit.k8s.version import POD_GROUP_CYCLE, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.groupcycle import (
     CLEAR,
@@ -138,6 +138,19 @@ class GroupQueue:
         table = GroupTable.build(engine.state.objects, engine.config.version,
                                  [*engine.state.all_pods(), *queued])
         return cls(engine, table, queued) if table.gates.generic else None
+
+    def notes(self) -> list[str]:
+        """What the run should say of its groups: v1.37's changes to the pod group cycle kubefit does not reproduce."""
+        version = self.engine.config.version
+        if not self.records or version is None or not version.has(WORKLOAD_API_BETA):
+            return []
+        return [f"pod groups under Kubernetes {version.name}: kubefit runs v1.36.3's pod group cycle with v1.37's API "
+                f"(v1beta1, the PodGroupInitiallyScheduled condition, GangScheduling and workload-aware preemption "
+                f"under GenericWorkload); v1.37's own changes to the cycle are not reproduced (its PlacementFeasible "
+                f"early stop, kubernetes#138643; PodGroupPostFilter instead of per-pod PostFilter, #140412; "
+                f"workload-aware preemption's single attempt, #139980 and #138757; the remaining pods requeued to "
+                f"the active queue, #139613; pod priorities checked against the group's, #139920): its pods' "
+                f"messages, and where a group needs preemption its victims, can differ"]
 
     def _records_for_bound(self) -> None:
         state = self.engine.state

@@ -77,6 +77,7 @@ class SimulationResult:
     partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
     groups: list = field(default_factory=list)  # per pod group its outcome (`groupqueue.GroupRecord`), gates on
+    group_notes: list[str] = field(default_factory=list)  # what the run says of its groups (`GroupQueue.notes`)
 
     @property
     def scheduled(self) -> int:
@@ -139,7 +140,9 @@ class SimulationResult:
             if s.replaces is not None:
                 d["replaces"] = s.replaces
             if s.group is not None:
-                d["podGroup"], d["cycle"] = s.group, s.cycle
+                d["podGroup"] = s.group
+                if s.cycle is not None:  # (v1.35's gangs and PreEnqueue-gated pods have no group cycle)
+                    d["cycle"] = s.cycle
                 if s.victims and s.nominated_node is None:  # victims deleted by a pod group's cycle
                     d["victims"] = list(s.victims)
                 if s.retried:
@@ -444,7 +447,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         pending += [(s.pod, pod_demand(s.pod)) for s in steps if s.group is not None and s.node is None
                     and not s.retried]
     result = SimulationResult(state, steps, initial, label, partial_preemptions=partial,
-                              groups=timed_out if groups is None else list(groups.records.values()))
+                              groups=timed_out if groups is None else list(groups.records.values()),
+                              group_notes=[] if groups is None else groups.notes())
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
     return result
@@ -492,6 +496,7 @@ def run_notes(result: SimulationResult) -> list[str]:
     """What the run itself found to tell: a preemption kube-scheduler may resolve differently (`preemption_note`),
     a DRA pool order that may have mattered, reservations refused."""
     notes = [note for note in (preemption_note(result),) if note is not None]
+    notes += result.group_notes
     held = [g for g in result.groups if g.timed_out]
     if held:  # v1.35: what the gangs held while waiting at Permit was free again only after their timeout
         notes.append(f"{len(held)} gang(s) (e.g. {held[0].key}) held their pods' nodes at Permit until the 5m "
