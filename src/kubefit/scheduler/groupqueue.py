@@ -51,7 +51,16 @@ IMMEDIATE_RETRIES = 64  # waiting-on-preemption retries of one entry before kube
 
 @dataclass
 class GroupRecord:
-    """One pod group's outcome in a simulation (read by every verb that reports groups)."""
+    """One pod group's outcome in a simulation: what every verb that reports groups reads.
+
+    In `-o json` (`SimulationResult.to_dict()["podGroups"]`, one object per group, gates on): `namespace`, `name`,
+    `policy` (`gang` / `basic`, null when its PodGroup does not exist), `minCount` (a gang's), `pods` (how many the
+    group has in the run, bound before it included), `bound` and `pending` (at the end), `nodes` (the bound pods'
+    nodes, sorted), `cycles` (pod group cycles it took), `gatedBy`/`gatedMessage` (PreEnqueue kept it out of the
+    queue), `condition` (`{type, status, reason, message}` as kube-scheduler last wrote it: PodGroupScheduled, v1.37
+    PodGroupInitiallyScheduled), `placement` (`key=value` it bound in), `victims` (pods its cycles preempted), and
+    `why`, one line. The steps of its pods carry `podGroup` and `cycle` (pods bound in one cycle bound together).
+    """
 
     namespace: str
     name: str
@@ -64,7 +73,7 @@ class GroupRecord:
     condition: tuple[str, str, str] | None = None  # PodGroupScheduled (status, reason, message) as last written
     cycles: int = 0
     victims: list[str] = field(default_factory=list)  # pods its cycles preempted (namespace/name)
-    placement: str | None = None  # the topology value of the placement it bound in
+    placement: str | None = None  # the placement it bound in, `key=value` of its topology constraint
     last_fit: int = 0  # pods that fitted in its last cycle (assumed there)
     why: str = ""
     condition_type: str = "PodGroupScheduled"
@@ -308,8 +317,9 @@ class GroupQueue:
                     other = self.records.get(victim_key)
                     if other is not None:
                         other.bound = [(n, at) for n, at in other.bound if n != victim.name]
-        if result.placement is not None and result.status == "Success":
-            record.placement = result.placement
+        spec = self.table.specs.get(key)
+        if result.placement is not None and result.status == "Success" and spec is not None and spec.topology_keys:
+            record.placement = f"{spec.topology_keys[0]}={result.placement}"
         record.condition = updated_condition(record.condition, condition(result))
 
     def _with_nomination(self, pod: Pod) -> Pod:
@@ -351,12 +361,13 @@ class GroupQueue:
                         f"({record.gated})")
             return f"{head}: never queued ({record.gated})"
         need = f"minCount {record.min_count}" if record.min_count is not None else f"{len(record.pods)} pods"
+        where = f" in {record.placement}" if record.placement else ""
         if not record.pending:
-            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound ({need})"
+            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound{where} ({need})"
         reasons = _fit_reasons(result)
         if record.condition is not None and record.condition[0] == "True":
             tail = f": {len(record.pending)} pending: {reasons}" if reasons else f": {len(record.pending)} pending"
-            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound ({need}){tail}"
+            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound{where} ({need}){tail}"
         if result is None:
             return f"{head}: nothing bound: {record.condition[2] if record.condition else 'pending'}"
         fit = f"{record.last_fit} of {need} fit"
