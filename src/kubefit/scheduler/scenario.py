@@ -8,6 +8,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.requests import resize_footprint_may_differ
 from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
+from kubefit.manifests.kinds import unserved_in
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
@@ -44,6 +45,9 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config, version)
+    unserved = unserved_in(scenario.skipped, (config.version or version or default_version()).minor)
+    if unserved is not None:  # what this version's kube-apiserver does not serve (another one does)
+        raise InputError(unserved[1], file=unserved[0].source, obj=unserved[0].label, field="apiVersion")
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
