@@ -20,8 +20,9 @@ REQUIRED = "Required value"
 DUPLICATE = "Duplicate value"
 UNSUPPORTED = "Unsupported value"
 FORBIDDEN = "Forbidden"
+TOO_LONG = "Too long"
 
-_NO_VALUE_TYPES = (REQUIRED, FORBIDDEN)
+_NO_VALUE_TYPES = (REQUIRED, FORBIDDEN, TOO_LONG)  # field.Error.ErrorBody omits their value
 
 
 _GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
@@ -179,6 +180,24 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
         errs.append("must be no more than 253 characters")
     if not _fullmatch(_DNS1123_SUBDOMAIN_RE, value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+_HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(f"^{_HTTP_PATH_FMT}$")
+
+
+def domain_prefixed_path_errors(path: str, value: str) -> list[FieldError]:
+    """`validation.IsDomainPrefixedPath` (apimachinery util/validation): `acme.io/foo`, the host a DNS-1123
+    subdomain, the rest RFC 3986 path characters."""
+    if not value:
+        return [FieldError(path, REQUIRED)]
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [FieldError(path, INVALID, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [FieldError(path, INVALID, host, m) for m in dns1123_subdomain_errors(host)]
+    if not _fullmatch(_HTTP_PATH_RE, rest):
+        errs.append(FieldError(path, INVALID, rest, regex_error("Invalid path", _HTTP_PATH_FMT)))
     return errs
 
 
