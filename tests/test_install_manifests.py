@@ -397,8 +397,9 @@ def test_custom_resources_an_operator_turns_into_pods_are_named(tmp_path, capsys
     rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), prom, gateway))
     assert rc == 0, err
     [note] = [w for w in out["warnings"] if "Prometheus/k8s" in w]
-    assert note.startswith("Prometheus/k8s (monitoring.coreos.com/v1): an operator turns these custom resources into "
-                           "pods")
+    # named with what prometheus-operator creates: a StatefulSet per shard (shards default 1) of spec.replicas pods
+    assert note.startswith("Prometheus/k8s (monitoring.coreos.com/v1: 2 Prometheus pods per shard (spec.replicas)): "
+                           "an operator turns these custom resources into pods")
     assert any(w.startswith("skipped 1 object(s) that place no pod: Gateway (1)") for w in out["warnings"])
 
 
