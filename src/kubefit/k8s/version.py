@@ -57,6 +57,9 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "DynamicResourceAllocation": _gate(_GA, _LOCKED, _LOCKED, _LOCKED),
     "GangScheduling": _gate(None, _ALPHA, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
     "GenericWorkload": _gate(None, _ALPHA, _ALPHA, _ALPHA),
+    # kube-apiserver's (HPA validation), accepted by --feature-gates as kube-scheduler accepts every kube gate;
+    # beta and on in v1.37 (kubernetes#139648, "Enabled scaling to and from zero by default for the HPA")
+    "HPAScaleToZero": _gate(_ALPHA, _ALPHA, _ALPHA, _BETA),
     "InPlacePodLevelResourcesVerticalScaling": _gate(None, _ALPHA, _BETA, _BETA),
     "InPlacePodVerticalScaling": _gate(_BETA, _LOCKED, _LOCKED, _LOCKED),
     "MatchLabelKeysInPodTopologySpread": _gate(_BETA, _BETA, _BETA, _BETA),

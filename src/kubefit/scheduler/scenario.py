@@ -45,9 +45,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config, version)
-    unserved = unserved_in(scenario.skipped, (config.version or version or default_version()).minor)
-    if unserved is not None:  # what this version's kube-apiserver does not serve (another one does)
-        raise InputError(unserved[1], file=unserved[0].source, obj=unserved[0].label, field="apiVersion")
+    refuse_unserved(scenario, config.version or version or default_version())
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
@@ -74,6 +72,19 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def refuse_unserved(scenario: Scenario, version: KubeVersion) -> None:
+    """What this version's API server refuses and another supported one serves: a kind in an API version it does
+    not serve (`certificates.k8s.io/v1 ClusterTrustBundle` before v1.37), a field a gate of its keeps off
+    (`minReplicas: 0` without HPAScaleToZero); refused with the API server's words."""
+    unserved = unserved_in(scenario.skipped, version.minor)
+    if unserved is not None:
+        raise InputError(unserved[1], file=unserved[0].source, obj=unserved[0].label, field="apiVersion")
+    for refusal in scenario.gated_refusals:
+        error = refusal.when_on if version.gate(refusal.gate) else refusal.when_off
+        if error is not None:
+            raise error
 
 
 def resize_footprint_notes(pods: list[Pod]) -> list[str]:
