@@ -77,7 +77,10 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "TaintTolerationComparisonOperators": _gate(None, _ALPHA, _ALPHA, _ALPHA),
     "TopologyAwareWorkloadScheduling": _gate(None, None, _ALPHA, _ALPHA),
     "VolumeAttributesClass": _gate(_GA, _GA, _LOCKED, _LOCKED),
-    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta in v1.37 (kubernetes#140612)
+    # beta and on in v1.37 (kubernetes#140612; KEP-5030's beta "will be on in production", and
+    # aws-ebs-csi-driver#3019 sets preventPodSchedulingIfMissing "on k8s 1.37 and later (where the feature is
+    # enabled in beta)")
+    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA),
     "WorkloadAwarePreemption": _gate(None, None, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
 }
 
@@ -106,6 +109,7 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 RESIZE_FOOTPRINT_MAX_OF_SUMS = "ResizeFootprintMaxOfSums"
 IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
 IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
+CSI_DRIVER_REQUIRED_ON_NODE = "CSIDriverRequiredOnNode"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -147,6 +151,10 @@ VARIANTS: tuple[Variant, ...] = (
             "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
             "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
             "and says so when the two can differ"),
+    Variant(CSI_DRIVER_REQUIRED_ON_NODE, 35, "KEP-5030 (VolumeLimitScaling: alpha v1.35, beta and on v1.37)",
+            "NodeVolumeLimits refuses a node whose CSINode lacks the CSI driver of a new volume when that driver's "
+            "CSIDriver sets `preventPodSchedulingIfMissing` (`<driver> CSI driver is not installed on the node`)",
+            gates=("VolumeLimitScaling",)),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
 )
