@@ -110,6 +110,7 @@ RESIZE_FOOTPRINT_MAX_OF_SUMS = "ResizeFootprintMaxOfSums"
 IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
 IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
 CSI_DRIVER_REQUIRED_ON_NODE = "CSIDriverRequiredOnNode"
+LABEL_KEY_MESSAGES = "LabelKeyMessages"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -151,6 +152,10 @@ VARIANTS: tuple[Variant, ...] = (
             "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
             "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
             "and says so when the two can differ"),
+    Variant(LABEL_KEY_MESSAGES, 35, "apimachinery da7b67ed (kubernetes af6b3ed1, `Add support for k8s-label-key`)",
+            "label keys are checked by `content.IsLabelKey` (`validation.IsQualifiedName` and `labels`' key check): "
+            "\"a valid label key ...\" where v1.34 says \"a qualified name ...\", and lengths in bytes, not characters "
+            "(NodeResourcesFitArgs.ignoredResources, NodeAffinityArgs.addedAffinity)"),
     Variant(CSI_DRIVER_REQUIRED_ON_NODE, 35, "KEP-5030 (VolumeLimitScaling: alpha v1.35, beta and on v1.37)",
             "NodeVolumeLimits refuses a node whose CSINode lacks the CSI driver of a new volume when that driver's "
             "CSIDriver sets `preventPodSchedulingIfMissing` (`<driver> CSI driver is not installed on the node`)",
