@@ -30,7 +30,9 @@ ENV = "KUBEFIT_KUBE_VERSION"
 # gate -> {minor: (default, locked)}; a minor missing from a gate's map does not know the gate. The gates that
 # `pkg/scheduler` reads, from `pkg/features/kube_features.go` of v1.34.1, v1.35.4 and v1.36.3 (versioned specs),
 # and for v1.37 from its release notes (no v1.37 kube_features.go could be read: the changes named there are
-# applied to v1.36's table).
+# applied to v1.36's table). Every row was compared again (issue #46) with the kube_features.go vendored at
+# v1.34.1 (kubernetes-sigs/cluster-capacity), v1.35.7 (openshift-kni/scheduler-plugins 2117d3e3) and v1.36.3
+# (kubernetes-sigs/kueue), and with sig-release's v1.37.0-rc.0 release-notes draft: they agree.
 _ALPHA, _BETA_OFF, _BETA, _GA, _LOCKED = (False, False), (False, False), (True, False), (True, False), (True, True)
 
 
