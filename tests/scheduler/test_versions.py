@@ -406,6 +406,15 @@ QNAME_REGEX = ("must consist of alphanumeric characters, '-', '_' or '.', and mu
 LONG = "example.com/" + "x" * 64
 
 
+def _refusal(tmp_path, capsys, config: dict, minor: str) -> str:
+    """What `kubefit config validate --kube-version MINOR` says of `config` (it must refuse it)."""
+    path = tmp_path / "config.yaml"
+    path.write_text(json.dumps(config))
+    assert main(["config", "validate", "-f", str(path), "--kube-version", minor]) != 0
+    said = capsys.readouterr()
+    return said.out + said.err
+
+
 @pytest.mark.parametrize(("minor", "several_slashes", "too_long"), [
     ("1.34", "a qualified name " + QNAME_REGEX, "name part must be no more than 63 characters"),
     ("1.35", "a valid label key " + QNAME_REGEX, "name part must be no more than 63 bytes"),
@@ -416,11 +425,7 @@ def test_ignored_resources_are_refused_in_each_versions_words(tmp_path, capsys, 
     """`ValidateNodeResourcesFitArgs`: each `ignoredResources` entry through `metav1validation.ValidateLabelName`."""
     config = _only("NodeResourcesFit", args=[{"name": "NodeResourcesFit",
                                                "args": {"ignoredResources": ["example.com/a/b", LONG]}}])
-    path = tmp_path / "config.yaml"
-    path.write_text(json.dumps(config))
-    assert main(["config", "validate", "-f", str(path), "--kube-version", minor]) != 0
-    said = capsys.readouterr()
-    err = said.out + said.err
+    err = _refusal(tmp_path, capsys, config, minor)
     assert f'ignoredResources[0]: Invalid value: "example.com/a/b": {several_slashes}' in err, err
     assert f'ignoredResources[1]: Invalid value: "{LONG}": {too_long}' in err, err
 
@@ -431,9 +436,5 @@ def test_added_affinity_keys_are_refused_in_each_versions_words(tmp_path, capsys
     affinity = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": LONG, "operator": "Exists"}]}]}}
     config = _only("NodeAffinity", args=[{"name": "NodeAffinity", "args": {"addedAffinity": affinity}}])
-    path = tmp_path / "config.yaml"
-    path.write_text(json.dumps(config))
-    assert main(["config", "validate", "-f", str(path), "--kube-version", minor]) != 0
-    said = capsys.readouterr()
-    err = said.out + said.err
+    err = _refusal(tmp_path, capsys, config, minor)
     assert f'matchExpressions[0].key: Invalid value: "{LONG}": name part must be no more than 63 {unit}' in err, err
