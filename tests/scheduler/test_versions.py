@@ -406,7 +406,7 @@ QNAME_REGEX = ("must consist of alphanumeric characters, '-', '_' or '.', and mu
 LONG = "example.com/" + "x" * 64
 
 
-def _refusal(tmp_path, capsys, config: dict, minor: str) -> str:
+def _validate_refusal(tmp_path, capsys, config: dict, minor: str) -> str:
     """What `kubefit config validate --kube-version MINOR` says of `config` (it must refuse it)."""
     path = tmp_path / "config.yaml"
     path.write_text(json.dumps(config))
@@ -425,7 +425,7 @@ def test_ignored_resources_are_refused_in_each_versions_words(tmp_path, capsys, 
     """`ValidateNodeResourcesFitArgs`: each `ignoredResources` entry through `metav1validation.ValidateLabelName`."""
     config = _only("NodeResourcesFit", args=[{"name": "NodeResourcesFit",
                                                "args": {"ignoredResources": ["example.com/a/b", LONG]}}])
-    err = _refusal(tmp_path, capsys, config, minor)
+    err = _validate_refusal(tmp_path, capsys, config, minor)
     assert f'ignoredResources[0]: Invalid value: "example.com/a/b": {several_slashes}' in err, err
     assert f'ignoredResources[1]: Invalid value: "{LONG}": {too_long}' in err, err
 
@@ -436,5 +436,5 @@ def test_added_affinity_keys_are_refused_in_each_versions_words(tmp_path, capsys
     affinity = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": LONG, "operator": "Exists"}]}]}}
     config = _only("NodeAffinity", args=[{"name": "NodeAffinity", "args": {"addedAffinity": affinity}}])
-    err = _refusal(tmp_path, capsys, config, minor)
+    err = _validate_refusal(tmp_path, capsys, config, minor)
     assert f'matchExpressions[0].key: Invalid value: "{LONG}": name part must be no more than 63 {unit}' in err, err
