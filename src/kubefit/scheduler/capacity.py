@@ -78,7 +78,10 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
     state = state.copy()  # the pod's resources may add columns (demand_vector); the caller's state stays
     demand = pod_demand(pod)
     engine = Engine(state, config, tie_break=tie_break, seed=seed)  # one shape for the check and the replay
-    computed = None if replay or copies else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
+    # pods with claims are replayed copy by copy (DynamicResources reads more than the node), and the pod itself
+    # never runs a cycle: its claims may be allocated already (placed by --place-pending), a copy's are its own
+    computed = None if replay or copies or pod.resource_claims else full_cluster(state, config, pod, demand,
+                                                                                  limit=limit, engine=engine)
     if computed is not None:
         per, message = computed
         count = int(per.sum())
@@ -153,7 +156,7 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
     engine = engine or Engine(state, config, tie_break=tie_break, seed=seed)
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
-        new = pod
+        new = copy_of(pod, len(nodes)) if pod.resource_claims else pod  # its own claims, made as it is created
         if copies is not None:
             try:
                 new = copies(len(nodes))
@@ -162,13 +165,15 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
         decision = engine.cycle(new, demand)
         if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
             return len(nodes), nodes, post_filter_cycle(engine, new)[0]
-        bound = new if copies is not None else copy_of(pod, len(nodes)) if pod.resource_claims else None
-        engine.bind(decision.node, decision.shape, bound)
+        engine.bind(decision.node, decision.shape, new if new is not pod else None)
         nodes.append(decision.node)
     return len(nodes), nodes, None
 
 
 def copy_of(pod: Pod, i: int) -> Pod:
-    """The i-th copy as its own pod (name and uid), so that DynamicResources gives it its own claims (a
-    template's) and its own reservation (a named claim's)."""
-    return dataclasses.replace(pod, name=f"{pod.name}-copy-{i}", uid=f"{pod.uid or pod.name}-copy-{i}")
+    """The i-th copy as a new pod of its own (name and uid), scheduled and bound under that identity: the
+    resourceclaim controller makes its own claim from each template it names (`handleClaim`: a new pod has no
+    `status.resourceClaimStatuses` yet, so none of the copied pod's claims is its), and a named claim gets its
+    own reservation."""
+    return dataclasses.replace(pod, name=f"{pod.name}-copy-{i}", uid=f"{pod.uid or pod.name}-copy-{i}",
+                               resource_claim_statuses=())
