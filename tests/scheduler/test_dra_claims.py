@@ -54,3 +54,57 @@ def test_copies_of_a_running_pod_do_not_share_its_generated_claim(tmp_path, caps
     rc, out, err = run_json(capsys, "capacity", "-f", write(tmp_path, docs), "--pod", "p")
     assert rc == 0, err
     assert out["count"] == 3 and out["perNode"] == {"n1": 1, "n2": 2}
+
+
+def _running_with_generated_claim(name: str, node_name: str, device: str, owner: dict | None = None) -> list[dict]:
+    """A running pod as a live cluster shows it, with the claim the resourceclaim controller made for it from
+    TEMPLATE (named in `status.resourceClaimStatuses`, owned by the pod, allocated `device` of its node)."""
+    running = pod(name, TEMPLATED, node_name=node_name)
+    if owner is not None:
+        running["metadata"]["ownerReferences"] = [owner]
+    claim_name = f"{name}-gpu-x7k2q"
+    running["status"] = {"phase": "Running", "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": claim_name}]}
+    claim = {"apiVersion": V1, "kind": "ResourceClaim",
+             "metadata": {"name": claim_name, "namespace": "default", "uid": f"uid-{claim_name}",
+                          "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": f"uid-{name}",
+                                               "controller": True, "blockOwnerDeletion": True}]},
+             "spec": TEMPLATE["spec"]["spec"],
+             "status": {"allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com",
+                                                                 "pool": node_name, "device": device}]},
+                                       "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                           {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}},
+                        "reservedFor": [{"resource": "pods", "name": name, "uid": f"uid-{name}"}]}}
+    return [claim, running]
+
+
+def test_a_drained_pods_replacement_gets_a_claim_of_its_own(tmp_path, capsys):
+    """A ReplicaSet's pod runs on n1 with its generated claim on n1/gpu-0. Draining n1 deletes the pod (and, with
+    it, the claim it owns); the ReplicaSet creates a new pod, a new pod has no `resourceClaimStatuses`, so the
+    controller makes it a claim from the template, allocated on n2 (the only schedulable node). Carrying the old
+    pod's status over, the new pod named the deleted claim and stayed pending ("could not find ResourceClaim")."""
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d4f", "uid": "uid-rs", "controller": True}
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"),
+            *_running_with_generated_claim("web-5d4f-abcde", "n1", "gpu-0", owner)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--drain", "n1")
+    assert rc == 0, err
+    [step] = out["steps"]
+    assert step["pod"].startswith("web-5d4f-") and step["pod"] != "web-5d4f-abcde" and step["node"] == "n2"
+    assert step["devices"] == {"gpu": ["gpu.example.com/n2/gpu-0"]}
+
+
+def test_consolidate_moves_a_gpu_pod_with_a_claim_of_its_own(tmp_path, capsys):
+    """n1 runs a 6-cpu pod, n2 a ReplicaSet's 1-cpu pod holding n2/gpu-0 through its generated claim. n2 is the
+    less used node, so consolidation tries it first: its pod's replacement gets a claim of its own from the template,
+    allocated n1/gpu-0, and fits beside the 6-cpu pod (7 of 8 cpu): n2 can go. n1 then cannot (nowhere else)."""
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d4f", "uid": "uid-rs", "controller": True}
+    big = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big", "uid": "uid-big", "ownerReferences": [
+        {**owner, "name": "big-77c9", "uid": "uid-rs-big"}]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "6"}}}]}}
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"), big,
+            *_running_with_generated_claim("web-5d4f-abcde", "n2", "gpu-0", owner)]
+    rc, out, err = run_json(capsys, "consolidate", "-f", write(tmp_path, docs))
+    assert rc == 0, err
+    assert out["removable"] == ["n2"]
+    [move] = out["moves"]
+    assert move["pod"] == "web-5d4f-abcde" and move["to"] == "n1" and move["replacement"] != move["pod"]
