@@ -56,7 +56,7 @@ def test_copies_of_a_running_pod_do_not_share_its_generated_claim(tmp_path, caps
     assert out["count"] == 3 and out["perNode"] == {"n1": 1, "n2": 2}
 
 
-def _running_with_generated_claim(name: str, node_name: str, device: str, owner: dict | None = None) -> list[dict]:
+def running_with_generated_claim(name: str, node_name: str, device: str, owner: dict | None = None) -> list[dict]:
     """A running pod as a live cluster shows it, with the claim the resourceclaim controller made for it from
     TEMPLATE (named in `status.resourceClaimStatuses`, owned by the pod, allocated `device` of its node)."""
     running = pod(name, TEMPLATED, node_name=node_name)
@@ -85,7 +85,7 @@ def test_a_drained_pods_replacement_gets_a_claim_of_its_own(tmp_path, capsys):
     pod's status over, the new pod named the deleted claim and stayed pending ("could not find ResourceClaim")."""
     owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d4f", "uid": "uid-rs", "controller": True}
     docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"),
-            *_running_with_generated_claim("web-5d4f-abcde", "n1", "gpu-0", owner)]
+            *running_with_generated_claim("web-5d4f-abcde", "n1", "gpu-0", owner)]
     rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--drain", "n1")
     assert rc == 0, err
     [step] = out["steps"]
@@ -102,7 +102,7 @@ def test_consolidate_moves_a_gpu_pod_with_a_claim_of_its_own(tmp_path, capsys):
         {**owner, "name": "big-77c9", "uid": "uid-rs-big"}]},
         "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "6"}}}]}}
     docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"), big,
-            *_running_with_generated_claim("web-5d4f-abcde", "n2", "gpu-0", owner)]
+            *running_with_generated_claim("web-5d4f-abcde", "n2", "gpu-0", owner)]
     rc, out, err = run_json(capsys, "consolidate", "-f", write(tmp_path, docs))
     assert rc == 0, err
     assert out["removable"] == ["n2"]

@@ -298,7 +298,7 @@ class Consolidator:
         what = f"pod {new.key}" + (f" (replacing {pod.key})" if new.name != pod.name else "")
         if new.scheduler_name not in self.served:
             return f"no place for {what}: {unserved_message(new)} (cluster-autoscaler NoPlaceToMovePods)"
-        gate = run_pre_enqueue(self.engine.framework(new), new)
+        gate = run_pre_enqueue(self.engine.framework(new), new, self.engine.state)
         if gate is not None:
             return f"no place for {what}: {', '.join(gate[1].reasons)} (cluster-autoscaler NoPlaceToMovePods)"
         decision = self.engine.cycle(new)
@@ -454,7 +454,7 @@ class Verifier:
         engine = self.engine
         if pod.scheduler_name not in self.served:
             return None, unserved_message(pod)
-        gate = run_pre_enqueue(engine.framework(pod), pod)
+        gate = run_pre_enqueue(engine.framework(pod), pod, engine.state)
         if gate is not None:
             return None, ", ".join(gate[1].reasons)
         decision = engine.cycle(pod)

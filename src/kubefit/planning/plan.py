@@ -66,7 +66,7 @@ def copy_slices(template: Template, node_name: str) -> list:
 
 def with_objects(objects: ClusterObjects, extra: dict[str, list]) -> ClusterObjects:
     """The scenario's cluster objects plus `extra` (kind → objects): a new store, the scenario's untouched."""
-    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()})
+    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()}, api_server=objects.api_server)
     for kind, items in extra.items():
         for obj in items:
             out.add(kind, obj)

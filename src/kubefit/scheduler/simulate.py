@@ -28,7 +28,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
-from kubefit.scheduler.framework import run_pre_enqueue
+from kubefit.scheduler.framework import gate_message, run_pre_enqueue
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
@@ -358,9 +358,9 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if pod.scheduler_name not in served:
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
             continue
-        gate = run_pre_enqueue(engine.framework(pod), pod)
+        gate = run_pre_enqueue(engine.framework(pod), pod, state)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None,
+            steps.append(Step(pod, None, message=gate_message(gate, pod, state), pre_enqueue=gate[0], feasible=None,
                               replaces=replaces))
             continue
         d = engine.cycle(pod)

@@ -113,9 +113,18 @@ class DynamicResources:
     normalize_needs_context = True  # NormalizeScore raises v1.35's Score error (`_SCORE_ERROR` in the raw scores)
 
     # ------------------------------------------------------------------ PreEnqueue
-    def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
-        """`PreEnqueue`: the claims as the scenario gives them (a template's claim is made by the controller)."""
+    def pre_enqueue(self, pod: Pod, state: ClusterState | None = None) -> PreFilterOutcome | None:
+        """`PreEnqueue`: the claims of the run (`state`: those the resourceclaim controller made or could not
+        make in it), else as the scenario gives them (a template's claim is made by the controller)."""
         if not pod.resource_claims:
+            return None
+        if state is not None and state.dra is not None:
+            from kubefit.scheduler.dra.state import ClaimLookupError
+
+            try:
+                state.dra.pod_claims(pod)
+            except ClaimLookupError as exc:
+                return PreFilterOutcome(code=UNRESOLVABLE, reasons=(str(exc),))
             return None
         memo = claim_index(self.objects)
         for pod_claim in pod.resource_claims:
