@@ -108,3 +108,88 @@ def test_consolidate_moves_a_gpu_pod_with_a_claim_of_its_own(tmp_path, capsys):
     assert out["removable"] == ["n2"]
     [move] = out["moves"]
     assert move["pod"] == "web-5d4f-abcde" and move["to"] == "n1" and move["replacement"] != move["pod"]
+
+
+ADMIN_TEMPLATE = {"apiVersion": V1, "kind": "ResourceClaimTemplate", "metadata": {"name": "monitor", "namespace": "ops"},
+                  "spec": {"spec": {"devices": {"requests": [
+                      {"name": "all-gpus", "exactly": {"deviceClassName": "gpu", "allocationMode": "All",
+                                                       "adminAccess": True}}]}}}}
+FORBIDDEN = ("Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on "
+             "the containing namespace")
+
+
+def namespace(name: str, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels or {}}}
+
+
+def monitor(name: str = "monitor-0", uid: str | None = None) -> dict:
+    spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": "gpus"}]}}],
+            "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "monitor"}]}
+    meta = {"name": name, "namespace": "ops", **({"uid": uid} if uid else {})}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def test_admin_access_needs_the_namespace_label(tmp_path, capsys):
+    """A monitoring pod's template asks for all GPUs with admin access. In a namespace labelled
+    `resource.kubernetes.io/admin-access: "true"` the claim is made and allocated: both GPUs of n1, which stay free
+    for others (admin access holds no device). Without the label the API server refuses the template being created
+    (`AuthorizedForAdmin`): exit 2, one line, its words."""
+    docs = [GPU_CLASS, TEMPLATE, ADMIN_TEMPLATE, node("n1"), gpus("n1"), monitor(), pod("app", TEMPLATED)]
+    labelled = [namespace("ops", {"resource.kubernetes.io/admin-access": "true"}), *docs]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, labelled))
+    assert rc == 0, err
+    mon, app = out["steps"]
+    assert mon["devices"] == {"gpus": ["gpu.example.com/n1/gpu-0", "gpu.example.com/n1/gpu-1"]}
+    assert app["devices"] == {"gpu": ["gpu.example.com/n1/gpu-0"]}
+    for scenario in ([namespace("ops", {"resource.kubernetes.io/admin-access": "yes"}), *docs], docs):
+        rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, scenario))
+        assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        assert err.strip().endswith(
+            'ResourceClaimTemplate/monitor: spec.devices.requests[0].adminAccess: ResourceClaimTemplate.resource.k8s.io '
+            f'"monitor" is invalid: spec.devices.requests[0].adminAccess: {FORBIDDEN}')
+
+
+def test_a_stored_admin_template_in_an_unlabelled_namespace_makes_no_claim(tmp_path, capsys):
+    """The template is stored (a uid: admitted when the namespace had the label), the label is gone: the API server
+    refuses the claim the controller makes from it, so the pod waits for its claim, the step saying why; the
+    ResourceClaim named after its `generateName`. `--no-admission` takes the objects as given."""
+    stored = {**ADMIN_TEMPLATE, "metadata": {**ADMIN_TEMPLATE["metadata"], "uid": "uid-monitor"}}
+    docs = [namespace("ops"), GPU_CLASS, stored, node("n1"), gpus("n1"), monitor()]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs))
+    assert rc == 0, err
+    [step] = out["steps"]
+    assert step["node"] is None and step["preEnqueue"] == "DynamicResources"
+    assert step["message"] == ('pod "ops/monitor-0": ResourceClaim not created yet (resourceclaim controller: '
+                               'ResourceClaim.resource.k8s.io "monitor-0-gpus-" is invalid: '
+                               f'spec.devices.requests[0].adminAccess: {FORBIDDEN})')
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--no-admission")
+    assert rc == 0 and out["steps"][0]["node"] == "n1"
+
+
+def test_admin_access_claim_documents_and_stored_claims(tmp_path, capsys):
+    """A ResourceClaim document (no uid, not allocated) with admin access outside a labelled namespace is refused
+    as the template is; a stored one (a uid) loads, with a warning that the API server would refuse its allocation
+    (`AuthorizedForAdminStatus`), which kubefit does not model."""
+    claim = {"apiVersion": V1, "kind": "ResourceClaim", "metadata": {"name": "watch", "namespace": "ops"},
+             "spec": ADMIN_TEMPLATE["spec"]["spec"]}
+    docs = [namespace("ops"), GPU_CLASS, node("n1"), gpus("n1")]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, [*docs, claim]))
+    assert rc == 2 and err.strip().endswith(
+        f'ResourceClaim.resource.k8s.io "watch" is invalid: spec.devices.requests[0].adminAccess: {FORBIDDEN}')
+    stored = {**claim, "metadata": {**claim["metadata"], "uid": "uid-watch"}}
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, [*docs, stored]))
+    assert rc == 0, err
+    assert any("ResourceClaim ops/watch asks for admin access" in w and "would refuse its allocation" in w
+               for w in out["warnings"])
+
+
+def test_admin_access_with_the_gate_off(tmp_path, capsys):
+    """`--feature-gates DRAAdminAccess=false` (v1.34): the controller refuses to make a claim from a template that
+    asks for admin access (`admin access is requested, but the feature is disabled`); the label is not consulted."""
+    stored = {**ADMIN_TEMPLATE, "metadata": {**ADMIN_TEMPLATE["metadata"], "uid": "uid-monitor"}}
+    docs = [namespace("ops", {"resource.kubernetes.io/admin-access": "true"}), GPU_CLASS, stored, node("n1"),
+            gpus("n1"), monitor()]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--feature-gates", "DRAAdminAccess=false")
+    assert rc == 0, err
+    assert out["steps"][0]["message"].endswith(
+        "(resourceclaim controller: admin access is requested, but the feature is disabled)")
