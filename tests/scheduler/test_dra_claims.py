@@ -193,3 +193,19 @@ def test_admin_access_with_the_gate_off(tmp_path, capsys):
     assert rc == 0, err
     assert out["steps"][0]["message"].endswith(
         "(resourceclaim controller: admin access is requested, but the feature is disabled)")
+
+
+def test_the_controller_adopts_the_claim_it_made_before_the_pods_status_said_so(tmp_path, capsys):
+    """A pending pod whose status does not name its claim yet, and a claim it owns annotated
+    `resource.kubernetes.io/pod-claim-name: gpu`, allocated n2/gpu-1 (`findPodResourceClaim`): the controller takes
+    that claim instead of making another, so the pod must go where it is allocated, n2, though n1 ties first; a
+    claim annotated for another pod claim is not adopted (the pod takes n1/gpu-0)."""
+    [orphan, _running] = running_with_generated_claim("p", "n2", "gpu-1")
+    orphan["status"].pop("reservedFor")
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpus("n1"), gpus("n2"), orphan, pod("p", TEMPLATED)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--tie-break", "first")
+    assert rc == 0, err
+    assert out["steps"][0]["node"] == "n2" and out["steps"][0]["devices"] == {"gpu": ["gpu.example.com/n2/gpu-1"]}
+    orphan["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "other"}
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--tie-break", "first")
+    assert out["steps"][0]["devices"] == {"gpu": ["gpu.example.com/n1/gpu-0"]}
