@@ -209,3 +209,71 @@ def test_the_controller_adopts_the_claim_it_made_before_the_pods_status_said_so(
     orphan["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "other"}
     rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--tie-break", "first")
     assert out["steps"][0]["devices"] == {"gpu": ["gpu.example.com/n1/gpu-0"]}
+
+
+def dgx_template(tmp_path, pool: str = "dgx", **selection) -> str:
+    """A node template `dgx` of 64 cpu with its 8 GPUs in one ResourceSlice (pool `pool`, node-local unless
+    `selection` replaces `nodeName`)."""
+    slice_ = gpus("dgx", 8)
+    slice_["spec"]["pool"]["name"] = pool
+    if selection:
+        del slice_["spec"]["nodeName"]
+        slice_["spec"].update(selection)
+    dgx = node("dgx")
+    dgx["status"]["allocatable"]["cpu"] = "64"
+    path = tmp_path / "dgx.json"
+    path.write_text(__import__("json").dumps({"apiVersion": "v1", "kind": "List", "items": [dgx, slice_]}))
+    return str(path)
+
+
+def test_plan_counts_dgx_nodes_by_their_devices(tmp_path, capsys):
+    """Ten training pods of 1 cpu each asking 4 GPUs (a template claim, count 4), one 8-cpu node without GPUs:
+    cpu alone would need one DGX node (64 cpu), devices need five (8 GPUs hold two pods). Each copy gets the
+    template's slice, its pool `gpus` made unique per copy (`gpus-dgx-1`, …: the template's name is not in it)."""
+    four = {**TEMPLATE, "spec": {"spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 4}}]}}}}
+    docs = [GPU_CLASS, four, node("cpu-only"), *(pod(f"train-{i}", TEMPLATED) for i in range(10))]
+    rc, out, err = run_json(capsys, "plan", "-f", write(tmp_path, docs), "--node-template",
+                            dgx_template(tmp_path, pool="gpus"), "--tie-break", "first")
+    assert rc == 0, err
+    assert out["add"] == {"dgx": 5} and out["scheduled"] == 10
+    devices = out["simulation"]["devices"]
+    assert sorted(devices) == [f"dgx-{i}" for i in range(1, 6)]
+    assert all(d["devices"] == 8 and len(d["allocated"]) == 8 for d in devices.values())
+    assert devices["dgx-3"]["allocated"][0] == "gpu.example.com/gpus-dgx-3/gpu-0"
+
+
+def test_a_template_slice_must_be_node_local(tmp_path, capsys):
+    """A template's ResourceSlice reachable from all nodes, or by a node selector, does not come with a node (what
+    cluster-autoscaler refuses to copy): exit 2, one line naming the file, the slice and the field."""
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), pod("p", TEMPLATED)]
+    for selection, field in (({"allNodes": True}, "spec.allNodes"),
+                             ({"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                                 {"key": "gpu", "operator": "Exists"}]}]}}, "spec.nodeSelector")):
+        template = dgx_template(tmp_path, **selection)
+        rc, out, err = run_json(capsys, "plan", "-f", write(tmp_path, docs), "--node-template", template)
+        assert rc == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"ResourceSlice/dgx-gpus: {field}: a node template's ResourceSlice must be node-local" in err
+    other = gpus("elsewhere")
+    path = tmp_path / "other.json"
+    path.write_text(__import__("json").dumps({"apiVersion": "v1", "kind": "List", "items": [node("dgx"), other]}))
+    rc, out, err = run_json(capsys, "plan", "-f", write(tmp_path, docs), "--node-template", str(path))
+    assert rc == 2 and ("ResourceSlice/elsewhere-gpus: spec.nodeName: a node template's ResourceSlice must name a "
+                        "template node in spec.nodeName (one of dgx), got 'elsewhere'") in err
+
+
+def test_capacity_with_template_nodes_counts_their_devices(tmp_path, capsys):
+    """One 8-cpu node with two GPUs and a pending pod asking 4 GPUs: 0 copies fit. With two DGX nodes added
+    (`--node-template --nodes 2`, 8 GPUs each), 4 copies fit (two per DGX node), and the count stops with
+    DynamicResources' message on every node."""
+    four = {**TEMPLATE, "spec": {"spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 4}}]}}}}
+    docs = [GPU_CLASS, four, node("n1"), gpus("n1"), pod("p", TEMPLATED)]
+    rc, out, err = run_json(capsys, "capacity", "-f", write(tmp_path, docs))
+    assert rc == 0 and out["count"] == 0
+    rc, out, err = run_json(capsys, "capacity", "-f", write(tmp_path, docs), "--node-template", dgx_template(tmp_path),
+                            "--nodes", "2")
+    assert rc == 0, err
+    assert out["count"] == 4 and out["perNode"] == {"dgx-1": 2, "dgx-2": 2}
+    assert out["message"].startswith("0/3 nodes are available: 3 cannot allocate all claims.")
+    assert out["inputs"]["options"]["nodes"] == 2

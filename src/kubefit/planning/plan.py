@@ -36,7 +36,7 @@ from decimal import Decimal
 from itertools import permutations
 
 from kubefit.api.cluster import ClusterObjects
-from kubefit.api.core import Node
+from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
@@ -44,7 +44,7 @@ from kubefit.manifests.templates import Template, copy_names
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
-from kubefit.scheduler.state import compile_state
+from kubefit.scheduler.state import ClusterState, compile_state
 from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -183,6 +183,20 @@ class Planner:
             notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "
                       f"({s.pod.created_by}): {s.message}" for s in result.steps if s.node is None and s.message]
         return notes
+
+
+def with_template_nodes(scenario: Scenario, templates: list[Template], count: int) -> tuple[ClusterState, list[Pod]]:
+    """The scenario's cluster with `count` copies of each template added (named and with their devices as `plan`
+    adds them), and the DaemonSet pods the controller creates for the new nodes (to place first)."""
+    taken = {n.name for n in scenario.nodes}
+    added, slices = [], []
+    for template in templates:
+        made = copies(template, count, taken)
+        added += made
+        slices += [s for node in made for s in copy_slices(template, node.name)]
+    objects = with_objects(scenario.objects, {"ResourceSlice": slices}) if slices else scenario.objects
+    state = compile_state([*scenario.nodes, *added], scenario.pods, objects)
+    return state, NewNodeDaemons(scenario.workloads, admitter(scenario)).pods_for(added)
 
 
 def queue_scheduled(result: SimulationResult, daemon_keys: set[str]) -> int:
