@@ -81,6 +81,13 @@ def _slice_problem(s: ResourceSlice, templates: dict[str, Template]) -> str:
            f"{s.node_name!r}"
 
 
+def renamed_for(text: str, template: str, node: str) -> str:
+    """A template slice's name or pool name for the copy `node`: the template's name in it replaced by the copy's,
+    else `-<node>` appended (a driver's pool names are unique, as cluster-autoscaler's `SanitizedNodeResourceSlices`
+    appends a suffix to every pool and slice name)."""
+    return text.replace(template, node) if template in text else f"{text}-{node}"
+
+
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:
     """The templates of the files (folders: their manifests): Nodes, names unique, each with the
     ResourceSlices that name it in `spec.nodeName` (the devices a copy of it brings)."""

@@ -40,7 +40,7 @@ from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
-from kubefit.manifests.templates import Template, copy_names
+from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
@@ -54,14 +54,8 @@ MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting dow
 def copy_slices(template: Template, node_name: str) -> list:
     """The template's ResourceSlices for one copy: `nodeName` the copy, and the template's name in the slice
     and pool names replaced by the copy's (a driver publishes one pool per node)."""
-    out = []
-    for s in template.slices:
-        def renamed(text: str) -> str:
-            return text.replace(template.name, node_name) if template.name in text else f"{text}-{node_name}"
-
-        out.append(replace(s, meta=replace(s.meta, name=renamed(s.meta.name)), pool=renamed(s.pool),
-                           node_name=node_name))
-    return out
+    return [replace(s, meta=replace(s.meta, name=renamed_for(s.meta.name, template.name, node_name)),
+                    pool=renamed_for(s.pool, template.name, node_name), node_name=node_name) for s in template.slices]
 
 
 def with_objects(objects: ClusterObjects, extra: dict[str, list]) -> ClusterObjects:
