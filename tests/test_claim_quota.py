@@ -12,9 +12,8 @@ import pytest
 from kubefit.api.cluster import ObjectMeta
 from kubefit.api.dra import ALL, ClaimSpec, DeviceClass, DeviceRequest, DeviceSubRequest
 from kubefit.manifests.claimquota import claim_usage, extended_resource_names, matching_resources
-from tests_support import run_json
-
 from scheduler.test_dra_simulate import GPU_CLASS, TEMPLATE, TEMPLATED, V1, gpus, node, pod, write
+from tests_support import run_json
 
 
 def exactly(cls: str = "gpu", count: int = 1, mode: str = "ExactCount", admin: bool | None = None) -> DeviceRequest:

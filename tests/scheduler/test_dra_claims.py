@@ -277,3 +277,36 @@ def test_capacity_with_template_nodes_counts_their_devices(tmp_path, capsys):
     assert out["count"] == 4 and out["perNode"] == {"dgx-1": 2, "dgx-2": 2}
     assert out["message"].startswith("0/3 nodes are available: 3 cannot allocate all claims.")
     assert out["inputs"]["options"]["nodes"] == 2
+
+
+def test_each_device_says_who_holds_it(tmp_path, capsys):
+    """`devices[node].pools`, as the table, the report and serve draw it: n1 has a GPU pool and a NIC pool (driver
+    order), pod a holds n1/gpu-0 (LeastAllocated, ties to n1), b holds n2/gpu-0; the others are free; capacities
+    as Kubernetes writes them (an 80Gi GPU memory, 10G of NIC bandwidth); the table shows one row per pool."""
+    nics = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "n1-nics"},
+            "spec": {"driver": "nic.example.com", "nodeName": "n1", "pool": {"name": "n1", "resourceSliceCount": 1},
+                     "devices": [{"name": f"nic-{i}", "capacity": {"bandwidth": {"value": "10G"}}} for i in range(2)]}}
+    gpu_slice = gpus("n1")
+    for device in gpu_slice["spec"]["devices"]:
+        device["capacity"] = {"memory": {"value": "80Gi"}}
+    docs = [GPU_CLASS, TEMPLATE, node("n1"), node("n2"), gpu_slice, nics, gpus("n2"), pod("a", TEMPLATED),
+            pod("b", TEMPLATED)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--tie-break", "first")
+    assert rc == 0, err
+    claim_a = out["devices"]["n1"]["pools"][0]["devices"][0]["claims"][0]
+    assert claim_a.startswith("default/a-gpu-")
+    assert out["devices"]["n1"]["pools"] == [
+        {"driver": "gpu.example.com", "pool": "n1", "allocated": 1, "devices": [
+            {"name": "gpu-0", "allocated": True, "claims": [claim_a], "pods": ["default/a"],
+             "capacity": {"memory": "80Gi"}},
+            {"name": "gpu-1", "allocated": False, "capacity": {"memory": "80Gi"}}]},
+        {"driver": "nic.example.com", "pool": "n1", "allocated": 0, "devices": [
+            {"name": f"nic-{i}", "allocated": False, "capacity": {"bandwidth": "10G"}} for i in range(2)]}]
+    assert out["devices"]["n2"]["pools"][0]["devices"][0]["pods"] == ["default/b"]
+    from kubefit.cli import main
+
+    assert main(["simulate", "-f", write(tmp_path, docs), "--tie-break", "first"]) == 0
+    table = capsys.readouterr().out
+    rows = [line for line in table.splitlines() if "│ n1" in line or "│ n2" in line]
+    assert any("gpu.example.com/n1" in r and "1/2" in r and "gpu-1" in r and "gpu-0: a" in r for r in rows)
+    assert any("nic.example.com/n1" in r and "0/2" in r and "nic-0, nic-1" in r for r in rows)

@@ -33,7 +33,7 @@ from kubefit.report.html import (
     table,
     value,
 )
-from kubefit.report.simulation import evicted_text
+from kubefit.report.simulation import device_holder, evicted_text
 from kubefit.scheduler.capacity import CapacityResult
 from kubefit.scheduler.compare import comparison_to_dict
 from kubefit.scheduler.simulate import SimulationResult
@@ -206,9 +206,31 @@ def devices_section(data: dict[str, Any], at: str = "") -> Markup:
     listed = table(("node", *(f"{d} allocated / devices" for d in drivers), "allocated devices (driver/pool/device)"),
                    rows, numeric=range(1, 1 + len(drivers)))
     return section("Devices (Dynamic Resource Allocation)", Markup(f'<div class="figures">{"".join(charts)}</div>'),
-                   listed, anchor="devices",
+                   listed, per_device_table(usage, at), anchor="devices",
                    note="Per node and driver: devices allocated to claims after the run / devices in the pools the "
-                        "node reaches (ResourceSlices); hover a bar for the counts." + more)
+                        "node reaches (ResourceSlices); hover a bar for the counts. Then each device: allocated or "
+                        "free, who holds it, its capacity." + more)
+
+
+def per_device_table(usage: dict[str, Any], at: str = "") -> Markup:
+    """Each device of each node's pools (`devices[node].pools` of -o json): allocated or free, the pods (or
+    claims) holding it, its capacity; the first QUEUE_ROWS devices."""
+    rows: list[Sequence[Any]] = []
+    for node, use in usage.items():
+        for p, pool in enumerate(use.get("pools", ())):
+            for d, device in enumerate(pool["devices"]):
+                state = value(_yes(device["allocated"]), at + pointer("devices", node, "pools", p, "devices", d,
+                                                                      "allocated"))
+                held = device_holder(device) + (" (admin access)" if device.get("adminAccess") else "")
+                capacity = ", ".join(f"{k} {v}" for k, v in (device.get("capacity") or {}).items())
+                rows.append((node, f"{pool['driver']}/{pool['pool']}/{device['name']}", state, held or "–",
+                             capacity or "–"))
+    if not rows:
+        return Markup("")
+    more = len(rows) - QUEUE_ROWS
+    shown = table(("node", "device (driver/pool/device)", "allocated", "held by", "capacity"), rows[:QUEUE_ROWS],
+                  cls="device-table")
+    return shown if more <= 0 else Markup(shown + paragraph(f"… and {more:,} more devices (-o json lists them all)"))
 
 
 def node_actions_section(data: dict[str, Any]) -> Markup:

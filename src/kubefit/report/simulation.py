@@ -62,7 +62,33 @@ def simulation_table(console: Console, data: dict) -> None:
                   *([f"{len(held['allocated'])}/{held['devices']}" if held else ""] if devices else []))
     if len(final) <= 200:
         console.print(t)
+        if devices:
+            devices_table(console, devices)
     _metrics_table(console, [("", data["metrics"])])
+
+
+def device_holder(device: dict) -> str:
+    """What holds an allocated device: the pods its claims are reserved for (else the claims), admin access
+    marked."""
+    holders = device.get("pods") or device.get("claims") or []
+    return ", ".join(h.split("/", 1)[1] if h.startswith("default/") else h for h in holders)
+
+
+def devices_table(console: Console, devices: dict) -> None:
+    """Per node and pool (DynamicResources): devices allocated / in the pool, the free ones, and who holds the
+    others (`devices[node].pools` of -o json)."""
+    t = new_table("Devices")
+    for col in ("node", "pool", "allocated", "free", "held by"):
+        t.add_column(col, justify="right" if col == "allocated" else "left")
+    for node, use in devices.items():
+        for pool in use.get("pools", ()):
+            listed = pool["devices"]
+            free = [d["name"] for d in listed if not d["allocated"]]
+            held = [f"{d['name']}: {device_holder(d)}" + (" (admin access)" if d.get("adminAccess") else "")
+                    for d in listed if d.get("claims")]
+            t.add_row(node, f"{pool['driver']}/{pool['pool']}", f"{pool['allocated']}/{len(listed)}",
+                      ", ".join(free) or "–", "; ".join(held) or "–")
+    console.print(t)
 
 
 def comparison_table(console: Console, data: dict) -> None:

@@ -12,6 +12,7 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class SimulationResult:
             if s.replaces is not None:
                 d["replaces"] = s.replaces
             steps.append(d)
-        devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
+        devices = {} if self.state.dra is None else {"devices": device_usage(self.state.dra, names)}
         created = {"notCreated": self.not_created} if self.not_created else {}
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created,
                 "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
@@ -405,6 +406,18 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
     return result
+
+
+def device_usage(dra: Any, names: list[str]) -> dict[str, dict[str, Any]]:
+    """`devices` of `-o json`: per node with devices, how many its pools hold and which are allocated, per driver,
+    and its pools device by device (`kubefit.scheduler.dra.view`)."""
+    from kubefit.scheduler.dra.view import pools_by_node
+
+    usage = dra.usage(names)
+    for node, pools in pools_by_node(dra, names).items():
+        if node in usage:
+            usage[node]["pools"] = pools
+    return usage
 
 
 def run_notes(result: SimulationResult) -> list[str]:

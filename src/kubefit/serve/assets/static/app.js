@@ -260,6 +260,7 @@ async function openNode(name, refreshing) {
     el("p", { class: "labels" }, Object.entries(data.labels).map(([k, v]) => `${k}=${v}`).join(", ")),
     data.taints.length ? el("p", {}, `taints: ${data.taints.join(", ")}`) : null,
     data.devices.length ? el("p", { id: "node-devices" }, `DRA devices allocated: ${data.devices.join(", ")}`) : null,
+    data.pools.length ? devicePools(data.pools) : null,
     el("h3", {}, `${data.pods.length} pods`),
     el("ul", { class: "node-pods" }, data.pods.map((p) => el("li", { "data-pod": p.key },
       p.placed ? el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(p.key, 0); } }, p.key) : p.key,
@@ -282,6 +283,19 @@ async function loadPods(page) {
       r.preEnqueue ? `held by ${r.preEnqueue}` : null, r.batchHint ? "batch hint (bound unscored)" : null,
       r.devices ? devicesText(r.devices) : null].filter(Boolean).join(" · ")))));
   pager("pods", data, loadPods);
+}
+
+// A node's DRA pools device by device, as the server sends them (simulate's devices[node].pools): allocated or
+// free, the pods (else claims) holding each device, its capacity. Rendering only: nothing is computed here.
+function devicePools(pools) {
+  const holder = (d) => (d.pods || d.claims || []).join(", ") + (d.adminAccess ? " (admin access)" : "");
+  const rows = pools.flatMap((p) => p.devices.map((d) => el("tr", { "data-device": `${p.driver}/${p.pool}/${d.name}`, class: d.allocated ? "allocated" : "free" },
+    el("td", {}, `${p.driver}/${p.pool}/${d.name}`), el("td", {}, d.allocated ? "allocated" : "free"),
+    el("td", {}, holder(d) || "–"),
+    el("td", {}, Object.entries(d.capacity || {}).map(([k, v]) => `${k} ${v}`).join(", ") || "–"))));
+  return el("table", { id: "node-device-pools" },
+    el("thead", {}, el("tr", {}, ...["device", "state", "held by", "capacity"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, ...rows));
 }
 
 // A step's DynamicResources allocation: each claim (its name in the pod) and the devices it got.
