@@ -174,3 +174,18 @@ def test_a_claim_document_over_quota_is_refused(tmp_path, capsys):
     assert rc == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert ('ResourceClaim/big: spec.devices.requests: resourceclaims.resource.k8s.io "big" is forbidden: exceeded '
             f'quota: gpus, requested: {GPU}=3, used: {GPU}=0, limited: {GPU}=2') in err
+
+
+def test_a_quota_on_an_unknown_class_is_taken_with_a_warning(tmp_path, capsys):
+    """The API server takes a quota naming any class (`tpu.deviceclass.resource.k8s.io/devices` is a qualified
+    name); the scenario has no class tpu, so nothing is limited: a warning says so, the GPU pods run. A quota
+    value that is not a whole number is refused (exit 2), as `ValidateResourceQuantityValue` refuses it."""
+    docs = [GPU_CLASS, TEMPLATE, quota("tpus", {"tpu.deviceclass.resource.k8s.io/devices": "0"}), node("n1"),
+            gpus("n1"), pod("a", TEMPLATED)]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs))
+    assert rc == 0 and out["steps"][0]["node"] == "n1"
+    assert any("names DeviceClass 'tpu', which the scenario does not have" in w for w in out["warnings"])
+    bad = quota("gpus", {GPU: "1500m"})
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, [*docs[:2], bad, *docs[3:]]))
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert f'ResourceQuota "gpus" is invalid: spec.hard[{GPU}]: Invalid value: "1500m": must be an integer' in err

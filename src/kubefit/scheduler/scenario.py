@@ -74,9 +74,10 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
                                           admin_access=kube.gate("DRAAdminAccess"))
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     if state.dra is not None and scenario.objects.api_server.admission and kube.gate("DRAAdminAccess"):
-        from kubefit.scheduler.dra.controller import admin_namespaces, stored_admin_notes
+        from kubefit.scheduler.dra.controller import admin_namespaces, stored_admin_notes, unknown_class_notes
 
         notes += stored_admin_notes(scenario.objects, admin_namespaces(scenario.objects))
+        notes += unknown_class_notes(scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
 
 

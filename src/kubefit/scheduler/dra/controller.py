@@ -169,6 +169,22 @@ def stored_admin_notes(objects: ClusterObjects, allowed: frozenset[str]) -> list
             and needs_admin_access(c.spec)]
 
 
+def unknown_class_notes(objects: ClusterObjects) -> list[str]:
+    """ResourceQuotas limiting the devices of a class the scenario does not have: the API server takes them (any
+    qualified name is a valid quota resource), but they limit nothing a claim of the scenario can use."""
+    from kubefit.manifests.claimquota import PER_CLASS
+
+    classes = {c.meta.name for c in objects.of("DeviceClass")}
+    notes = []
+    for q in objects.of("ResourceQuota"):
+        for name in sorted(q.hard):
+            cls = name[:-len(PER_CLASS)] if name.endswith(PER_CLASS) else None
+            if cls and cls not in classes:
+                notes.append(f"ResourceQuota {q.meta.namespace}/{q.meta.name}: spec.hard[{name}] names DeviceClass "
+                             f"{cls!r}, which the scenario does not have: no claim of the scenario uses its devices")
+    return notes
+
+
 def claim_controller(objects: ClusterObjects, claims: dict[ClaimKey, ResourceClaim]) -> ClaimController:
     """The run's controller over the scenario's objects and the API server in front of them
     (`objects.api_server`): without admission, nothing is checked."""
