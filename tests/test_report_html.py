@@ -298,9 +298,16 @@ def test_the_simulate_page_shows_devices_per_node_and_driver(tmp_path, capsys):
     page = path.read_text()
     assert_tagged_values_are_the_json(page, data)
     devices = section_of(page, "devices")
-    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", devices)]
+    per_node, per_device = devices.split('<table class="device-table">')
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", per_node)]
     assert cells == ["n1", "1 / 2", "0 / 3", "gpu.example.com/n1/gpu-0",
                      "n2", "1 / 2", "–", "gpu.example.com/n2/gpu-0"]
+    rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", per_device.split("<tbody>")[1])]
+    assert [r[:4] for r in rows] == [  # a row per device: n1's GPU pool, then its NIC pool, then n2
+        ["n1", "gpu.example.com/n1/gpu-0", "yes", "a"], ["n1", "gpu.example.com/n1/gpu-1", "no", "–"],
+        *(["n1", f"nic.example.com/n1/nic-{i}", "no", "–"] for i in range(3)),
+        ["n2", "gpu.example.com/n2/gpu-0", "yes", "b"], ["n2", "gpu.example.com/n2/gpu-1", "no", "–"]]
     assert devices.count("<svg") == 1 and "n1 · nic.example.com: 0 of 3 allocated (0.0 %)" in devices
     queue = section_of(page, "queue")
     assert "<th>devices (claim: driver/pool/device)</th>" in queue
