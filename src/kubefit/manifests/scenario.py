@@ -11,7 +11,7 @@ from kubefit.api.core import Pod
 from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, dra, policy, quota, storage
+from kubefit.manifests import cluster, dra, podgroups, policy, quota, storage
 from kubefit.manifests.admission import admit_scenario
 from kubefit.manifests.disruption import PDB, resolve_budgets
 from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
@@ -21,6 +21,7 @@ from kubefit.manifests.kinds import (
     LIST_KINDS,
     SCHEDULER_CONFIG_KINDS,
     WORKLOAD_KINDS,
+    custom_resource,
     removed_api_message,
     skipped_kind,
 )
@@ -93,7 +94,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
 # ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
-    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS}
+    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS, **podgroups.DECODERS}
 
 
 def add_entry(scenario: Scenario, entry: Entry) -> None:
@@ -124,6 +125,8 @@ def add_document(scenario: Scenario, doc: Document) -> None:
             raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
                              f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
         scenario.scheduler_config = doc
+    elif kind in podgroups.KINDS and custom_resource(doc.body):  # coscheduling's or Volcano's PodGroup: a CRD's
+        scenario.skipped.append(doc)
     elif kind in CLUSTER_OBJECT_DECODERS or kind in WORKLOAD_KINDS:
         if kind in CLUSTER_OBJECT_DECODERS:  # read by plugins (a ReplicaSet's selector for spreading)
             scenario.objects.add(kind, CLUSTER_OBJECT_DECODERS[kind](doc, scenario.warnings))

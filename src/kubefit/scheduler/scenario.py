@@ -13,6 +13,7 @@ from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
+from kubefit.scheduler.podgroups import prepare_groups
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
@@ -46,6 +47,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     config = config or load_configuration(scenario.scheduler_config, version)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
+    notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version())
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
         if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
