@@ -189,3 +189,22 @@ def test_a_quota_on_an_unknown_class_is_taken_with_a_warning(tmp_path, capsys):
     rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, [*docs[:2], bad, *docs[3:]]))
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert f'ResourceQuota "gpus" is invalid: spec.hard[{GPU}]: Invalid value: "1500m": must be an integer' in err
+
+
+def test_a_timeline_pod_waits_until_a_claim_is_given_back(tmp_path, capsys):
+    """`--timeline`, a quota of 1 GPU device: a (a Job's pod, restartPolicy Never) arrives at 0 and runs 10 s; b
+    arrives at 5 s, its claim is refused, so it waits; at 10 s a completes, the controller deletes a's claim, the
+    quota has room again, b's claim is made at its next try and b runs at 10 s."""
+    def timed(name: str, arrival: str, duration: str | None = None) -> dict:
+        made = pod(name, TEMPLATED)
+        made["metadata"]["annotations"] = {"kubefit.io/arrival": arrival,
+                                           **({"kubefit.io/duration": duration} if duration else {})}
+        made["spec"]["restartPolicy"] = "Never"
+        return made
+    docs = [GPU_CLASS, TEMPLATE, quota("gpus", {GPU: "1"}), node("n1"), gpus("n1", 4),
+            timed("a", "0s", "10s"), timed("b", "5s")]
+    rc, out, err = run_json(capsys, "simulate", "-f", write(tmp_path, docs), "--timeline")
+    assert rc == 0, err
+    runs = {r["pod"]: r for r in out["pods"]}
+    assert (runs["a"]["start"], runs["a"]["end"]) == (0, 10)
+    assert (runs["b"]["start"], runs["b"]["attempts"]) == (10, 2)

@@ -28,9 +28,8 @@ from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import PODS
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
-from kubefit.scheduler.framework import gate_message, run_pre_enqueue
+from kubefit.scheduler.framework import claims_gate
 from kubefit.scheduler.plugins.base import SUCCESS
-from kubefit.scheduler.plugins.dynamicresources import NAME as DYNAMIC_RESOURCES
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
@@ -164,7 +163,7 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
                 new = copies(len(nodes))
             except InputError as exc:
                 return len(nodes), nodes, exc.message
-        waiting = claims_gate(engine, new) if new.resource_claims else None
+        waiting = claims_gate(engine.framework(new), new, engine.state) if new.resource_claims else None
         if waiting is not None:  # its claims could not be made: DynamicResources keeps it out of the queue
             return len(nodes), nodes, waiting
         decision = engine.cycle(new, demand)
@@ -173,15 +172,6 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
         engine.bind(decision.node, decision.shape, new if new is not pod else None)
         nodes.append(decision.node)
     return len(nodes), nodes, None
-
-
-def claims_gate(engine: Engine, pod: Pod) -> str | None:
-    """DynamicResources' PreEnqueue on a new copy (its claims made as it is created): why it never gets a cycle
-    (a claim the API server refused: a quota, admin access), None when it may be queued."""
-    gate = run_pre_enqueue(engine.framework(pod), pod, engine.state)
-    if gate is None or gate[0] != DYNAMIC_RESOURCES:
-        return None
-    return gate_message(gate, pod, engine.state)
 
 
 def copy_of(pod: Pod, i: int) -> Pod:

@@ -265,6 +265,14 @@ def gate_message(gate: tuple[str, PreFilterOutcome], pod: Pod, state: ClusterSta
     return f"{message} (resourceclaim controller: {why})" if why else message
 
 
+def claims_gate(fw: Framework, pod: Pod, state: ClusterState) -> str | None:
+    """DynamicResources' PreEnqueue on a pod created during a run (a copy, an arrival retried), its claims made as it
+    is created: why it gets no cycle (a claim the API server refused: a quota, admin access), None when it may be
+    queued. The other PreEnqueue plugins are the caller's."""
+    gate = run_pre_enqueue(fw, pod, state)
+    return gate_message(gate, pod, state) if gate is not None and gate[0] == "DynamicResources" else None
+
+
 def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDemand | None = None,
                  nodes: np.ndarray | None = None, score: bool = True) -> CycleResult:
     """One scheduling cycle of `pod` over `nodes` (default: every node, in order)."""
