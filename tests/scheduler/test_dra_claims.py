@@ -310,3 +310,19 @@ def test_each_device_says_who_holds_it(tmp_path, capsys):
     rows = [line for line in table.splitlines() if "│ n1" in line or "│ n2" in line]
     assert any("gpu.example.com/n1" in r and "1/2" in r and "gpu-1" in r and "gpu-0: a" in r for r in rows)
     assert any("nic.example.com/n1" in r and "0/2" in r and "nic-0, nic-1" in r for r in rows)
+
+
+def test_generated_claim_names_are_cut_as_the_controller_cuts_them():
+    """`handleClaim`: `<pod>-<claim>-` when it has at most 57 characters; else both parts cut in proportion to the
+    length before the cut and joined by one `-`, with no `-` at the end: a 60-character pod name and claim `gpu`
+    make 65 characters, so 60·57//65 = 52 of the pod's and 3·57//65 = 2 of the claim's; the API server adds 5."""
+    from kubefit.api.core import Pod
+    from kubefit.scheduler.dra.controller import generate_name_base, generated_claim_name
+
+    assert generate_name_base("train-0", "gpus") == "train-0-gpus-"
+    long_pod = "p" * 60
+    assert generate_name_base(long_pod, "gpu") == "p" * 52 + "-gp"
+    name = generated_claim_name(Pod(long_pod), "gpu")
+    assert name.startswith("p" * 52 + "-gp") and len(name) == 60
+    assert generate_name_base("a" * 50, "b" * 6) == "a" * 49 + "-" + "b" * 5  # 58: 50·57//58, 6·57//58
+    assert len(generate_name_base("a" * 49, "b" * 6)) == 57  # 57: kept whole
