@@ -30,7 +30,9 @@ ENV = "KUBEFIT_KUBE_VERSION"
 # gate -> {minor: (default, locked)}; a minor missing from a gate's map does not know the gate. The gates that
 # `pkg/scheduler` reads, from `pkg/features/kube_features.go` of v1.34.1, v1.35.4 and v1.36.3 (versioned specs),
 # and for v1.37 from its release notes (no v1.37 kube_features.go could be read: the changes named there are
-# applied to v1.36's table).
+# applied to v1.36's table). Every row was compared again (issue #46) with the kube_features.go vendored at
+# v1.34.1 (kubernetes-sigs/cluster-capacity), v1.35.7 (openshift-kni/scheduler-plugins 2117d3e3) and v1.36.3
+# (kubernetes-sigs/kueue), and with sig-release's v1.37.0-rc.0 release-notes draft: they agree.
 _ALPHA, _BETA_OFF, _BETA, _GA, _LOCKED = (False, False), (False, False), (True, False), (True, False), (True, True)
 
 
@@ -63,6 +65,9 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "GangScheduling": _gate(None, _ALPHA, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
     "GenericWorkload": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta, off, in v1.37 (kubernetes#140184)
     "PodGroupPreemptionPolicy": _gate(None, None, None, _ALPHA),  # PodGroup.spec.preemptionPolicy (#139240, #140359)
+    # kube-apiserver's (HPA validation), accepted by --feature-gates as kube-scheduler accepts every kube gate;
+    # beta and on in v1.37 (kubernetes#139648, "Enabled scaling to and from zero by default for the HPA")
+    "HPAScaleToZero": _gate(_ALPHA, _ALPHA, _ALPHA, _BETA),
     "InPlacePodLevelResourcesVerticalScaling": _gate(None, _ALPHA, _BETA, _BETA),
     "InPlacePodVerticalScaling": _gate(_BETA, _LOCKED, _LOCKED, _LOCKED),
     "MatchLabelKeysInPodTopologySpread": _gate(_BETA, _BETA, _BETA, _BETA),
@@ -80,7 +85,10 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "TaintTolerationComparisonOperators": _gate(None, _ALPHA, _ALPHA, _ALPHA),
     "TopologyAwareWorkloadScheduling": _gate(None, None, _ALPHA, _ALPHA),  # placements per topology value (KEP-5732)
     "VolumeAttributesClass": _gate(_GA, _GA, _LOCKED, _LOCKED),
-    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta in v1.37 (kubernetes#140612)
+    # beta and on in v1.37 (kubernetes#140612; KEP-5030's beta "will be on in production", and
+    # aws-ebs-csi-driver#3019 sets preventPodSchedulingIfMissing "on k8s 1.37 and later (where the feature is
+    # enabled in beta)")
+    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA),
     "WorkloadAwarePreemption": _gate(None, None, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
     "WorkloadWithJob": _gate(None, None, _ALPHA, _ALPHA),  # the Job controller's Workload (kubernetes#140188 in v1.37)
 }
@@ -129,6 +137,8 @@ POD_SCHEDULING_GROUP = "PodSchedulingGroup"
 POD_GROUP_CYCLE = "PodGroupCycle"
 WORKLOAD_API_BETA = "WorkloadAPIBeta"
 GANG_GATES_MERGED = "GangGatesMerged"
+CSI_DRIVER_REQUIRED_ON_NODE = "CSIDriverRequiredOnNode"
+LABEL_KEY_MESSAGES = "LabelKeyMessages"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -170,6 +180,14 @@ VARIANTS: tuple[Variant, ...] = (
             "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
             "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
             "and says so when the two can differ"),
+    Variant(LABEL_KEY_MESSAGES, 35, "apimachinery da7b67ed (kubernetes af6b3ed1, `Add support for k8s-label-key`)",
+            "label keys are checked by `content.IsLabelKey` (`validation.IsQualifiedName` and `labels`' key check): "
+            "\"a valid label key ...\" where v1.34 says \"a qualified name ...\", and lengths in bytes, not characters "
+            "(NodeResourcesFitArgs.ignoredResources, NodeAffinityArgs.addedAffinity)"),
+    Variant(CSI_DRIVER_REQUIRED_ON_NODE, 35, "KEP-5030 (VolumeLimitScaling: alpha v1.35, beta and on v1.37)",
+            "NodeVolumeLimits refuses a node whose CSINode lacks the CSI driver of a new volume when that driver's "
+            "CSIDriver sets `preventPodSchedulingIfMissing` (`<driver> CSI driver is not installed on the node`)",
+            gates=("VolumeLimitScaling",)),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
     # workload-aware scheduling (`kubefit.scheduler.podgroups`, `kubefit.scheduler.groupcycle`)

@@ -152,6 +152,17 @@ def _recorded_version(node: Node) -> str | None:
     return ((raw.get("metadata") or {}).get("annotations") or {}).get(KUBERNETES_VERSION_ANNOTATION)
 
 
+@dataclass(frozen=True)
+class GatedRefusal:
+    """What the API server refuses depending on a feature gate (`minReplicas: 0` without HPAScaleToZero): the
+    scenario loads for every version, and the version answered for refuses it (`when_off`, `when_on`: its error
+    with the gate off and on; None: accepted)."""
+
+    gate: str
+    when_off: InputError | None
+    when_on: InputError | None = None
+
+
 @dataclass
 class Scenario:
     """What the user described: at most one scheduler configuration, nodes, pods, fleet objects."""
@@ -168,6 +179,7 @@ class Scenario:
     admission: bool = True  # pods created from the files go through API-server admission (admission.py)
     # pods the API server refused to create (ResourceQuota admission), with its error: reported as not created
     refused: list[tuple[Pod, str]] = field(default_factory=list)
+    gated_refusals: list[GatedRefusal] = field(default_factory=list)  # checked against the version answered for
     quota: Any = field(default=None, repr=False, compare=False)  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
 
     @property

@@ -22,11 +22,13 @@ from kubefit.manifests.kinds import (
     SCHEDULER_CONFIG_KINDS,
     WORKLOAD_KINDS,
     custom_resource,
+    foreign_kind,
     removed_api_message,
     skipped_kind,
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
+from kubefit.manifests.served import serving_versions, unserved_message
 from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
 
@@ -115,7 +117,9 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     if removed is not None:  # what no supported kube-apiserver serves any more (kinds.py)
         raise InputError(removed, file=doc.source, obj=doc.label, field="apiVersion")
     _name_generated(scenario, doc)
-    if kind == "Node":
+    if foreign_kind(doc):  # an operator's kind of another API group (apps.kruise.io StatefulSet): not the built-in
+        scenario.skipped.append(doc)
+    elif kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
         scenario.pods.append(decode_pod(doc, scenario.warnings, scenario.pod_specs))
@@ -142,8 +146,11 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     else:
         supported = ", ".join(dict.fromkeys(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS,
                                              *WORKLOAD_KINDS, *CLUSTER_OBJECT_DECODERS)))
-        raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
-                         file=doc.source, obj=doc.label, field="kind")
+        version = str(doc.body.get("apiVersion") or "")
+        if serving_versions(kind):  # a kind the API server serves, in another version
+            raise InputError(unserved_message(version, kind), file=doc.source, obj=doc.label, field="apiVersion")
+        raise InputError(f"{unserved_message(version, kind)} (unknown kind {kind!r}: no supported kube-apiserver "
+                         f"serves it; kubefit reads {supported})", file=doc.source, obj=doc.label, field="kind")
 
 
 def _refuse_duplicates(kind: str, objects: list[tuple[str, str, str]]) -> None:

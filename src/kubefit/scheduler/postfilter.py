@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain
 
 import numpy as np
 
@@ -225,7 +224,7 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     for a pod of a pod group it does not preempt for (`groupcycle.per_pod_preemption`), no dry run."""
     trials = state_trials(fw, state, preemptor)
     # budgets without a status: the disruption controller's, for the cluster as it is now
-    pdbs = current_budgets(state.objects.of(PDB), chain((p for pods in state.pods for p in pods), (preemptor,)))
+    pdbs = current_budgets(state.objects.of(PDB), (p for pods in state.pods for p in pods), (preemptor,))
     order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:

@@ -8,6 +8,7 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.requests import resize_footprint_may_differ
 from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
+from kubefit.manifests.kinds import unserved_in
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
@@ -45,6 +46,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config, version)
+    refuse_unserved(scenario, config.version or version or default_version())
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
     notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version())
@@ -81,6 +83,19 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
         notes += stored_admin_notes(scenario.objects, admin_namespaces(scenario.objects))
         notes += unknown_class_notes(scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def refuse_unserved(scenario: Scenario, version: KubeVersion) -> None:
+    """What this version's API server refuses and another supported one serves: a kind in an API version it does
+    not serve (`certificates.k8s.io/v1 ClusterTrustBundle` before v1.37), a field a gate of its keeps off
+    (`minReplicas: 0` without HPAScaleToZero); refused with the API server's words."""
+    unserved = unserved_in(scenario.skipped, version.minor)
+    if unserved is not None:
+        raise InputError(unserved[1], file=unserved[0].source, obj=unserved[0].label, field="apiVersion")
+    for refusal in scenario.gated_refusals:
+        error = refusal.when_on if version.gate(refusal.gate) else refusal.when_off
+        if error is not None:
+            raise error
 
 
 def resize_footprint_notes(pods: list[Pod]) -> list[str]:
