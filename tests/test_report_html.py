@@ -372,3 +372,23 @@ def test_other_pages_count_the_pods_not_created(capsys, tmp_path, args, label, a
     page = path.read_text()
     assert_tagged_values_are_the_json(page, data)
     assert f'<span class="value" data-json="{at}">1</span></div><div class="label">{label}' in page
+
+
+def test_the_device_rows_show_shared_capacity_and_counters():
+    """The report renders what `devices[node].pools` holds (no computing): a shared device's shares and consumed
+    capacity, what a partition consumes, and a table of the pool's counters left."""
+    from kubefit.report.pages import per_device_table
+
+    usage = {"n1": {"pools": [{"driver": "gpu.example.com", "pool": "n1", "allocated": 1, "counters": {
+        "gpu-0": {"memory": {"capacity": "80Gi", "consumed": "10Gi", "free": "70Gi"}}}, "devices": [
+        {"name": "mig-1g-0", "allocated": True, "claims": ["default/c"], "pods": ["default/p"],
+         "capacity": {"memory": "10Gi"}, "consumesCounters": {"gpu-0": {"memory": "10Gi"}}},
+        {"name": "eth-0", "allocated": True, "capacity": {"bandwidth": "100G"}, "shared": True, "shares": 2,
+         "consumedCapacity": {"bandwidth": "30G"}}]}]}}
+    html = str(per_device_table(usage))
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", html)]
+    assert "memory 10Gi; consumes gpu-0: memory 10Gi" in cells
+    assert "bandwidth 100G; shared: 2 share(s), bandwidth 30G consumed" in cells
+    counter_rows = html.split('class="counter-table"')[1]
+    assert [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", counter_rows)] == [
+        "n1", "gpu.example.com/n1", "gpu-0", "memory", "10Gi", "70Gi", "80Gi"]

@@ -326,3 +326,52 @@ def test_generated_claim_names_are_cut_as_the_controller_cuts_them():
     assert name.startswith("p" * 52 + "-gp") and len(name) == 60
     assert generate_name_base("a" * 50, "b" * 6) == "a" * 49 + "-" + "b" * 5  # 58: 50·57//58, 6·57//58
     assert len(generate_name_base("a" * 49, "b" * 6)) == 57  # 57: kept whole
+
+
+def test_a_mig_gpus_counters_and_a_shared_devices_capacity_are_shown():
+    """The view of a partitionable GPU and a shared NIC, on the allocator's state as v1.36 keeps it (`in_use`,
+    `shares`, `capacity`; pools with `counter_sets`, devices with `consumes`), built by hand: counter set gpu-0 has
+    memory 80Gi and 7 compute slices; the whole GPU would consume all of it, two allocated 1g slices consume 10Gi
+    and 1 slice each, a 3g slice (40Gi, 3) is free: 20Gi and 2 slices consumed, 60Gi and 5 free. A slice of
+    another node's slice of the pool (`others`) allocated consumes too (5Gi, no compute). The NIC allows multiple
+    allocations: two shares consume 30G of its 100G."""
+    from types import SimpleNamespace as NS
+
+    from kubefit.report.simulation import counters_text, shared_text
+    from kubefit.scheduler.dra.view import node_pools
+
+    gi = 2**30 * 10**9
+
+    def Device(name: str, capacity: dict | None = None, consumes: tuple = (), allow_multiple: bool | None = None):
+        return NS(name=name, capacity=capacity or {}, consumes=consumes, allow_multiple=allow_multiple)
+
+    def CounterConsumption(counter_set: str, counters: dict):  # noqa: N802 - the API type's name
+        return NS(counter_set=counter_set, counters=counters)
+
+    def part(name: str, memory: int, slices: int):
+        return Device(name, capacity={"memory": memory * gi},
+                      consumes=(CounterConsumption("gpu-0", {"memory": memory * gi, "slices": slices * 10**9}),))
+    whole, one_a, one_b, three = part("gpu-0", 80, 7), part("mig-1g-0", 10, 1), part("mig-1g-1", 10, 1), part(
+        "mig-3g-0", 40, 3)
+    far = Device("mig-far", consumes=(CounterConsumption("gpu-0", {"memory": 5 * gi}),))
+    gpus = NS(driver="gpu.example.com", name="n1", devices=[(("gpu.example.com", "n1", d.name), d, None)
+                                                            for d in (whole, one_a, one_b, three)],
+              others=[(("gpu.example.com", "n1", "mig-far"), far, None)],
+              counter_sets={"gpu-0": {"memory": 80 * gi, "slices": 7 * 10**9}})
+    nic = Device("eth-0", capacity={"bandwidth": 100 * 10**18}, allow_multiple=True)
+    nics = NS(driver="nic.example.com", name="n1", devices=[(("nic.example.com", "n1", "eth-0"), nic, None)])
+    held = {("gpu.example.com", "n1", "mig-1g-0"), ("gpu.example.com", "n1", "mig-1g-1"),
+            ("gpu.example.com", "n1", "mig-far")}
+    dra = NS(in_use=dict.fromkeys(held, 1), shares={("nic.example.com", "n1", "eth-0"): {"s1": 1, "s2": 1}},
+             capacity={("nic.example.com", "n1", "eth-0"): {"bandwidth": 30 * 10**18}},
+             claims={}, catalog=NS(node_pools=[(gpus, nics)]))
+    gpu_view, nic_view = node_pools(dra, 0, {})
+    assert gpu_view["counters"] == {"gpu-0": {
+        "memory": {"capacity": "80Gi", "consumed": "25Gi", "free": "55Gi"},
+        "slices": {"capacity": "7", "consumed": "2", "free": "5"}}}
+    assert [d["allocated"] for d in gpu_view["devices"]] == [False, True, True, False] and gpu_view["allocated"] == 2
+    assert gpu_view["devices"][3]["consumesCounters"] == {"gpu-0": {"memory": "40Gi", "slices": "3"}}
+    assert nic_view["devices"] == [{"name": "eth-0", "allocated": True, "capacity": {"bandwidth": "100G"},
+                                    "shared": True, "shares": 2, "consumedCapacity": {"bandwidth": "30G"}}]
+    assert counters_text(gpu_view["counters"]) == "gpu-0: memory 55Gi of 80Gi free, slices 5 of 7 free"
+    assert shared_text(nic_view["devices"][0]) == "eth-0: 2 share(s), bandwidth 30G of 100G consumed"

@@ -222,15 +222,31 @@ def per_device_table(usage: dict[str, Any], at: str = "") -> Markup:
                 state = value(_yes(device["allocated"]), at + pointer("devices", node, "pools", p, "devices", d,
                                                                       "allocated"))
                 held = device_holder(device) + (" (admin access)" if device.get("adminAccess") else "")
-                capacity = ", ".join(f"{k} {v}" for k, v in (device.get("capacity") or {}).items())
                 rows.append((node, f"{pool['driver']}/{pool['pool']}/{device['name']}", state, held or "–",
-                             capacity or "–"))
+                             device_capacity_text(device)))
     if not rows:
         return Markup("")
     more = len(rows) - QUEUE_ROWS
     shown = table(("node", "device (driver/pool/device)", "allocated", "held by", "capacity"), rows[:QUEUE_ROWS],
                   cls="device-table")
+    counters = [(node, f"{pool['driver']}/{pool['pool']}", name, counter, v["consumed"], v["free"], v["capacity"])
+                for node, use in usage.items() for pool in use.get("pools", ())
+                for name, values in (pool.get("counters") or {}).items() for counter, v in values.items()]
+    if counters:  # DRAPartitionableDevices: what the pool's shared counters have left (a MIG GPU's slices)
+        shown = Markup(shown + table(("node", "pool", "counter set", "counter", "consumed", "free", "capacity"),
+                                     counters[:QUEUE_ROWS], cls="counter-table"))
     return shown if more <= 0 else Markup(shown + paragraph(f"… and {more:,} more devices (-o json lists them all)"))
+
+
+def device_capacity_text(device: dict[str, Any]) -> str:
+    """A device's capacity, what a shared device's claims consume of it, and the counters it draws on."""
+    parts = [", ".join(f"{k} {v}" for k, v in (device.get("capacity") or {}).items())]
+    if device.get("shared"):
+        used = ", ".join(f"{k} {v}" for k, v in (device.get("consumedCapacity") or {}).items())
+        parts.append(f"shared: {device.get('shares', 0)} share(s)" + (f", {used} consumed" if used else ""))
+    for name, values in (device.get("consumesCounters") or {}).items():
+        parts.append(f"consumes {name}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+    return "; ".join(p for p in parts if p) or "–"
 
 
 def node_actions_section(data: dict[str, Any]) -> Markup:

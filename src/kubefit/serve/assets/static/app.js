@@ -290,13 +290,22 @@ async function loadPods(page) {
 // free, the pods (else claims) holding each device, its capacity. Rendering only: nothing is computed here.
 function devicePools(pools) {
   const holder = (d) => (d.pods || d.claims || []).join(", ") + (d.adminAccess ? " (admin access)" : "");
+  const pairs = (o) => Object.entries(o || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  const capacity = (d) => [pairs(d.capacity),
+    d.shared ? `shared: ${d.shares || 0} share(s)` + (d.consumedCapacity ? `, ${pairs(d.consumedCapacity)} consumed` : "") : "",
+    ...Object.entries(d.consumesCounters || {}).map(([set, c]) => `consumes ${set}: ${pairs(c)}`)].filter(Boolean).join("; ");
   const rows = pools.flatMap((p) => p.devices.map((d) => el("tr", { "data-device": `${p.driver}/${p.pool}/${d.name}`, class: d.allocated ? "allocated" : "free" },
     el("td", {}, `${p.driver}/${p.pool}/${d.name}`), el("td", {}, d.allocated ? "allocated" : "free"),
-    el("td", {}, holder(d) || "–"),
-    el("td", {}, Object.entries(d.capacity || {}).map(([k, v]) => `${k} ${v}`).join(", ") || "–"))));
-  return el("table", { id: "node-device-pools" },
-    el("thead", {}, el("tr", {}, ...["device", "state", "held by", "capacity"].map((h) => el("th", {}, h)))),
-    el("tbody", {}, ...rows));
+    el("td", {}, holder(d) || "–"), el("td", {}, capacity(d) || "–"))));
+  const counters = pools.flatMap((p) => Object.entries(p.counters || {}).flatMap(([set, values]) =>
+    Object.entries(values).map(([name, v]) => el("tr", { "data-counter": `${p.driver}/${p.pool}/${set}/${name}` },
+      el("td", {}, `${p.driver}/${p.pool}`), el("td", {}, set), el("td", {}, name),
+      el("td", {}, v.consumed), el("td", {}, v.free), el("td", {}, v.capacity)))));
+  const head = (names) => el("thead", {}, el("tr", {}, ...names.map((h) => el("th", {}, h))));
+  return el("div", {},
+    el("table", { id: "node-device-pools" }, head(["device", "state", "held by", "capacity"]), el("tbody", {}, ...rows)),
+    counters.length ? el("table", { id: "node-counters" }, head(["pool", "counter set", "counter", "consumed", "free", "capacity"]),
+      el("tbody", {}, ...counters)) : null);
 }
 
 // A step's DynamicResources allocation: each claim (its name in the pod) and the devices it got.
