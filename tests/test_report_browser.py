@@ -52,7 +52,7 @@ SHOWN = {  # case → {selector: elements expected}
                     "#allocation text:text-is('node-e')": 0, "#allocation text:text-is('node-c')": 2, "#repack svg.chart": 1, "#repack tbody tr": 2},
     "tune": {"#history circle.trial": 6, "#history circle.baseline": 2, "#history circle.best": 1, "#baselines svg.chart": 1, "#time svg.chart": 1,
              "#config pre": 1, "#holdout tbody tr": 5},
-    "dra": {"#devices svg.chart": 1, "#devices tbody tr": 2, "#queue th:text-is('devices (claim: driver/pool/device)')": 1},
+    "dra": {"#devices svg.chart": 1, "#devices tbody tr": 10, ".device-table tbody tr": 8, "#queue th:text-is('devices (claim: driver/pool/device)')": 1},
     "ordered-ready": {"#queue .not-created": 1, "#not-created tbody tr": 1, "#queue .pending": 1},
 }
 FIRST_COLOUR = "#0072B2"  # svg.PALETTE[0]: the first resource's bars, the first line, the first series

@@ -315,9 +315,16 @@ def test_the_simulate_page_shows_devices_per_node_and_driver(tmp_path, capsys):
     page = path.read_text()
     assert_tagged_values_are_the_json(page, data)
     devices = section_of(page, "devices")
-    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", devices)]
+    per_node, per_device = devices.split('<table class="device-table">')
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", per_node)]
     assert cells == ["n1", "1 / 2", "0 / 3", "gpu.example.com/n1/gpu-0",
                      "n2", "1 / 2", "–", "gpu.example.com/n2/gpu-0"]
+    rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", per_device.split("<tbody>")[1])]
+    assert [r[:4] for r in rows] == [  # a row per device: n1's GPU pool, then its NIC pool, then n2
+        ["n1", "gpu.example.com/n1/gpu-0", "yes", "a"], ["n1", "gpu.example.com/n1/gpu-1", "no", "–"],
+        *(["n1", f"nic.example.com/n1/nic-{i}", "no", "–"] for i in range(3)),
+        ["n2", "gpu.example.com/n2/gpu-0", "yes", "b"], ["n2", "gpu.example.com/n2/gpu-1", "no", "–"]]
     assert devices.count("<svg") == 1 and "n1 · nic.example.com: 0 of 3 allocated (0.0 %)" in devices
     queue = section_of(page, "queue")
     assert "<th>devices (claim: driver/pool/device)</th>" in queue
@@ -365,3 +372,23 @@ def test_other_pages_count_the_pods_not_created(capsys, tmp_path, args, label, a
     page = path.read_text()
     assert_tagged_values_are_the_json(page, data)
     assert f'<span class="value" data-json="{at}">1</span></div><div class="label">{label}' in page
+
+
+def test_the_device_rows_show_shared_capacity_and_counters():
+    """The report renders what `devices[node].pools` holds (no computing): a shared device's shares and consumed
+    capacity, what a partition consumes, and a table of the pool's counters left."""
+    from kubefit.report.pages import per_device_table
+
+    usage = {"n1": {"pools": [{"driver": "gpu.example.com", "pool": "n1", "allocated": 1, "counters": {
+        "gpu-0": {"memory": {"capacity": "80Gi", "consumed": "10Gi", "free": "70Gi"}}}, "devices": [
+        {"name": "mig-1g-0", "allocated": True, "claims": ["default/c"], "pods": ["default/p"],
+         "capacity": {"memory": "10Gi"}, "consumesCounters": {"gpu-0": {"memory": "10Gi"}}},
+        {"name": "eth-0", "allocated": True, "capacity": {"bandwidth": "100G"}, "shared": True, "shares": 2,
+         "consumedCapacity": {"bandwidth": "30G"}}]}]}}
+    html = str(per_device_table(usage))
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", html)]
+    assert "memory 10Gi; consumes gpu-0: memory 10Gi" in cells
+    assert "bandwidth 100G; shared: 2 share(s), bandwidth 30G consumed" in cells
+    counter_rows = html.split('class="counter-table"')[1]
+    assert [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", counter_rows)] == [
+        "n1", "gpu.example.com/n1", "gpu-0", "memory", "10Gi", "70Gi", "80Gi"]

@@ -940,7 +940,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
              warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, place_pending: bool = False) -> CapacityResult:
+    feature_gates: str | None = None, admission: bool = True, place_pending: bool = False,
+    node_templates: Files = (), nodes: int = 1) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -958,6 +959,9 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     place_pending : bool
         Schedule the scenario's pending pods first, as `simulate` does (an install's own pods), and count the
         copies beside them (`--place-pending`); by default, as cluster-capacity, beside the bound pods only.
+    node_templates : sequence of str or Path
+        Node templates (`--node-template`, as for `plan`, with their ResourceSlices): `nodes` copies of each are
+        added to the cluster first (`--nodes`, default 1), their DaemonSet pods placed on them.
     recursive, loading, warn, admission
         As for `simulate`.
 
@@ -978,15 +982,18 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
                                                   progress=loading, recursive=recursive,
                                           admission=admission)
     result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
-                               place_pending=place_pending, warn=warn)
+                               place_pending=place_pending, node_templates=node_templates, nodes=nodes, warn=warn)
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending)
+                            recursive=recursive, placePending=place_pending,
+                            **({"nodeTemplates": [str(t) for t in node_templates], "nodes": nodes}
+                               if node_templates else {}))
     return result
 
 
 def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = None, *, limit: int | None = None,
                       tie_break: str = "first", seed: int | None = 0, replay: bool = False,
-                      place_pending: bool = False, warn: Warn = python_warning) -> CapacityResult:
+                      place_pending: bool = False, node_templates: Files = (), nodes: int = 1,
+                      warn: Warn = python_warning) -> CapacityResult:
     """`capacity`'s count on a scenario loaded and prepared already (`prepare_files`; its state is left as it
     was): the copies of `pod` that fit, the notes told."""
     from kubefit.scheduler.capacity import (
@@ -1000,6 +1007,8 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
     target = find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
     others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
+    if node_templates:
+        state = _template_nodes(scenario, prepared, node_templates, nodes, notes, tie_break, seed)
     if place_pending and queue:
         state = state.copy()
         placed = run(state, prepared.config, queue, tie_break=tie_break, seed=seed, stranded=False)
@@ -1024,6 +1033,26 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
         result.message = _quota_error(target, quota[1])
     result.warnings = notes
     return result
+
+
+def _template_nodes(scenario: Scenario, prepared: Any, node_templates: Files, count: int, notes: list[str],
+                    tie_break: str, seed: int | None) -> Any:
+    """`capacity --node-template`: the cluster with `count` nodes of each template added, their DaemonSet pods
+    placed on them (the controller creates those as a node registers)."""
+    from kubefit.manifests.templates import load_templates
+    from kubefit.planning.plan import with_template_nodes
+    from kubefit.scheduler.simulate import simulate as run
+
+    if count < 1:
+        raise InputError(f"--nodes must be at least 1, got {count}", field="--nodes")
+    templates = load_templates(node_templates)
+    state, daemons = with_template_nodes(scenario, templates, count)
+    if daemons:
+        placed = run(state, prepared.config, daemons, tie_break=tie_break, seed=seed, stranded=False)
+        notes.append(f"{placed.scheduled} of the added nodes' {len(daemons)} DaemonSet pod(s) placed on them first")
+    notes.append(f"{count} node(s) of each template added ({', '.join(t.name for t in templates)}), with "
+                 f"{sum(len(t.slices) for t in templates) * count} ResourceSlice(s)")
+    return state
 
 
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),

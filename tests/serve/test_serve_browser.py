@@ -283,6 +283,28 @@ def test_dra_devices_are_bars_per_node(browser, serve_files):  # noqa: F811 (the
     page.context.close()
 
 
+def test_a_node_shows_its_devices_one_by_one(browser, serve_files):  # noqa: F811 (the fixture)
+    """examples/dra, node-b: a row per device of its pool, allocated or free as simulate's `devices[node].pools`
+    says, who holds it (the inference pod its H100 gpu-0) and its capacity; free ones marked free."""
+    dra = str(ROOT / "examples" / "dra" / "cluster.yaml")
+    page = open_served(browser, serve_files([dra]))
+    [pool] = kubefit.simulate([dra], **QUIET).to_dict()["devices"]["node-b"]["pools"]
+    page.click("#nodes tbody tr[data-node=node-b] a")
+    rows = page.locator("#node-device-pools tbody tr")
+    expect(rows).to_have_count(len(pool["devices"]))
+    for device in pool["devices"]:
+        row = page.locator(f"#node-device-pools tr[data-device='gpu.example.com/node-b/{device['name']}']")
+        cells = row.locator("td").all_text_contents()
+        assert cells[1] == ("allocated" if device["allocated"] else "free")
+        assert cells[2] == (", ".join(device.get("pods") or device.get("claims") or []) or "–")
+        assert cells[3] == "memory 80Gi"
+    assert page.locator("#node-device-pools tr[data-device='gpu.example.com/node-b/gpu-0'] td").nth(2) \
+        .text_content() == "default/inference"
+    assert page.locator("#node-device-pools tr.free").count() == sum(not d["allocated"] for d in pool["devices"])
+    assert page.errors == []
+    page.context.close()
+
+
 def test_batch_hint_shows_in_queue_and_decision(browser, serve_files, tmp_path):  # noqa: F811 (the fixture)
     """tests/scheduler/test_batch.py's full-node scenario on v1.36: p2 and p3 were bound to the batch's hint,
     unscored, as simulate's steps say; the queue marks them and p2's decision says so."""

@@ -432,6 +432,22 @@ def test_dra_devices_per_node_are_simulates(serve_files):
     assert rows["node-b"]["devices"]["gpu.example.com"][0] == after["node-b"]["drivers"]["gpu.example.com"]["allocated"]
 
 
+def test_a_gpu_node_copied_brings_its_devices(serve_files):
+    """Adding a node like node-a (examples/dra) adds its ResourceSlice too (named and pooled for the copy, as
+    `plan` copies a template's): train-2, pending for want of two GPUs on one NUMA node, now runs, and the copy's
+    bar counts its four A100s (without them it would have no devices at all, and train-2 still no place)."""
+    served = serve_files([DRA])
+    assert dict(page_placements(served))["default/train-2"] is None
+    served.post("/api/nodes/add", {"template": "node-a", "count": 1})
+    assert page_placements(served)["default/train-2"] is not None
+    rows = {r["name"]: r for r in served.get("/api/nodes")["rows"]}
+    assert rows["node-a-1"]["devices"]["gpu.example.com"][1] == 4
+    assert all(d.startswith("gpu.example.com/node-a-1/") for d in rows["node-a-1"]["allocatedDevices"])
+    exported = [d for d in yaml.safe_load_all(served.request("/api/export/scenario.yaml").body) if d]
+    [copied] = [d for d in exported if d["kind"] == "ResourceSlice" and d["spec"]["nodeName"] == "node-a-1"]
+    assert copied["metadata"]["name"] == "node-a-1-gpus" and copied["spec"]["pool"]["name"] == "node-a-1"
+
+
 def test_batch_hints_are_simulates(serve_files, tmp_path):
     """With --kube-version 1.36 (opportunistic batching on) the queue carries simulate's `batchHint` for the
     pods bound to the batch's hint, and their decision says so beside the full cycle `score --at-turn` runs."""

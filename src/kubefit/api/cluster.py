@@ -51,11 +51,26 @@ class Controller:
     selector: dict[str, Any] | None = field(default=None, hash=False, compare=False)  # as given
 
 
+@dataclass(frozen=True)
+class ApiServer:
+    """What the API server does with the objects a run creates (the claims the resourceclaim controller makes for
+    new pods): whether admission runs (`--no-admission`: no), whether the pods being created are charged to their
+    ResourceQuotas only when they arrive (a timeline), and the feature gates of the version answered for that
+    change what it admits (DRAExtendedResource: the claim evaluator's extra names; DRAAdminAccess)."""
+
+    admission: bool = True
+    quota_at_arrival: bool = False
+    extended_resource: bool = False
+    admin_access: bool = True
+
+
 @dataclass
 class ClusterObjects:
-    """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order."""
+    """Every cluster object of a scenario beyond Nodes and Pods, by kind, in document order, and the API server
+    in front of them (`api_server`)."""
 
     by_kind: dict[str, list[Any]] = field(default_factory=dict)
+    api_server: ApiServer = field(default_factory=ApiServer, compare=False)
     # per kind: (namespace, name) → the first object of that kind so named (`named`, built on first use)
     _named: dict[str, dict[tuple[str, str], Any]] = field(default_factory=dict, repr=False, compare=False)
     # (namespace, key, value) → (document position, Service) whose selector's first pair that is (`services_selecting`)

@@ -181,6 +181,7 @@ class ResourceClaim:
     controller_uid: str = ""  # metadata.ownerReferences[controller=true].uid (a claim made for a pod)
     controller_kind: str = ""
     deleting: bool = False  # metadata.deletionTimestamp set
+    pod_claim_name: str = ""  # annotation resource.kubernetes.io/pod-claim-name (a claim made from a template)
 
 
 @dataclass(frozen=True)

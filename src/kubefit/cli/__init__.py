@@ -137,7 +137,7 @@ def _register_verbs(verb: str | None = None) -> None:
 # positional arguments are listed: there a bare word after the option can only be one of its values.
 MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
                        "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate", "--cordon", "--drain", "--remove"),
-                       "consolidate": ("--compare",),
+                       "consolidate": ("--compare",), "capacity": ("--node-template",),
                        "check": ("--baseline", "--node-template", "--fully-placed", "--min-capacity", "--min-allocation")}
 
 

@@ -265,6 +265,10 @@ def capacity(
                                                 "first, as simulate does (an install's own pods), and count the "
                                                 "copies beside them; by default beside the bound pods only, as "
                                                 "cluster-capacity.")] = False,
+    node_template: Annotated[list[str] | None, typer.Option(
+        "--node-template", help="Node manifest(s) (with their ResourceSlices, as for plan) to add before counting: "
+        "--nodes copies of each.")] = None,
+    nodes: Annotated[int, typer.Option("--nodes", min=1, help="Copies of each --node-template to add.")] = 1,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
 ) -> None:
@@ -275,7 +279,8 @@ def capacity(
     with _loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
                                 recursive=recursive, loading=loading, warn=warn, admission=admission,
-                                place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates)
+                                place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates,
+                                node_templates=node_template or [], nodes=nodes)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

@@ -588,6 +588,8 @@ def admit_scenario(scenario: Scenario, *, enabled: bool = True, quota_at_arrival
     timeline creates each when it arrives (`kubefit.scheduler.timeline`), against the usage then."""
     priority = priority_admission(scenario)
     scenario.admission = enabled
+    scenario.objects.api_server = replace(scenario.objects.api_server, admission=enabled,
+                                          quota_at_arrival=quota_at_arrival)  # what runs create goes through it
     admission = None
     if enabled:
         scenario.warnings += admit_claims(scenario)

@@ -86,7 +86,8 @@ def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
     """The pod the controller creates for `pod`, pending: a StatefulSet's under the same name, a renaming
     controller's under `generateName` + 5 characters (seeded by `seed` and the pod), a DaemonSet's pinned to
     the pod's node `node`. None of the deleted pod's status (container statuses, conditions, nominated node, start
-    time) is carried over, nor the identity the API server gave the deleted pod (`metadata.uid`,
+    time, `resourceClaimStatuses`: the resourceclaim controller makes the new pod claims of its own from its
+    templates) is carried over, nor the identity the API server gave the deleted pod (`metadata.uid`,
     `resourceVersion`): the new pod is being created (admission treats it so)."""
     meta = dict(pod.raw.get("metadata") or {})
     prefix = _prefix(pod, owner)
@@ -98,7 +99,8 @@ def _new_pod(pod: Pod, owner: tuple[str, str], seed: str, node: str) -> Pod:
     meta = {k: v for k, v in meta.items() if k not in ("uid", "resourceVersion")}
     raw = {**pod.raw, "metadata": {**meta, "name": name}, "spec": spec, "status": {"phase": "Pending"}}
     return replace(pod, name=name, node_name="", phase="Pending", raw=raw, affinity=affinity, container_statuses=(),
-                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="", uid="")
+                   init_container_statuses=(), conditions=(), nominated_node_name="", start_time="", uid="",
+                   resource_claim_statuses=())
 
 
 def _count(value: Any, default: int) -> int:

@@ -81,6 +81,7 @@ SUBREQUEST_FIELDS = frozenset({"name", "deviceClassName", "selectors", "allocati
 TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
 CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"})
 CLAIM_STATUS_FIELDS = frozenset({"allocation", "reservedFor", "devices"})
+POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"  # the resourceclaim controller's annotation
 ALLOCATION_FIELDS = frozenset({"devices", "nodeSelector", "allocationTimestamp"})
 ALLOCATION_DEVICES_FIELDS = frozenset({"results", "config"})
 RESULT_FIELDS = frozenset({"request", "driver", "pool", "device", "adminAccess", "tolerations", "bindingConditions",
@@ -399,9 +400,11 @@ def decode_resource_claim(doc: Document, warnings: list[str]) -> ResourceClaim:
     check_fields(status, CLAIM_STATUS_FIELDS, doc, "status")
     uid, kind = _controller(doc)
     raw_meta = mapping(doc.body.get("metadata"), doc, "metadata")
+    annotations = string_map(raw_meta.get("annotations"), doc, "metadata.annotations")
     claim = ResourceClaim(meta, claim_spec(spec, doc, "spec"), allocation=_allocation(status.get("allocation"), doc),
                           reserved_for=_reserved_for(status.get("reservedFor"), doc), controller_uid=uid,
-                          controller_kind=kind, deleting=raw_meta.get("deletionTimestamp") is not None)
+                          controller_kind=kind, deleting=raw_meta.get("deletionTimestamp") is not None,
+                          pod_claim_name=annotations.get(POD_CLAIM_NAME, ""))
     if claim.reserved_for and claim.allocation is None:
         raise fail(doc, "status.reservedFor", "a claim that is not allocated cannot be reserved")
     return claim

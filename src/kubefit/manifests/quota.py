@@ -95,6 +95,7 @@ POD_RESOURCES = frozenset({COUNT_PODS, "cpu", "memory", "ephemeral-storage", "re
                            PODS})
 VALIDATION_SET = POD_COMPUTE  # `validationSet`: cpu or memory quotas require every container to state them
 ONE = Quantity("1", 10**9)
+ZERO = Quantity("0", 0)
 # a pod → its containers, init containers and pod-level (requests, limits) as the API server stores it
 Resolver = Callable[[Pod], tuple[list[Resources], list[Resources],
                                  tuple[dict[str, Quantity], dict[str, Quantity]] | None]]
@@ -365,7 +366,10 @@ def _scope_matches(req: ScopeRequirement, facts: PodFacts) -> bool:
 # --------------------------------------------------------------------------- admission
 
 @dataclass
-class _Quota:
+class QuotaUsage:
+    """One ResourceQuota as admission reads it: `status.hard`, `status.used` (this run's), and the hard names the
+    pod evaluator matches (`MatchingResources`)."""
+
     quota: ResourceQuota
     hard: dict[str, Quantity]  # status.hard (the quota controller copies spec.hard)
     used: dict[str, Quantity]
@@ -374,8 +378,35 @@ class _Quota:
     def matches(self, facts: PodFacts) -> bool:
         return bool(self.pod_names) and all(_scope_matches(r, facts) for r in self.quota.scopes)
 
+    def status_unknown(self, names: list[str]) -> str | None:
+        """`hasUsageStats`: a quota given with a status must say what it uses of every name the evaluator matches."""
+        if self.quota.status_used is not None and any(n not in self.used for n in names):
+            return f"status unknown for quota: {self.quota.meta.name}, resources: {','.join(sorted(names))}"
+        return None
 
-def _pretty(items: dict[str, Quantity]) -> str:
+    def exceeded(self, requested: dict[str, Quantity]) -> str | None:
+        """`CheckRequest` on this quota: the names whose `used + requested` would pass `hard`, as the API server
+        words the refusal (None: within the quota)."""
+        exceeded = sorted(n for n, u in requested.items()
+                          if (self.used[n].nanos if n in self.used else 0) + u.nanos > self.hard[n].nanos)
+        if not exceeded:
+            return None
+        return (f"exceeded quota: {self.quota.meta.name}, requested: "
+                f"{pretty_usage({n: requested[n] for n in exceeded})}, used: "
+                f"{pretty_usage({n: self.used[n] for n in exceeded if n in self.used})}, limited: "
+                f"{pretty_usage({n: self.hard[n] for n in exceeded})}")
+
+    def copies_left(self, usage: dict[str, Quantity]) -> int | None:
+        """How many more objects of `usage` (non-zero amounts) fit under this quota (None: it limits none)."""
+        bound = None
+        for n, u in usage.items():
+            if n in self.hard:
+                fits = max(0, (self.hard[n].nanos - (self.used[n].nanos if n in self.used else 0)) // u.nanos)
+                bound = fits if bound is None else min(bound, fits)
+        return bound
+
+
+def pretty_usage(items: dict[str, Quantity]) -> str:
     """`prettyPrint`: `name=value` by name, comma-separated."""
     return ",".join(f"{k}={shown(items[k])}" for k in sorted(items))
 
@@ -385,12 +416,12 @@ class QuotaAdmission:
     admitted (`admit`), or by the pods the cluster runs already (`count`) for quotas given without a status."""
 
     def __init__(self, quotas: list[ResourceQuota], resources: Resolver, default_class: str) -> None:
-        self.by_namespace: dict[str, list[_Quota]] = {}
+        self.by_namespace: dict[str, list[QuotaUsage]] = {}
         for q in sorted(quotas, key=lambda q: q.meta.name):
             hard = dict(q.status_hard if q.status_hard is not None else q.hard)
             pod_names = [n for n in hard if _pod_resource(n)]
-            used = dict(q.status_used) if q.status_used is not None else {}
-            self.by_namespace.setdefault(q.meta.namespace, []).append(_Quota(q, hard, used, pod_names))
+            used = dict(q.status_used) if q.status_used is not None else zero_usage(pod_names)
+            self.by_namespace.setdefault(q.meta.namespace, []).append(QuotaUsage(q, hard, used, pod_names))
         self.resources = resources
         self.default_class = default_class
 
@@ -421,7 +452,7 @@ class QuotaAdmission:
             if q.matches(facts):
                 for n, u in usage.items():
                     if n in q.hard and n in q.used and not (terminal and n == COUNT_PODS):
-                        q.used[n] = _subtract(q.used[n], u)
+                        q.used[n] = subtract(q.used[n], u)
 
     def facts(self, pod: Pod) -> PodFacts:
         return pod_facts(pod, *self.resources(pod), self.default_class, created=not pod.uid)
@@ -436,7 +467,7 @@ class QuotaAdmission:
         usage = pod_usage(facts)
         for q in quotas:
             if all(_scope_matches(r, facts) for r in q.quota.scopes):
-                _charge(q.used, {n: u for n, u in usage.items() if n in q.hard})
+                charge(q.used, {n: u for n, u in usage.items() if n in q.hard})
 
     def refusal(self, pod: Pod, facts: PodFacts | None = None, copies: int = 1) -> tuple[str | None, list]:
         """`CheckRequest` for `copies` more pods like `pod` (None: admitted) and the (quota, usage) charges it
@@ -452,24 +483,10 @@ class QuotaAdmission:
             if missing:
                 parts = "; ".join(f"{r} for: {','.join(sorted(set(names)))}" for r, names in sorted(missing.items()))
                 return f"failed quota: {q.quota.meta.name}: must specify {parts}", []
-            if q.quota.status_used is not None and any(n not in q.used for n in q.pod_names):
-                return (f"status unknown for quota: {q.quota.meta.name}, resources: "
-                        f"{','.join(sorted(q.pod_names))}"), []
-        usage = {n: u for n, u in pod_usage(facts).items() if u.nanos}  # RemoveZeros
-        charges = []
-        for q in quotas:
-            requested = {n: (_scaled(u, copies) if copies != 1 else u) for n, u in usage.items() if n in q.hard}
-            if not requested:
-                continue
-            exceeded = sorted(n for n, u in requested.items()
-                              if (q.used[n].nanos if n in q.used else 0) + u.nanos > q.hard[n].nanos)
-            if exceeded:
-                return (f"exceeded quota: {q.quota.meta.name}, requested: "
-                        f"{_pretty({n: requested[n] for n in exceeded})}, used: "
-                        f"{_pretty({n: q.used[n] for n in exceeded if n in q.used})}, limited: "
-                        f"{_pretty({n: q.hard[n] for n in exceeded})}"), []
-            charges.append((q, requested))
-        return None, charges
+            unknown = q.status_unknown(q.pod_names)
+            if unknown is not None:
+                return unknown, []
+        return charged(quotas, {n: u for n, u in pod_usage(facts).items() if u.nanos}, copies)  # RemoveZeros
 
     def admit(self, pod: Pod) -> str | None:
         """The pod created: None when admitted (the quotas matching it charged), else the API server's error
@@ -477,7 +494,7 @@ class QuotaAdmission:
         message, charges = self.refusal(pod)
         if message is None:
             for q, requested in charges:
-                _charge(q.used, requested)
+                charge(q.used, requested)
         return message
 
     def headroom(self, pod: Pod, limit: int | None = None) -> tuple[int, str] | None:
@@ -488,15 +505,7 @@ class QuotaAdmission:
         if message is not None:
             return 0, message
         usage = {n: u for n, u in pod_usage(facts).items() if u.nanos}
-        bound = None
-        for q in self.by_namespace.get(pod.namespace, []):
-            if not q.matches(facts):
-                continue
-            for n, u in usage.items():
-                if n in q.hard:
-                    used = q.used[n].nanos if n in q.used else 0
-                    fits = max(0, (q.hard[n].nanos - used) // u.nanos)
-                    bound = fits if bound is None else min(bound, fits)
+        bound = fewest(q.copies_left(usage) for q in self.by_namespace.get(pod.namespace, []) if q.matches(facts))
         if bound is None or (limit is not None and bound >= limit):
             return None
         message, _ = self.refusal(pod, facts, bound + 1)
@@ -510,12 +519,40 @@ class QuotaAdmission:
         try:
             _, charges = self.refusal(pod, facts, copies)
             for q, requested in charges:
-                _charge(q.used, requested)
+                charge(q.used, requested)
             return self.refusal(pod, facts)[0] or ""
         finally:
             for qs in self.by_namespace.values():
                 for q in qs:
                     q.used = saved[id(q)]
+
+
+def charged(quotas: list[QuotaUsage], usage: dict[str, Quantity], copies: int = 1
+            ) -> tuple[str | None, list[tuple[QuotaUsage, dict[str, Quantity]]]]:
+    """`CheckRequest`'s last part for `copies` objects of `usage` (zero amounts removed) under the quotas that
+    match them, in order: the first refusal (`exceeded quota: ...`), or None and what each quota is charged."""
+    charges = []
+    for q in quotas:
+        requested = {n: (_scaled(u, copies) if copies != 1 else u) for n, u in usage.items() if n in q.hard}
+        if not requested:
+            continue
+        message = q.exceeded(requested)
+        if message is not None:
+            return message, []
+        charges.append((q, requested))
+    return None, charges
+
+
+def zero_usage(names: list[str]) -> dict[str, Quantity]:
+    """`CalculateUsageStats`' start: each name the evaluator tracks used 0 (DecimalSI), as the quota controller
+    writes it into a quota given without a status."""
+    return {n: ZERO for n in names}
+
+
+def fewest(bounds: Any) -> int | None:
+    """The smallest of the bounds that are not None (None: none is given)."""
+    known = [b for b in bounds if b is not None]
+    return min(known) if known else None
 
 
 def _scaled(q: Quantity, n: int) -> Quantity:
@@ -525,13 +562,13 @@ def _scaled(q: Quantity, n: int) -> Quantity:
     return Quantity(gq.canonical(gq.GoQuantity(fmt, value=nanos, scale=-9)), nanos)
 
 
-def _subtract(a: Quantity, b: Quantity) -> Quantity:
+def subtract(a: Quantity, b: Quantity) -> Quantity:
     """`a.Sub(b)` printed in `a`'s format, floored at zero."""
     nanos = max(0, a.nanos - b.nanos)
     return Quantity(gq.canonical(gq.GoQuantity(gq.parse(a.text).format, value=nanos, scale=-9)), nanos)
 
 
-def _charge(used: dict[str, Quantity], requested: dict[str, Quantity]) -> None:
+def charge(used: dict[str, Quantity], requested: dict[str, Quantity]) -> None:
     """`quota.Add(used, requested)` (a name not used yet starts at zero, DecimalSI)."""
     for n, u in requested.items():
         used[n] = add(used[n], u) if n in used else add(Quantity("0", 0), u)

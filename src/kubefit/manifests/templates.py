@@ -8,6 +8,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from kubefit.api.core import Node
+from kubefit.api.dra import ResourceSlice
 from kubefit.errors import InputError
 from kubefit.manifests.documents import manifest_files, read_documents
 from kubefit.manifests.dra import decode_resource_slice
@@ -58,6 +59,35 @@ def copy_names(template: str, count: int, taken: set[str]) -> list[str]:
     return names
 
 
+def _selection_field(s: ResourceSlice) -> str:
+    """The node selection field a slice uses (`exactly one of nodeName, nodeSelector, allNodes,
+    perDeviceNodeSelection`)."""
+    if s.node_name is not None:
+        return "spec.nodeName"
+    if s.all_nodes:
+        return "spec.allNodes"
+    return "spec.perDeviceNodeSelection" if s.per_device_node_selection else "spec.nodeSelector"
+
+
+def _slice_problem(s: ResourceSlice, templates: dict[str, Template]) -> str:
+    """Why a template file's ResourceSlice is no template node's: only node-local slices (`spec.nodeName` naming a
+    template node) come with a new node, as cluster-autoscaler copies only those (`SanitizedNodeResourceSlices`:
+    `can't sanitize slice ... because it isn't node-local`)."""
+    names = ", ".join(templates) or "none"
+    if s.node_name is None:
+        return (f"a node template's ResourceSlice must be node-local, spec.nodeName naming a template node (one of "
+                f"{names}): devices reachable from other nodes ({_selection_field(s)}) do not come with a new node")
+    return f"a node template's ResourceSlice must name a template node in spec.nodeName (one of {names}), got " \
+           f"{s.node_name!r}"
+
+
+def renamed_for(text: str, template: str, node: str) -> str:
+    """A template slice's name or pool name for the copy `node`: the template's name in it replaced by the copy's,
+    else `-<node>` appended (a driver's pool names are unique, as cluster-autoscaler's `SanitizedNodeResourceSlices`
+    appends a suffix to every pool and slice name)."""
+    return text.replace(template, node) if template in text else f"{text}-{node}"
+
+
 def load_templates(paths: Sequence[str | Path]) -> list[Template]:
     """The templates of the files (folders: their manifests): Nodes, names unique, each with the
     ResourceSlices that name it in `spec.nodeName` (the devices a copy of it brings)."""
@@ -78,9 +108,8 @@ def load_templates(paths: Sequence[str | Path]) -> list[Template]:
     for s in slices:
         owner = by_name.get(s.node_name or "")
         if owner is None:
-            raise InputError(f"a template's ResourceSlice must name a template node in spec.nodeName (one of "
-                             f"{', '.join(by_name) or 'none'}), got {s.node_name!r}", file=s.meta.source,
-                             obj=f"ResourceSlice/{s.meta.name}", field="spec.nodeName")
+            raise InputError(_slice_problem(s, by_name), file=s.meta.source, obj=f"ResourceSlice/{s.meta.name}",
+                             field=_selection_field(s))
         owner.slices = (*owner.slices, s)
     names = [t.name for t in templates]
     for t in templates:

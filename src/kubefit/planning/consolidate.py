@@ -293,12 +293,13 @@ class Consolidator:
         """Schedule the pod's replacement on the remaining nodes and bind it: the bound pod's id, or why it fits
         nowhere. A pod of the scenario's own is replaced by its controller; one placed today from the
         scenario's queue, or moved before, is queued again as it is (as `simulate --remove` queues pending pods)."""
-        new = replacement(pod) if pod.bound and id(pod) not in self.moved else replace(pod, node_name="", start_time="")
+        new = replacement(pod) if pod.bound and id(pod) not in self.moved else replace(
+            pod, node_name="", start_time="", resource_claim_statuses=())  # its claims went with it: made anew
         assert new is not None  # a pod that moves has a controller (`drainability.MOVES`)
         what = f"pod {new.key}" + (f" (replacing {pod.key})" if new.name != pod.name else "")
         if new.scheduler_name not in self.served:
             return f"no place for {what}: {unserved_message(new)} (cluster-autoscaler NoPlaceToMovePods)"
-        gate = run_pre_enqueue(self.engine.framework(new), new)
+        gate = run_pre_enqueue(self.engine.framework(new), new, self.engine.state)
         if gate is not None:
             return f"no place for {what}: {', '.join(gate[1].reasons)} (cluster-autoscaler NoPlaceToMovePods)"
         decision = self.engine.cycle(new)
@@ -454,7 +455,7 @@ class Verifier:
         engine = self.engine
         if pod.scheduler_name not in self.served:
             return None, unserved_message(pod)
-        gate = run_pre_enqueue(engine.framework(pod), pod)
+        gate = run_pre_enqueue(engine.framework(pod), pod, engine.state)
         if gate is not None:
             return None, ", ".join(gate[1].reasons)
         decision = engine.cycle(pod)

@@ -36,15 +36,15 @@ from decimal import Decimal
 from itertools import permutations
 
 from kubefit.api.cluster import ClusterObjects
-from kubefit.api.core import Node
+from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
-from kubefit.manifests.templates import Template, copy_names
+from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
-from kubefit.scheduler.state import compile_state
+from kubefit.scheduler.state import ClusterState, compile_state
 from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -54,19 +54,13 @@ MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting dow
 def copy_slices(template: Template, node_name: str) -> list:
     """The template's ResourceSlices for one copy: `nodeName` the copy, and the template's name in the slice
     and pool names replaced by the copy's (a driver publishes one pool per node)."""
-    out = []
-    for s in template.slices:
-        def renamed(text: str) -> str:
-            return text.replace(template.name, node_name) if template.name in text else f"{text}-{node_name}"
-
-        out.append(replace(s, meta=replace(s.meta, name=renamed(s.meta.name)), pool=renamed(s.pool),
-                           node_name=node_name))
-    return out
+    return [replace(s, meta=replace(s.meta, name=renamed_for(s.meta.name, template.name, node_name)),
+                    pool=renamed_for(s.pool, template.name, node_name), node_name=node_name) for s in template.slices]
 
 
 def with_objects(objects: ClusterObjects, extra: dict[str, list]) -> ClusterObjects:
     """The scenario's cluster objects plus `extra` (kind → objects): a new store, the scenario's untouched."""
-    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()})
+    out = ClusterObjects({kind: list(items) for kind, items in objects.by_kind.items()}, api_server=objects.api_server)
     for kind, items in extra.items():
         for obj in items:
             out.add(kind, obj)
@@ -183,6 +177,20 @@ class Planner:
             notes += [f"node template {template.name} cannot hold its DaemonSet pod {s.pod.name} "
                       f"({s.pod.created_by}): {s.message}" for s in result.steps if s.node is None and s.message]
         return notes
+
+
+def with_template_nodes(scenario: Scenario, templates: list[Template], count: int) -> tuple[ClusterState, list[Pod]]:
+    """The scenario's cluster with `count` copies of each template added (named and with their devices as `plan`
+    adds them), and the DaemonSet pods the controller creates for the new nodes (to place first)."""
+    taken = {n.name for n in scenario.nodes}
+    added, slices = [], []
+    for template in templates:
+        made = copies(template, count, taken)
+        added += made
+        slices += [s for node in made for s in copy_slices(template, node.name)]
+    objects = with_objects(scenario.objects, {"ResourceSlice": slices}) if slices else scenario.objects
+    state = compile_state([*scenario.nodes, *added], scenario.pods, objects)
+    return state, NewNodeDaemons(scenario.workloads, admitter(scenario)).pods_for(added)
 
 
 def queue_scheduled(result: SimulationResult, daemon_keys: set[str]) -> int:

@@ -33,7 +33,7 @@ from kubefit.report.html import (
     table,
     value,
 )
-from kubefit.report.simulation import evicted_text
+from kubefit.report.simulation import device_holder, evicted_text
 from kubefit.scheduler.capacity import CapacityResult
 from kubefit.scheduler.compare import comparison_to_dict
 from kubefit.scheduler.simulate import SimulationResult
@@ -206,9 +206,47 @@ def devices_section(data: dict[str, Any], at: str = "") -> Markup:
     listed = table(("node", *(f"{d} allocated / devices" for d in drivers), "allocated devices (driver/pool/device)"),
                    rows, numeric=range(1, 1 + len(drivers)))
     return section("Devices (Dynamic Resource Allocation)", Markup(f'<div class="figures">{"".join(charts)}</div>'),
-                   listed, anchor="devices",
+                   listed, per_device_table(usage, at), anchor="devices",
                    note="Per node and driver: devices allocated to claims after the run / devices in the pools the "
-                        "node reaches (ResourceSlices); hover a bar for the counts." + more)
+                        "node reaches (ResourceSlices); hover a bar for the counts. Then each device: allocated or "
+                        "free, who holds it, its capacity." + more)
+
+
+def per_device_table(usage: dict[str, Any], at: str = "") -> Markup:
+    """Each device of each node's pools (`devices[node].pools` of -o json): allocated or free, the pods (or
+    claims) holding it, its capacity; the first QUEUE_ROWS devices."""
+    rows: list[Sequence[Any]] = []
+    for node, use in usage.items():
+        for p, pool in enumerate(use.get("pools", ())):
+            for d, device in enumerate(pool["devices"]):
+                state = value(_yes(device["allocated"]), at + pointer("devices", node, "pools", p, "devices", d,
+                                                                      "allocated"))
+                held = device_holder(device) + (" (admin access)" if device.get("adminAccess") else "")
+                rows.append((node, f"{pool['driver']}/{pool['pool']}/{device['name']}", state, held or "–",
+                             device_capacity_text(device)))
+    if not rows:
+        return Markup("")
+    more = len(rows) - QUEUE_ROWS
+    shown = table(("node", "device (driver/pool/device)", "allocated", "held by", "capacity"), rows[:QUEUE_ROWS],
+                  cls="device-table")
+    counters = [(node, f"{pool['driver']}/{pool['pool']}", name, counter, v["consumed"], v["free"], v["capacity"])
+                for node, use in usage.items() for pool in use.get("pools", ())
+                for name, values in (pool.get("counters") or {}).items() for counter, v in values.items()]
+    if counters:  # DRAPartitionableDevices: what the pool's shared counters have left (a MIG GPU's slices)
+        shown = Markup(shown + table(("node", "pool", "counter set", "counter", "consumed", "free", "capacity"),
+                                     counters[:QUEUE_ROWS], cls="counter-table"))
+    return shown if more <= 0 else Markup(shown + paragraph(f"… and {more:,} more devices (-o json lists them all)"))
+
+
+def device_capacity_text(device: dict[str, Any]) -> str:
+    """A device's capacity, what a shared device's claims consume of it, and the counters it draws on."""
+    parts = [", ".join(f"{k} {v}" for k, v in (device.get("capacity") or {}).items())]
+    if device.get("shared"):
+        used = ", ".join(f"{k} {v}" for k, v in (device.get("consumedCapacity") or {}).items())
+        parts.append(f"shared: {device.get('shares', 0)} share(s)" + (f", {used} consumed" if used else ""))
+    for name, values in (device.get("consumesCounters") or {}).items():
+        parts.append(f"consumes {name}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+    return "; ".join(p for p in parts if p) or "–"
 
 
 def node_actions_section(data: dict[str, Any]) -> Markup:

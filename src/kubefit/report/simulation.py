@@ -69,7 +69,50 @@ def simulation_table(console: Console, data: dict) -> None:
                   *([f"{len(held['allocated'])}/{held['devices']}" if held else ""] if devices else []))
     if len(final) <= 200:
         console.print(t)
+        if devices:
+            devices_table(console, devices)
     _metrics_table(console, [("", data["metrics"])])
+
+
+def device_holder(device: dict) -> str:
+    """What holds an allocated device: the pods its claims are reserved for (else the claims), admin access
+    marked."""
+    holders = device.get("pods") or device.get("claims") or []
+    return ", ".join(h.split("/", 1)[1] if h.startswith("default/") else h for h in holders)
+
+
+def counters_text(counters: dict) -> str:
+    """A pool's shared counters: per counter set, each counter's free amount of its capacity."""
+    return "; ".join(f"{name}: " + ", ".join(f"{c} {v['free']} of {v['capacity']} free" for c, v in values.items())
+                     for name, values in counters.items())
+
+
+def shared_text(device: dict) -> str:
+    """A device several claims share: its shares and the capacity they consume of its capacity."""
+    capacity = device.get("capacity") or {}
+    used = ", ".join(f"{c} {v} of {capacity.get(c, '?')}" for c, v in (device.get("consumedCapacity") or {}).items())
+    return f"{device['name']}: {device.get('shares', 0)} share(s)" + (f", {used} consumed" if used else "")
+
+
+def devices_table(console: Console, devices: dict) -> None:
+    """Per node and pool (DynamicResources): devices allocated / in the pool, the free ones, who holds the others
+    (`devices[node].pools` of -o json), and where the allocator has them, the pool's shared counters left and
+    the shared devices' consumed capacity."""
+    pools = [(node, pool) for node, use in devices.items() for pool in use.get("pools", ())]
+    more = any(p.get("counters") or any(d.get("shared") for d in p["devices"]) for _n, p in pools)
+    t = new_table("Devices")
+    for col in ("node", "pool", "allocated", "free", "held by", *(["counters / shared"] if more else [])):
+        t.add_column(col, justify="right" if col == "allocated" else "left")
+    for node, pool in pools:
+        listed = pool["devices"]
+        free = [d["name"] for d in listed if not d["allocated"]]
+        held = [f"{d['name']}: {device_holder(d)}" + (" (admin access)" if d.get("adminAccess") else "")
+                for d in listed if d.get("claims")]
+        extra = [counters_text(pool.get("counters") or {}), *(shared_text(d) for d in listed if d.get("shared"))]
+        t.add_row(node, f"{pool['driver']}/{pool['pool']}", f"{pool['allocated']}/{len(listed)}",
+                  ", ".join(free) or "–", "; ".join(held) or "–",
+                  *(["; ".join(e for e in extra if e) or "–"] if more else []))
+    console.print(t)
 
 
 def comparison_table(console: Console, data: dict) -> None:

@@ -30,6 +30,7 @@ from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import PODS
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.framework import claims_gate
 from kubefit.scheduler.plugins.base import SUCCESS
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
@@ -82,7 +83,10 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
     state = copy_with_assumed_volumes(state)  # the pod's resources may add columns; the caller's state stays
     demand = pod_demand(pod)
     engine = Engine(state, config, tie_break=tie_break, seed=seed)  # one shape for the check and the replay
-    computed = None if replay or copies else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
+    # pods with claims are replayed copy by copy (DynamicResources reads more than the node), and the pod itself
+    # never runs a cycle: its claims may be allocated already (placed by --place-pending), a copy's are its own
+    computed = None if replay or copies or pod.resource_claims else full_cluster(state, config, pod, demand,
+                                                                                  limit=limit, engine=engine)
     if computed is not None:
         per, message = computed
         count = int(per.sum())
@@ -157,23 +161,28 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
     engine = engine or Engine(state, config, tie_break=tie_break, seed=seed)
     nodes: list[int] = []
     while limit is None or len(nodes) < limit:
-        new = pod
+        new = copy_of(pod, len(nodes)) if pod.resource_claims else pod  # its own claims, made as it is created
         if copies is not None:
             try:
                 new = copies(len(nodes))
             except InputError as exc:
                 return len(nodes), nodes, exc.message
+        waiting = claims_gate(engine.framework(new), new, engine.state) if new.resource_claims else None
+        if waiting is not None:  # its claims could not be made: DynamicResources keeps it out of the queue
+            return len(nodes), nodes, waiting
         decision = engine.cycle(new, demand)
         if decision.node is None:  # kube-scheduler's message, PostFilter part included (nothing is evicted)
             return len(nodes), nodes, post_filter_cycle(engine, new)[0]
-        bound = new if copies is not None else copy_of(pod, len(nodes)) if pod.resource_claims else None
-        engine.bind(decision.node, decision.shape, bound)
+        engine.bind(decision.node, decision.shape, new if new is not pod else None)
         assume_pod_volumes(decision.shape.fw.filters, state, new, decision.node)  # its claims take their PVs
         nodes.append(decision.node)
     return len(nodes), nodes, None
 
 
 def copy_of(pod: Pod, i: int) -> Pod:
-    """The i-th copy as its own pod (name and uid), so that DynamicResources gives it its own claims (a
-    template's) and its own reservation (a named claim's)."""
-    return dataclasses.replace(pod, name=f"{pod.name}-copy-{i}", uid=f"{pod.uid or pod.name}-copy-{i}")
+    """The i-th copy as a new pod of its own (name and uid), scheduled and bound under that identity: the
+    resourceclaim controller makes its own claim from each template it names (`handleClaim`: a new pod has no
+    `status.resourceClaimStatuses` yet, so none of the copied pod's claims is its), and a named claim gets its
+    own reservation."""
+    return dataclasses.replace(pod, name=f"{pod.name}-copy-{i}", uid=f"{pod.uid or pod.name}-copy-{i}",
+                               resource_claim_statuses=())

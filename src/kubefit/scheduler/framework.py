@@ -247,13 +247,30 @@ def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: Cy
     result.best = feasible[total == total.max()] if len(feasible) else feasible
 
 
-def run_pre_enqueue(fw: Framework, pod: Pod) -> tuple[str, PreFilterOutcome] | None:
-    """PreEnqueue plugins in order: the first that rejects the pod, with its status (None: it may be queued)."""
+def run_pre_enqueue(fw: Framework, pod: Pod, state: ClusterState | None = None) -> tuple[str, PreFilterOutcome] | None:
+    """PreEnqueue plugins in order: the first that rejects the pod, with its status (None: it may be queued).
+    `state`: the run's (DynamicResources reads the claims made in it)."""
     for name, plugin in fw.pre_enqueue:
-        status = plugin.pre_enqueue(pod)
+        status = plugin.pre_enqueue(pod, state)
         if status is not None:
             return name, status
     return None
+
+
+def gate_message(gate: tuple[str, PreFilterOutcome], pod: Pod, state: ClusterState) -> str:
+    """The PreEnqueue plugin's reasons; for a pod whose claim the resourceclaim controller could not create, also
+    why (the API server's refusal: a quota, admin access), which kube-scheduler's status does not say."""
+    message = ", ".join(gate[1].reasons)
+    why = state.dra.refusal(pod) if gate[0] == "DynamicResources" and state.dra is not None else None
+    return f"{message} (resourceclaim controller: {why})" if why else message
+
+
+def claims_gate(fw: Framework, pod: Pod, state: ClusterState) -> str | None:
+    """DynamicResources' PreEnqueue on a pod created during a run (a copy, an arrival retried), its claims made as it
+    is created: why it gets no cycle (a claim the API server refused: a quota, admin access), None when it may be
+    queued. The other PreEnqueue plugins are the caller's."""
+    gate = run_pre_enqueue(fw, pod, state)
+    return gate_message(gate, pod, state) if gate is not None and gate[0] == "DynamicResources" else None
 
 
 def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDemand | None = None,
@@ -263,7 +280,7 @@ def schedule_one(fw: Framework, state: ClusterState, pod: Pod, *, demand: PodDem
     n = len(state)
     idx = np.arange(n, dtype=np.int64) if nodes is None else np.asarray(nodes, dtype=np.int64)
     result = CycleResult(pod, n, np.zeros(n, dtype=np.int8), [None] * n, {}, np.zeros(0, dtype=np.int64))
-    result.pre_enqueue = run_pre_enqueue(fw, pod)
+    result.pre_enqueue = run_pre_enqueue(fw, pod, state)
     if result.pre_enqueue is not None:
         return result  # the pod never gets a scheduling cycle
     feasible = run_filters(fw, state, ctx, result, idx)

@@ -27,6 +27,7 @@ from kubefit.api.core import Node, Pod, Taint
 from kubefit.errors import InputError
 from kubefit.manifests.controllers import Controllers, controller_of, replacement  # noqa: F401 - (callers')
 from kubefit.manifests.load import TERMINAL_PHASES, Scenario
+from kubefit.scheduler.dra.controller import after_deleting
 
 if TYPE_CHECKING:
     from kubefit.scheduler.simulate import SimulationResult
@@ -134,11 +135,12 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
     nodes = [cordoned(n) if n.name in fenced else n for n in scenario.nodes if n.name not in removed]
     kept: list[Pod] = []
     leaving: list[Pod] = []
+    gone: list[Pod] = []
     for pod in scenario.pods:
         if _moves(pod, drained, removed):
             leaving.append(pod)
         elif (pod.bound and pod.node_name in removed) or _pinned_to(pod) & removed:
-            continue  # a DaemonSet pod of a removed node (running or still to create): gone with it
+            gone.append(pod)  # a DaemonSet pod of a removed node (running or still to create): gone with it
         else:
             kept.append(pod)
     controllers = Controllers.of(scenario)  # the quotas' usage of the scenario after the actions
@@ -146,6 +148,7 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
     evictions = [Eviction(pod, *made.get(id(pod), (None, None))) for pod in leaving]
     new = [e.replacement for e in evictions if e.replacement is not None and e.refused is None]
     moved = replace(scenario, nodes=nodes, pods=kept + new, warnings=list(scenario.warnings), quota=controllers.quota,
+                    objects=after_deleting(scenario.objects, leaving + gone),  # their claims deleted or released
                     refused=[*scenario.refused, *((e.replacement, e.refused) for e in evictions
                                                   if e.replacement is not None and e.refused is not None)])
     lost = [e.pod.key for e in evictions if e.replacement is None]

@@ -279,7 +279,7 @@ def post_filter_cycle(engine: Engine, pod: Pod, not_eligible: str | None = None)
     asks about) or a PreEnqueue plugin stopped the pod."""
     fw = engine.framework(pod)
     sh = engine.shape(pod)
-    codes = engine.filter_codes(sh) if run_pre_enqueue(fw, pod) is None else None
+    codes = engine.filter_codes(sh) if run_pre_enqueue(fw, pod, engine.state) is None else None
     if codes is None:
         result = schedule_one(fw, engine.state, pod, score=False)
         text = result.fit_error()

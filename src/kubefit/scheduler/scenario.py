@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kubefit.api.core import Pod
 from kubefit.errors import InputError
@@ -72,7 +72,16 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
+    kube = config.version or version or default_version()
+    scenario.objects.api_server = replace(scenario.objects.api_server,  # the gates of what runs create
+                                          extended_resource=kube.gate("DRAExtendedResource"),
+                                          admin_access=kube.gate("DRAAdminAccess"))
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
+    if state.dra is not None and scenario.objects.api_server.admission and kube.gate("DRAAdminAccess"):
+        from kubefit.scheduler.dra.controller import admin_namespaces, stored_admin_notes, unknown_class_notes
+
+        notes += stored_admin_notes(scenario.objects, admin_namespaces(scenario.objects))
+        notes += unknown_class_notes(scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
 
 

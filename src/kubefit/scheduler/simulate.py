@@ -12,6 +12,7 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     shape_key,
     zone_order,
 )
-from kubefit.scheduler.framework import run_pre_enqueue
+from kubefit.scheduler.framework import gate_message, run_pre_enqueue
 from kubefit.scheduler.groupqueue import GATED_BY, GroupQueue, Hooks, PermitGangs
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, preemption_step
@@ -150,7 +151,7 @@ class SimulationResult:
                 if s.reason is not None:
                     d["reason"] = s.reason
             steps.append(d)
-        devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
+        devices = {} if self.state.dra is None else {"devices": device_usage(self.state.dra, names)}
         created = {"notCreated": self.not_created} if self.not_created else {}
         groups = {"podGroups": [g.to_dict() for g in self.groups]} if self.groups else {}
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created, **groups,
@@ -392,8 +393,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if pod.scheduler_name not in served:
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
             continue
-        gate = run_pre_enqueue(engine.framework(pod), pod)
-        gated = None if gate is None else (gate[0], ", ".join(gate[1].reasons))
+        gate = run_pre_enqueue(engine.framework(pod), pod, state)
+        gated = None if gate is None else (gate[0], gate_message(gate, pod, state))
         if gated is None and permits is not None and (waiting_for := permits.pre_enqueue(pod)) is not None:
             gated = (GATED_BY, waiting_for)  # v1.35's GangScheduling PreEnqueue
         if gated is not None:  # never gets a cycle: unschedulable, nothing evaluated
@@ -490,6 +491,18 @@ def _group_hooks(engine: Engine, steps: list[Step], controllers: Controllers | N
             steps.extend(refused)
 
     return Hooks(bind, fail, evict, steps)
+
+
+def device_usage(dra: Any, names: list[str]) -> dict[str, dict[str, Any]]:
+    """`devices` of `-o json`: per node with devices, how many its pools hold and which are allocated, per driver,
+    and its pools device by device (`kubefit.scheduler.dra.view`)."""
+    from kubefit.scheduler.dra.view import pools_by_node
+
+    usage = dra.usage(names)
+    for node, pools in pools_by_node(dra, names).items():
+        if node in usage:
+            usage[node]["pools"] = pools
+    return usage
 
 
 def run_notes(result: SimulationResult) -> list[str]:

@@ -392,7 +392,7 @@ def compile_state(nodes: Sequence[Node], pods: Iterable[Pod] = (), objects: Clus
     if any(state.objects.of(k) for k in DRA_KINDS) or any(p.resource_claims for p in pods):
         from kubefit.scheduler.dra.state import attach_dra
 
-        attach_dra(state)  # DynamicResources' view of the cluster: claims, devices in use, each node's pools
+        attach_dra(state, pods)  # DynamicResources' view of the cluster: claims, devices in use, each node's pools
     state.version = 0
     return state
 

@@ -41,6 +41,7 @@ from kubefit.manifests.controllers import Controllers, Owners, restarts_always
 from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
+from kubefit.scheduler.framework import claims_gate
 from kubefit.scheduler.simulate import allocation, not_created_message, unserved_message
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
@@ -349,6 +350,11 @@ class Replay:
                 self._tried(members, now)
                 for i in members:
                     self.messages[i] = unserved_message(run.pod)  # never queued by kube-scheduler, never retried
+                continue
+            waiting = claims_gate(self.engine.framework(run.pod), run.pod, self.state) if run.pod.resource_claims \
+                else None
+            if waiting is not None:  # its claims could not be made (yet): DynamicResources keeps it out of the queue
+                self._wait(group, members, now, waiting)
                 continue
             d = self.engine.cycle(run.pod)
             if d.node is None:

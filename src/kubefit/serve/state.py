@@ -27,7 +27,7 @@ from kubefit.errors import InputError
 from kubefit.manifests.documents import Document, manifest_files, parse_documents, read_documents
 from kubefit.manifests.kinds import SCHEDULER_CONFIG_KINDS
 from kubefit.manifests.parse import REFERENCE_MAX_BYTES
-from kubefit.manifests.templates import copy_names
+from kubefit.manifests.templates import copy_names, renamed_for
 
 PRESETS_DIR = Path(__file__).resolve().parent / "assets" / "presets"
 PRESETS = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")  # NodeResourcesFit's scoring strategies
@@ -273,6 +273,10 @@ class Session:
         if template not in nodes:
             raise InputError(f"no node named {template!r} to copy", field="template")
         copies = node_copies(nodes[template], count, set(nodes))
+        slices = [d for d in self.scaled(self.current) if d.get("kind") == "ResourceSlice"]
+        for text in self.current.added:
+            slices += [d.body for d in parse_documents(text) if d.kind == "ResourceSlice"]
+        copies += slice_copies(slices, template, [c["metadata"]["name"] for c in copies])
         text = yaml.safe_dump_all(copies, sort_keys=False)
         return self.edit(added=(*self.current.added, text), label=f"add {count} node(s) like {template}")
 
@@ -359,6 +363,24 @@ def node_copies(template: dict[str, Any], count: int, taken: set[str]) -> list[d
         if isinstance(body.get("spec"), dict):
             body["spec"].pop("unschedulable", None)
         out.append(body)
+    return out
+
+
+def slice_copies(slices: list[dict[str, Any]], template: str, names: list[str]) -> list[dict[str, Any]]:
+    """The node-local ResourceSlices of node `template` (`spec.nodeName`) for each copy in `names`, as `plan` copies
+    a template's: `nodeName` the copy, slice and pool names renamed for it (`renamed_for`)."""
+    own = [s for s in slices if isinstance(s.get("spec"), dict) and s["spec"].get("nodeName") == template]
+    out = []
+    for name in names:
+        for s in own:
+            body = copy.deepcopy(s)
+            meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+            body["metadata"] = {k: v for k, v in meta.items() if k not in ("uid", "resourceVersion", "creationTimestamp")}
+            body["metadata"]["name"] = renamed_for(str(meta.get("name", "")), template, name)
+            body["spec"]["nodeName"] = name
+            if isinstance(body["spec"].get("pool"), dict):
+                body["spec"]["pool"]["name"] = renamed_for(str(body["spec"]["pool"].get("name", "")), template, name)
+            out.append(body)
     return out
 
 

@@ -127,7 +127,8 @@ def filter_pods(rows: list[dict[str, Any]], status: str, text: str) -> list[dict
 
 def node_pods(run: Any, name: str) -> dict[str, Any]:
     """The pods bound on `name` after the run, those the run placed marked, and the DRA devices allocated
-    from its pools (driver/pool/device, as simulate's `devices` names them)."""
+    from its pools (driver/pool/device, as simulate's `devices` names them) with its pools device by device
+    (`devices[node].pools`: allocated or free, who holds each, capacities)."""
     state = run.result.state
     if name not in state.node_index:
         raise InputError(f"no node named {name!r}", field="node")
@@ -135,9 +136,10 @@ def node_pods(run: Any, name: str) -> dict[str, Any]:
     placed = run.where
     pods = [{"key": p.key, "placed": placed.get(p.key) == name, "priority": p.priority}
             for p in state.pods[state.node_index[name]]]
+    held = (run.data.get("devices") or {}).get(name) or {}
     return {"name": name, "labels": dict(node.labels), "unschedulable": bool(node.unschedulable),
             "taints": [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in node.taints],
-            "pods": pods, "devices": ((run.data.get("devices") or {}).get(name) or {}).get("allocated", [])}
+            "pods": pods, "devices": held.get("allocated", []), "pools": held.get("pools", [])}
 
 
 def decision(score: dict[str, Any], step: dict[str, Any] | None, page: int, size: int, text: str) -> dict[str, Any]:

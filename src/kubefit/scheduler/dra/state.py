@@ -13,10 +13,13 @@ and per node what its pools offer. It changes only through
   for the pod from a template are deleted with it;
 * `deallocate` (the plugin's PostFilter).
 
-A claim from a ResourceClaimTemplate is created as the resourceclaim controller creates it
-(`pkg/controller/resourceclaim/controller.go`, `handleClaim`): named `<pod>-<pod claim>-<5 characters>`
-(the base cut to 57 characters, proportionally), owned by the pod, spec from the template; kubefit makes
-the suffix stable (seeded by the pod and claim names).
+A claim from a ResourceClaimTemplate is made as the resourceclaim controller makes it, through the API server
+(`kubefit.scheduler.dra.controller`: named `<pod>-<pod claim>-<5 characters>`, owned by the pod, annotated, spec
+from the template; validated and admitted by the claims' ResourceQuotas). A claim named in the pod's
+`status.resourceClaimStatuses` that is gone (or not the pod's) is made anew, as the controller does. The pods of
+the scenario get theirs when the state is made, in document order (the order the API server saw them created:
+what a ResourceQuota admits first); a pod created during a run (a copy, a controller's replacement, a timeline's
+arrival) at its first cycle. A refused claim is tried again at the pod's next cycle.
 
 Copies (`copy`) are independent; a `frozen` copy (DefaultPreemption's dry run: upstream evaluates victims
 with the cycle's PreFilter state, DynamicResources has no PreFilterExtensions in v1.34) ignores binds and
@@ -32,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from kubefit.api.cluster import ClusterObjects, ObjectMeta
+from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
 from kubefit.api.dra import (
     RESERVED_FOR_MAX_SIZE,
@@ -44,7 +47,6 @@ from kubefit.api.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from kubefit.k8s.names import generate_name
 from kubefit.scheduler.dra.allocator import (
     V134,
     Allocation,
@@ -53,10 +55,8 @@ from kubefit.scheduler.dra.allocator import (
     Features,
     allocate,
 )
+from kubefit.scheduler.dra.controller import ClaimController, ClaimKey
 from kubefit.scheduler.dra.pools import Pool, gather_pools, reachable
-
-ClaimKey = tuple[str, str]  # (namespace, name)
-MAX_GENERATED_BASE = 57  # the controller's maxBaseLen: 63 characters less "-" and 5 random ones
 
 
 class ClaimLookupError(Exception):
@@ -75,15 +75,6 @@ class DraCatalog:
     nonlocal_pools: bool  # a pool reached by more than one node (allNodes, a node selector)
     content_ids: list[tuple[int, ...]]  # per node: an id per pool of its devices' contents and flags
     features: Features = V134
-
-
-def generated_claim_name(pod: Pod, pod_claim: str) -> str:
-    """The name the resourceclaim controller gives a claim it makes for `pod` (`handleClaim`)."""
-    base = f"{pod.name}-{pod_claim}-"
-    if len(base) > MAX_GENERATED_BASE:
-        base = (pod.name[:len(pod.name) * MAX_GENERATED_BASE // len(base)] + "-"
-                + pod_claim[:len(pod_claim) * MAX_GENERATED_BASE // len(base)])
-    return generate_name(base, "ResourceClaim", pod.namespace, pod.name, pod_claim)
 
 
 def build_catalog(node_names: list[str], objects: ClusterObjects,
@@ -137,11 +128,14 @@ class DraState:
     notes: list[str] = field(default_factory=list)  # said to the user once (pool order, reservedFor full)
     frozen: bool = False
     version: int = 0  # bumped on every change of claims or devices in use
+    controller: ClaimController | None = None  # makes the claims of templates (None: as the catalog's templates)
+    refused: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (ns, pod, pod claim) → why not made
 
     @classmethod
-    def create(cls, catalog: DraCatalog) -> DraState:
+    def create(cls, catalog: DraCatalog, controller: ClaimController | None = None) -> DraState:
         state = cls(catalog, claims=dict(catalog.loaded),
-                    offer_ids=np.full(len(catalog.node_pools), -1, dtype=np.int64))
+                    offer_ids=np.full(len(catalog.node_pools), -1, dtype=np.int64),
+                    controller=controller or ClaimController(catalog.templates))
         for claim in state.claims.values():
             state._hold(claim, +1)
         return state
@@ -149,41 +143,74 @@ class DraState:
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
                         self.offer_ids.copy(), self.interned, self.verdicts, self.requests, self.notes,
-                        frozen or self.frozen, self.version)
+                        frozen or self.frozen, self.version, None if self.controller is None else self.controller.copy(),
+                        dict(self.refused))
 
     def restore(self, saved: DraState) -> None:
-        """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
-        taken earlier: a planning trial's rollback, `ClusterState.rollback`); the version moves on."""
+        """Take the claims, generated names, devices in use, offers and claim quotas back to `saved` (a `copy` of
+        this state taken earlier: a planning trial's rollback, `ClusterState.rollback`); the version moves on."""
         self.claims, self.generated, self.in_use = dict(saved.claims), dict(saved.generated), dict(saved.in_use)
         self.offer_ids = saved.offer_ids.copy()
+        self.controller = None if saved.controller is None else saved.controller.copy()
+        self.refused = dict(saved.refused)
         self.version += 1
 
     # ------------------------------------------------------------------ claims of a pod
     def claim_key(self, pod: Pod, pod_claim: dict[str, Any], *, create: bool = True) -> tuple[ClaimKey, bool] | None:
         """`resourceclaim.Name`: the claim's key and whether the claim must be the pod's (made from a
-        template); None when a template's claim was not created (no template: the controller cannot)."""
+        template); None when a template's claim was not created (the controller could not: `refused`)."""
         name = pod_claim.get("name") or ""
         if pod_claim.get("resourceClaimName"):
             return (pod.namespace, pod_claim["resourceClaimName"]), False
+        generated = self.generated.get((pod.namespace, pod.name, name))
         for status_name, claim_name in pod.resource_claim_statuses:
             if status_name == name:
-                return ((pod.namespace, claim_name), True) if claim_name else None
-        generated = self.generated.get((pod.namespace, pod.name, name))
+                if not claim_name:
+                    return None
+                key = (pod.namespace, claim_name)
+                if generated is None and (not create or self._kept(key, pod, pod_claim)):
+                    return key, True
+                break  # gone, or no longer the pod's: the controller makes a new one (`handleClaim`)
         if generated is None and create:
             generated = self._create_from_template(pod, pod_claim)
         return ((pod.namespace, generated), True) if generated else None
 
+    def _kept(self, key: ClaimKey, pod: Pod, pod_claim: dict[str, Any]) -> bool:
+        """Whether the claim the pod's status names stays its claim: it exists and is the pod's
+        (`resourceclaim.IsForPod`), or there is no template to make another from (the scheduler then says what
+        is wrong with it)."""
+        claim = self.claims.get(key)
+        if claim is not None and claim.controller_uid == pod.uid and claim.controller_kind == "Pod":
+            return True
+        return (pod.namespace, pod_claim.get("resourceClaimTemplateName") or "") not in self.catalog.templates
+
     def _create_from_template(self, pod: Pod, pod_claim: dict[str, Any]) -> str | None:
-        """The resourceclaim controller's claim for a pod's template reference (None: no such template)."""
-        template = self.catalog.templates.get((pod.namespace, pod_claim.get("resourceClaimTemplateName") or ""))
-        if template is None:
+        """The resourceclaim controller's claim for a pod's template reference: an orphan it made before, or a
+        new one the API server admits (None: refused or impossible, the reason in `refused`)."""
+        controller = self.controller or ClaimController(self.catalog.templates)
+        pod_claim_name = pod_claim.get("name") or ""
+        where = (pod.namespace, pod.name, pod_claim_name)
+        orphan = controller.orphan(pod, pod_claim_name)
+        if orphan is not None and orphan in self.claims:
+            self.generated[where] = orphan[1]
+            return orphan[1]
+        claim, error = controller.create(pod, pod_claim)
+        if claim is None:
+            if error is not None and self.refused.get(where) != error:
+                self.notes.append(f"{pod.key}: the resourceclaim controller cannot create the claim of "
+                                  f"{pod_claim_name!r}: {error}")
+            self.refused[where] = error or ""
             return None
-        name = generated_claim_name(pod, pod_claim.get("name") or "")
-        meta = ObjectMeta(name, pod.namespace, f"uid-claim-{pod.namespace}-{name}", dict(template.labels))
-        self.claims[(pod.namespace, name)] = ResourceClaim(meta, template.spec, controller_uid=pod.uid,
-                                                           controller_kind="Pod")
-        self.generated[(pod.namespace, pod.name, pod_claim.get("name") or "")] = name
-        return name
+        self.refused.pop(where, None)
+        self.claims[(pod.namespace, claim.meta.name)] = claim
+        self.generated[where] = claim.meta.name
+        return claim.meta.name
+
+    def refusal(self, pod: Pod) -> str | None:
+        """Why the controller could not make the pod's claims in this run (None: it could, or was not asked)."""
+        found = [self.refused[(pod.namespace, pod.name, c.get("name") or "")] for c in pod.resource_claims
+                 if (pod.namespace, pod.name, c.get("name") or "") in self.refused]
+        return "; ".join(f for f in found if f) or None
 
     def pod_claims(self, pod: Pod) -> list[tuple[str, ClaimKey, ResourceClaim]]:
         """`foreachPodResourceClaim`: (pod claim name, key, claim) for each claim; ClaimLookupError as upstream."""
@@ -354,6 +381,8 @@ class DraState:
     def _remove(self, key: ClaimKey) -> None:
         old = self.claims.pop(key)
         self._hold(old, -1)
+        if self.controller is not None:
+            self.controller.release(old)
         self.version += 1
 
     def _hold(self, claim: ResourceClaim, delta: int) -> None:
@@ -431,12 +460,23 @@ class DraState:
         return {n for r in allocation.results for n in self.catalog.pool_nodes.get((r.driver, r.pool), none).tolist()}
 
 
-def attach_dra(state) -> DraState:
-    """Give a compiled ClusterState its DRA state (its nodes' pools, the scenario's claims and classes)."""
+def attach_dra(state, pods: Sequence[Pod] = ()) -> DraState:
+    """Give a compiled ClusterState its DRA state (its nodes' pools, the scenario's claims and classes) and the
+    resourceclaim controller of the run, which makes the claims of the scenario's `pods` (document order) when
+    the claims have ResourceQuotas: what a quota admits first is what the API server saw created first."""
     from kubefit.k8s.nodeaffinity import NodeSelector
+    from kubefit.scheduler.dra.controller import claim_controller, count_existing
     from kubefit.scheduler.plugins.selectors import node_labels
 
     table = node_labels(state)
     catalog = build_catalog(state.node_names, state.objects, lambda s: NodeSelector.parse(s).mask(table))
-    state.dra = DraState.create(catalog)
+    controller = claim_controller(state.objects, catalog.loaded)
+    state.dra = DraState.create(catalog, controller)
+    if controller.quota is not None:
+        count_existing(controller, list(catalog.loaded.values()), pods)
+        if not state.objects.api_server.quota_at_arrival:  # a timeline creates each pod when it arrives
+            for pod in pods:
+                if not pod.bound:
+                    for pod_claim in pod.resource_claims:
+                        state.dra.claim_key(pod, pod_claim)
     return state.dra

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -78,8 +78,8 @@ class PreFilterOutcome:
 
 @runtime_checkable
 class PreEnqueuePlugin(Protocol):
-    def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
-        """None: the pod may enter the queue; else the rejecting status."""
+    def pre_enqueue(self, pod: Pod, state: Any = None) -> PreFilterOutcome | None:
+        """None: the pod may enter the queue; else the rejecting status (`state`: the run's ClusterState)."""
 
 
 @runtime_checkable

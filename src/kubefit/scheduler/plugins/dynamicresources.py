@@ -78,7 +78,22 @@ def claim_index(objects: ClusterObjects) -> dict[ClaimKey, Any]:
     if "resource_claims" not in memo:
         memo["resource_claims"] = {(c.meta.namespace, c.meta.name): c for c in objects.of("ResourceClaim")}
         memo["claim_templates"] = {(t.meta.namespace, t.meta.name) for t in objects.of("ResourceClaimTemplate")}
+        memo["refusable"] = refusable_templates(objects)
     return memo
+
+
+def refusable_templates(objects: ClusterObjects) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """Where the API server may refuse a claim made from a template (`kubefit.scheduler.dra.controller`): the
+    namespaces with a ResourceQuota on claims, and the templates asking for admin access. A pod of those signs
+    as itself: whether its claim exists is its own (one quota, two pods alike: one runs, one waits)."""
+    from kubefit.manifests.claimquota import COUNT_CLAIMS, IMPLICIT_PER_CLASS, PER_CLASS
+
+    quoted = frozenset(q.meta.namespace for q in objects.of("ResourceQuota")
+                       if any(n == COUNT_CLAIMS or n.endswith(PER_CLASS) or n.startswith(IMPLICIT_PER_CLASS)
+                              or "/" in n and n.startswith("requests.") for n in q.hard))
+    admin = frozenset((t.meta.namespace, t.meta.name) for t in objects.of("ResourceClaimTemplate")
+                      if any(r.exactly is not None and r.exactly.admin_access for r in t.spec.requests))
+    return quoted, admin
 
 
 def subrequest_rank_score(spec: ClaimSpec, requests: frozenset[str] | set[str]) -> int:
@@ -113,9 +128,18 @@ class DynamicResources:
     normalize_needs_context = True  # NormalizeScore raises v1.35's Score error (`_SCORE_ERROR` in the raw scores)
 
     # ------------------------------------------------------------------ PreEnqueue
-    def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
-        """`PreEnqueue`: the claims as the scenario gives them (a template's claim is made by the controller)."""
+    def pre_enqueue(self, pod: Pod, state: ClusterState | None = None) -> PreFilterOutcome | None:
+        """`PreEnqueue`: the claims of the run (`state`: those the resourceclaim controller made or could not
+        make in it), else as the scenario gives them (a template's claim is made by the controller)."""
         if not pod.resource_claims:
+            return None
+        if state is not None and state.dra is not None:
+            from kubefit.scheduler.dra.state import ClaimLookupError
+
+            try:
+                state.dra.pod_claims(pod)
+            except ClaimLookupError as exc:
+                return PreFilterOutcome(code=UNRESOLVABLE, reasons=(str(exc),))
             return None
         memo = claim_index(self.objects)
         for pod_claim in pod.resource_claims:
@@ -305,15 +329,19 @@ class DynamicResources:
 
     def signature(self, pod: Pod) -> tuple:
         """What the pod's claims ask for, not which claims they are: a template's name, or a claim's spec and
-        whether (and where) it is allocated as loaded. Pods of one workload sign alike; a pod naming a
+        whether (and where) it is allocated as loaded. Pods of one workload sign alike — but where the API
+        server may refuse a template's claim (`refusable_templates`), each pod signs as itself; a pod naming a
         claim others may share is re-evaluated every cycle anyway (`reads_other_nodes_for`)."""
-        claims = claim_index(self.objects)["resource_claims"]
+        memo = claim_index(self.objects)
+        claims, (quoted, admin) = memo["resource_claims"], memo["refusable"]
         parts = []
         for c in pod.resource_claims:
             name = c.get("resourceClaimName") or next(
                 (claim for n, claim in pod.resource_claim_statuses if n == c.get("name")), None)
             if name is None:
-                parts.append(("template", c.get("name"), c.get("resourceClaimTemplateName")))
+                template = c.get("resourceClaimTemplateName")
+                own = (pod.name, pod.uid) if pod.namespace in quoted or (pod.namespace, template) in admin else ()
+                parts.append(("template", c.get("name"), template, *own))
                 continue
             claim = claims.get((pod.namespace, name))
             allocation = None if claim is None else claim.allocation

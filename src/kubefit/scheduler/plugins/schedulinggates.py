@@ -14,7 +14,7 @@ NAME = "SchedulingGates"
 class SchedulingGates:
     name: str = NAME
 
-    def pre_enqueue(self, pod: Pod) -> PreFilterOutcome | None:
+    def pre_enqueue(self, pod: Pod, state: object = None) -> PreFilterOutcome | None:
         """None: the pod may be queued; else UnschedulableAndUnresolvable `waiting for scheduling gates: [a b]`."""
         if not pod.scheduling_gates:
             return None

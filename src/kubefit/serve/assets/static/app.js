@@ -261,6 +261,7 @@ async function openNode(name, refreshing) {
     el("p", { class: "labels" }, Object.entries(data.labels).map(([k, v]) => `${k}=${v}`).join(", ")),
     data.taints.length ? el("p", {}, `taints: ${data.taints.join(", ")}`) : null,
     data.devices.length ? el("p", { id: "node-devices" }, `DRA devices allocated: ${data.devices.join(", ")}`) : null,
+    data.pools.length ? devicePools(data.pools) : null,
     el("h3", {}, `${data.pods.length} pods`),
     el("ul", { class: "node-pods" }, data.pods.map((p) => el("li", { "data-pod": p.key },
       p.placed ? el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(p.key, 0); } }, p.key) : p.key,
@@ -283,6 +284,28 @@ async function loadPods(page) {
       r.preEnqueue ? `held by ${r.preEnqueue}` : null, r.batchHint ? "batch hint (bound unscored)" : null,
       r.devices ? devicesText(r.devices) : null].filter(Boolean).join(" · ")))));
   pager("pods", data, loadPods);
+}
+
+// A node's DRA pools device by device, as the server sends them (simulate's devices[node].pools): allocated or
+// free, the pods (else claims) holding each device, its capacity. Rendering only: nothing is computed here.
+function devicePools(pools) {
+  const holder = (d) => (d.pods || d.claims || []).join(", ") + (d.adminAccess ? " (admin access)" : "");
+  const pairs = (o) => Object.entries(o || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  const capacity = (d) => [pairs(d.capacity),
+    d.shared ? `shared: ${d.shares || 0} share(s)` + (d.consumedCapacity ? `, ${pairs(d.consumedCapacity)} consumed` : "") : "",
+    ...Object.entries(d.consumesCounters || {}).map(([set, c]) => `consumes ${set}: ${pairs(c)}`)].filter(Boolean).join("; ");
+  const rows = pools.flatMap((p) => p.devices.map((d) => el("tr", { "data-device": `${p.driver}/${p.pool}/${d.name}`, class: d.allocated ? "allocated" : "free" },
+    el("td", {}, `${p.driver}/${p.pool}/${d.name}`), el("td", {}, d.allocated ? "allocated" : "free"),
+    el("td", {}, holder(d) || "–"), el("td", {}, capacity(d) || "–"))));
+  const counters = pools.flatMap((p) => Object.entries(p.counters || {}).flatMap(([set, values]) =>
+    Object.entries(values).map(([name, v]) => el("tr", { "data-counter": `${p.driver}/${p.pool}/${set}/${name}` },
+      el("td", {}, `${p.driver}/${p.pool}`), el("td", {}, set), el("td", {}, name),
+      el("td", {}, v.consumed), el("td", {}, v.free), el("td", {}, v.capacity)))));
+  const head = (names) => el("thead", {}, el("tr", {}, ...names.map((h) => el("th", {}, h))));
+  return el("div", {},
+    el("table", { id: "node-device-pools" }, head(["device", "state", "held by", "capacity"]), el("tbody", {}, ...rows)),
+    counters.length ? el("table", { id: "node-counters" }, head(["pool", "counter set", "counter", "consumed", "free", "capacity"]),
+      el("tbody", {}, ...counters)) : null);
 }
 
 // A step's DynamicResources allocation: each claim (its name in the pod) and the devices it got.
