@@ -33,8 +33,9 @@ _HOMES = {
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
     "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
     "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
-                      "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
-                      "timeline", "tune"),
+                      "models_defaults", "models_validate", "plan", "rightsize", "schedule", "score", "simulate",
+                      "summary", "timeline", "tune"),
+    "kubefit.manifests.usage.requestsfrom": ("PrometheusQuery", "RequestsFrom"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
     from kubefit.k8s.version import KubeVersion, for_minor, resolve
     from kubefit.manifests.load import Scenario
     from kubefit.manifests.scenario import load_scenario
+    from kubefit.manifests.usage.requestsfrom import PrometheusQuery, RequestsFrom
     from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
     from kubefit.verbs import (
         KubefitWarning,
@@ -58,6 +60,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         models_classify,
         models_defaults,
         models_validate,
+        rightsize,
         plan,
         schedule,
         score,

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from kubefit.api.core import Pod
     from kubefit.checks.evaluate import CheckResult
     from kubefit.manifests.load import Scenario
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
+    from kubefit.planning.rightsize import Rightsizing
     from kubefit.planning.sweep import RunSummary
     from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
@@ -54,8 +56,8 @@ def python_warning(message: str) -> None:
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
-                  feature_gates: str | None = None, quota_at_arrival: bool = False
-                  ) -> tuple[Scenario, Prepared, Evictions]:
+                  feature_gates: str | None = None, quota_at_arrival: bool = False,
+                  requests: RequestsFrom | None = None) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -65,8 +67,10 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     pods as given, without the API server's admission (`--no-admission`); `kube_version` and `feature_gates`
     name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest);
     `quota_at_arrival`: the pods being created are charged to their ResourceQuotas when they arrive (a timeline),
-    not at load. Returns the scenario (after the
-    actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
+    not at load; `requests`: the new requests applied first (`--requests-from`, see
+    `kubefit.manifests.usage.requestsfrom`: every verb answers for the right-sized cluster). Returns the scenario
+    (after the new requests and the actions), its prepared form and what the actions evicted (replacements queued,
+    pods lost, drains refused).
     """
     from kubefit.k8s.version import ENV, resolve, scenario_note
     from kubefit.manifests.load import unread_objects
@@ -75,6 +79,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     from kubefit.scheduler.scenario import prepare
 
     version = resolve(kube_version, feature_gates)  # refused before any file is read
+    if requests is not None:
+        requests.check()
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
                              quota_at_arrival=quota_at_arrival)
     recorded = scenario.kube_version  # a snapshot's cluster version answers unless told otherwise
@@ -84,6 +90,10 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     told = scenario_note(version, recorded, chosen)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
+    if requests is not None:
+        from kubefit.manifests.usage.requestsfrom import requests_from
+
+        scenario = requests_from(scenario, requests).rightsized.scenario
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
@@ -722,6 +732,91 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
                             skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
+    return result
+
+
+def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: Files = (), consolidate: bool = True,
+              baseline: bool = False, pool_label: str | None = None, order: str = "utilization",
+              utilization_threshold: float | None = None, max_nodes: int | None = None, force: bool = False,
+              skip_kube_system_check: bool = False, tie_break: str = "random", seed: int | None = 0,
+              recursive: bool = False, loading: Loading | None = None, warn: Warn = python_warning,
+              kube_version: str | None = None, feature_gates: str | None = None,
+              admission: bool = True) -> Rightsizing:
+    """The cluster today and with requests from real usage, through the exact scheduler (`kubefit rightsize`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders (VerticalPodAutoscalers among them are read as usage too).
+    requests : RequestsFrom or str
+        Where the new requests come from: "vpa" (the VPA admission controller's rewrite of each pod its VPA
+        controls), "usage" (KRR-style strategies on the usage series), or a `RequestsFrom` with every option
+        (`kubefit.manifests.usage.requestsfrom`: usage files, a Prometheus to ask, the strategies, the update
+        mode).
+    usage : sequence of str or Path
+        Usage files (`[cpu=|memory=]FILE`) when `requests` is a string.
+    consolidate : bool
+        Also find the nodes the right-sized cluster can do without (`consolidate` on it, verified).
+    baseline : bool
+        Also consolidate today's cluster, so the nodes right-sizing frees are told apart from those
+        consolidation alone frees.
+    pool_label : str, optional
+        The node label naming a node's pool (default: Karpenter's, GKE's, EKS's, AKS's, then the instance type).
+    order, utilization_threshold, max_nodes, force, skip_kube_system_check
+        As for `consolidate`.
+    tie_break, seed, recursive, loading, warn, admission
+        As for `simulate`.
+
+    Returns
+    -------
+    kubefit.planning.rightsize.Rightsizing
+        The changes per workload and container, in-place resizes, allocation today and after (cluster and per
+        pool), moves, pods now pending, the consolidation, the risk per workload container; ``to_dict()`` is
+        `-o json`.
+
+    Examples
+    --------
+    Three nodes; web's VPA shrinks its four pods, api's raises its memory in place where the kubelet admits it:
+
+    >>> import kubefit
+    >>> result = kubefit.rightsize(["examples/rightsize/cluster.yaml", "examples/rightsize/vpa.yaml"],
+    ...                            warn=lambda _: None)
+    >>> [(r["pod"], r["decision"]) for r in result.resizes]
+    [('default/api-5b7c9d4f8-q9w2e', 'InPlace'), ('default/api-5b7c9d4f8-z4r8t', 'Deferred')]
+    >>> result.nodes_before, result.nodes_after
+    (3, 2)
+    """
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom, read_all, requests_from
+    from kubefit.planning.consolidate import ConsolidateOptions
+    from kubefit.planning.drainability import DrainOptions
+    from kubefit.planning.rightsize import rightsize as run_rightsize
+    from kubefit.scheduler.scenario import prepare
+
+    options = requests if isinstance(requests, RequestsFrom) else RequestsFrom(
+        str(requests), usage=tuple(str(u) for u in usage))
+    options.check()
+    consolidation = ConsolidateOptions(order, utilization_threshold, max_nodes,
+                                       DrainOptions(force, skip_kube_system_check), tie_break, seed)
+    consolidation.check()
+    scenario, prepared, _ = prepare_files(files, "rightsize", warn, kube_version=kube_version,
+                                          feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                          admission=admission)
+    applied = requests_from(scenario, options, read_all(options, scenario))
+    for note in applied.notes:
+        warn(note)
+    after = prepare(applied.rightsized.scenario, prepared.config, version=prepared.config.version)
+    with kept():
+        result = run_rightsize(scenario, applied, prepared.config, prepared.state, after.state,
+                               options=consolidation, consolidate=consolidate, baseline=baseline,
+                               pool_label=pool_label)
+    for note in result.notes[len(applied.notes):]:
+        warn(note)
+    result.warnings = list(prepared.notes) + result.notes
+    result.inputs = _inputs(files, prepared.config, **options.describe(), consolidate=consolidate,
+                            baseline=baseline, poolLabel=pool_label, order=order,
+                            utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
+                            skipKubeSystemCheck=skip_kube_system_check, tieBreak=tie_break, seed=seed,
+                            recursive=recursive)
     return result
 
 
