@@ -117,11 +117,14 @@ def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> N
 
 
 def _inputs(files: Files, config: Any = None, *, configurations: Sequence[tuple[str, Any]] = (),
-            **options: Any) -> dict[str, Any]:
-    """A kube-scheduler verb's `inputs`: files, options, the configuration (or each compared one) and versions."""
+            requests: RequestsFrom | None = None, **options: Any) -> dict[str, Any]:
+    """A kube-scheduler verb's `inputs`: files, options (the new requests' too, `--requests-from`), the
+    configuration (or each compared one) and versions."""
     from kubefit.scheduler.config import describe
     from kubefit.told import inputs
 
+    if requests is not None:
+        options = {**options, **requests.describe()}
     more: dict[str, Any] = {"configuration": describe(config)} if config is not None else {}
     if configurations:
         more["configurations"] = [{"name": name, **describe(c)} for name, c in configurations]
@@ -228,7 +231,7 @@ def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_br
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> SimulationResult:
+    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -256,6 +259,10 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         A preemption victim's controller creates its replacement, queued like any new pod
         (`kubefit.manifests.controllers`); False: victims are deleted and nothing recreates them, as
         kube-scheduler alone does (`--no-replace-victims`).
+    requests : kubefit.RequestsFrom, optional
+        New requests applied to the scenario first (`--requests-from vpa|usage`, see
+        `kubefit.manifests.usage.requestsfrom`): the pods the VPA (or the usage strategy) rewrites, running ones
+        recreated or resized in place; the run answers for the right-sized cluster. The other verbs take it too.
 
     Returns
     -------
@@ -290,7 +297,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         progress=loading, recursive=recursive,
-                                                actions=actions, admission=admission)
+                                                actions=actions, admission=admission, requests=requests)
     queue = scenario.pending_pods
     with kept():  # the steps and the bound pods live on; the cycles' own objects form no reference cycle
         result = run(prepared.state, prepared.config, queue, tie_break=tie_break, seed=seed,
@@ -300,7 +307,7 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     result.label = "scenario"
     result.warnings = list(prepared.notes) + _run_notes(result, warn)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -312,7 +319,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True,
             replace_victims: bool = True, workers: int | None = None,
-            dask_scheduler: str | None = None, summaries: bool = False) -> list[SimulationResult]:
+            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`), in this process or on Dask workers.
 
@@ -361,7 +368,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
         scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                       progress=loading, recursive=recursive,
-                                              actions=node_actions(cordon, drain, remove), admission=admission)
+                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests)
         cands = candidates(prepared.config, configurations)
         for cand in cands[1:]:
             for note in cand.notes:
@@ -384,7 +391,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
     told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
-                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     for result in results:
         result.warnings += _run_notes(result, warn)
         result.inputs = told
@@ -396,7 +403,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
                      feature_gates: str | None = None, replace_victims: bool = True, workers: int | None = None,
-                     dask_scheduler: str | None = None) -> list[SimulationResult]:
+                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -441,7 +448,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
         scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
                                               actions=node_actions(cordon, drain, remove), admission=admission,
-                                              kube_version=labels[0], feature_gates=feature_gates)
+                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests)
         queue = scenario.pending_pods
         remote: list[VersionRun] = []
         if sweep.distributed:
@@ -471,7 +478,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareVersions=labels, featureGates=feature_gates)
+                                compareVersions=labels, featureGates=feature_gates, requests=requests)
         results.append(result)
     return results
 
@@ -499,7 +506,7 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -540,7 +547,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
                                                 feature_gates=feature_gates, progress=loading, recursive=recursive,
                                                 actions=node_actions(cordon, drain, remove), admission=admission,
-                                                quota_at_arrival=True)
+                                                quota_at_arrival=True, requests=requests)
     queue = scenario.pending_pods
     controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -552,14 +559,14 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         warn(note)
     result.warnings = list(prepared.notes) + told
     result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
-                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     return result
 
 
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> Plan:
+    feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -604,7 +611,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         recursive=recursive, actions=actions,
-                                                admission=admission, nodes_required=False)
+                                                admission=admission, nodes_required=False, requests=requests)
     unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
     for note in unregistered:
         warn(note)
@@ -614,7 +621,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     result.warnings = list(prepared.notes) + unregistered + result.notes
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -626,7 +633,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
                 warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None) -> Consolidation:
+    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -711,7 +718,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     # with workers for the repacks, they start while the files load and the consolidation runs
     with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
         scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                      progress=loading, recursive=recursive)
+                                                      progress=loading, recursive=recursive, requests=requests)
         chosen = Candidate("scenario", prepared.config)
         if config is not None:
             loaded = config_from_file(config, prepared.config.version)
@@ -731,7 +738,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     compared = len(runs) > 1  # the page names each configuration then
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
-                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests)
     return result
 
 
@@ -956,7 +963,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
 def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, tie_break: str = "first",
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
              warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, place_pending: bool = False) -> CapacityResult:
+    feature_gates: str | None = None, admission: bool = True, place_pending: bool = False, requests: RequestsFrom | None = None) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -1000,7 +1007,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
 
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   progress=loading, recursive=recursive,
-                                          admission=admission)
+                                          admission=admission, requests=requests)
     target = find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
     others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
@@ -1028,13 +1035,13 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
         result.message = _quota_error(target, quota[1])
     result.warnings = notes
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending)
+                            recursive=recursive, placePending=place_pending, requests=requests)
     return result
 
 
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
-          recursive: bool = False, warn: Warn = python_warning) -> CheckResult:
+          recursive: bool = False, warn: Warn = python_warning, requests: RequestsFrom | None = None) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
@@ -1058,6 +1065,10 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         `1.34,1.37` or `all`: every assertion is judged on each (instead of the file's `kubeVersions`).
     feature_gates, recursive, warn
         As for `simulate`.
+    requests : kubefit.RequestsFrom, optional
+        The candidate is the scenario with these new requests (`--requests-from`); the baseline is taken as it is,
+        and defaults to the candidate's files: `maxPending: baseline` then asks whether right-sizing leaves more
+        pods pending than today.
 
     Returns
     -------
@@ -1081,13 +1092,23 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     given = load_expectations(expect) if expect is not None else None
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
                       [str(f) for f in files], [str(f) for f in baseline])
-    result = run_check(Verbs(simulate, plan, consolidate, capacity), wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
+    verbs = Verbs(simulate, plan, consolidate, capacity)
+    if requests is not None:
+        from functools import partial
+
+        requests.check()
+        verbs = Verbs(partial(simulate, requests=requests), partial(plan, requests=requests),
+                      partial(consolidate, requests=requests), partial(capacity, requests=requests), baseline=simulate)
+        if not wanted.baseline:
+            wanted = replace(wanted, baseline=list(wanted.files))
+    result = run_check(verbs, wanted.files, wanted, baseline=wanted.baseline, feature_gates=feature_gates,
                        recursive=recursive, warn=warn)
     result.inputs = inputs(wanted.files, "kube-scheduler", {"baseline": wanted.baseline,
                                                      "expect": None if expect is None else str(expect),
                                                      "nodeTemplates": wanted.node_templates,
                                                      "kubeVersions": wanted.kube_versions,
-                                                     "featureGates": feature_gates, "recursive": recursive})
+                                                     "featureGates": feature_gates, "recursive": recursive,
+                                                     **({} if requests is None else requests.describe())})
     return result
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,7 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.requests import with_requests_options
 from kubefit.errors import InputError
 from kubefit.report.output import emit
 
@@ -43,6 +44,7 @@ def _append(path: str, text: str, option: str) -> None:
 
 
 @app.command()
+@with_requests_options
 def check(
     files: Annotated[list[str] | None, typer.Option(
         "-f", "--filename", help="The candidate scenario: file(s) or folder(s), YAML, JSON or kind: List (default: "
@@ -82,6 +84,7 @@ def check(
     junit: Annotated[str | None, typer.Option(
         "--junit", help="Also write the outcomes as JUnit XML (a test case per assertion) to FILE.")] = None,
     report: ReportOption = None,
+    requests: Any = None,
 ) -> None:
     """Do the scheduling expectations hold? Each assertion reads one verb's answer; exit 0 when all hold, 1 when
     one does not (its evidence printed), 2 on bad input. In GitHub Actions (GITHUB_ACTIONS=true) each failure is
@@ -96,7 +99,8 @@ def check(
                          min_allocation=min_allocation or [], config_valid=config_valid, max_pod_moves=max_pod_moves,
                          claim_zones=claim_zones)
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
-                         kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive, warn=warn)
+                         kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive, warn=warn,
+                         requests=requests)
     data = result.to_dict()
     write_report(result, report, data)
     if junit is not None:

@@ -35,7 +35,6 @@ from kubefit.report.output import emit
 @with_requests_options
 def rightsize(
     files: FilesOption,
-    requests: Any = None,
     consolidate: Annotated[bool, typer.Option(
         "--consolidate/--no-consolidate", help="Also find the nodes the right-sized cluster can do without "
         "(consolidate on it, verified by simulate --remove).")] = True,
@@ -62,6 +61,7 @@ def rightsize(
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
     admission: AdmissionOption = True,
+    requests: Any = None,
 ) -> None:
     """If these requests from real usage were applied, how many nodes go, which pods move or stay pending, and what
     do we risk? (--requests-from vpa or usage)"""

@@ -34,7 +34,7 @@ from kubefit.told import told_keys
 if TYPE_CHECKING:
     from kubefit.manifests.load import Scenario
     from kubefit.manifests.usage.requestsfrom import Applied
-    from kubefit.planning.consolidate import Consolidation, ConsolidateOptions
+    from kubefit.planning.consolidate import ConsolidateOptions, Consolidation
     from kubefit.scheduler.config import SchedulerConfiguration
     from kubefit.scheduler.simulate import SimulationResult
     from kubefit.scheduler.state import ClusterState

@@ -290,7 +290,7 @@ def _apply(scenario: Scenario, rewritten: dict[int, Pod], changes: dict[Workload
     pods += [new for _, new, refused in recreated if new is not None and refused is None]
     refused = [(new, error) for _, new, error in recreated if new is not None and error is not None]
     out = replace(scenario, pods=pods, warnings=list(scenario.warnings), quota=controllers.quota,
-                  refused=[*scenario.refused, *refused])
+                  refused=[*scenario.refused, *refused], workloads=_templates(scenario, changes, workloads))
     if any(c.mode == "Off" for c in changes.values()):
         off = [label(c.workload) for c in changes.values() if c.mode == "Off"]
         notes.append(f"{len(off)} VPA(s) in updateMode Off (e.g. {off[0]}): their recommendation applied as if "
@@ -299,6 +299,29 @@ def _apply(scenario: Scenario, rewritten: dict[int, Pod], changes: dict[Workload
         notes.append("updateMode Initial rewrites only pods created from now on: the running pods are taken as "
                      "recreated (the cluster once every pod has been)")
     return Rightsized(out, list(changes.values()), resizes, recreated, notes)
+
+
+def _templates(scenario: Scenario, changes: dict[Workload, WorkloadChange], workloads: Workloads) -> list[Any]:
+    """The workloads with their pod templates rewritten as their pods were: the pods created later from a template
+    (`capacity --pod deployment/web`, a new node's DaemonSet pod, a StatefulSet's later ordinal) get the new
+    requests too, as the VPA's webhook (or the changed template) gives them. A Deployment's ReplicaSets are its
+    workload's."""
+    from kubefit.manifests.documents import Document
+
+    out = []
+    for doc in scenario.workloads:
+        meta = doc.body.get("metadata") if isinstance(doc.body.get("metadata"), dict) else {}
+        owner = workloads.top(str(meta.get("namespace") or "default"), (doc.kind, doc.name))
+        change = changes.get(owner)
+        template = (doc.body.get("spec") or {}).get("template") if isinstance(doc.body.get("spec"), dict) else None
+        if change is None or not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+            out.append(doc)
+            continue
+        fake = Pod(doc.name, raw={"spec": template["spec"]})
+        spec = _raw_spec(fake, {c.name: c for c in change.containers})
+        body = {**doc.body, "spec": {**doc.body["spec"], "template": {**template, "spec": spec}}}
+        out.append(Document(body, doc.source, doc.index, doc.position))
+    return out
 
 
 def _units(pod: Pod) -> dict[str, int]:
