@@ -53,6 +53,28 @@ class ExponentialOptions:
         return np.array([self.bucket_start(b) for b in range(self.num_buckets)], dtype=np.float64)
 
 
+@dataclass(frozen=True)
+class LinearOptions:
+    """`linearHistogramOptions`: fixed-size buckets from 0 (upstream's tests use them; the recommender does not)."""
+
+    num_buckets: int
+    bucket_size: float
+    epsilon: float = EPSILON
+
+    @classmethod
+    def of(cls, max_value: float, bucket_size: float, epsilon: float = EPSILON) -> LinearOptions:
+        """`NewLinearHistogramOptions`: the last bucket starts at `max_value` or above."""
+        return cls(int(math.ceil(max_value / bucket_size)) + 1, bucket_size, epsilon)
+
+    def bucket_start(self, bucket: int) -> float:
+        if bucket < 0 or bucket >= self.num_buckets:
+            raise IndexError(f"index {bucket} out of range [0..{self.num_buckets - 1}]")
+        return float(bucket) * self.bucket_size
+
+    def starts(self) -> np.ndarray:
+        return np.arange(self.num_buckets, dtype=np.float64) * self.bucket_size
+
+
 CPU_OPTIONS = ExponentialOptions.of(1000.0, 0.01, 1.0 + BUCKET_GROWTH)  # cores
 MEMORY_OPTIONS = ExponentialOptions.of(1e12, 1e7, 1.0 + BUCKET_GROWTH)  # bytes
 
@@ -65,19 +87,19 @@ class CheckpointError(ValueError):
 class Histogram:
     """`histogram`: per-bucket weights (float64), their total, the first and last non-empty buckets."""
 
-    options: ExponentialOptions
+    options: ExponentialOptions | LinearOptions
     weights: np.ndarray
     total: float = 0.0
     min_bucket: int = 0
     max_bucket: int = 0
 
     @classmethod
-    def empty(cls, options: ExponentialOptions) -> Histogram:
+    def empty(cls, options: ExponentialOptions | LinearOptions) -> Histogram:
         """`NewHistogram`: no weight, minBucket the last bucket and maxBucket 0."""
         return cls(options, np.zeros(options.num_buckets), 0.0, options.num_buckets - 1, 0)
 
     @classmethod
-    def from_checkpoint(cls, options: ExponentialOptions, bucket_weights: dict[int, int],
+    def from_checkpoint(cls, options: ExponentialOptions | LinearOptions, bucket_weights: dict[int, int],
                         total_weight: float) -> Histogram:
         """`LoadFromCheckpoint` into an empty histogram: every bucket's weight scaled by
         `totalWeight / Σ weights` (the checkpoint stores them normalised to at most 10000), then

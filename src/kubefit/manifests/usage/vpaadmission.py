@@ -153,18 +153,18 @@ def proportional_resource_limit(name: str, original_limit: int, original_request
 def proportional_limit(original_limits: dict[str, int], original_requests: dict[str, int],
                        recommendation: dict[str, int], default_limit: dict[str, int]) -> tuple[dict[str, int] | None,
                                                                                                  list[str]]:
-    """`GetProportionalLimit`: cpu and memory limits for the recommended requests (None when neither is set) and
-    the annotations (a limit not set is said only by upstream's log, not its annotations: those with text)."""
+    """`GetProportionalLimit`: cpu and memory limits for the recommended requests and the annotations (a limit
+    not set is said too, when the other one is); None and no annotation when neither is set."""
     out: dict[str, int] = {}
     notes: list[str] = []
     for name in (CPU, MEMORY):
         limit, note = proportional_resource_limit(name, original_limits.get(name, 0), original_requests.get(name, 0),
                                                   recommendation.get(name, 0), default_limit.get(name, 0))
+        if note:
+            notes.append(note)
         if limit is not None:
             out[name] = limit
-            if note:
-                notes.append(note)
-    return (out or None), notes
+    return (out, notes) if out else (None, [])
 
 
 def boundary_request(name: str, original_request: int, original_limit: int, boundary_limit: int,
