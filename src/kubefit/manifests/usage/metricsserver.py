@@ -15,9 +15,10 @@ from datetime import datetime
 
 import numpy as np
 
-from kubefit.manifests.decode import Complete, check_shape, decode_quantities, fail
+from kubefit.manifests.decode import Complete, decode_quantities, fail
 from kubefit.manifests.documents import Document
 from kubefit.manifests.usage.model import CPU, MEMORY, SAMPLE, SERIES, ContainerUsage, Samples, UsageData
+from kubefit.manifests.usage.vpa import check_object
 
 API_VERSION = "metrics.k8s.io/v1beta1"
 KINDS = ("PodMetrics", "PodMetricsList")
@@ -34,7 +35,7 @@ def decode_pod_metrics(docs: Sequence[Document]) -> UsageData:
         if doc.body.get("apiVersion") != API_VERSION:
             raise fail(doc, "apiVersion", f"unsupported apiVersion {doc.body.get('apiVersion')!r} for "
                                           f"{doc.kind} (expected {API_VERSION!r})")
-        check_shape(doc.body, _SHAPE, doc, "")
+        check_object(doc, _SHAPE)
         meta = doc.body.get("metadata") or {}
         namespace, pod = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
         if not pod:

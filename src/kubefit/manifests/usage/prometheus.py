@@ -48,18 +48,21 @@ _WORKLOAD_TYPES = {"deployment": "Deployment", "statefulset": "StatefulSet", "da
                    "replicationcontroller": "ReplicationController"}
 
 
+_ABSENT = msgspec.Raw()  # msgspec takes no `Raw | None`: an absent field is an empty Raw
+
+
 class _Series(msgspec.Struct, forbid_unknown_fields=True):
     metric: dict[str, str]
-    values: msgspec.Raw | None = None
-    value: msgspec.Raw | None = None
-    histograms: msgspec.Raw | None = None
-    histogram: msgspec.Raw | None = None
+    values: msgspec.Raw = _ABSENT
+    value: msgspec.Raw = _ABSENT
+    histograms: msgspec.Raw = _ABSENT
+    histogram: msgspec.Raw = _ABSENT
 
 
 class _Data(msgspec.Struct, forbid_unknown_fields=True):
     resultType: str  # noqa: N815 - the API's field name
     result: msgspec.Raw
-    stats: msgspec.Raw | None = None
+    stats: msgspec.Raw = _ABSENT
 
 
 class _Response(msgspec.Struct, forbid_unknown_fields=True):
@@ -108,11 +111,11 @@ def decode_response(data: bytes | memoryview, source: str, measures: str | None 
     nan = 0
     for i, s in enumerate(series):
         where = f"data.result[{i}]"
-        if s.histograms is not None or s.histogram is not None:
+        if len(s.histograms) or len(s.histogram):
             raise InputError(f"a native histogram series ({_labels(s.metric)}): kubefit reads float samples of "
                              f"{CPU_COUNTER} and {MEMORY_GAUGE}", file=source, field=where)
         raw = s.values if kind == "matrix" else s.value
-        if raw is None:
+        if not len(raw):
             raise InputError(f"a {kind} series without {'values' if kind == 'matrix' else 'value'}", file=source,
                              field=where)
         resource, counter = _resource(s.metric, measures, source, where)
@@ -193,7 +196,10 @@ def _samples(raw: bytes, kind: str, source: str, where: str) -> tuple[np.ndarray
         return np.empty(0), np.empty(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # a text that stops early: the count below says so
-        numbers = np.fromstring(flat, sep=",")
+        try:
+            numbers = np.fromstring(flat, sep=",")
+        except ValueError:  # numpy ≥ 2.3 refuses the text instead
+            numbers = np.empty(0)
     if numbers.shape[0] != 2 * pairs or raw.count(b'"') != 2 * pairs:
         field = f"{where}.{'values' if kind == 'matrix' else 'value'}"
         raise InputError(f"samples must be [<unix time>, \"<value>\"] pairs, the value a quoted number: "

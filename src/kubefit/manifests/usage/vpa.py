@@ -146,10 +146,20 @@ class Checkpoint:
     source: str = ""
 
 
+def check_object(doc: Document, shape: Complete) -> None:
+    """`check_shape` of a whole object: its top-level fields (an unknown one refused by name), then each one's."""
+    unknown = sorted(str(k) for k in doc.body if k not in shape)
+    if unknown:
+        raise fail(doc, unknown[0], f"unknown field {unknown[0]!r}")
+    for key, sub in shape.items():
+        if sub is not object and key in doc.body:
+            check_shape(doc.body[key], sub, doc, key)
+
+
 def decode_vpa(doc: Document) -> VerticalPodAutoscaler:
     """A VerticalPodAutoscaler document → `VerticalPodAutoscaler` (see the module's docstring)."""
     _check_api_version(doc)
-    check_shape(doc.body, _VPA_SHAPE, doc, "")
+    check_object(doc, _VPA_SHAPE)
     meta, spec, status = (doc.body.get(k) or {} for k in ("metadata", "spec", "status"))
     target = spec.get("targetRef")
     errors: list[FieldError] = []
@@ -247,7 +257,7 @@ def decode_checkpoint(doc: Document) -> Checkpoint:
     """A VerticalPodAutoscalerCheckpoint document → `Checkpoint`, its histograms loaded as `LoadFromCheckpoint`
     loads them (a version other than v3 is refused with the recommender's message)."""
     _check_api_version(doc)
-    check_shape(doc.body, _CHECKPOINT_SHAPE, doc, "")
+    check_object(doc, _CHECKPOINT_SHAPE)
     meta, spec, status = (doc.body.get(k) or {} for k in ("metadata", "spec", "status"))
     version = status.get("version") or ""
     if version != SUPPORTED_CHECKPOINT_VERSION:
