@@ -30,7 +30,7 @@ def bytes_text(amount: float | None) -> str:
 
 
 def percent(share: float | None) -> str:
-    return "" if share is None else f"{100 * share:.1f}%"
+    return "-" if share is None else f"{100 * share:.1f}%"
 
 
 def _arrow(before: dict, after: dict, resource: str) -> str:
