@@ -88,7 +88,7 @@ def _expected_usage_requests() -> dict[str, tuple[int, int]]:
     """The usage file by the json module: per container, every pod's cpu rates (counter increase / 300 s; no
     reset in the file) and memory samples; KRR's simple strategy: p95 of cpu (numpy's linear interpolation),
     max of memory + 15 %, rounded up to the millicore and the megabyte."""
-    body = json.loads((EXAMPLES / "usage.json").read_text())
+    body = json.loads((EXAMPLES / "usage" / "prometheus.json").read_text())
     cpu: dict[str, list[float]] = {}
     memory: dict[str, list[float]] = {}
     for s in body["data"]["result"]:
@@ -106,7 +106,7 @@ def _expected_usage_requests() -> dict[str, tuple[int, int]]:
 
 def test_usage_strategy_requests():
     result = kubefit.rightsize([str(EXAMPLES / "cluster.yaml")], RequestsFrom(
-        "usage", usage=(str(EXAMPLES / "usage.json"),)), warn=lambda _: None, consolidate=False)
+        "usage", usage=(str(EXAMPLES / "usage" / "prometheus.json"),)), warn=lambda _: None, consolidate=False)
     expected = _expected_usage_requests()
     for change in result.changes:
         [c] = change["containers"]
@@ -120,7 +120,7 @@ def test_usage_risk_over_the_window():
     """api's memory today: every sample (1800–2600Mi) is above its 1Gi request and limit: 100 % OOM risk; after
     (max + 15 %) none is."""
     result = kubefit.rightsize([str(EXAMPLES / "cluster.yaml")], RequestsFrom(
-        "usage", usage=(str(EXAMPLES / "usage.json"),)), warn=lambda _: None, consolidate=False)
+        "usage", usage=(str(EXAMPLES / "usage" / "prometheus.json"),)), warn=lambda _: None, consolidate=False)
     [api] = [r for r in result.risk if r["container"] == "api"]
     assert api["memory"]["overLimitBefore"] == 1.0 and api["memory"]["overLimitAfter"] == 0.0
     assert api["memory"]["usage"]["samples"] == 2 * 288
@@ -129,7 +129,7 @@ def test_usage_risk_over_the_window():
 def test_in_place_override_for_usage():
     """--update-mode InPlaceOrRecreate: every running pod's resize judged by the kubelet instead of a rollout."""
     result = kubefit.rightsize([str(EXAMPLES / "cluster.yaml")], RequestsFrom(
-        "usage", usage=(str(EXAMPLES / "usage.json"),), update_mode="InPlaceOrRecreate"), warn=lambda _: None,
+        "usage", usage=(str(EXAMPLES / "usage" / "prometheus.json"),), update_mode="InPlaceOrRecreate"), warn=lambda _: None,
         consolidate=False)
     assert len(result.resizes) == 7
     assert {r["decision"] for r in result.resizes} <= {"InPlace", "Deferred", "Infeasible"}

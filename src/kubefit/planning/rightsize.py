@@ -105,7 +105,8 @@ class Rightsizing:
         out: dict[str, Any] = {
             "usage": self.source, "changes": self.changes, "resizes": self.resizes, "today": self.today,
             "after": self.after, "moves": self.moves, "pending": self.pending, "risk": self.risk,
-            "nodesBefore": self.nodes_before, "nodesAfter": self.nodes_after,
+            "nodesBefore": self.nodes_before, "nodesAfter": self.nodes_after, "pendingPods": len(self.pending),
+            "podsRecreated": sum(1 for m in self.moves if m.get("replacement")),
             "consolidation": None if self.consolidation is None else _consolidation(self.consolidation),
         }
         if self.baseline is not None:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import kubefit.report.checkpage  # noqa: F401  (registers the page of kubefit check)
+import kubefit.report.rightsizepage  # noqa: F401  (registers the page of kubefit rightsize)
 import kubefit.report.pages  # noqa: F401  (registers the built-in pages)
 from kubefit.report.html import RENDERERS, Renderer, document
 

@@ -44,6 +44,7 @@ class Strategy:
     margin: float
     floor: int
     text: str
+    floor_text: str = ""
 
     @classmethod
     def parse(cls, resource: str, text: str, floor: str) -> Strategy:
@@ -61,7 +62,7 @@ class Strategy:
             raise InputError(str(exc), field=f"--{resource}-floor") from None
         if low < 0:
             raise InputError(f"must be 0 or more, got {floor!r}", field=f"--{resource}-floor")
-        return cls(resource, pct, float(m["margin"] or 0) / 100.0, low, text.strip())
+        return cls(resource, pct, float(m["margin"] or 0) / 100.0, low, text.strip(), floor.strip())
 
     def statistic(self, values: np.ndarray) -> float:
         """The statistic of the samples (cores or bytes)."""
@@ -105,11 +106,5 @@ class Strategies:
         return self.cpu if resource == CPU else self.memory
 
     def describe(self) -> dict:
-        return {"cpu": self.cpu.text, "memory": self.memory.text, "cpuFloor": _floor(self.cpu),
-                "memoryFloor": _floor(self.memory), "limits": self.limits}
-
-
-def _floor(s: Strategy) -> str:
-    from kubefit.manifests.usage.rewrite import quantity
-
-    return quantity(s.resource, s.floor)
+        return {"cpu": self.cpu.text, "memory": self.memory.text, "cpuFloor": self.cpu.floor_text,
+                "memoryFloor": self.memory.floor_text, "limits": self.limits}
