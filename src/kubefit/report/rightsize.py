@@ -43,11 +43,12 @@ def headline(console: Console, data: dict[str, Any]) -> None:
     today, after = data["today"]["allocation"]["cluster"], data["after"]["allocation"]["cluster"]
     line = f"nodes [bold]{data['nodesBefore']} → {data['nodesAfter']}[/bold]"
     if "nodesFreedByRightsizing" in data:
-        line += (f" ({data['baseline']['nodesAfter']} by consolidating today's requests: right-sizing frees "
-                 f"{data['nodesFreedByRightsizing']} more)")
+        line += (f" (consolidating today's requests: {data['baseline']['nodesAfter']}; right-sizing frees "
+                 f"{data['nodesFreedByRightsizing']})")
+    console.print(line)
     moved = ", ".join(f"{r} {today[r]['percent']}% → {after[r]['percent']}%" for r in ("cpu", "memory")
                       if today[r]["percent"] is not None)
-    console.print(f"{line}; requested {moved} (today → right-sized, before consolidation)")
+    console.print(f"requested {moved} (today → right-sized, before consolidation)")
     usage = data["usage"]
     window = usage.get("window")
     console.print(f"{len(data['changes'])} workload(s) rewritten from {', '.join(usage['formats']) or 'no usage'}"
