@@ -142,7 +142,6 @@ def rightsize(scenario: Scenario, applied: Applied, config: SchedulerConfigurati
         today_consolidation = run_consolidate(scenario, config, options, state=today_state.copy())
     today_run = simulate(today_state, config, scenario.pending_pods, tie_break=options.tie_break, seed=options.seed,
                          stranded=False, label="today")
-    consolidation_state = after_state.copy() if consolidate else None
     after_run = simulate(after_state, after_config or config, after_scenario.pending_pods,
                          tie_break=options.tie_break, seed=options.seed, stranded=False, label="after")
     today, after = _placed(today_run), _placed(after_run)
@@ -156,14 +155,32 @@ def rightsize(scenario: Scenario, applied: Applied, config: SchedulerConfigurati
                "pending": sorted(k for k, (node, _) in after.items() if node is None)},
         moves=moves, pending=pending, risk=risk(applied), notes=list(applied.notes))
     result.notes += _too_large(applied, after_run.state)
-    if consolidate:
-        result.consolidation = run_consolidate(after_scenario, after_config or config, options,
-                                               state=consolidation_state)
+    if consolidate:  # on the cluster the run left (what consolidate's own first simulation would make again)
+        result.consolidation = run_consolidate(_as_bound(after_scenario, after_run), after_config or config,
+                                               options, state=after_run.state)
         result.notes += [n for n in result.consolidation.notes if not n.endswith(
             "scheduled first: today's cluster is the scenario after kube-scheduler placed them")
             and "scheduled first: today's cluster" not in n]
     result.baseline = today_consolidation
     return result
+
+
+def _as_bound(scenario: Scenario, run: SimulationResult) -> Scenario:
+    """The scenario as the run left it: every pod on the node it runs on (the queue's pods bound where the run
+    placed them, the pods it preempted gone), the pods it could not place still pending, terminal pods kept — so
+    that consolidating it starts from that cluster instead of scheduling the queue again (with the same
+    tie-break and seed, the same placements)."""
+    from dataclasses import replace
+
+    from kubefit.manifests.load import TERMINAL_PHASES
+
+    state = run.state
+    running = [p if p.node_name == node.name else replace(p, node_name=node.name, queued=False)
+               for node, pods in zip(state.nodes, state.pods, strict=True) for p in pods]
+    placed = {p.key for p in running}
+    waiting = [p for p in scenario.pending_pods if p.key not in placed]
+    terminal = [p for p in scenario.pods if p.bound and p.phase in TERMINAL_PHASES]
+    return replace(scenario, pods=[*running, *terminal, *waiting])
 
 
 def _moves_and_pending(applied: Applied, today: dict, after: dict, scenario: Scenario
