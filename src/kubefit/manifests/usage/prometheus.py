@@ -194,17 +194,32 @@ def _samples(raw: bytes, kind: str, source: str, where: str) -> tuple[np.ndarray
     flat = raw.translate(None, b'[]"')
     if not flat.strip():
         return np.empty(0), np.empty(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # a text that stops early: the count below says so
-        try:
-            numbers = np.fromstring(flat, sep=",")
-        except ValueError:  # numpy ≥ 2.3 refuses the text instead
-            numbers = np.empty(0)
+    numbers = _numbers(flat)
     if numbers.shape[0] != 2 * pairs or raw.count(b'"') != 2 * pairs:
         field = f"{where}.{'values' if kind == 'matrix' else 'value'}"
         raise InputError(f"samples must be [<unix time>, \"<value>\"] pairs, the value a quoted number: "
                          f"{_excerpt(raw, numbers.shape[0])}", file=source, field=field)
     return numbers[0::2].copy(), numbers[1::2].copy()
+
+
+_FLOATS = msgspec.json.Decoder(list[float])
+
+
+def _numbers(flat: bytes) -> np.ndarray:
+    """`t,v,t,v,...` as float64: as a JSON list by msgspec (exact, twice numpy's text parsing), else (NaN, ±Inf,
+    which JSON has no number for) by numpy; a text that is no list of numbers gives what could be read (the
+    caller counts)."""
+    try:
+        values = _FLOATS.decode(b"[" + flat + b"]")
+        return np.fromiter(values, np.float64, len(values))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # a text that stops early: the count says so
+        try:
+            return np.fromstring(flat, sep=",")
+        except ValueError:  # numpy ≥ 2.3 refuses the text instead
+            return np.empty(0)
 
 
 def _excerpt(raw: bytes, parsed: int) -> str:
