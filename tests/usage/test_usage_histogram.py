@@ -97,7 +97,7 @@ status:
   lastUpdateTime: "2026-01-09T00:00:00Z"
   firstSampleStart: "2026-01-01T00:00:00Z"
   lastSampleStart: "2026-01-09T00:00:00Z"
-  totalSamplesCount: 11520
+  totalSamplesCount: 5760
   cpuHistogram: {referenceTimestamp: "2026-01-09T00:00:00Z", bucketWeights: {"10": 10000}, totalWeight: 100}
   memoryHistogram: {referenceTimestamp: "2026-01-10T00:00:00Z", bucketWeights: {"60": 10000}, totalWeight: 5}
 """
@@ -111,25 +111,25 @@ spec:
 
 
 def test_recommendation_from_checkpoint_by_hand():
-    """All cpu weight in bucket 10, all memory weight in bucket 60, 8 days of samples at one a minute
-    (confidence min(8, 11520 / 1440) = 8):
+    """All cpu weight in bucket 10, all memory weight in bucket 60; 8 days between the first and last sample but
+    5760 samples (4 days at one a minute): confidence min(8, 4) = 4.
 
     - target cpu: p90 is the end of bucket 10 = start of 11 = 0.14206787162326262 cores → int(142.07) = 142m,
       + int(142 * 0.15) = 21 → 163m (above 25m, one container);
     - target memory: start of 61 = 3722629037.765819 → 3722629037 B, + int(3722629037 * 0.15) = 558394355
       → 4281023392 B;
-    - lower bound: the same base × (1 + 0.001/8)^-2 = 1 / 1.000250015625 = 0.9997500468... → int(162.96) =
-      162m, 4281023392 - 4281023392 * 0.0002499531... = 4279953336.8 → 4279953336 B;
-    - upper bound: × (1 + 1/8) = 1.125 → int(183.375) = 183m, int(4816151316.0) = 4816151316 B;
+    - lower bound: the same base × (1 + 0.001/4)^-2 = 1 / 1.0005000625 = 0.99950031... → int(162.92) = 162m,
+      4281023392 - 4281023392 * 0.00049968... = 4278883682.6 → 4278883682 B;
+    - upper bound: × (1 + 1/4) = 1.25 → int(203.75) = 203m, 4281023392 * 1.25 = 5351279240 B;
     - uncappedTarget: the target (no policy).
-    The same chain run in Go 1.19 (the estimators' arithmetic, `math.Pow`) printed 163 4281023392 162 4279953336
-    183 4816151316."""
+    The same chain run in Go 1.19 (the estimators' arithmetic, `math.Pow`) printed 163 4281023392 162 4278883682
+    203 5351279240."""
     checkpoint = decode_checkpoint(parse_documents(CHECKPOINT)[0])
     [rec] = recommend(decode_vpa(parse_documents(VPA)[0]), [checkpoint])
     nano = 10**9
     assert rec.target == {"cpu": 163 * 10**6, "memory": 4281023392 * nano}
-    assert rec.lower_bound == {"cpu": 162 * 10**6, "memory": 4279953336 * nano}
-    assert rec.upper_bound == {"cpu": 183 * 10**6, "memory": 4816151316 * nano}
+    assert rec.lower_bound == {"cpu": 162 * 10**6, "memory": 4278883682 * nano}
+    assert rec.upper_bound == {"cpu": 203 * 10**6, "memory": 5351279240 * nano}
     assert rec.uncapped_target == rec.target
 
 

@@ -134,8 +134,37 @@ def test_judge(requests, used, pods, expect):
 
 def test_the_earliest_vpa_controls_the_pod(tmp_path):
     """`GetMatchingVPA` / `Stronger`: of two VPAs targeting one workload, the earliest created."""
-    result = _run(tmp_path, _pod("a", "1Gi") + _vpa("late", "2Gi", created="2026-02-01T00:00:00Z", target="a") +
-                  _vpa("early", "1536Mi", created="2026-01-01T00:00:00Z", target="a"))
+    result = _run(tmp_path, _pod("a", "1Gi") + _vpa("a-late", "2Gi", created="2026-02-01T00:00:00Z", target="a") +
+                  _vpa("z-early", "1536Mi", created="2026-01-01T00:00:00Z", target="a"))
     [change] = result.changes
-    assert change["source"] == "VerticalPodAutoscaler default/early"
+    assert change["source"] == "VerticalPodAutoscaler default/z-early"
     assert change["containers"][0]["requests"]["after"]["memory"] == "1536Mi"
+
+
+def test_pods_recreated_leave_their_node_before_resizes_are_judged(tmp_path):
+    """n1 (4Gi): a (2Gi, its VPA Recreate, lowered to 1Gi: recreated) and b (1Gi, InPlaceOrRecreate, raised to
+    2.5Gi). b's resize is judged once a has left n1: others 0, 2.5Gi fits: in place. Had a still counted (2Gi),
+    4.5Gi would not: Deferred."""
+    result = _run(tmp_path, _pod("a", "2Gi") + _pod("b", "1Gi") + _vpa("a", "1Gi", mode="Recreate") +
+                  _vpa("b", "2560Mi"))
+    assert [(r["pod"], r["decision"]) for r in result.resizes] == [("default/b-x2k9p", "InPlace")]
+    assert [m["pod"] for m in result.moves] == ["default/a-x2k9p"]
+
+
+def test_a_replica_set_the_files_lack_is_its_deployment_s():
+    """`FindTopMostWellKnownOrScalable` without the ReplicaSet object: the pod's `pod-template-hash` ends the
+    ReplicaSet's name, so its workload is the Deployment that names it so; a pod gone since is attributed by its
+    name (`<deployment>-<hash>-<5>`), a vowel-suffixed one is no controller's."""
+    from kubefit.api.core import Pod
+    from kubefit.manifests.documents import parse_documents
+    from kubefit.manifests.usage.owners import Workloads
+
+    deployment = parse_documents("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n")
+    pod = Pod("web-6d8f5c7b9-x2k9p", "shop", labels={"pod-template-hash": "6d8f5c7b9"},
+              raw={"metadata": {"ownerReferences": [{"kind": "ReplicaSet", "name": "web-6d8f5c7b9",
+                                                     "controller": True}]}})
+    workloads = Workloads(deployment, [pod])
+    assert workloads.of(pod) == ("shop", "Deployment", "web")
+    assert workloads.by_name("shop", "web-5f4d8c6b7-k2x9p") == ("shop", "Deployment", "web")
+    assert workloads.by_name("shop", "web-5f4d8c6b7-abcde") is None
+    assert workloads.by_name("other", "web-5f4d8c6b7-k2x9p") is None

@@ -151,6 +151,25 @@ def test_apply_pod_limit_range(name, resource, targets, containers, item, expect
     assert recs == expect
 
 
+def test_pod_limit_range_cpu_min_rounds_up():
+    """TestApplyPodLimitRange "cap target cpu to pod min": requests and limits 1m, targets 15m and 100m, a Pod
+    item's min 150m: ceil(15 * 150 / 115) = 20m, ceil(100 * 150 / 115) = 131m (PR #8946)."""
+    recs = {"container1": rl(cpu="15m"), "container2": rl(cpu="100m")}
+    apply_pod_limit_range(recs, _two(rl(cpu="1m"), rl(cpu="1m")), LimitRangeItem(min=rl(cpu="150m")), "cpu")
+    assert recs == {"container1": rl(cpu="20m"), "container2": rl(cpu="131m")}
+
+
+def test_limit_range_min_applies_to_the_request_itself():
+    """TestApplyLimitRangeMinToRequest "caps to min range if above container limit": request 50M, limit 600M, a
+    Container item's min 500M: the request may not go below 500M itself (at the ratio, the limit's min would
+    allow 41.6M)."""
+    rec = ContainerRecommendation("container", target=rl(cpu="1", memory="200M"))
+    container = Resources("container", rl(cpu="1", memory="50M"), rl(cpu="1", memory="600M"))
+    got, notes = capped_for_container(container, rec, vpa([rec]), LimitRangeItem(min=rl(memory="500M")))
+    assert got.target == rl(cpu="1", memory="500M")
+    assert notes == ["memory capped to fit Min in container LimitRange"]
+
+
 def test_pod_limit_range_inserts_requests_for_containers_without_recommendation():
     """`insertRequestsForMissingRecommendations`: with a Pod item, a container without a recommendation counts
     with its requests (and so keeps them)."""
