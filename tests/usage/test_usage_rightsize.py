@@ -152,3 +152,16 @@ def test_requests_from_vpa_without_vpas_refused():
 def test_strategy_options_refused_with_vpa():
     with pytest.raises(kubefit.InputError, match="--cpu, --memory and --limits are for --requests-from usage"):
         kubefit.rightsize(FILES, RequestsFrom("vpa", cpu="p90"), warn=lambda _: None)
+
+
+def test_pods_created_later_from_a_template_get_the_new_requests():
+    """`capacity --pod deployment/web` copies the Deployment's template: rewritten too (the webhook rewrites every
+    pod its controller creates), 250m / 700Mi with limits 500m / 700Mi; the template as the files give it
+    without --requests-from."""
+    mi = 1 << 20
+    after = kubefit.capacity(FILES, "deployment/web", requests=RequestsFrom("vpa"), warn=lambda _: None)
+    assert after.pod.containers[0].requests == {"cpu": 250 * 10**6, "memory": 700 * mi * 10**9}
+    limits = after.pod.raw["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"cpu": "500m", "memory": "700Mi"}
+    today = kubefit.capacity(FILES, "deployment/web", warn=lambda _: None)
+    assert today.pod.containers[0].requests == {"cpu": 10**9, "memory": 2 * 1024 * mi * 10**9}
