@@ -4,7 +4,8 @@ The Python API and the `kubefit` command are thin layers over the same functions
 verb reads scenario files as the command does and returns the result the command renders:
 
 - kube-scheduler: `score`, `simulate` (with `cordon`/`drain`/`remove` for a what-if on the nodes),
-  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `tune`, `check` (assertions on their answers);
+  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `rightsize` (requests from real usage; `RequestsFrom`
+  gives any verb the right-sized cluster), `tune`, `check` (assertions on their answers);
 - Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
   `models_classify`.
 
@@ -60,8 +61,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         models_classify,
         models_defaults,
         models_validate,
-        rightsize,
         plan,
+        rightsize,
         schedule,
         score,
         simulate,
@@ -73,7 +74,9 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 __all__ = [
     # one function per verb
     "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
-    "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
+    "plan", "rightsize", "schedule", "score", "simulate", "summary", "timeline", "tune",
+    # where new requests come from (`rightsize` and every verb's `requests`)
+    "PrometheusQuery", "RequestsFrom",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",
     # quantities

@@ -17,7 +17,13 @@ import pytest
 
 from kubefit.k8s.gomath import go_pow
 from kubefit.manifests.documents import parse_documents
-from kubefit.manifests.usage.histogram import CPU_OPTIONS, MEMORY_OPTIONS, CheckpointError, Histogram, LinearOptions
+from kubefit.manifests.usage.histogram import (
+    CPU_OPTIONS,
+    MEMORY_OPTIONS,
+    CheckpointError,
+    Histogram,
+    LinearOptions,
+)
 from kubefit.manifests.usage.recommender import recommend
 from kubefit.manifests.usage.vpa import decode_checkpoint, decode_vpa
 

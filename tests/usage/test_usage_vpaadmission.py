@@ -183,8 +183,8 @@ def test_pod_limit_range_inserts_requests_for_containers_without_recommendation(
 # 100Mi, maxAllowed 3 / 1Gi unless the case says otherwise.
 def provider_vpa(target=("2", "200Mi"), low=("1", "100Mi"), high=("3", "1Gi"), values=None):
     rec = ContainerRecommendation(CONTAINER, target=rl(cpu=target[0], memory=target[1]))
-    policy = ContainerPolicy(CONTAINER, min_allowed={k: parse_quantity(v) for k, v in zip(("cpu", "memory"), low) if v},
-                             max_allowed={k: parse_quantity(v) for k, v in zip(("cpu", "memory"), high) if v},
+    policy = ContainerPolicy(CONTAINER, min_allowed={k: parse_quantity(v) for k, v in zip(("cpu", "memory"), low, strict=False) if v},
+                             max_allowed={k: parse_quantity(v) for k, v in zip(("cpu", "memory"), high, strict=False) if v},
                              controlled_values=values)
     return vpa([rec], (policy,))
 

@@ -8,7 +8,18 @@ from typing import Any
 
 from kubefit.planning.rightsize import Rightsizing
 from kubefit.report import svg
-from kubefit.report.html import Headline, Markup, Page, figure, paragraph, pointer, renders, section, table, value
+from kubefit.report.html import (
+    Headline,
+    Markup,
+    Page,
+    figure,
+    paragraph,
+    pointer,
+    renders,
+    section,
+    table,
+    value,
+)
 from kubefit.report.rightsize import bytes_text, cpu_text, percent
 
 ROWS = 500  # rows listed per table; -o json has them all
