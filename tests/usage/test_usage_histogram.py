@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kubefit.k8s.gomath import go_pow
@@ -161,3 +163,26 @@ def test_recommendation_controlled_resources_and_policy_caps():
 """
     [rec] = recommend(decode_vpa(parse_documents(vpa)[0]), [decode_checkpoint(parse_documents(CHECKPOINT)[0])])
     assert rec.target == {"cpu": 100 * 10**6} and rec.uncapped_target == {"cpu": 163 * 10**6}
+
+
+def test_checkpoints_drive_the_rewrite_and_the_risk(tmp_path):
+    """examples/rightsize's web with a VPA that has no recommendation yet but a checkpoint (all cpu weight in
+    bucket 10, all memory in bucket 60; by hand above: 163m, 4281023392 B): the admission controller applies
+    what the recommender computes. The risk reads the histogram: today's 1 cpu request is above every bucket
+    with weight (none above: 0), the new 163m is the end of bucket 10, so no weight starts at or above it (0);
+    today's 2Gi memory limit is below bucket 60's start (3.47e9 B): all the weight is above it (1.0)."""
+    import kubefit
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "rightsize"
+    (tmp_path / "vpa.yaml").write_text(VPA.replace("namespace: default", "namespace: default") +
+                                       "  updatePolicy: {updateMode: Recreate}\n---" + CHECKPOINT)
+    result = kubefit.rightsize([str(root / "cluster.yaml")], RequestsFrom("vpa", usage=(str(tmp_path / "vpa.yaml"),)),
+                               warn=lambda _: None, consolidate=False)
+    [change] = result.changes
+    assert change["containers"][0]["requests"]["after"] == {"cpu": "163m", "memory": "4281023392"}
+    [risk] = result.risk
+    assert risk["measured"] == "histogram"
+    assert risk["cpu"]["overRequestBefore"] == 0.0 and risk["cpu"]["overRequestAfter"] == 0.0
+    assert risk["memory"]["overLimitBefore"] == 1.0 and risk["memory"]["overLimitAfter"] == 0.0
+    assert risk["memory"]["usage"]["p50"] == MEMORY_OPTIONS.bucket_start(61)

@@ -232,6 +232,41 @@ def _share(values: np.ndarray, threshold: float | None) -> float | None:
     return round(float(np.count_nonzero(values > threshold)) / values.shape[0], 6)
 
 
+def _above(values: np.ndarray, hist: Any, before: float | None, after: float | None) -> tuple[Any, Any]:
+    """The shares of the usage above `before` and `after`: of the samples, else of a checkpoint's histogram
+    (None without either, or without the threshold)."""
+    if values.shape[0]:
+        return _share(values, before), _share(values, after)
+    if hist is not None:
+        return tuple(None if t is None else hist.share_above(t) for t in (before, after))
+    return None, None
+
+
+def _risk_entry(values: np.ndarray, hist: Any, change: Any, resource: str) -> dict[str, Any]:
+    """One resource of a container's risk: the requests and usage, the shares above the requests (and, for
+    memory, the limits)."""
+    before = _cores_or_bytes(change.requests_before.get(resource))
+    after = _cores_or_bytes(change.requests_after.get(resource))
+    entry: dict[str, Any] = {"requestBefore": before, "requestAfter": after, "usage": _stats(values)}
+    if not values.shape[0] and hist is not None:
+        entry["usage"] = {"p50": hist.percentile(0.5), "p95": hist.percentile(0.95), "max": hist.percentile(1.0),
+                          "samples": None}
+    if values.shape[0] or hist is not None:
+        entry["overRequestBefore"], entry["overRequestAfter"] = _above(values, hist, before, after)
+    if resource == MEMORY:
+        entry["limitBefore"] = _cores_or_bytes(change.limits_before.get(MEMORY))
+        entry["limitAfter"] = _cores_or_bytes(change.limits_after.get(MEMORY))
+        if values.shape[0] or hist is not None:
+            entry["overLimitBefore"], entry["overLimitAfter"] = _above(values, hist, entry["limitBefore"],
+                                                                       entry["limitAfter"])
+    return entry
+
+
+_NOTES = {SAMPLE: "one sample: an instant, not a window",
+          AVERAGES: "averages per step (OpenCost): peaks between them are not seen",
+          HISTOGRAM: "the VPA checkpoint's decayed histogram, to its bucket resolution"}
+
+
 def risk(applied: Applied) -> list[dict[str, Any]]:
     """Per changed workload container: its usage (p50, p95, max: cores and bytes), and the share of samples above
     today's and the new request (and, for memory, the limit), over the usage window."""
@@ -245,37 +280,11 @@ def risk(applied: Applied) -> list[dict[str, Any]]:
                                    "measured": None if s is None else s.measured}
             for resource in (CPU, MEMORY):
                 values = s.values(resource) if s is not None else np.empty(0)
-                before = _cores_or_bytes(c.requests_before.get(resource))
-                after = _cores_or_bytes(c.requests_after.get(resource))
-                entry: dict[str, Any] = {"requestBefore": before, "requestAfter": after, "usage": _stats(values)}
-                hist = None if s is None else s.histograms.get(resource)
-                if values.shape[0]:
-                    entry["overRequestBefore"] = _share(values, before)
-                    entry["overRequestAfter"] = _share(values, after)
-                elif hist is not None:
-                    entry["overRequestBefore"] = None if before is None else hist.share_above(before)
-                    entry["overRequestAfter"] = None if after is None else hist.share_above(after)
-                    entry["usage"] = {"p50": hist.percentile(0.5), "p95": hist.percentile(0.95),
-                                      "max": hist.percentile(1.0), "samples": None}
-                if resource == MEMORY:
-                    limit_before = _cores_or_bytes(c.limits_before.get(MEMORY))
-                    limit_after = _cores_or_bytes(c.limits_after.get(MEMORY))
-                    entry["limitBefore"], entry["limitAfter"] = limit_before, limit_after
-                    if values.shape[0]:
-                        entry["overLimitBefore"] = _share(values, limit_before)
-                        entry["overLimitAfter"] = _share(values, limit_after)
-                    elif hist is not None:
-                        entry["overLimitBefore"] = None if limit_before is None else hist.share_above(limit_before)
-                        entry["overLimitAfter"] = None if limit_after is None else hist.share_above(limit_after)
-                row[resource] = entry
+                row[resource] = _risk_entry(values, None if s is None else s.histograms.get(resource), c, resource)
             if s is None:
                 row["note"] = "no usage of this container: the risk is not evaluated (a VPA recommendation alone)"
-            elif s.measured == SAMPLE:
-                row["note"] = "one sample: an instant, not a window"
-            elif s.measured == AVERAGES:
-                row["note"] = "averages per step (OpenCost): peaks between them are not seen"
-            elif s.measured == HISTOGRAM:
-                row["note"] = "the VPA checkpoint's decayed histogram, to its bucket resolution"
+            elif s.measured in _NOTES:
+                row["note"] = _NOTES[s.measured]
             out.append(row)
     return out
 

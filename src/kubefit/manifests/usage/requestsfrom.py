@@ -128,6 +128,7 @@ def requests_from(scenario: Scenario, options: RequestsFrom, data: UsageData | N
     requests = workload_requests(scenario, workloads)
     attributed = attribute(data, workloads, requests)
     notes = list(data.notes)
+    _checkpoints(data, attributed, requests, notes)
     for what, kind in ((attributed.unknown_pods, "pods or workloads"),
                        (attributed.unknown_containers, "containers")):
         note = unknown_note(what, kind)
@@ -160,6 +161,30 @@ def requests_from(scenario: Scenario, options: RequestsFrom, data: UsageData | N
     notes += rightsized.notes
     rightsized.scenario.warnings += notes
     return Applied(rightsized, data, attributed, targets, notes, requests)
+
+
+def _checkpoints(data: UsageData, attributed: Attributed, requests: dict, notes: list[str]) -> None:
+    """Each VPA checkpoint's histograms added to the usage of its VPA's target workload and container (the risk
+    and `--requests-from usage` read them where no series is); a checkpoint of a VPA the files do not hold, or of
+    no container of its workload, is named and ignored."""
+    from kubefit.manifests.usage.model import HISTOGRAM
+    from kubefit.manifests.usage.owners import ContainerSeries
+
+    vpas = {(v.namespace, v.name): v for v in data.vpas}
+    orphans = []
+    for c in data.checkpoints:
+        vpa = vpas.get((c.namespace, c.vpa_name))
+        workload = None if vpa is None else (vpa.namespace, vpa.target_kind, vpa.target_name)
+        if workload is None or c.container_name not in requests.get(workload, {}):
+            orphans.append(f"{c.namespace}/{c.name}")
+            continue
+        into = attributed.series.setdefault(workload, {}).setdefault(c.container_name, ContainerSeries())
+        if not into.cpu and not into.memory:
+            into.measured = HISTOGRAM
+        into.histograms = {"cpu": c.cpu, "memory": c.memory}
+    if orphans:
+        notes.append(f"{len(orphans)} VerticalPodAutoscalerCheckpoint(s) of no VPA or container of the files "
+                     f"ignored (e.g. {orphans[0]})")
 
 
 def _no_target(data: UsageData, workloads: Workloads, requests: dict, notes: list[str]) -> None:
