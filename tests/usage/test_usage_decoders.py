@@ -49,6 +49,14 @@ def test_counter_is_read_as_a_rate_with_resets():
     assert c.cpu.values.tolist() == [0.5, 5 / 60]
 
 
+def test_gaps_said():
+    """Samples every 60 s but a hole of 4 minutes (3 samples missing): said, statistics over what is there."""
+    out = decode_response(answer([cpu_series("p", [(0, "0.1"), (60, "0.2"), (300, "0.3"), (360, "0.4")])]),
+                          "f.json", "cpu")
+    assert out.containers[0].cpu.values.tolist() == [0.1, 0.2, 0.3, 0.4]
+    assert any("1 series have gaps (3 samples missing at the answer's 60 s step)" in n for n in out.notes)
+
+
 def test_nan_dropped_and_counted_never_zero():
     out = decode_response(answer([cpu_series("p", [(0, "0.1"), (60, "NaN"), (120, "0.3")])]), "f.json", "cpu")
     assert out.containers[0].cpu.values.tolist() == [0.1, 0.3]

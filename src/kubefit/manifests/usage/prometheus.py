@@ -146,6 +146,10 @@ def decode_response(data: bytes | memoryview, source: str, measures: str | None 
         out.containers.append(usage)
         _widen(out, times)
     out.containers = _merged(out.containers)
+    gaps = _gaps(out)
+    if gaps:
+        out.notes.append(f"{source}: {gaps[0]} series have gaps ({gaps[1]} samples missing at the answer's "
+                         f"{out.step:g} s step): percentiles, maxima and risk are of the samples present")
     if response.warnings:
         out.notes += [f"{source}: Prometheus warned: {w}" for w in response.warnings]
     if nan:
@@ -274,6 +278,23 @@ def _merged(containers: list[ContainerUsage]) -> list[ContainerUsage]:
                 order = np.argsort(times, kind="stable")
                 setattr(have, resource, Samples(times[order], np.concatenate([old.values, new.values])[order]))
     return list(joined.values())
+
+
+def _gaps(out: UsageData) -> tuple[int, int] | None:
+    """(series with gaps, samples missing): a step between two samples longer than 1.5 answer steps."""
+    if not out.step:
+        return None
+    series = missing = 0
+    for c in out.containers:
+        for samples in (c.cpu, c.memory):
+            if samples is None or len(samples) < 2:
+                continue
+            jumps = np.diff(samples.times) / out.step
+            long = jumps > 1.5
+            if long.any():
+                series += 1
+                missing += int(np.rint(jumps[long]).sum() - long.sum())
+    return (series, missing) if series else None
 
 
 def _widen(out: UsageData, times: np.ndarray) -> None:
