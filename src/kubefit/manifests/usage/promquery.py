@@ -52,8 +52,8 @@ def queries(step: float) -> dict[str, str]:
             MEMORY: f"max by (namespace, pod, container) (container_memory_working_set_bytes{FILTER})"}
 
 
-def query_prometheus(q) -> UsageData:  # noqa: ANN001 - requestsfrom.PrometheusQuery (imports this module)
-    """Both range queries (see the module's docstring), decoded and merged."""
+def check(q) -> tuple[float, float]:  # noqa: ANN001 - requestsfrom.PrometheusQuery (imports this module)
+    """The query's bounds, refused before anything is read or asked: (since, step) in seconds."""
     since = parse_duration(q.since, "--since")
     step = parse_duration(q.step, "--step")
     if since <= 0 or since > MAX_SINCE:
@@ -65,9 +65,15 @@ def query_prometheus(q) -> UsageData:  # noqa: ANN001 - requestsfrom.PrometheusQ
         raise InputError(f"{q.since} every {q.step} is {points} points per series; Prometheus answers at most "
                          f"{MAX_POINTS} (exceeded maximum resolution of 11,000 points per timeseries): a larger "
                          f"--step", field="--step")
-    base = q.url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
+    if not q.url.startswith(("http://", "https://")):
         raise InputError(f"must be an http:// or https:// URL, got {q.url!r}", field="--prometheus")
+    return since, step
+
+
+def query_prometheus(q) -> UsageData:  # noqa: ANN001 - requestsfrom.PrometheusQuery (imports this module)
+    """Both range queries (see the module's docstring), decoded and merged."""
+    since, step = check(q)
+    base = q.url.rstrip("/")
     end = q.end if q.end is not None else time.time()
     out = UsageData()
     for resource, promql in queries(step).items():

@@ -60,6 +60,10 @@ class RequestsFrom:
         if self.min_samples < 1:
             raise InputError(f"must be 1 or more, got {self.min_samples}", field="--min-samples")
         strategies = Strategies.parse(self.cpu, self.memory, self.cpu_floor, self.memory_floor, self.limits)
+        if self.prometheus is not None:
+            from kubefit.manifests.usage.promquery import check
+
+            check(self.prometheus)
         if self.source == "vpa":
             given = [o for o, v in (("--cpu", self.cpu), ("--memory", self.memory), ("--limits", self.limits))
                      if v is not None]
