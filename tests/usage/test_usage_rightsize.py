@@ -165,3 +165,15 @@ def test_pods_created_later_from_a_template_get_the_new_requests():
     assert limits == {"cpu": "500m", "memory": "700Mi"}
     today = kubefit.capacity(FILES, "deployment/web", warn=lambda _: None)
     assert today.pod.containers[0].requests == {"cpu": 10**9, "memory": 2 * 1024 * mi * 10**9}
+
+
+def test_check_judges_the_right_sized_candidate_against_today():
+    """`kubefit check --requests-from vpa`: the candidate is right-sized (a node can go), the baseline (the same
+    files by default) is today's (no node can go, and the recreated pods are placed: pending ≤ baseline)."""
+    from kubefit.checks.expectations import from_options
+
+    assertions = from_options(min_removable_nodes=1, max_pending="baseline")
+    right = kubefit.check(FILES, assertions=assertions, requests=RequestsFrom("vpa"), warn=lambda _: None)
+    assert right.passed
+    today = kubefit.check(FILES, assertions=from_options(min_removable_nodes=1), warn=lambda _: None)
+    assert not today.passed
