@@ -177,3 +177,12 @@ def test_check_judges_the_right_sized_candidate_against_today():
     assert right.passed
     today = kubefit.check(FILES, assertions=from_options(min_removable_nodes=1), warn=lambda _: None)
     assert not today.passed
+
+
+def test_float_noise_is_not_usage_above_the_request():
+    """A rate that Prometheus extrapolated to 0.25000000000000006 cores is at a 250m request, not above it; one
+    millicore more is above."""
+    from kubefit.planning.rightsize import _share
+
+    assert _share(np.array([0.25000000000000006, 0.25, 0.2]), 0.25) == 0.0
+    assert _share(np.array([0.251, 0.25, 0.2, 0.1]), 0.25) == 0.25

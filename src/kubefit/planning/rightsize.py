@@ -225,11 +225,16 @@ def _stats(values: np.ndarray) -> dict[str, float] | None:
     return {"p50": float(p50), "p95": float(p95), "max": float(values.max()), "samples": int(values.shape[0])}
 
 
+RELATIVE_NOISE = 1e-9  # a rate Prometheus extrapolates (0.25000000000000006 cores) is not above a 250m request
+
+
 def _share(values: np.ndarray, threshold: float | None) -> float | None:
-    """The share of samples above `threshold` (None: no threshold, no data)."""
+    """The share of samples above `threshold` by more than float rounding (a billionth of it); None: no
+    threshold, no data."""
     if threshold is None or values.shape[0] == 0:
         return None
-    return round(float(np.count_nonzero(values > threshold)) / values.shape[0], 6)
+    above = np.count_nonzero(values > threshold * (1.0 + RELATIVE_NOISE))
+    return round(float(above) / values.shape[0], 6)
 
 
 def _above(values: np.ndarray, hist: Any, before: float | None, after: float | None) -> tuple[Any, Any]:
