@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests_support import run_json
+from tests_support import SHARED_DIR, run_json
 
 NODE = """apiVersion: v1
 kind: Node
@@ -327,6 +327,58 @@ def test_capacity_of_a_stateful_set_with_a_provisioned_claim(tmp_path, capsys):
     assert out["count"] == 8 and "Insufficient cpu" in out["message"]
 
 
+LOCAL_PROVISIONER = SHARED_DIR / "real-manifests/realworld4/kubernetes-sigs-sig-storage-local-static-provisioner"
+
+
+def _local_volumes(per_node: dict[str, int]) -> str:
+    """What the local static provisioner's DaemonSet publishes: one `local` PV per disk of each node, of its class
+    `local-storage` (kubernetes.io/no-provisioner, WaitForFirstConsumer), pinned to its node by nodeAffinity."""
+    docs, i = [], 0
+    for name, disks in per_node.items():
+        docs.append(node(name, cpu="8", labels=", kubernetes.io/os: linux"))
+        for _ in range(disks):
+            docs.append(f"apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: local-pv-{i}}}\nspec:\n"
+                        f"  capacity: {{storage: 10Gi}}\n  accessModes: [ReadWriteOnce]\n"
+                        f"  storageClassName: local-storage\n  local: {{path: /mnt/disks/vol{i}}}\n"
+                        f"  nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: "
+                        f"kubernetes.io/hostname, operator: In, values: [{name}]}}]}}]}}}}\n")
+            i += 1
+    return "---\n".join(docs)
+
+
+@pytest.mark.parametrize(("disks", "copies", "per_node"), [
+    ({"n1": 3, "n2": 2}, 2, None),  # 5 volumes, local-test-0 … -2 take 3: 2 more (the 6th ordinal pending)
+    ({"n1": 2, "n2": 0}, 0, {}),  # 2 volumes for 3 ordinals: local-test-2 is pending already
+    ({"n1": 4, "n2": 0}, 1, {"n1": 1}),
+])
+def test_capacity_of_a_stateful_set_on_local_volumes_binds_each_ordinal_a_free_volume(tmp_path, capsys, disks,
+                                                                                       copies, per_node):
+    """sig-storage-local-static-provisioner's default install (helm/generated_examples/baremetal-default-storage.yaml:
+    class local-storage, kubernetes.io/no-provisioner, WaitForFirstConsumer) and its examples/local-statefulset.yaml
+    (3 replicas, a 1Gi claim each). A claim of that class binds only an Available local PV (no provisioner creates
+    one): VolumeBinding's Reserve (AssumePodVolumes) gives each placed ordinal one, and the next ordinal fits only
+    where a free PV is left ("node(s) didn't find available persistent volumes to bind"). kubefit answered 110 copies
+    per node (each copy's PV was never assumed); now capacity agrees with simulate, which leaves the ordinal past
+    the volumes pending."""
+    cluster = files(tmp_path, _local_volumes(disks), name="cluster.yaml")
+    install = str(LOCAL_PROVISIONER / "helm/generated_examples/baremetal-default-storage.yaml")
+    statefulset = str(LOCAL_PROVISIONER / "examples/local-statefulset.yaml")
+    rc, out, err = run_json(capsys, "capacity", "-f", cluster, "-f", install, "-f", statefulset, "--pod",
+                            "statefulset/local-test", "--place-pending")
+    assert rc == 0, err
+    assert out["pod"] == "default/local-test-3" and out["count"] == copies
+    assert per_node is None or out["perNode"] == per_node
+    assert "didn't find available persistent volumes to bind" in out["message"]
+    volumes = sum(disks.values())  # simulate: as many ordinals fit as there are volumes, the next one is pending
+    text = (LOCAL_PROVISIONER / "examples/local-statefulset.yaml").read_text().replace("replicas: 3",
+                                                                                        f"replicas: {volumes + 1}")
+    rc, out, err = run_json(capsys, "simulate", "-f", cluster, "-f", install, "-f",
+                            files(tmp_path, text, name="statefulset.yaml"))
+    assert rc == 0, err
+    placed = [s["pod"] for s in out["steps"] if s["node"] and "local-test" in s["pod"]]
+    assert len(placed) == min(volumes, 3 + copies) == volumes
+
+
 def test_capacity_refuses_a_daemon_set_and_an_unknown_workload(tmp_path, capsys):
     path = files(tmp_path, node("n1"), stateful_set(1))
     rc, _, err = run_json(capsys, "capacity", "-f", path, "--pod", "ds/agent")
@@ -345,8 +397,9 @@ def test_custom_resources_an_operator_turns_into_pods_are_named(tmp_path, capsys
     rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), prom, gateway))
     assert rc == 0, err
     [note] = [w for w in out["warnings"] if "Prometheus/k8s" in w]
-    assert note.startswith("Prometheus/k8s (monitoring.coreos.com/v1): an operator turns these custom resources into "
-                           "pods")
+    # named with what prometheus-operator creates: a StatefulSet per shard (shards default 1) of spec.replicas pods
+    assert note.startswith("Prometheus/k8s (monitoring.coreos.com/v1: 2 Prometheus pods per shard (spec.replicas)): "
+                           "an operator turns these custom resources into pods")
     assert any(w.startswith("skipped 1 object(s) that place no pod: Gateway (1)") for w in out["warnings"])
 
 

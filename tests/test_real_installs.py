@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests_support import run_json
 
 NODE = """apiVersion: v1
@@ -433,3 +435,41 @@ def test_an_hpa_the_api_server_refuses_is_refused(tmp_path, capsys):
     assert rc == 2 and err.count("error:") == 1
     assert "HorizontalPodAutoscaler/web: spec.maxReplicas: Invalid value: 2: must be greater than or equal to " \
            "`minReplicas`" in err, err
+
+
+# the External metric of kubernetes.io's HPA walkthrough ("Autoscaling on metrics not related to Kubernetes objects")
+EXTERNAL_METRIC = ("  metrics:\n  - type: External\n    external:\n      metric: {name: queue_messages_ready, selector: "
+                   "{matchLabels: {queue: worker_tasks}}}\n      target: {type: AverageValue, averageValue: '30'}\n")
+SCALE_TO_ZERO = ("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n"
+                 "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 0\n"
+                 "  maxReplicas: 10\n")
+MIN_ONE = "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"
+NO_OBJECT_METRIC = ("spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling "
+                    "to zero replicas")
+
+
+@pytest.mark.parametrize(("version", "gates", "metrics", "refused"), [
+    ("1.37", None, EXTERNAL_METRIC, None),  # HPAScaleToZero beta, on (kubernetes#139648)
+    ("1.37", None, EXTERNAL_METRIC.replace("External", "Object").replace("external", "object"), None),
+    ("1.37", None, "", [NO_OBJECT_METRIC]),  # validateMetrics: a scale to zero needs an Object or External metric
+    ("1.37", "HPAScaleToZero=false", EXTERNAL_METRIC, [MIN_ONE]),
+    ("1.36", None, EXTERNAL_METRIC, [MIN_ONE]),  # alpha, off: MinReplicasLowerBound 1
+    ("1.36", None, "", [MIN_ONE, NO_OBJECT_METRIC]),
+    ("1.36", "HPAScaleToZero=true", EXTERNAL_METRIC, None),
+    ("1.34", None, EXTERNAL_METRIC, [MIN_ONE]),
+])
+def test_an_hpa_scaling_to_zero_is_valid_where_hpa_scale_to_zero_is_on(tmp_path, capsys, version, gates, metrics,
+                                                                       refused):
+    """The registry strategy validates `minReplicas` against 0 while HPAScaleToZero is on, 1 otherwise, and
+    `validateMetrics` forbids 0 without an Object or External metric; kube-apiserver's messages (aggregated as
+    `[a, b]` when both apply). A valid HPA of minReplicas 0 leaves its target's 2 replicas as they are."""
+    args = ["--kube-version", version] + (["--feature-gates", gates] if gates else [])
+    rc, out, err = run_json(capsys, "simulate", "-f", files(tmp_path, node("n1"), deployment("web", 2),
+                                                           SCALE_TO_ZERO + metrics), *args)
+    if refused is None:
+        assert rc == 0, err
+        assert len(out["steps"]) == 2
+    else:
+        assert rc == 2
+        expected = refused[0] if len(refused) == 1 else "[" + ", ".join(refused) + "]"
+        assert f"HorizontalPodAutoscaler/web: {expected}" in err, err

@@ -95,6 +95,23 @@ def test_the_page_shows_the_configuration_and_versions(tmp_path, capsys):
     assert "kube-scheduler v1.34.1" in text and f"kubefit {kubefit_version()}" in text
 
 
+@pytest.mark.parametrize(("args", "meta"), [
+    (["--kube-version", "1.37"], "kube-scheduler v1.37.0"),
+    (["--kube-version", "1.35"], "kube-scheduler v1.35.4"),
+    (["--feature-gates", "HPAScaleToZero=true", "--kube-version", "1.36"],
+     "kube-scheduler v1.36.3 · feature gates HPAScaleToZero=true"),
+])
+def test_the_header_names_the_version_answered_for(tmp_path, capsys, args, meta):
+    """The header's line of versions read `kube {'minor': '1.37', 'patch': 'v1.37.0'}` (the `inputs.kubeVersion`
+    dict printed as Python): it names the kube-scheduler patch reproduced once, and the gates set (issue #46, 9)."""
+    path = tmp_path / "r.html"
+    assert main(["simulate", "-f", str(ROOT / "examples/docs-bin-packing/cluster.yaml"), "--report", str(path),
+                 *args]) == 0
+    capsys.readouterr()
+    header = re.search(r'<p class="meta">([^<]*)</p>', path.read_text()).group(1)
+    assert header.endswith(meta) and "{" not in header and "minor" not in header, header
+
+
 def kubefit_version() -> str:
     from importlib.metadata import version
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kubefit.cli import main
+from kubefit.errors import InputError
 from kubefit.manifests.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -405,3 +406,64 @@ def test_indexed_job_names_free_indexes(tmp_path):
     created = [p for p in scenario.pods if p.created_by]
     assert [re.sub(f"-{SUFFIX}$", "", p.name) for p in created] == ["train-1", "train-2"]
     assert [p.raw["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] for p in created] == ["1", "2"]
+
+
+# Kueue's site/static/examples/jobs/sample-job.yaml (kubernetes-sigs/kueue), with the `spec.managedBy` MultiKueue's
+# defaulting webhook writes on the management cluster (site/content/en/docs/concepts/multikueue.md).
+KUEUE_SAMPLE_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: sample-job-
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+spec:
+  parallelism: 3
+  completions: 3
+{managed_by}  template:
+    spec:
+      containers:
+      - name: dummy-job
+        image: registry.k8s.io/e2e-test-images/agnhost:2.53
+        command: [ "/bin/sh" ]
+        args: [ "-c", "sleep 60" ]
+        resources:
+          requests:
+            cpu: "1"
+            memory: "200Mi"
+      restartPolicy: Never
+"""
+
+
+@pytest.mark.parametrize(("managed_by", "pods"), [
+    ("", 3),  # the Job controller's own: min(parallelism 3, completions 3) pods
+    ("  managedBy: kubernetes.io/job-controller\n", 3),  # batch.JobControllerName: still the Job controller's
+    ("  managedBy: kueue.x-k8s.io/multikueue\n", 0),  # managedByExternalController: "Skip syncing the job"
+])
+def test_a_job_managed_by_another_controller_gets_no_pod(tmp_path, managed_by, pods):
+    """pkg/controller/job syncJob returns at once for a Job whose spec.managedBy names another controller
+    (JobManagedBy: beta and on in v1.34, GA from v1.35): MultiKueue's Jobs run in a worker cluster, and the
+    management cluster's kube-scheduler never sees their pods."""
+    path = tmp_path / "job.yaml"
+    path.write_text(nodes() + "---\n" + KUEUE_SAMPLE_JOB.format(managed_by=managed_by))
+    scenario = load_scenario([path])
+    assert len(scenario.pods) == pods
+    said = [w for w in scenario.warnings if "spec.managedBy is 'kueue.x-k8s.io/multikueue'" in w]
+    assert len(said) == (pods == 0)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("multikueue", 'spec.managedBy: Invalid value: "multikueue": must be a domain-prefixed path (such as '
+                   '"acme.io/foo")'),
+    ("Example.com/x", 'spec.managedBy: Invalid value: "Example.com": a lowercase RFC 1123 subdomain must consist'),
+    ("example.com/a b", 'spec.managedBy: Invalid value: "a b": Invalid path (regex used for validation is'),
+    ("example.com/" + "x" * 60, "spec.managedBy: Too long: may not be more than 63 bytes"),
+])
+def test_a_job_managed_by_an_invalid_name_is_refused_with_the_api_servers_words(tmp_path, value, message):
+    """validateJobSpec: IsDomainPrefixedPath and at most 63 characters (pkg/apis/batch/validation, its test table's
+    "spec.managedBy: Too long" case)."""
+    path = tmp_path / "job.yaml"
+    path.write_text(nodes() + "---\n" + KUEUE_SAMPLE_JOB.format(managed_by=f"  managedBy: {value!r}\n"))
+    with pytest.raises(InputError) as refused:
+        load_scenario([path])
+    assert message in str(refused.value)

@@ -97,6 +97,9 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
+    groups = _pod_groups_note(scenario, prepared, verb)
+    if groups:
+        prepared.notes.insert(0, groups)
     if told:
         prepared.notes.insert(0, told)
     if unread:
@@ -104,6 +107,21 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     for note in prepared.notes:
         warn(note)
     return scenario, prepared, evicted
+
+
+def _pod_groups_note(scenario: Scenario, prepared: Prepared, verb: str) -> str | None:
+    """Pod groups the version schedules as groups (GenericWorkload on): `simulate` and `score` answer for them; the
+    other verbs do not account for a group as a whole yet, and say so."""
+    from kubefit.scheduler.podgroups import WorkloadGates, group_key
+
+    if verb in ("simulate", "score") or not WorkloadGates.of(prepared.config.version).generic:
+        return None
+    members = [p for p in scenario.pending_pods if group_key(p) is not None]
+    if not members:
+        return None
+    return (f"{len(members)} pending pod(s) belong to pod groups (e.g. {members[0].key}): kubefit {verb} does not "
+            f"account for a pod group as a whole yet (all or nothing, minCount); `kubefit simulate` and `kubefit "
+            f"score` do")
 
 
 def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> NodeActions:
@@ -197,12 +215,15 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     target = find_pending_pod(scenario, pod)
     if at_turn:
         _schedule_before(scenario, prepared, target, tie_break, seed)
+    group_note = _group_cycle_view(scenario, prepared, target, tie_break, seed)
     result = score_pod(prepared, target)
     data = cycle_to_dict(result, prepared.state, detail=detail)
     if target.resource_claims and prepared.state.dra is not None:  # what Reserve would allocate on each node
         data["deviceAllocations"] = prepared.state.dra.preview(target, result.feasible.tolist(),
                                                                prepared.state.node_names)
-    data["warnings"] = list(prepared.notes)
+    data["warnings"] = list(prepared.notes) + ([group_note] if group_note else [])
+    if group_note:
+        warn(group_note)
     turn = {"atTurn": True, "tieBreak": tie_break, "seed": seed} if at_turn else {}
     data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
                              recursive=recursive, **turn)
@@ -214,6 +235,18 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     if details is not None:
         data["explain"] = details
     return data
+
+
+def _group_cycle_view(scenario: Scenario, prepared: Prepared, target: Pod, tie_break: str,
+                      seed: int | None) -> str | None:
+    """A pod group member is scored in its group's cycle: the members before it assumed (`groupqueue.cycle_view`)."""
+    from kubefit.scheduler.engine import Engine
+    from kubefit.scheduler.groupqueue import cycle_view
+
+    if target.scheduling_group is None and target.workload_ref is None:
+        return None
+    engine = Engine(prepared.state, prepared.config, tie_break=tie_break, seed=seed)
+    return cycle_view(engine, target, scenario.pending_pods)
 
 
 def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_break: str, seed: int | None) -> None:

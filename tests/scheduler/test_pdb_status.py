@@ -14,6 +14,7 @@ from kubefit.api.core import OwnerReference, Pod
 from kubefit.api.storage import PodDisruptionBudget
 from kubefit.errors import InputError
 from kubefit.manifests.disruption import budget_status, current_budgets, scaled_value
+from tests_support import SHARED_DIR
 
 QUIET = {"warn": lambda _m: None}
 
@@ -94,9 +95,34 @@ def test_status_as_try_sync_computes_it(spec, want):
 def test_unready_and_pending_pods_are_not_healthy():
     """`countHealthyPods` counts `IsPodReady` pods: a Ready=False pod and a pod not yet bound are not; the
     percentage still reads the controller's scale (3): desired 2, current 1 → allowed 0."""
-    pods = [_running("w-0"), _running("w-1", ready=False), _running("w-2", node="")]
-    s = budget_status(_budget(min_available="50%"), pods)
+    pods = [_running("w-0"), _running("w-1", ready=False)]
+    s = budget_status(_budget(min_available="50%"), pods, pending=[_running("w-2", node="")])
     assert (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed) == (1, 2, 3, 0)
+
+
+def test_the_pods_a_simulation_placed_are_healthy():
+    """A pod the simulation bound has no spec.nodeName of its own (the state holds it on its node): it is bound,
+    so `IsPodReady` as any running pod; minAvailable 1 of 3 such pods allows 2 (it allowed 0: issue #46, 6)."""
+    placed = [_running(f"w-{i}", node="") for i in range(3)]
+    s = budget_status(_budget(min_available=1), placed)
+    assert (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed) == (3, 1, 3, 2)
+
+
+GATEKEEPER = SHARED_DIR / "real-manifests/realworld3/open-policy-agent-gatekeeper"
+
+
+def test_consolidate_reads_an_installs_budget_after_its_pods_are_placed(tmp_path):
+    """open-policy-agent/gatekeeper deploy/gatekeeper.yaml: the controller-manager Deployment (3 replicas, preferred
+    anti-affinity by hostname) and its PodDisruptionBudget `minAvailable: 1`, no status. Its pods are pending in the
+    manifest; consolidate places them first (today's cluster), and the disruption controller's status is the one of
+    that cluster: 3 healthy, desired 1, disruptionsAllowed 2. Each node holding one replica can then be drained
+    (before: "allows 0 disruption(s)", every node blocked). n4 runs the audit pod (an emptyDir: local storage)."""
+    nodes = [_node(f"n{i}", cpu="4") for i in range(1, 5)]
+    for n in nodes:
+        n["metadata"]["labels"].update({"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"})
+    result = kubefit.consolidate([_file(tmp_path, nodes), str(GATEKEEPER / "deploy/gatekeeper.yaml")], **QUIET)
+    assert not any("allows 0 disruption(s)" in why for why in result.blocked.values()), result.blocked
+    assert len(result.removable) == 3
 
 
 def test_a_controller_without_scale_fails_safe():

@@ -393,3 +393,48 @@ def test_compare_versions_refusals(capsys, versions, message):
     rc = main(["simulate", "-f", EXAMPLE, "--compare-versions", versions])
     assert rc == 2
     assert message in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- label keys in v1.35+'s words
+# apimachinery v0.34.1 util/validation IsQualifiedName vs v0.35.x/v0.36.3/v0.37.0-beta.0 api/validate/content
+# IsLabelKey (which IsQualifiedName and labels' validateLabelKey became): "a qualified name" → "a valid label key"
+# for a name of several slashes, `MaxLenError` "characters" → "bytes" (name part 63, prefix 253).
+QNAME_REGEX = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+               "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+               "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
+               "(e.g. 'example.com/MyName')")
+LONG = "example.com/" + "x" * 64
+
+
+def _validate_refusal(tmp_path, capsys, config: dict, minor: str) -> str:
+    """What `kubefit config validate --kube-version MINOR` says of `config` (it must refuse it)."""
+    path = tmp_path / "config.yaml"
+    path.write_text(json.dumps(config))
+    assert main(["config", "validate", "-f", str(path), "--kube-version", minor]) != 0
+    said = capsys.readouterr()
+    return said.out + said.err
+
+
+@pytest.mark.parametrize(("minor", "several_slashes", "too_long"), [
+    ("1.34", "a qualified name " + QNAME_REGEX, "name part must be no more than 63 characters"),
+    ("1.35", "a valid label key " + QNAME_REGEX, "name part must be no more than 63 bytes"),
+    ("1.36", "a valid label key " + QNAME_REGEX, "name part must be no more than 63 bytes"),
+    ("1.37", "a valid label key " + QNAME_REGEX, "name part must be no more than 63 bytes"),
+])
+def test_ignored_resources_are_refused_in_each_versions_words(tmp_path, capsys, minor, several_slashes, too_long):
+    """`ValidateNodeResourcesFitArgs`: each `ignoredResources` entry through `metav1validation.ValidateLabelName`."""
+    config = _only("NodeResourcesFit", args=[{"name": "NodeResourcesFit",
+                                               "args": {"ignoredResources": ["example.com/a/b", LONG]}}])
+    err = _validate_refusal(tmp_path, capsys, config, minor)
+    assert f'ignoredResources[0]: Invalid value: "example.com/a/b": {several_slashes}' in err, err
+    assert f'ignoredResources[1]: Invalid value: "{LONG}": {too_long}' in err, err
+
+
+@pytest.mark.parametrize(("minor", "unit"), [("1.34", "characters"), ("1.37", "bytes")])
+def test_added_affinity_keys_are_refused_in_each_versions_words(tmp_path, capsys, minor, unit):
+    """`ValidateNodeAffinityArgs` → `nodeaffinity.NewNodeSelector` → `labels.NewRequirement`'s `validateLabelKey`."""
+    affinity = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": LONG, "operator": "Exists"}]}]}}
+    config = _only("NodeAffinity", args=[{"name": "NodeAffinity", "args": {"addedAffinity": affinity}}])
+    err = _validate_refusal(tmp_path, capsys, config, minor)
+    assert f'matchExpressions[0].key: Invalid value: "{LONG}": name part must be no more than 63 {unit}' in err, err

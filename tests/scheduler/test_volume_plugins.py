@@ -3,7 +3,10 @@ ReadWriteOncePod claims in use, inline disks mounted twice, CSI limits with a vo
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pytest
 
 from kubefit.manifests.documents import parse_documents
 from kubefit.manifests.load import Scenario
@@ -19,6 +22,7 @@ from kubefit.scheduler.plugins.volumerestrictions import (
 from kubefit.scheduler.plugins.volumes import StorageIndex
 from kubefit.scheduler.plugins.volumezone import REASON_CONFLICT, VolumeZone
 from kubefit.scheduler.state import compile_state
+from tests_support import SHARED_DIR, run_json
 
 
 def node(name: str, labels: str = "{}") -> str:
@@ -116,3 +120,43 @@ def test_csi_limit_counts_a_shared_volume_once():
     # 2 attached + c1 again (already attached, not new) = 2 ≤ 2; a third volume makes 3 > 2
     assert run(plugin, *docs, pod("p", pvc_volume("c1"))) == [(SUCCESS, [])]
     assert run(plugin, *docs, pod("p", pvc_volume("c3"))) == [(UNSCHEDULABLE, [REASON_MAX_VOLUME_COUNT])]
+
+
+EBS = SHARED_DIR / "real-manifests/realworld4/kubernetes-sigs-aws-ebs-csi-driver"
+CSI_NODE = ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: {name}}}\nspec: {{drivers: {drivers}}}\n")
+
+
+@pytest.mark.parametrize(("version", "gates", "placed", "refusal"), [
+    # VolumeLimitScaling beta and on: n2's CSINode lacks ebs.csi.aws.com, n3 has no CSINode: only n1 is left
+    ("1.37", None, "n1", "ebs.csi.aws.com CSI driver is not installed on the node"),
+    ("1.37", "VolumeLimitScaling=false", "n3", None),  # the pod goes where LeastAllocated sends it (the idlest)
+    ("1.36", None, "n3", None),  # alpha, off
+    ("1.36", "VolumeLimitScaling=true", "n1", "ebs.csi.aws.com CSI driver is not installed on the node"),
+    ("1.34", None, "n3", None),  # no such gate: the field is unread
+])
+def test_a_csi_driver_preventing_scheduling_if_missing_keeps_pods_off_nodes_without_it(tmp_path, capsys, version,
+                                                                                        gates, placed, refusal):
+    """aws-ebs-csi-driver's CSIDriver (deploy/kubernetes/base/csidriver.yaml) with `preventPodSchedulingIfMissing:
+    true`, as its chart renders it on Kubernetes 1.37+ (aws-ebs-csi-driver#3019), and the modify-volume example's
+    pod and claim (examples/kubernetes/modify-volume, class ebs-sc of provisioner ebs.csi.aws.com). NodeVolumeLimits'
+    Filter (`checkCSIDriverOnNode`) refuses a node whose CSINode does not list the driver (none: n3 has no CSINode)
+    while VolumeLimitScaling is on. n1 runs a 3-cpu pod and n3 has the most memory, so with the gate off
+    NodeResourcesFit's LeastAllocated sends the pod to n3. `score` names the refusal on n2 and n3."""
+    driver = (EBS / "deploy/kubernetes/base/csidriver.yaml").read_text() + "  preventPodSchedulingIfMissing: true\n"
+    nodes = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\nstatus: {{allocatable: {{cpu: '4', memory: "
+             f"{m}, pods: '110'}}}}\n" for n, m in (("n1", "8Gi"), ("n2", "8Gi"), ("n3", "16Gi"))]
+    busy = ("apiVersion: v1\nkind: Pod\nmetadata: {name: busy}\nspec: {nodeName: n1, containers: [{name: c, "
+            "resources: {requests: {cpu: '3'}}}]}\n")
+    csi = [CSI_NODE.format(name="n1", drivers="[{name: ebs.csi.aws.com, nodeID: i-1}]"),
+           CSI_NODE.format(name="n2", drivers="[{name: efs.csi.aws.com, nodeID: i-2}]")]
+    path = tmp_path / "cluster.yaml"
+    path.write_text("---\n".join([*nodes, busy, *csi, driver]))
+    args = ["simulate", "-f", str(path), "-f", str(EBS / "examples/kubernetes/modify-volume/manifests"),
+            "--kube-version", version, *(["--feature-gates", gates] if gates else [])]
+    rc, out, err = run_json(capsys, *args)
+    assert rc == 0, err
+    assert [(s["pod"], s["node"]) for s in out["steps"]] == [("app", placed)]
+    rc, out, err = run_json(capsys, "score", *args[1:], "--detail")
+    assert rc == 0, err
+    said = json.dumps(out)
+    assert (refusal is not None and said.count(refusal) >= 2) or (refusal is None and "CSI driver is not" not in said)

@@ -584,3 +584,44 @@ def test_the_command_reads_stdin_and_folders(tmp_path):
         finally:
             proc.terminate()
             assert proc.wait(10) == 0
+
+
+DRAIN = ROOT / "examples" / "drain"
+
+
+def test_the_editor_shows_the_versions_default_configuration_when_the_files_carry_none(serve_files):
+    """The files carry no KubeSchedulerConfiguration: the editor holds kube-scheduler's effective configuration of
+    the version answered for (its defaults: one profile `default-scheduler`, NodeResourcesFit LeastAllocated on cpu
+    and memory, weight 1 each — SetDefaults_NodeResourcesFitArgs; v1.37's VolumeBinding with the default shape
+    (0, 10), (100, 0) — SetDefaults_VolumeBindingArgs under StorageCapacityScoring, beta and on in v1.37, absent
+    in v1.34), ready to edit; applied unchanged, it places every pod as the defaults did."""
+    for version, shaped in (("1.37", True), ("1.34", False)):
+        served = serve_files([str(DRAIN / "cluster.yaml")], kube_version=version)
+        summary = served.get("/api/summary")
+        assert summary["configSource"] == "defaults"
+        config = yaml.safe_load(summary["config"])
+        assert (config["apiVersion"], config["kind"]) == ("kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration")
+        [profile] = config["profiles"]
+        args = {c["name"]: c["args"] for c in profile["pluginConfig"]}
+        assert profile["schedulerName"] == "default-scheduler"
+        assert args["NodeResourcesFit"]["scoringStrategy"] == {
+            "type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
+        shape = args["VolumeBinding"].get("shape")
+        assert shape == ([{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}] if shaped else None)
+        before = page_placements(served)
+        applied = served.post("/api/config", summary["config"])
+        assert applied.status == 200 and applied.json()["configSource"] == "edited"
+        assert page_placements(served) == before
+
+
+def test_a_refused_drain_is_said_to_leave_its_node_cordoned(serve_files):
+    """examples/drain: node-a runs `default/debug`, a pod of no controller: kubectl drain (without --force) refuses
+    the drain, after cordoning the node; the page says so next to what moved (nothing), and the node is cordoned."""
+    served = serve_files([str(DRAIN / "cluster.yaml"), str(DRAIN / "debug.yaml")])
+    reply = served.post("/api/action", {"action": "drain", "node": "node-a"}).json()
+    assert reply["nodeActions"]["cordoned"] == ["node-a"]
+    assert reply["refusedDrains"] == [
+        "drain of node-a refused (cannot delete Pods that declare no controller (use --force to override): "
+        "default/debug): node-a stays cordoned and keeps its pods"]
+    assert reply["change"]["movedCount"] == 0
+    assert served.get("/api/node?name=node-a")["unschedulable"] is True

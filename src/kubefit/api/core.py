@@ -138,6 +138,10 @@ class Pod:
     duration: int | None = None  # kubefit.io/duration, nanoseconds it runs once bound (None: it never ends)
     created_by: str = ""  # "Kind/name" of the workload kubefit expanded this pod from ("" = given as a Pod)
     ordered_after: tuple[str, ...] = ()  # pods (keys) to be running before its controller creates it (OrderedReady)
+    # workload-aware scheduling (`kubefit.api.workload`): v1.36+ `spec.schedulingGroup.podGroupName`, v1.35
+    # `spec.workloadRef` (name, podGroup, podGroupReplicaKey); None when absent (or dropped: GenericWorkload off)
+    scheduling_group: str | None = None
+    workload_ref: tuple[str, str, str] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     source: str = ""
 

@@ -108,11 +108,14 @@ class CSINode:
 
 @dataclass(frozen=True)
 class CSIDriver:
-    """storage.k8s.io/v1 CSIDriver: `spec.storageCapacity` says whether CSIStorageCapacity objects are checked."""
+    """storage.k8s.io/v1 CSIDriver: `spec.storageCapacity` says whether CSIStorageCapacity objects are checked;
+    `spec.preventPodSchedulingIfMissing` (v1.35+, VolumeLimitScaling) keeps pods using the driver off nodes whose
+    CSINode does not list it."""
 
     meta: ObjectMeta
     attach_required: bool = True
     storage_capacity: bool = False
+    prevent_pod_scheduling_if_missing: bool = False
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,17 @@ def expand_multi_value_options(args: list[str]) -> list[str]:
     return out
 
 
+def _fit_help(command: Any) -> None:
+    """Commands whose rich help would cut a name at this terminal's width print click's plain help instead."""
+    from rich.console import Console
+    from typer import rich_utils
+
+    from kubefit.cli.helpwidth import plain_help_where_narrow
+
+    width = Console(width=getattr(rich_utils, "MAX_WIDTH", None)).width
+    plain_help_where_narrow(command, width, typer.Context)
+
+
 def _click_errors() -> tuple[type[Exception], type[Exception]]:
     """click's `UsageError` and `ClickException`, reached through typer's public `BadParameter` (a UsageError):
     typer vendors click privately (`typer._click`) or depends on it, and exports neither class."""
@@ -184,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     args = expand_multi_value_options(list(sys.argv[1:] if argv is None else argv))
     _register_verbs(args[0] if args else None)
     command = typer.main.get_command(app)
+    if "--help" in args or len(args) < 2:  # a help to print: never with a name or word cut (cli/helpwidth.py)
+        _fit_help(command)
     try:
         result = command.main(args=args, prog_name="kubefit", standalone_mode=False)
     except KubefitError as exc:

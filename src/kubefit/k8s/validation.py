@@ -20,8 +20,9 @@ REQUIRED = "Required value"
 DUPLICATE = "Duplicate value"
 UNSUPPORTED = "Unsupported value"
 FORBIDDEN = "Forbidden"
+TOO_LONG = "Too long"
 
-_NO_VALUE_TYPES = (REQUIRED, FORBIDDEN)
+_NO_VALUE_TYPES = (REQUIRED, FORBIDDEN, TOO_LONG)  # field.Error.ErrorBody omits their value
 
 
 _GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
@@ -173,18 +174,41 @@ def dns1123_label_errors(value: str) -> list[str]:
     return errs
 
 
-def dns1123_subdomain_errors(value: str) -> list[str]:
+def dns1123_subdomain_errors(value: str, in_bytes: bool = False) -> list[str]:
+    """`validation.IsDNS1123Subdomain` messages; `in_bytes`: apimachinery v0.35+'s `content.IsDNS1123Subdomain`,
+    whose `MaxLenError` says bytes."""
     errs = []
     if len(value) > 253:
-        errs.append("must be no more than 253 characters")
+        errs.append(f"must be no more than 253 {'bytes' if in_bytes else 'characters'}")
     if not _fullmatch(_DNS1123_SUBDOMAIN_RE, value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
 
 
-def qualified_name_errors(value: str) -> list[str]:
-    """`validation.IsQualifiedName` messages (empty list = valid)."""
+_HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(f"^{_HTTP_PATH_FMT}$")
+
+
+def domain_prefixed_path_errors(path: str, value: str) -> list[FieldError]:
+    """`validation.IsDomainPrefixedPath` (apimachinery util/validation): `acme.io/foo`, the host a DNS-1123
+    subdomain, the rest RFC 3986 path characters."""
+    if not value:
+        return [FieldError(path, REQUIRED)]
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [FieldError(path, INVALID, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [FieldError(path, INVALID, host, m) for m in dns1123_subdomain_errors(host)]
+    if not _fullmatch(_HTTP_PATH_RE, rest):
+        errs.append(FieldError(path, INVALID, rest, regex_error("Invalid path", _HTTP_PATH_FMT)))
+    return errs
+
+
+def qualified_name_errors(value: str, label_key: bool = False) -> list[str]:
+    """`validation.IsQualifiedName` messages (empty list = valid). `label_key`: the words of apimachinery v0.35+
+    (kube v1.35+), where it is `content.IsLabelKey`: "a valid label key" for a name of several slashes, and
+    lengths in bytes (`content.MaxLenError`), the prefix checked by `content.IsDNS1123Subdomain`."""
     errs: list[str] = []
+    unit = "bytes" if label_key else "characters"
     parts = value.split("/")
     if len(parts) == 1:
         name = parts[0]
@@ -193,32 +217,33 @@ def qualified_name_errors(value: str) -> list[str]:
         if not prefix:
             errs.append("prefix part must be non-empty")
         else:
-            errs.extend("prefix part " + m for m in dns1123_subdomain_errors(prefix))
+            errs.extend("prefix part " + m for m in dns1123_subdomain_errors(prefix, in_bytes=label_key))
     else:
-        return ["a qualified name " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+        return [("a valid label key " if label_key else "a qualified name ")
+                + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
+        errs.append(f"name part must be no more than 63 {unit}")
     if not _fullmatch(_QNAME_RE, name):
         errs.append("name part " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
     return errs
 
 
-def label_value_errors(value: str) -> list[str]:
-    """`validation.IsValidLabelValue` messages."""
+def label_value_errors(value: str, label_key: bool = False) -> list[str]:
+    """`validation.IsValidLabelValue` messages (`label_key`: v0.35+'s `content.IsLabelValue`, lengths in bytes)."""
     errs = []
     if len(value) > 63:
-        errs.append("must be no more than 63 characters")
+        errs.append(f"must be no more than 63 {'bytes' if label_key else 'characters'}")
     if not _fullmatch(_LABEL_VALUE_RE, value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
 
 
-def label_name_errors(value: str, path: str) -> list[FieldError]:
-    """`metav1validation.ValidateLabelName`: one Invalid error per failed rule."""
-    return [FieldError(path, INVALID, value, m) for m in qualified_name_errors(value)]
+def label_name_errors(value: str, path: str, label_key: bool = False) -> list[FieldError]:
+    """`metav1validation.ValidateLabelName`: one Invalid error per failed rule (`label_key`: v1.35+'s words)."""
+    return [FieldError(path, INVALID, value, m) for m in qualified_name_errors(value, label_key)]
 
 
 # --------------------------------------------------------------------------- node selectors
@@ -235,14 +260,15 @@ def parses_int64(s: str) -> bool:
     return -(2**63) <= int(s) < 2**63
 
 
-def _requirement_errors(req: dict[str, Any], path: str) -> list[FieldError]:
-    """`labels.NewRequirement` errors for one matchExpressions entry (operator already known)."""
+def _requirement_errors(req: dict[str, Any], path: str, label_key: bool = False) -> list[FieldError]:
+    """`labels.NewRequirement` errors for one matchExpressions entry (operator already known; `label_key`:
+    v1.35+'s words, `validateLabelKey` being `content.IsLabelKey`)."""
     key = str(req.get("key") or "")
     op = req.get("operator") or ""
     values = req.get("values")
     vals = list(values or [])
     errs: list[FieldError] = []
-    key_msgs = qualified_name_errors(key)
+    key_msgs = qualified_name_errors(key, label_key)
     if key_msgs:
         errs.append(FieldError(child(path, "key"), INVALID, key, "; ".join(key_msgs)))
     vpath = child(path, "values")
@@ -262,7 +288,7 @@ def _requirement_errors(req: dict[str, Any], path: str) -> list[FieldError]:
                 errs.append(FieldError(index(vpath, i), INVALID, str(v),
                                        "for 'Gt', 'Lt' operators, the value must be an integer"))
     for i, v in enumerate(vals):
-        msgs = label_value_errors(str(v))
+        msgs = label_value_errors(str(v), label_key)
         if msgs:
             errs.append(FieldError(f"{index(vpath, i)}[{key}]", INVALID, str(v), "; ".join(msgs)))
     return dedup_errors(errs)
@@ -279,8 +305,8 @@ def dedup_errors(errs: list[FieldError]) -> list[FieldError]:
     return out
 
 
-def term_errors(term: dict[str, Any], path: str) -> list[FieldError]:
-    """Parse errors of one NodeSelectorTerm (`newNodeSelectorTerm`)."""
+def term_errors(term: dict[str, Any], path: str, label_key: bool = False) -> list[FieldError]:
+    """Parse errors of one NodeSelectorTerm (`newNodeSelectorTerm`; `label_key`: v1.35+'s words)."""
     errs: list[FieldError] = []
     exprs = term.get("matchExpressions") or []
     for i, req in enumerate(exprs):
@@ -289,7 +315,7 @@ def term_errors(term: dict[str, Any], path: str) -> list[FieldError]:
         if op not in NODE_SELECTOR_OPERATORS:
             errs.append(not_supported(child(p, "operator"), op, NODE_SELECTOR_OPERATORS))
             continue
-        errs.extend(_requirement_errors(req, p))
+        errs.extend(_requirement_errors(req, p, label_key))
     fields = term.get("matchFields") or []
     for i, req in enumerate(fields):
         p = index(child(path, "matchFields"), i)
@@ -307,22 +333,22 @@ def is_empty_term(term: dict[str, Any] | None) -> bool:
     return not term or (not term.get("matchExpressions") and not term.get("matchFields"))
 
 
-def node_selector_errors(selector: dict[str, Any], path: str) -> list[FieldError]:
-    """`nodeaffinity.NewNodeSelector` errors (empty terms are skipped)."""
+def node_selector_errors(selector: dict[str, Any], path: str, label_key: bool = False) -> list[FieldError]:
+    """`nodeaffinity.NewNodeSelector` errors (empty terms are skipped; `label_key`: v1.35+'s words)."""
     errs: list[FieldError] = []
     for i, term in enumerate(selector.get("nodeSelectorTerms") or []):
         if is_empty_term(term):
             continue
-        errs.extend(term_errors(term, index(child(path, "nodeSelectorTerms"), i)))
+        errs.extend(term_errors(term, index(child(path, "nodeSelectorTerms"), i), label_key))
     return errs
 
 
-def preferred_terms_errors(terms: list[dict[str, Any]], path: str) -> list[FieldError]:
+def preferred_terms_errors(terms: list[dict[str, Any]], path: str, label_key: bool = False) -> list[FieldError]:
     """`nodeaffinity.NewPreferredSchedulingTerms` errors (weight-0 and empty terms skipped; no `.preference`)."""
     errs: list[FieldError] = []
     for i, term in enumerate(terms):
         pref = term.get("preference") or {}
         if not term.get("weight") or is_empty_term(pref):
             continue
-        errs.extend(term_errors(pref, index(path, i)))
+        errs.extend(term_errors(pref, index(path, i), label_key))
     return errs

@@ -30,7 +30,9 @@ ENV = "KUBEFIT_KUBE_VERSION"
 # gate -> {minor: (default, locked)}; a minor missing from a gate's map does not know the gate. The gates that
 # `pkg/scheduler` reads, from `pkg/features/kube_features.go` of v1.34.1, v1.35.4 and v1.36.3 (versioned specs),
 # and for v1.37 from its release notes (no v1.37 kube_features.go could be read: the changes named there are
-# applied to v1.36's table).
+# applied to v1.36's table). Every row was compared again (issue #46) with the kube_features.go vendored at
+# v1.34.1 (kubernetes-sigs/cluster-capacity), v1.35.7 (openshift-kni/scheduler-plugins 2117d3e3) and v1.36.3
+# (kubernetes-sigs/kueue), and with sig-release's v1.37.0-rc.0 release-notes draft: they agree.
 _ALPHA, _BETA_OFF, _BETA, _GA, _LOCKED = (False, False), (False, False), (True, False), (True, False), (True, True)
 
 
@@ -55,8 +57,17 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "DRASchedulerFilterTimeout": _gate(_BETA, _BETA, _BETA, _BETA),
     "DRAWorkloadResourceClaims": _gate(None, None, _ALPHA, _BETA_OFF),  # beta, off, in v1.37 (kubernetes#140334)
     "DynamicResourceAllocation": _gate(_GA, _LOCKED, _LOCKED, _LOCKED),
+    # workload-aware scheduling (KEP-4671 gang scheduling, KEP-5710 workload-aware preemption, KEP-5732 topology-aware
+    # placement): alpha from v1.35 (kube_features.go of v1.35.4 and v1.36.3); in v1.37 the Workload and PodGroup
+    # APIs are beta (`scheduling.k8s.io/v1beta1`, kubernetes#140184), off by default as beta APIs are, and
+    # GangScheduling and WorkloadAwarePreemption are folded into GenericWorkload (removed, kubernetes#139520)
+    "CompositePodGroup": _gate(None, None, None, _ALPHA),  # scheduling.k8s.io/v1alpha3 (kubernetes#139407, #139596)
     "GangScheduling": _gate(None, _ALPHA, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
-    "GenericWorkload": _gate(None, _ALPHA, _ALPHA, _ALPHA),
+    "GenericWorkload": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta, off, in v1.37 (kubernetes#140184)
+    "PodGroupPreemptionPolicy": _gate(None, None, None, _ALPHA),  # PodGroup.spec.preemptionPolicy (#139240, #140359)
+    # kube-apiserver's (HPA validation), accepted by --feature-gates as kube-scheduler accepts every kube gate;
+    # beta and on in v1.37 (kubernetes#139648, "Enabled scaling to and from zero by default for the HPA")
+    "HPAScaleToZero": _gate(_ALPHA, _ALPHA, _ALPHA, _BETA),
     "InPlacePodLevelResourcesVerticalScaling": _gate(None, _ALPHA, _BETA, _BETA),
     "InPlacePodVerticalScaling": _gate(_BETA, _LOCKED, _LOCKED, _LOCKED),
     "MatchLabelKeysInPodTopologySpread": _gate(_BETA, _BETA, _BETA, _BETA),
@@ -72,10 +83,29 @@ GATES: dict[str, dict[int, tuple[bool, bool]]] = {
     "SidecarContainers": _gate(_LOCKED, _LOCKED, _LOCKED, None),  # removed in v1.37 (kubernetes#137755)
     "StorageCapacityScoring": _gate(_ALPHA, _ALPHA, _ALPHA, _BETA),  # beta, on, in v1.37 (issue #34)
     "TaintTolerationComparisonOperators": _gate(None, _ALPHA, _ALPHA, _ALPHA),
-    "TopologyAwareWorkloadScheduling": _gate(None, None, _ALPHA, _ALPHA),
+    "TopologyAwareWorkloadScheduling": _gate(None, None, _ALPHA, _ALPHA),  # placements per topology value (KEP-5732)
     "VolumeAttributesClass": _gate(_GA, _GA, _LOCKED, _LOCKED),
-    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA_OFF),  # beta in v1.37 (kubernetes#140612)
+    # beta and on in v1.37 (kubernetes#140612; KEP-5030's beta "will be on in production", and
+    # aws-ebs-csi-driver#3019 sets preventPodSchedulingIfMissing "on k8s 1.37 and later (where the feature is
+    # enabled in beta)")
+    "VolumeLimitScaling": _gate(None, _ALPHA, _ALPHA, _BETA),
     "WorkloadAwarePreemption": _gate(None, None, _ALPHA, None),  # removed in v1.37 (kubernetes#139520)
+    "WorkloadWithJob": _gate(None, None, _ALPHA, _ALPHA),  # the Job controller's Workload (kubernetes#140188 in v1.37)
+}
+
+# gate -> the gates it needs, per minor (`defaultKubernetesFeatureGateDependencies` of kube_features.go, v1.35.4 and
+# v1.36.3; v1.37 from its release notes: GangScheduling and WorkloadAwarePreemption are gone, the gates that remain
+# keep needing GenericWorkload). Setting a gate on while one it needs is off is refused as kube-scheduler refuses it
+# (`featureGate.Set`). Only the workload-aware scheduling gates are listed here.
+DEPENDENCIES: dict[str, dict[int, tuple[str, ...]]] = {
+    "GangScheduling": {35: ("GenericWorkload",), 36: ("GenericWorkload",)},
+    "WorkloadAwarePreemption": {36: ("GangScheduling",)},
+    "TopologyAwareWorkloadScheduling": {36: ("GenericWorkload",), 37: ("GenericWorkload",)},
+    "WorkloadWithJob": {36: ("GenericWorkload",), 37: ("GenericWorkload",)},
+    "DRAWorkloadResourceClaims": {36: ("DynamicResourceAllocation", "GenericWorkload"),
+                                  37: ("DynamicResourceAllocation", "GenericWorkload")},
+    "CompositePodGroup": {37: ("GenericWorkload",)},
+    "PodGroupPreemptionPolicy": {37: ("GenericWorkload",)},
 }
 
 
@@ -103,6 +133,12 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 RESIZE_FOOTPRINT_MAX_OF_SUMS = "ResizeFootprintMaxOfSums"
 IMAGE_LOCALITY_IMAGE_VOLUMES = "ImageLocalityImageVolumes"
 IMAGE_LOCALITY_VOLUMES_THRESHOLD = "ImageLocalityImageVolumesInThreshold"
+POD_SCHEDULING_GROUP = "PodSchedulingGroup"
+POD_GROUP_CYCLE = "PodGroupCycle"
+WORKLOAD_API_BETA = "WorkloadAPIBeta"
+GANG_GATES_MERGED = "GangGatesMerged"
+CSI_DRIVER_REQUIRED_ON_NODE = "CSIDriverRequiredOnNode"
+LABEL_KEY_MESSAGES = "LabelKeyMessages"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -144,8 +180,32 @@ VARIANTS: tuple[Variant, ...] = (
             "actuated requests (v1.34-v1.36: the sum of each container's max). Not reproduced: the PR's rules for "
             "init containers, sidecars and Infeasible resizes could not be read; kubefit counts v1.36's footprint "
             "and says so when the two can differ"),
+    Variant(LABEL_KEY_MESSAGES, 35, "apimachinery da7b67ed (kubernetes af6b3ed1, `Add support for k8s-label-key`)",
+            "label keys are checked by `content.IsLabelKey` (`validation.IsQualifiedName` and `labels`' key check): "
+            "\"a valid label key ...\" where v1.34 says \"a qualified name ...\", and lengths in bytes, not characters "
+            "(NodeResourcesFitArgs.ignoredResources, NodeAffinityArgs.addedAffinity)"),
+    Variant(CSI_DRIVER_REQUIRED_ON_NODE, 35, "KEP-5030 (VolumeLimitScaling: alpha v1.35, beta and on v1.37)",
+            "NodeVolumeLimits refuses a node whose CSINode lacks the CSI driver of a new volume when that driver's "
+            "CSIDriver sets `preventPodSchedulingIfMissing` (`<driver> CSI driver is not installed on the node`)",
+            gates=("VolumeLimitScaling",)),
     Variant(BATCH_RESCORES_LAST_NODE, 37, "kubernetes#140289",
             "opportunistic batching rescores the last chosen node", gates=("OpportunisticBatching",)),
+    # workload-aware scheduling (`kubefit.scheduler.podgroups`, `kubefit.scheduler.groupcycle`)
+    Variant(POD_SCHEDULING_GROUP, 36, "KEP-4671, kubernetes v1.36.3 core/v1 PodSpec",
+            "a pod names its group in `spec.schedulingGroup.podGroupName` (a PodGroup object, scheduling.k8s.io/"
+            "v1alpha2); v1.35: `spec.workloadRef{name, podGroup, podGroupReplicaKey}` naming a pod group of a "
+            "Workload (v1alpha1), a field v1.36 tombstones"),
+    Variant(POD_GROUP_CYCLE, 36, "KEP-4671, v1.36.3 schedule_one_podgroup.go",
+            "the pods of a pod group are one queue entry scheduled in one pod group cycle on one snapshot "
+            "(assumed there, bound together or not at all); v1.35 schedules them pod by pod, the gang's pods "
+            "holding their nodes at Permit until minCount of them wait (5 minutes at most)",
+            gates=("GenericWorkload",)),
+    Variant(WORKLOAD_API_BETA, 37, "kubernetes#140184, #140080",
+            "Workload and PodGroup are served as scheduling.k8s.io/v1beta1 (v1alpha2 no longer), a PodGroup names "
+            "its Workload in `spec.workloadRef{workloadName, templateName}`, `disruptionMode` is `{single|all}`"),
+    Variant(GANG_GATES_MERGED, 37, "kubernetes#139520",
+            "GangScheduling and WorkloadAwarePreemption are no longer gates: what they enabled is on with "
+            "GenericWorkload"),
 )
 _VARIANT_BY_NAME = {v.name: v for v in VARIANTS}
 
@@ -307,8 +367,21 @@ def for_minor(minor: int, overrides: Mapping[str, bool] | None = None) -> KubeVe
                              f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to "
                              f"{str(default).lower()}", field="--feature-gates")
         gates[name] = bool(value)
+    _check_dependencies(minor, gates)
     variants = frozenset(v.name for v in VARIANTS if minor >= v.since and all(gates.get(g) for g in v.gates))
     return KubeVersion(minor, tuple(sorted(gates.items())), tuple(sorted((overrides or {}).items())), variants)
+
+
+def _check_dependencies(minor: int, gates: Mapping[str, bool]) -> None:
+    """`featureGate.Set`'s last check: a gate on whose dependencies are not all on is refused, with its message."""
+    errors = []
+    for name in sorted(DEPENDENCIES):
+        needed = DEPENDENCIES[name].get(minor, ())
+        off = [dep for dep in needed if not gates.get(dep, False)]
+        if gates.get(name, False) and off:
+            errors.append(f"{name} is enabled, but depends on features that are disabled: [{' '.join(off)}]")
+    if errors:
+        raise InputError(f'invalid argument for "--feature-gates" flag: {"; ".join(errors)}', field="--feature-gates")
 
 
 def default_version() -> KubeVersion:

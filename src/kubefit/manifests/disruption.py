@@ -18,7 +18,9 @@ pod being scheduled), each time a reader asks:
   hold, or one without a scale subresource (DaemonSet, Job), is an error: the controller's `failSafe` then
   writes disruptionsAllowed 0;
 - `countHealthyPods`: the pods that are ready (`IsPodReady`): kubefit takes a bound pod as started and ready
-  unless its status says otherwise (a `Ready` condition that is not `True`; a Succeeded or Failed pod);
+  unless its status says otherwise (a `Ready` condition that is not `True`; a Succeeded or Failed pod), and a
+  pod not bound as not ready; a pod the simulation placed is bound (an install's pods, pending in its
+  manifest, are the budget's healthy pods once placed: Gatekeeper's `minAvailable: 1` of 3 replicas allows 2);
 - `updatePdbStatus`: disruptionsAllowed = currentHealthy − desiredHealthy, 0 when that is negative or when
   expectedPods is 0.
 
@@ -121,9 +123,9 @@ def _controller(pod: Pod) -> tuple[str, str] | None:
 
 
 def ready(pod: Pod) -> bool:
-    """`IsPodReady` for a pod of the simulated cluster: bound and not terminal, and its status's `Ready`
-    condition (when it has one) `True`."""
-    if not pod.node_name or pod.phase in TERMINAL_PHASES:
+    """`IsPodReady` for a pod bound in the simulated cluster (given with spec.nodeName, or placed by the
+    simulation): not terminal, and its status's `Ready` condition (when it has one) `True`."""
+    if pod.phase in TERMINAL_PHASES:
         return False
     if not any(c.type == "Ready" for c in pod.conditions):
         return True
@@ -148,10 +150,12 @@ def _expected_scale(pdb: PodDisruptionBudget, pods: Sequence[Pod]) -> tuple[int,
     return sum(seen.values()), None
 
 
-def budget_status(pdb: PodDisruptionBudget, pods: Sequence[Pod]) -> BudgetStatus:
-    """`trySync` for one budget over `pods` (the cluster's pods of its namespace, any order)."""
+def budget_status(pdb: PodDisruptionBudget, pods: Sequence[Pod], pending: Sequence[Pod] = ()) -> BudgetStatus:
+    """`trySync` for one budget over the cluster's pods of its namespace, any order: `pods` bound (given on a
+    node or placed by the simulation), `pending` not bound yet (counted, never healthy)."""
     selector = _selector(pdb)
-    matched = [p for p in pods if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
+    bound = [p for p in pods if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
+    matched = bound + [p for p in pending if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
     expected = desired = 0
     error = None
     if pdb.max_unavailable is not None:
@@ -164,17 +168,20 @@ def budget_status(pdb: PodDisruptionBudget, pods: Sequence[Pod]) -> BudgetStatus
         desired = scaled_value(pdb.min_available, expected)
     if error is not None:  # failSafe: disruptionsAllowed 0 (the other fields as they were: none)
         return BudgetStatus(0, 0, 0, 0, error)
-    current = sum(1 for p in matched if ready(p))
+    current = sum(1 for p in bound if ready(p))
     allowed = current - desired
     return BudgetStatus(current, desired, expected, allowed if expected > 0 and allowed > 0 else 0)
 
 
-def current_budgets(pdbs: Sequence[PodDisruptionBudget], pods: Iterable[Pod]) -> list[PodDisruptionBudget]:
-    """The budgets as the disruption controller has them for the cluster running `pods`: a budget written with
-    a status as it is, one without with `disruptionsAllowed` computed (`budget_status`)."""
+def current_budgets(pdbs: Sequence[PodDisruptionBudget], pods: Iterable[Pod],
+                    pending: Iterable[Pod] = ()) -> list[PodDisruptionBudget]:
+    """The budgets as the disruption controller has them for the cluster running `pods` (bound; `pending`: the
+    pods it holds not bound yet): a budget written with a status as it is, one without with `disruptionsAllowed`
+    computed (`budget_status`)."""
     if not any(p.computed for p in pdbs):
         return list(pdbs)
     namespaces = {p.meta.namespace for p in pdbs if p.computed}
     present = [p for p in pods if p.namespace in namespaces]
-    return [replace(p, disruptions_allowed=budget_status(p, present).disruptions_allowed) if p.computed else p
-            for p in pdbs]
+    waiting = [p for p in pending if p.namespace in namespaces]
+    return [replace(p, disruptions_allowed=budget_status(p, present, waiting).disruptions_allowed) if p.computed
+            else p for p in pdbs]

@@ -36,6 +36,7 @@ from kubefit.k8s.declaredfeatures import inferred, restarts_all_containers
 from kubefit.manifests import load, podparts
 from kubefit.manifests.decode import Complete, check_shape
 from kubefit.manifests.documents import Document
+from kubefit.manifests.schedulinggroup import pod_group_reference
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION
 
 Quantities = dict[str, str | int | float]
@@ -184,6 +185,16 @@ class _SchedulingGate(_Strict):
     name: str | None = None
 
 
+class _SchedulingGroup(_Strict):  # core/v1 PodSchedulingGroup (v1.36+)
+    podGroupName: Raw | UnsetType = UNSET
+
+
+class _WorkloadRef(_Strict):  # core/v1 WorkloadReference (v1.35)
+    name: Raw | UnsetType = UNSET
+    podGroup: Raw | UnsetType = UNSET
+    podGroupReplicaKey: Raw | UnsetType = UNSET
+
+
 class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     containers: list[_Container]
     priority: int
@@ -226,6 +237,8 @@ class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     resourceClaims: Raw | UnsetType = UNSET
     resources: _Resources | None = None
     hostnameOverride: Raw = UNSET
+    schedulingGroup: _SchedulingGroup | None = None
+    workloadRef: _WorkloadRef | None = None
 
 
 class _PodCondition(_Strict):  # load.POD_CONDITION_FIELDS
@@ -353,7 +366,18 @@ class FastPods:
             queued=load._queued(doc, annotated) if annotated else False,
             arrival=(load._time_annotation(doc, annotated, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
             duration=load._time_annotation(doc, annotated, DURATION_ANNOTATION) if annotated else None,
-            raw=data, source=doc.source)
+            raw=data, source=doc.source, **self._group_reference(spec, doc))
+
+    @staticmethod
+    def _group_reference(spec: _PodSpec, doc: Document) -> dict[str, Any]:
+        """`podgroups.pod_group_reference` of the spec's schedulingGroup / workloadRef (most pods have neither)."""
+        if spec.schedulingGroup is None and spec.workloadRef is None:
+            return {}
+        given = {name: {k: msgspec.json.decode(v) for k in struct.__struct_fields__
+                        if (v := getattr(struct, k)) is not UNSET}
+                 for name, struct in (("schedulingGroup", spec.schedulingGroup), ("workloadRef", spec.workloadRef))
+                 if struct is not None}
+        return pod_group_reference(given, doc)
 
     def _containers(self, containers: list[_Container], field: str, doc: Document,
                     warnings: list[str]) -> tuple[Container, ...]:

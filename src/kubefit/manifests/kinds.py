@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from kubefit.manifests.served import builtin_kind_groups, serving_minors, unserved_message
+
 # The scheduler configuration: at most one per scenario (any supported version, or a legacy Policy).
 SCHEDULER_CONFIG_KINDS = ("KubeSchedulerConfiguration", "Policy")
 # Lists whose `items` are read as if each item were a document of its own, as kubectl flattens them: these
@@ -68,7 +70,9 @@ STATUS_FIELDS: dict[str, frozenset[str]] = {
     "PersistentVolume": frozenset({"phase", "message", "reason", "lastPhaseTransitionTime"}),
 }
 
-# Built-in kinds that create no pod when a scenario is loaded.
+# Built-in kinds that create no pod when a scenario is loaded: every kind a supported kube-apiserver serves
+# (`served.SERVED`) that kubefit does not read is skipped and named; these are the common ones, named here for
+# the reader (a test checks each is served).
 SKIPPED_KINDS = frozenset({
     "Secret", "ConfigMap", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
     "CustomResourceDefinition", "Endpoints", "EndpointSlice", "Ingress", "IngressClass",
@@ -77,8 +81,8 @@ SKIPPED_KINDS = frozenset({
     "PriorityClass", "HorizontalPodAutoscaler", "CronJob", "ControllerRevision", "Event", "Lease",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "APIService",
-    "PodTemplate", "PodSecurityPolicy",
-    "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
+    "PodTemplate", "VolumeAttributesClass", "ServiceCIDR", "IPAddress", "ClusterTrustBundle",
+    "StorageVersionMigration", "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"})
 
 # Of those, the ones a real cluster would let change where or whether pods run and kubefit does not
 # evaluate; the note says so.  (PriorityClass is read: priority.py gives pods their class's value.)
@@ -91,14 +95,13 @@ AFFECTS_SCHEDULING = frozenset({
     "MutatingAdmissionPolicy"})
 
 
-# The API groups kube-apiserver serves itself (v1.34); every other dotted group is a CustomResourceDefinition's,
-# `*.k8s.io` ones included (gateway.networking.k8s.io, snapshot.storage.k8s.io, metrics.k8s.io, ...).
-BUILTIN_GROUPS = frozenset({
-    "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "authentication.k8s.io",
-    "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
-    "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io",
-    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io",
-    "storagemigration.k8s.io"})
+# The API groups kube-apiserver serves itself (v1.34 … v1.37, `served.SERVED`); every other dotted group is a
+# CustomResourceDefinition's, `*.k8s.io` ones included (gateway.networking.k8s.io, snapshot.storage.k8s.io,
+# metrics.k8s.io, ...).
+BUILTIN_GROUPS = frozenset(g for groups in builtin_kind_groups().values() for g in groups if "." in g)
+# The API group of each Karmada kind a fleet reads (`kubefit.api.karmada`, Karmada's pkg/apis).
+FLEET_GROUPS = {"Cluster": "cluster.karmada.io", "ResourceBinding": "work.karmada.io",
+                "PropagationPolicy": "policy.karmada.io", "ClusterPropagationPolicy": "policy.karmada.io"}
 
 
 def custom_resource(body: dict[str, Any]) -> bool:
@@ -110,9 +113,41 @@ def custom_resource(body: dict[str, Any]) -> bool:
     return "." in group and group not in BUILTIN_GROUPS
 
 
+def api_group(body: dict[str, Any]) -> str:
+    """The API group of an object's apiVersion ("" for the core group's `v1`)."""
+    version = body.get("apiVersion")
+    return version.rpartition("/")[0] if isinstance(version, str) else ""
+
+
+def foreign_kind(doc: Any) -> bool:
+    """A custom resource whose kind is also a kind kubefit reads, of another API group: an OpenKruise
+    `apps.kruise.io` StatefulSet, a Knative `serving.knative.dev` Service, a CloudNativePG `postgresql.cnpg.io`
+    Cluster (not Karmada's). The API server tells kinds apart by group: it is a custom resource, skipped (and
+    named with what its operator creates, `operators.operator_note`), not the built-in kind."""
+    if not custom_resource(doc.body):
+        return False
+    groups = builtin_kind_groups().get(doc.kind)
+    if groups is None and doc.kind in FLEET_GROUPS:
+        groups = frozenset({FLEET_GROUPS[doc.kind]})
+    return groups is not None and api_group(doc.body) not in groups
+
+
 def skipped_kind(doc: Any) -> bool:
-    """A document (load.Document) of a kind that places no pod: kept aside, named once."""
-    return doc.kind in SKIPPED_KINDS or custom_resource(doc.body)
+    """A document (load.Document) of a kind that places no pod: a custom resource, or a kind some supported
+    kube-apiserver serves in that version (`served`): kept aside, named once."""
+    return custom_resource(doc.body) or bool(serving_minors(str(doc.body.get("apiVersion")), doc.kind))
+
+
+def unserved_in(docs: list[Any], minor: int) -> tuple[Any, str] | None:
+    """The first skipped document (with kube-apiserver's refusal) whose apiVersion the answered minor does not
+    serve although another supported minor does (`certificates.k8s.io/v1 ClusterTrustBundle` on v1.36): the
+    scenario loads for every version, and the version's own API server is asked once the version is known."""
+    for doc in docs:
+        version = str(doc.body.get("apiVersion"))
+        minors = serving_minors(version, doc.kind)
+        if minors and minor not in minors:
+            return doc, unserved_message(version, doc.kind, minor)
+    return None
 
 
 # Kinds a scenario reads although they place no pod, so not named as skipped (PriorityClass: priority.py).
@@ -180,6 +215,9 @@ _REMOVED = {
              "apps/v1beta1": ("Deployment", "StatefulSet", "ControllerRevision"),
              "apps/v1beta2": ("DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "ControllerRevision")},
     "1.22": {"extensions/v1beta1": ("Ingress",), "networking.k8s.io/v1beta1": ("Ingress", "IngressClass"),
+             "authentication.k8s.io/v1beta1": ("TokenReview",),
+             "authorization.k8s.io/v1beta1": ("LocalSubjectAccessReview", "SelfSubjectAccessReview",
+                                              "SelfSubjectRulesReview", "SubjectAccessReview"),
              "admissionregistration.k8s.io/v1beta1": ("MutatingWebhookConfiguration",
                                                       "ValidatingWebhookConfiguration"),
              "apiextensions.k8s.io/v1beta1": ("CustomResourceDefinition",),
@@ -189,6 +227,10 @@ _REMOVED = {
              "rbac.authorization.k8s.io/v1beta1": ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
              "scheduling.k8s.io/v1beta1": ("PriorityClass",),
              "storage.k8s.io/v1beta1": ("CSIDriver", "CSINode", "StorageClass", "VolumeAttachment")},
+    # kubernetes#104248 (v1.23): "The rbac.authorization.k8s.io/v1alpha1 API version is removed ...
+    # The scheduling.k8s.io/v1alpha1 API version is removed"
+    "1.23": {"rbac.authorization.k8s.io/v1alpha1": ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
+             "scheduling.k8s.io/v1alpha1": ("PriorityClass",)},
     "1.25": {"batch/v1beta1": ("CronJob",), "discovery.k8s.io/v1beta1": ("EndpointSlice",),
              "events.k8s.io/v1beta1": ("Event",), "autoscaling/v2beta1": ("HorizontalPodAutoscaler",),
              "policy/v1beta1": ("PodDisruptionBudget", "PodSecurityPolicy"), "node.k8s.io/v1beta1": ("RuntimeClass",)},

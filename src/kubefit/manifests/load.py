@@ -51,6 +51,7 @@ from kubefit.manifests.podparts import (
     POD_STATUS_PARTS,
     check_parts,
 )
+from kubefit.manifests.schedulinggroup import pod_group_reference
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -70,7 +71,9 @@ POD_SPEC_FIELDS = frozenset({
     "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity",
     "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
     "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints",
-    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride"})
+    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride",
+    "schedulingGroup",  # v1.36+ (`PodSchedulingGroup`, gate GenericWorkload): which versions know it, `podgroups.served`
+    "workloadRef"})  # v1.35 only (`WorkloadReference`; tombstoned in v1.36)
 CONTAINER_FIELDS = frozenset({
     "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
     "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
@@ -149,6 +152,17 @@ def _recorded_version(node: Node) -> str | None:
     return ((raw.get("metadata") or {}).get("annotations") or {}).get(KUBERNETES_VERSION_ANNOTATION)
 
 
+@dataclass(frozen=True)
+class GatedRefusal:
+    """What the API server refuses depending on a feature gate (`minReplicas: 0` without HPAScaleToZero): the
+    scenario loads for every version, and the version answered for refuses it (`when_off`, `when_on`: its error
+    with the gate off and on; None: accepted)."""
+
+    gate: str
+    when_off: InputError | None
+    when_on: InputError | None = None
+
+
 @dataclass
 class Scenario:
     """What the user described: at most one scheduler configuration, nodes, pods, fleet objects."""
@@ -165,6 +179,7 @@ class Scenario:
     admission: bool = True  # pods created from the files go through API-server admission (admission.py)
     # pods the API server refused to create (ResourceQuota admission), with its error: reported as not created
     refused: list[tuple[Pod, str]] = field(default_factory=list)
+    gated_refusals: list[GatedRefusal] = field(default_factory=list)  # checked against the version answered for
     quota: Any = field(default=None, repr=False, compare=False)  # the ResourceQuota admission as loading left it (quota.QuotaAdmission), for later creates
 
     @property
@@ -528,7 +543,8 @@ def _pod_spec(doc: Document, spec: dict[str, Any], meta: dict[str, Any], warning
             "volumes": tuple(_volume(v, doc, f"spec.volumes[{i}]") for i, v in
                              enumerate(_list(spec.get("volumes"), doc, "spec.volumes"))),
             "preemption_policy": _string(spec.get("preemptionPolicy"), doc, "spec.preemptionPolicy")
-            or "PreemptLowerPriority", "required_features": required}
+            or "PreemptLowerPriority", "required_features": required,
+            **pod_group_reference(spec, doc)}
 
 
 def _pod_resource_claims(spec: dict[str, Any], doc: Document) -> tuple[dict[str, Any], ...]:

@@ -6,6 +6,8 @@ in one warning (in the text output and in `-o json` `warnings`), never among the
 
 - `OPERATORS`: API group → the kinds its operator turns into pods, each entry naming the operator's source (its
   repository, where the controller that makes the workload lives); add an entry to extend it;
+- `CREATES`: for the kinds whose pods follow from their spec, what the operator will create (`3 PostgreSQL
+  instance pods cluster-example-1 … cluster-example-3 (spec.instances)`), each with the operator's default;
 - `workload_shaped`: any other custom resource whose spec looks like a workload (`replicas`, a pod template
   `template.spec.containers`, `containers`, or `resources` with requests or limits, in its spec up to three
   levels down) is named with the same warning, as one an operator probably turns into pods.
@@ -13,10 +15,11 @@ in one warning (in the text output and in `-o json` `warnings`), never among the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kubefit.manifests.kinds import custom_resource
+from kubefit.manifests.kinds import api_group, custom_resource
 
 
 @dataclass(frozen=True)
@@ -92,19 +95,84 @@ OPERATORS: tuple[Operator, ...] = (
     _op("logging.banzaicloud.io", "Logging", "github.com/kube-logging/logging-operator controllers"),
     _op("fluentbit.fluent.io", "FluentBit", "github.com/fluent/fluent-operator controllers (a DaemonSet)"),
 )
+
+
+def _number(spec: dict[str, Any], field: str, default: int) -> tuple[int, str]:
+    """An integer count of the spec (its default when absent or not an integer), with where it came from."""
+    value = spec.get(field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, f"spec.{field}"
+    return default, f"spec.{field} defaults to {default}"
+
+
+def _ordinals(name: str, count: int, first: int) -> str:
+    """`db-0 … db-2` (`first` the first ordinal), `db-0` or nothing."""
+    if count <= 0:
+        return ""
+    last = first + count - 1
+    return f", {name}-{first}" + (f" … {name}-{last}" if count > 1 else "")
+
+
+def _pods(field: str = "replicas", default: int = 1, what: str = "pods of its spec.template",
+          first: int | None = None) -> Callable[[str, dict[str, Any]], str]:
+    """What a kind creates: `spec.<field>` (or its default) pods, named by ordinal from `first` when given."""
+    def creates(name: str, spec: dict[str, Any]) -> str:
+        count, source = _number(spec, field, default)
+        named = "" if first is None else _ordinals(name, count, first)
+        return f"{count} {what}{named} ({source})"
+    return creates
+
+
+def _daemon(_name: str, _spec: dict[str, Any]) -> str:
+    return "a pod of its spec.template on each node it selects, as a DaemonSet"
+
+
+def _knative(_name: str, spec: dict[str, Any]) -> str:
+    """Knative Serving (pkg/reconciler/revision/resources/deploy.go; config-autoscaler `initial-scale: "1"`): the
+    latest Revision's Deployment, started at its initial scale, each pod the template's containers plus the
+    `queue-proxy` sidecar; the autoscaler then follows the requests (to zero when idle, unless min-scale)."""
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else spec
+    annotations = ((template.get("metadata") or {}).get("annotations") or {}) if isinstance(template, dict) else {}
+    scale = annotations.get("autoscaling.knative.dev/initial-scale") if isinstance(annotations, dict) else None
+    count = f"{scale} pod(s) (autoscaling.knative.dev/initial-scale)" if scale is not None else \
+        "1 pod (Knative's default initial scale)"
+    return (f"a Deployment of its Revision: {count} of its template's containers plus Knative's queue-proxy "
+            f"sidecar, then as many as its requests need (none when idle)")
+
+
+# (group, kind) → what the operator creates for an object, from its name and spec (each with the operator's default).
+CREATES: dict[tuple[str, str], Callable[[str, dict[str, Any]], str]] = {
+    # openkruise/kruise apis/apps/defaults (replicas default 1); Advanced StatefulSet names pods as a StatefulSet
+    ("apps.kruise.io", "CloneSet"): _pods(),
+    ("apps.kruise.io", "StatefulSet"): _pods(first=0),
+    ("apps.kruise.io", "DaemonSet"): _daemon,
+    ("serving.knative.dev", "Service"): _knative,
+    ("serving.knative.dev", "Configuration"): _knative,
+    ("serving.knative.dev", "Revision"): _knative,
+    # cloudnative-pg api/v1 cluster_types.go (`instances`, default 1; pods <cluster>-1, -2, ... each with its PVC)
+    ("postgresql.cnpg.io", "Cluster"): _pods("instances", 1, "PostgreSQL instance pods", first=1),
+    ("postgresql.cnpg.io", "Pooler"): _pods("instances", 1, "PgBouncer pods"),
+    # prometheus-operator: a StatefulSet per shard of spec.replicas (default 1) pods
+    ("monitoring.coreos.com", "Alertmanager"): _pods(what="Alertmanager pods"),
+    ("monitoring.coreos.com", "Prometheus"): _pods(what="Prometheus pods per shard"),
+}
+
+
+def creates(doc: Any) -> str | None:
+    """What the operator will create for this custom resource (None: the table does not know)."""
+    describe = CREATES.get((api_group(doc.body), doc.kind))
+    spec = doc.body.get("spec")
+    return None if describe is None else describe(doc.name, spec if isinstance(spec, dict) else {})
+
+
 OPERATOR_KINDS: dict[str, frozenset[str]] = {}
 for _entry in OPERATORS:
     OPERATOR_KINDS[_entry.group] = OPERATOR_KINDS.get(_entry.group, frozenset()) | _entry.kinds
 
 
-def _group(doc: Any) -> str:
-    version = doc.body.get("apiVersion")
-    return version.split("/", 1)[0] if isinstance(version, str) and "/" in version else ""
-
-
 def operator_managed(doc: Any) -> bool:
     """A custom resource of a known operator that turns it into pods (`OPERATORS`)."""
-    return doc.kind in OPERATOR_KINDS.get(_group(doc), ())
+    return doc.kind in OPERATOR_KINDS.get(api_group(doc.body), ())
 
 
 WORKLOAD_KEYS = ("replicas", "template", "containers", "resources")
@@ -150,7 +218,8 @@ def operator_note(docs: list[Any]) -> str | None:
     named = []
     for d in docs:
         if operator_managed(d):
-            named.append(f"{d.label} ({d.body.get('apiVersion')})")
+            what = creates(d)
+            named.append(f"{d.label} ({d.body.get('apiVersion')}{'' if what is None else ': ' + what})")
         elif (shape := workload_shaped(d)) is not None:
             named.append(f"{d.label} ({d.body.get('apiVersion')}; its {shape} looks like a workload's)")
     if not named:

@@ -11,7 +11,7 @@ from kubefit.api.core import Pod
 from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, dra, policy, quota, storage
+from kubefit.manifests import cluster, dra, podgroups, policy, quota, storage
 from kubefit.manifests.admission import admit_scenario
 from kubefit.manifests.disruption import PDB, resolve_budgets
 from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
@@ -21,11 +21,14 @@ from kubefit.manifests.kinds import (
     LIST_KINDS,
     SCHEDULER_CONFIG_KINDS,
     WORKLOAD_KINDS,
+    custom_resource,
+    foreign_kind,
     removed_api_message,
     skipped_kind,
 )
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
+from kubefit.manifests.served import serving_versions, unserved_message
 from kubefit.manifests.stream import Entry, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
 
@@ -93,7 +96,7 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # Kind → decoder of every cluster object kind kubefit reads beyond Nodes and Pods (Namespace, Service,
 # ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
-    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS}
+    **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS, **podgroups.DECODERS}
 
 
 def add_entry(scenario: Scenario, entry: Entry) -> None:
@@ -114,7 +117,9 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     if removed is not None:  # what no supported kube-apiserver serves any more (kinds.py)
         raise InputError(removed, file=doc.source, obj=doc.label, field="apiVersion")
     _name_generated(scenario, doc)
-    if kind == "Node":
+    if foreign_kind(doc):  # an operator's kind of another API group (apps.kruise.io StatefulSet): not the built-in
+        scenario.skipped.append(doc)
+    elif kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
     elif kind == "Pod":
         scenario.pods.append(decode_pod(doc, scenario.warnings, scenario.pod_specs))
@@ -124,6 +129,8 @@ def add_document(scenario: Scenario, doc: Document) -> None:
             raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
                              f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
         scenario.scheduler_config = doc
+    elif kind in podgroups.KINDS and custom_resource(doc.body):  # coscheduling's or Volcano's PodGroup: a CRD's
+        scenario.skipped.append(doc)
     elif kind in CLUSTER_OBJECT_DECODERS or kind in WORKLOAD_KINDS:
         if kind in CLUSTER_OBJECT_DECODERS:  # read by plugins (a ReplicaSet's selector for spreading)
             scenario.objects.add(kind, CLUSTER_OBJECT_DECODERS[kind](doc, scenario.warnings))
@@ -139,8 +146,11 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     else:
         supported = ", ".join(dict.fromkeys(("Node", "Pod", *SCHEDULER_CONFIG_KINDS, *LIST_KINDS, *FLEET_KINDS,
                                              *WORKLOAD_KINDS, *CLUSTER_OBJECT_DECODERS)))
-        raise InputError(f"unknown kind {kind!r} (kubefit reads {supported})",
-                         file=doc.source, obj=doc.label, field="kind")
+        version = str(doc.body.get("apiVersion") or "")
+        if serving_versions(kind):  # a kind the API server serves, in another version
+            raise InputError(unserved_message(version, kind), file=doc.source, obj=doc.label, field="apiVersion")
+        raise InputError(f"{unserved_message(version, kind)} (unknown kind {kind!r}: no supported kube-apiserver "
+                         f"serves it; kubefit reads {supported})", file=doc.source, obj=doc.label, field="kind")
 
 
 def _refuse_duplicates(kind: str, objects: list[tuple[str, str, str]]) -> None:

@@ -68,7 +68,8 @@ CSI_NODE_SPEC_FIELDS = frozenset({"drivers"})
 CSI_NODE_DRIVER_FIELDS = frozenset({"name", "nodeID", "topologyKeys", "allocatable"})
 CSI_DRIVER_SPEC_FIELDS = frozenset({"attachRequired", "podInfoOnMount", "volumeLifecycleModes", "storageCapacity",
                                     "fsGroupPolicy", "tokenRequests", "requiresRepublish", "seLinuxMount",
-                                    "nodeAllocatableUpdatePeriodSeconds"})
+                                    "nodeAllocatableUpdatePeriodSeconds",
+                                    "preventPodSchedulingIfMissing"})  # v1.35+ (VolumeLimitScaling)
 PDB_SPEC_FIELDS = frozenset({"minAvailable", "selector", "maxUnavailable", "unhealthyPodEvictionPolicy"})
 PDB_STATUS_FIELDS = frozenset({"observedGeneration", "disruptedPods", "disruptionsAllowed", "currentHealthy",
                                "desiredHealthy", "expectedPods", "conditions"})
@@ -241,7 +242,9 @@ def decode_csi_driver(doc: Document, warnings: list[str]) -> CSIDriver:
     meta, spec, _status = object_meta(doc, namespaced=False)
     _check_fields(spec, CSI_DRIVER_SPEC_FIELDS, doc, "spec")
     driver = CSIDriver(meta, attach_required=_bool(spec.get("attachRequired"), doc, "spec.attachRequired", True),
-                       storage_capacity=_bool(spec.get("storageCapacity"), doc, "spec.storageCapacity", False))
+                       storage_capacity=_bool(spec.get("storageCapacity"), doc, "spec.storageCapacity", False),
+                       prevent_pod_scheduling_if_missing=_bool(spec.get("preventPodSchedulingIfMissing"), doc,
+                                                               "spec.preventPodSchedulingIfMissing", False))
     if driver.storage_capacity:
         warnings.append(f"{doc.source}: {doc.label}: spec.storageCapacity: kubefit reads no CSIStorageCapacity "
                         f"objects, so VolumeBinding finds no room to provision a claim with this driver (as "

@@ -33,7 +33,15 @@ from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.names import random_suffix, safe_encode, seeded
 from kubefit.k8s.nodeaffinity import NodeLabels, NodeSelector, label_set_mask
 from kubefit.k8s.taints import NodeTaints
-from kubefit.k8s.validation import INVALID, REQUIRED, FieldError, aggregate, not_supported
+from kubefit.k8s.validation import (
+    INVALID,
+    REQUIRED,
+    TOO_LONG,
+    FieldError,
+    aggregate,
+    domain_prefixed_path_errors,
+    not_supported,
+)
 from kubefit.manifests.admission import claim_refusal, create_claims
 from kubefit.manifests.autoscaling import apply_replica_bounds
 from kubefit.manifests.cluster import TEMPLATE_FIELDS, decode_replica_set
@@ -491,11 +499,42 @@ def _new_claims(doc: Document, templates: list[tuple[str, dict[str, Any]]], spec
     return out
 
 
+JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"  # batch.JobControllerName
+MAX_MANAGED_BY_LENGTH = 63  # pkg/apis/batch/validation maxManagedByLength
+
+
+def _managed_by(doc: Document, spec: dict[str, Any]) -> str | None:
+    """`spec.managedBy` when another controller than the Job controller manages the Job, validated as the API
+    server validates it (`validateJobSpec`: a domain-prefixed path of at most 63 characters); None otherwise.
+
+    The Job controller skips such a Job (`managedByExternalController`, pkg/controller/job/job_controller.go:
+    "Skip syncing the job as it is managed by an external controller"): JobManagedBy is beta and on in v1.34,
+    GA and locked on from v1.35, so in every supported version."""
+    value = spec.get("managedBy")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _fail(doc, "spec.managedBy", f"must be a string, got {value!r}")
+    errors = domain_prefixed_path_errors("spec.managedBy", value)
+    if len(value) > MAX_MANAGED_BY_LENGTH:
+        errors.append(FieldError("spec.managedBy", TOO_LONG, value,
+                                 f"may not be more than {MAX_MANAGED_BY_LENGTH} bytes"))
+    if errors:
+        raise InputError(aggregate(errors), file=doc.source, obj=doc.label)
+    return None if value == JOB_CONTROLLER_NAME else value
+
+
 def _job_pods(doc: Document, pods: list[Pod], warnings: list[str], budget: PodBudget) -> list[Pod]:
-    """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended);
-    an Indexed Job's are `<job>-<index>-<5 chars>` for the lowest indexes without a pod."""
+    """Job: as many new pods as `min(parallelism, completions − succeeded) − active` (none when suspended, or
+    managed by another controller: `_managed_by`); an Indexed Job's are `<job>-<index>-<5 chars>` for the lowest
+    indexes without a pod."""
     spec = _spec(doc)
     template, labels = _template(doc, spec)
+    manager = _managed_by(doc, spec)
+    if manager is not None:
+        warnings.append(f"{doc.source}: {doc.label}: spec.managedBy is {manager!r}: the Job controller leaves the Job "
+                        f"to that controller (JobManagedBy) and creates none of its pods, nor does kubefit")
+        return []
     parallelism = _count(doc, spec, "parallelism", 1) or 0
     completions = _count(doc, spec, "completions", None)
     if spec.get("completions") is None and spec.get("parallelism") is None:

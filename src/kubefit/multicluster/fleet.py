@@ -169,6 +169,7 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
     """
     files = [str(f) for f in files]
     from kubefit.manifests.karmada import decode_cluster, decode_resource_binding
+    from kubefit.manifests.kinds import foreign_kind
     from kubefit.multicluster.resourceselector import claiming_policy
     from kubefit.multicluster.schedule import binding_from_workload
 
@@ -178,7 +179,10 @@ def load_fleet(files: Sequence[str | Path], warn: Warn = _ignore) -> Fleet:
     verdicts: dict[Any, Any] = {}
     for path in files:
         for doc in read_documents(path, allow_empty=False):
-            if doc.kind == "Cluster":
+            if foreign_kind(doc):  # a custom resource of a fleet or workload kind's name (a CNPG Cluster)
+                warn(f"{doc.source}: {doc.label}: a {doc.body.get('apiVersion')} custom resource, not Karmada's "
+                     f"nor a built-in kind: plays no part in Karmada's estimate and schedule; ignored")
+            elif doc.kind == "Cluster":
                 fleet.clusters.append(decode_cluster(doc))
                 _check_models(fleet.clusters[-1], doc, warn, verdicts)
             elif doc.kind == "ResourceBinding":

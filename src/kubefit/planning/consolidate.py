@@ -44,7 +44,6 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -206,9 +205,11 @@ class Consolidator:
             self.today = simulate(self.state, config, queue, tie_break=options.tie_break, seed=options.seed,
                                   stranded=False, label="today")
         self.engine = Engine(self.state, config, tie_break=options.tie_break, seed=options.seed)
-        # budgets without a status: as the disruption controller computes them for today's cluster
-        self.budgets = Budgets(current_budgets(self.state.objects.of(PDB),
-                                               chain(self.state.all_pods(), scenario.pending_pods)))
+        # budgets without a status: as the disruption controller computes them for today's cluster, the pending
+        # pods placed (then bound and healthy), those left pending counted but not healthy
+        placed = {p.key for p in self.state.all_pods()}
+        self.budgets = Budgets(current_budgets(self.state.objects.of(PDB), self.state.all_pods(),
+                                               [p for p in queue if p.key not in placed]))
         self.served = {p.scheduler_name for p in config.profiles}
         self.demands = DemandMemo(use_status_resources=False)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)

@@ -191,6 +191,7 @@ def _inputs(inputs: dict[str, Any] | None) -> str:
         return ""
     rows = [("files", ", ".join(inputs.get("files") or []) or "–")]
     rows += [(f"{name} version", v) for name, v in _versions(inputs)]
+    rows += [("feature gates", gates) for gates in [_feature_gates(inputs)] if gates]
     rows += [(k, _option(v)) for k, v in (inputs.get("options") or {}).items()]
     parts = [table(("input", "value"), rows, cls="inputs")]
     configs = ([{"name": "", **inputs["configuration"]}] if inputs.get("configuration")
@@ -204,8 +205,21 @@ SYSTEMS = {"kubefitVersion": "kubefit", "kubeSchedulerVersion": "kube-scheduler"
 
 
 def _versions(inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """(system, version) of kubefit and of the system it reproduces."""
-    return [(SYSTEMS.get(k, k.removesuffix("Version")), v) for k, v in inputs.items() if k.endswith("Version")]
+    """(system, version) of kubefit and of the system it reproduces (the Kubernetes version answered for,
+    `kubeVersion`, is the kube-scheduler patch reproduced: named once, as `kube-scheduler v1.37.0`)."""
+    out = [(SYSTEMS.get(k, k.removesuffix("Version")), v) for k, v in inputs.items()
+           if k.endswith("Version") and isinstance(v, str)]
+    kube = inputs.get("kubeVersion")
+    if isinstance(kube, dict) and kube.get("patch") and kube["patch"] != inputs.get("kubeSchedulerVersion"):
+        out.append(("Kubernetes", str(kube["patch"])))
+    return out
+
+
+def _feature_gates(inputs: dict[str, Any]) -> str:
+    """The feature gates set for the version answered for (`--feature-gates`), as kube-scheduler takes them."""
+    kube = inputs.get("kubeVersion")
+    gates = kube.get("featureGates") if isinstance(kube, dict) else None
+    return ",".join(f"{name}={str(on).lower()}" for name, on in (gates or {}).items())
 
 
 def _option(v: Any) -> str:
@@ -235,7 +249,8 @@ def document(page: Page) -> str:
     policy = (f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:; "
               "base-uri 'none'; form-action 'none'")
     inputs = page.inputs or {}
-    versions = " · ".join(f"{name} {v}" for name, v in _versions(inputs))
+    gates = _feature_gates(inputs)
+    versions = " · ".join([f"{name} {v}" for name, v in _versions(inputs)] + ([f"feature gates {gates}"] if gates else []))
     files_ = ", ".join(inputs.get("files") or [])
     body = [_warnings(page.warnings), _headline(page.headline), *page.sections, _inputs(page.inputs)]
     toc = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in _toc(body))

@@ -42,11 +42,18 @@ def simulation_table(console: Console, data: dict) -> None:
                 extra = "; ".join(f"{c}: {', '.join(d)}" for c, d in s["devices"].items()) + (f" ({extra})" if extra
                                                                                              else "")
             pod = s["pod"] + (f" [dim](replaces {s['replaces'].split('/', 1)[1]})[/dim]" if s.get("replaces") else "")
+            if s.get("podGroup"):  # a pod group's cycle (gates GenericWorkload...): its pods bind together or not
+                pod += f" [dim]({s['podGroup'].split('/', 1)[1]}" + (f", cycle {s['cycle']})[/dim]" if s.get("cycle")
+                                                                      else ")[/dim]")
+                if s["node"] is None and s.get("victims"):
+                    extra = evicted_text(s) + (f"; {extra}" if extra else "")
             t.add_row(str(i), pod, node, extra)
         console.print(t)
     created = f", not created [bold]{data['notCreated']}[/bold]" if data.get("notCreated") else ""
     console.print(f"scheduled [bold]{data['scheduled']}[/bold], unschedulable [bold]{data['unschedulable']}[/bold]"
                   + created)
+    for group in data.get("podGroups") or ():  # one line each: what became of the group and why
+        console.print(group["why"], markup=False, highlight=False)
     final, placement = data["final"], data["placement"]
     t = new_table("Nodes")
     extended = list(dict.fromkeys(r for u in final.values() for r, v in u["requested"].items()

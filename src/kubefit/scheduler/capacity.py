@@ -11,7 +11,9 @@ replayed (`copies_per_node`: per node, the minimum over the requested resources 
 ⌊free / request⌋, capped by the pods the node still takes). Plugins whose verdicts interact across
 nodes (topology spread, inter-pod affinity, ports, volumes, ...) and `--max` limits the count would reach
 are replayed copy by copy. So are pods with ResourceClaims: each copy is its own pod (`copy_of`), with
-its own claims from a template, allocated on its node as the simulation allocates them.
+its own claims from a template, allocated on its node as the simulation allocates them; and a StatefulSet's
+next ordinals, each with the claims of its volumeClaimTemplates, whose volumes VolumeBinding assumes on the
+copy's node as the simulation does (a `kubernetes.io/no-provisioner` class's local PVs run out).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.plugins.base import SUCCESS
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
+from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
+from kubefit.scheduler.plugins.volumes import copy_with_assumed_volumes
 from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
@@ -75,7 +79,7 @@ def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: 
     if limit is None and "NodeResourcesFit" not in profile.filter_plugins:
         raise InputError(f"profile {profile.scheduler_name} does not filter with NodeResourcesFit: every copy "
                          f"would fit; give --max")
-    state = state.copy()  # the pod's resources may add columns (demand_vector); the caller's state stays
+    state = copy_with_assumed_volumes(state)  # the pod's resources may add columns; the caller's state stays
     demand = pod_demand(pod)
     engine = Engine(state, config, tie_break=tie_break, seed=seed)  # one shape for the check and the replay
     computed = None if replay or copies else full_cluster(state, config, pod, demand, limit=limit, engine=engine)
@@ -164,6 +168,7 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
             return len(nodes), nodes, post_filter_cycle(engine, new)[0]
         bound = new if copies is not None else copy_of(pod, len(nodes)) if pod.resource_claims else None
         engine.bind(decision.node, decision.shape, bound)
+        assume_pod_volumes(decision.shape.fw.filters, state, new, decision.node)  # its claims take their PVs
         nodes.append(decision.node)
     return len(nodes), nodes, None
 

@@ -438,6 +438,9 @@ class Engine:
         self.batch = OpportunisticBatch(rescore_last_node=version.has(BATCH_RESCORES_LAST_NODE)) if (
             version is not None and version.has(OPPORTUNISTIC_BATCHING)) else None
         self.cycles = 0  # scheduling cycles run (`SchedulingQueue.SchedulingCycle`)
+        # bool [N]: the nodes of the placement a pod group cycle assumed (`Snapshot.AssumePlacement`, v1.36+
+        # TopologyAwareWorkloadScheduling): the only candidates, the `0/N nodes` of a FitError; None: every node
+        self.placement: np.ndarray | None = None
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -822,6 +825,9 @@ class Engine:
         nominated = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         if nominated is not None and self.state.removed is not None and self.state.removed[nominated]:
             nominated = None  # evaluateNominatedNode: the snapshot has no such node any more, the search goes on
+        if self.placement is not None:  # a nominated node or hint outside the placement is passed over
+            nominated = None if nominated is None or not self.placement[nominated] else nominated
+            hint = None if hint is None or not self.placement[hint] else hint
         if nominated is not None and self._nominated_fits(sh, nominated):
             return Decision(nominated, np.asarray([nominated], dtype=np.int64), 1, sh, nominated_first=True)
         if hint is not None and not pod.nominated_node_name and self._nominated_fits(sh, hint):
@@ -831,9 +837,12 @@ class Engine:
         # PreFilter node subset: kube-scheduler searches only those nodes (in map order, which Go
         # randomises; here in list order) and advances the start index by the nodes it processed.
         order, m, k = self._window(sh)
-        if k >= m or sh.n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
+        n_ok = sh.n_ok if self.placement is None else int(np.count_nonzero(sh.ok[order]))
+        if k >= m or n_ok <= k:  # the search never cancels, every candidate is searched: the cached feasible set
             outside = nominated is not None and sh.names_mask is not None and not sh.names_mask[nominated]
             feasible, processed = None, m + int(outside)  # a failed nominated node outside them counts too
+            if self.placement is not None:
+                feasible = np.sort(order[sh.ok[order]])
         else:
             feasible, processed = self._search(sh, k, order, nominated)
         self.advance(processed)  # before scoring, whose errors end the cycle later
@@ -844,6 +853,8 @@ class Engine:
     def _window(self, sh: Shape) -> tuple[np.ndarray, int, int]:
         """The candidate nodes in search order, how many, and how many feasible ones end the search (k)."""
         order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
+        if self.placement is not None:  # `ListNodesInPlacement` (the PreFilter subset of it: `GetNodeInPlacement`)
+            order = order[self.placement[order]]
         m = len(order)
         k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
         if not sh.fw.scorers and self.tie_break == "first":
@@ -917,8 +928,9 @@ class Engine:
     def advance(self, processed: int) -> None:
         """`nextStartNodeIndex = (nextStartNodeIndex + processedNodes) % len(allNodes)` (a caller that knows
         a cycle's outcome without running it, such as a replay's repeated failure, moves it the same way)."""
-        if len(self.order):  # allNodes: the present nodes
-            self.next_start = (self.next_start + processed) % len(self.order)
+        size = len(self.order) if self.placement is None else int(np.count_nonzero(self.placement[self.order]))
+        if size:  # allNodes: the present nodes (of the placement)
+            self.next_start = (self.next_start + processed) % size
 
     def _decide_all(self, sh: Shape) -> Decision:
         ok = sh.ok
@@ -1146,6 +1158,13 @@ class Engine:
 
         Each node's reasons are kept per shape and, like verdicts, redone only for rows bound since.
         """
+        if self.placement is not None:  # the nodes of the placement alone (`NumNodesInPlacement`), not cached
+            within = np.flatnonzero(self.placement & (self.state.removed is None or ~self.state.removed))
+            if sh.failure is not None:
+                return fit_error_text(len(within), sh.failure, Counter())
+            self._reason_counts(sh)
+            sh.message, sh.message_seen = None, len(self.log)  # (the reasons are valid; the all-nodes text is not)
+            return fit_error_text(len(within), None, Counter(r for i in within.tolist() for r in sh.reasons_of[i]))
         if sh.message is not None and sh.message_seen == len(self.log):
             return sh.message
         counts = Counter() if sh.failure is not None else self._reason_counts(sh)

@@ -159,7 +159,9 @@ def apply_node_actions(scenario: Scenario, actions: NodeActions) -> tuple[Scenar
 
 def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Evictions) -> dict:
     """What the node actions did: each evicted pod's replacement and where it went (None: still pending), the
-    pods lost, the drains refused; `allPlaced` the answer (every replacement placed, nothing lost or refused)."""
+    pods lost, the drains refused, the nodes left cordoned (`--cordon` and `--drain`: a refused drain's node too,
+    as `kubectl drain` cordons before it evicts); `allPlaced` the answer (every replacement placed, nothing lost
+    or refused)."""
     names = result.state.node_names
     placed = {s.pod.key: None if s.node is None else names[s.node] for s in result.steps}  # the last step wins
     moves = [{"pod": e.pod.name, "replacement": e.replacement.name, "from": e.pod.node_name,
@@ -167,5 +169,6 @@ def eviction_report(result: SimulationResult, actions: NodeActions, evicted: Evi
               **({"notCreated": e.refused} if e.refused else {})}
              for e in evicted.evictions if e.replacement is not None]
     lost = [{"pod": e.pod.name, "from": e.pod.node_name} for e in evicted.evictions if e.replacement is None]
-    return {**actions.to_dict(), "evicted": moves, "lost": lost, "refused": evicted.refused,
+    cordoned = [n for n in dict.fromkeys([*actions.cordon, *actions.drain]) if n not in actions.remove]
+    return {**actions.to_dict(), "evicted": moves, "lost": lost, "refused": evicted.refused, "cordoned": cordoned,
             "allPlaced": all(m["to"] is not None for m in moves) and not lost and not evicted.refused}

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain
 
 import numpy as np
 
@@ -219,15 +218,18 @@ def state_trials(fw: Framework, state: ClusterState, preemptor: Pod) -> Callable
 
 
 def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: CycleResult,
-                    node_order: np.ndarray | None = None) -> PostFilterOutcome:
+                    node_order: np.ndarray | None = None, not_eligible: str | None = None) -> PostFilterOutcome:
     """PostFilter of the profile of `fw` for the failed cycle `result` of `preemptor` on `state`;
-    `node_order` is `zone_order(state.nodes)` when the caller has it."""
+    `node_order` is `zone_order(state.nodes)` when the caller has it; `not_eligible`: DefaultPreemption's answer
+    for a pod of a pod group it does not preempt for (`groupcycle.per_pod_preemption`), no dry run."""
     trials = state_trials(fw, state, preemptor)
     # budgets without a status: the disruption controller's, for the cluster as it is now
-    pdbs = current_budgets(state.objects.of(PDB), chain((p for pods in state.pods for p in pods), (preemptor,)))
+    pdbs = current_budgets(state.objects.of(PDB), (p for pods in state.pods for p in pods), (preemptor,))
     order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
 
     def preemption() -> PreemptionResult:
+        if not_eligible is not None:
+            return PreemptionResult(message=not_eligible)
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
                        fw.profile.plugin_args.get(DEFAULT_PREEMPTION),
                        victims_anywhere=state.has_pod_below(preemptor.priority))
@@ -266,7 +268,7 @@ def simulation_time(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(_EPOCH_SECONDS + seconds))
 
 
-def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
+def post_filter_cycle(engine: Engine, pod: Pod, not_eligible: str | None = None) -> tuple[str, PostFilterOutcome]:
     """PostFilter for a pod whose cycle found no node: the FitError text and PostFilter's answer (nothing
     evicted yet).
 
@@ -285,7 +287,7 @@ def post_filter_cycle(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]
         text = engine.fit_error(sh)
     if not fw.profile.extension_points.get("postFilter"):
         return text, PostFilterOutcome()
-    post = post_filter_for(fw, engine.state, pod, result, engine.order)
+    post = post_filter_for(fw, engine.state, pod, result, engine.order, not_eligible)
     return with_post_filter(text, post), post
 
 

@@ -8,11 +8,13 @@ from kubefit.api.core import Pod
 from kubefit.errors import InputError
 from kubefit.k8s.requests import resize_footprint_may_differ
 from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
+from kubefit.manifests.kinds import unserved_in
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
+from kubefit.scheduler.podgroups import prepare_groups
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
@@ -44,8 +46,10 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config, version)
+    refuse_unserved(scenario, config.version or version or default_version())
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
+    notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version())
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
         if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
@@ -70,6 +74,19 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def refuse_unserved(scenario: Scenario, version: KubeVersion) -> None:
+    """What this version's API server refuses and another supported one serves: a kind in an API version it does
+    not serve (`certificates.k8s.io/v1 ClusterTrustBundle` before v1.37), a field a gate of its keeps off
+    (`minReplicas: 0` without HPAScaleToZero); refused with the API server's words."""
+    unserved = unserved_in(scenario.skipped, version.minor)
+    if unserved is not None:
+        raise InputError(unserved[1], file=unserved[0].source, obj=unserved[0].label, field="apiVersion")
+    for refusal in scenario.gated_refusals:
+        error = refusal.when_on if version.gate(refusal.gate) else refusal.when_off
+        if error is not None:
+            raise error
 
 
 def resize_footprint_notes(pods: list[Pod]) -> list[str]:

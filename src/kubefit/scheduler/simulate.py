@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.k8s.requests import PodDemand
+from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubefit.manifests.controllers import Controllers
 from kubefit.scheduler.capacity import copies_per_node, count_copies
@@ -29,6 +29,7 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     zone_order,
 )
 from kubefit.scheduler.framework import run_pre_enqueue
+from kubefit.scheduler.groupqueue import GATED_BY, GroupQueue, Hooks, PermitGangs
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
@@ -56,6 +57,10 @@ class Step:
     not_created: bool = False  # its controller never created it: a pod it waits for stayed pending (OrderedReady)
     replaced_by: tuple[tuple[str, str], ...] = ()  # (victim, its replacement) keys: what the victims' controllers made
     replaces: str | None = None  # the key of the deleted pod this one replaces (its controller created it)
+    group: str | None = None  # the pod group (namespace/name) whose cycle this step is part of (`groupqueue.py`)
+    cycle: int | None = None  # which pod group cycle of the run (1, 2, …): its pods bind together or not at all
+    retried: bool = False  # a later step schedules the pod again (a pod group's retry): this one is not final
+    reason: str | None = None  # a group pod's PodScheduled reason when not Unschedulable (SchedulerError)
 
 
 @dataclass
@@ -71,6 +76,8 @@ class SimulationResult:
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
     partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
+    groups: list = field(default_factory=list)  # per pod group its outcome (`groupqueue.GroupRecord`), gates on
+    group_notes: list[str] = field(default_factory=list)  # what the run says of its groups (`GroupQueue.notes`)
 
     @property
     def scheduled(self) -> int:
@@ -80,7 +87,8 @@ class SimulationResult:
     def unschedulable(self) -> int:
         """Queued pods left pending (a step that nominated a node is followed by the pod's retry; a pod its
         controller never created is not pending: `not_created`)."""
-        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None and not s.not_created)
+        return sum(1 for s in self.steps if s.node is None and s.nominated_node is None and not s.not_created
+                   and not s.retried)
 
     @property
     def not_created(self) -> int:
@@ -131,10 +139,21 @@ class SimulationResult:
                 d["replacedBy"] = dict(s.replaced_by)
             if s.replaces is not None:
                 d["replaces"] = s.replaces
+            if s.group is not None:
+                d["podGroup"] = s.group
+                if s.cycle is not None:  # (v1.35's gangs and PreEnqueue-gated pods have no group cycle)
+                    d["cycle"] = s.cycle
+                if s.victims and s.nominated_node is None:  # victims deleted by a pod group's cycle
+                    d["victims"] = list(s.victims)
+                if s.retried:
+                    d["retried"] = True
+                if s.reason is not None:
+                    d["reason"] = s.reason
             steps.append(d)
         devices = {} if self.state.dra is None else {"devices": self.state.dra.usage(names)}
         created = {"notCreated": self.not_created} if self.not_created else {}
-        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created,
+        groups = {"podGroups": [g.to_dict() for g in self.groups]} if self.groups else {}
+        return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created, **groups,
                 "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
                 **devices, "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
 
@@ -184,7 +203,7 @@ def workload_metrics(result: SimulationResult) -> dict:
     used = np.flatnonzero(pods > 0)
     by_reason: Counter[str] = Counter()
     for s in result.steps:
-        if s.message is not None and s.nominated_node is None and not s.not_created:  # left pending (not retried)
+        if s.message is not None and s.nominated_node is None and not s.not_created and not s.retried:  # left pending
             by_reason.update(set(_message_reasons(s.message)))
     return {"nodes": len(state), "nodesUsed": len(used), "emptyNodes": len(state) - len(used),
             "allocation": allocation(state), "allocationOfUsedNodes": allocation(state, used),
@@ -271,6 +290,9 @@ class ReplacementQueue:
 
     def __init__(self, pods: Sequence[Pod]) -> None:
         self.pods = pods
+        # called once every queued pod was taken: True when it did something (a pod group's retry, which may queue
+        # the replacements of its victims), and the queue goes on (`groupqueue.GroupQueue.retry_next`)
+        self.after: Callable[[], bool] | None = None
         self.slots: dict[int, list] = {}  # index into `pods` → heap of (-priority, seq, pod, replaces) before it
         self.seq = 0
         self.next = 0  # the first pod of `pods` not taken yet
@@ -283,7 +305,10 @@ class ReplacementQueue:
             self.next = j + 1
             yield pod, None
         self.next = len(self.pods)
-        yield from self._waiting(len(self.pods))
+        while True:
+            yield from self._waiting(len(self.pods))
+            if self.after is None or not self.after():
+                return
 
     def _waiting(self, slot: int):
         heap = self.slots.get(slot)
@@ -349,7 +374,16 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
     queue = ReplacementQueue(pods)
     refused: list[Step] = []
+    groups = GroupQueue.of(engine, pods)  # pod groups (GenericWorkload): one entry each (`groupqueue.py`)
+    hooks = None if groups is None else _group_hooks(engine, steps, controllers, queue, running, max_ties)
+    if groups is not None:
+        queue.after = lambda: groups.retry_next(hooks)
+    permits = PermitGangs.of(engine, pods) if groups is None else None  # v1.35: gangs wait at Permit
     for i, (pod, replaces) in enumerate(queue):
+        key = None if groups is None else groups.takes(pod)
+        if key is not None:
+            groups.enter(key, hooks)
+            continue
         waiting = next((k for k in pod.ordered_after if k not in running), None)
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
             steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True,
@@ -359,9 +393,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
-        if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
-            steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None,
-                              replaces=replaces))
+        gated = None if gate is None else (gate[0], ", ".join(gate[1].reasons))
+        if gated is None and permits is not None and (waiting_for := permits.pre_enqueue(pod)) is not None:
+            gated = (GATED_BY, waiting_for)  # v1.35's GangScheduling PreEnqueue
+        if gated is not None:  # never gets a cycle: unschedulable, nothing evaluated
+            steps.append(Step(pod, None, message=gated[1], pre_enqueue=gated[0], feasible=None, replaces=replaces))
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -394,6 +430,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
                               batch_hint=d.batch_hint, devices=devices, replaces=replaces))
+            if permits is not None:
+                permits.bound_pod(steps[-1], d.shape, bound)
         if refused:  # the creates refused when this pod's victims were deleted, after its retry
             steps += refused
             refused = []
@@ -401,16 +439,70 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
-    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial)
+    timed_out = [] if permits is None else permits.time_out()
+    pending += [(r_step.pod, pod_demand(r_step.pod)) for r_step in steps
+                if r_step.node is None and r_step.group is not None and permits is not None]
+    if groups is not None:  # a group's attempts before its last are no longer said (but those that preempted)
+        steps[:] = [s for s in steps if not s.retried or s.victims]
+        pending += [(s.pod, pod_demand(s.pod)) for s in steps if s.group is not None and s.node is None
+                    and not s.retried]
+    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial,
+                              groups=timed_out if groups is None else list(groups.records.values()),
+                              group_notes=[] if groups is None else groups.notes())
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
     return result
+
+
+def _group_hooks(engine: Engine, steps: list[Step], controllers: Controllers | None, queue: ReplacementQueue,
+                 running: set[str], max_ties: int) -> Hooks:
+    """What a pod group's cycles do to this simulation: bind a pod (its step), leave one pending (its step),
+    delete preemption victims (their controllers' replacements queued)."""
+    state = engine.state
+
+    def bind(outcome, _result, *, group: str, cycle: int) -> None:
+        pod, node, r = outcome.pod, outcome.node, outcome.result
+        bound = bound_copy(pod, len(steps))
+        engine.bind(node, outcome.shape, bound)
+        assume_pod_volumes(outcome.shape.fw.filters, state, pod, node)
+        running.add(pod.key)
+        best = r.best if r is not None and r.best is not None else _NO_TIES
+        ties = best[:max_ties].astype(np.int32) if len(best) > 1 else _NO_TIES
+        devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
+        steps.append(Step(pod, node, ties, len(best), None, r.feasible if r is not None else 1,
+                          nominated_first=r is not None and r.nominated_first, devices=devices, group=group,
+                          cycle=cycle))
+
+    def fail(pod: Pod, outcome, *, group: str, cycle: int | None = None, gated: str | None = None) -> None:
+        r = outcome.result
+        steps.append(Step(pod, None, message=outcome.message, pre_enqueue=gated,
+                          feasible=None if gated is not None or r is None else r.feasible, group=group, cycle=cycle,
+                          reason=None if outcome.reason == "Unschedulable" else outcome.reason))
+
+    def evict(victims: dict[int, list[Pod]], step: Step | None) -> None:
+        for node, pods in victims.items():
+            for victim in pods:
+                engine.evict(node, victim)
+            made, refused = _replace_victims(pods, state.nodes[node].name, controllers, queue, running)
+            if step is not None:
+                step.victims = tuple(sorted({*step.victims, *(p.key for p in pods)}))
+                step.replaced_by = (*step.replaced_by, *made)
+            steps.extend(refused)
+
+    return Hooks(bind, fail, evict, steps)
 
 
 def run_notes(result: SimulationResult) -> list[str]:
     """What the run itself found to tell: a preemption kube-scheduler may resolve differently (`preemption_note`),
     a DRA pool order that may have mattered, reservations refused."""
     notes = [note for note in (preemption_note(result),) if note is not None]
+    notes += result.group_notes
+    held = [g for g in result.groups if g.timed_out]
+    if held:  # v1.35: what the gangs held while waiting at Permit was free again only after their timeout
+        notes.append(f"{len(held)} gang(s) (e.g. {held[0].key}) held their pods' nodes at Permit until the 5m "
+                     f"timeout rejected them (kube-scheduler v1.35): pods that found no room meanwhile would be "
+                     f"retried by kube-scheduler once the nodes were freed, and the gangs retried too; kubefit reports "
+                     f"the first pass")
     if result.state.dra is not None:
         notes += result.state.dra.notes
     return notes

@@ -106,7 +106,9 @@ class Api:
         source = "edited" if edits.config is not None else ("files" if edits.source.config is not None else "defaults")
         return {
             "files": list(s.options.files), "history": [e.label for e in history], "canUndo": len(history) > 1,
-            "config": s.config_text(edits) or "", "configSource": source, "presets": list(PRESETS),
+            "config": s.config_text(edits) or s.default_config_text(
+                ((data.get("inputs") or {}).get("kubeVersion") or {}).get("minor")),
+            "configSource": source, "presets": list(PRESETS),
             "scheduled": data["scheduled"], "unschedulable": data["unschedulable"], "metrics": data["metrics"],
             "warnings": data.get("warnings", []),
             "kubeVersion": (data.get("inputs") or {}).get("kubeSchedulerVersion"),
@@ -114,7 +116,8 @@ class Api:
             "pods": len(data["steps"]),
             "workloads": s.workloads(), "change": views.moved(before, run),
             "actions": {k: list(getattr(edits, k)) for k in ("cordon", "drain", "remove")},
-            "nodeActions": data.get("nodeActions"), "live": s.options.kubeconfig is not None,
+            "nodeActions": data.get("nodeActions"), "refusedDrains": views.refused_drains(data.get("nodeActions")),
+            "live": s.options.kubeconfig is not None,
         }
 
     async def changed(self, work: Callable[[], Any]) -> Response:

@@ -115,6 +115,7 @@ class Session:
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="kubefit-serve-")))
     readings: int = 0  # the files and each refresh from the cluster: `Objects.serial`
     _written: dict[str, Any] = field(default_factory=dict)
+    _defaults: dict[str | None, str] = field(default_factory=dict)  # the default configuration's text per minor
 
     # ------------------------------------------------------------------ the files and what is written of them
     def read(self, documents: list[Document]) -> Objects:
@@ -146,6 +147,18 @@ class Session:
         edits = edits or self.current
         assert edits.source is not None
         return edits.config if edits.config is not None else edits.source.config
+
+    def default_config_text(self, minor: str | None) -> str:
+        """The effective configuration kube-scheduler of `minor` (with the session's feature gates) runs under
+        when the files carry none: its defaults, as `kubefit config view` prints them, ready to edit (what the
+        editor shows, as kube-scheduler-simulator shows them). Made once per version."""
+        if minor not in self._defaults:
+            from kubefit.k8s.version import resolve
+            from kubefit.scheduler.config import load_configuration
+
+            version = resolve(minor, self.options.feature_gates)
+            self._defaults[minor] = yaml.safe_dump(load_configuration(None, version).effective, sort_keys=False)
+        return self._defaults[minor]
 
     def scaled(self, edits: Edits) -> list[dict[str, Any]]:
         """The objects with the replicas `edits` set (copies of the scaled workloads only)."""

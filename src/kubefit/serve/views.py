@@ -181,3 +181,13 @@ def moved(before: Any, after: Any) -> dict[str, Any]:
     return {"moved": moves[:500], "movedCount": len(moves), "nowPending": pending[:500],
             "nowPendingCount": len(pending), "nowPlaced": placed[:500], "nowPlacedCount": len(placed),
             "before": before.data["metrics"], "after": after.data["metrics"]}
+
+
+def refused_drains(actions: dict[str, Any] | None) -> list[str]:
+    """Each drain kubectl refuses, said where the page says what moved: the node stays cordoned (`kubectl drain`
+    cordons first: simulate's `nodeActions.cordoned`) and keeps its pods."""
+    if not actions:
+        return []
+    cordoned = set(actions.get("cordoned") or ())
+    return [f"drain of {node} refused ({why}): {node} {'stays cordoned and ' if node in cordoned else ''}keeps its "
+            f"pods" for node, why in (actions.get("refused") or {}).items()]

@@ -16,11 +16,12 @@ from kubefit.scheduler.config.defaults import (
     default_top_level,
 )
 from kubefit.scheduler.config.profile import build_profile, explain_crash, profile_notes, without_args_of
-from kubefit.scheduler.config.scheme import PLACEMENT_POINTS, Scheme, scheme_for
+from kubefit.scheduler.config.scheme import Scheme, scheme_for
 from kubefit.scheduler.config.types import (
     EXTENSION_POINTS,
     GROUP,
     KIND,
+    PLACEMENT_POINTS,
     V1,
     BalancedAllocationArgs,
     NodeAffinityArgs,
@@ -235,13 +236,6 @@ def decode_v1(body: dict[str, Any], source: str, version: KubeVersion | None = N
         raise ConfigError(messages, file=source)
     effective = effective_v1(body, profiles, top)
     notes = [n for prof, profile in zip(profiles, built, strict=True) for n in profile_notes(prof, profile, scheme)]
-    for i, raw in enumerate(body.get("profiles") or []):
-        for point in PLACEMENT_POINTS:  # v1.36+ (decoding refuses them before)
-            named = [str(p.get("name")) for p in (((raw or {}).get("plugins") or {}).get(point) or {}).get("enabled")
-                     or [] if isinstance(p, dict)]
-            if named:
-                notes.append(f"profiles[{i}].plugins.{point}: {', '.join(named)}: workload-aware scheduling "
-                             f"(pod groups, alpha in kube-scheduler {version.patch}) is not simulated")
     if body.get("extenders"):
         notes.append(f"{len(body['extenders'])} scheduler extender(s) configured: extenders are not simulated "
                      f"(their filter and prioritize verbs are ignored)")
@@ -262,7 +256,7 @@ def effective_v1(body: dict[str, Any], profiles: list[DefaultedProfile], top: di
                            "podMaxBackoffSeconds": top["podMaxBackoffSeconds"], "profiles": []}
     for prof in profiles:
         plugins: dict[str, Any] = {}
-        for ep in (*EXTENSION_POINTS, "multiPoint"):
+        for ep in (*EXTENSION_POINTS, *PLACEMENT_POINTS, "multiPoint"):
             pset: dict[str, Any] = {}
             if prof.plugins[ep]["enabled"]:
                 pset["enabled"] = _plugin_list_v1(prof.plugins[ep]["enabled"])

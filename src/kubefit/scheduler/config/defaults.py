@@ -10,6 +10,7 @@ from kubefit.scheduler.config.scheme import Scheme, scheme_for
 from kubefit.scheduler.config.types import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
+    PLACEMENT_POINTS,
     BalancedAllocationArgs,
     NodeAffinityArgs,
     NodeResourcesFitArgs,
@@ -105,7 +106,7 @@ def merge_plugin_set(default: dict[str, Any], custom: dict[str, Any]) -> dict[st
 
 def merged_plugins(raw_plugins: Any, scheme: Scheme | None = None) -> dict[str, dict[str, Any]]:
     """The profile's plugins after v1 defaulting (`mergePlugins(getDefaultPlugins(), custom)`)."""
-    defaults = {ep: {"enabled": [], "disabled": []} for ep in (*EXTENSION_POINTS, "multiPoint")}
+    defaults = {ep: {"enabled": [], "disabled": []} for ep in (*EXTENSION_POINTS, *PLACEMENT_POINTS, "multiPoint")}
     defaults["multiPoint"]["enabled"] = list((scheme or scheme_for()).default_multipoint)
     if raw_plugins is None:
         return defaults

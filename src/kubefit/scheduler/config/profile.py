@@ -13,6 +13,7 @@ from kubefit.scheduler.config.types import (
     EXTENSION_POINTS,
     FRAMEWORK_ORDER,
     GO_PLUGIN_TYPE,
+    PLACEMENT_POINTS,
     SIMULATED_PLUGINS,
     Profile,
     ScorePlugin,
@@ -40,7 +41,7 @@ def construct_plugin(name: str, args: Any, scheme: Scheme | None = None) -> str 
 def _needed(plugins: dict[str, dict[str, Any]]) -> list[str]:
     """Plugin names enabled anywhere (`pluginsNeeded`), first-seen order, multiPoint last."""
     names: dict[str, None] = {}
-    for ep in (*FRAMEWORK_ORDER, "multiPoint"):
+    for ep in (*FRAMEWORK_ORDER, *PLACEMENT_POINTS, "multiPoint"):
         for name, _ in plugins[ep]["enabled"]:
             names.setdefault(name, None)
     return list(names)
@@ -54,7 +55,7 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str],
     """
     extensions = (scheme or scheme_for()).plugin_extensions
     points: dict[str, list[str]] = {}
-    for ep in FRAMEWORK_ORDER:
+    for ep in (*FRAMEWORK_ORDER, *PLACEMENT_POINTS):
         go_type = GO_PLUGIN_TYPE[ep]
         listed: list[str] = []
         for name, _ in plugins[ep]["enabled"]:
@@ -68,7 +69,7 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str],
         points[ep] = listed
     if not plugins["multiPoint"]["enabled"]:
         return points
-    for ep in FRAMEWORK_ORDER:
+    for ep in (*FRAMEWORK_ORDER, *PLACEMENT_POINTS):
         go_type = GO_PLUGIN_TYPE[ep]
         specific = points[ep]
         disabled = set(plugins[ep]["disabled"])
@@ -95,13 +96,14 @@ def expand_extension_points(plugins: dict[str, dict[str, Any]], built: set[str],
 
 
 def score_weights(plugins: dict[str, dict[str, Any]], built: set[str],
-                  scheme: Scheme | None = None) -> dict[str, int]:
-    """`getScoreWeights`: score.enabled then multiPoint.enabled, first wins, 0/unset → 1."""
+                  scheme: Scheme | None = None, point: str = "score") -> dict[str, int]:
+    """`getValidScoreWeights`: `point`.enabled (score, v1.36+ placementScore) then multiPoint.enabled, first wins,
+    0/unset → 1."""
     extensions = (scheme or scheme_for()).plugin_extensions
     weights: dict[str, int] = {}
     total = 0
-    for name, weight in [*plugins["score"]["enabled"], *plugins["multiPoint"]["enabled"]]:
-        if name not in built or "score" not in extensions[name] or name in weights:
+    for name, weight in [*plugins[point]["enabled"], *plugins["multiPoint"]["enabled"]]:
+        if name not in built or point not in extensions[name] or name in weights:
             continue
         weights[name] = int(weight or 0) or 1
         if weights[name] * 100 > 2**63 - 1 - total:
@@ -140,9 +142,16 @@ def build_profile(prof: DefaultedProfile, scheme: Scheme | None = None) -> tuple
         if not points["bind"]:
             raise _FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{prof.name}"')
         weights = score_weights(prof.plugins, built, scheme)
+        if len(points["placementGenerate"]) > 1:
+            raise _FrameworkError(f'at most one placement generate plugin is allowed for profile with scheduler name '
+                                  f'"{prof.name}"')
+        try:
+            placement_weights = score_weights(prof.plugins, built, scheme, "placementScore")
+        except _FrameworkError as exc:
+            raise _FrameworkError(f"placement score plugins: {exc}") from None
     except _FrameworkError as exc:
         return None, [str(exc)]
-    running_set = {n for ep in EXTENSION_POINTS for n in points[ep]}
+    running_set = {n for ep in (*EXTENSION_POINTS, *PLACEMENT_POINTS) for n in points[ep]}
     running = [n for n in needed if n in running_set]
     profile = Profile(
         scheduler_name=str(prof.name),
@@ -152,7 +161,8 @@ def build_profile(prof: DefaultedProfile, scheme: Scheme | None = None) -> tuple
                      if n in scheme.args_schemas},
         percentage_of_nodes_to_score=prof.percentage,
         not_simulated=tuple(n for n in running if n not in SIMULATED_PLUGINS),
-        extension_points={ep: tuple(points[ep]) for ep in EXTENSION_POINTS},
+        extension_points={ep: tuple(points[ep]) for ep in (*EXTENSION_POINTS, *PLACEMENT_POINTS)},
+        placement_score_plugins=tuple(ScorePlugin(n, placement_weights[n]) for n in points["placementScore"]),
     )
     return profile, []
 
@@ -166,9 +176,9 @@ def profile_notes(prof: DefaultedProfile, profile: Profile, scheme: Scheme | Non
         if name not in running:
             notes.append(f"profile {profile.scheduler_name}: pluginConfig for {name} is not used: the plugin is "
                          f"not enabled in this profile")
-    for ep in ("multiPoint", *EXTENSION_POINTS):
+    for ep in ("multiPoint", *EXTENSION_POINTS, *PLACEMENT_POINTS):
         for name, weight in prof.plugins[ep]["enabled"]:
-            if weight and "score" not in extensions.get(name, ()):
+            if weight and not {"score", "placementScore"} & extensions.get(name, frozenset()):
                 notes.append(f"profile {profile.scheduler_name}: plugins.{ep}: the weight of {name} is ignored "
                              f"(it is not a Score plugin)")
     return notes

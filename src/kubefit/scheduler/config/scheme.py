@@ -15,15 +15,12 @@ from typing import Any
 
 from kubefit.k8s.version import (
     DRA_BINDING_TIMEOUT,
+    GANG_GATES_MERGED,
     STORAGE_CAPACITY_SCORING,
     KubeVersion,
     default_version,
 )
-from kubefit.scheduler.config.types import ARGS_SCHEMAS, CONFIG_SCHEMA, PLUGIN_EXTENSIONS
-
-# v1.36's `Plugins` gains the extension points of workload-aware scheduling (`kube-scheduler/config/v1/types.go`,
-# behind alpha gates): a configuration may name them; kubefit does not run them (`profile.profile_notes`).
-PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+from kubefit.scheduler.config.types import ARGS_SCHEMAS, CONFIG_SCHEMA, PLACEMENT_POINTS, PLUGIN_EXTENSIONS
 
 # getDefaultPlugins() of v1.34 (DynamicResources inserted before DefaultPreemption: DRA gate on).
 DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = (
@@ -80,6 +77,7 @@ def _scheme(version: KubeVersion) -> Scheme:
         # alone in v1.35.4 and v1.36.3 `dynamicresources.go`): `preScore.enabled` naming it is refused.
         extensions["DynamicResources"] = extensions["DynamicResources"] | {"score"}
         multipoint = [("DynamicResources", 2) if name == "DynamicResources" else (name, w) for name, w in multipoint]
+    multipoint += _workload_plugins(version, extensions)
     config = CONFIG_SCHEMA
     if version.minor >= 36:
         profile = config["profiles"][0]
@@ -88,3 +86,21 @@ def _scheme(version: KubeVersion) -> Scheme:
         config = {**config, "profiles": [{**profile, "plugins": plugins}]}
     return Scheme(version, tuple(multipoint), extensions, schemas, config)
 
+
+def _workload_plugins(version: KubeVersion, extensions: dict[str, frozenset[str]]) -> list[tuple[str, int | None]]:
+    """The workload-aware scheduling plugins: registered from the version that has them (GangScheduling v1.35,
+    PreEnqueue + Reserve + Permit; v1.36 PreEnqueue + Permit, TopologyPlacementGenerator and PodGroupPodsCount),
+    appended to the default profile by their gates (`applyGangScheduling`, `applyTopologyAwareWorkloadScheduling`
+    of v1.36.3 `default_plugins.go`; v1.37: GangScheduling with GenericWorkload, kubernetes#139520)."""
+    added: list[tuple[str, int | None]] = []
+    if version.minor >= 35:
+        extensions["GangScheduling"] = frozenset({"preEnqueue", "permit"} | ({"reserve"} if version.minor == 35 else set()))
+        gate = "GenericWorkload" if version.has(GANG_GATES_MERGED) else "GangScheduling"
+        if version.gate(gate):
+            added.append(("GangScheduling", None))
+    if version.minor >= 36:
+        extensions["TopologyPlacementGenerator"] = frozenset({"placementGenerate"})
+        extensions["PodGroupPodsCount"] = frozenset({"placementScore"})
+        if version.gate("TopologyAwareWorkloadScheduling"):
+            added += [("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)]
+    return added

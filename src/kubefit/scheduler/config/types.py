@@ -20,6 +20,7 @@ SIMULATED_PLUGINS = frozenset({
     "DynamicResources",  # pods without claims; a pod with claims is refused (not modelled)
     "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DefaultPreemption",
     "NodeDeclaredFeatures",  # v1.35+
+    "GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount",  # workload-aware scheduling (groupcycle.py)
 })
 
 
@@ -77,6 +78,8 @@ class Profile:
     # Every extension point after the framework's multiPoint expansion: point (v1 key, e.g. "preFilter",
     # "filter", "preScore", "score", "bind") → plugin names in run order.
     extension_points: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # placementScore plugins with their weights (`placementScorePluginWeight`, v1.36+ workload-aware scheduling)
+    placement_score_plugins: tuple[ScorePlugin, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,10 @@ EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilte
                     "reserve", "permit", "preBind", "bind", "postBind")
 FRAMEWORK_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind",
                    "postBind", "permit", "preEnqueue", "queueSort")
-GO_PLUGIN_TYPE = {ep: ep[0].upper() + ep[1:] + "Plugin" for ep in EXTENSION_POINTS}
+# v1.36's `Plugins` adds the extension points of a pod group cycle (`getExtensionPoints`, after queueSort): a
+# configuration of an earlier version cannot name them (its decoding refuses the fields)
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+GO_PLUGIN_TYPE = {ep: ep[0].upper() + ep[1:] + "Plugin" for ep in (*EXTENSION_POINTS, *PLACEMENT_POINTS)}
 
 # The in-tree registry of v1.34 and the extension points each plugin implements.
 PLUGIN_EXTENSIONS: dict[str, frozenset[str]] = {

@@ -4,6 +4,7 @@ field paths and messages."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from kubefit.k8s.validation import (
@@ -21,7 +22,12 @@ from kubefit.k8s.validation import (
     not_supported,
     preferred_terms_errors,
 )
-from kubefit.k8s.version import FIT_ARGS_RTC_VALIDATION, STORAGE_CAPACITY_SCORING, KubeVersion
+from kubefit.k8s.version import (
+    FIT_ARGS_RTC_VALIDATION,
+    LABEL_KEY_MESSAGES,
+    STORAGE_CAPACITY_SCORING,
+    KubeVersion,
+)
 from kubefit.scheduler.config.defaults import DefaultedProfile
 from kubefit.scheduler.config.types import (
     EXTENSION_POINTS,
@@ -39,16 +45,17 @@ INVALID_V1_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimi
 
 # --------------------------------------------------------------------------- args validation
 
-def validate_fit_args(args: NodeResourcesFitArgs, path: str = "") -> list[FieldError]:
-    """`ValidateNodeResourcesFitArgs` of v1.34.1 (shape path `scoringStrategy.shape`, no RTC check)."""
+def validate_fit_args(args: NodeResourcesFitArgs, path: str = "", *, label_key: bool = False) -> list[FieldError]:
+    """`ValidateNodeResourcesFitArgs` of v1.34.1 (shape path `scoringStrategy.shape`, no RTC check; `label_key`:
+    the names checked in v1.35+'s words, `LABEL_KEY_MESSAGES`)."""
     errs: list[FieldError] = []
     for i, res in enumerate(args.ignored_resources):
-        errs.extend(label_name_errors(res, index(child(path, "ignoredResources"), i)))
+        errs.extend(label_name_errors(res, index(child(path, "ignoredResources"), i), label_key))
     for i, group in enumerate(args.ignored_resource_groups):
         p = index(child(path, "ignoredResourceGroups"), i)
         if "/" in group:
             errs.append(FieldError(p, INVALID, group, "resource group name can't contain '/'"))
-        errs.extend(label_name_errors(group, p))
+        errs.extend(label_name_errors(group, p, label_key))
     strategy = child(path, "scoringStrategy")
     if args.scoring_type not in SCORING_TYPES:
         errs.append(not_supported(child(strategy, "type"), args.scoring_type, SCORING_TYPES))
@@ -61,7 +68,7 @@ def validate_fit_args(args: NodeResourcesFitArgs, path: str = "") -> list[FieldE
     return dedup_errors(errs)
 
 
-def validate_fit_args_v135(args: NodeResourcesFitArgs, path: str = "") -> list[FieldError]:
+def validate_fit_args_v135(args: NodeResourcesFitArgs, path: str = "", *, label_key: bool = False) -> list[FieldError]:
     """`ValidateNodeResourcesFitArgs` from v1.36 (kubernetes#132120; the name is older than the finding that
     v1.35.4 still has v1.34's rules): the shape is validated under
     `scoringStrategy.requestedToCapacityRatio.shape`, and only for RequestedToCapacityRatio, which now
@@ -69,7 +76,7 @@ def validate_fit_args_v135(args: NodeResourcesFitArgs, path: str = "") -> list[F
 
     `args.shape` is None exactly when `requestedToCapacityRatio` is absent (`defaults.default_args`).
     """
-    errs = validate_fit_args(replace(args, shape=None), path)
+    errs = validate_fit_args(replace(args, shape=None), path, label_key=label_key)
     strategy = child(path, "scoringStrategy")
     rtc = child(strategy, "requestedToCapacityRatio")
     if args.scoring_type == "RequestedToCapacityRatio":
@@ -116,8 +123,9 @@ def validate_balanced_args(args: BalancedAllocationArgs, path: str = "") -> list
     return dedup_errors(errs)
 
 
-def validate_node_affinity_args(args: NodeAffinityArgs, path: str = "") -> list[FieldError]:
-    """`ValidateNodeAffinityArgs`: the parse errors of `addedAffinity`'s selectors."""
+def validate_node_affinity_args(args: NodeAffinityArgs, path: str = "", *, label_key: bool = False
+                                ) -> list[FieldError]:
+    """`ValidateNodeAffinityArgs`: the parse errors of `addedAffinity`'s selectors (`label_key`: v1.35+'s words)."""
     affinity = args.added_affinity
     if not affinity:
         return []
@@ -125,10 +133,12 @@ def validate_node_affinity_args(args: NodeAffinityArgs, path: str = "") -> list[
     errs: list[FieldError] = []
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required is not None:
-        errs.extend(node_selector_errors(required, child(base, "requiredDuringSchedulingIgnoredDuringExecution")))
+        errs.extend(node_selector_errors(required, child(base, "requiredDuringSchedulingIgnoredDuringExecution"),
+                                         label_key))
     preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or []
     if preferred:
-        errs.extend(preferred_terms_errors(preferred, child(base, "preferredDuringSchedulingIgnoredDuringExecution")))
+        errs.extend(preferred_terms_errors(preferred, child(base, "preferredDuringSchedulingIgnoredDuringExecution"),
+                                           label_key))
     return errs
 
 
@@ -205,21 +215,33 @@ CONSTRUCTOR_VALIDATORS = {
     "NodeResourcesBalancedAllocation": validate_balanced_args,
     "NodeAffinity": validate_node_affinity_args,
 }
+_CHECK_LABEL_KEYS = (validate_fit_args, validate_fit_args_v135, validate_node_affinity_args)
+
+
+def _label_key_words(validators: dict[str, Any], version: KubeVersion | None) -> dict[str, Any]:
+    """`validators` with those checking label keys in `version`'s words (v1.35+: `LABEL_KEY_MESSAGES`)."""
+    if version is None or not version.has(LABEL_KEY_MESSAGES):
+        return validators
+    return {name: partial(check, label_key=True) if check in _CHECK_LABEL_KEYS else check
+            for name, check in validators.items()}
 
 
 def config_args_validators(version: KubeVersion | None) -> dict[str, Any]:
     """The args validators `ValidateKubeSchedulerConfiguration` runs in `version` (VolumeBinding's follows the
-    StorageCapacityScoring gate)."""
+    StorageCapacityScoring gate; label keys in its words)."""
+    validators = CONFIG_ARGS_VALIDATORS
     if version is not None and version.has(STORAGE_CAPACITY_SCORING):
-        return {**CONFIG_ARGS_VALIDATORS, "VolumeBinding": _volume_binding_args_with_capacity_scoring}
-    return CONFIG_ARGS_VALIDATORS
+        validators = {**validators, "VolumeBinding": _volume_binding_args_with_capacity_scoring}
+    return _label_key_words(validators, version)
 
 
 def constructor_validators(version: KubeVersion) -> dict[str, Any]:
-    """The validators the plugins' constructors run in `version` (Fit's changed in v1.35)."""
+    """The validators the plugins' constructors run in `version` (Fit's changed in v1.35; label keys in its
+    words)."""
+    validators = CONSTRUCTOR_VALIDATORS
     if version.has(FIT_ARGS_RTC_VALIDATION):
-        return {**CONSTRUCTOR_VALIDATORS, "NodeResourcesFit": validate_fit_args_v135}
-    return CONSTRUCTOR_VALIDATORS
+        validators = {**validators, "NodeResourcesFit": validate_fit_args_v135}
+    return _label_key_words(validators, version)
 
 
 def validate_configuration(profiles: list[DefaultedProfile], top: dict[str, Any],

@@ -5,6 +5,13 @@ A volume is identified as `driver/handle`: from the bound PV's `spec.csi`, else 
 found) from the claim's StorageClass provisioner with a per-claim handle, so a volume shared by pods on
 one node counts once. Only PVC and generic ephemeral volumes are counted (in-tree volumes migrated to
 CSI are not: kubefit warns about them).
+
+With VolumeLimitScaling (alpha in v1.35 and v1.36, beta and on in v1.37; v1.36.3 `Filter` and
+`checkCSIDriverOnNode`), a node is refused first when its CSINode (or a node without one) lacks the driver of a
+new volume whose CSIDriver sets `preventPodSchedulingIfMissing`: `<driver> CSI driver is not installed on the
+node` (Unschedulable). A driver without a CSIDriver object passes (it may be no CSI driver). Upstream walks the
+new volumes in map order: with two such drivers missing, the one named is either; kubefit names the first in
+name order.
 """
 
 from __future__ import annotations
@@ -38,9 +45,11 @@ class ClaimMissing(Exception):
 class NodeVolumeLimits:
     """The CSILimits plugin; `node_pods(state, node)` lists the pods bound to a node."""
 
-    def __init__(self, storage: StorageIndex, node_pods: Callable[[ClusterState, int], Sequence[Pod]]) -> None:
+    def __init__(self, storage: StorageIndex, node_pods: Callable[[ClusterState, int], Sequence[Pod]], *,
+                 requires_driver: bool = False) -> None:
         self.storage = storage
         self.node_pods = node_pods
+        self.requires_driver = requires_driver  # VolumeLimitScaling: `checkCSIDriverOnNode`
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         """Skip unless the pod has a PVC or generic ephemeral volume."""
@@ -81,12 +90,34 @@ class NodeVolumeLimits:
         except ClaimMissing as err:
             codes[:] = UNRESOLVABLE
             return FilterOutcome(codes, [str(err)], np.ones((len(idx), 1), dtype=bool))
-        if not new or not set(new.values()) & self.limited_drivers():
+        required = self.required_drivers(new) if self.requires_driver and new else ()
+        if required:
+            labels += [f"{driver} CSI driver is not installed on the node" for driver in required]
+            matrix = np.zeros((len(idx), len(labels)), dtype=bool)
+        limited = bool(new) and bool(set(new.values()) & self.limited_drivers())
+        if not required and not limited:
             return FilterOutcome(codes, labels, matrix)  # no CSINode limits any of its drivers: no node exceeds
         for row, node in enumerate(idx.tolist()):
-            if self.exceeds(state, node, new):
+            missing = self.missing_driver(state, node, required)
+            if missing is not None:
+                codes[row], matrix[row, 1 + missing] = UNSCHEDULABLE, True
+            elif limited and self.exceeds(state, node, new):
                 codes[row], matrix[row, 0] = UNSCHEDULABLE, True
         return FilterOutcome(codes, labels, matrix)
+
+    def required_drivers(self, new: dict[str, str]) -> list[str]:
+        """The drivers of the new volumes whose CSIDriver sets `preventPodSchedulingIfMissing`, in name order."""
+        drivers = self.storage.csi_drivers
+        return sorted(d for d in set(new.values()) if d in drivers and drivers[d].prevent_pod_scheduling_if_missing)
+
+    def missing_driver(self, state: ClusterState, node: int, required: Sequence[str]) -> int | None:
+        """`checkCSIDriverOnNode`: the index in `required` of the first driver the node's CSINode does not list
+        (a node without a CSINode lists none), None when it lists them all."""
+        if not required:
+            return None
+        csi_node: CSINode | None = self.storage.csi_nodes.get(state.nodes[node].name)
+        installed = {d.name for d in csi_node.drivers} if csi_node is not None else set()
+        return next((i for i, driver in enumerate(required) if driver not in installed), None)
 
     def limited_drivers(self) -> frozenset[str]:
         """The drivers some CSINode gives an allocatable count (`exceeds` finds no limit for the others)."""

@@ -14,6 +14,7 @@ from kubefit.api.cluster import ClusterObjects
 from kubefit.k8s import declaredfeatures
 from kubefit.k8s.version import (
     BALANCED_WITHOUT_POD,
+    CSI_DRIVER_REQUIRED_ON_NODE,
     DRA_SCORE,
     DRA_SCORE_ALLOCATED_CLAIMS,
     IMAGE_LOCALITY_IMAGE_VOLUMES,
@@ -96,7 +97,8 @@ def _storage_factories(version: KubeVersion) -> dict[str, Factory]:
 
     return {
         "VolumeRestrictions": lambda args, objects: VolumeRestrictions(storage(objects), node_pods),
-        "NodeVolumeLimits": lambda args, objects: NodeVolumeLimits(storage(objects), node_pods),
+        "NodeVolumeLimits": lambda args, objects: NodeVolumeLimits(
+            storage(objects), node_pods, requires_driver=version.has(CSI_DRIVER_REQUIRED_ON_NODE)),
         "VolumeBinding": lambda args, objects: VolumeBinding(storage(objects), shape=(
             _volume_binding_shape(args, DEFAULT_SHAPE) if version.has(STORAGE_CAPACITY_SCORING) else None)),
         "VolumeZone": lambda args, objects: VolumeZone(storage(objects)),

@@ -106,6 +106,16 @@ def assumed_volumes(state: ClusterState) -> AssumedVolumes:
     return assumed
 
 
+def copy_with_assumed_volumes(state: ClusterState) -> ClusterState:
+    """`state.copy()` keeping the run's assume cache (an independent copy of it): the claims the run bound stay
+    bound in the copy (`capacity --place-pending` counts copies after the pending pods took their volumes)."""
+    out = state.copy()
+    assumed = state.__dict__.get("_assumed_volumes")
+    if assumed is not None:
+        out.__dict__["_assumed_volumes"] = AssumedVolumes(dict(assumed.volumes), dict(assumed.claims))
+    return out
+
+
 @dataclass
 class StorageView:
     """The objects as the binder sees them during a run: the loaded ones with the run's assumptions on top."""

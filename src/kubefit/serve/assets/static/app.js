@@ -97,10 +97,10 @@ function renderSummary(s) {
   $("#history").textContent = s.history.join(" → ");
   $("#warnings").replaceChildren(...s.warnings.map((w) => el("div", { class: "warning" }, w)));
   $("#live-row").hidden = !s.live;
-  renderChange(s.change, s.history.length > 1, s.nodeActions);
+  renderChange(s.change, s.history.length > 1, s.nodeActions, s.refusedDrains);
   fillSelects(s);
   renderWorkloads(s.workloads);
-  $("#config-source").textContent = { edited: "edited here", files: "from the files", defaults: "none in the files: kube-scheduler's defaults" }[s.configSource];
+  $("#config-source").textContent = { edited: "edited here", files: "from the files", defaults: `none in the files: kube-scheduler ${s.kubeVersion || ""}'s defaults, ready to edit` }[s.configSource];
   const actions = Object.entries(s.actions).filter(([, v]) => v.length).map(([k, v]) => `${k}: ${v.join(", ")}`);
   $("#whatif-actions").textContent = actions.join("; ");
 }
@@ -117,7 +117,7 @@ function evictions(actions) {
     refused.map(([node, why]) => el("li", { class: "pending" }, `drain of ${node} refused: ${typeof why === "string" ? why : JSON.stringify(why)}`)));
 }
 
-function renderChange(change, edited, actions) {
+function renderChange(change, edited, actions, refusedDrains) {
   const box = $("#change");
   if (!edited || !change.before) { box.hidden = true; return; }
   const metricRows = Object.keys(change.after.allocation || {}).map((r) =>
@@ -125,7 +125,8 @@ function renderChange(change, edited, actions) {
   const last = state.summary.history[state.summary.history.length - 1];
   box.replaceChildren(el("details", {},
     el("summary", {}, el("strong", {}, `Last change (${last}): `),
-      `${change.movedCount} pod(s) moved, ${change.nowPendingCount} now pending, ${change.nowPlacedCount} now placed`),
+      `${change.movedCount} pod(s) moved, ${change.nowPendingCount} now pending, ${change.nowPlacedCount} now placed`,
+      ...(refusedDrains || []).map((text) => el("span", { class: "refused-drain" }, ` · ${text}`))),
     el("table", { class: "metrics" }, el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "before"), el("th", {}, "after"))),
       el("tbody", {}, metricRows,
         el("tr", {}, el("td", {}, "nodes used"), el("td", {}, change.before.nodesUsed), el("td", {}, change.after.nodesUsed)))),

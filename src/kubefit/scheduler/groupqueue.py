@@ -1,0 +1,501 @@
+"""The pod groups of a simulation: one queue entry per group, its cycles, its retries (v1.36+, GenericWorkload on).
+
+A group enters the queue where its first pod would (queue order: priority, then arrival) and takes its cycle there
+for all its pending pods (`ScheduleOne` → `podGroupInfoForPod` pops them all; `groupcycle.py`). Before that,
+GangScheduling's PreEnqueue keeps a group out of the queue while its PodGroup does not exist or fewer than its
+`minCount` pods do (`podgroups.GroupTable.pre_enqueue`): its pods stay pending with that message (`gatedBy`).
+
+After its cycle a group's pods that did not bind go back to the queue, and kube-scheduler retries them after a
+backoff whatever happened meanwhile (`determineSchedulingHintForInFlightPod`: a pod group member is always
+`queueAfterBackoff`): kubefit retries such a group once the queue holding it has been worked through, as long as
+the cluster changed since its previous attempt (the same cluster gives the same answer), until nothing changes. A
+group waiting on the preemption it started is retried at once (its pods are nominated: kubefit gives no other pod a
+chance at the room freed, as it does for a single pod's preemption).
+
+Each group's outcome (`GroupRecord`) is the simulation's `groups` (in `-o json`: `podGroups`): its pods, how many
+bound, the PodGroupScheduled condition kube-scheduler wrote, the cycles it took, and one line saying why
+("gang ns/pg: 5 of minCount 8 fit: 3 nodes Insufficient nvidia.com/gpu").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubefit.api.core import Pod
+from kubefit.api.workload import PodGroup
+from kubefit.k8s.version import POD_GROUP_CYCLE, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA
+from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.groupcycle import (
+    CLEAR,
+    ERROR,
+    KEEP,
+    UNSCHEDULABLE,
+    GroupResult,
+    GroupRun,
+    PodOutcome,
+    condition,
+    scheduler_name_error,
+    submit,
+    updated_condition,
+)
+from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order
+from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group
+
+GATED_BY = "GangScheduling"
+IMMEDIATE_RETRIES = 64  # waiting-on-preemption retries of one entry before kubefit stops (each evicts a victim)
+
+
+@dataclass
+class GroupRecord:
+    """One pod group's outcome in a simulation: what every verb that reports groups reads.
+
+    In `-o json` (`SimulationResult.to_dict()["podGroups"]`, one object per group, gates on): `namespace`, `name`,
+    `policy` (`gang` / `basic`, null when its PodGroup does not exist), `minCount` (a gang's), `pods` (how many the
+    group has in the run, bound before it included), `bound` and `pending` (at the end), `nodes` (the bound pods'
+    nodes, sorted), `cycles` (pod group cycles it took), `gatedBy`/`gatedMessage` (PreEnqueue kept it out of the
+    queue), `condition` (`{type, status, reason, message}` as kube-scheduler last wrote it: PodGroupScheduled, v1.37
+    PodGroupInitiallyScheduled), `placement` (`key=value` it bound in), `victims` (pods its cycles preempted), and
+    `why`, one line. The steps of its pods carry `podGroup` and `cycle` (pods bound in one cycle bound together).
+    """
+
+    namespace: str
+    name: str
+    policy: str  # "gang" / "basic" ("" when its object does not exist)
+    min_count: int | None
+    pods: list[str] = field(default_factory=list)  # every pod of the group in the run (bound before, pending)
+    bound: list[tuple[str, str]] = field(default_factory=list)  # (pod, node) bound at the end, the run's and before
+    pending: list[str] = field(default_factory=list)
+    gated: str | None = None  # PreEnqueue's message: the group never entered the queue
+    condition: tuple[str, str, str] | None = None  # PodGroupScheduled (status, reason, message) as last written
+    cycles: int = 0
+    victims: list[str] = field(default_factory=list)  # pods its cycles preempted (namespace/name)
+    placement: str | None = None  # the placement it bound in, `key=value` of its topology constraint
+    last_fit: int = 0  # pods that fitted in its last cycle (assumed there)
+    why: str = ""
+    condition_type: str = "PodGroupScheduled"
+    timed_out: bool = False  # v1.35: its pods waited at Permit, holding nodes, until the timeout rejected them
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"namespace": self.namespace, "name": self.name, "policy": self.policy or None}
+        if self.min_count is not None:
+            out["minCount"] = self.min_count
+        out.update({"pods": len(self.pods), "bound": len(self.bound), "pending": len(self.pending),
+                    "nodes": sorted(node for _pod, node in self.bound), "cycles": self.cycles})
+        if self.gated is not None:
+            out["gatedBy"], out["gatedMessage"] = GATED_BY, self.gated
+        if self.condition is not None:
+            status, reason, message = self.condition
+            out["condition"] = {"type": self.condition_type, "status": status, "reason": reason,
+                                **({"message": message} if message else {})}
+        if self.placement is not None:
+            out["placement"] = self.placement
+        if self.victims:
+            out["victims"] = sorted(self.victims)
+        out["why"] = self.why
+        return out
+
+
+@dataclass
+class Hooks:
+    """What a group's cycles do to the simulation: `bind(pod, node, result)` a pod and record its step;
+    `fail(pod, outcome, ...)` record a pending pod's step; `evict(victims by node, step)` delete preemption victims
+    (their controllers replace them)."""
+
+    bind: Callable[..., Any]
+    fail: Callable[..., Any]
+    evict: Callable[[dict[int, list[Pod]], Any], None]
+    steps: list
+
+
+class GroupQueue:
+    """The groups of one simulation (see the module's text); `take(pod)` is called for each queued pod in order."""
+
+    def __init__(self, engine: Engine, table: GroupTable, queued: Sequence[Pod]) -> None:
+        self.engine, self.table = engine, table
+        served = {p.scheduler_name for p in engine.config.profiles}
+        self.members: dict[GroupKey, list[Pod]] = {}
+        for pod in queued:
+            key = group_key(pod)
+            if key is not None and pod.scheduler_name in served:
+                self.members.setdefault(key, []).append(pod)
+        self.quorum: dict[GroupKey, int] = {}
+        self.bound = Counter(k for pods in engine.state.pods for p in pods if (k := group_key(p)) is not None)
+        self.records: dict[GroupKey, GroupRecord] = {}
+        self.entered: set[GroupKey] = set()
+        self.nominated: dict[str, str] = {}  # pod key → nominated node name
+        # the state's version after the group's last attempt and the pods it tried: the same cluster and pods give
+        # the same answer (a group that bound some of its pods tries the others on their own: another answer)
+        self.seen: dict[GroupKey, tuple[int, frozenset[str]]] = {}
+        self.retrying: list[GroupKey] = []  # groups with pods left to retry, in the order they failed
+        self.cycles = 0
+        self._records_for_bound()
+
+    @classmethod
+    def of(cls, engine: Engine, queued: Sequence[Pod]) -> GroupQueue | None:
+        """The run's groups, None when it has none (gates off, or no pod names a group): nothing changes then."""
+        version = engine.config.version
+        if version is None or not version.has(POD_GROUP_CYCLE) or not any(group_key(p) is not None for p in queued):
+            return None  # (v1.35 schedules a gang's pods one by one: `PermitGangs`)
+        table = GroupTable.build(engine.state.objects, engine.config.version,
+                                 [*engine.state.all_pods(), *queued])
+        return cls(engine, table, queued) if table.gates.generic else None
+
+    def notes(self) -> list[str]:
+        """What the run should say of its groups: v1.37's changes to the pod group cycle kubefit does not reproduce."""
+        version = self.engine.config.version
+        if not self.records or version is None or not version.has(WORKLOAD_API_BETA):
+            return []
+        return [f"pod groups under Kubernetes {version.name}: kubefit runs v1.36.3's pod group cycle with v1.37's API "
+                f"(v1beta1, the PodGroupInitiallyScheduled condition, GangScheduling and workload-aware preemption "
+                f"under GenericWorkload); v1.37's own changes to the cycle are not reproduced (its PlacementFeasible "
+                f"early stop, kubernetes#138643; PodGroupPostFilter instead of per-pod PostFilter, #140412; "
+                f"workload-aware preemption's single attempt, #139980 and #138757; the remaining pods requeued to "
+                f"the active queue, #139613; pod priorities checked against the group's, #139920): its pods' "
+                f"messages, and where a group needs preemption its victims, can differ"]
+
+    def _records_for_bound(self) -> None:
+        state = self.engine.state
+        for node, pods in enumerate(state.pods):
+            for pod in pods:
+                key = group_key(pod)
+                if key is not None:
+                    self._record(key).bound.append((pod.name, state.nodes[node].name))
+                    self._record(key).pods.append(pod.name)
+        for key, pods in self.members.items():
+            self._record(key).pods.extend(p.name for p in pods)
+
+    def _record(self, key: GroupKey) -> GroupRecord:
+        record = self.records.get(key)
+        if record is None:
+            spec = self.table.specs.get(key)
+            record = self.records[key] = GroupRecord(
+                key[0], key[1], "" if spec is None else spec.policy.kind,
+                spec.policy.min_count if spec is not None and spec.policy.gang else None)
+            if spec is not None and spec.api_version.endswith(("v1beta1", "v1alpha3")):
+                record.condition_type = "PodGroupInitiallyScheduled"
+            if spec is not None:  # the condition its status already has (a group scheduled before)
+                record.condition = next(((c.status, c.reason, c.message) for c in spec.conditions
+                                         if c.type == record.condition_type), None)
+        return record
+
+    # ------------------------------------------------------------------ the queue
+    def takes(self, pod: Pod) -> GroupKey | None:
+        """The group whose entry `pod` belongs to (None: a pod scheduled on its own)."""
+        key = group_key(pod)
+        return key if key is not None and key in self.members else None
+
+    def enter(self, key: GroupKey, hooks: Hooks) -> None:
+        """The group's entry at its first pod in queue order (nothing for its other pods)."""
+        if key in self.entered:
+            return
+        self.entered.add(key)
+        pods = self.members[key]
+        record = self._record(key)
+        gate = self._pre_enqueue(key, pods[0])
+        if gate is not None:
+            record.gated = gate
+            record.pending = [p.name for p in pods]
+            for pod in pods:
+                hooks.fail(pod, PodOutcome(pod, None, gate), gated=GATED_BY, group=record.key)
+            record.why = self._why(key, None)
+            return
+        self._cycles(key, hooks)
+
+    def retry_next(self, hooks: Hooks) -> bool:
+        """Retry the first group still pending whose cluster changed since its last attempt; False: none is left."""
+        while self.retrying:
+            key = self.retrying.pop(0)
+            pending = self._pending(key)
+            if pending and self.seen.get(key) != (self.engine.state.version, frozenset(p.key for p in pending)):
+                self._cycles(key, hooks)
+                return True
+        return False
+
+    def _pre_enqueue(self, key: GroupKey, first: Pod) -> str | None:
+        fw = self.engine.framework(first)
+        if "GangScheduling" not in fw.profile.extension_points.get("preEnqueue", ()):
+            return None
+        return self.table.pre_enqueue(key)
+
+    def _pending(self, key: GroupKey) -> list[Pod]:
+        record = self.records[key]
+        bound = {name for name, _node in record.bound}
+        return [p for p in self.members[key] if p.name not in bound]
+
+    # ------------------------------------------------------------------ cycles
+    def _cycles(self, key: GroupKey, hooks: Hooks) -> None:
+        """The group's cycle, again at once while it waits on the preemption it started."""
+        for _ in range(IMMEDIATE_RETRIES):
+            tried = frozenset(p.key for p in self._pending(key))
+            result = self._cycle(key, hooks)
+            if result is None or not result.waiting:
+                break
+        record = self.records[key]
+        record.pending = [p.name for p in self._pending(key)]
+        record.why = self._why(key, result)
+        self.seen[key] = (self.engine.state.version, tried)
+        if record.pending and (result is None or result.status != ERROR) and key not in self.retrying:
+            self.retrying.append(key)
+
+    def _cycle(self, key: GroupKey, hooks: Hooks) -> GroupResult | None:
+        engine, record = self.engine, self.records[key]
+        spec = self.table.specs.get(key)
+        queued = self._pending(key)
+        pods = [self._with_nomination(p) for p in member_order(queued, self._quorum(key, spec))]
+        self.cycles += 1
+        record.cycles += 1
+        label = record.key
+        self._mark_retried(hooks, pods)
+        error = scheduler_name_error(pods)
+        if error is not None or engine.config.profile(pods[0].scheduler_name).scheduler_name != pods[0].scheduler_name:
+            message = error or f'profile not found for scheduler name "{pods[0].scheduler_name}"'
+            for pod in pods:
+                hooks.fail(pod, PodOutcome(pod, None, message, "SchedulerError", CLEAR), group=label, cycle=self.cycles)
+            return None
+        fw = engine.framework(pods[0])
+        points = fw.profile.extension_points
+        start = engine.cycles
+        run = GroupRun(engine, key, spec, pods, self.bound[key], self.table.gates,
+                       gang_permit="GangScheduling" in points.get("permit", ()),
+                       placement_plugins=(bool(points.get("placementGenerate")),
+                                          tuple((p.name, p.weight) for p in fw.profile.placement_score_plugins)),
+                       cycle_count=start + len(pods))
+        result = run.algorithm()
+        wap = None
+        if self.table.gates.preemption and result.status == UNSCHEDULABLE:
+            wap = preempt_for_group(run, self.table.specs)
+            if wap.status == "Success":
+                result.waiting = True
+            elif wap.status == ERROR:
+                result.status, result.message = ERROR, wap.message
+            else:
+                result.message = f"{result.message}, {wap.message}"
+        engine.cycles = start + len(pods)
+        self._apply(key, run, result, wap, hooks)
+        return result
+
+    def _apply(self, key: GroupKey, run: GroupRun, result: GroupResult, wap, hooks: Hooks) -> None:
+        """Evict what the cycle's preemption chose, bind the feasible group's pods, record every pod's step and the
+        group's condition."""
+        record = self.records[key]
+        first_step = len(hooks.steps)
+        per_pod = {}
+        for r in result.pods:
+            for victim in r.victims:
+                per_pod.setdefault(id(victim), (r.node, victim))
+        outcomes = submit(run, result)
+        fitted = 0
+        for outcome in outcomes:
+            if outcome.node is not None:
+                hooks.bind(outcome, result, group=record.key, cycle=self.cycles)
+                self.bound[key] += 1
+                record.bound.append((outcome.pod.name, self.engine.state.nodes[outcome.node].name))
+                self.nominated.pop(outcome.pod.key, None)
+                continue
+            self._nominate(outcome)
+            hooks.fail(outcome.pod, outcome, group=record.key, cycle=self.cycles)
+        for r in result.pods:
+            fitted += int(r.node is not None)
+        record.last_fit = fitted
+        victims = list(per_pod.values()) + (wap.victims if wap is not None and wap.status == "Success" else [])
+        if victims:
+            step = hooks.steps[first_step] if len(hooks.steps) > first_step else None
+            hooks.evict(by_node(victims), step)
+            record.victims += [p.key for _n, p in victims]
+            for _node, victim in victims:
+                victim_key = group_key(victim)
+                if victim_key is not None and self.bound[victim_key] > 0:
+                    self.bound[victim_key] -= 1
+                    other = self.records.get(victim_key)
+                    if other is not None:
+                        other.bound = [(n, at) for n, at in other.bound if n != victim.name]
+        spec = self.table.specs.get(key)
+        if result.placement is not None and result.status == "Success" and spec is not None and spec.topology_keys:
+            record.placement = f"{spec.topology_keys[0]}={result.placement}"
+        record.condition = updated_condition(record.condition, condition(result))
+
+    def _with_nomination(self, pod: Pod) -> Pod:
+        node = self.nominated.get(pod.key, "")
+        return pod if node == pod.nominated_node_name else dataclasses.replace(pod, nominated_node_name=node)
+
+    def _nominate(self, outcome: PodOutcome) -> None:
+        if outcome.nominated == CLEAR:
+            self.nominated.pop(outcome.pod.key, None)
+        elif outcome.nominated != KEEP:
+            self.nominated[outcome.pod.key] = self.engine.state.nodes[outcome.nominated].name
+
+    def _quorum(self, key: GroupKey, spec: PodGroup | None) -> int:
+        """Which pod completed the gang's quorum in the queue: the minCount-th pod known, bound ones counted."""
+        if spec is None or not spec.policy.gang:
+            return 1
+        return max(spec.policy.min_count - (self.table.known[key] - len(self.members[key])), 1)
+
+    @staticmethod
+    def _mark_retried(hooks: Hooks, pods: Sequence[Pod]) -> None:
+        """The pods' earlier steps are no longer final."""
+        keys = {p.key for p in pods}
+        for step in reversed(hooks.steps):
+            if step.group is not None and step.pod.key in keys and not step.retried:
+                step.retried = True
+                keys.discard(step.pod.key)
+                if not keys:
+                    break
+
+    # ------------------------------------------------------------------ reporting
+    def _why(self, key: GroupKey, result: GroupResult | None) -> str:
+        """One line a person reads: what became of the group and why."""
+        record = self.records[key]
+        kind = record.policy or "group"
+        head = f"{kind} {record.key}"
+        if record.gated is not None:
+            if record.policy == "gang":
+                return (f"{head}: {len(record.pods)} of minCount {record.min_count} pods exist: never queued "
+                        f"({record.gated})")
+            return f"{head}: never queued ({record.gated})"
+        need = f"minCount {record.min_count}" if record.min_count is not None else f"{len(record.pods)} pods"
+        where = f" in {record.placement}" if record.placement else ""
+        if not record.pending:
+            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound{where} ({need})"
+        reasons = _fit_reasons(result)
+        if record.condition is not None and record.condition[0] == "True":
+            tail = f": {len(record.pending)} pending: {reasons}" if reasons else f": {len(record.pending)} pending"
+            return f"{head}: {len(record.bound)} of {len(record.pods)} pods bound{where} ({need}){tail}"
+        if result is None:
+            return f"{head}: nothing bound: {record.condition[2] if record.condition else 'pending'}"
+        fit = f"{record.last_fit} of {need} fit"
+        return f"{head}: {fit}: {reasons}" if reasons else f"{head}: {fit}: {result.message}"
+
+
+def _fit_reasons(result: GroupResult | None) -> str:
+    """The first FitError of the cycle's pods as `3 nodes Insufficient cpu, 1 node(s) had ...` (its filter part)."""
+    if result is None:
+        return ""
+    for r in result.pods:
+        if r.node is None and r.message.startswith("0/"):
+            body = r.message.split(":", 1)[1].strip().split(". ", 1)[0].rstrip(".")
+            return ", ".join(_nodes_word(part) for part in body.split(", "))
+    return ""
+
+
+def _nodes_word(part: str) -> str:
+    count, _, reason = part.partition(" ")
+    return f"{count} nodes {reason}" if count.isdigit() and not reason.startswith("node") else part
+
+
+__all__ = ["GATED_BY", "GroupQueue", "GroupRecord", "Hooks", "UNRESOLVABLE"]
+
+
+def cycle_view(engine: Engine, pod: Pod, pending: Sequence[Pod]) -> str | None:
+    """`score --pod` of a pod group's member: its cycle is the group's, where the members ordered before it are
+    assumed first (`podGroupSchedulingDefaultAlgorithm`). Binds those that fit into the engine's state (the caller's
+    copy) and says so; None for a pod of no group (or gates off). Their own PostFilter is not run."""
+    queue = GroupQueue.of(engine, pending)
+    key = None if queue is None else queue.takes(pod)
+    if key is None:
+        return None
+    spec = queue.table.specs.get(key)
+    order = member_order(queue.members[key], queue._quorum(key, spec))
+    position = next(i for i, p in enumerate(order) if p.key == pod.key)
+    placed = []
+    for member in order[:position]:
+        decision = engine.cycle(member)
+        if decision.node is not None:
+            engine.bind(decision.node, decision.shape, member)
+            placed.append(f"{member.name} on {engine.state.nodes[decision.node].name}")
+    label = queue.table.label(key)
+    gate = queue._pre_enqueue(key, order[0])
+    said = (f"pod {pod.key} is pod {position + 1} of {len(order)} in pod group {label}'s cycle: scored with the "
+            f"{len(placed)} pod(s) of the group before it assumed" + (f" ({', '.join(placed)})" if placed else ""))
+    return said + (f"; the group never gets a cycle: {gate}" if gate else "")
+
+
+# --------------------------------------------------------------------------- v1.35: gangs wait at Permit
+
+PERMIT_TIMEOUT = "rejected due to timeout after waiting 5m0s at plugin GangScheduling"  # waiting_pods_map.go
+
+
+class PermitGangs:
+    """v1.35.4's gang scheduling (`gangscheduling.go` of openshift-kni/scheduler-plugins' vendor tree): no group
+    cycle; each pod of a gang (`spec.workloadRef` naming a Workload's pod group with `gang: {minCount}`) is scheduled
+    on its own, assumed, and waits at Permit holding its node until `minCount` pods of its gang (same workload, pod
+    group and replica key) are assumed or bound: then they all bind. A gang that never gets there is rejected after
+    5 minutes (`DefaultSchedulingTimeoutDuration`): kubefit releases its waiting pods once the queue is done, and
+    says that pods that failed meanwhile are not retried as kube-scheduler would retry them."""
+
+    def __init__(self, engine: Engine, table: GroupTable, queued: Sequence[Pod] = ()) -> None:
+        self.engine, self.table = engine, table
+        self.members: dict[GroupKey, list[str]] = {}
+        for pod in [*engine.state.all_pods(), *queued]:
+            if (key := group_key(pod)) is not None:
+                self.members.setdefault(key, []).append(pod.name)
+        self.bound = Counter(k for pods in engine.state.pods for p in pods if (k := group_key(p)) is not None)
+        self.waiting: dict[GroupKey, list] = {}  # group → [(step, shape, bound pod)] holding their nodes
+        self.records: dict[GroupKey, GroupRecord] = {}
+
+    @classmethod
+    def of(cls, engine: Engine, queued: Sequence[Pod]) -> PermitGangs | None:
+        version = engine.config.version
+        if version is None or version.has(POD_SCHEDULING_GROUP) or not any(p.workload_ref for p in queued):
+            return None
+        table = GroupTable.build(engine.state.objects, version, [*engine.state.all_pods(), *queued])
+        return cls(engine, table, queued) if table.gates.generic else None
+
+    def _gang(self, pod: Pod) -> bool:
+        fw = self.engine.framework(pod)
+        return "GangScheduling" in fw.profile.extension_points.get("permit", ())
+
+    def pre_enqueue(self, pod: Pod) -> str | None:
+        key = group_key(pod)
+        if key is None or "GangScheduling" not in self.engine.framework(pod).profile.extension_points.get(
+                "preEnqueue", ()):
+            return None
+        return self.table.pre_enqueue(key)
+
+    def record(self, key: GroupKey) -> GroupRecord:
+        if key not in self.records:
+            spec = self.table.specs.get(key)
+            self.records[key] = GroupRecord(key[0], key[1], "" if spec is None else spec.policy.kind,
+                                            spec.policy.min_count if spec is not None and spec.policy.gang else None,
+                                            pods=list(self.members.get(key, ())))
+        return self.records[key]
+
+    def bound_pod(self, step, shape, pod: Pod) -> None:
+        """After a pod's Reserve: Permit waits (the step's node is held) or lets the whole waiting gang bind."""
+        key = group_key(pod)
+        spec = None if key is None else self.table.specs.get(key)
+        if spec is None or not spec.policy.gang or not self._gang(pod):
+            return
+        self.bound[key] += 1
+        waiting = self.waiting.setdefault(key, [])
+        if self.bound[key] < spec.policy.min_count:
+            waiting.append((step, shape, pod))
+            step.group = self.table.label(key)
+            return
+        for held, _shape, _pod in waiting:  # Allow: the waiting pods proceed to binding
+            held.group = self.table.label(key)
+        waiting.clear()
+        step.group = self.table.label(key)
+
+    def time_out(self) -> list[GroupRecord]:
+        """The gangs still waiting once the queue is done: Permit's timeout rejects their pods (Unreserve frees
+        their nodes), they are pending with the plugin's message; each gang's record."""
+        for key, waiting in self.waiting.items():
+            for step, shape, pod in reversed(waiting):
+                self.engine.unbind(step.node, shape, pod)
+                self.bound[key] -= 1
+                step.node, step.ties, step.tie_count = None, (), 0
+                step.message = f"0/1 nodes are available: 1 {PERMIT_TIMEOUT}."
+            if waiting:
+                record = self.record(key)
+                record.pending, record.timed_out = [s.pod.name for s, _sh, _p in waiting], True
+                record.why = (f"gang {record.key}: {len(waiting)} of minCount {record.min_count} waited at Permit, "
+                              f"holding their nodes, until the 5m timeout rejected them")
+        return [r for k, r in self.records.items() if self.waiting.get(k)]
