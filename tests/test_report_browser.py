@@ -43,6 +43,9 @@ CASES = {
     "dra": ["simulate", "-f", "examples/dra/cluster.yaml", "--tie-break", "first"],
     # cassandra-1 fits nowhere, so its StatefulSet never creates cassandra-2; admission's notes are warnings
     "ordered-ready": ["simulate", "-f", "examples/install/kind-cluster.yaml", "-f", "examples/install/cassandra"],
+    "rightsize": ["rightsize", "-f", "examples/rightsize/cluster.yaml", "--requests-from", "usage", "--usage",
+                  "examples/rightsize/usage/prometheus.json", "--baseline"],
+    "rightsize-vpa": ["rightsize", "-f", "examples/rightsize", "--requests-from", "vpa"],
 }
 SHOWN = {  # case → {selector: elements expected}
     # README's worked example: node-d and node-e go, node-e's api pod moves, node-a, b and c stay; the removed
@@ -54,6 +57,12 @@ SHOWN = {  # case → {selector: elements expected}
              "#config pre": 1, "#holdout tbody tr": 5},
     "dra": {"#devices svg.chart": 1, "#devices tbody tr": 10, ".device-table tbody tr": 8, "#queue th:text-is('devices (claim: driver/pool/device)')": 1},
     "ordered-ready": {"#queue .not-created": 1, "#not-created tbody tr": 1, "#queue .pending": 1},
+    # three workloads rewritten from the usage file, their seven pods recreated; request-vs-usage bars for cpu and
+    # memory; the node counts today, today consolidated and right-sized
+    "rightsize": {"#usage svg.chart": 2, "#changes tbody tr": 3, "#moves tbody tr": 7, "#risk tbody tr": 3,
+                  "#nodes svg.chart": 1, "#nodes svg.chart rect": 3},
+    # the VPAs: web recreated, api resized in place on node-2 and deferred (then recreated) on node-3
+    "rightsize-vpa": {"#resizes tbody tr": 2, "#changes tbody tr": 2, "#moves tbody tr": 5, "#usage svg.chart": 0},
 }
 FIRST_COLOUR = "#0072B2"  # svg.PALETTE[0]: the first resource's bars, the first line, the first series
 

@@ -4,7 +4,8 @@ The Python API and the `kubefit` command are thin layers over the same functions
 verb reads scenario files as the command does and returns the result the command renders:
 
 - kube-scheduler: `score`, `simulate` (with `cordon`/`drain`/`remove` for a what-if on the nodes),
-  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `tune`, `check` (assertions on their answers);
+  `compare`, `timeline`, `capacity`, `plan`, `consolidate`, `rightsize` (requests from real usage; `RequestsFrom`
+  gives any verb the right-sized cluster), `tune`, `check` (assertions on their answers);
 - Karmada: `summary`, `estimate`, `schedule`, `divide`, `models_defaults`, `models_validate`,
   `models_classify`.
 
@@ -33,8 +34,9 @@ _HOMES = {
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
     "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
     "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
-                      "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
-                      "timeline", "tune"),
+                      "models_defaults", "models_validate", "plan", "rightsize", "schedule", "score", "simulate",
+                      "summary", "timeline", "tune"),
+    "kubefit.manifests.usage.requestsfrom": ("PrometheusQuery", "RequestsFrom"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
     from kubefit.k8s.version import KubeVersion, for_minor, resolve
     from kubefit.manifests.load import Scenario
     from kubefit.manifests.scenario import load_scenario
+    from kubefit.manifests.usage.requestsfrom import PrometheusQuery, RequestsFrom
     from kubefit.scheduler.scenario import Prepared, find_pending_pod, prepare, score_pod
     from kubefit.verbs import (
         KubefitWarning,
@@ -59,6 +62,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         models_defaults,
         models_validate,
         plan,
+        rightsize,
         schedule,
         score,
         simulate,
@@ -70,7 +74,9 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 __all__ = [
     # one function per verb
     "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
-    "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
+    "plan", "rightsize", "schedule", "score", "simulate", "summary", "timeline", "tune",
+    # where new requests come from (`rightsize` and every verb's `requests`)
+    "PrometheusQuery", "RequestsFrom",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",
     # quantities

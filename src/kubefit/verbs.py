@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from kubefit.api.core import Pod
     from kubefit.checks.evaluate import CheckResult
     from kubefit.manifests.load import Scenario
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom
     from kubefit.multicluster.fleet import FleetEstimate, FleetSchedule
     from kubefit.multicluster.member import ModelsVerdict
     from kubefit.planning.consolidate import Consolidation
     from kubefit.planning.plan import Plan
+    from kubefit.planning.rightsize import Rightsizing
     from kubefit.planning.sweep import RunSummary
     from kubefit.planning.tune import TuneResult
     from kubefit.scheduler.capacity import CapacityResult
@@ -54,8 +56,8 @@ def python_warning(message: str) -> None:
 def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
-                  feature_gates: str | None = None, quota_at_arrival: bool = False
-                  ) -> tuple[Scenario, Prepared, Evictions]:
+                  feature_gates: str | None = None, quota_at_arrival: bool = False,
+                  requests: RequestsFrom | None = None) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -65,24 +67,30 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     pods as given, without the API server's admission (`--no-admission`); `kube_version` and `feature_gates`
     name the Kubernetes version answered for (`kubefit.k8s.version.resolve`: default the newest);
     `quota_at_arrival`: the pods being created are charged to their ResourceQuotas when they arrive (a timeline),
-    not at load. Returns the scenario (after the
-    actions), its prepared form and what the actions evicted (replacements queued, pods lost, drains refused).
+    not at load; `requests`: the new requests applied first (`--requests-from`, see
+    `kubefit.manifests.usage.requestsfrom`: every verb answers for the right-sized cluster). Returns the scenario
+    (after the new requests and the actions), its prepared form and what the actions evicted (replacements queued,
+    pods lost, drains refused).
     """
     from kubefit.k8s.version import resolve
     from kubefit.manifests.scenario import load_scenario
 
     resolve(kube_version, feature_gates)  # refused before any file is read
+    if requests is not None:
+        requests.check()
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
                              quota_at_arrival=quota_at_arrival)
     return prepare_loaded(scenario, verb, warn, scoring=scoring, actions=actions, nodes_required=nodes_required,
-                          kube_version=kube_version, feature_gates=feature_gates)
+                          kube_version=kube_version, feature_gates=feature_gates, requests=requests)
 
 
 def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                    actions: NodeActions | None = None, nodes_required: bool = True, kube_version: str | None = None,
-                   feature_gates: str | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                   feature_gates: str | None = None, requests: RequestsFrom | None = None
+                   ) -> tuple[Scenario, Prepared, Evictions]:
     """`prepare_files` for a scenario loaded already (`kubefit check` loads its files once and prepares them for
-    each version it judges): the node actions applied, compiled for the version, the notes told."""
+    each version it judges): the new requests (`requests`) and the node actions applied, compiled for the version,
+    the notes told."""
     from kubefit.k8s.version import ENV, resolve, scenario_note
     from kubefit.manifests.load import unread_objects
     from kubefit.scheduler.nodeactions import Evictions, apply_node_actions
@@ -96,6 +104,10 @@ def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *
     told = scenario_note(version, recorded, chosen)
     unread = unread_objects(scenario, verb, config=True, members=True)
     evicted = Evictions()
+    if requests is not None:
+        from kubefit.manifests.usage.requestsfrom import requests_from
+
+        scenario = requests_from(scenario, requests).rightsized.scenario
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
@@ -137,11 +149,14 @@ def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> N
 
 
 def _inputs(files: Files, config: Any = None, *, configurations: Sequence[tuple[str, Any]] = (),
-            **options: Any) -> dict[str, Any]:
-    """A kube-scheduler verb's `inputs`: files, options, the configuration (or each compared one) and versions."""
+            requests: RequestsFrom | None = None, **options: Any) -> dict[str, Any]:
+    """A kube-scheduler verb's `inputs`: files, options (the new requests' too, `--requests-from`), the
+    configuration (or each compared one) and versions."""
     from kubefit.scheduler.config import describe
     from kubefit.told import inputs
 
+    if requests is not None:
+        options = {**options, **requests.describe()}
     more: dict[str, Any] = {"configuration": describe(config)} if config is not None else {}
     if configurations:
         more["configurations"] = [{"name": name, **describe(c)} for name, c in configurations]
@@ -263,7 +278,7 @@ def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_br
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> SimulationResult:
+    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -291,6 +306,10 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         A preemption victim's controller creates its replacement, queued like any new pod
         (`kubefit.manifests.controllers`); False: victims are deleted and nothing recreates them, as
         kube-scheduler alone does (`--no-replace-victims`).
+    requests : kubefit.RequestsFrom, optional
+        New requests applied to the scenario first (`--requests-from vpa|usage`, see
+        `kubefit.manifests.usage.requestsfrom`): the pods the VPA (or the usage strategy) rewrites, running ones
+        recreated or resized in place; the run answers for the right-sized cluster. The other verbs take it too.
 
     Returns
     -------
@@ -323,11 +342,11 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         progress=loading, recursive=recursive,
-                                                actions=actions, admission=admission)
+                                                actions=actions, admission=admission, requests=requests)
     result = simulate_prepared(scenario, prepared, tie_break=tie_break, seed=seed, progress=progress, warn=warn,
                                replace_victims=replace_victims)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -358,7 +377,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True,
             replace_victims: bool = True, workers: int | None = None,
-            dask_scheduler: str | None = None, summaries: bool = False) -> list[SimulationResult]:
+            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`), in this process or on Dask workers.
 
@@ -407,7 +426,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
         scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                       progress=loading, recursive=recursive,
-                                              actions=node_actions(cordon, drain, remove), admission=admission)
+                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests)
         cands = candidates(prepared.config, configurations)
         for cand in cands[1:]:
             for note in cand.notes:
@@ -430,7 +449,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
     told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
-                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     for result in results:
         result.warnings += _run_notes(result, warn)
         result.inputs = told
@@ -442,7 +461,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
                      feature_gates: str | None = None, replace_victims: bool = True, workers: int | None = None,
-                     dask_scheduler: str | None = None) -> list[SimulationResult]:
+                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -487,7 +506,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
         scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
                                               actions=node_actions(cordon, drain, remove), admission=admission,
-                                              kube_version=labels[0], feature_gates=feature_gates)
+                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests)
         queue = scenario.pending_pods
         remote: list[VersionRun] = []
         if sweep.distributed:
@@ -517,7 +536,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareVersions=labels, featureGates=feature_gates)
+                                compareVersions=labels, featureGates=feature_gates, requests=requests)
         results.append(result)
     return results
 
@@ -545,7 +564,7 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -586,7 +605,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
                                                 feature_gates=feature_gates, progress=loading, recursive=recursive,
                                                 actions=node_actions(cordon, drain, remove), admission=admission,
-                                                quota_at_arrival=True)
+                                                quota_at_arrival=True, requests=requests)
     queue = scenario.pending_pods
     controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -598,14 +617,14 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         warn(note)
     result.warnings = list(prepared.notes) + told
     result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
-                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     return result
 
 
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> Plan:
+    feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -648,12 +667,12 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         recursive=recursive, actions=actions,
-                                                admission=admission, nodes_required=False)
+                                                admission=admission, nodes_required=False, requests=requests)
     result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                            warn=warn)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -682,7 +701,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
                 warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None) -> Consolidation:
+    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -766,7 +785,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     # with workers for the repacks, they start while the files load and the consolidation runs
     with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
         scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                      progress=loading, recursive=recursive)
+                                                      progress=loading, recursive=recursive, requests=requests)
         chosen = Candidate("scenario", prepared.config)
         if config is not None:
             loaded = config_from_file(config, prepared.config.version)
@@ -782,7 +801,92 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     compared = len(runs) > 1  # the page names each configuration then
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
-                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed)
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests)
+    return result
+
+
+def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: Files = (), consolidate: bool = True,
+              baseline: bool = False, pool_label: str | None = None, order: str = "utilization",
+              utilization_threshold: float | None = None, max_nodes: int | None = None, force: bool = False,
+              skip_kube_system_check: bool = False, tie_break: str = "random", seed: int | None = 0,
+              recursive: bool = False, loading: Loading | None = None, warn: Warn = python_warning,
+              kube_version: str | None = None, feature_gates: str | None = None,
+              admission: bool = True) -> Rightsizing:
+    """The cluster today and with requests from real usage, through the exact scheduler (`kubefit rightsize`).
+
+    Parameters
+    ----------
+    files : sequence of str or Path
+        Scenario files or folders (VerticalPodAutoscalers among them are read as usage too).
+    requests : RequestsFrom or str
+        Where the new requests come from: "vpa" (the VPA admission controller's rewrite of each pod its VPA
+        controls), "usage" (KRR-style strategies on the usage series), or a `RequestsFrom` with every option
+        (`kubefit.manifests.usage.requestsfrom`: usage files, a Prometheus to ask, the strategies, the update
+        mode).
+    usage : sequence of str or Path
+        Usage files (`[cpu=|memory=]FILE`) when `requests` is a string.
+    consolidate : bool
+        Also find the nodes the right-sized cluster can do without (`consolidate` on it, verified).
+    baseline : bool
+        Also consolidate today's cluster, so the nodes right-sizing frees are told apart from those
+        consolidation alone frees.
+    pool_label : str, optional
+        The node label naming a node's pool (default: Karpenter's, GKE's, EKS's, AKS's, then the instance type).
+    order, utilization_threshold, max_nodes, force, skip_kube_system_check
+        As for `consolidate`.
+    tie_break, seed, recursive, loading, warn, admission
+        As for `simulate`.
+
+    Returns
+    -------
+    kubefit.planning.rightsize.Rightsizing
+        The changes per workload and container, in-place resizes, allocation today and after (cluster and per
+        pool), moves, pods now pending, the consolidation, the risk per workload container; ``to_dict()`` is
+        `-o json`.
+
+    Examples
+    --------
+    Three nodes; web's VPA shrinks its four pods, api's raises its memory in place where the kubelet admits it:
+
+    >>> import kubefit
+    >>> result = kubefit.rightsize(["examples/rightsize/cluster.yaml", "examples/rightsize/vpa.yaml"],
+    ...                            warn=lambda _: None)
+    >>> [(r["pod"], r["decision"]) for r in result.resizes]
+    [('default/api-5b7c9d4f8-q9w2e', 'InPlace'), ('default/api-5b7c9d4f8-z4r8t', 'Deferred')]
+    >>> result.nodes_before, result.nodes_after
+    (3, 2)
+    """
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom, read_all, requests_from
+    from kubefit.planning.consolidate import ConsolidateOptions
+    from kubefit.planning.drainability import DrainOptions
+    from kubefit.planning.rightsize import rightsize as run_rightsize
+    from kubefit.scheduler.scenario import prepare
+
+    options = requests if isinstance(requests, RequestsFrom) else RequestsFrom(
+        str(requests), usage=tuple(str(u) for u in usage))
+    options.check()
+    consolidation = ConsolidateOptions(order, utilization_threshold, max_nodes,
+                                       DrainOptions(force, skip_kube_system_check), tie_break, seed)
+    consolidation.check()
+    scenario, prepared, _ = prepare_files(files, "rightsize", warn, kube_version=kube_version,
+                                          feature_gates=feature_gates, progress=loading, recursive=recursive,
+                                          admission=admission)
+    applied = requests_from(scenario, options, read_all(options, scenario))
+    for note in applied.notes:
+        warn(note)
+    after = prepare(applied.rightsized.scenario, prepared.config, version=prepared.config.version)
+    with kept():
+        result = run_rightsize(scenario, applied, prepared.config, prepared.state, after.state,
+                               options=consolidation, consolidate=consolidate, baseline=baseline,
+                               pool_label=pool_label)
+    for note in result.notes[len(applied.notes):]:
+        warn(note)
+    result.warnings = list(prepared.notes) + result.notes
+    result.inputs = _inputs(files, prepared.config, **options.describe(), consolidate=consolidate,
+                            baseline=baseline, poolLabel=pool_label, order=order,
+                            utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
+                            skipKubeSystemCheck=skip_kube_system_check, tieBreak=tie_break, seed=seed,
+                            recursive=recursive)
     return result
 
 
@@ -941,7 +1045,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
              warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, place_pending: bool = False,
-    node_templates: Files = (), nodes: int = 1) -> CapacityResult:
+    node_templates: Files = (), nodes: int = 1, requests: RequestsFrom | None = None) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -980,11 +1084,11 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   progress=loading, recursive=recursive,
-                                          admission=admission)
+                                          admission=admission, requests=requests)
     result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
                                place_pending=place_pending, node_templates=node_templates, nodes=nodes, warn=warn)
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending,
+                            recursive=recursive, placePending=place_pending, requests=requests,
                             **({"nodeTemplates": [str(t) for t in node_templates], "nodes": nodes}
                                if node_templates else {}))
     return result
@@ -1058,7 +1162,7 @@ def _template_nodes(scenario: Scenario, prepared: Any, node_templates: Files, co
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
           recursive: bool = False, namespace: str | None = None, max_nodes: int | None = None,
-          fail_on: str | None = None, warn: Warn = python_warning) -> CheckResult:
+          fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
@@ -1092,6 +1196,10 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         `warning`: an assertion of severity warning that does not hold fails the check too.
     feature_gates, recursive, warn
         As for `simulate`.
+    requests : kubefit.RequestsFrom, optional
+        The candidate is the scenario with these new requests (`--requests-from`); the baseline is taken as it is,
+        and defaults to the candidate's files: `maxPending: baseline` then asks whether right-sizing leaves more
+        pods pending than today.
 
     Returns
     -------
@@ -1125,8 +1233,16 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
                       [str(f) for f in files], [str(f) for f in baseline], namespace=namespace, max_nodes=max_nodes,
                       recursive=recursive, fail_on=fail_on)
-    verbs = Verbs(_load_check, prepare_loaded, simulate_prepared, plan_prepared, consolidate_prepared,
-                  capacity_prepared, load_templates)
+    prepare: Callable[..., Any] = prepare_loaded
+    if requests is not None:  # the candidate right-sized; the baseline (by default the same files) as it is
+        from functools import partial
+
+        requests.check()
+        prepare = partial(prepare_loaded, requests=requests)
+        if not wanted.baseline:
+            wanted = replace(wanted, baseline=list(wanted.files))
+    verbs = Verbs(_load_check, prepare, simulate_prepared, plan_prepared, consolidate_prepared,
+                  capacity_prepared, load_templates, baseline_prepare=prepare_loaded)
     with tempfile.TemporaryDirectory(prefix="kubefit-baseline-") as tmp:
         read, names = baseline_files(wanted.baseline, wanted.files, Path(tmp))
         result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,
@@ -1135,7 +1251,8 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         "baseline": wanted.baseline, "expect": None if expect is None else str(expect),
         "nodeTemplates": wanted.node_templates, "kubeVersions": wanted.kube_versions, "featureGates": feature_gates,
         "recursive": wanted.recursive, "namespace": wanted.namespace, "maxNodes": wanted.max_nodes,
-        "failOn": wanted.fail_on}, reproduces=", ".join(dict.fromkeys(result.versions)) or None)
+        "failOn": wanted.fail_on, **({} if requests is None else requests.describe())},
+        reproduces=", ".join(dict.fromkeys(result.versions)) or None)
     return result
 
 

@@ -381,3 +381,32 @@ def test_column_headers_sort_the_cluster(page):
     assert shown(lambda: page.select_option("#node-sort", "memory"), "sort=memory") == by("memory", True)
     assert page.get_attribute("#nodes th[data-sort=memory]", "aria-sort") == "descending"
     assert page.get_attribute("#nodes th[data-sort=cpu]", "aria-sort") is None
+
+
+def test_rightsize_on_the_planning_page(browser, serve_files):  # noqa: F811 (the fixture)
+    """Requests from usage, in the browser: `kubefit serve -f examples/rightsize --requests-from usage --usage
+    prometheus.json`; the planning page's rightsize shows `kubefit rightsize`'s headline (nodes 3 → 2) and its
+    report, with the request-vs-usage bars, in the sandboxed frame; the VPA choice reads the scenario's VPAs."""
+    from kubefit.manifests.usage.requestsfrom import RequestsFrom
+
+    usage = str(ROOT / "examples" / "rightsize" / "usage" / "prometheus.json")
+    page = open_served(browser, serve_files([str(ROOT / "examples" / "rightsize")],
+                                            requests=RequestsFrom("usage", usage=(usage,))))
+    page.click("#tabs button[data-tab=planning]")
+    page.select_option("#plan-verb", "rightsize")
+    assert page.is_visible("#plan-requests") and page.is_hidden("#plan-pod")
+    page.select_option("#plan-requests", "usage")
+    with page.expect_response("**/api/planning"):
+        page.click("#plan-run")
+    expected = kubefit.rightsize([str(ROOT / "examples" / "rightsize")], RequestsFrom("usage", usage=(usage,)),
+                                 **QUIET).to_dict()
+    expect(page.locator("#plan-headline")).to_contain_text(f"nodesBefore{expected['nodesBefore']}")
+    expect(page.locator("#plan-headline")).to_contain_text(f"nodesAfter{expected['nodesAfter']}")
+    report = page.frame_locator("iframe.report")
+    expect(report.locator("#usage svg.chart")).to_have_count(2)  # request against usage p50 / p95 / max, new
+    page.select_option("#plan-requests", "vpa")
+    with page.expect_response("**/api/planning"):
+        page.click("#plan-run")
+    expect(page.frame_locator("iframe.report").locator("#resizes tbody tr")).to_have_count(2)
+    assert page.errors == []
+    page.context.close()

@@ -201,6 +201,8 @@ def test_planning_pages(served):
     consolidate = served.post("/api/planning", {"verb": "consolidate"})
     assert consolidate.status == 200, consolidate.body
     assert served.post("/api/planning", {"verb": "tune"}).status == 400
+    refused = served.post("/api/planning", {"verb": "rightsize", "requestsFrom": "vpa"})  # the workload has no VPA
+    assert refused.status == 400 and "needs VerticalPodAutoscaler objects" in refused.json()["error"]
     assert served.post("/api/planning", {"verb": "plan", "template": "nope"}).status == 400
 
 

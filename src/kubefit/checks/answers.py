@@ -42,6 +42,7 @@ class Verbs:
     consolidate: Callable[..., Any]  # consolidate_prepared
     capacity: Callable[..., Any]  # capacity_prepared
     templates: Callable[..., Any]  # load_templates
+    baseline_prepare: Callable[..., Any] | None = None  # the baseline's prepare_loaded, when it differs (no new requests)
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,10 @@ class Answers:
         """The candidate (or the baseline) prepared for this version: configuration decoded, cluster compiled."""
         loaded = self.baseline if baseline else self.candidate
         tell = self.tell_baseline if baseline else self.tell
+        prepare = (self.verbs.baseline_prepare or self.verbs.prepare) if baseline else self.verbs.prepare
 
         def compute() -> tuple[Scenario, Prepared]:
-            scenario, prepared, _ = self.verbs.prepare(loaded, "check", tell, nodes_required=False,
+            scenario, prepared, _ = prepare(loaded, "check", tell, nodes_required=False,
                                                        kube_version=self.version, feature_gates=self.feature_gates)
             return scenario, prepared
         return self._once("baseline prepared" if baseline else "prepared", compute)

@@ -107,13 +107,13 @@ def name_some(items: list[str], shown: int = 4) -> str:
 
 
 VERB_FAMILIES = ("scheduler", "config", "karmada", "cluster", "simulate", "config_convert", "fleet", "whatif", "tune",
-                 "consolidate", "check", "serve")
+                 "consolidate", "check", "serve", "rightsize")
 # The family modules a verb lives in: running one verb imports only those (a faster start); any other
 # word (`--help`, a verb not listed here) imports them all.
 FAMILY_OF_VERB = {
     "version": ("scheduler",), "score": ("scheduler",), "demo": ("scheduler",),
     "simulate": ("simulate",), "capacity": ("simulate",), "plan": ("whatif",), "tune": ("tune",),
-    "consolidate": ("consolidate",), "check": ("check",),
+    "consolidate": ("consolidate",), "check": ("check",), "rightsize": ("rightsize",),
     "summary": ("karmada",), "models": ("karmada",), "estimate": ("fleet",), "schedule": ("fleet",),
     "snapshot": ("cluster",), "import": ("cluster",), "serve": ("serve",), "config": ("config", "config_convert"),
 }
@@ -137,7 +137,8 @@ def _register_verbs(verb: str | None = None) -> None:
 # positional arguments are listed: there a bare word after the option can only be one of its values.
 MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remove"),
                        "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate", "--cordon", "--drain", "--remove"),
-                       "consolidate": ("--compare",), "capacity": ("--node-template",),
+                       "consolidate": ("--compare", "--usage"), "capacity": ("--node-template", "--usage"),
+                       "rightsize": ("--usage",),
                        "check": ("--baseline", "--node-template", "--fully-placed", "--min-capacity", "--min-allocation")}
 
 

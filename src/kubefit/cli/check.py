@@ -10,7 +10,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,7 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.requests import with_requests_options
 from kubefit.errors import InputError
 from kubefit.report.output import emit
 
@@ -60,6 +61,7 @@ def _write(path: str, text: str, option: str) -> None:
 
 
 @app.command()
+@with_requests_options
 def check(
     files: Annotated[list[str] | None, typer.Option(
         "-f", "--filename", help="The candidate scenario: file(s) or folder(s), YAML, JSON or kind: List; '-' is "
@@ -121,6 +123,7 @@ def check(
     sarif: Annotated[str | None, typer.Option(
         "--sarif", help="Also write the findings as SARIF 2.1.0 (GitHub code scanning) to FILE.")] = None,
     report: ReportOption = None,
+    requests: Any = None,
 ) -> None:
     """Do the scheduling expectations hold? Each assertion reads one verb's answer; exit 0 when all hold, 1 when
     one does not (its evidence printed), 2 on bad input. In GitHub Actions (GITHUB_ACTIONS=true) each failure is
@@ -139,7 +142,7 @@ def check(
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive,
                          namespace=namespace, max_nodes=max_nodes, fail_on=fail_on.value if fail_on else None,
-                         warn=warn)
+                         warn=warn, requests=requests)
     data = result.to_dict()
     write_report(result, report, data)
     if junit is not None:

@@ -5,7 +5,7 @@ The work is `kubefit.verbs.consolidate`; here: options, progress over the candid
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,7 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.requests import with_requests_options
 from kubefit.cli.simulate import (
     SeedOption,
     TieBreak,
@@ -43,6 +44,7 @@ class Order(StrEnum):
 
 
 @app.command()
+@with_requests_options
 def consolidate(
     files: FilesOption,
     config: Annotated[str | None, typer.Option(
@@ -83,6 +85,7 @@ def consolidate(
     dask_scheduler: Annotated[str | None, typer.Option(
         "--dask-scheduler", help="With --repack: repack under each configuration on the Dask cluster of this "
         "scheduler, tcp://HOST:PORT (its workers run this kubefit).")] = None,
+    requests: Any = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
     from kubefit.report.consolidate import consolidate_table, plot_consolidation
@@ -98,7 +101,8 @@ def consolidate(
                                    skip_kube_system_check=skip_kube_system_check, repack=repack, compare=specs,
                                    tie_break=tie_break.value, seed=seed, recursive=recursive, progress=progress,
                                    loading=loading, warn=warn, kube_version=kube_version,
-                                   feature_gates=feature_gates, workers=workers, dask_scheduler=dask_scheduler)
+                                   feature_gates=feature_gates, workers=workers, dask_scheduler=dask_scheduler,
+                                   requests=requests)
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)

@@ -8,11 +8,12 @@ import signal
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from kubefit.cli import KubeVersionOption, RecursiveOption, SchedulerGatesOption, app
+from kubefit.cli.requests import with_requests_options
 from kubefit.cli.scheduler import EXAMPLES
 from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
 
@@ -20,6 +21,7 @@ DEFAULT_EXAMPLE = EXAMPLES / "workload" / "cluster.yaml"  # the README's simulat
 
 
 @app.command()
+@with_requests_options
 def serve(
     files: Annotated[list[str] | None, typer.Option(
         "-f", "--filename", help="Scenario file(s) or folder(s), '-' is stdin (read once, at start); default: the "
@@ -42,6 +44,7 @@ def serve(
     seed: SeedOption = 0,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    requests: Any = None,
 ) -> None:
     """See every decision, edit, re-run and compare in the browser: a local web page over the same verbs."""
     from kubefit.serve.server import Server, bind, prepare
@@ -58,7 +61,7 @@ def serve(
             cleanup.callback(Path(paths[0]).unlink, missing_ok=True)
         options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
                           kubeconfig=kubeconfig, context=context, tie_break=tie_break.value, seed=seed,
-                          recursive=recursive)
+                          recursive=recursive, requests=requests)
         sock = bind(host, port)
         cleanup.callback(sock.close)
         application, guard, session = prepare(options, host, sock.getsockname()[1], token, max_body)

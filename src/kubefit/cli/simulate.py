@@ -32,6 +32,7 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.requests import with_requests_options
 from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
@@ -107,6 +108,7 @@ def _loading_progress(files: list[str]):
 
 
 @app.command()
+@with_requests_options
 def simulate(
     files: FilesOption,
     output: OutputOption = OutputFormat.table,
@@ -136,6 +138,7 @@ def simulate(
         "(e.g. 1.34,1.37) and show the metrics side by side and every pod placed differently.")] = None,
     workers: SweepWorkersOption = None,
     dask_scheduler: SweepSchedulerOption = None,
+    requests: Any = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
     from kubefit.report import simulation as tables
@@ -157,7 +160,8 @@ def simulate(
     sweep = dict(workers=workers, dask_scheduler=dask_scheduler)
     options: dict[str, Any] = dict(tie_break=tie_break.value, seed=seed, cordon=node_names(cordon),
                                    drain=node_names(drain), remove=node_names(remove), recursive=recursive, warn=warn,
-                                   admission=admission, kube_version=kube_version, feature_gates=feature_gates)
+                                   admission=admission, kube_version=kube_version, feature_gates=feature_gates,
+                                   requests=requests)
     options["replace_victims"] = replace_victims
     if timeline:
         return _timeline(files, options, output, plot, report)
@@ -247,6 +251,7 @@ def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
 
 
 @app.command()
+@with_requests_options
 def capacity(
     files: FilesOption,
     pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
@@ -271,6 +276,7 @@ def capacity(
     nodes: Annotated[int, typer.Option("--nodes", min=1, help="Copies of each --node-template to add.")] = 1,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    requests: Any = None,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
     from kubefit.report.simulation import capacity_table
@@ -280,7 +286,7 @@ def capacity(
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
                                 recursive=recursive, loading=loading, warn=warn, admission=admission,
                                 place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates,
-                                node_templates=node_template or [], nodes=nodes)
+                                node_templates=node_template or [], nodes=nodes, requests=requests)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

@@ -4,7 +4,7 @@ The work is `kubefit.verbs.plan` and the node actions of `kubefit.verbs.simulate
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,6 +23,7 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.requests import with_requests_options
 from kubefit.report.output import emit
 
 CordonOption = Annotated[list[str] | None, typer.Option(
@@ -41,6 +42,7 @@ def node_names(values: list[str] | None) -> list[str]:
 
 
 @app.command()
+@with_requests_options
 def plan(
     files: FilesOption,
     node_template: Annotated[list[str], typer.Option(
@@ -59,6 +61,7 @@ def plan(
     admission: AdmissionOption = True,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    requests: Any = None,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
     from kubefit.report.whatif import plan_table
@@ -67,7 +70,7 @@ def plan(
     result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
                         recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
-                        feature_gates=feature_gates)
+                        feature_gates=feature_gates, requests=requests)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

@@ -152,6 +152,22 @@ def unserved_in(docs: list[Any], minor: int) -> tuple[Any, str] | None:
 
 # Kinds a scenario reads although they place no pod, so not named as skipped (PriorityClass: priority.py).
 READ_ASIDE = frozenset({"PriorityClass"})
+# Usage kubefit reads with --requests-from (kubefit.manifests.usage): named by `usage_note`, not as skipped.
+USAGE_KINDS = frozenset({"VerticalPodAutoscaler", "VerticalPodAutoscalerCheckpoint", "PodMetrics"})
+
+
+def usage_note(docs: list[Any]) -> str | None:
+    """The note for usage objects among the files (None when there are none): a VPA's admission controller
+    rewrites its pods' requests in a real cluster; kubefit does so with `--requests-from vpa` only."""
+    vpas = [d for d in docs if d.kind == "VerticalPodAutoscaler"]
+    others = Counter(d.kind for d in docs if d.kind in USAGE_KINDS and d.kind != "VerticalPodAutoscaler")
+    if not vpas and not others:
+        return None
+    parts = [f"{len(vpas)} VerticalPodAutoscaler(s)"] if vpas else []
+    parts += [f"{n} {kind}(s)" for kind, n in sorted(others.items())]
+    return (f"{', '.join(parts)} in the files: usage, read by --requests-from (kubefit rightsize and the verbs' "
+            f"option), ignored otherwise" + ("; in a real cluster a VPA's admission controller rewrites the requests "
+                                             "of the pods it creates" if vpas else ""))
 KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
 
 
@@ -177,7 +193,8 @@ def skipped_note(docs: list[Any], named_apart: Callable[[Any], bool] = lambda _d
     """One note naming every skipped kind with its count (None when nothing was skipped), those `named_apart`
     (custom resources an operator turns into pods: `operators.operator_note`), kustomization files
     (`kustomize_note`) and kinds read aside (`READ_ASIDE`) apart."""
-    docs = [d for d in docs if not named_apart(d) and not kustomization(d) and d.kind not in READ_ASIDE]
+    docs = [d for d in docs if not named_apart(d) and not kustomization(d) and d.kind not in READ_ASIDE
+            and d.kind not in USAGE_KINDS]
     if not docs:
         return None
     counts = Counter(d.kind for d in docs)

@@ -56,6 +56,7 @@ from kubefit.manifests.kinds import (
     WORKLOAD_KINDS,
     kustomize_note,
     skipped_note,
+    usage_note,
 )
 from kubefit.manifests.load import (
     METADATA_FIELDS,
@@ -781,7 +782,7 @@ def expand_workloads(scenario: Scenario) -> None:
     """Insert into `scenario.pods`, at each workload's document position, the pods its controller would
     still create; note the skipped kinds once."""
     scenario.warnings += [n for n in (operator_note(scenario.skipped), kustomize_note(scenario.skipped),
-                                      skipped_note(scenario.skipped, makes_pods)) if n]
+                                      skipped_note(scenario.skipped, makes_pods), usage_note(scenario.skipped)) if n]
     if not scenario.workloads:
         return
     scenario.warnings += apply_replica_bounds(scenario)  # the HPA controller scales its targets at once

@@ -7,6 +7,7 @@ from typing import Any
 
 import kubefit.report.checkpage  # noqa: F401  (registers the page of kubefit check)
 import kubefit.report.pages  # noqa: F401  (registers the built-in pages)
+import kubefit.report.rightsizepage  # noqa: F401  (registers the page of kubefit rightsize)
 from kubefit.report.html import RENDERERS, Renderer, document
 
 

@@ -335,12 +335,31 @@ class Api:
                                     drain=e.drain, remove=e.remove, **versions)
             elif verb == "consolidate":
                 result = verbs.consolidate(files, tie_break=o.tie_break, seed=o.seed, **versions)
+            elif verb == "rightsize":
+                result = verbs.rightsize(files, self.requests(data), tie_break=o.tie_break, seed=o.seed, **versions)
             else:
-                raise KubefitError("verb: one of capacity, plan, consolidate")
+                raise KubefitError("verb: one of capacity, plan, consolidate, rightsize")
             out = renderer_for(result).data(result)
             report = self.keep_report(render_html(result, data=out))
         headline = {k: v for k, v in out.items() if isinstance(v, int | float | str | bool) and k != "inputs"}
         return {"verb": verb, "headline": headline, "warnings": out.get("warnings", []), "report": report}
+
+    def requests(self, data: dict[str, Any]) -> Any:
+        """Where `rightsize`'s new requests come from: the page's choice (vpa or usage) with the usage `kubefit
+        serve` was started with (`--usage`, `--prometheus`, the strategies); the scenario's own VPAs for vpa."""
+        from dataclasses import replace as changed
+
+        from kubefit.manifests.usage.requestsfrom import RequestsFrom
+
+        chosen = data.get("requestsFrom") or "vpa"
+        if chosen not in ("vpa", "usage"):
+            raise KubefitError("requestsFrom: vpa or usage")
+        given = self.session.options.requests
+        if given is None:
+            return RequestsFrom(chosen)
+        if chosen == "vpa":
+            return changed(given, source="vpa", cpu=None, memory=None, limits=None)
+        return changed(given, source="usage")
 
     async def tune(self, request: Request) -> Response:
         """Start `kubefit tune` on the scenario as it stands, in the background (one at a time); the page

@@ -100,6 +100,7 @@ class Options:
     tie_break: str = "random"  # as `kubefit simulate`'s defaults, so the page shows what the command prints
     seed: int = 0
     recursive: bool = False  # -R: the folders' sub-folders too
+    requests: Any = None  # --requests-from and the usage options: what the page's `rightsize` reads (RequestsFrom)
 
 
 @dataclass

@@ -437,7 +437,7 @@ function renderCompare(data) {
 async function runPlanning() {
   const verb = $("#plan-verb").value;
   if (verb === "tune") { await startTune(); return; }
-  const data = await guarded(() => api("/api/planning", { method: "POST", json: { verb, pod: $("#plan-pod").value.trim(), template: $("#plan-template").value } }));
+  const data = await guarded(() => api("/api/planning", { method: "POST", json: { verb, pod: $("#plan-pod").value.trim(), template: $("#plan-template").value, requestsFrom: $("#plan-requests").value } }));
   if (data) showPlanning(verb, data);
 }
 
