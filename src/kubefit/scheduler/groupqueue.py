@@ -27,12 +27,21 @@ from typing import Any
 
 from kubefit.api.core import Pod
 from kubefit.api.workload import PodGroup
-from kubefit.k8s.version import POD_GROUP_CYCLE, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA
+from kubefit.k8s.version import (
+    PLACEMENT_FEASIBLE,
+    POD_GROUP_CYCLE,
+    POD_GROUP_POST_FILTER_ONLY,
+    POD_GROUP_REQUEUE_ACTIVE,
+    POD_GROUP_VALIDATION,
+    POD_SCHEDULING_GROUP,
+)
 from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.feasiblecycle import FeasibleRun, submit_feasible
 from kubefit.scheduler.groupcycle import (
     CLEAR,
     ERROR,
     KEEP,
+    SUCCESS,
     UNSCHEDULABLE,
     GroupResult,
     GroupRun,
@@ -42,8 +51,8 @@ from kubefit.scheduler.groupcycle import (
     submit,
     updated_condition,
 )
-from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order
-from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group
+from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order, validation_error
+from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group, preempt_once
 
 GATED_BY = "GangScheduling"
 IMMEDIATE_RETRIES = 64  # waiting-on-preemption retries of one entry before kubefit stops (each evicts a victim)
@@ -136,6 +145,19 @@ class GroupQueue:
         self.seen: dict[GroupKey, tuple[int, frozenset[str]]] = {}
         self.retrying: list[GroupKey] = []  # groups with pods left to retry, in the order they failed
         self.cycles = 0
+        # v1.37's cycle (`feasiblecycle.py`), chosen once: PlacementFeasible, PodGroupPostFilter alone, the group
+        # requeued to the active queue after a success, its pods validated first
+        version = engine.config.version
+        self.feasible = version is not None and version.has(PLACEMENT_FEASIBLE)
+        self.post_filter_only = version is not None and version.has(POD_GROUP_POST_FILTER_ONLY)
+        self.requeue_active = version is not None and version.has(POD_GROUP_REQUEUE_ACTIVE)
+        self.validate = version is not None and version.has(POD_GROUP_VALIDATION)
+        self.policy_gate = version is not None and version.gate("PodGroupPreemptionPolicy")
+        self.bound_pods: dict[GroupKey, list[Pod]] = {}  # the group's pods bound to nodes (validated, v1.37)
+        for pods in engine.state.pods:
+            for pod in pods:
+                if (k := group_key(pod)) is not None:
+                    self.bound_pods.setdefault(k, []).append(pod)
         self._records_for_bound()
 
     @classmethod
@@ -149,17 +171,8 @@ class GroupQueue:
         return cls(engine, table, queued) if table.gates.generic else None
 
     def notes(self) -> list[str]:
-        """What the run should say of its groups: v1.37's changes to the pod group cycle kubefit does not reproduce."""
-        version = self.engine.config.version
-        if not self.records or version is None or not version.has(WORKLOAD_API_BETA):
-            return []
-        return [f"pod groups under Kubernetes {version.name}: kubefit runs v1.36.3's pod group cycle with v1.37's API "
-                f"(v1beta1, the PodGroupInitiallyScheduled condition, GangScheduling and workload-aware preemption "
-                f"under GenericWorkload); v1.37's own changes to the cycle are not reproduced (its PlacementFeasible "
-                f"early stop, kubernetes#138643; PodGroupPostFilter instead of per-pod PostFilter, #140412; "
-                f"workload-aware preemption's single attempt, #139980 and #138757; the remaining pods requeued to "
-                f"the active queue, #139613; pod priorities checked against the group's, #139920): its pods' "
-                f"messages, and where a group needs preemption its victims, can differ"]
+        """What the run should say of its groups (nothing: every version's cycle is the one kubefit runs)."""
+        return []
 
     def _records_for_bound(self) -> None:
         state = self.engine.state
@@ -236,7 +249,8 @@ class GroupQueue:
         for _ in range(IMMEDIATE_RETRIES):
             tried = frozenset(p.key for p in self._pending(key))
             result = self._cycle(key, hooks)
-            if result is None or not result.waiting:
+            again = result is not None and (result.waiting or (self.requeue_active and result.status == SUCCESS))
+            if not again or not self._pending(key):
                 break
         record = self.records[key]
         record.pending = [p.name for p in self._pending(key)]
@@ -254,23 +268,31 @@ class GroupQueue:
         record.cycles += 1
         label = record.key
         self._mark_retried(hooks, pods)
-        error = scheduler_name_error(pods)
-        if error is not None or engine.config.profile(pods[0].scheduler_name).scheduler_name != pods[0].scheduler_name:
-            message = error or f'profile not found for scheduler name "{pods[0].scheduler_name}"'
+        error = self._pods_error(key, spec, pods)
+        if error is not None:
             for pod in pods:
-                hooks.fail(pod, PodOutcome(pod, None, message, "SchedulerError", CLEAR), group=label, cycle=self.cycles)
+                hooks.fail(pod, PodOutcome(pod, None, error, "SchedulerError", CLEAR), group=label, cycle=self.cycles)
+            if self.validate:  # `updatePodGroupConditionWithError` (kubernetes#140183)
+                record.condition = updated_condition(record.condition, ("False", "SchedulerError", error))
             return None
         fw = engine.framework(pods[0])
         points = fw.profile.extension_points
         start = engine.cycles
-        run = GroupRun(engine, key, spec, pods, self.bound[key], self.table.gates,
-                       gang_permit="GangScheduling" in points.get("permit", ()),
-                       placement_plugins=(bool(points.get("placementGenerate")),
-                                          tuple((p.name, p.weight) for p in fw.profile.placement_score_plugins)),
-                       cycle_count=start + len(pods))
+        run = self._run(key, spec, pods, points, [(p.name, p.weight) for p in fw.profile.placement_score_plugins],
+                        start + len(pods))
         result = run.algorithm()
+        before_post_filter = result.message
         wap = None
-        if self.table.gates.preemption and result.status == UNSCHEDULABLE:
+        if self.post_filter_only:
+            if result.status == UNSCHEDULABLE:  # `RunPodGroupPostFilterPlugins` + `applyPodGroupPostFilterResult`
+                wap = preempt_once(run, self.table.specs, self.policy_gate)
+                if wap.status == SUCCESS:
+                    result.waiting, result.nominations = True, dict(wap.nominations)
+                if wap.status == ERROR:
+                    result.status, result.message, result.cause = ERROR, wap.message, None
+                elif wap.message:
+                    result.message = f"{result.message}, {wap.message}"
+        elif self.table.gates.preemption and result.status == UNSCHEDULABLE:
             wap = preempt_for_group(run, self.table.specs)
             if wap.status == "Success":
                 result.waiting = True
@@ -279,24 +301,48 @@ class GroupQueue:
             else:
                 result.message = f"{result.message}, {wap.message}"
         engine.cycles = start + len(pods)
-        self._apply(key, run, result, wap, hooks)
+        outcomes = submit_feasible(run, result, before_post_filter) if self.feasible else submit(run, result)
+        self._apply(key, result, outcomes, wap, hooks)
         return result
 
-    def _apply(self, key: GroupKey, run: GroupRun, result: GroupResult, wap, hooks: Hooks) -> None:
-        """Evict what the cycle's preemption chose, bind the feasible group's pods, record every pod's step and the
-        group's condition."""
+    def _pods_error(self, key: GroupKey, spec: PodGroup | None, pods: Sequence[Pod]) -> str | None:
+        """Why the group gets no cycle: v1.37's `validatePodGroup` (its pending and bound pods), v1.36's
+        `frameworkForPodGroup` (one scheduler name, a profile for it)."""
+        profiles = {p.scheduler_name for p in self.engine.config.profiles}
+        if self.validate:
+            return validation_error(pods, self.bound_pods.get(key, ()), spec, profiles, self.policy_gate)
+        error = scheduler_name_error(pods)
+        if error is None and pods[0].scheduler_name not in profiles:
+            error = f'profile not found for scheduler name "{pods[0].scheduler_name}"'
+        return error
+
+    def _run(self, key: GroupKey, spec: PodGroup | None, pods: list[Pod], points: dict, scorers: list,
+             cycle_count: int) -> GroupRun:
+        """The group's run: v1.37's (PlacementFeasible) or v1.36's (Permit)."""
+        common = dict(gang_permit="GangScheduling" in points.get("permit", ()),
+                      placement_plugins=(bool(points.get("placementGenerate")), tuple(scorers)),
+                      cycle_count=cycle_count)
+        if self.feasible:
+            gang = "GangScheduling" in points.get("permit", ()) or "GangScheduling" in points.get("preEnqueue", ())
+            return FeasibleRun(self.engine, key, spec, pods, self.bound[key], self.table.gates, **common,
+                               feasible_plugin=gang)
+        return GroupRun(self.engine, key, spec, pods, self.bound[key], self.table.gates, **common)
+
+    def _apply(self, key: GroupKey, result: GroupResult, outcomes: list[PodOutcome], wap, hooks: Hooks) -> None:
+        """Evict what the cycle's preemption chose, bind the feasible group's pods (`outcomes`), record every pod's
+        step and the group's condition."""
         record = self.records[key]
         first_step = len(hooks.steps)
         per_pod = {}
         for r in result.pods:
             for victim in r.victims:
                 per_pod.setdefault(id(victim), (r.node, victim))
-        outcomes = submit(run, result)
         fitted = 0
         for outcome in outcomes:
             if outcome.node is not None:
                 hooks.bind(outcome, result, group=record.key, cycle=self.cycles)
                 self.bound[key] += 1
+                self.bound_pods.setdefault(key, []).append(outcome.pod)
                 record.bound.append((outcome.pod.name, self.engine.state.nodes[outcome.node].name))
                 self.nominated.pop(outcome.pod.key, None)
                 continue
@@ -314,6 +360,8 @@ class GroupQueue:
                 victim_key = group_key(victim)
                 if victim_key is not None and self.bound[victim_key] > 0:
                     self.bound[victim_key] -= 1
+                    self.bound_pods[victim_key] = [p for p in self.bound_pods.get(victim_key, ())
+                                                   if p.key != victim.key]
                     other = self.records.get(victim_key)
                     if other is not None:
                         other.bound = [(n, at) for n, at in other.bound if n != victim.name]

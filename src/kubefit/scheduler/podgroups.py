@@ -315,5 +315,37 @@ def member_order(pods: Sequence[Pod], quorum: int) -> list[Pod]:
     return sorted(pods, key=lambda p: -p.priority)  # a stable sort: the order above among equal priorities
 
 
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+
+
+def validation_error(pods: Sequence[Pod], bound: Iterable[Pod], spec: PodGroup | None, profiles: set[str],
+                     policy_gate: bool) -> str | None:
+    """v1.37's `validatePodGroup` (kubernetes#139920, #140359): the group's pods, in cycle order, then its bound ones,
+    must name one scheduler, have the PodGroup's priority (`util.PodGroupPriority`) and one preemption policy (with
+    PodGroupPreemptionPolicy: the PodGroup's, PreemptLowerPriority unset); the first breach, else a scheduler name no
+    profile has, is the error every pod of the group fails with (None: none)."""
+    scheduler = pods[0].scheduler_name if pods else ""
+    group_priority = priority_of(spec)
+    group_policy = ((spec.preemption_policy if spec is not None else None) or PREEMPT_LOWER_PRIORITY) \
+        if policy_gate else ""
+    for pod in (*pods, *bound):
+        if pod.scheduler_name != scheduler:
+            return (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                    f'"{pod.scheduler_name}" and "{scheduler}"')
+        if pod.priority != group_priority:
+            return (f"all pods in a single pod group should have the same priority as the pod group's priority, got "
+                    f"{pod.priority} and {group_priority}")
+        policy = pod.preemption_policy or PREEMPT_LOWER_PRIORITY
+        if policy_gate and policy != group_policy:
+            return (f"all pods in a single pod group should have the same preemption policy as the pod group's "
+                    f"preemption policy, got {policy} and {group_policy}")
+        if not policy_gate and group_policy and policy != group_policy:
+            return f"all pods in a single pod group should have the same preemption policy, got {policy} and {group_policy}"
+        group_policy = group_policy or policy
+    if scheduler not in profiles:
+        return f'profile not found for scheduler name "{scheduler}"'
+    return None
+
+
 def group_priority(spec: PodGroup | None) -> int:
     return priority_of(spec)
