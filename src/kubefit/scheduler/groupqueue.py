@@ -33,7 +33,6 @@ from kubefit.k8s.version import (
     POD_GROUP_POST_FILTER_ONLY,
     POD_GROUP_REQUEUE_ACTIVE,
     POD_GROUP_VALIDATION,
-    POD_SCHEDULING_GROUP,
 )
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.feasiblecycle import FeasibleRun, submit_feasible
@@ -463,87 +462,3 @@ def cycle_view(engine: Engine, pod: Pod, pending: Sequence[Pod]) -> str | None:
     said = (f"pod {pod.key} is pod {position + 1} of {len(order)} in pod group {label}'s cycle: scored with the "
             f"{len(placed)} pod(s) of the group before it assumed" + (f" ({', '.join(placed)})" if placed else ""))
     return said + (f"; the group never gets a cycle: {gate}" if gate else "")
-
-
-# --------------------------------------------------------------------------- v1.35: gangs wait at Permit
-
-PERMIT_TIMEOUT = "rejected due to timeout after waiting 5m0s at plugin GangScheduling"  # waiting_pods_map.go
-
-
-class PermitGangs:
-    """v1.35.4's gang scheduling (`gangscheduling.go` of openshift-kni/scheduler-plugins' vendor tree): no group
-    cycle; each pod of a gang (`spec.workloadRef` naming a Workload's pod group with `gang: {minCount}`) is scheduled
-    on its own, assumed, and waits at Permit holding its node until `minCount` pods of its gang (same workload, pod
-    group and replica key) are assumed or bound: then they all bind. A gang that never gets there is rejected after
-    5 minutes (`DefaultSchedulingTimeoutDuration`): kubefit releases its waiting pods once the queue is done, and
-    says that pods that failed meanwhile are not retried as kube-scheduler would retry them."""
-
-    def __init__(self, engine: Engine, table: GroupTable, queued: Sequence[Pod] = ()) -> None:
-        self.engine, self.table = engine, table
-        self.members: dict[GroupKey, list[str]] = {}
-        for pod in [*engine.state.all_pods(), *queued]:
-            if (key := group_key(pod)) is not None:
-                self.members.setdefault(key, []).append(pod.name)
-        self.bound = Counter(k for pods in engine.state.pods for p in pods if (k := group_key(p)) is not None)
-        self.waiting: dict[GroupKey, list] = {}  # group → [(step, shape, bound pod)] holding their nodes
-        self.records: dict[GroupKey, GroupRecord] = {}
-
-    @classmethod
-    def of(cls, engine: Engine, queued: Sequence[Pod]) -> PermitGangs | None:
-        version = engine.config.version
-        if version is None or version.has(POD_SCHEDULING_GROUP) or not any(p.workload_ref for p in queued):
-            return None
-        table = GroupTable.build(engine.state.objects, version, [*engine.state.all_pods(), *queued])
-        return cls(engine, table, queued) if table.gates.generic else None
-
-    def _gang(self, pod: Pod) -> bool:
-        fw = self.engine.framework(pod)
-        return "GangScheduling" in fw.profile.extension_points.get("permit", ())
-
-    def pre_enqueue(self, pod: Pod) -> str | None:
-        key = group_key(pod)
-        if key is None or "GangScheduling" not in self.engine.framework(pod).profile.extension_points.get(
-                "preEnqueue", ()):
-            return None
-        return self.table.pre_enqueue(key)
-
-    def record(self, key: GroupKey) -> GroupRecord:
-        if key not in self.records:
-            spec = self.table.specs.get(key)
-            self.records[key] = GroupRecord(key[0], key[1], "" if spec is None else spec.policy.kind,
-                                            spec.policy.min_count if spec is not None and spec.policy.gang else None,
-                                            pods=list(self.members.get(key, ())))
-        return self.records[key]
-
-    def bound_pod(self, step, shape, pod: Pod) -> None:
-        """After a pod's Reserve: Permit waits (the step's node is held) or lets the whole waiting gang bind."""
-        key = group_key(pod)
-        spec = None if key is None else self.table.specs.get(key)
-        if spec is None or not spec.policy.gang or not self._gang(pod):
-            return
-        self.bound[key] += 1
-        waiting = self.waiting.setdefault(key, [])
-        if self.bound[key] < spec.policy.min_count:
-            waiting.append((step, shape, pod))
-            step.group = self.table.label(key)
-            return
-        for held, _shape, _pod in waiting:  # Allow: the waiting pods proceed to binding
-            held.group = self.table.label(key)
-        waiting.clear()
-        step.group = self.table.label(key)
-
-    def time_out(self) -> list[GroupRecord]:
-        """The gangs still waiting once the queue is done: Permit's timeout rejects their pods (Unreserve frees
-        their nodes), they are pending with the plugin's message; each gang's record."""
-        for key, waiting in self.waiting.items():
-            for step, shape, pod in reversed(waiting):
-                self.engine.unbind(step.node, shape, pod)
-                self.bound[key] -= 1
-                step.node, step.ties, step.tie_count = None, (), 0
-                step.message = f"0/1 nodes are available: 1 {PERMIT_TIMEOUT}."
-            if waiting:
-                record = self.record(key)
-                record.pending, record.timed_out = [s.pod.name for s, _sh, _p in waiting], True
-                record.why = (f"gang {record.key}: {len(waiting)} of minCount {record.min_count} waited at Permit, "
-                              f"holding their nodes, until the 5m timeout rejected them")
-        return [r for k, r in self.records.items() if self.waiting.get(k)]
