@@ -28,11 +28,19 @@ from typing import Any
 from kubefit.api.core import Pod
 from kubefit.api.workload import PodGroup
 from kubefit.k8s.version import (
+    COMPOSITE_POD_GROUP_CYCLE,
     PLACEMENT_FEASIBLE,
     POD_GROUP_CYCLE,
     POD_GROUP_POST_FILTER_ONLY,
     POD_GROUP_REQUEUE_ACTIVE,
     POD_GROUP_VALIDATION,
+)
+from kubefit.scheduler.compositecycle import (
+    NOT_SIMULATED_PREEMPTION,
+    CompositeRun,
+    Forest,
+    RootKey,
+    tree_ready,
 )
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.feasiblecycle import FeasibleRun, submit_feasible
@@ -142,7 +150,8 @@ class GroupQueue:
         # the state's version after the group's last attempt and the pods it tried: the same cluster and pods give
         # the same answer (a group that bound some of its pods tries the others on their own: another answer)
         self.seen: dict[GroupKey, tuple[int, frozenset[str]]] = {}
-        self.retrying: list[GroupKey] = []  # groups with pods left to retry, in the order they failed
+        self.retrying: list = []  # entries (groups, hierarchies) with pods left to retry, in the order they failed
+        self.leaf_results: dict[GroupKey, GroupResult] = {}  # a hierarchy's PodGroups: their last cycle's result
         self.cycles = 0
         # v1.37's cycle (`feasiblecycle.py`), chosen once: PlacementFeasible, PodGroupPostFilter alone, the group
         # requeued to the active queue after a success, its pods validated first
@@ -152,6 +161,9 @@ class GroupQueue:
         self.requeue_active = version is not None and version.has(POD_GROUP_REQUEUE_ACTIVE)
         self.validate = version is not None and version.has(POD_GROUP_VALIDATION)
         self.policy_gate = version is not None and version.gate("PodGroupPreemptionPolicy")
+        self.forest = Forest.build(engine.state.objects, table.specs) if version is not None and version.has(
+            COMPOSITE_POD_GROUP_CYCLE) else None  # CompositePodGroup hierarchies: one entry each (`compositecycle.py`)
+        self.said: list[str] = []  # what the run found to tell of its groups
         self.bound_pods: dict[GroupKey, list[Pod]] = {}  # the group's pods bound to nodes (validated, v1.37)
         for pods in engine.state.pods:
             for pod in pods:
@@ -170,8 +182,8 @@ class GroupQueue:
         return cls(engine, table, queued) if table.gates.generic else None
 
     def notes(self) -> list[str]:
-        """What the run should say of its groups (nothing: every version's cycle is the one kubefit runs)."""
-        return []
+        """What the run should say of its groups: what kubefit did not simulate of them (the cycles are the version's)."""
+        return list(self.said)
 
     def _records_for_bound(self) -> None:
         state = self.engine.state
@@ -199,27 +211,36 @@ class GroupQueue:
         return record
 
     # ------------------------------------------------------------------ the queue
-    def takes(self, pod: Pod) -> GroupKey | None:
-        """The group whose entry `pod` belongs to (None: a pod scheduled on its own)."""
+    def takes(self, pod: Pod) -> GroupKey | RootKey | None:
+        """The entry `pod` belongs to: its group's, its hierarchy's (v1.37 CompositePodGroup), None: its own."""
         key = group_key(pod)
-        return key if key is not None and key in self.members else None
+        if key is None or key not in self.members:
+            return None
+        return self.forest.root_of.get(key, key) if self.forest is not None else key
 
-    def enter(self, key: GroupKey, hooks: Hooks) -> None:
-        """The group's entry at its first pod in queue order (nothing for its other pods)."""
+    def enter(self, key: GroupKey | RootKey, hooks: Hooks) -> None:
+        """The entry at its first pod in queue order (nothing for its other pods)."""
         if key in self.entered:
             return
         self.entered.add(key)
-        pods = self.members[key]
-        record = self._record(key)
-        gate = self._pre_enqueue(key, pods[0])
+        first = self._pending(key)[0]
+        gate = self._pre_enqueue(key, first)
         if gate is not None:
-            record.gated = gate
-            record.pending = [p.name for p in pods]
-            for pod in pods:
-                hooks.fail(pod, PodOutcome(pod, None, gate), gated=GATED_BY, group=record.key)
-            record.why = self._why(key, None)
+            for leaf in self._leaves(key):
+                record = self._record(leaf)
+                record.gated = gate
+                record.pending = [p.name for p in self.members.get(leaf, ())]
+                for pod in self.members.get(leaf, ()):
+                    hooks.fail(pod, PodOutcome(pod, None, gate), gated=GATED_BY, group=record.key)
+                record.why = self._why(leaf, None)
             return
         self._cycles(key, hooks)
+
+    def _leaves(self, key: GroupKey | RootKey) -> list[GroupKey]:
+        """The groups of an entry: a hierarchy's PodGroups with pods in the run, or the group itself."""
+        if not isinstance(key, RootKey):
+            return [key]
+        return [leaf.key for leaf in self.forest.roots[key].leaves() if leaf.key in self.members]
 
     def retry_next(self, hooks: Hooks) -> bool:
         """Retry the first group still pending whose cluster changed since its last attempt; False: none is left."""
@@ -231,16 +252,23 @@ class GroupQueue:
                 return True
         return False
 
-    def _pre_enqueue(self, key: GroupKey, first: Pod) -> str | None:
+    def _pre_enqueue(self, key: GroupKey | RootKey, first: Pod) -> str | None:
         fw = self.engine.framework(first)
         if "GangScheduling" not in fw.profile.extension_points.get("preEnqueue", ()):
             return None
+        if isinstance(key, RootKey):  # `checkCPGHierarchyReadiness`
+            ready = tree_ready(self.forest.roots[key], self.table.known)
+            return None if ready else f'waiting for composite pod group "{key.name}" tree to meet quorum'
+        if self.forest is not None and key in self.forest.broken:
+            return self.forest.broken[key]
         return self.table.pre_enqueue(key)
 
-    def _pending(self, key: GroupKey) -> list[Pod]:
-        record = self.records[key]
-        bound = {name for name, _node in record.bound}
-        return [p for p in self.members[key] if p.name not in bound]
+    def _pending(self, key: GroupKey | RootKey) -> list[Pod]:
+        out = []
+        for leaf in self._leaves(key):
+            bound = {name for name, _node in self._record(leaf).bound}
+            out += [p for p in self.members.get(leaf, ()) if p.name not in bound]
+        return out
 
     # ------------------------------------------------------------------ cycles
     def _cycles(self, key: GroupKey, hooks: Hooks) -> None:
@@ -251,14 +279,17 @@ class GroupQueue:
             again = result is not None and (result.waiting or (self.requeue_active and result.status == SUCCESS))
             if not again or not self._pending(key):
                 break
-        record = self.records[key]
-        record.pending = [p.name for p in self._pending(key)]
-        record.why = self._why(key, result)
+        for leaf in self._leaves(key):
+            record = self.records[leaf]
+            record.pending = [p.name for p in self._pending(leaf)]
+            record.why = self._why(leaf, self.leaf_results.get(leaf, result))
         self.seen[key] = (self.engine.state.version, tried)
-        if record.pending and (result is None or result.status != ERROR) and key not in self.retrying:
+        if self._pending(key) and (result is None or result.status != ERROR) and key not in self.retrying:
             self.retrying.append(key)
 
-    def _cycle(self, key: GroupKey, hooks: Hooks) -> GroupResult | None:
+    def _cycle(self, key: GroupKey | RootKey, hooks: Hooks) -> GroupResult | None:
+        if isinstance(key, RootKey):
+            return self._composite_cycle(key, hooks)
         engine, record = self.engine, self.records[key]
         spec = self.table.specs.get(key)
         queued = self._pending(key)
@@ -302,6 +333,54 @@ class GroupQueue:
         engine.cycles = start + len(pods)
         outcomes = submit_feasible(run, result, before_post_filter) if self.feasible else submit(run, result)
         self._apply(key, result, outcomes, wap, hooks)
+        return result
+
+    def _composite_cycle(self, root: RootKey, hooks: Hooks) -> GroupResult | None:
+        """One cycle of a CompositePodGroup hierarchy (`compositecycle.py`): its PodGroups' pods validated against
+        the root, a run per PodGroup, the hierarchy's algorithm, each PodGroup's pods submitted."""
+        engine, tree = self.engine, self.forest.roots[root]
+        pods_by_leaf: dict[GroupKey, list[Pod]] = {}
+        for leaf in self._leaves(root):
+            spec, queued = self.table.specs.get(leaf), self._pending(leaf)
+            if queued:
+                pods_by_leaf[leaf] = [self._with_nomination(p) for p in member_order(queued, self._quorum(leaf, spec))]
+        everyone = [p for pods in pods_by_leaf.values() for p in pods]
+        self.cycles += 1
+        for leaf in pods_by_leaf:
+            self.records[leaf].cycles += 1
+        self._mark_retried(hooks, everyone)
+        profiles = {p.scheduler_name for p in engine.config.profiles}
+        bound = [p for leaf in self._leaves(root) for p in self.bound_pods.get(leaf, ())]
+        error = validation_error(everyone, bound, tree.spec, profiles, self.policy_gate)
+        if error is not None:
+            for leaf, pods in pods_by_leaf.items():
+                for pod in pods:
+                    hooks.fail(pod, PodOutcome(pod, None, error, "SchedulerError", CLEAR), group=self.records[leaf].key,
+                               cycle=self.cycles)
+                self.records[leaf].condition = updated_condition(self.records[leaf].condition,
+                                                                 ("False", "SchedulerError", error))
+            return None
+        fw = engine.framework(everyone[0])
+        points = fw.profile.extension_points
+        start = engine.cycles
+        scorers = [(p.name, p.weight) for p in fw.profile.placement_score_plugins]
+        runs = {leaf: self._run(leaf, self.table.specs.get(leaf), pods, points, scorers, start + len(everyone))
+                for leaf, pods in pods_by_leaf.items()}
+        gang = "GangScheduling" in points.get("permit", ()) or "GangScheduling" in points.get("preEnqueue", ())
+        composite = CompositeRun(tree, runs, gang)
+        result = composite.algorithm()
+        if result.status == UNSCHEDULABLE and NOT_SIMULATED_PREEMPTION not in self.said:
+            self.said.append(NOT_SIMULATED_PREEMPTION)
+        engine.cycles = start + len(everyone)
+        for leaf, run in runs.items():
+            leaf_result = self.leaf_results[leaf] = composite.results[leaf]
+            if leaf in composite.inherited:
+                reason = "SchedulerError" if leaf_result.status == ERROR else "Unschedulable"
+                outcomes = [PodOutcome(p, None, leaf_result.message, reason, CLEAR if reason != "Unschedulable" else KEEP)
+                            for p in run.pods]
+            else:
+                outcomes = submit_feasible(run, leaf_result, leaf_result.message)
+            self._apply(leaf, leaf_result, outcomes, None, hooks)
         return result
 
     def _pods_error(self, key: GroupKey, spec: PodGroup | None, pods: Sequence[Pod]) -> str | None:

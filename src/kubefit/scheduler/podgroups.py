@@ -28,7 +28,13 @@ from kubefit.api.cluster import ClusterObjects, ObjectMeta
 from kubefit.api.core import Pod
 from kubefit.api.workload import DISRUPT_POD, PodGroup, Workload, priority_of
 from kubefit.errors import InputError
-from kubefit.k8s.version import GANG_GATES_MERGED, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA, KubeVersion
+from kubefit.k8s.version import (
+    GANG_GATES_MERGED,
+    POD_GROUP_VALIDATION,
+    POD_SCHEDULING_GROUP,
+    WORKLOAD_API_BETA,
+    KubeVersion,
+)
 from kubefit.manifests.podgroups import GATED, KINDS, V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1
 
 GENERIC_WORKLOAD = "GenericWorkload"
@@ -119,19 +125,17 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
                      f"kube-apiserver {version.patch} with the {gate} feature gate off (`--feature-gates {gate}=true` "
                      f"turns it on): not created")
     notes += _pod_references(pods, version, gates)
-    notes += _composite_notes(objects) + _priority_notes(pods)
+    notes += _composite_notes(objects) + _priority_notes(pods, version)
     return notes
 
 
 def _composite_notes(objects: ClusterObjects) -> list[str]:
-    """CompositePodGroups (v1.37 alpha) are read, not scheduled as a hierarchy: say so, and name a cycle of parents."""
+    """CompositePodGroups (v1.37 alpha, kept only with their gate on, then scheduled as hierarchies by
+    `compositecycle.py`): name a cycle of parents, under which no pod is scheduled."""
     composites = objects.of("CompositePodGroup")
     if not composites:
         return []
-    first = composites[0]
-    notes = [f"{first.meta.source}: CompositePodGroup/{first.meta.name}: {len(composites)} CompositePodGroup(s): "
-             f"hierarchical gang scheduling (minGroupCount over member groups) is not simulated; each PodGroup under "
-             f"them is scheduled as a group of its own"]
+    notes: list[str] = []
     parents = {(c.meta.namespace, c.meta.name): c.parent for c in composites}
     for start in parents:
         seen, at = [start[1]], parents[start]
@@ -145,9 +149,11 @@ def _composite_notes(objects: ClusterObjects) -> list[str]:
     return notes
 
 
-def _priority_notes(pods: list[Pod]) -> list[str]:
+def _priority_notes(pods: list[Pod], version: KubeVersion) -> list[str]:
     """Pods of one group with different priorities: v1.36 sorts them in the group's cycle by priority (v1.37 refuses
-    the group's pods whose priority is not the PodGroup's, kubernetes#139920)."""
+    the group, kubernetes#139920: its pods fail with the error, which says it)."""
+    if version.has(POD_GROUP_VALIDATION):
+        return []
     seen: dict[GroupKey, set[int]] = {}
     for pod in pods:
         key = group_key(pod)
@@ -326,8 +332,7 @@ def validation_error(pods: Sequence[Pod], bound: Iterable[Pod], spec: PodGroup |
     profile has, is the error every pod of the group fails with (None: none)."""
     scheduler = pods[0].scheduler_name if pods else ""
     group_priority = priority_of(spec)
-    group_policy = ((spec.preemption_policy if spec is not None else None) or PREEMPT_LOWER_PRIORITY) \
-        if policy_gate else ""
+    group_policy = (getattr(spec, "preemption_policy", None) or PREEMPT_LOWER_PRIORITY) if policy_gate else ""
     for pod in (*pods, *bound):
         if pod.scheduler_name != scheduler:
             return (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
