@@ -261,3 +261,35 @@ def test_requeue_after_success_comes_before_later_pods(tmp_path, capsys):
     final = _final(out)
     assert final["a"]["node"] == final["b"]["node"] == "n1" and final["b"]["cycle"] == 3
     assert final["c"]["node"] is None
+
+
+def _priority_class(name: str, value: int, default: bool = False) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value,
+            **({"globalDefault": True} if default else {})}
+
+
+def test_pod_group_priority_from_its_class(tmp_path, capsys):
+    """Priority admission of PodGroups (`plugin/pkg/admission/priority`, its PodGroup cases): a PodGroup naming class
+    `high` (100) without `spec.priority` gets 100, as its pods do; v1.37's check of the pods' priority against the
+    group's passes and the gang binds. Naming a class that does not exist forbids the PodGroup (exit 2)."""
+    pods = [_pod(f"p{i}", group="pg", priorityClassName="high") for i in range(2)]
+    docs = [_priority_class("high", 100), _gang("pg", 2, priorityClassName="high"), _node("n1"), *pods]
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    rc, out, _err = run_json(capsys, "simulate", "-f", str(path), "--kube-version", "1.37", "--feature-gates", G137)
+    assert rc == 0 and out["scheduled"] == 2
+    docs[1] = _gang("pg", 2, priorityClassName="nope")
+    path.write_text(yaml.safe_dump_all(docs))
+    rc, _out, err = run_json(capsys, "simulate", "-f", str(path), "--kube-version", "1.37", "--feature-gates", G137)
+    assert rc == 2
+    assert 'podgroups.scheduling.k8s.io "pg" is forbidden: no PriorityClass with name nope was found' in err
+
+
+def test_pod_group_priority_from_the_global_default(tmp_path, capsys):
+    """A PodGroup naming no class takes the global default's value (7) as its pods do: the gang binds."""
+    docs = [_priority_class("base", 7, default=True), _gang("pg", 2), _node("n1"),
+            _pod("a", group="pg"), _pod("b", group="pg")]
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    rc, out, _err = run_json(capsys, "simulate", "-f", str(path), "--kube-version", "1.37", "--feature-gates", G137)
+    assert rc == 0 and out["scheduled"] == 2

@@ -324,10 +324,14 @@ def decode_composite_pod_group(doc: Document, warnings: list[str]) -> CompositeP
         check_fields(raw, frozenset({"workloadName", "templateName"}), doc, "spec.workloadRef")
         ref = (_required_name(raw, "workloadName", doc, "spec.workloadRef"),
                _required_name(raw, "templateName", doc, "spec.workloadRef"))
+    class_name = string(spec.get("priorityClassName"), doc, "spec.priorityClassName")
+    if class_name:
+        _name_errors(doc, "spec.priorityClassName", class_name, dns1123_subdomain_errors)
     return CompositePodGroup(meta, version, _policy(spec.get("schedulingPolicy"), doc, "spec.schedulingPolicy",
                                                     composite=True),
                              string(spec.get("parentCompositePodGroupName"), doc,
-                                    "spec.parentCompositePodGroupName") or None, ref, _priority(spec, doc, "spec"))
+                                    "spec.parentCompositePodGroupName") or None, ref, _priority(spec, doc, "spec"),
+                             class_name, _preemption_policy(spec, doc, "spec"))
 
 
 DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {

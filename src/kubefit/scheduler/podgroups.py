@@ -96,9 +96,11 @@ def _not_served(kind: str, api_version: str, version: KubeVersion) -> str:
     return f'no matches for kind "{kind}" in version "{api_version}": {there}'
 
 
-def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersion) -> list[str]:
+def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, classes=None) -> list[str]:
     """Apply what the version's API server does to the scenario's Workloads, PodGroups and CompositePodGroups and to
-    the pods' group references (the module's text): `objects` and `pods` changed in place; the notes to tell."""
+    the pods' group references (the module's text): `objects` and `pods` changed in place; the notes to tell.
+    `classes`: the scenario's PriorityClasses (`manifests.priority.priority_classes`) for the Priority admission of
+    groups."""
     gates = WorkloadGates.of(version)
     notes: list[str] = []
     kept: dict[str, list] = {}
@@ -114,7 +116,7 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
                                      and not gates.composite):
                 dropped.append(where)
                 continue
-            kept.setdefault(kind, []).append(_without_gated(obj, version, notes))
+            kept.setdefault(kind, []).append(_admit_priority(_without_gated(obj, version, notes), version, classes))
     for kind in KINDS:
         if kind in objects.by_kind:
             objects.by_kind[kind] = kept.get(kind, [])
@@ -179,6 +181,24 @@ def _without_gated(obj, version: KubeVersion, notes: list[str]):
                                    composite_templates=() if "compositePodGroupTemplates" in fields else
                                    obj.composite_templates)
     return dataclasses.replace(obj, gated=(), **_cleared(fields))
+
+
+def _admit_priority(obj, version: KubeVersion, classes):
+    """The Priority admission of a PodGroup or CompositePodGroup being created (its priority field's gate on): without
+    `spec.priority` it takes its PriorityClass's value, or the global default's (0 without one); a class that does
+    not exist forbids the object (`plugin/pkg/admission/priority`, its PodGroup cases). An object that carries
+    `spec.priority` (as `kubectl get` prints it) is used as it is."""
+    if classes is None or isinstance(obj, Workload) or obj.priority is not None or not _field_gate_on("priority", version):
+        return obj
+    known, default = classes
+    name = obj.priority_class_name
+    found = known.get(name) if name else default
+    if found is None:
+        resource = "podgroups" if isinstance(obj, PodGroup) else "compositepodgroups"
+        raise InputError(f'{resource}.scheduling.k8s.io "{obj.meta.name}" is forbidden: no PriorityClass with name '
+                         f"{name} was found", file=obj.meta.source, obj=f"{type(obj).__name__}/{obj.meta.name}",
+                         field="spec.priorityClassName")
+    return dataclasses.replace(obj, priority=found.value)
 
 
 def _cleared(fields: set[str]) -> dict:
