@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import yaml
+from tests.scheduler.gangsupport import final_steps, simulate_docs
 
 from kubefit.api.cluster import ObjectMeta
 from kubefit.api.workload import CompositePodGroup, PodGroup, SchedulingPolicy
@@ -53,14 +54,10 @@ def _job(cpu: str, workers_min: int = 2) -> list[dict]:
 
 
 def _run(tmp_path, capsys, docs, *args):
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return run_json(capsys, "simulate", "-f", str(path), "--tie-break", "first", "--no-admission",
-                    "--kube-version", "1.37", "--feature-gates", GATES, *args)
+    return simulate_docs(tmp_path, capsys, docs, "--kube-version", "1.37", "--feature-gates", GATES, *args)
 
 
-def _final(out: dict) -> dict:
-    return {s["pod"]: s for s in out["steps"] if not s.get("retried")}
+_final = final_steps
 
 
 def test_hierarchy_binds_in_one_cycle(tmp_path, capsys):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from tests.scheduler.gangsupport import final_steps, simulate_docs
 
 from kubefit.scheduler.feasiblecycle import placement_feasible
 from kubefit.scheduler.groupcycle import SUCCESS, UNSCHEDULABLE, WAIT
@@ -48,14 +49,8 @@ def _gang(name: str, min_count: int, **kw) -> dict:
     return _pod_group(name, {"gang": {"minCount": min_count}}, **kw)
 
 
-def _run(tmp_path, capsys, docs, *args):
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return run_json(capsys, "simulate", "-f", str(path), "--tie-break", "first", "--no-admission", *args)
-
-
-def _final(out: dict) -> dict:
-    return {s["pod"]: s for s in out["steps"] if not s.get("retried")}
+_run = simulate_docs
+_final = final_steps
 
 
 # --------------------------------------------------------------------------- GangScheduling.PlacementFeasible

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import yaml
+from tests.scheduler.gangsupport import final_steps, simulate_docs
 
 from tests_support import run_json
 
@@ -46,14 +47,8 @@ def _workload_v1alpha1(min_count: int) -> dict:
             "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": min_count}}}]}}
 
 
-def _run(tmp_path, capsys, docs, *args):
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return run_json(capsys, "simulate", "-f", str(path), "--tie-break", "first", "--no-admission", *args)
-
-
-def _final(out: dict) -> dict:
-    return {s["pod"]: s for s in out["steps"] if not s.get("retried")}
+_run = simulate_docs
+_final = final_steps
 
 
 # --------------------------------------------------------------------------- v1.35

@@ -26,13 +26,15 @@ kubefit ties equally important victims in node order, pods in each node's order 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 
 from kubefit.api.core import Pod
 from kubefit.api.workload import DISRUPT_POD_GROUP, PodGroup, priority_of
 from kubefit.manifests.disruption import PDB, current_budgets
-from kubefit.scheduler.groupcycle import ERROR, SUCCESS, UNSCHEDULABLE, GroupRun
+from kubefit.scheduler.groupcycle import ERROR, SUCCESS, UNSCHEDULABLE, GroupResult, GroupRun
 from kubefit.scheduler.podgroups import group_key
 from kubefit.scheduler.preemption import NEVER, _pdb_matches, start_time
 
@@ -134,27 +136,18 @@ def preempt_for_group(run: GroupRun, specs: dict) -> WorkloadPreemption:
     potential = [v for v in domain_victims(run, specs) if v.priority < preemptor]
     if not potential:
         return WorkloadPreemption(UNRESOLVABLE, NO_VICTIMS)
-    state = run.engine.state
-    saved = {node: list(state.pods[node]) for v in potential for node, _p in v.pods}
-    try:
-        for victim in potential:
-            _remove(run, victim)
-        status, message = _feasible(run)
-        if status != SUCCESS:
-            return WorkloadPreemption(status, message)
-        potential.sort(key=Victim.sort_key)  # a stable sort: equal units keep the domain's order
-        pdbs = current_budgets(state.objects.of(PDB), chain.from_iterable(state.pods))
-        violating, non_violating = split_by_pdb(potential, pdbs)
+    with _all_removed(run, potential):
+        result = _without_post_filters(run)
+        if result.status != SUCCESS:
+            return WorkloadPreemption(result.status, result.message)
         chosen: list[Victim] = []
-        for victim in (*violating, *non_violating):
+        for victim in _reprieve_order(run, potential):
             _add(run, victim)
-            if _feasible(run)[0] != SUCCESS:
+            if _without_post_filters(run).status != SUCCESS:
                 _remove(run, victim)
                 chosen.append(victim)
         chosen.sort(key=Victim.sort_key)
         return WorkloadPreemption(SUCCESS, victims=[pair for v in chosen for pair in v.pods])
-    finally:
-        _restore(run, saved)
 
 
 def preempt_once(run: GroupRun, specs: dict, policy_gate: bool) -> WorkloadPreemption:
@@ -184,29 +177,16 @@ def _preempt_once(run: GroupRun, specs: dict, policy_gate: bool) -> WorkloadPree
     potential = [v for v in domain_victims(run, specs) if v.priority < preemptor]
     if not potential:
         return WorkloadPreemption(UNSCHEDULABLE, NO_VICTIMS)
-    state = run.engine.state
-    saved = {node: list(state.pods[node]) for v in potential for node, _p in v.pods}
-    try:
-        for victim in potential:
-            _remove(run, victim)
-        run.post_filters = False
-        try:
-            result = run.algorithm()
-        finally:
-            run.post_filters = True
+    with _all_removed(run, potential):
+        result = _without_post_filters(run)
         if result.status != SUCCESS:
             return WorkloadPreemption(result.status, result.message)
         assignments = [(r.node, r.pod) for r in result.pods if r.fits and r.node is not None]
-        potential.sort(key=Victim.sort_key)  # a stable sort: equal units keep the domain's order
-        pdbs = current_budgets(state.objects.of(PDB), chain.from_iterable(state.pods))
-        violating, non_violating = split_by_pdb(potential, pdbs)
-        chosen = [v for v in (*violating, *non_violating) if not _reprieved(run, v, assignments)]
+        chosen = [v for v in _reprieve_order(run, potential) if not _reprieved(run, v, assignments)]
         chosen.sort(key=Victim.sort_key)
         pods = [pair for v in chosen for pair in v.pods]
         return WorkloadPreemption(SUCCESS, f"found a placement for podgroup, preempting {len(pods)} victims", pods,
                                   {pod.key: node for node, pod in assignments})
-    finally:
-        _restore(run, saved)
 
 
 def _reprieved(run: GroupRun, victim: Victim, assignments: list[tuple[int, Pod]]) -> bool:
@@ -230,14 +210,36 @@ def _reprieved(run: GroupRun, victim: Victim, assignments: list[tuple[int, Pod]]
     return fits
 
 
-def _feasible(run: GroupRun) -> tuple[str, str]:
+def _without_post_filters(run: GroupRun) -> GroupResult:
     """The group's algorithm without PostFilter (`runWithoutPostFilters`) on the state as it is now."""
     run.post_filters = False
     try:
-        result = run.algorithm()
+        return run.algorithm()
     finally:
         run.post_filters = True
-    return result.status, result.message
+
+
+@contextmanager
+def _all_removed(run: GroupRun, potential: list[Victim]) -> Iterator[None]:
+    """Every potential victim removed for the block, the nodes restored after it (`restoreFn`)."""
+    state = run.engine.state
+    saved = {node: list(state.pods[node]) for v in potential for node, _p in v.pods}
+    try:
+        for victim in potential:
+            _remove(run, victim)
+        yield
+    finally:
+        _restore(run, saved)
+
+
+def _reprieve_order(run: GroupRun, potential: list[Victim]) -> list[Victim]:
+    """The victims in the order they are tried back: most important first (a stable sort: equal units keep the
+    domain's order), those whose eviction would violate a PodDisruptionBudget before the others."""
+    potential.sort(key=Victim.sort_key)
+    state = run.engine.state
+    violating, non_violating = split_by_pdb(potential, current_budgets(state.objects.of(PDB),
+                                                                      chain.from_iterable(state.pods)))
+    return [*violating, *non_violating]
 
 
 def _remove(run: GroupRun, victim: Victim) -> None:
