@@ -232,3 +232,32 @@ def test_json_group_record(tmp_path, capsys):
                       "message": "pod group is unschedulable"},
         "why": "gang default/pg: 2 of minCount 3 fit: 1 nodes Insufficient cpu"}]
     assert json.dumps(out)  # (serializable)
+
+
+@pytest.mark.parametrize(("doc", "version", "field", "words"), [
+    # v1.36's `podGroupTemplateRef` is a union of one member (`+k8s:union`, ValidatePodGroup's test "empty
+    # podGroupTemplateRef": Invalid, value "", origin union; apimachinery `validate.Union`'s words)
+    ({"kind": "PodGroup", "spec": {"schedulingPolicy": {"basic": {}}, "podGroupTemplateRef": {}}}, "1.36",
+     "spec.podGroupTemplateRef", 'Invalid value: "": must specify one of: `workload`'),
+    # v1.37's v1beta1 disruptionMode union (`single`, `all`): several set name them, unquoted, in braces
+    ({"kind": "PodGroup", "spec": {"schedulingPolicy": {"basic": {}}, "disruptionMode": {"single": {}, "all": {}}}},
+     "1.37", "spec.disruptionMode", 'Invalid value: "{single, all}": must specify exactly one of: `single`, `all`'),
+    ({"kind": "PodGroup", "spec": {"schedulingPolicy": {"basic": {}}, "disruptionMode": {}}},
+     "1.37", "spec.disruptionMode", 'Invalid value: "": must specify one of: `single`, `all`'),
+    # v1.37's Workload: exactly one of its two lists (the 1.37 validation test "empty compositePodGroupTemplates")
+    ({"kind": "Workload", "spec": {}}, "1.37", "spec",
+     'Invalid value: "": must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`'),
+    ({"kind": "Workload", "spec": {"podGroupTemplates": [{"name": "a", "schedulingPolicy": {"basic": {}}}],
+                                   "compositePodGroupTemplates": [{"name": "c", "schedulingPolicy": {"basic": {}}}]}},
+     "1.37", "spec", 'Invalid value: "{podGroupTemplates, compositePodGroupTemplates}": must specify exactly one of: '
+                     '`podGroupTemplates`, `compositePodGroupTemplates`'),
+])
+def test_union_messages(tmp_path, capsys, doc, version, field, words):
+    """The declarative unions' words (apimachinery `pkg/api/validate/union.go`: `must specify one of: ...` for none,
+    `{a, b}` and `must specify exactly one of: ...` for several), with the file and object; exit 2."""
+    api = "scheduling.k8s.io/v1alpha2" if version == "1.36" else "scheduling.k8s.io/v1beta1"
+    body = {"apiVersion": api, "metadata": {"name": "x"}, **doc}
+    gates = GATES_36 if version == "1.36" else "GenericWorkload=true"
+    rc, _out, err = _run(tmp_path, capsys, [body, _node("n1")], "--kube-version", version, "--feature-gates", gates)
+    assert rc == 2, err
+    assert f"{field}: {words}" in err and f"{doc['kind']}/x" in err and "Traceback" not in err

@@ -1,10 +1,13 @@
 """Gangs in v1.35 and v1.37, hand-derived from their sources (no golden files exist for them):
 
-- v1.35.4 (openshift-kni/scheduler-plugins' vendor tree, `gangscheduling.go`, `workloadmanager/podgroupinfo.go`): a
-  pod names `spec.workloadRef{name, podGroup, podGroupReplicaKey}` of a `v1alpha1` Workload; there is no pod group
-  cycle: each pod is scheduled alone, Reserve assumes it, Permit waits until `minCount` pods of the gang (same
-  workload, pod group and replica key) are assumed or bound, then all of them bind; a gang that never gets there is
-  rejected after 5 minutes (`rejected due to timeout after waiting 5m0s at plugin GangScheduling`).
+- v1.35.7 (openshift-kni/scheduler-plugins 2117d3e3's vendor tree, `gangscheduling.go`,
+  `workloadmanager/podgroupinfo.go`, `schedule_one.go`, `scheduling_queue.go`): a pod names
+  `spec.workloadRef{name, podGroup, podGroupReplicaKey}` of a `v1alpha1` Workload; there is no pod group cycle: each
+  pod is scheduled alone, Reserve assumes it, Permit waits until `minCount` pods of the gang (same workload, pod group
+  and replica key) are assumed or bound, then all of them bind, and a waiting pod activates its gang's pods that
+  failed; a gang that never gets there is rejected after 5 minutes (`rejected due to timeout after waiting 5m0s at
+  plugin GangScheduling`), which frees its nodes and requeues the pods that failed to fit; the rejected pods come
+  back 5 minutes later (`permitgangs.py`'s rounds).
 - v1.37 (kubernetes/api v1beta1, release notes): Workload and PodGroup are `scheduling.k8s.io/v1beta1`, a PodGroup
   names its Workload in `workloadRef{workloadName, templateName}`, `disruptionMode` is `{single|all}`, the condition is
   `PodGroupInitiallyScheduled`, GangScheduling and workload-aware preemption come with GenericWorkload alone.
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import yaml
+from tests.scheduler.gangsupport import final_steps, simulate_docs
 
 from tests_support import run_json
 
@@ -43,14 +47,8 @@ def _workload_v1alpha1(min_count: int) -> dict:
             "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": min_count}}}]}}
 
 
-def _run(tmp_path, capsys, docs, *args):
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return run_json(capsys, "simulate", "-f", str(path), "--tie-break", "first", "--no-admission", *args)
-
-
-def _final(out: dict) -> dict:
-    return {s["pod"]: s for s in out["steps"] if not s.get("retried")}
+_run = simulate_docs
+_final = final_steps
 
 
 # --------------------------------------------------------------------------- v1.35
@@ -69,19 +67,76 @@ def test_v135_gang_binds_once_min_count_wait(tmp_path, capsys):
 
 
 def test_v135_gang_below_min_count_times_out(tmp_path, capsys):
-    """minCount 5 but room for 3: the three that fit wait at Permit holding their nodes; the solo pod after them
-    finds no room (they hold it); after the 5m timeout they are rejected and their nodes freed."""
+    """minCount 5, room for 3 (n1 2 cpu, n2 1 cpu), then a single pod. Round 0: w0 (n1), w1 (n2: less allocated),
+    w2 (n1) wait at Permit holding their nodes; w3, w4 and solo find no room. 5 minutes on the three are rejected
+    (timeout) and their nodes freed, which requeues the pods that failed to fit. Round 1: w3 waits on n1 (activating
+    its rejected siblings, queued behind), w4 on n2, solo binds on n1, w2, w1, w0 find no room. Round 2: w2, w1 wait,
+    the others fail; its end repeats round 1's (one pod of the gang waiting on each node) with nothing bound: kubefit
+    stops, the waiting ones rejected by their timeout."""
     docs = [_workload_v1alpha1(5), _node("n1", "2"), _node("n2", "1"),
             *[_pod(f"w{i}", ref=("train", "workers", "")) for i in range(5)], _pod("solo")]
     rc, out, _err = _run(tmp_path, capsys, docs, "--kube-version", "1.35", "--feature-gates", G135)
     assert rc == 0
     final = _final(out)
-    timed_out = [n for n, s in final.items() if s.get("message") ==
-                 "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."]
-    assert len(timed_out) == 3 and out["scheduled"] == 0
-    assert all(usage["pods"] == 0 for usage in out["final"].values())  # their nodes are free again
-    assert final["solo"]["message"].startswith("0/2 nodes are available: 2 Insufficient cpu")
-    assert any("held their pods' nodes at Permit until the 5m timeout" in w for w in out["warnings"])
+    timed_out = sorted(n for n, s in final.items() if s.get("message") ==
+                       "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling.")
+    assert timed_out == ["w1", "w2"]
+    assert final["solo"]["node"] == "n1" and out["scheduled"] == 1
+    assert all(final[n]["message"].startswith("0/2 nodes are available: 2 Insufficient cpu") for n in ("w0", "w3", "w4"))
+    assert out["final"]["n2"]["pods"] == 0  # what the gang held is free again
+    group = out["podGroups"][0]
+    assert group["bound"] == 0 and group["pending"] == 5 and "(3 time(s))" in group["why"]
+    assert any("holding their nodes until the 5m timeout rejected them" in w for w in out["warnings"])
+
+
+def test_v135_waiting_pod_activates_its_siblings(tmp_path, capsys):
+    """`Activate` in GangScheduling's Permit: n1 (1 cpu), a gang {a, b} of minCount 2. Round 0: a waits on n1, b
+    finds no room. The timeout frees n1 and requeues b: b waits on n1 and activates a (rejected by the timeout a
+    round earlier, not yet flushed), which is tried at once and finds no room: a's last word is its FitError (without
+    the activation it would still be the timeout's). Round 1 ends as round 0 did: b is rejected by its timeout."""
+    docs = [_workload_v1alpha1(2), _node("n1", "1"), _pod("a", ref=("train", "workers", "")),
+            _pod("b", ref=("train", "workers", ""))]
+    rc, out, _err = _run(tmp_path, capsys, docs, "--kube-version", "1.35", "--feature-gates", G135)
+    assert rc == 0
+    final = _final(out)
+    assert final["a"]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu")
+    assert final["b"]["message"].endswith("rejected due to timeout after waiting 5m0s at plugin GangScheduling.")
+
+
+def test_v135_waiting_pod_preempted_is_rejected_not_deleted(tmp_path, capsys):
+    """`PreemptPod`: a victim waiting at Permit is rejected (`preempted`), not deleted. n1 (2 cpu); a gang of three
+    1-cpu pods with minCount 3: g0 and g1 wait on n1, g2 finds no room; then a priority-10 pod of 2 cpu preempts the
+    two waiting pods and binds (it arrives after them: created later). They go back to the queue (no controller
+    replaces them) and find no room."""
+    high = _pod("high", cpu="2", priority=10)
+    high["metadata"]["creationTimestamp"] = "2030-01-01T00:01:00Z"
+    docs = [_workload_v1alpha1(3), _node("n1", "2"), *[_pod(f"g{i}", ref=("train", "workers", "")) for i in range(3)],
+            high]
+    rc, out, _err = _run(tmp_path, capsys, docs, "--kube-version", "1.35", "--feature-gates", G135)
+    assert rc == 0
+    final = _final(out)
+    assert final["high"]["node"] == "n1"
+    preempting = next(s for s in out["steps"] if s.get("victims"))
+    assert preempting["pod"] == "high" and preempting["victims"] == ["default/g0", "default/g1"]
+    assert "replacedBy" not in preempting
+    assert final["g0"]["node"] is None and final["g1"]["node"] is None and out["scheduled"] == 1
+    # rejected, not deleted: back in the pool, flushed 5 minutes later (no sibling waits to activate them): no room;
+    # no pod of the gang waits any more, so no timeout comes
+    assert all(final[f"g{i}"]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu") for i in range(3))
+
+
+def test_v135_rejected_pods_flushed_after_five_minutes(tmp_path, capsys):
+    """`flushUnschedulablePodsLeftover`: n1 (2 cpu); a and b of a minCount-3 gang wait on n1; s (2 cpu) and c (the
+    gang's third) find no room. The timeout frees n1 and requeues s and c (they failed to fit): s binds, c finds no
+    room again, so no pod of the gang waits to activate a and b. They were rejected by Permit (GangScheduling
+    answers no cluster event of theirs): they come back 5 minutes later, a round on, and find no room."""
+    docs = [_workload_v1alpha1(3), _node("n1", "2"), _pod("a", ref=("train", "workers", "")),
+            _pod("b", ref=("train", "workers", "")), _pod("s", cpu="2"), _pod("c", ref=("train", "workers", ""))]
+    rc, out, _err = _run(tmp_path, capsys, docs, "--kube-version", "1.35", "--feature-gates", G135)
+    assert rc == 0
+    final = _final(out)
+    assert final["s"]["node"] == "n1"
+    assert all(final[n]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu") for n in ("a", "b", "c"))
 
 
 def test_v135_replica_keys_are_separate_gangs(tmp_path, capsys):
@@ -126,12 +181,12 @@ def _pod_group_v1beta1(name: str, min_count: int, **spec) -> dict:
 
 def test_v137_beta_api_and_condition(tmp_path, capsys):
     """GenericWorkload alone turns gangs on in v1.37 (GangScheduling is gone); the condition is
-    PodGroupInitiallyScheduled (kubernetes#139743); kubefit says which of v1.37's changes it does not reproduce."""
+    PodGroupInitiallyScheduled (kubernetes#139743); v1.37's cycle is the one run, nothing said of it."""
     docs = [_pod_group_v1beta1("pg", 2), _node("n1", "2"), _pod("a", group="pg"), _pod("b", group="pg")]
     rc, out, _err = _run(tmp_path, capsys, docs, "--kube-version", "1.37", "--feature-gates", "GenericWorkload=true")
     assert rc == 0 and out["scheduled"] == 2
     assert out["podGroups"][0]["condition"]["type"] == "PodGroupInitiallyScheduled"
-    assert any("v1.37's own changes to the cycle are not reproduced" in w for w in out["warnings"])
+    assert not any("not reproduced" in w for w in out["warnings"])
 
 
 def test_v137_workload_aware_preemption_comes_with_generic_workload(tmp_path, capsys):

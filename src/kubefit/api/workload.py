@@ -96,6 +96,8 @@ class CompositePodGroup:
     parent: str | None = None
     workload: tuple[str, str] | None = None
     priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None
 
 
 def priority_of(group: PodGroup | None) -> int:

@@ -139,6 +139,13 @@ WORKLOAD_API_BETA = "WorkloadAPIBeta"
 GANG_GATES_MERGED = "GangGatesMerged"
 CSI_DRIVER_REQUIRED_ON_NODE = "CSIDriverRequiredOnNode"
 LABEL_KEY_MESSAGES = "LabelKeyMessages"
+PLACEMENT_FEASIBLE = "PlacementFeasible"
+POD_GROUP_POST_FILTER_ONLY = "PodGroupPostFilterOnly"
+WAP_SINGLE_ATTEMPT = "WorkloadPreemptionSingleAttempt"
+POD_GROUP_REQUEUE_ACTIVE = "PodGroupRequeueActive"
+POD_GROUP_VALIDATION = "PodGroupMemberValidation"
+PREEMPTION_PLACEMENT_MESSAGE = "PreemptionPlacementMessage"
+COMPOSITE_POD_GROUP_CYCLE = "CompositePodGroupCycle"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -206,6 +213,36 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(GANG_GATES_MERGED, 37, "kubernetes#139520",
             "GangScheduling and WorkloadAwarePreemption are no longer gates: what they enabled is on with "
             "GenericWorkload"),
+    # v1.37's pod group cycle (`schedule_one_podgroup.go` of the v1.37 code freeze, `gangscheduling.go`)
+    Variant(PLACEMENT_FEASIBLE, 37, "kubernetes#138643, #140215",
+            "GangScheduling's PlacementFeasible decides a pod group cycle instead of Permit: checked before the "
+            "first pod and after each (`minCount (N) cannot be satisfied: S scheduled, R remaining` stops the "
+            "cycle at once), a group is feasible once minCount pods (1 for basic) are scheduled, bound ones "
+            "included", gates=("GenericWorkload",)),
+    Variant(POD_GROUP_POST_FILTER_ONLY, 37, "kubernetes#140412, #139674, #140683, #139218",
+            "no PostFilter for the pods of a pod group cycle (their message is their FitError alone); "
+            "PodGroupPostFilter (DefaultPreemption's workload-aware preemption) runs once the whole group is "
+            "unschedulable, for groups with topology constraints too, its messages prefixed `pod group "
+            "preemption: `", gates=("GenericWorkload",)),
+    Variant(WAP_SINGLE_ATTEMPT, 37, "kubernetes#139980, #138757, #140311",
+            "workload-aware preemption runs the group's algorithm once with every potential victim removed, then "
+            "reprieves victims (most important first) whose return leaves every proposed pod fitting on its "
+            "proposed node; success says `found a placement for podgroup, preempting N victims`",
+            gates=("GenericWorkload",)),
+    Variant(POD_GROUP_REQUEUE_ACTIVE, 37, "kubernetes#139613",
+            "after a successful pod group cycle the group's remaining pods go straight back to the active queue "
+            "(their timestamps kept): the group gets its next cycle at once", gates=("GenericWorkload",)),
+    Variant(POD_GROUP_VALIDATION, 37, "kubernetes#139920, #140359, #140183",
+            "a pod group cycle first checks its pods (pending and bound): one schedulerName, the PodGroup's "
+            "priority, one preemption policy (with PodGroupPreemptionPolicy: the PodGroup's); else every pod fails "
+            "with the error and the PodGroup's condition says it", gates=("GenericWorkload",)),
+    Variant(PREEMPTION_PLACEMENT_MESSAGE, 37, "kubernetes#140180",
+            "DefaultPreemption says where it found room: `preemption: found a potential placement for pod on node "
+            "N, preempting K victims` (v1.34-v1.36: nothing)"),
+    Variant(COMPOSITE_POD_GROUP_CYCLE, 37, "KEP-6012, kubernetes#139596, #140634",
+            "a CompositePodGroup hierarchy is one queue entry scheduled in one cycle from its root: children in "
+            "order, GangScheduling's PlacementFeasible counting scheduled children against minGroupCount",
+            gates=("GenericWorkload", "CompositePodGroup")),
 )
 _VARIANT_BY_NAME = {v.name: v for v in VARIANTS}
 

@@ -160,9 +160,17 @@ def _disruption(value: Any, doc: Document, path: str, union: bool) -> str:
     check_fields(modes, _DISRUPTION_UNION, doc, path)
     given = [k for k in ("single", "all") if modes.get(k) is not None]
     if len(given) != 1:
-        raise fail(doc, path, "Invalid value: exactly one of `single`, `all` is required"
-                   if given else 'Invalid value: "": must specify one of: `single`, `all`')
+        raise fail(doc, path, union_error(("single", "all"), given))
     return DISRUPT_POD_GROUP if given[0] == "all" else DISRUPT_POD
+
+
+def union_error(members: tuple[str, ...], given: list[str]) -> str:
+    """The declarative `+k8s:union` error (apimachinery `validate.Union`, v1.37's v1beta1 and v1alpha3 types): none
+    set, or several (their names in braces)."""
+    every = ", ".join(f"`{m}`" for m in members)
+    if not given:
+        return f'Invalid value: "": must specify one of: {every}'
+    return f'Invalid value: "{{{", ".join(given)}}}": must specify exactly one of: {every}'
 
 
 def _priority(spec: dict[str, Any], doc: Document, path: str) -> int | None:
@@ -233,6 +241,10 @@ def decode_workload(doc: Document, warnings: list[str]) -> Workload:
         _TEMPLATE_V2 if version == V1ALPHA2 else _TEMPLATE_V3)
     items = list(entries(spec.get(key), doc, f"spec.{key}", fields, "a pod group template (a mapping with name)"))
     composite = _composite_templates(spec, doc, version)
+    if version in (V1BETA1, V1ALPHA3) and (not items) == (not composite):  # v1.37: a union of the two lists
+        raise fail(doc, "spec", union_error(("podGroupTemplates", "compositePodGroupTemplates"),
+                                            [k for k, v in (("podGroupTemplates", items),
+                                                            ("compositePodGroupTemplates", composite)) if v]))
     if not items and not composite:
         raise fail(doc, f"spec.{key}", "Required value: must have at least one item")
     if len(items) > MAX_TEMPLATES:
@@ -287,6 +299,8 @@ def _template_ref(spec: dict[str, Any], doc: Document, version: str) -> tuple[st
             return None
         ref = mapping(ref, doc, "spec.podGroupTemplateRef")
         check_fields(ref, frozenset({"workload"}), doc, "spec.podGroupTemplateRef")
+        if ref.get("workload") is None:  # a union of one member (`+k8s:union`)
+            raise fail(doc, "spec.podGroupTemplateRef", union_error(("workload",), []))
         path, fields, template_key = "spec.podGroupTemplateRef.workload", ("workloadName", "podGroupTemplateName"), \
             "podGroupTemplateName"
         ref = mapping(ref.get("workload"), doc, path)
@@ -310,10 +324,14 @@ def decode_composite_pod_group(doc: Document, warnings: list[str]) -> CompositeP
         check_fields(raw, frozenset({"workloadName", "templateName"}), doc, "spec.workloadRef")
         ref = (_required_name(raw, "workloadName", doc, "spec.workloadRef"),
                _required_name(raw, "templateName", doc, "spec.workloadRef"))
+    class_name = string(spec.get("priorityClassName"), doc, "spec.priorityClassName")
+    if class_name:
+        _name_errors(doc, "spec.priorityClassName", class_name, dns1123_subdomain_errors)
     return CompositePodGroup(meta, version, _policy(spec.get("schedulingPolicy"), doc, "spec.schedulingPolicy",
                                                     composite=True),
                              string(spec.get("parentCompositePodGroupName"), doc,
-                                    "spec.parentCompositePodGroupName") or None, ref, _priority(spec, doc, "spec"))
+                                    "spec.parentCompositePodGroupName") or None, ref, _priority(spec, doc, "spec"),
+                             class_name, _preemption_policy(spec, doc, "spec"))
 
 
 DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {

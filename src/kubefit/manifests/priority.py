@@ -70,6 +70,11 @@ def _classes(docs: list[Document]) -> tuple[dict[str, PriorityClass], PriorityCl
     return classes, default or NO_DEFAULT
 
 
+def priority_classes(scenario: Scenario) -> tuple[dict[str, PriorityClass], PriorityClass]:
+    """The scenario's PriorityClasses by name (the system ones included) and what an object naming none takes."""
+    return _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
+
+
 def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     """The Priority admission of the scenario's PriorityClasses: a function giving a pod without `spec.priority`
     its class's (or the default's) value and preemption policy, raising `Forbidden` as `admitPod` does (the

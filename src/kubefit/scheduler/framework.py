@@ -15,7 +15,7 @@ import numpy as np
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
-from kubefit.k8s.version import KubeVersion
+from kubefit.k8s.version import PREEMPTION_PLACEMENT_MESSAGE, KubeVersion, default_version
 from kubefit.scheduler.config import Profile, SchedulerConfiguration
 from kubefit.scheduler.plugins import registry
 from kubefit.scheduler.plugins.base import (
@@ -44,6 +44,7 @@ class Framework:
     scorers: list = field(default_factory=list)  # (name, plugin, weight) in profile order
     pre_enqueue: list = field(default_factory=list)  # (name, plugin): PreEnqueue plugins (SchedulingGates)
     reserves_claims: bool = False  # DynamicResources runs: a bound pod's claims are allocated and reserved
+    preemption_says_where: bool = False  # DefaultPreemption names the node it found (v1.37, kubernetes#140180)
 
     @classmethod
     def build(cls, profile: Profile, *, legacy: bool = False, objects: ClusterObjects | None = None,
@@ -52,6 +53,7 @@ class Framework:
         `version` builds them (None: the default version); `legacy` scores the resource plugins on the
         v1.16 0..10 scale; `objects` feed their listers."""
         fw = cls(profile)
+        fw.preemption_says_where = (version or default_version()).has(PREEMPTION_PLACEMENT_MESSAGE)
         objects = objects if objects is not None else ClusterObjects()
         built: dict[str, object] = {}
 

@@ -79,6 +79,14 @@ class GroupResult:
     message: str = POD_GROUP_UNSCHEDULABLE
     waiting: bool = False  # waitingOnPreemption
     placement: str | None = None  # the placement chosen (a topology value), when placements were tried
+    # the status's error (`Status.WithError`): what `AsError()` says; None: the status has none (its message)
+    cause: str | None = POD_GROUP_UNSCHEDULABLE
+    any_scheduled: bool = False  # v1.37: a pod of the cycle was scheduled (`anyScheduled`)
+    nominations: dict[str, int] = field(default_factory=dict)  # v1.37: PodGroupPostFilter's nodes, per pod key
+
+    def as_error(self) -> str:
+        """`Status.AsError().Error()`: the error the status carries, else its message."""
+        return self.cause or self.message
 
 
 @dataclass
@@ -277,6 +285,7 @@ class GroupRun:
                 result = self.default_algorithm()
             finally:
                 self.engine.placement = None
+                self.forget()  # placementRevertFns.revert()
             result.placement = name
             if result.status == ERROR:
                 return result
@@ -286,7 +295,8 @@ class GroupRun:
         if not feasible:
             assert first is not None
             first.status, first.message = UNSCHEDULABLE, (
-                f"0/{len(placements)} placements are available, first placement status: {POD_GROUP_UNSCHEDULABLE}")
+                f"0/{len(placements)} placements are available, first placement status: {first.as_error()}")
+            first.cause = None
             return first
         if len(feasible) == 1:
             return feasible[0]

@@ -27,12 +27,28 @@ from typing import Any
 
 from kubefit.api.core import Pod
 from kubefit.api.workload import PodGroup
-from kubefit.k8s.version import POD_GROUP_CYCLE, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA
+from kubefit.k8s.version import (
+    COMPOSITE_POD_GROUP_CYCLE,
+    PLACEMENT_FEASIBLE,
+    POD_GROUP_CYCLE,
+    POD_GROUP_POST_FILTER_ONLY,
+    POD_GROUP_REQUEUE_ACTIVE,
+    POD_GROUP_VALIDATION,
+)
+from kubefit.scheduler.compositecycle import (
+    NOT_SIMULATED_PREEMPTION,
+    CompositeRun,
+    Forest,
+    RootKey,
+    tree_ready,
+)
 from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.feasiblecycle import FeasibleRun, submit_feasible
 from kubefit.scheduler.groupcycle import (
     CLEAR,
     ERROR,
     KEEP,
+    SUCCESS,
     UNSCHEDULABLE,
     GroupResult,
     GroupRun,
@@ -42,8 +58,8 @@ from kubefit.scheduler.groupcycle import (
     submit,
     updated_condition,
 )
-from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order
-from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group
+from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key, member_order, validation_error
+from kubefit.scheduler.workloadpreemption import UNRESOLVABLE, by_node, preempt_for_group, preempt_once
 
 GATED_BY = "GangScheduling"
 IMMEDIATE_RETRIES = 64  # waiting-on-preemption retries of one entry before kubefit stops (each evicts a victim)
@@ -134,8 +150,25 @@ class GroupQueue:
         # the state's version after the group's last attempt and the pods it tried: the same cluster and pods give
         # the same answer (a group that bound some of its pods tries the others on their own: another answer)
         self.seen: dict[GroupKey, tuple[int, frozenset[str]]] = {}
-        self.retrying: list[GroupKey] = []  # groups with pods left to retry, in the order they failed
+        self.retrying: list = []  # entries (groups, hierarchies) with pods left to retry, in the order they failed
+        self.leaf_results: dict[GroupKey, GroupResult] = {}  # a hierarchy's PodGroups: their last cycle's result
         self.cycles = 0
+        # v1.37's cycle (`feasiblecycle.py`), chosen once: PlacementFeasible, PodGroupPostFilter alone, the group
+        # requeued to the active queue after a success, its pods validated first
+        version = engine.config.version
+        self.feasible = version is not None and version.has(PLACEMENT_FEASIBLE)
+        self.post_filter_only = version is not None and version.has(POD_GROUP_POST_FILTER_ONLY)
+        self.requeue_active = version is not None and version.has(POD_GROUP_REQUEUE_ACTIVE)
+        self.validate = version is not None and version.has(POD_GROUP_VALIDATION)
+        self.policy_gate = version is not None and version.gate("PodGroupPreemptionPolicy")
+        self.forest = Forest.build(engine.state.objects, table.specs) if version is not None and version.has(
+            COMPOSITE_POD_GROUP_CYCLE) else None  # CompositePodGroup hierarchies: one entry each (`compositecycle.py`)
+        self.said: list[str] = []  # what the run found to tell of its groups
+        self.bound_pods: dict[GroupKey, list[Pod]] = {}  # the group's pods bound to nodes (validated, v1.37)
+        for pods in engine.state.pods:
+            for pod in pods:
+                if (k := group_key(pod)) is not None:
+                    self.bound_pods.setdefault(k, []).append(pod)
         self._records_for_bound()
 
     @classmethod
@@ -149,17 +182,8 @@ class GroupQueue:
         return cls(engine, table, queued) if table.gates.generic else None
 
     def notes(self) -> list[str]:
-        """What the run should say of its groups: v1.37's changes to the pod group cycle kubefit does not reproduce."""
-        version = self.engine.config.version
-        if not self.records or version is None or not version.has(WORKLOAD_API_BETA):
-            return []
-        return [f"pod groups under Kubernetes {version.name}: kubefit runs v1.36.3's pod group cycle with v1.37's API "
-                f"(v1beta1, the PodGroupInitiallyScheduled condition, GangScheduling and workload-aware preemption "
-                f"under GenericWorkload); v1.37's own changes to the cycle are not reproduced (its PlacementFeasible "
-                f"early stop, kubernetes#138643; PodGroupPostFilter instead of per-pod PostFilter, #140412; "
-                f"workload-aware preemption's single attempt, #139980 and #138757; the remaining pods requeued to "
-                f"the active queue, #139613; pod priorities checked against the group's, #139920): its pods' "
-                f"messages, and where a group needs preemption its victims, can differ"]
+        """What the run should say of its groups: what kubefit did not simulate of them (the cycles are the version's)."""
+        return list(self.said)
 
     def _records_for_bound(self) -> None:
         state = self.engine.state
@@ -187,27 +211,36 @@ class GroupQueue:
         return record
 
     # ------------------------------------------------------------------ the queue
-    def takes(self, pod: Pod) -> GroupKey | None:
-        """The group whose entry `pod` belongs to (None: a pod scheduled on its own)."""
+    def takes(self, pod: Pod) -> GroupKey | RootKey | None:
+        """The entry `pod` belongs to: its group's, its hierarchy's (v1.37 CompositePodGroup), None: its own."""
         key = group_key(pod)
-        return key if key is not None and key in self.members else None
+        if key is None or key not in self.members:
+            return None
+        return self.forest.root_of.get(key, key) if self.forest is not None else key
 
-    def enter(self, key: GroupKey, hooks: Hooks) -> None:
-        """The group's entry at its first pod in queue order (nothing for its other pods)."""
+    def enter(self, key: GroupKey | RootKey, hooks: Hooks) -> None:
+        """The entry at its first pod in queue order (nothing for its other pods)."""
         if key in self.entered:
             return
         self.entered.add(key)
-        pods = self.members[key]
-        record = self._record(key)
-        gate = self._pre_enqueue(key, pods[0])
+        first = self._pending(key)[0]
+        gate = self._pre_enqueue(key, first)
         if gate is not None:
-            record.gated = gate
-            record.pending = [p.name for p in pods]
-            for pod in pods:
-                hooks.fail(pod, PodOutcome(pod, None, gate), gated=GATED_BY, group=record.key)
-            record.why = self._why(key, None)
+            for leaf in self._leaves(key):
+                record = self._record(leaf)
+                record.gated = gate
+                record.pending = [p.name for p in self.members.get(leaf, ())]
+                for pod in self.members.get(leaf, ()):
+                    hooks.fail(pod, PodOutcome(pod, None, gate), gated=GATED_BY, group=record.key)
+                record.why = self._why(leaf, None)
             return
         self._cycles(key, hooks)
+
+    def _leaves(self, key: GroupKey | RootKey) -> list[GroupKey]:
+        """The groups of an entry: a hierarchy's PodGroups with pods in the run, or the group itself."""
+        if not isinstance(key, RootKey):
+            return [key]
+        return [leaf.key for leaf in self.forest.roots[key].leaves() if leaf.key in self.members]
 
     def retry_next(self, hooks: Hooks) -> bool:
         """Retry the first group still pending whose cluster changed since its last attempt; False: none is left."""
@@ -219,16 +252,23 @@ class GroupQueue:
                 return True
         return False
 
-    def _pre_enqueue(self, key: GroupKey, first: Pod) -> str | None:
+    def _pre_enqueue(self, key: GroupKey | RootKey, first: Pod) -> str | None:
         fw = self.engine.framework(first)
         if "GangScheduling" not in fw.profile.extension_points.get("preEnqueue", ()):
             return None
+        if isinstance(key, RootKey):  # `checkCPGHierarchyReadiness`
+            ready = tree_ready(self.forest.roots[key], self.table.known)
+            return None if ready else f'waiting for composite pod group "{key.name}" tree to meet quorum'
+        if self.forest is not None and key in self.forest.broken:
+            return self.forest.broken[key]
         return self.table.pre_enqueue(key)
 
-    def _pending(self, key: GroupKey) -> list[Pod]:
-        record = self.records[key]
-        bound = {name for name, _node in record.bound}
-        return [p for p in self.members[key] if p.name not in bound]
+    def _pending(self, key: GroupKey | RootKey) -> list[Pod]:
+        out = []
+        for leaf in self._leaves(key):
+            bound = {name for name, _node in self._record(leaf).bound}
+            out += [p for p in self.members.get(leaf, ()) if p.name not in bound]
+        return out
 
     # ------------------------------------------------------------------ cycles
     def _cycles(self, key: GroupKey, hooks: Hooks) -> None:
@@ -236,16 +276,20 @@ class GroupQueue:
         for _ in range(IMMEDIATE_RETRIES):
             tried = frozenset(p.key for p in self._pending(key))
             result = self._cycle(key, hooks)
-            if result is None or not result.waiting:
+            again = result is not None and (result.waiting or (self.requeue_active and result.status == SUCCESS))
+            if not again or not self._pending(key):
                 break
-        record = self.records[key]
-        record.pending = [p.name for p in self._pending(key)]
-        record.why = self._why(key, result)
+        for leaf in self._leaves(key):
+            record = self.records[leaf]
+            record.pending = [p.name for p in self._pending(leaf)]
+            record.why = self._why(leaf, self.leaf_results.get(leaf, result))
         self.seen[key] = (self.engine.state.version, tried)
-        if record.pending and (result is None or result.status != ERROR) and key not in self.retrying:
+        if self._pending(key) and (result is None or result.status != ERROR) and key not in self.retrying:
             self.retrying.append(key)
 
-    def _cycle(self, key: GroupKey, hooks: Hooks) -> GroupResult | None:
+    def _cycle(self, key: GroupKey | RootKey, hooks: Hooks) -> GroupResult | None:
+        if isinstance(key, RootKey):
+            return self._composite_cycle(key, hooks)
         engine, record = self.engine, self.records[key]
         spec = self.table.specs.get(key)
         queued = self._pending(key)
@@ -254,23 +298,31 @@ class GroupQueue:
         record.cycles += 1
         label = record.key
         self._mark_retried(hooks, pods)
-        error = scheduler_name_error(pods)
-        if error is not None or engine.config.profile(pods[0].scheduler_name).scheduler_name != pods[0].scheduler_name:
-            message = error or f'profile not found for scheduler name "{pods[0].scheduler_name}"'
+        error = self._pods_error(key, spec, pods)
+        if error is not None:
             for pod in pods:
-                hooks.fail(pod, PodOutcome(pod, None, message, "SchedulerError", CLEAR), group=label, cycle=self.cycles)
+                hooks.fail(pod, PodOutcome(pod, None, error, "SchedulerError", CLEAR), group=label, cycle=self.cycles)
+            if self.validate:  # `updatePodGroupConditionWithError` (kubernetes#140183)
+                record.condition = updated_condition(record.condition, ("False", "SchedulerError", error))
             return None
         fw = engine.framework(pods[0])
         points = fw.profile.extension_points
         start = engine.cycles
-        run = GroupRun(engine, key, spec, pods, self.bound[key], self.table.gates,
-                       gang_permit="GangScheduling" in points.get("permit", ()),
-                       placement_plugins=(bool(points.get("placementGenerate")),
-                                          tuple((p.name, p.weight) for p in fw.profile.placement_score_plugins)),
-                       cycle_count=start + len(pods))
+        run = self._run(key, spec, pods, points, [(p.name, p.weight) for p in fw.profile.placement_score_plugins],
+                        start + len(pods))
         result = run.algorithm()
+        before_post_filter = result.message
         wap = None
-        if self.table.gates.preemption and result.status == UNSCHEDULABLE:
+        if self.post_filter_only:
+            if result.status == UNSCHEDULABLE:  # `RunPodGroupPostFilterPlugins` + `applyPodGroupPostFilterResult`
+                wap = preempt_once(run, self.table.specs, self.policy_gate)
+                if wap.status == SUCCESS:
+                    result.waiting, result.nominations = True, dict(wap.nominations)
+                if wap.status == ERROR:
+                    result.status, result.message, result.cause = ERROR, wap.message, None
+                elif wap.message:
+                    result.message = f"{result.message}, {wap.message}"
+        elif self.table.gates.preemption and result.status == UNSCHEDULABLE:
             wap = preempt_for_group(run, self.table.specs)
             if wap.status == "Success":
                 result.waiting = True
@@ -279,24 +331,96 @@ class GroupQueue:
             else:
                 result.message = f"{result.message}, {wap.message}"
         engine.cycles = start + len(pods)
-        self._apply(key, run, result, wap, hooks)
+        outcomes = submit_feasible(run, result, before_post_filter) if self.feasible else submit(run, result)
+        self._apply(key, result, outcomes, wap, hooks)
         return result
 
-    def _apply(self, key: GroupKey, run: GroupRun, result: GroupResult, wap, hooks: Hooks) -> None:
-        """Evict what the cycle's preemption chose, bind the feasible group's pods, record every pod's step and the
-        group's condition."""
+    def _composite_cycle(self, root: RootKey, hooks: Hooks) -> GroupResult | None:
+        """One cycle of a CompositePodGroup hierarchy (`compositecycle.py`): its PodGroups' pods validated against
+        the root, a run per PodGroup, the hierarchy's algorithm, each PodGroup's pods submitted."""
+        engine, tree = self.engine, self.forest.roots[root]
+        pods_by_leaf: dict[GroupKey, list[Pod]] = {}
+        for leaf in self._leaves(root):
+            spec, queued = self.table.specs.get(leaf), self._pending(leaf)
+            if queued:
+                pods_by_leaf[leaf] = [self._with_nomination(p) for p in member_order(queued, self._quorum(leaf, spec))]
+        everyone = [p for pods in pods_by_leaf.values() for p in pods]
+        self.cycles += 1
+        for leaf in pods_by_leaf:
+            self.records[leaf].cycles += 1
+        self._mark_retried(hooks, everyone)
+        profiles = {p.scheduler_name for p in engine.config.profiles}
+        bound = [p for leaf in self._leaves(root) for p in self.bound_pods.get(leaf, ())]
+        error = validation_error(everyone, bound, tree.spec, profiles, self.policy_gate)
+        if error is not None:
+            for leaf, pods in pods_by_leaf.items():
+                for pod in pods:
+                    hooks.fail(pod, PodOutcome(pod, None, error, "SchedulerError", CLEAR), group=self.records[leaf].key,
+                               cycle=self.cycles)
+                self.records[leaf].condition = updated_condition(self.records[leaf].condition,
+                                                                 ("False", "SchedulerError", error))
+            return None
+        fw = engine.framework(everyone[0])
+        points = fw.profile.extension_points
+        start = engine.cycles
+        scorers = [(p.name, p.weight) for p in fw.profile.placement_score_plugins]
+        runs = {leaf: self._run(leaf, self.table.specs.get(leaf), pods, points, scorers, start + len(everyone))
+                for leaf, pods in pods_by_leaf.items()}
+        gang = "GangScheduling" in points.get("permit", ()) or "GangScheduling" in points.get("preEnqueue", ())
+        composite = CompositeRun(tree, runs, gang)
+        result = composite.algorithm()
+        if result.status == UNSCHEDULABLE and NOT_SIMULATED_PREEMPTION not in self.said:
+            self.said.append(NOT_SIMULATED_PREEMPTION)
+        engine.cycles = start + len(everyone)
+        for leaf, run in runs.items():
+            leaf_result = self.leaf_results[leaf] = composite.results[leaf]
+            if leaf in composite.inherited:
+                reason = "SchedulerError" if leaf_result.status == ERROR else "Unschedulable"
+                outcomes = [PodOutcome(p, None, leaf_result.message, reason, CLEAR if reason != "Unschedulable" else KEEP)
+                            for p in run.pods]
+            else:
+                outcomes = submit_feasible(run, leaf_result, leaf_result.message)
+            self._apply(leaf, leaf_result, outcomes, None, hooks)
+        return result
+
+    def _pods_error(self, key: GroupKey, spec: PodGroup | None, pods: Sequence[Pod]) -> str | None:
+        """Why the group gets no cycle: v1.37's `validatePodGroup` (its pending and bound pods), v1.36's
+        `frameworkForPodGroup` (one scheduler name, a profile for it)."""
+        profiles = {p.scheduler_name for p in self.engine.config.profiles}
+        if self.validate:
+            return validation_error(pods, self.bound_pods.get(key, ()), spec, profiles, self.policy_gate)
+        error = scheduler_name_error(pods)
+        if error is None and pods[0].scheduler_name not in profiles:
+            error = f'profile not found for scheduler name "{pods[0].scheduler_name}"'
+        return error
+
+    def _run(self, key: GroupKey, spec: PodGroup | None, pods: list[Pod], points: dict, scorers: list,
+             cycle_count: int) -> GroupRun:
+        """The group's run: v1.37's (PlacementFeasible) or v1.36's (Permit)."""
+        common = dict(gang_permit="GangScheduling" in points.get("permit", ()),
+                      placement_plugins=(bool(points.get("placementGenerate")), tuple(scorers)),
+                      cycle_count=cycle_count)
+        if self.feasible:
+            gang = "GangScheduling" in points.get("permit", ()) or "GangScheduling" in points.get("preEnqueue", ())
+            return FeasibleRun(self.engine, key, spec, pods, self.bound[key], self.table.gates, **common,
+                               feasible_plugin=gang)
+        return GroupRun(self.engine, key, spec, pods, self.bound[key], self.table.gates, **common)
+
+    def _apply(self, key: GroupKey, result: GroupResult, outcomes: list[PodOutcome], wap, hooks: Hooks) -> None:
+        """Evict what the cycle's preemption chose, bind the feasible group's pods (`outcomes`), record every pod's
+        step and the group's condition."""
         record = self.records[key]
         first_step = len(hooks.steps)
         per_pod = {}
         for r in result.pods:
             for victim in r.victims:
                 per_pod.setdefault(id(victim), (r.node, victim))
-        outcomes = submit(run, result)
         fitted = 0
         for outcome in outcomes:
             if outcome.node is not None:
                 hooks.bind(outcome, result, group=record.key, cycle=self.cycles)
                 self.bound[key] += 1
+                self.bound_pods.setdefault(key, []).append(outcome.pod)
                 record.bound.append((outcome.pod.name, self.engine.state.nodes[outcome.node].name))
                 self.nominated.pop(outcome.pod.key, None)
                 continue
@@ -314,6 +438,8 @@ class GroupQueue:
                 victim_key = group_key(victim)
                 if victim_key is not None and self.bound[victim_key] > 0:
                     self.bound[victim_key] -= 1
+                    self.bound_pods[victim_key] = [p for p in self.bound_pods.get(victim_key, ())
+                                                   if p.key != victim.key]
                     other = self.records.get(victim_key)
                     if other is not None:
                         other.bound = [(n, at) for n, at in other.bound if n != victim.name]
@@ -415,87 +541,3 @@ def cycle_view(engine: Engine, pod: Pod, pending: Sequence[Pod]) -> str | None:
     said = (f"pod {pod.key} is pod {position + 1} of {len(order)} in pod group {label}'s cycle: scored with the "
             f"{len(placed)} pod(s) of the group before it assumed" + (f" ({', '.join(placed)})" if placed else ""))
     return said + (f"; the group never gets a cycle: {gate}" if gate else "")
-
-
-# --------------------------------------------------------------------------- v1.35: gangs wait at Permit
-
-PERMIT_TIMEOUT = "rejected due to timeout after waiting 5m0s at plugin GangScheduling"  # waiting_pods_map.go
-
-
-class PermitGangs:
-    """v1.35.4's gang scheduling (`gangscheduling.go` of openshift-kni/scheduler-plugins' vendor tree): no group
-    cycle; each pod of a gang (`spec.workloadRef` naming a Workload's pod group with `gang: {minCount}`) is scheduled
-    on its own, assumed, and waits at Permit holding its node until `minCount` pods of its gang (same workload, pod
-    group and replica key) are assumed or bound: then they all bind. A gang that never gets there is rejected after
-    5 minutes (`DefaultSchedulingTimeoutDuration`): kubefit releases its waiting pods once the queue is done, and
-    says that pods that failed meanwhile are not retried as kube-scheduler would retry them."""
-
-    def __init__(self, engine: Engine, table: GroupTable, queued: Sequence[Pod] = ()) -> None:
-        self.engine, self.table = engine, table
-        self.members: dict[GroupKey, list[str]] = {}
-        for pod in [*engine.state.all_pods(), *queued]:
-            if (key := group_key(pod)) is not None:
-                self.members.setdefault(key, []).append(pod.name)
-        self.bound = Counter(k for pods in engine.state.pods for p in pods if (k := group_key(p)) is not None)
-        self.waiting: dict[GroupKey, list] = {}  # group → [(step, shape, bound pod)] holding their nodes
-        self.records: dict[GroupKey, GroupRecord] = {}
-
-    @classmethod
-    def of(cls, engine: Engine, queued: Sequence[Pod]) -> PermitGangs | None:
-        version = engine.config.version
-        if version is None or version.has(POD_SCHEDULING_GROUP) or not any(p.workload_ref for p in queued):
-            return None
-        table = GroupTable.build(engine.state.objects, version, [*engine.state.all_pods(), *queued])
-        return cls(engine, table, queued) if table.gates.generic else None
-
-    def _gang(self, pod: Pod) -> bool:
-        fw = self.engine.framework(pod)
-        return "GangScheduling" in fw.profile.extension_points.get("permit", ())
-
-    def pre_enqueue(self, pod: Pod) -> str | None:
-        key = group_key(pod)
-        if key is None or "GangScheduling" not in self.engine.framework(pod).profile.extension_points.get(
-                "preEnqueue", ()):
-            return None
-        return self.table.pre_enqueue(key)
-
-    def record(self, key: GroupKey) -> GroupRecord:
-        if key not in self.records:
-            spec = self.table.specs.get(key)
-            self.records[key] = GroupRecord(key[0], key[1], "" if spec is None else spec.policy.kind,
-                                            spec.policy.min_count if spec is not None and spec.policy.gang else None,
-                                            pods=list(self.members.get(key, ())))
-        return self.records[key]
-
-    def bound_pod(self, step, shape, pod: Pod) -> None:
-        """After a pod's Reserve: Permit waits (the step's node is held) or lets the whole waiting gang bind."""
-        key = group_key(pod)
-        spec = None if key is None else self.table.specs.get(key)
-        if spec is None or not spec.policy.gang or not self._gang(pod):
-            return
-        self.bound[key] += 1
-        waiting = self.waiting.setdefault(key, [])
-        if self.bound[key] < spec.policy.min_count:
-            waiting.append((step, shape, pod))
-            step.group = self.table.label(key)
-            return
-        for held, _shape, _pod in waiting:  # Allow: the waiting pods proceed to binding
-            held.group = self.table.label(key)
-        waiting.clear()
-        step.group = self.table.label(key)
-
-    def time_out(self) -> list[GroupRecord]:
-        """The gangs still waiting once the queue is done: Permit's timeout rejects their pods (Unreserve frees
-        their nodes), they are pending with the plugin's message; each gang's record."""
-        for key, waiting in self.waiting.items():
-            for step, shape, pod in reversed(waiting):
-                self.engine.unbind(step.node, shape, pod)
-                self.bound[key] -= 1
-                step.node, step.ties, step.tie_count = None, (), 0
-                step.message = f"0/1 nodes are available: 1 {PERMIT_TIMEOUT}."
-            if waiting:
-                record = self.record(key)
-                record.pending, record.timed_out = [s.pod.name for s, _sh, _p in waiting], True
-                record.why = (f"gang {record.key}: {len(waiting)} of minCount {record.min_count} waited at Permit, "
-                              f"holding their nodes, until the 5m timeout rejected them")
-        return [r for k, r in self.records.items() if self.waiting.get(k)]

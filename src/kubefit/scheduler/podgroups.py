@@ -28,7 +28,13 @@ from kubefit.api.cluster import ClusterObjects, ObjectMeta
 from kubefit.api.core import Pod
 from kubefit.api.workload import DISRUPT_POD, PodGroup, Workload, priority_of
 from kubefit.errors import InputError
-from kubefit.k8s.version import GANG_GATES_MERGED, POD_SCHEDULING_GROUP, WORKLOAD_API_BETA, KubeVersion
+from kubefit.k8s.version import (
+    GANG_GATES_MERGED,
+    POD_GROUP_VALIDATION,
+    POD_SCHEDULING_GROUP,
+    WORKLOAD_API_BETA,
+    KubeVersion,
+)
 from kubefit.manifests.podgroups import GATED, KINDS, V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1
 
 GENERIC_WORKLOAD = "GenericWorkload"
@@ -90,9 +96,11 @@ def _not_served(kind: str, api_version: str, version: KubeVersion) -> str:
     return f'no matches for kind "{kind}" in version "{api_version}": {there}'
 
 
-def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersion) -> list[str]:
+def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, classes=None) -> list[str]:
     """Apply what the version's API server does to the scenario's Workloads, PodGroups and CompositePodGroups and to
-    the pods' group references (the module's text): `objects` and `pods` changed in place; the notes to tell."""
+    the pods' group references (the module's text): `objects` and `pods` changed in place; the notes to tell.
+    `classes`: the scenario's PriorityClasses (`manifests.priority.priority_classes`) for the Priority admission of
+    groups."""
     gates = WorkloadGates.of(version)
     notes: list[str] = []
     kept: dict[str, list] = {}
@@ -108,7 +116,7 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
                                      and not gates.composite):
                 dropped.append(where)
                 continue
-            kept.setdefault(kind, []).append(_without_gated(obj, version, notes))
+            kept.setdefault(kind, []).append(_admit_priority(_without_gated(obj, version, notes), version, classes))
     for kind in KINDS:
         if kind in objects.by_kind:
             objects.by_kind[kind] = kept.get(kind, [])
@@ -119,19 +127,17 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
                      f"kube-apiserver {version.patch} with the {gate} feature gate off (`--feature-gates {gate}=true` "
                      f"turns it on): not created")
     notes += _pod_references(pods, version, gates)
-    notes += _composite_notes(objects) + _priority_notes(pods)
+    notes += _composite_notes(objects) + _priority_notes(pods, version)
     return notes
 
 
 def _composite_notes(objects: ClusterObjects) -> list[str]:
-    """CompositePodGroups (v1.37 alpha) are read, not scheduled as a hierarchy: say so, and name a cycle of parents."""
+    """CompositePodGroups (v1.37 alpha, kept only with their gate on, then scheduled as hierarchies by
+    `compositecycle.py`): name a cycle of parents, under which no pod is scheduled."""
     composites = objects.of("CompositePodGroup")
     if not composites:
         return []
-    first = composites[0]
-    notes = [f"{first.meta.source}: CompositePodGroup/{first.meta.name}: {len(composites)} CompositePodGroup(s): "
-             f"hierarchical gang scheduling (minGroupCount over member groups) is not simulated; each PodGroup under "
-             f"them is scheduled as a group of its own"]
+    notes: list[str] = []
     parents = {(c.meta.namespace, c.meta.name): c.parent for c in composites}
     for start in parents:
         seen, at = [start[1]], parents[start]
@@ -145,9 +151,11 @@ def _composite_notes(objects: ClusterObjects) -> list[str]:
     return notes
 
 
-def _priority_notes(pods: list[Pod]) -> list[str]:
+def _priority_notes(pods: list[Pod], version: KubeVersion) -> list[str]:
     """Pods of one group with different priorities: v1.36 sorts them in the group's cycle by priority (v1.37 refuses
-    the group's pods whose priority is not the PodGroup's, kubernetes#139920)."""
+    the group, kubernetes#139920: its pods fail with the error, which says it)."""
+    if version.has(POD_GROUP_VALIDATION):
+        return []
     seen: dict[GroupKey, set[int]] = {}
     for pod in pods:
         key = group_key(pod)
@@ -173,6 +181,24 @@ def _without_gated(obj, version: KubeVersion, notes: list[str]):
                                    composite_templates=() if "compositePodGroupTemplates" in fields else
                                    obj.composite_templates)
     return dataclasses.replace(obj, gated=(), **_cleared(fields))
+
+
+def _admit_priority(obj, version: KubeVersion, classes):
+    """The Priority admission of a PodGroup or CompositePodGroup being created (its priority field's gate on): without
+    `spec.priority` it takes its PriorityClass's value, or the global default's (0 without one); a class that does
+    not exist forbids the object (`plugin/pkg/admission/priority`, its PodGroup cases). An object that carries
+    `spec.priority` (as `kubectl get` prints it) is used as it is."""
+    if classes is None or isinstance(obj, Workload) or obj.priority is not None or not _field_gate_on("priority", version):
+        return obj
+    known, default = classes
+    name = obj.priority_class_name
+    found = known.get(name) if name else default
+    if found is None:
+        resource = "podgroups" if isinstance(obj, PodGroup) else "compositepodgroups"
+        raise InputError(f'{resource}.scheduling.k8s.io "{obj.meta.name}" is forbidden: no PriorityClass with name '
+                         f"{name} was found", file=obj.meta.source, obj=f"{type(obj).__name__}/{obj.meta.name}",
+                         field="spec.priorityClassName")
+    return dataclasses.replace(obj, priority=found.value)
 
 
 def _cleared(fields: set[str]) -> dict:
@@ -313,6 +339,37 @@ def member_order(pods: Sequence[Pod], quorum: int) -> list[Pod]:
     if quorum > 1 and len(pods) >= quorum:
         pods = [pods[quorum - 1], *pods[:quorum - 1], *pods[quorum:]]
     return sorted(pods, key=lambda p: -p.priority)  # a stable sort: the order above among equal priorities
+
+
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+
+
+def validation_error(pods: Sequence[Pod], bound: Iterable[Pod], spec: PodGroup | None, profiles: set[str],
+                     policy_gate: bool) -> str | None:
+    """v1.37's `validatePodGroup` (kubernetes#139920, #140359): the group's pods, in cycle order, then its bound ones,
+    must name one scheduler, have the PodGroup's priority (`util.PodGroupPriority`) and one preemption policy (with
+    PodGroupPreemptionPolicy: the PodGroup's, PreemptLowerPriority unset); the first breach, else a scheduler name no
+    profile has, is the error every pod of the group fails with (None: none)."""
+    scheduler = pods[0].scheduler_name if pods else ""
+    group_priority = priority_of(spec)
+    group_policy = (getattr(spec, "preemption_policy", None) or PREEMPT_LOWER_PRIORITY) if policy_gate else ""
+    for pod in (*pods, *bound):
+        if pod.scheduler_name != scheduler:
+            return (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                    f'"{pod.scheduler_name}" and "{scheduler}"')
+        if pod.priority != group_priority:
+            return (f"all pods in a single pod group should have the same priority as the pod group's priority, got "
+                    f"{pod.priority} and {group_priority}")
+        policy = pod.preemption_policy or PREEMPT_LOWER_PRIORITY
+        if policy_gate and policy != group_policy:
+            return (f"all pods in a single pod group should have the same preemption policy as the pod group's "
+                    f"preemption policy, got {policy} and {group_policy}")
+        if not policy_gate and group_policy and policy != group_policy:
+            return f"all pods in a single pod group should have the same preemption policy, got {policy} and {group_policy}"
+        group_policy = group_policy or policy
+    if scheduler not in profiles:
+        return f'profile not found for scheduler name "{scheduler}"'
+    return None
 
 
 def group_priority(spec: PodGroup | None) -> int:

@@ -236,7 +236,11 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
         return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
                        fw.profile.plugin_args.get(DEFAULT_PREEMPTION), victims_anywhere=anywhere)
 
-    return run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))
+    post = run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))
+    if fw.preemption_says_where and post.nominated_node is not None:  # v1.37 (kubernetes#140180)
+        post.message = (f"preemption: found a potential placement for pod on node {state.nodes[post.nominated_node].name}"
+                        f", preempting {len(post.victims)} victims")
+    return post
 
 
 # --------------------------------------------------------------------------- the sequence rule (simulate)

@@ -10,6 +10,7 @@ from kubefit.k8s.requests import resize_footprint_may_differ
 from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
 from kubefit.manifests.kinds import unserved_in
 from kubefit.manifests.load import Scenario, pending_in_order
+from kubefit.manifests.priority import priority_classes
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.pools import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
@@ -49,7 +50,8 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     refuse_unserved(scenario, config.version or version or default_version())
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
-    notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version())
+    notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version(),
+                            priority_classes(scenario))
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
         if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "

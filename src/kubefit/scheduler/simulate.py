@@ -30,7 +30,8 @@ from kubefit.scheduler.engine import (  # noqa: F401 - re-exported: the simulati
     zone_order,
 )
 from kubefit.scheduler.framework import gate_message, run_pre_enqueue
-from kubefit.scheduler.groupqueue import GATED_BY, GroupQueue, Hooks, PermitGangs
+from kubefit.scheduler.groupqueue import GATED_BY, GroupQueue, Hooks
+from kubefit.scheduler.permitgangs import PermitGangs
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.postfilter import bound_copy, preemption_step
 from kubefit.scheduler.state import ClusterState
@@ -317,8 +318,9 @@ class ReplacementQueue:
             _, _, pod, replaces = heapq.heappop(heap)
             yield pod, replaces
 
-    def add(self, pod: Pod, replaces: str) -> None:
-        """Queue `pod`, created by a controller for the deleted pod `replaces` (see the class's text)."""
+    def add(self, pod: Pod, replaces: str | None) -> None:
+        """Queue `pod`, created by a controller for the deleted pod `replaces` (see the class's text), or (None) put
+        back in the active queue (v1.35's gangs: `permitgangs.py`), with the same order."""
         if self.columns is None:
             self.columns = (np.fromiter((p.priority for p in self.pods), dtype=np.int64, count=len(self.pods)),
                             np.fromiter((-np.inf if p.created is None else p.created for p in self.pods),
@@ -379,7 +381,10 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     hooks = None if groups is None else _group_hooks(engine, steps, controllers, queue, running, max_ties)
     if groups is not None:
         queue.after = lambda: groups.retry_next(hooks)
-    permits = PermitGangs.of(engine, pods) if groups is None else None  # v1.35: gangs wait at Permit
+    permits = None if groups is not None else PermitGangs.of(engine, pods, lambda p: queue.add(p, None))
+    if permits is not None:  # v1.35: gangs wait at Permit, rounds of 5 minutes (`permitgangs.py`)
+        queue.after = permits.after_round
+    note = (lambda step: None) if permits is None else permits.record_step
     for i, (pod, replaces) in enumerate(queue):
         key = None if groups is None else groups.takes(pod)
         if key is not None:
@@ -399,6 +404,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             gated = (GATED_BY, waiting_for)  # v1.35's GangScheduling PreEnqueue
         if gated is not None:  # never gets a cycle: unschedulable, nothing evaluated
             steps.append(Step(pod, None, message=gated[1], pre_enqueue=gated[0], feasible=None, replaces=replaces))
+            note(steps[-1])
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -408,11 +414,15 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                 partial.append(f"{pod.key}: {post.partial}")
             steps.append(Step(pod, None, message=message, victims=tuple(post.victim_keys()), nominated_node=nominated,
                               replaces=replaces))
-            if nominated is not None:
-                steps[-1].replaced_by, refused = _replace_victims(post.victims, state.nodes[nominated].name,
+            note(steps[-1])
+            if nominated is not None:  # (a v1.35 gang's pod waiting at Permit is rejected, not deleted)
+                deleted = post.victims if permits is None else permits.preempted(post.victims)
+                steps[-1].replaced_by, refused = _replace_victims(deleted, state.nodes[nominated].name,
                                                                   controllers, queue, running)
             if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
+                if permits is not None:
+                    permits.failed(pod)
                 d = None
             else:
                 pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
@@ -422,6 +432,9 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
             steps.append(Step(pod, None, message=engine.fit_error(d.shape) if messages else "", replaces=replaces))
             pending.append((pod, d.shape.ctx.demand))
+            note(steps[-1])
+            if permits is not None:
+                permits.failed(pod)
         else:
             bound = bound_copy(pod, len(steps))
             engine.bind(d.node, d.shape, bound)
@@ -431,6 +444,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
                               batch_hint=d.batch_hint, devices=devices, replaces=replaces))
+            note(steps[-1])
             if permits is not None:
                 permits.bound_pod(steps[-1], d.shape, bound)
         if refused:  # the creates refused when this pod's victims were deleted, after its retry
@@ -440,15 +454,17 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
-    timed_out = [] if permits is None else permits.time_out()
-    pending += [(r_step.pod, pod_demand(r_step.pod)) for r_step in steps
-                if r_step.node is None and r_step.group is not None and permits is not None]
     if groups is not None:  # a group's attempts before its last are no longer said (but those that preempted)
         steps[:] = [s for s in steps if not s.retried or s.victims]
         pending += [(s.pod, pod_demand(s.pod)) for s in steps if s.group is not None and s.node is None
                     and not s.retried]
-    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial,
-                              groups=timed_out if groups is None else list(groups.records.values()),
+    if permits is not None:  # v1.35: a pod's earlier attempts likewise; what is pending at the end
+        steps[:] = [s for s in steps if not s.retried or s.victims]
+        pending = [(s.pod, pod_demand(s.pod)) for s in steps if s.node is None and not s.retried
+                   and s.nominated_node is None and s.pre_enqueue is None and not s.not_created
+                   and s.feasible is not None]
+    records = list(groups.records.values()) if groups is not None else [] if permits is None else permits.records()
+    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial, groups=records,
                               group_notes=[] if groups is None else groups.notes())
     if stranded and pending:
         result.stranded = stranded_capacity(engine, pending)
@@ -512,10 +528,10 @@ def run_notes(result: SimulationResult) -> list[str]:
     notes += result.group_notes
     held = [g for g in result.groups if g.timed_out]
     if held:  # v1.35: what the gangs held while waiting at Permit was free again only after their timeout
-        notes.append(f"{len(held)} gang(s) (e.g. {held[0].key}) held their pods' nodes at Permit until the 5m "
-                     f"timeout rejected them (kube-scheduler v1.35): pods that found no room meanwhile would be "
-                     f"retried by kube-scheduler once the nodes were freed, and the gangs retried too; kubefit reports "
-                     f"the first pass")
+        notes.append(f"{len(held)} gang(s) (e.g. {held[0].key}) never reached minCount: their pods waited at Permit "
+                     f"holding their nodes until the 5m timeout rejected them (kube-scheduler v1.35); kubefit tried "
+                     f"again what kube-scheduler tries again (the pods the freed nodes requeue, the rejected pods 5 "
+                     f"minutes later) until nothing changed")
     if result.state.dra is not None:
         notes += result.state.dra.notes
     return notes

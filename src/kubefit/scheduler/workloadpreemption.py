@@ -12,18 +12,29 @@ PodDisruptionBudget first (`filterVictimsWithPDBViolation`: a unit violates if o
 back when the group still fits with it. What cannot be added back is preempted (`actuatePodGroupPreemption`: all
 victims deleted at once); the group's pods go back to the queue waiting for it.
 
+v1.37 (`preempt_once`, kubernetes#139980, #138757, #140311, #139218, #140683; the v1.37.0 `PodGroupEvaluator.Preempt`
+as kubernetes-sigs/scheduler-library copies it): PodGroupPostFilter runs for groups with topology constraints too;
+the preemptor's policy is the PodGroup's with PodGroupPreemptionPolicy, else `Never` if a pod says so (`not eligible
+due to preemptionPolicy=Never.`); the group's algorithm runs once with every potential victim removed, and each
+victim, most important first (those a PodDisruptionBudget protects first), is added back when every pod that run
+placed still passes Filter on its node (the pods checked in cycle order, each assumed there for the next). Success
+says `found a placement for podgroup, preempting N victims`, and the pods are nominated to the nodes that run gave
+them; every message is prefixed `pod group preemption: `.
+
 kubefit ties equally important victims in node order, pods in each node's order (upstream: Go map order).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 
 from kubefit.api.core import Pod
 from kubefit.api.workload import DISRUPT_POD_GROUP, PodGroup, priority_of
 from kubefit.manifests.disruption import PDB, current_budgets
-from kubefit.scheduler.groupcycle import ERROR, SUCCESS, UNSCHEDULABLE, GroupRun
+from kubefit.scheduler.groupcycle import ERROR, SUCCESS, UNSCHEDULABLE, GroupResult, GroupRun
 from kubefit.scheduler.podgroups import group_key
 from kubefit.scheduler.preemption import NEVER, _pdb_matches, start_time
 
@@ -31,6 +42,8 @@ NOT_REGISTERED = "default preemption plugin is not registered, workload aware pr
 WITH_CONSTRAINTS = "workload aware preemption is not supported for pod groups with scheduling constraints"
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
 UNRESOLVABLE = "UnschedulableAndUnresolvable"
+POD_GROUP_PREEMPTION = "pod group preemption: "  # DefaultPreemption.PodGroupPostFilter's prefix (v1.37)
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 
 
 @dataclass
@@ -57,6 +70,7 @@ class WorkloadPreemption:
     status: str
     message: str = ""
     victims: list[tuple[int, Pod]] = field(default_factory=list)
+    nominations: dict[str, int] = field(default_factory=dict)  # v1.37: pod key → the node its preemption gave it
 
 
 def domain_victims(run: GroupRun, specs: dict) -> list[Victim]:
@@ -122,37 +136,110 @@ def preempt_for_group(run: GroupRun, specs: dict) -> WorkloadPreemption:
     potential = [v for v in domain_victims(run, specs) if v.priority < preemptor]
     if not potential:
         return WorkloadPreemption(UNRESOLVABLE, NO_VICTIMS)
+    with _all_removed(run, potential):
+        result = _without_post_filters(run)
+        if result.status != SUCCESS:
+            return WorkloadPreemption(result.status, result.message)
+        chosen: list[Victim] = []
+        for victim in _reprieve_order(run, potential):
+            _add(run, victim)
+            if _without_post_filters(run).status != SUCCESS:
+                _remove(run, victim)
+                chosen.append(victim)
+        chosen.sort(key=Victim.sort_key)
+        return WorkloadPreemption(SUCCESS, victims=[pair for v in chosen for pair in v.pods])
+
+
+def preempt_once(run: GroupRun, specs: dict, policy_gate: bool) -> WorkloadPreemption:
+    """v1.37's `DefaultPreemption.PodGroupPostFilter` for the group of `run` (the module's text); `policy_gate`:
+    PodGroupPreemptionPolicy is on."""
+    fw = run.engine.framework(run.pods[0])
+    if "DefaultPreemption" not in fw.profile.extension_points.get("postFilter", ()):
+        return WorkloadPreemption(UNSCHEDULABLE)  # no PodGroupPostFilter plugin: nothing to say
+    answer = _preempt_once(run, specs, policy_gate)
+    if answer.message:
+        answer.message = POD_GROUP_PREEMPTION + answer.message
+    return answer
+
+
+def preemption_policy(run: GroupRun, policy_gate: bool) -> str:
+    """`resolvePreemptionPolicy`: the PodGroup's (PreemptLowerPriority unset) with PodGroupPreemptionPolicy, else
+    `Never` when one of the pods says so."""
+    if policy_gate:
+        return (run.spec.preemption_policy if run.spec is not None else None) or "PreemptLowerPriority"
+    return "Never" if any(p.preemption_policy == "Never" for p in run.pods) else "PreemptLowerPriority"
+
+
+def _preempt_once(run: GroupRun, specs: dict, policy_gate: bool) -> WorkloadPreemption:
+    if preemption_policy(run, policy_gate) == "Never":
+        return WorkloadPreemption(UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
+    preemptor = priority_of(run.spec)
+    potential = [v for v in domain_victims(run, specs) if v.priority < preemptor]
+    if not potential:
+        return WorkloadPreemption(UNSCHEDULABLE, NO_VICTIMS)
+    with _all_removed(run, potential):
+        result = _without_post_filters(run)
+        if result.status != SUCCESS:
+            return WorkloadPreemption(result.status, result.message)
+        assignments = [(r.node, r.pod) for r in result.pods if r.fits and r.node is not None]
+        chosen = [v for v in _reprieve_order(run, potential) if not _reprieved(run, v, assignments)]
+        chosen.sort(key=Victim.sort_key)
+        pods = [pair for v in chosen for pair in v.pods]
+        return WorkloadPreemption(SUCCESS, f"found a placement for podgroup, preempting {len(pods)} victims", pods,
+                                  {pod.key: node for node, pod in assignments})
+
+
+def _reprieved(run: GroupRun, victim: Victim, assignments: list[tuple[int, Pod]]) -> bool:
+    """`reprieveVictim`: add the victim back; it stays when every proposed pod still passes Filter on its node, each
+    assumed there for the next (then taken off again); else it is removed again (a victim)."""
+    engine = run.engine
+    _add(run, victim)
+    placed: list[tuple[int, object, Pod]] = []
+    fits = True
+    for node, pod in assignments:
+        sh = engine.shape(pod)
+        if not engine.passes_filters(sh, node):
+            fits = False
+            break
+        engine.bind(node, sh, pod)
+        placed.append((node, sh, pod))
+    for node, sh, pod in reversed(placed):
+        engine.unbind(node, sh, pod)
+    if not fits:
+        _remove(run, victim)
+    return fits
+
+
+def _without_post_filters(run: GroupRun) -> GroupResult:
+    """The group's algorithm without PostFilter (`runWithoutPostFilters`) on the state as it is now."""
+    run.post_filters = False
+    try:
+        return run.algorithm()
+    finally:
+        run.post_filters = True
+
+
+@contextmanager
+def _all_removed(run: GroupRun, potential: list[Victim]) -> Iterator[None]:
+    """Every potential victim removed for the block, the nodes restored after it (`restoreFn`)."""
     state = run.engine.state
     saved = {node: list(state.pods[node]) for v in potential for node, _p in v.pods}
     try:
         for victim in potential:
             _remove(run, victim)
-        status, message = _feasible(run)
-        if status != SUCCESS:
-            return WorkloadPreemption(status, message)
-        potential.sort(key=Victim.sort_key)  # a stable sort: equal units keep the domain's order
-        pdbs = current_budgets(state.objects.of(PDB), chain.from_iterable(state.pods))
-        violating, non_violating = split_by_pdb(potential, pdbs)
-        chosen: list[Victim] = []
-        for victim in (*violating, *non_violating):
-            _add(run, victim)
-            if _feasible(run)[0] != SUCCESS:
-                _remove(run, victim)
-                chosen.append(victim)
-        chosen.sort(key=Victim.sort_key)
-        return WorkloadPreemption(SUCCESS, victims=[pair for v in chosen for pair in v.pods])
+        yield
     finally:
         _restore(run, saved)
 
 
-def _feasible(run: GroupRun) -> tuple[str, str]:
-    """The group's algorithm without PostFilter (`runWithoutPostFilters`) on the state as it is now."""
-    run.post_filters = False
-    try:
-        result = run.algorithm()
-    finally:
-        run.post_filters = True
-    return result.status, result.message
+def _reprieve_order(run: GroupRun, potential: list[Victim]) -> list[Victim]:
+    """The victims in the order they are tried back: most important first (a stable sort: equal units keep the
+    domain's order), those whose eviction would violate a PodDisruptionBudget before the others."""
+    potential.sort(key=Victim.sort_key)
+    state = run.engine.state
+    violating, non_violating = split_by_pdb(potential, current_budgets(state.objects.of(PDB),
+                                                                      chain.from_iterable(state.pods)))
+    return [*violating, *non_violating]
 
 
 def _remove(run: GroupRun, victim: Victim) -> None:
