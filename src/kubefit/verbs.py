@@ -40,6 +40,7 @@ Warn = Callable[[str], None]
 Loading = Callable[[str, int, int], None]  # (file, documents read, documents in the file)
 Progress = Callable[[int, int], None]  # (pods scheduled so far, pods queued)
 Nodes = Sequence[str]  # node names for cordon / drain / remove
+GROUP_VERBS = ("simulate", "score", "capacity")  # the verbs that account for a pod group as a whole
 
 
 class KubefitWarning(UserWarning):
@@ -104,7 +105,7 @@ def _pod_groups_note(scenario: Scenario, prepared: Prepared, verb: str) -> str |
     other verbs do not account for a group as a whole yet, and say so."""
     from kubefit.scheduler.podgroups import WorkloadGates, group_key
 
-    if verb in ("simulate", "score") or not WorkloadGates.of(prepared.config.version).generic:
+    if verb in GROUP_VERBS or not WorkloadGates.of(prepared.config.version).generic:
         return None
     members = [p for p in scenario.pending_pods if group_key(p) is not None]
     if not members:
@@ -939,9 +940,11 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   progress=loading, recursive=recursive,
                                           admission=admission)
-    target = find_pod(scenario, pod)
+    members = _group_members(scenario, prepared, pod)
+    target = members[0] if members else find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
-    others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
+    copied = {p.key for p in members} or {target.key}
+    others = [p for p in queue if p.key not in copied]  # pending beside the pod (or group) copied
     if place_pending and queue:
         state = state.copy()
         placed = run(state, prepared.config, queue, tie_break=tie_break, seed=seed, stranded=False)
@@ -954,7 +957,10 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     if len(notes) > len(prepared.notes):
         warn(notes[-1])
     quota = scenario.quota.headroom(target, limit) if scenario.quota else None  # the copies ResourceQuota admits
-    if quota is not None and quota[0] == 0:
+    if members:
+        result = _group_capacity(scenario, prepared, state, members, limit, tie_break, seed)
+        quota = None  # (a group's pods are counted against ResourceQuota as pods of the group's copies: not here)
+    elif quota is not None and quota[0] == 0:
         result = CapacityResult(target, 0, {}, FAILED_CREATING_POD, quota[1])
     else:
         result = estimate_capacity(state, prepared.config, target, limit=limit if quota is None else quota[0],
@@ -968,6 +974,48 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
                             recursive=recursive, placePending=place_pending)
     return result
+
+
+def _group_members(scenario: Scenario, prepared: Prepared, name: str | None) -> list[Pod]:
+    """`capacity --pod` of a pod group (`podgroup/NAME`, `podgroup/NAMESPACE/NAME`) or of one of its pods, where the
+    version schedules groups (GenericWorkload on): every pod of the group (bound ones too), in queue order; [] for
+    a pod of no group (its copies are single pods)."""
+    from kubefit.scheduler.podgroups import WorkloadGates, group_key
+
+    prefix, _, rest = (name or "").partition("/")
+    wanted = prefix.lower() in ("podgroup", "podgroups", "pg")
+    if not WorkloadGates.of(prepared.config.version).generic:
+        if wanted:
+            raise InputError(f"{name}: pod groups are scheduled as groups only with the GenericWorkload feature gate "
+                             f"on (--feature-gates GenericWorkload=true)", field="--pod")
+        return []
+    pods = [*scenario.bound_pods, *scenario.pending_pods]
+    if wanted:
+        namespace, _, group = rest.rpartition("/")
+        keys = {k for p in pods if (k := group_key(p)) is not None and k[1] == group and namespace in ("", k[0])}
+        if len(keys) != 1:
+            have = sorted({f"{k[0]}/{k[1]}" for p in pods if (k := group_key(p)) is not None})
+            raise InputError(f"{name}: {'several pod groups have that name (give podgroup/NAMESPACE/NAME)' if keys else 'no pod names that pod group'} "
+                             f"(pod groups: {', '.join(have[:10]) or 'none'})", field="--pod")
+        key = keys.pop()
+    else:
+        target = find_pod(scenario, name)
+        key = group_key(target)
+        if key is None:
+            return []
+    return [p for p in pods if group_key(p) == key]
+
+
+def _group_capacity(scenario: Scenario, prepared: Prepared, state: Any, members: list[Pod], limit: int | None,
+                    tie_break: str, seed: int | None) -> CapacityResult:
+    """Copies of the whole group the members form (`kubefit.scheduler.capacity.group_capacity`)."""
+    from kubefit.scheduler.capacity import group_capacity
+    from kubefit.scheduler.podgroups import GroupTable, group_key
+
+    key = group_key(members[0])
+    table = GroupTable.build(scenario.objects, prepared.config.version, members)
+    return group_capacity(state, prepared.config, key, table.specs.get(key), members, limit=limit,
+                          tie_break=tie_break, seed=seed)
 
 
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),

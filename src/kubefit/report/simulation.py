@@ -137,13 +137,19 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
 
 def capacity_table(console: Console, data: dict) -> None:
     """Copies per node, the count and the message that stopped it."""
-    t = new_table(f"Copies of {data['pod']}")
+    group = data.get("podGroup")
+    if group is not None:  # copies of a whole pod group: per node, the pods of its copies
+        policy = f"gang, minCount {group['minCount']}" if group.get("minCount") is not None else group["policy"]
+        t = new_table(f"Copies of pod group {group['podGroup']} ({policy}, {group['pods']} pods)")
+    else:
+        t = new_table(f"Copies of {data['pod']}")
     t.add_column("node")
-    t.add_column("copies", justify="right")
+    t.add_column("copies" if group is None else "pods of the copies", justify="right")
     for node, n in data["perNode"].items():
         t.add_row(node, str(n))
     console.print(t)
-    console.print(f"[bold]{data['count']}[/bold] more cop{'y' if data['count'] == 1 else 'ies'} fit; "
+    what = "" if group is None else " of the whole group"
+    console.print(f"[bold]{data['count']}[/bold] more cop{'y' if data['count'] == 1 else 'ies'}{what} fit; "
                   f"stopped: {data['stopReason']}: {data['message']}")
 
 
