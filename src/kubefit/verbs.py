@@ -40,7 +40,7 @@ Warn = Callable[[str], None]
 Loading = Callable[[str, int, int], None]  # (file, documents read, documents in the file)
 Progress = Callable[[int, int], None]  # (pods scheduled so far, pods queued)
 Nodes = Sequence[str]  # node names for cordon / drain / remove
-GROUP_VERBS = ("simulate", "score", "capacity", "plan")  # the verbs that account for a pod group as a whole
+GROUP_VERBS = ("simulate", "score", "capacity", "plan", "consolidate")  # the verbs that account for a pod group as a whole
 
 
 class KubefitWarning(UserWarning):

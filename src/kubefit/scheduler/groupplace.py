@@ -16,7 +16,7 @@ are assumed, so the group binds when that many fitted in turn, and nothing when 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kubefit.api.core import Pod
@@ -25,7 +25,8 @@ from kubefit.k8s.version import POD_GROUP_CYCLE
 from kubefit.scheduler.engine import Engine, Shape
 from kubefit.scheduler.groupcycle import GroupResult, GroupRun, scheduler_name_error, submit
 from kubefit.scheduler.groupqueue import _fit_reasons
-from kubefit.scheduler.podgroups import WAITING_FOR_QUORUM, GroupKey, WorkloadGates, member_order
+from kubefit.scheduler.podgroups import WAITING_FOR_QUORUM, GroupKey, WorkloadGates, group_key, member_order
+from kubefit.scheduler.state import ClusterState
 
 
 @dataclass
@@ -38,6 +39,7 @@ class GroupPlacement:
     pods: list[Pod]
     nodes: list[int | None] = field(default_factory=list)
     shapes: list[Shape | None] = field(default_factory=list)
+    placed: list[Pod | None] = field(default_factory=list)  # the pods as bound (`as_bound`'s), None: not bound
     fitted: int = 0
     why: str = ""
 
@@ -51,6 +53,14 @@ class GroupPlacement:
         return bool(self.pods) and self.bound == len(self.pods)
 
 
+def running_members(state: ClusterState, key: GroupKey) -> int:
+    """The pods of group `key` bound on the state's nodes (a removed node's not counted): what counts towards its
+    `minCount` besides the pods being placed."""
+    removed = state.removed
+    return sum(1 for n, pods in enumerate(state.pods) if removed is None or not removed[n]
+               for p in pods if group_key(p) == key)
+
+
 def group_label(spec: PodGroup | None, label: str) -> str:
     """`gang ns/name`, `basic group ns/name` (a group whose object does not exist: `group ns/name`)."""
     if spec is None:
@@ -59,14 +69,14 @@ def group_label(spec: PodGroup | None, label: str) -> str:
 
 
 def place_group(engine: Engine, key: GroupKey, spec: PodGroup | None, pods: Sequence[Pod], *, bound: int = 0,
-                whole: bool = True) -> GroupPlacement:
+                whole: bool = True, as_bound: Callable[[Pod, int], Pod] | None = None) -> GroupPlacement:
     """Schedule the group's pending `pods` on `engine` in one group cycle (v1.35: pod by pod), without preemption,
     and bind what the cycle binds (`whole`: only when every pod fits). `bound`: pods of the group already on nodes
-    (they count towards `minCount`)."""
+    (they count towards `minCount`); `as_bound(pod, node)`: the pod as it is bound there (default the pod)."""
     label = f"{key[0]}/{key[1]}"
     quorum = max(spec.policy.min_count - bound, 1) if spec is not None and spec.policy.gang else 1
     order = member_order(list(pods), quorum)
-    out = GroupPlacement(label, spec, order, [None] * len(order), [None] * len(order))
+    out = GroupPlacement(label, spec, order, [None] * len(order), [None] * len(order), [None] * len(order))
     refused = _refused(engine, spec, order, bound, label)
     if refused is not None:
         out.why = refused
@@ -83,8 +93,9 @@ def place_group(engine: Engine, key: GroupKey, spec: PodGroup | None, pods: Sequ
         chosen = [(None, None)] * len(order)
     for i, (node, shape) in enumerate(chosen):
         if node is not None:
-            engine.bind(node, shape, order[i])
-            out.nodes[i], out.shapes[i] = node, shape
+            pod = order[i] if as_bound is None else as_bound(order[i], node)
+            engine.bind(node, shape, pod)
+            out.nodes[i], out.shapes[i], out.placed[i] = node, shape, pod
     out.why = _why(out, bound, reasons)
     return out
 
