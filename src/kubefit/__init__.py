@@ -32,7 +32,8 @@ _HOMES = {
     "kubefit.manifests.scenario": ("load_scenario",),
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
     "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
-    "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
+    "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_feature_gates", "compare_versions",
+                      "consolidate", "divide", "estimate", "models_classify",
                       "models_defaults", "models_validate", "plan", "schedule", "score", "simulate", "summary",
                       "timeline", "tune"),
 }
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         capacity,
         check,
         compare,
+        compare_feature_gates,
         compare_versions,
         consolidate,
         divide,
@@ -69,7 +71,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 
 __all__ = [
     # one function per verb
-    "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "capacity", "check", "compare", "compare_feature_gates", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
     "plan", "schedule", "score", "simulate", "summary", "timeline", "tune",
     # the pipeline step by step
     "PodDemand", "Prepared", "Scenario", "find_pending_pod", "load_scenario", "pod_demand", "prepare", "score_pod",

@@ -500,6 +500,58 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     return results
 
 
+def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random", seed: int | None = 0,
+                          cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
+                          loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True,
+                          kube_version: str | None = None, feature_gates: str | None = None,
+                          replace_victims: bool = True) -> list[SimulationResult]:
+    """What turning feature gates on (or off) changes: the scenario's workload under its version as given
+    (`feature_gates`), then with `gates` set on top (`kubefit simulate --compare-feature-gates
+    GenericWorkload=true,GangScheduling=true`), side by side as `compare_versions` shows versions
+    (`version_comparison_to_dict`: the pods and the pod groups placed differently).
+
+    The files are read once per run: each version of the API server decides what it serves (with GenericWorkload
+    off the pods' `schedulingGroup` is dropped, with it on their PodGroups are served).
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> runs = kubefit.compare_feature_gates(["examples/gangs/cluster.yaml"], "GenericWorkload=true,GangScheduling=true",
+    ...                                      kube_version="1.36", tie_break="first", warn=lambda _: None)
+    >>> [(r.label, r.scheduled) for r in runs]
+    [('1.36 (v1.36.3)', 10), ('1.36 (v1.36.3) GenericWorkload=true,GangScheduling=true', 8)]
+    """
+    from kubefit.k8s.version import parse_gate_overrides
+    from kubefit.manifests.controllers import Controllers
+    from kubefit.planning.sweep import version_label
+    from kubefit.scheduler.simulate import simulate as run
+
+    if not parse_gate_overrides(gates):
+        raise InputError("name the gates to turn on or off, e.g. GenericWorkload=true,GangScheduling=true",
+                         field="--compare-feature-gates")
+    turned = ",".join(g for g in (feature_gates, gates) if g)  # the later setting of a gate wins
+    results = []
+    for label_gates, given in ((None, feature_gates), (gates, turned)):
+        told: list[str] = []
+        scenario, prepared, _ = prepare_files(files, "simulate", told.append if results else warn, progress=loading,
+                                              recursive=recursive, actions=node_actions(cordon, drain, remove),
+                                              admission=admission, kube_version=kube_version, feature_gates=given)
+        with kept():
+            result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
+                         controllers=Controllers.of(scenario) if replace_victims else None)
+        base = version_label(prepared.config.version)
+        result.label = base if label_gates is None else f"{base} {label_gates}"
+        notes = list(prepared.notes) if not results else [n for n in told if n not in results[0].warnings]
+        for note in notes if results else ():
+            warn(note)
+        result.warnings = notes + _run_notes(result, warn)
+        result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                                drain=list(drain), remove=list(remove), recursive=recursive,
+                                compareFeatureGates=gates, featureGates=feature_gates)
+        results.append(result)
+    return results
+
+
 def refused_steps(scenario: Scenario) -> list[Any]:
     """The pods the API server refused to create (ResourceQuota admission), after the queue's: not created, with
     its error (they never reach the scheduler)."""

@@ -85,10 +85,11 @@ def version_comparison_table(console: Console, data: dict, shown: int = 20) -> N
     """The versions' metrics side by side, then the pods placed differently (the first `shown` of them)."""
     comparison_table(console, data)
     differences = data["differences"]
+    labels = [c["name"] for c in data["configurations"]]
+    _group_differences_table(console, data.get("groupDifferences", ()), labels)
     if not differences:
         console.print("every pod lands on the same node under every version")
         return
-    labels = [c["name"] for c in data["configurations"]]
     t = new_table(f"Pods placed differently ({len(differences)})")
     t.add_column("pod")
     for label in labels:
@@ -98,6 +99,21 @@ def version_comparison_table(console: Console, data: dict, shown: int = 20) -> N
     console.print(t)
     if len(differences) > shown:
         console.print(f"… and {len(differences) - shown} more (-o json lists them all)")
+
+
+def _group_differences_table(console: Console, groups, labels: list[str]) -> None:
+    """The pod groups placed differently: per run, pods bound of the group's, and how (one group, pod by pod)."""
+    if not groups:
+        return
+    t = new_table(f"Pod groups placed differently ({len(groups)})")
+    t.add_column("pod group")
+    for label in labels:
+        t.add_column(label)
+    for g in groups:
+        head = f"{g['podGroup']} (minCount {g['minCount']})" if g.get("minCount") is not None else g["podGroup"]
+        t.add_row(head, *[f"{g['runs'][label]['bound']} of {g['pods']} bound, "
+                          f"{'as a group' if g['runs'][label]['asGroup'] else 'pod by pod'}" for label in labels])
+    console.print(t)
 
 
 def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
