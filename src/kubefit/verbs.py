@@ -40,7 +40,6 @@ Warn = Callable[[str], None]
 Loading = Callable[[str, int, int], None]  # (file, documents read, documents in the file)
 Progress = Callable[[int, int], None]  # (pods scheduled so far, pods queued)
 Nodes = Sequence[str]  # node names for cordon / drain / remove
-GROUP_VERBS = ("simulate", "score", "capacity", "plan", "consolidate")  # the verbs that account for a pod group as a whole
 
 
 class KubefitWarning(UserWarning):
@@ -88,9 +87,6 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
-    groups = _pod_groups_note(scenario, prepared, verb)
-    if groups:
-        prepared.notes.insert(0, groups)
     if told:
         prepared.notes.insert(0, told)
     if unread:
@@ -98,21 +94,6 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     for note in prepared.notes:
         warn(note)
     return scenario, prepared, evicted
-
-
-def _pod_groups_note(scenario: Scenario, prepared: Prepared, verb: str) -> str | None:
-    """Pod groups the version schedules as groups (GenericWorkload on): `simulate` and `score` answer for them; the
-    other verbs do not account for a group as a whole yet, and say so."""
-    from kubefit.scheduler.podgroups import WorkloadGates, group_key
-
-    if verb in GROUP_VERBS or not WorkloadGates.of(prepared.config.version).generic:
-        return None
-    members = [p for p in scenario.pending_pods if group_key(p) is not None]
-    if not members:
-        return None
-    return (f"{len(members)} pending pod(s) belong to pod groups (e.g. {members[0].key}): kubefit {verb} does not "
-            f"account for a pod group as a whole yet (all or nothing, minCount); `kubefit simulate` and `kubefit "
-            f"score` do")
 
 
 def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> NodeActions:

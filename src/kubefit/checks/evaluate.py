@@ -203,6 +203,24 @@ def _fully_placed(a: Assertion, answers: Answers) -> Judged:
     return not missing, placed, f"simulate places {placed} of {target}'s {len(where)} pod(s)", evidence
 
 
+def _gang_placed(a: Assertion, answers: Answers) -> Judged:
+    """`gangsPlaced`: the pod group `NAMESPACE/NAME` (NAME: in default) placed whole by simulate, every pod of it
+    bound (its record, `groupqueue.GroupRecord`; the run schedules groups only with GenericWorkload on)."""
+    sim = answers.simulation()
+    target = str(a.target)
+    key = target if "/" in target else f"default/{target}"
+    record = next((g for g in sim.groups if g.key == key), None)
+    if record is None:
+        known = ", ".join(g.key for g in sim.groups) or "none: GenericWorkload is off or no pod names a pod group"
+        raise InputError(f"no pod group {key} in the run (pod groups: {known})",
+                         file=None if a.source == "command line" else a.source, field=a.field)
+    evidence = [record.why] + [f"{record.namespace}/{pod} on {node}" for pod, node in record.bound]
+    evidence += [f"{record.namespace}/{pod} pending" for pod in record.pending]
+    whole = not record.pending and record.gated is None
+    return (whole, len(record.bound), f"simulate binds {len(record.bound)} of pod group {key}'s {len(record.pods)} "
+            f"pod(s)", evidence)
+
+
 def _max_nodes_added(a: Assertion, answers: Answers) -> Judged:
     data = answers.plan().to_dict()
     added = sum(data["add"].values())
@@ -278,7 +296,7 @@ JUDGES: dict[str, Callable[[Assertion, Answers], Judged]] = {
     "maxPending": _max_pending, "fullyPlaced": _fully_placed, "maxNodesAdded": _max_nodes_added,
     "minRemovableNodes": _min_removable, "minCapacity": _min_capacity, "minAllocation": _min_allocation,
     "configValid": _config_valid, "maxPodMoves": _max_pod_moves,
-    "claimZones": _claim_zones}
+    "claimZones": _claim_zones, "gangsPlaced": _gang_placed}
 
 
 def scheduler_configuration(files: Sequence[str], recursive: bool) -> Any:

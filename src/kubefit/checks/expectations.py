@@ -20,6 +20,7 @@ The file is versioned like a Kubernetes object so that it can change without bre
       configValid: true               # config validate: the scenario's configuration accepted
       maxPodMoves: 0                  # simulate: pods placed elsewhere than in the baseline ≤ 0
       claimZones: true                # simulate: no pod on another zone than its claim's volume
+      gangsPlaced: [ml/train-0]       # simulate: each of these pod groups placed whole (GenericWorkload on)
 
 A field kubefit does not know, a wrong type or a bad value is an `InputError` naming the file, the object and
 the field (exit 2), as the API server refuses a manifest: a typo never silently asserts nothing.
@@ -55,11 +56,12 @@ BASELINE = "baseline"  # maxPending: no more than the baseline leaves pending
 # Each assertion: the verb whose answer it reads, and how its bound reads ("≤", "≥", or a yes/no).
 VERB_OF = {"maxPending": "simulate", "fullyPlaced": "simulate", "maxNodesAdded": "plan",
            "minRemovableNodes": "consolidate", "minCapacity": "capacity", "minAllocation": "simulate",
-           "configValid": "config validate", "maxPodMoves": "simulate", "claimZones": "simulate"}
+           "configValid": "config validate", "maxPodMoves": "simulate", "claimZones": "simulate",
+           "gangsPlaced": "simulate"}
 OPTION_OF = {"maxPending": "--max-pending", "fullyPlaced": "--fully-placed", "maxNodesAdded": "--max-nodes-added",
              "minRemovableNodes": "--min-removable-nodes", "minCapacity": "--min-capacity",
              "minAllocation": "--min-allocation", "configValid": "--config-valid", "maxPodMoves": "--max-pod-moves",
-             "claimZones": "--claim-zones"}
+             "claimZones": "--claim-zones", "gangsPlaced": "--gang-placed"}
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ class Assertion:
                 "minAllocation": f"{t} allocation ≥ {b} %",
                 "configValid": "scheduler configuration valid",
                 "maxPodMoves": f"pods moved from the baseline ≤ {b}",
-                "claimZones": "no pod on another zone than its claim"}[self.kind]
+                "claimZones": "no pod on another zone than its claim",
+                "gangsPlaced": f"pod group {t} placed whole"}[self.kind]
 
     @property
     def needs_baseline(self) -> bool:
@@ -187,11 +190,12 @@ def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
         return [Assertion(kind, _count(value, doc, where), **at)]
     if kind in ("configValid", "claimZones"):
         return [Assertion(kind, True, **at)] if boolean(value, doc, where) else []
-    if kind == "fullyPlaced":
+    if kind in ("fullyPlaced", "gangsPlaced"):
         names = [string(v, doc, f"{where}[{i}]") for i, v in enumerate(sequence(value, doc, where))]
         for i, name in enumerate(names):
             if not name.strip():
-                raise fail(doc, f"{where}[{i}]", "must name a workload (deployment/web) or a pod")
+                raise fail(doc, f"{where}[{i}]", "must name a workload (deployment/web) or a pod"
+                           if kind == "fullyPlaced" else "must name a pod group (NAMESPACE/NAME)")
         return [Assertion(kind, True, n, doc.source, f"{where}[{i}]") for i, n in enumerate(names)]
     read = _count if kind == "minCapacity" else _percent
     return [Assertion(kind, read(v, doc, f"{where}.{k}"), str(k), doc.source, f"{where}.{k}")
@@ -201,7 +205,7 @@ def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
 def from_options(*, max_pending: str | None = None, fully_placed: list[str] = (), max_nodes_added: int | None = None,
                  min_removable_nodes: int | None = None, min_capacity: list[str] = (), min_allocation: list[str] = (),
                  config_valid: bool = False, max_pod_moves: int | None = None,
-                 claim_zones: bool = False) -> list[Assertion]:
+                 claim_zones: bool = False, gangs_placed: list[str] = ()) -> list[Assertion]:
     """The assertions given as options (`--max-pending 0`, `--min-capacity deployment/web=3`, ...), each bad value
     refused naming its option."""
     out: list[Assertion] = []
@@ -216,6 +220,8 @@ def from_options(*, max_pending: str | None = None, fully_placed: list[str] = ()
         add("maxPending", BASELINE if text == BASELINE else int(text))
     for name in fully_placed:
         add("fullyPlaced", True, name)
+    for name in gangs_placed:
+        add("gangsPlaced", True, name)
     for kind, n in (("maxNodesAdded", max_nodes_added), ("minRemovableNodes", min_removable_nodes),
                     ("maxPodMoves", max_pod_moves)):
         if n is not None:

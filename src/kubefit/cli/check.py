@@ -73,6 +73,9 @@ def check(
     claim_zones: Annotated[bool, typer.Option(
         "--claim-zones", help="simulate: every pod using a claim bound to a zoned PersistentVolume runs in its "
         "zone.")] = False,
+    gang_placed: Annotated[list[str] | None, typer.Option(
+        "--gang-placed", help="simulate: this pod group (NAMESPACE/NAME) placed whole, every pod of it bound "
+        "(GenericWorkload on).")] = None,
     kube_version: Annotated[str | None, typer.Option(
         "--kube-version", help="Judge every assertion on each of these versions: 1.34 … 1.37, several separated "
         "by commas, or all; default: the file's kubeVersions, else the verbs' default.")] = None,
@@ -94,7 +97,7 @@ def check(
     given = from_options(max_pending=max_pending, fully_placed=fully_placed or [], max_nodes_added=max_nodes_added,
                          min_removable_nodes=min_removable_nodes, min_capacity=min_capacity or [],
                          min_allocation=min_allocation or [], config_valid=config_valid, max_pod_moves=max_pod_moves,
-                         claim_zones=claim_zones)
+                         claim_zones=claim_zones, gangs_placed=gang_placed or [])
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive, warn=warn)
     data = result.to_dict()
