@@ -33,7 +33,8 @@ _HOMES = {
     "kubefit.manifests.scenario": ("load_scenario",),
     "kubefit.scheduler.scenario": ("Prepared", "find_pending_pod", "prepare", "score_pod"),
     "kubefit.k8s.version": ("KubeVersion", "for_minor", "resolve"),
-    "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify",
+    "kubefit.verbs": ("KubefitWarning", "capacity", "check", "compare", "compare_feature_gates", "compare_versions",
+                      "consolidate", "divide", "estimate", "models_classify",
                       "models_defaults", "models_validate", "plan", "rightsize", "schedule", "score", "simulate",
                       "summary", "timeline", "tune"),
     "kubefit.manifests.usage.requestsfrom": ("PrometheusQuery", "RequestsFrom"),
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
         capacity,
         check,
         compare,
+        compare_feature_gates,
         compare_versions,
         consolidate,
         divide,
@@ -73,7 +75,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names as if importe
 
 __all__ = [
     # one function per verb
-    "capacity", "check", "compare", "compare_versions", "consolidate", "divide", "estimate", "models_classify", "models_defaults", "models_validate",
+    "capacity", "check", "compare", "compare_feature_gates", "compare_versions", "consolidate", "divide", "estimate",
+    "models_classify", "models_defaults", "models_validate",
     "plan", "rightsize", "schedule", "score", "simulate", "summary", "timeline", "tune",
     # where new requests come from (`rightsize` and every verb's `requests`)
     "PrometheusQuery", "RequestsFrom",

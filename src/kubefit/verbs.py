@@ -111,9 +111,6 @@ def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
     prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
-    groups = _pod_groups_note(scenario, prepared, verb)
-    if groups:
-        prepared.notes.insert(0, groups)
     if told:
         prepared.notes.insert(0, told)
     if unread:
@@ -121,21 +118,6 @@ def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *
     for note in prepared.notes:
         warn(note)
     return scenario, prepared, evicted
-
-
-def _pod_groups_note(scenario: Scenario, prepared: Prepared, verb: str) -> str | None:
-    """Pod groups the version schedules as groups (GenericWorkload on): `simulate` and `score` answer for them; the
-    other verbs do not account for a group as a whole yet, and say so."""
-    from kubefit.scheduler.podgroups import WorkloadGates, group_key
-
-    if verb in ("simulate", "score") or not WorkloadGates.of(prepared.config.version).generic:
-        return None
-    members = [p for p in scenario.pending_pods if group_key(p) is not None]
-    if not members:
-        return None
-    return (f"{len(members)} pending pod(s) belong to pod groups (e.g. {members[0].key}): kubefit {verb} does not "
-            f"account for a pod group as a whole yet (all or nothing, minCount); `kubefit simulate` and `kubefit "
-            f"score` do")
 
 
 def node_actions(cordon: Nodes = (), drain: Nodes = (), remove: Nodes = ()) -> NodeActions:
@@ -537,6 +519,59 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
                                 compareVersions=labels, featureGates=feature_gates, requests=requests)
+        results.append(result)
+    return results
+
+
+def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random", seed: int | None = 0,
+                          cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
+                          loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True,
+                          kube_version: str | None = None, feature_gates: str | None = None,
+                          replace_victims: bool = True, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+    """What turning feature gates on (or off) changes: the scenario's workload under its version as given
+    (`feature_gates`), then with `gates` set on top (`kubefit simulate --compare-feature-gates
+    GenericWorkload=true,GangScheduling=true`), side by side as `compare_versions` shows versions
+    (`version_comparison_to_dict`: the pods and the pod groups placed differently).
+
+    The files are read once per run: each version of the API server decides what it serves (with GenericWorkload
+    off the pods' `schedulingGroup` is dropped, with it on their PodGroups are served).
+
+    Examples
+    --------
+    >>> import kubefit
+    >>> runs = kubefit.compare_feature_gates(["examples/gangs/cluster.yaml"], "GenericWorkload=true,GangScheduling=true",
+    ...                                      kube_version="1.36", tie_break="first", warn=lambda _: None)
+    >>> [(r.label, r.scheduled) for r in runs]
+    [('1.36 (v1.36.3)', 10), ('1.36 (v1.36.3) GenericWorkload=true,GangScheduling=true', 8)]
+    """
+    from kubefit.k8s.version import parse_gate_overrides
+    from kubefit.manifests.controllers import Controllers
+    from kubefit.planning.sweep import version_label
+    from kubefit.scheduler.simulate import simulate as run
+
+    if not parse_gate_overrides(gates):
+        raise InputError("name the gates to turn on or off, e.g. GenericWorkload=true,GangScheduling=true",
+                         field="--compare-feature-gates")
+    turned = ",".join(g for g in (feature_gates, gates) if g)  # the later setting of a gate wins
+    results = []
+    for label_gates, given in ((None, feature_gates), (gates, turned)):
+        told: list[str] = []
+        scenario, prepared, _ = prepare_files(files, "simulate", told.append if results else warn, progress=loading,
+                                              recursive=recursive, actions=node_actions(cordon, drain, remove),
+                                              admission=admission, kube_version=kube_version, feature_gates=given,
+                                              requests=requests)
+        with kept():
+            result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
+                         controllers=Controllers.of(scenario) if replace_victims else None)
+        base = version_label(prepared.config.version)
+        result.label = base if label_gates is None else f"{base} {label_gates}"
+        notes = list(prepared.notes) if not results else [n for n in told if n not in results[0].warnings]
+        for note in notes if results else ():
+            warn(note)
+        result.warnings = notes + _run_notes(result, warn)
+        result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
+                                drain=list(drain), remove=list(remove), recursive=recursive,
+                                compareFeatureGates=gates, featureGates=feature_gates, requests=requests)
         results.append(result)
     return results
 
@@ -1108,9 +1143,11 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
     )
     from kubefit.scheduler.simulate import simulate as run
 
-    target = find_pod(scenario, pod)
+    members = _group_members(scenario, prepared, pod)
+    target = members[0] if members else find_pod(scenario, pod)
     state, notes, queue = prepared.state, list(prepared.notes), scenario.pending_pods
-    others = [p for p in queue if p.key != target.key]  # pending beside the pod copied
+    copied = {p.key for p in members} or {target.key}
+    others = [p for p in queue if p.key not in copied]  # pending beside the pod (or group) copied
     if node_templates:
         state = _template_nodes(scenario, prepared, node_templates, nodes, notes, tie_break, seed)
     if place_pending and queue:
@@ -1125,7 +1162,14 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
     if len(notes) > len(prepared.notes):
         warn(notes[-1])
     quota = scenario.quota.headroom(target, limit) if scenario.quota else None  # the copies ResourceQuota admits
-    if quota is not None and quota[0] == 0:
+    if members:
+        result = _group_capacity(scenario, prepared, state, members, limit, tie_break, seed)
+        if quota is not None:  # not evaluated: said, never silently
+            notes.append(f"the scenario's ResourceQuotas are not applied to the copies of pod group "
+                         f"{result.group['podGroup']}: the count is what the nodes hold")
+            warn(notes[-1])
+        quota = None
+    elif quota is not None and quota[0] == 0:
         result = CapacityResult(target, 0, {}, FAILED_CREATING_POD, quota[1])
     else:
         result = estimate_capacity(state, prepared.config, target, limit=limit if quota is None else quota[0],
@@ -1157,6 +1201,48 @@ def _template_nodes(scenario: Scenario, prepared: Any, node_templates: Files, co
     notes.append(f"{count} node(s) of each template added ({', '.join(t.name for t in templates)}), with "
                  f"{sum(len(t.slices) for t in templates) * count} ResourceSlice(s)")
     return state
+
+
+def _group_members(scenario: Scenario, prepared: Prepared, name: str | None) -> list[Pod]:
+    """`capacity --pod` of a pod group (`podgroup/NAME`, `podgroup/NAMESPACE/NAME`) or of one of its pods, where the
+    version schedules groups (GenericWorkload on): every pod of the group (bound ones too), in queue order; [] for
+    a pod of no group (its copies are single pods)."""
+    from kubefit.scheduler.podgroups import WorkloadGates, group_key
+
+    prefix, _, rest = (name or "").partition("/")
+    wanted = prefix.lower() in ("podgroup", "podgroups", "pg")
+    if not WorkloadGates.of(prepared.config.version).generic:
+        if wanted:
+            raise InputError(f"{name}: pod groups are scheduled as groups only with the GenericWorkload feature gate "
+                             f"on (--feature-gates GenericWorkload=true)", field="--pod")
+        return []
+    pods = [*scenario.bound_pods, *scenario.pending_pods]
+    if wanted:
+        namespace, _, group = rest.rpartition("/")
+        keys = {k for p in pods if (k := group_key(p)) is not None and k[1] == group and namespace in ("", k[0])}
+        if len(keys) != 1:
+            have = sorted({f"{k[0]}/{k[1]}" for p in pods if (k := group_key(p)) is not None})
+            raise InputError(f"{name}: {'several pod groups have that name (give podgroup/NAMESPACE/NAME)' if keys else 'no pod names that pod group'} "
+                             f"(pod groups: {', '.join(have[:10]) or 'none'})", field="--pod")
+        key = keys.pop()
+    else:
+        target = find_pod(scenario, name)
+        key = group_key(target)
+        if key is None:
+            return []
+    return [p for p in pods if group_key(p) == key]
+
+
+def _group_capacity(scenario: Scenario, prepared: Prepared, state: Any, members: list[Pod], limit: int | None,
+                    tie_break: str, seed: int | None) -> CapacityResult:
+    """Copies of the whole group the members form (`kubefit.scheduler.capacity.group_capacity`)."""
+    from kubefit.scheduler.capacity import group_capacity
+    from kubefit.scheduler.podgroups import GroupTable, group_key
+
+    key = group_key(members[0])
+    table = GroupTable.build(scenario.objects, prepared.config.version, members)
+    return group_capacity(state, prepared.config, key, table.specs.get(key), members, limit=limit,
+                          tie_break=tie_break, seed=seed)
 
 
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),

@@ -241,6 +241,28 @@ def _fully_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judg
                   subjects)
 
 
+def _gang_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judged:
+    """`gangsPlaced`: the pod group `NAMESPACE/NAME` (NAME alone: in `-n`'s namespace, else default) placed whole by
+    simulate, every pod of it bound (its record, `groupqueue.GroupRecord`; the run schedules groups only with
+    GenericWorkload on). The pods left pending are the findings, at their workloads."""
+    sim = answers.simulation()
+    target = str(a.target)
+    key = target if "/" in target else f"{namespace or 'default'}/{target}"
+    record = next((g for g in sim.groups if g.key == key), None)
+    if record is None:
+        known = ", ".join(g.key for g in sim.groups) or "none: GenericWorkload is off or no pod names a pod group"
+        raise InputError(f"no pod group {key} in the run (pod groups: {known})",
+                         file=a.source if a.given_in_file else None, field=a.field)
+    evidence = [record.why] + [f"{record.namespace}/{pod} on {node}" for pod, node in record.bound]
+    evidence += [f"{record.namespace}/{pod} pending" for pod in record.pending]
+    whole = not record.pending and record.gated is None
+    pods = {p.key: p for p in answers.pods()}
+    pending = [(pods[k], record.why) for k in (f"{record.namespace}/{pod}" for pod in record.pending) if k in pods]
+    subjects = [] if whole else by_workload(answers, pending, f"of pod group {key} not placed")
+    return Judged(whole, len(record.bound), f"simulate binds {len(record.bound)} of pod group {key}'s "
+                  f"{len(record.pods)} pod(s)", evidence, subjects)
+
+
 def _max_nodes_added(a: Assertion, answers: Answers) -> Judged:
     from kubefit.manifests.workloads import daemon_pod
 
@@ -385,8 +407,8 @@ JUDGES: dict[str, Callable[..., Judged]] = {
     "maxPending": _max_pending, "fullyPlaced": _fully_placed, "maxNodesAdded": _max_nodes_added,
     "minRemovableNodes": _min_removable, "minCapacity": _min_capacity, "minAllocation": _min_allocation,
     "configValid": _config_valid, "maxPodMoves": _max_pod_moves, "claimZones": _claim_zones,
-    "noWarnings": _no_warnings}
-NAMED = frozenset({"fullyPlaced", "minCapacity"})  # judges that resolve a name (`-n` applies)
+    "noWarnings": _no_warnings, "gangsPlaced": _gang_placed}
+NAMED = frozenset({"fullyPlaced", "minCapacity", "gangsPlaced"})  # judges that resolve a name (`-n` applies)
 
 
 def _covered(a: Assertion, answers: Answers, namespace: str | None) -> list[Refusal]:

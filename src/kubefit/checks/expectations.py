@@ -25,6 +25,7 @@ The file is versioned like a Kubernetes object so that it can change without bre
       maxPodMoves: 0                  # simulate: pods placed elsewhere than in the baseline ≤ 0
       claimZones: true                # simulate: no pod on another zone than its claim's volume
       noWarnings: true                # kubefit told no warning about the scenario (--strict)
+      gangsPlaced: [ml/train-0]       # simulate: each of these pod groups placed whole (GenericWorkload on)
 
 Each bound has a long form that also gives the assertion's `severity` (error, the default, or warning: a failed
 warning is reported, not failed, unless `failOn: warning` / `--fail-on warning`): `maxPodMoves: {max: 5,
@@ -72,11 +73,11 @@ DEFAULT_NAME = "kubefit check"
 VERB_OF = {"maxPending": "simulate", "fullyPlaced": "simulate", "maxNodesAdded": "plan",
            "minRemovableNodes": "consolidate", "minCapacity": "capacity", "minAllocation": "simulate",
            "configValid": "config validate", "maxPodMoves": "simulate", "claimZones": "simulate",
-           "noWarnings": "check"}
+           "noWarnings": "check", "gangsPlaced": "simulate"}
 OPTION_OF = {"maxPending": "--max-pending", "fullyPlaced": "--fully-placed", "maxNodesAdded": "--max-nodes-added",
              "minRemovableNodes": "--min-removable-nodes", "minCapacity": "--min-capacity",
              "minAllocation": "--min-allocation", "configValid": "--config-valid", "maxPodMoves": "--max-pod-moves",
-             "claimZones": "--claim-zones", "noWarnings": "--strict"}
+             "claimZones": "--claim-zones", "noWarnings": "--strict", "gangsPlaced": "--gang-placed"}
 BOUND_KEY = {"maxPending": "max", "maxNodesAdded": "max", "maxPodMoves": "max", "minRemovableNodes": "min",
              "minCapacity": "min", "minAllocation": "min"}  # the long form's key for the bound
 FLAGS = ("configValid", "claimZones", "noWarnings")  # assertions that are on or off
@@ -114,7 +115,8 @@ class Assertion:
                 "configValid": "scheduler configuration valid",
                 "maxPodMoves": f"pods moved from the baseline ≤ {b}",
                 "claimZones": "no pod on another zone than its claim",
-                "noWarnings": "no warning about the scenario"}[self.kind]
+                "noWarnings": "no warning about the scenario",
+                "gangsPlaced": f"pod group {t} placed whole"}[self.kind]
 
     @property
     def needs_baseline(self) -> bool:
@@ -270,8 +272,8 @@ class _LongForm:
 def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
     """The assertions one field of `assertions` gives (a mapping gives one per entry)."""
     where = f"assertions.{kind}"
-    if kind == "fullyPlaced":
-        return [_fully_placed(item, doc, f"{where}[{i}]") for i, item in enumerate(sequence(value, doc, where))]
+    if kind in NAMED_ITEMS:
+        return [_named(kind, item, doc, f"{where}[{i}]") for i, item in enumerate(sequence(value, doc, where))]
     if kind in ("minCapacity", "minAllocation"):
         return [_targeted(kind, str(k), v, doc, f"{where}.{k}") for k, v in mapping(value, doc, where).items()]
     form = _LongForm(kind, value, doc, where)
@@ -283,17 +285,24 @@ def _decode(kind: str, value: Any, doc: Document) -> list[Assertion]:
     return [Assertion(kind, _count(form.value, doc, form.where), allow_cannot_fit=form.allow_cannot_fit, **at)]
 
 
-def _fully_placed(item: Any, doc: Document, where: str) -> Assertion:
-    """One entry of `fullyPlaced`: a name, or `{workload: NAME, severity: ...}`."""
+NAMED_ITEMS = {  # the assertions that list names: the long form's key, what an empty name is told
+    "fullyPlaced": ("workload", "must name a workload (deployment/web, shop/deployment/web) or a pod"),
+    "gangsPlaced": ("podGroup", "must name a pod group (NAMESPACE/NAME)"),
+}
+
+
+def _named(kind: str, item: Any, doc: Document, where: str) -> Assertion:
+    """One entry of `fullyPlaced` or `gangsPlaced`: a name, or `{workload|podGroup: NAME, severity: ...}`."""
+    key, empty = NAMED_ITEMS[kind]
     severity = ERROR
     if isinstance(item, dict):
-        check_fields(item, frozenset({"workload", "severity"}), doc, where)
+        check_fields(item, frozenset({key, "severity"}), doc, where)
         severity = _severity(item.get("severity"), doc, f"{where}.severity")
-        item, where = item.get("workload"), f"{where}.workload"
+        item, where = item.get(key), f"{where}.{key}"
     name = string(item, doc, where)
     if not name.strip():
-        raise fail(doc, where, "must name a workload (deployment/web, shop/deployment/web) or a pod")
-    return Assertion("fullyPlaced", True, name, doc.source, where, severity)
+        raise fail(doc, where, empty)
+    return Assertion(kind, True, name, doc.source, where, severity)
 
 
 def _targeted(kind: str, target: str, value: Any, doc: Document, where: str) -> Assertion:
@@ -308,7 +317,8 @@ def _targeted(kind: str, target: str, value: Any, doc: Document, where: str) -> 
 def from_options(*, max_pending: str | None = None, fully_placed: list[str] = (), max_nodes_added: int | None = None,
                  min_removable_nodes: int | None = None, min_capacity: list[str] = (), min_allocation: list[str] = (),
                  config_valid: bool = False, max_pod_moves: int | None = None,
-                 claim_zones: bool = False, allow_cannot_fit: bool = False, strict: bool = False) -> list[Assertion]:
+                 claim_zones: bool = False, allow_cannot_fit: bool = False, strict: bool = False,
+                 gangs_placed: list[str] = ()) -> list[Assertion]:
     """The assertions given as options (`--max-pending 0`, `--min-capacity deployment/web=3`, ...), each bad value
     refused naming its option."""
     out: list[Assertion] = []
@@ -328,6 +338,10 @@ def from_options(*, max_pending: str | None = None, fully_placed: list[str] = ()
         add("fullyPlaced", True, name)
     if allow_cannot_fit and max_nodes_added is None:
         raise InputError("applies to --max-nodes-added: give it too", field="--allow-cannot-fit")
+    for name in gangs_placed:
+        if not str(name).strip():
+            raise InputError(NAMED_ITEMS["gangsPlaced"][1], field="--gang-placed")
+        add("gangsPlaced", True, name)
     for kind, n in (("maxNodesAdded", max_nodes_added), ("minRemovableNodes", min_removable_nodes),
                     ("maxPodMoves", max_pod_moves)):
         if n is not None:

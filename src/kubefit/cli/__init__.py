@@ -139,7 +139,8 @@ MULTI_VALUE_OPTIONS = {"simulate": ("--compare", "--cordon", "--drain", "--remov
                        "plan": ("--cordon", "--drain", "--remove", "--node-template"), "tune": ("--validate", "--cordon", "--drain", "--remove"),
                        "consolidate": ("--compare", "--usage"), "capacity": ("--node-template", "--usage"),
                        "rightsize": ("--usage",),
-                       "check": ("--baseline", "--node-template", "--fully-placed", "--min-capacity", "--min-allocation")}
+                       "check": ("--baseline", "--node-template", "--fully-placed", "--min-capacity", "--min-allocation",
+                                 "--gang-placed")}
 
 
 def expand_multi_value_options(args: list[str]) -> list[str]:

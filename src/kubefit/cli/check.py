@@ -110,6 +110,9 @@ def check(
     fail_on: Annotated[FailOn | None, typer.Option(
         "--fail-on", help="error: only assertions of severity error fail the check (default); warning: those of "
         "severity warning too.")] = None,
+    gang_placed: Annotated[list[str] | None, typer.Option(
+        "--gang-placed", help="simulate: this pod group (NAMESPACE/NAME) placed whole, every pod of it bound "
+        "(GenericWorkload on).")] = None,
     kube_version: Annotated[str | None, typer.Option(
         "--kube-version", help="Judge every assertion on each of these versions: 1.34 … 1.37, several separated "
         "by commas, or all; default: the file's kubeVersions, else the verbs' default.")] = None,
@@ -138,7 +141,8 @@ def check(
     given = from_options(max_pending=max_pending, fully_placed=fully_placed or [], max_nodes_added=max_nodes_added,
                          min_removable_nodes=min_removable_nodes, min_capacity=min_capacity or [],
                          min_allocation=min_allocation or [], config_valid=config_valid, max_pod_moves=max_pod_moves,
-                         claim_zones=claim_zones, allow_cannot_fit=allow_cannot_fit, strict=strict)
+                         claim_zones=claim_zones, allow_cannot_fit=allow_cannot_fit, strict=strict,
+                         gangs_placed=gang_placed or [])
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive,
                          namespace=namespace, max_nodes=max_nodes, fail_on=fail_on.value if fail_on else None,

@@ -136,6 +136,10 @@ def simulate(
     compare_versions: Annotated[str | None, typer.Option(
         "--compare-versions", help="What an upgrade changes: run under each of these Kubernetes versions "
         "(e.g. 1.34,1.37) and show the metrics side by side and every pod placed differently.")] = None,
+    compare_feature_gates: Annotated[str | None, typer.Option(
+        "--compare-feature-gates", help="What turning feature gates on (or off) changes: run as given and with "
+        "these gates too (e.g. GenericWorkload=true,GangScheduling=true), side by side, with every pod and pod "
+        "group placed differently.")] = None,
     workers: SweepWorkersOption = None,
     dask_scheduler: SweepSchedulerOption = None,
     requests: Any = None,
@@ -154,6 +158,10 @@ def simulate(
     if compare_versions is not None and (specs or timeline or kube_version):
         raise InputError("--compare-versions runs the scenario's configuration under each version: it cannot be "
                          "combined with --compare, --timeline or --kube-version", field="--compare-versions")
+    if compare_feature_gates is not None and (specs or timeline or compare_versions is not None):
+        raise InputError("--compare-feature-gates runs the scenario's configuration with and without the gates: it "
+                         "cannot be combined with --compare, --timeline or --compare-versions",
+                         field="--compare-feature-gates")
     if (workers is not None or dask_scheduler is not None) and not (specs or compare_versions is not None):
         raise InputError("Dask workers run the configurations of --compare or the versions of --compare-versions: "
                          "give one of them", field="--dask-scheduler" if dask_scheduler is not None else "--workers")
@@ -167,6 +175,8 @@ def simulate(
         return _timeline(files, options, output, plot, report)
     if compare_versions is not None:
         return _compare_versions(files, compare_versions.split(","), {**options, **sweep}, output, plot, report)
+    if compare_feature_gates is not None:
+        return _compare_gates(files, compare_feature_gates, options, output, plot, report)
     with progress_bars(files, 1 + len(specs)) as (loading, tick):
         if specs:
             # on workers, the runs come back as what -o json reads of them unless the report draws them whole
@@ -200,6 +210,20 @@ def _compare_versions(files: list[str], versions: list[str], options: dict[str, 
     options = {k: v for k, v in options.items() if k != "kube_version"}
     with progress_bars(files, len([v for v in versions if v.strip()])) as (loading, tick):
         results = verbs.compare_versions(files, versions, progress=tick, loading=loading, **options)
+    data = version_comparison_to_dict(results)
+    _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
+    write_report(results, report, data)
+    emit(data, output, lambda console: version_comparison_table(console, data))
+    keep(data, results)
+
+
+def _compare_gates(files: list[str], gates: str, options: dict[str, Any], output: OutputFormat, plot: str | None,
+                   report: str | None) -> None:
+    from kubefit.report.simulation import version_comparison_table
+    from kubefit.scheduler.compare import version_comparison_to_dict
+
+    with _loading_progress(files) as loading:
+        results = verbs.compare_feature_gates(files, gates, loading=loading, **options)
     data = version_comparison_to_dict(results)
     _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
     write_report(results, report, data)

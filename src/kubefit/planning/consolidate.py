@@ -71,8 +71,10 @@ from kubefit.scheduler.compare import Candidate
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import TIE_BREAKS, Engine
 from kubefit.scheduler.framework import run_pre_enqueue
+from kubefit.scheduler.groupplace import place_group, running_members
 from kubefit.scheduler.nodeactions import NodeActions, apply_node_actions, replacement
 from kubefit.scheduler.plugins.volumes import assumed_volumes
+from kubefit.scheduler.podgroups import GroupKey, GroupTable, group_key
 from kubefit.scheduler.postfilter import bound_copy, simulation_time
 from kubefit.scheduler.simulate import allocation, preemption_note, simulate, unserved_message
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -217,6 +219,7 @@ class Consolidator:
         self.removed: list[int] = []
         self.trials = 0
         self.step = 0  # start times of the pods it binds (`simulation_time`)
+        self.groups = GroupTable.build(state.objects, config.version, [*state.all_pods(), *queue])  # gates on
 
     # ------------------------------------------------------------------ one candidate
     def try_node(self, i: int) -> str | None:
@@ -227,6 +230,9 @@ class Consolidator:
         plan = self.drain(i)
         if plan.blocked is not None:
             return plan.blocked
+        broken = self.gang_lost([pod for pod, _why in plan.lost])
+        if broken is not None:
+            return broken
         self.trials += 1
         checkpoint = engine.checkpoint()
         engine.remove_node(i)
@@ -240,12 +246,12 @@ class Consolidator:
             checkpoint = engine.checkpoint()  # placed after all (not NodeResourcesFit's verdict): the whole trial
             engine.remove_node(i)
         bound: list[int] = []
-        for pod in queue:
-            outcome = self._move(pod)
+        for key, pods in group_entries(queue, self.groups):
+            outcome = self._move(pods[0]) if key is None else self._move_group(key, pods)
             if isinstance(outcome, str):
                 engine.rollback(checkpoint)
                 return outcome
-            bound.append(outcome)
+            bound += [outcome] if isinstance(outcome, int) else outcome
         engine.commit()
         self.moved.update(bound)
         self.removed.append(i)
@@ -264,7 +270,8 @@ class Consolidator:
         pods = state.index[PODS]
         free = state.allocatable[present][:, cols] - state.requested[present][:, cols]
         slot = state.allocatable[present, pods] > state.requested[present, pods]
-        checked = [p for p in queue if any(name == FIT for name, _ in self.engine.framework(p).filters)]
+        checked = [p for p in queue if any(name == FIT for name, _ in self.engine.framework(p).filters)
+                   and (not self.groups or group_key(p) not in self.groups.known)]  # a gang's: its own reason
         if not checked:
             return None
         asks = np.array([[d.requests.get(CPU, 0), d.requests.get(MEMORY, 0)]
@@ -310,6 +317,37 @@ class Consolidator:
         bound = replace(new, node_name=self.state.nodes[decision.node].name, start_time=simulation_time(self.step))
         self.engine.bind(decision.node, decision.shape, bound)
         return id(bound)
+
+    def _move_group(self, key: GroupKey, pods: list[Pod]) -> list[int] | str:
+        """The replacements of a pod group's pods on the removed node, placed whole by one group cycle beside the
+        group's pods still running (`groupplace.place_group`): the bound pods' ids, or why the group cannot be
+        placed whole again."""
+        news = [replacement(p) if p.bound and id(p) not in self.moved else replace(p, node_name="", start_time="")
+                for p in pods]
+        assert all(n is not None for n in news)  # pods that move have a controller (`drainability.MOVES`)
+        state = self.state
+        running = running_members(state, key)
+
+        def as_bound(pod: Pod, node: int) -> Pod:
+            self.step += 1
+            return replace(pod, node_name=state.nodes[node].name, start_time=simulation_time(self.step))
+
+        placed = place_group(self.engine, key, self.groups.specs.get(key), news, bound=running, as_bound=as_bound)
+        if not placed.whole:
+            return (f"pod group {placed.label} cannot be placed whole again: {len(news)} of its pods run on the "
+                    f"node ({running} elsewhere): {placed.why}")
+        return [id(p) for p in placed.placed if p is not None]
+
+    def gang_lost(self, lost: list[Pod]) -> str | None:
+        """A gang's pod that removing the node deletes for good (no controller, `--force`): the gang is broken, it
+        cannot be placed whole again, and the node stays."""
+        for pod in lost:
+            key = group_key(pod) if self.groups else None
+            spec = None if key is None else self.groups.specs.get(key)
+            if spec is not None and spec.policy.gang:
+                return (f"pod {pod.key} of gang {key[0]}/{key[1]} (minCount {spec.policy.min_count}) would be deleted "
+                        f"and nothing recreates it: the gang cannot be placed whole again")
+        return None
 
     # ------------------------------------------------------------------ candidates
     def candidates(self, costs: list[Decimal]) -> tuple[list[int], dict[int, str], set[int]]:
@@ -369,6 +407,23 @@ class Consolidator:
         return overhead, leaving
 
 
+def group_entries(queue: Sequence[Pod], groups: GroupTable | None) -> list[tuple[GroupKey | None, list[Pod]]]:
+    """The queue's entries in order: a single pod `(None, [pod])`, or a pod group's pods together where its first
+    pod is (`(key, pods)`), as kube-scheduler's queue takes a group (GenericWorkload on; `groups` of the run)."""
+    entries: list[tuple[GroupKey | None, list[Pod]]] = []
+    at: dict[GroupKey, int] = {}
+    for pod in queue:
+        key = group_key(pod) if groups else None
+        if key is None or key not in groups.known:
+            entries.append((None, [pod]))
+        elif key in at:
+            entries[at[key]][1].append(pod)
+        else:
+            at[key] = len(entries)
+            entries.append((key, [pod]))
+    return entries
+
+
 def _named(pod: Pod) -> dict:
     """`{"pod": name}` (and its namespace when not default, as `simulate` names pods)."""
     return {"pod": pod.name} if pod.namespace == "default" else {"pod": pod.name, "namespace": pod.namespace}
@@ -406,6 +461,8 @@ class Verifier:
         self.engine = Engine(compiled, config, tie_break=options.tie_break, seed=options.seed)
         self.served = {p.scheduler_name for p in config.profiles}
         self.runs = 0
+        self.groups = GroupTable.build(compiled.objects, config.version, [*compiled.all_pods(),
+                                                                         *scenario.pending_pods])
 
     def check(self, removable: list[str]) -> Check:
         self.runs += 1
@@ -437,11 +494,14 @@ class Verifier:
         where: dict[str, str | None] = {}
         try:
             engine.remove_nodes([index[name] for name in removable])
-            for step, pod in enumerate(after.pending_pods):
-                node, why = self._place(pod, step)
-                where[pod.key] = node
-                if why is not None:
-                    self._fail(out, origin, pod.key, why)
+            step = 0
+            for key, pods in group_entries(after.pending_pods, self.groups):
+                placed = [self._place(pods[0], step)] if key is None else self._place_group(key, pods)
+                for pod, (node, why) in zip(pods, placed, strict=True):
+                    where[pod.key] = node
+                    if why is not None:
+                        self._fail(out, origin, pod.key, why)
+                step += len(pods)
             state = engine.state
             present = np.flatnonzero(~state.removed) if state.removed is not None else np.arange(len(state))
             out.after = {state.nodes[i].name: usage(state, i) for i in present.tolist()}
@@ -449,6 +509,17 @@ class Verifier:
         finally:
             engine.rollback(checkpoint)
         return where
+
+    def _place_group(self, key: GroupKey, pods: list[Pod]) -> list[tuple[str | None, str | None]]:
+        """A pod group's replacements placed whole by one group cycle beside its pods still running: per pod (its
+        node, None) or (None, why the group is not placed whole)."""
+        engine = self.engine
+        state = engine.state
+        placed = place_group(engine, key, self.groups.specs.get(key), pods, bound=running_members(state, key))
+        if not placed.whole:
+            return [(None, f"pod group {placed.label} is not placed whole: {placed.why}")] * len(pods)
+        nodes = {p.key: state.nodes[n].name for p, n in zip(placed.pods, placed.nodes, strict=True)}
+        return [(nodes[p.key], None) for p in pods]
 
     def _place(self, pod: Pod, step: int) -> tuple[str | None, str | None]:
         """Schedule the pod on the verifying engine, bound where it lands: (its node, None) or (None, why not)."""

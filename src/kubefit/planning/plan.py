@@ -16,6 +16,11 @@ empty node of every template at its turn; the bound is per template).  Then:
 
 Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
 
+A gang (a pod group with `gang: {minCount}`, GenericWorkload on) counts only when it is placed whole, all its pods
+bound (`queue_scheduled`): kube-scheduler binds at least `minCount` of its pods or none, and a gang some of whose
+pods the most generous cluster still leaves pending counts as not fitting (its pods are in `cannotFit`, the group
+in `podGroups` with `placedWhole: false` and why), so no node is added for a part of it.
+
 Each added node brings the pods of every DaemonSet of the scenario that admits it (`NodeShouldRunDaemonPod`:
 nodeSelector, required node affinity, NoSchedule/NoExecute taints against the controller's tolerations),
 named and pinned as `kubefit.manifests.workloads` makes them for the scenario's nodes.  The DaemonSet controller
@@ -102,6 +107,7 @@ class Plan:
             "cannotFit": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"]
                           if s["node"] is None and not s.get("notCreated")],
             "notCreated": [{"pod": s["pod"], "message": s["message"]} for s in sim["steps"] if s.get("notCreated")],
+            **({"podGroups": group_rows(self.result)} if self.result.groups else {}),
             "simulations": self.simulations,
             "placement": sim["placement"],
             "simulation": sim,
@@ -194,8 +200,24 @@ def with_template_nodes(scenario: Scenario, templates: list[Template], count: in
 
 
 def queue_scheduled(result: SimulationResult, daemon_keys: set[str]) -> int:
-    """Pods scheduled but the added nodes' DaemonSet pods (named by `daemon_keys`)."""
-    return sum(1 for s in result.steps if s.node is not None and s.pod.key not in daemon_keys)
+    """Pods scheduled but the added nodes' DaemonSet pods (named by `daemon_keys`); a gang's pods only when the
+    gang is placed whole (`partly_placed`: a gang is placed whole or counts as not fitting)."""
+    partly = partly_placed(result)
+    return sum(1 for s in result.steps if s.node is not None and s.pod.key not in daemon_keys
+               and s.pod.key not in partly)
+
+
+def partly_placed(result: SimulationResult) -> set[str]:
+    """The keys of the pods of gangs (pod groups with `gang: {minCount}`) that the run did not place whole (a pod
+    of the gang left pending, or the gang never queued): such a gang counts as not fitting. A `basic` group's pods
+    count one by one, as they bind."""
+    return {f"{g.namespace}/{pod}" for g in result.groups if g.policy == "gang" and (g.pending or g.gated)
+            for pod in g.pods}
+
+
+def group_rows(result: SimulationResult) -> list[dict]:
+    """Per pod group of the planned cluster's run: its record (`GroupRecord.to_dict`) and `placedWhole`."""
+    return [{**g.to_dict(), "placedWhole": not g.pending and g.gated is None} for g in result.groups]
 
 
 def _smallest(ok: Callable[[int], bool], high: int) -> int:

@@ -288,6 +288,27 @@ def queue_section(steps: Sequence[dict[str, Any]], *, devices: bool = False) -> 
     return section("Queue", table(headers, rows, numeric=(0,)), anchor="queue", note=note)
 
 
+def groups_section(groups: Sequence[dict[str, Any]], at: str = "") -> Markup:
+    """Per pod group (GenericWorkload on) its decision: policy, pods bound of its pods, the cycles it took, the
+    PodGroupScheduled condition kube-scheduler wrote, and why, in one line (`GroupRecord.to_dict`)."""
+    if not groups:
+        return Markup("")
+    rows = []
+    for i, g in enumerate(groups):
+        policy = f"gang, minCount {g['minCount']}" if g.get("minCount") is not None else (g["policy"] or "no PodGroup")
+        condition = g.get("condition")
+        said = f"{condition['type']}={condition['status']} ({condition['reason']})" if condition else \
+            (f"never queued ({g['gatedBy']})" if g.get("gatedBy") else "")
+        whole = g["bound"] == g["pods"]
+        bound = Markup(f'<span class="{"good" if whole else "pending"}">{esc(g["bound"])} of {esc(g["pods"])}</span>')
+        rows.append((f"{g['namespace']}/{g['name']}", policy, bound, g["cycles"], said,
+                     value(g["why"], at + pointer("podGroups", i, "why"))))
+    return section(f"Pod groups ({len(groups)})", table(("pod group", "policy", "bound", "cycles", "condition",
+                                                         "decision"), rows, numeric=(3,)), anchor="pod-groups",
+                   note="Each group is one queue entry: its pods are scheduled in one pod group cycle and bind "
+                        "together (minCount met) or not at all.")
+
+
 def nodes_section(final: dict[str, dict], allocatable: dict[str, dict[str, int]],
                   placement: dict[str, int]) -> Markup:
     """Per node (small clusters): pods placed by the run, pods on it, each resource requested / allocatable."""
@@ -333,7 +354,7 @@ def simulation_sections(data: dict[str, Any], *, marked: frozenset[str] = frozen
     """A simulation's sections (also the planned cluster's in `plan`, whose dict holds it at `at`)."""
     m, steps = data["metrics"], data["steps"]
     return [node_actions_section(data), allocation_section([("", data["final"])], data["allocatable"], marked=marked),
-            devices_section(data, at), pending_section(data, at),
+            groups_section(data.get("podGroups", ()), at), devices_section(data, at), pending_section(data, at),
             not_created_section([s for s in steps if s.get("notCreated")]), stranded_section([("", m)]),
             preemption_section(steps), section("Metrics", metrics_table([("", m, at + pointer("metrics"))]),
                                                 anchor="metrics"),
@@ -373,6 +394,11 @@ def comparison_page(data: dict[str, Any]) -> Page:
                 stranded_section([(c["name"], c["metrics"]) for c in configs])]
     if "differences" in data:  # `--compare-versions`: the same configuration under each Kubernetes version
         sections.insert(1, _differences_section(data))
+        sections.insert(1, _group_differences_section(data))
+        gates = ((data.get("inputs") or {}).get("options") or {}).get("compareFeatureGates")
+        if gates:  # `--compare-feature-gates`: the same version with and without the gates
+            return Page("simulate --compare-feature-gates", f"What does turning on {gates} change?", headline,
+                        sections)
         return Page("simulate --compare-versions", "What does an upgrade change?", headline, sections)
     return Page("simulate --compare", "How does the same workload pack under each configuration?", headline, sections)
 
@@ -384,6 +410,20 @@ def _differences_section(data: dict[str, Any]) -> Markup:
     note = "" if rows else "every pod lands on the same node under every version"
     return section(f"Pods placed differently ({len(rows)})", table(("pod", *labels), rows) if rows else "",
                    anchor="differences", note=note)
+
+
+def _group_differences_section(data: dict[str, Any]) -> Markup:
+    """The pod groups the runs place differently: per run, pods bound of the group's, and how it was scheduled."""
+    groups = data.get("groupDifferences") or []
+    if not groups:
+        return Markup("")
+    labels = [c["name"] for c in data["configurations"]]
+    rows = [[g["podGroup"] + (f" (minCount {g['minCount']})" if g.get("minCount") is not None else ""),
+             *(f"{g['runs'][label]['bound']} of {g['pods']} bound, "
+               f"{'as a group' if g['runs'][label]['asGroup'] else 'pod by pod'}" for label in labels)]
+            for g in groups]
+    return section(f"Pod groups placed differently ({len(rows)})", table(("pod group", *labels), rows),
+                   anchor="group-differences")
 
 
 @renders(TimelineResult)
@@ -402,8 +442,9 @@ def timeline_page(data: dict[str, Any]) -> Page:
                        f"Stranded {r}: free on nodes where no waiting pod fits.")
                 for r, v in series["stranded"].items() if any(v)]
     pods = data["pods"]
-    rows = [(p["pod"], p["arrival"], p["node"] or (NOT_CREATED if p.get("notCreated") else
-                                                   Markup('<span class="pending">never</span>')),
+    grouped = any("podGroup" in p for p in pods)  # pod groups scheduled as groups: each pod's group
+    rows = [(p["pod"], *([p.get("podGroup", "")] if grouped else []), p["arrival"],
+             p["node"] or (NOT_CREATED if p.get("notCreated") else Markup('<span class="pending">never</span>')),
              p["start"], p["end"], p["attempts"], p.get("message", "")) for p in pods[:QUEUE_ROWS]]
     note = f"The first {QUEUE_ROWS:,} of {len(pods):,} pods; -o json lists every one." if len(pods) > QUEUE_ROWS else ""
     headline = [Headline("pods scheduled", data["scheduled"], pointer("scheduled"), tone="good"),
@@ -413,8 +454,9 @@ def timeline_page(data: dict[str, Any]) -> Page:
     if data.get("notCreated"):
         headline.insert(2, Headline("never created", data["notCreated"], pointer("notCreated"), tone="bad"))
     sections = [section("Over time", Markup(f'<div class="figures">{"".join(figures)}</div>'), anchor="series"),
-                section("Pods", table(("pod", "arrival (s)", "node", "start (s)", "end (s)", "attempts", "message"),
-                                      rows, numeric=(1, 3, 4, 5)), anchor="pods", note=note)]
+                section("Pods", table(("pod", *(["pod group"] if grouped else []), "arrival (s)", "node", "start (s)",
+                                       "end (s)", "attempts", "message"), rows,
+                                      numeric=tuple(i + grouped for i in (1, 3, 4, 5))), anchor="pods", note=note)]
     return Page("simulate --timeline", "How does allocation evolve as pods arrive, run and leave?", headline, sections)
 
 
@@ -422,7 +464,9 @@ def timeline_page(data: dict[str, Any]) -> Page:
 def capacity_page(data: dict[str, Any]) -> Page:
     """`kubefit capacity`: how many more copies of a pod fit, where, and what stopped the count."""
     per_node = data["perNode"]
-    headline = [Headline(f"more copies of {data['pod']} fit", data["count"], pointer("count"), tone="good")]
+    group = data.get("podGroup")
+    what = data["pod"] if group is None else f"pod group {group['podGroup']} ({group['pods']} pods)"
+    headline = [Headline(f"more copies of {what} fit", data["count"], pointer("count"), tone="good")]
     if len(per_node) <= BARS_MAX:
         chart = svg.bars(list(per_node), [("copies", list(per_node.values()))], label="copies per node")
     else:
@@ -434,7 +478,7 @@ def capacity_page(data: dict[str, Any]) -> Page:
     sections = [section("Why the count stops", paragraph(f"{data['stopReason']}: {data['message']}"), anchor="stop"),
                 section("Copies per node", figure(chart), details(f"per node, in node order ({len(per_node):,})", listed),
                         anchor="per-node", note="Nodes that take no copy are left out.")]
-    return Page("capacity", f"How many more copies of {data['pod']} fit?", headline, sections)
+    return Page("capacity", f"How many more copies of {what} fit?", headline, sections)
 
 
 @renders(Plan)

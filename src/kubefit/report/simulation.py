@@ -128,10 +128,11 @@ def version_comparison_table(console: Console, data: dict, shown: int = 20) -> N
     """The versions' metrics side by side, then the pods placed differently (the first `shown` of them)."""
     comparison_table(console, data)
     differences = data["differences"]
+    labels = [c["name"] for c in data["configurations"]]
+    _group_differences_table(console, data.get("groupDifferences", ()), labels)
     if not differences:
         console.print("every pod lands on the same node under every version")
         return
-    labels = [c["name"] for c in data["configurations"]]
     t = new_table(f"Pods placed differently ({len(differences)})")
     t.add_column("pod")
     for label in labels:
@@ -141,6 +142,21 @@ def version_comparison_table(console: Console, data: dict, shown: int = 20) -> N
     console.print(t)
     if len(differences) > shown:
         console.print(f"… and {len(differences) - shown} more (-o json lists them all)")
+
+
+def _group_differences_table(console: Console, groups, labels: list[str]) -> None:
+    """The pod groups placed differently: per run, pods bound of the group's, and how (one group, pod by pod)."""
+    if not groups:
+        return
+    t = new_table(f"Pod groups placed differently ({len(groups)})")
+    t.add_column("pod group")
+    for label in labels:
+        t.add_column(label)
+    for g in groups:
+        head = f"{g['podGroup']} (minCount {g['minCount']})" if g.get("minCount") is not None else g["podGroup"]
+        t.add_row(head, *[f"{g['runs'][label]['bound']} of {g['pods']} bound, "
+                          f"{'as a group' if g['runs'][label]['asGroup'] else 'pod by pod'}" for label in labels])
+    console.print(t)
 
 
 def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
@@ -180,13 +196,19 @@ def _metrics_table(console: Console, runs: list[tuple[str, dict]]) -> None:
 
 def capacity_table(console: Console, data: dict) -> None:
     """Copies per node, the count and the message that stopped it."""
-    t = new_table(f"Copies of {data['pod']}")
+    group = data.get("podGroup")
+    if group is not None:  # copies of a whole pod group: per node, the pods of its copies
+        policy = f"gang, minCount {group['minCount']}" if group.get("minCount") is not None else group["policy"]
+        t = new_table(f"Copies of pod group {group['podGroup']} ({policy}, {group['pods']} pods)")
+    else:
+        t = new_table(f"Copies of {data['pod']}")
     t.add_column("node")
-    t.add_column("copies", justify="right")
+    t.add_column("copies" if group is None else "pods of the copies", justify="right")
     for node, n in data["perNode"].items():
         t.add_row(node, str(n))
     console.print(t)
-    console.print(f"[bold]{data['count']}[/bold] more cop{'y' if data['count'] == 1 else 'ies'} fit; "
+    what = "" if group is None else " of the whole group"
+    console.print(f"[bold]{data['count']}[/bold] more cop{'y' if data['count'] == 1 else 'ies'}{what} fit; "
                   f"stopped: {data['stopReason']}: {data['message']}")
 
 

@@ -50,6 +50,9 @@ def plan_table(console: Console, data: dict) -> None:
     if added:
         console.print("placed on new nodes: " + ", ".join(f"{n} {c}" for n, c in data["placement"].items()
                                                           if n in added))
+    for group in data.get("podGroups", ()):
+        if not group["placedWhole"]:
+            console.print(f"not placed whole on any count of the templates: {group['why']}")
     for key, title in (("cannotFit", "Cannot fit on any count of the templates"),
                        ("notCreated", "Still not created (a pod before them cannot fit)")):
         if data.get(key):

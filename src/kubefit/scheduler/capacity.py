@@ -19,22 +19,26 @@ copy's node as the simulation does (a `kubernetes.io/no-provisioner` class's loc
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kubefit.api.core import Pod
+from kubefit.api.workload import PodGroup
 from kubefit.errors import InputError
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.k8s.resourcenames import PODS
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import claims_gate
+from kubefit.scheduler.groupplace import place_group
 from kubefit.scheduler.plugins.base import SUCCESS
 from kubefit.scheduler.plugins.fit import NodeResourcesFit, checked_resources
 from kubefit.scheduler.plugins.volumebinding import assume_pod_volumes
 from kubefit.scheduler.plugins.volumes import copy_with_assumed_volumes
+from kubefit.scheduler.podgroups import GroupKey
 from kubefit.scheduler.postfilter import post_filter_cycle
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
@@ -60,11 +64,14 @@ class CapacityResult:
     message: str = ""
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
+    group: dict | None = None  # copies of a whole pod group: {podGroup, policy, minCount, pods} (`group_capacity`)
 
     def to_dict(self) -> dict:
-        return {"pod": self.pod.key, "count": self.count, "perNode": self.per_node,
-                "stopReason": self.stop_reason, "message": self.message,
-                **told_keys(self.warnings, None, self.inputs)}
+        out = {"pod": self.pod.key, "count": self.count, "perNode": self.per_node,
+               "stopReason": self.stop_reason, "message": self.message}
+        if self.group is not None:
+            out["podGroup"] = self.group
+        return {**out, **told_keys(self.warnings, None, self.inputs)}
 
 
 def estimate_capacity(state: ClusterState, config: SchedulerConfiguration, pod: Pod, *, limit: int | None = None,
@@ -177,6 +184,59 @@ def count_copies(state: ClusterState, config: SchedulerConfiguration, pod: Pod, 
         assume_pod_volumes(decision.shape.fw.filters, state, new, decision.node)  # its claims take their PVs
         nodes.append(decision.node)
     return len(nodes), nodes, None
+
+
+def group_capacity(state: ClusterState, config: SchedulerConfiguration, key: GroupKey, spec: PodGroup | None,
+                   members: Sequence[Pod], *, limit: int | None = None, tie_break: str = "first",
+                   seed: int | None = 0) -> CapacityResult:
+    """How many more copies of a whole pod group fit: each copy a new PodGroup (v1.35: a new replica key of the
+    Workload's pod group) with a copy of every pod of the group (`group_copy`), placed by one group cycle without
+    preemption and counted only when every one of its pods is placed (`groupplace.place_group`, `whole`); placing
+    stops at the first copy that is not. `per_node`: the copies' pods per node. The count is always replayed (a
+    group's pods interact inside its cycle)."""
+    profile = config.profile(members[0].scheduler_name)
+    if limit is None and "NodeResourcesFit" not in profile.filter_plugins:
+        raise InputError(f"profile {profile.scheduler_name} does not filter with NodeResourcesFit: every copy "
+                         f"would fit; give --max")
+    engine = Engine(state.copy(), config, tie_break=tie_break, seed=seed)
+    per: Counter[int] = Counter()
+    count, message = 0, ""
+    while limit is None or count < limit:
+        copy_key, copy_spec, pods = group_copy(key, spec, members, count)
+        placed = place_group(engine, copy_key, copy_spec, pods, whole=True)
+        if not placed.whole:
+            message = f"copy {count + 1}: {placed.why}"
+            break
+        per.update(node for node in placed.nodes if node is not None)
+        count += 1
+    names = engine.state.node_names
+    described = {"podGroup": f"{key[0]}/{key[1]}", "policy": None if spec is None else spec.policy.kind,
+                 **({"minCount": spec.policy.min_count} if spec is not None and spec.policy.gang else {}),
+                 "pods": len(members)}
+    result = CapacityResult(members[0], count, {names[i]: per[i] for i in sorted(per)}, UNSCHEDULABLE, message,
+                            group=described)
+    if not message:
+        result.stop_reason = LIMIT_REACHED
+        result.message = f"the limit of {limit} cop{'y' if limit == 1 else 'ies'} (--max) was reached"
+    return result
+
+
+def group_copy(key: GroupKey, spec: PodGroup | None, members: Sequence[Pod], i: int
+               ) -> tuple[GroupKey, PodGroup | None, list[Pod]]:
+    """The i-th copy of a group, as a controller would create another one: a PodGroup `<name>-copy-<i>` and its
+    pods `<pod>-copy-<i>` naming it (v1.35: the Workload's pod group under replica key `copy-<i>`), pending."""
+    if members[0].workload_ref is not None:  # v1.35: another replica of the Workload's pod group
+        workload, group, _replica = members[0].workload_ref
+        ref = (workload, group, f"copy-{i}")
+        pods = [dataclasses.replace(copy_of(p, i), node_name="", nominated_node_name="", workload_ref=ref)
+                for p in members]
+        return (key[0], f"{workload}/{group}/copy-{i}"), spec, pods
+    name = f"{key[1]}-copy-{i}"
+    copied = None if spec is None else dataclasses.replace(spec, meta=dataclasses.replace(spec.meta, name=name),
+                                                           conditions=())
+    pods = [dataclasses.replace(copy_of(p, i), node_name="", nominated_node_name="", scheduling_group=name)
+            for p in members]
+    return (key[0], name), copied, pods
 
 
 def copy_of(pod: Pod, i: int) -> Pod:

@@ -116,17 +116,43 @@ def _allocatable(result: Any) -> dict:
     return given if given is not None else node_allocatable(result.state)
 
 
+def _final_nodes(result: SimulationResult) -> dict[str, str | None]:
+    """Each pod's node at the end of the run (None: pending), by key (a preempting pod's last step counts)."""
+    names = result.state.node_names
+    return {step.pod.key: None if step.node is None else names[step.node] for step in result.steps}
+
+
+def group_differences(results: Sequence[SimulationResult]) -> list[dict]:
+    """The pod groups the runs place differently (another number of their pods bound, or on other nodes), in the
+    order the runs first name them, with how each run scheduled them (`asGroup`: GenericWorkload on):
+    `{"podGroup", "policy", "minCount", "pods", "runs": {label: {"bound", "asGroup", "placedWhole"}}}`. A group's
+    pods are those its records name (a run that schedules them one by one has no record: its pods are the same)."""
+    groups: dict[str, tuple[object, list[str]]] = {}
+    for result in results:
+        for record in getattr(result, "groups", ()):
+            groups.setdefault(record.key, (record, [f"{record.namespace}/{p}" for p in record.pods]))
+    finals = [_final_nodes(r) for r in results]
+    out = []
+    for key, (record, pods) in groups.items():
+        runs, seen = {}, set()
+        for result, final in zip(results, finals, strict=True):
+            nodes = tuple(sorted(final.get(p) or "" for p in pods))
+            mine = next((g for g in getattr(result, "groups", ()) if g.key == key), None)
+            bound = sum(1 for p in pods if final.get(p) is not None)
+            runs[result.label] = {"bound": bound, "asGroup": mine is not None, "placedWhole": bound == len(pods)}
+            seen.add(nodes)
+        if len(seen) > 1:
+            out.append({"podGroup": key, "policy": record.policy or None,
+                        **({"minCount": record.min_count} if record.min_count is not None else {}),
+                        "pods": len(pods), "runs": runs})
+    return out
+
+
 def version_differences(results: Sequence[SimulationResult]) -> list[dict]:
     """Every pod placed differently by the runs (another node, or pending in one of them): `{"pod": ns/name,
     "nodes": {label: node or None}}`, in the first run's queue order. A pod that a run never scheduled (its
     controller did not create it) is None there too."""
-    placed = []
-    for result in results:
-        names = result.state.node_names
-        where: dict[str, str | None] = {}
-        for step in result.steps:  # a preempting pod's last step is where it went
-            where[step.pod.key] = None if step.node is None else names[step.node]
-        placed.append(where)
+    placed = [_final_nodes(result) for result in results]
     order = list(placed[0]) + [k for p in placed[1:] for k in p if k not in placed[0]]
     out = []
     for key in order:
@@ -137,12 +163,16 @@ def version_differences(results: Sequence[SimulationResult]) -> list[dict]:
 
 
 def version_comparison_to_dict(results: Sequence[SimulationResult]) -> dict:
-    """`comparison_to_dict` of the versions' runs, plus `differences` (`version_differences`) and, per version,
-    how many pods its run placed elsewhere than the first version's (`moved`)."""
+    """`comparison_to_dict` of the versions' runs, plus `differences` (`version_differences`), per version how many
+    pods its run placed elsewhere than the first version's (`moved`), and the pod groups placed differently
+    (`groupDifferences`, `group_differences`) when some are."""
     data = comparison_to_dict(results)
     differences = version_differences(results)
     first = results[0].label
     for config in data["configurations"]:
         config["moved"] = sum(1 for d in differences if d["nodes"][config["name"]] != d["nodes"][first])
     data["differences"] = differences
+    groups = group_differences(results)
+    if groups:
+        data["groupDifferences"] = groups
     return data

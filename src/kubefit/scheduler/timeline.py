@@ -29,6 +29,7 @@ running, waiting or not created yet), and nothing recreates them (`deleted`).
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -37,16 +38,20 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.k8s.requests import pod_demand
 from kubefit.k8s.resourcenames import PODS
+from kubefit.k8s.version import POD_GROUP_CYCLE
 from kubefit.manifests.controllers import Controllers, Owners, restarts_always
 from kubefit.manifests.timing import seconds
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.engine import Engine, shape_key
 from kubefit.scheduler.framework import claims_gate
+from kubefit.scheduler.groupplace import place_group, running_members
+from kubefit.scheduler.podgroups import WAITING_FOR_QUORUM, GroupTable, WorkloadGates, group_key
 from kubefit.scheduler.simulate import allocation, not_created_message, unserved_message
 from kubefit.scheduler.state import ClusterState
 from kubefit.told import told_keys
 
 COMPLETION, ARRIVAL = 0, 1  # at one instant completions are handled first
+POD_GROUP = "\0podGroup"  # the mark of a pod group's waiting key (`Replay._group`; no scheduler name has a NUL)
 
 
 @dataclass
@@ -87,6 +92,7 @@ class TimelineResult:
     warnings: list[str] | None = None  # what the user was told (set by `kubefit.verbs`; then in to_dict)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
     replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (deleted pod, its controller's new pod) keys
+    pod_groups: bool = False  # pod groups were scheduled as groups (each pod's row says its `podGroup`)
 
     def to_dict(self) -> dict:
         names = self.state.node_names
@@ -97,7 +103,8 @@ class TimelineResult:
                  "attempts": int(self.attempts[i]), **({"message": self.messages[i]} if r.node is None else {}),
                  **({"notCreated": True} if r.not_created else {}),
                  **({"replaces": r.replaces} if r.replaces is not None else {}),
-                 **({"deleted": True} if r.deleted else {})}
+                 **({"deleted": True} if r.deleted else {}),
+                 **({"podGroup": "/".join(k)} if self.pod_groups and (k := group_key(r.pod)) is not None else {})}
                 for i, r in enumerate(self.runs)]
         keys = sorted({k for s in self.samples for k in s["allocation"]})
         stranded = sorted({k for s in self.samples for k in s["stranded"]})
@@ -170,6 +177,12 @@ class Replay:
                 self.alive[id(pod)] = (node, pod)
         for key, time in sorted((owners.deleted_at if owners is not None else {}).items(), key=lambda kv: kv[1]):
             self._event(time, COMPLETION, OwnerDeleted(key))
+        # pod groups scheduled as groups (v1.36+, GenericWorkload on): the pods of each that have arrived
+        self.pod_groups = pod_group_table(engine, pods, bound)
+        self.arrived: Counter = Counter()  # a group's pods that arrived (what its PreEnqueue counts)
+        self.arrivals: dict[tuple[str, str], list[int]] = {}  # ... and are not in its entry yet
+        self.queued: set[tuple[str, str]] = set()  # groups with an entry in the active queue
+        self.bound_members = Counter(k for p in bound if (k := group_key(p)) is not None and p.key in self.running)
 
     def _created(self, i: int, now: int) -> bool:
         """Queue run `i`'s arrival (at `now` or its own arrival, the later) once every pod it waits for runs;
@@ -191,9 +204,12 @@ class Replay:
         self.seq += 1
 
     def _group(self, i: int) -> tuple:
+        """The waiting group of run `i`: (priority, its shape), or (priority, (POD_GROUP, namespace, name)) for a
+        pod of a pod group the version schedules as one (all its pods wait and are retried together)."""
         if self.keys[i] is None:
             pod = self.runs[i].pod
-            self.keys[i] = (pod.priority, shape_key(pod))
+            key = group_key(pod) if self.pod_groups else None
+            self.keys[i] = (pod.priority, shape_key(pod) if key is None else (POD_GROUP, *key))
         return self.keys[i]
 
     def _free(self, row: np.ndarray) -> None:
@@ -209,7 +225,7 @@ class Replay:
             _t, kind, _seq, payload = heapq.heappop(self.events)
             if kind == ARRIVAL:
                 if not self.runs[payload].deleted and self._admitted(payload):
-                    heapq.heappush(self.active, (-self.runs[payload].pod.priority, payload, None, None))
+                    self._arrive(payload)
                 continue
             if isinstance(payload, OwnerDeleted):
                 completed = self._delete_owner(payload.key, now) or completed
@@ -243,6 +259,17 @@ class Replay:
         self._schedule(now)
         self.retries.append((now, len(waiting), int(np.count_nonzero(self.attempts[waiting] > before))))
         return now
+
+    def _arrive(self, i: int) -> None:
+        """Run `i` joins the active queue; a pod group's pod joins its group's one entry (queued at its first pod)."""
+        key = group_key(self.runs[i].pod) if self.pod_groups else None
+        if key is not None:
+            self.arrived[key] += 1
+            self.arrivals.setdefault(key, []).append(i)
+            if key in self.queued:
+                return
+            self.queued.add(key)
+        heapq.heappush(self.active, (-self.runs[i].pod.priority, i, None, None))
 
     def _admitted(self, i: int) -> bool:
         """Run `i` created as it arrives: ResourceQuota admission against the usage now (`Controllers.created`;
@@ -351,6 +378,9 @@ class Replay:
                 for i in members:
                     self.messages[i] = unserved_message(run.pod)  # never queued by kube-scheduler, never retried
                 continue
+            if group[1][0] == POD_GROUP:
+                self._group_cycle(group, members, now)
+                continue
             waiting = claims_gate(self.engine.framework(run.pod), run.pod, self.state) if run.pod.resource_claims \
                 else None
             if waiting is not None:  # its claims could not be made (yet): DynamicResources keeps it out of the queue
@@ -367,6 +397,43 @@ class Replay:
             if len(members) > 1:
                 heapq.heappush(self.active, (-group[0], members[1], group, members[1:]))
 
+    def _group_cycle(self, group: tuple, members: list[int], now: int) -> None:
+        """A pod group's entry: its pods that have arrived and wait, together; GangScheduling's PreEnqueue (its
+        PodGroup exists, `minCount` of its pods arrived or bound), then one group cycle without preemption
+        (`groupplace.place_group`, as kube-scheduler binds a feasible group: the pods that fitted); the others wait
+        for capacity to free, as a group."""
+        key = group[1][1:]
+        self.queued.discard(key)
+        members = [i for i in sorted({*members, *self.waiting.pop(group, []), *self.arrivals.pop(key, [])})
+                   if not self.runs[i].deleted and self.runs[i].node is None]
+        if not members:
+            return
+        spec = self.pod_groups.specs.get(key)
+        running = running_members(self.state, key)
+        gate = self.pod_groups.missing.get(key)
+        if gate is None and spec is not None and spec.policy.gang and self.pod_groups.gates.gang and \
+                self.arrived[key] + self.bound_members[key] < spec.policy.min_count:
+            gate = WAITING_FOR_QUORUM
+        if gate is not None:  # never gets a cycle: no attempt
+            for i in members:
+                self.messages[i] = gate
+            self.waiting[group] = members
+            return
+        by_pod = {id(self.runs[i].pod): i for i in members}
+        placed = place_group(self.engine, key, spec, [self.runs[i].pod for i in members], bound=running,
+                             whole=False)
+        self._tried(members, now)
+        left = []
+        for pod, node, shape in zip(placed.pods, placed.nodes, placed.shapes, strict=True):
+            i = by_pod[id(pod)]
+            if node is None:
+                left.append(i)
+                self.messages[i] = placed.why
+            else:
+                self._bound(i, node, shape, now)
+        if left:
+            self.waiting[group] = sorted(left)
+
     def _tried(self, members: list[int], now: int) -> None:
         self.attempts[members] += 1
         if self.runs[members[0]].times is not None:
@@ -381,15 +448,19 @@ class Replay:
         self.waiting[group] = members if mine is None else sorted(mine + members)
 
     def _bind(self, i: int, d, now: int) -> None:
+        self.engine.bind(d.node, d.shape, self.runs[i].pod)
+        self._bound(i, d.node, d.shape, now)
+
+    def _bound(self, i: int, node: int, shape, now: int) -> None:
+        """Run `i` was bound on `node` at `now` (the engine has it): its run, the pods waiting for it, its end."""
         run = self.runs[i]
-        self.engine.bind(d.node, d.shape, run.pod)
-        run.node, run.bound_at, self.messages[i] = d.node, now, None
+        run.node, run.bound_at, self.messages[i] = node, now, None
         self.running_count += 1
         self.running.add(run.pod.key)
         for j in self.waiting_for.pop(run.pod.key, ()):  # its StatefulSet creates the next ordinal now
             self._created(j, now)
         if run.pod.duration is not None or self.keep_shapes:
-            self.shapes[i] = d.shape
+            self.shapes[i] = shape
         if run.pod.duration is not None:
             self._event(now + run.pod.duration, COMPLETION, i)
 
@@ -406,6 +477,16 @@ class Replay:
         stranded = free[~usable].sum(axis=0) if self.waiting else np.zeros(len(state.resources), dtype=np.int64)
         return {"time": now, "allocation": allocation(state), "pending": self.pending(), "running": self.running_count,
                 "stranded": {r: int(stranded[c]) for r, c in state.index.items() if r != PODS}}
+
+
+def pod_group_table(engine: Engine, pods: Sequence[Pod], bound: Sequence[Pod]) -> GroupTable | None:
+    """The pod groups of the replay when the version schedules them in group cycles (v1.36+, GenericWorkload on),
+    else None (their pods are then scheduled one by one)."""
+    version = engine.config.version
+    if version is None or not version.has(POD_GROUP_CYCLE) or not any(group_key(p) is not None for p in pods):
+        return None
+    table = GroupTable.build(engine.state.objects, version, [*bound, *pods])
+    return table if table.gates.generic else None
 
 
 def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = (),
@@ -442,15 +523,22 @@ def timeline(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         progress(len(replay.runs))
     return TimelineResult(state, replay.runs, samples, replay.attempts, replay.messages, replay.completions,
                           replay.retries, replay.freed[:len(state.resources)], replay.released_bound,
-                          replaced_by=replay.replaced_by)
+                          replaced_by=replay.replaced_by, pod_groups=bool(replay.pod_groups))
 
 
 def timeline_warnings(config: SchedulerConfiguration, pods: Sequence[Pod], bound: Sequence[Pod] = ()) -> list[str]:
-    """What the replay leaves out that kube-scheduler would do with these pods: preemption (PostFilter) when
-    pods of different priorities meet under a profile that preempts."""
+    """What the replay leaves out that kube-scheduler would do with these pods: v1.35's gangs waiting at Permit;
+    preemption (PostFilter) when pods of different priorities meet under a profile that preempts."""
+    out = []
+    version = config.version
+    if version is not None and not version.has(POD_GROUP_CYCLE) and WorkloadGates.of(version).gang and any(
+            p.workload_ref is not None for p in pods):
+        out.append(f"--timeline schedules the pods of Kubernetes {version.name}'s gangs one by one: their wait at "
+                   f"Permit until minCount pods are assumed (and its 5-minute timeout) is not replayed; simulate "
+                   f"without --timeline shows it")
     preempting = any(p.extension_points.get("postFilter") for p in config.profiles)
     if not preempting or len({p.priority for p in (*pods, *bound)}) < 2:
-        return []
-    return ["--timeline does not replay preemption (DefaultPreemption): a pod that fits nowhere waits for "
+        return out
+    return [*out, "--timeline does not replay preemption (DefaultPreemption): a pod that fits nowhere waits for "
             "capacity to free, and its message is the FitError without the PostFilter part; run simulate "
             "without --timeline to see which pods kube-scheduler would evict"]

@@ -118,6 +118,7 @@ class Api:
             "actions": {k: list(getattr(edits, k)) for k in ("cordon", "drain", "remove")},
             "nodeActions": data.get("nodeActions"), "refusedDrains": views.refused_drains(data.get("nodeActions")),
             "live": s.options.kubeconfig is not None,
+            "podGroups": data.get("podGroups", []),
         }
 
     async def changed(self, work: Callable[[], Any]) -> Response:
@@ -175,9 +176,11 @@ class Api:
             self.decisions = {k: v for k, v in self.decisions.items() if k[0] == id(run)}
             self.decisions[key] = await run_in_threadpool(self.score, run, pod)
         steps = [r for r in views.pod_rows(run) if r["key"] == pod or r["key"] == f"default/{pod}"]
-        return JSON(views.decision(self.decisions[key], steps[-1] if steps else None,
-                                   int_param(request, "page", 0), int_param(request, "size", 50),
-                                   request.query_params.get("q", "").strip()))
+        step = steps[-1] if steps else None
+        out = views.decision(self.decisions[key], step, int_param(request, "page", 0), int_param(request, "size", 50),
+                             request.query_params.get("q", "").strip())
+        out["group"] = views.group_of(run.data, step)
+        return JSON(out)
 
     def score(self, run: Any, pod: str) -> dict[str, Any]:
         from kubefit import verbs

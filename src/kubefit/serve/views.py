@@ -172,6 +172,15 @@ def decision(score: dict[str, Any], step: dict[str, Any] | None, page: int, size
     return out
 
 
+def group_of(data: dict[str, Any], step: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The pod group record (simulate's `podGroups`) of the group whose cycle the step is part of: the group's
+    decision beside its pod's; None for a pod of no group."""
+    name = (step or {}).get("podGroup")
+    if name is None:
+        return None
+    return next((g for g in data.get("podGroups", ()) if f"{g['namespace']}/{g['name']}" == name), None)
+
+
 def moved(before: Any, after: Any) -> dict[str, Any]:
     """What the last change did: pods now elsewhere, pending now, placed now, and the metrics before/after."""
     if before is None:

@@ -103,6 +103,19 @@ function renderSummary(s) {
   $("#config-source").textContent = { edited: "edited here", files: "from the files", defaults: `none in the files: kube-scheduler ${s.kubeVersion || ""}'s defaults, ready to edit` }[s.configSource];
   const actions = Object.entries(s.actions).filter(([, v]) => v.length).map(([k, v]) => `${k}: ${v.join(", ")}`);
   $("#whatif-actions").textContent = actions.join("; ");
+  renderGroups(s.podGroups || []);
+}
+
+// The pod groups of the run (simulate's podGroups): each one's decision as the server sent it.
+function renderGroups(groups) {
+  $("#groups-pane").hidden = !groups.length;
+  $("#groups tbody").replaceChildren(...groups.map((g) => el("tr", { "data-group": `${g.namespace}/${g.name}`, class: g.bound === g.pods ? null : "pending" },
+    el("td", {}, `${g.namespace}/${g.name}`),
+    el("td", {}, g.minCount != null ? `gang, minCount ${g.minCount}` : (g.policy || "no PodGroup")),
+    el("td", { "data-field": "bound" }, `${g.bound} of ${g.pods}`),
+    el("td", {}, g.cycles),
+    el("td", {}, g.condition ? `${g.condition.type}=${g.condition.status} (${g.condition.reason})` : (g.gatedBy ? `never queued (${g.gatedBy})` : "")),
+    el("td", { class: "why" }, g.why))));
 }
 
 // What the drained or removed nodes' pods became, as simulate's nodeActions report says.
@@ -276,7 +289,8 @@ async function loadPods(page) {
   if (!data) return;
   $("#pods tbody").replaceChildren(...data.rows.map((r) => el("tr", { "data-pod": r.key, class: r.node ? null : "pending", "data-batch-hint": r.batchHint ? "true" : null },
     el("td", {}, r.position + 1),
-    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(r.key, 0); } }, r.key)),
+    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); openDecision(r.key, 0); } }, r.key),
+      r.podGroup ? el("small", { class: "group" }, ` ${r.podGroup}${r.cycle ? `, cycle ${r.cycle}` : ""}`) : null),
     el("td", { class: "node" }, r.node || "pending"),
     el("td", {}, r.feasible ?? ""),
     el("td", {}, r.ties ? (r.tieCount || r.ties.length) : ""),
@@ -331,6 +345,7 @@ async function openDecision(pod, page) {
       `opportunistic batching (v1.35+) took ${step.node} from what the scheduling of the previous pod with the same signature left; kube-scheduler ran the filters on it alone and scored nothing. The table below is the full cycle it would have run without the hint.`) : null,
     step.devices ? el("p", { id: "decision-devices" }, `DRA devices allocated: ${devicesText(step.devices)}`) : null,
     el("p", { class: "note" }, "Its cycle at its turn in the queue (the pods before it bound as the simulation binds them): kubefit score --pod P --detail --explain --at-turn on the scenario as it stands."),
+    data.group ? el("p", { id: "decision-group" }, el("strong", {}, `Pod group ${data.group.namespace}/${data.group.name}: `), data.group.why) : null,
     data.preEnqueue ? el("p", {}, `No scheduling cycle: ${data.preEnqueue.plugin}: ${data.preEnqueue.reasons.join(", ")}`) : null,
     data.message ? el("p", { class: "why" }, data.message) : null,
     data.postFilter ? el("p", { id: "victims" }, `Preemption: nominated ${data.postFilter.nominatedNode || "none"}, victims ${(data.postFilter.victims || []).join(", ") || "none"}`) : null,
