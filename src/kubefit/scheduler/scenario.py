@@ -10,7 +10,7 @@ from kubefit.k8s.requests import resize_footprint_may_differ
 from kubefit.k8s.version import RESIZE_FOOTPRINT_MAX_OF_SUMS, KubeVersion, default_version
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
-from kubefit.scheduler.dra.pools import unevaluated_device_features
+from kubefit.scheduler.dra.notes import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for

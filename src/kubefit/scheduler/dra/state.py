@@ -26,6 +26,7 @@ removals.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ from kubefit.api.core import Pod
 from kubefit.api.dra import (
     RESERVED_FOR_MAX_SIZE,
     AllocationResult,
+    ClaimSpec,
     ConsumerReference,
     DeviceClass,
     DeviceID,
@@ -48,12 +50,17 @@ from kubefit.k8s.names import generate_name
 from kubefit.scheduler.dra.allocator import (
     V134,
     Allocation,
+    AllocatedState,
     AllocationError,
     ClaimToAllocate,
     Features,
+    NodeUnschedulable,
+    Rules,
     allocate,
 )
-from kubefit.scheduler.dra.pools import Pool, gather_pools, reachable
+from kubefit.scheduler.dra.capacity import add_into, remove_from
+from kubefit.scheduler.dra.extended import ClassResolver
+from kubefit.scheduler.dra.pools import Pool, PoolRules, device_mask, foreign_pools, gather_pools, reachable
 
 ClaimKey = tuple[str, str]  # (namespace, name)
 MAX_GENERATED_BASE = 57  # the controller's maxBaseLen: 63 characters less "-" and 5 random ones
@@ -65,16 +72,27 @@ class ClaimLookupError(Exception):
 
 @dataclass
 class DraCatalog:
-    """What never changes in a run: classes, templates, the claims as loaded, each node's pools."""
+    """What never changes in a run: classes, templates, the claims as loaded, each node's pools (as the
+    version's allocator gathers them: `features`, `rules`)."""
 
     classes: dict[str, DeviceClass]
     templates: dict[ClaimKey, ResourceClaimTemplate]
     loaded: dict[ClaimKey, ResourceClaim]
-    node_pools: list[tuple[Pool, ...]]  # per node, in kubefit's pool order
+    node_pools: list[tuple[Pool, ...]]  # per node, in the allocator's pool order
     pool_nodes: dict[tuple[str, str], np.ndarray]  # (driver, pool) → nodes that reach it
     nonlocal_pools: bool  # a pool reached by more than one node (allNodes, a node selector)
     content_ids: list[tuple[int, ...]]  # per node: an id per pool of its devices' contents and flags
     features: Features = V134
+    rules: Rules = field(default_factory=Rules)
+    notes: list[str] = field(default_factory=list)  # what the catalog found worth telling (pool names, counts)
+    builder: Callable[[Features, Rules], DraCatalog] | None = field(default=None, repr=False)
+    allocatable: list[dict[str, int]] = field(default_factory=list, repr=False)  # per node, nano-units
+    extended_resources: bool = False  # DRAExtendedResource: requests of device-backed extended resources
+    generation: int = 0  # bumped by `DraState.configure` when the pools are gathered again
+
+    @functools.cached_property
+    def resolver(self) -> ClassResolver:
+        return ClassResolver.of(self.classes.values())
 
 
 def generated_claim_name(pod: Pod, pod_claim: str) -> str:
@@ -87,23 +105,48 @@ def generated_claim_name(pod: Pod, pod_claim: str) -> str:
 
 
 def build_catalog(node_names: list[str], objects: ClusterObjects,
-                  selector_mask: Callable[[dict[str, Any]], np.ndarray], features: Features = V134) -> DraCatalog:
+                  selector_mask: Callable[[dict[str, Any]], np.ndarray], features: Features = V134,
+                  rules: Rules | None = None) -> DraCatalog:
     """The run's static DRA view: every node's pools (GatherPools per node), classes, templates, claims."""
+    rules = rules or Rules()
     slices: list[ResourceSlice] = list(objects.of("ResourceSlice"))
-    per_node = reachable(slices, node_names, selector_mask)
+    pool_rules = PoolRules(rules.minor, features.partitionable_devices,
+                           counter_slices_everywhere=rules.minor == 36)
+    per_node = reachable(slices, node_names, selector_mask, pool_rules)
+    foreign = foreign_pools(slices, per_node, pool_rules)
+    index = {name: i for i, name in enumerate(node_names)}
+    masks: dict[int, np.ndarray] = {}
+
+    def here_of(n: int):
+        def here(s: ResourceSlice, d) -> bool:
+            key = id(d)
+            if key not in masks:
+                masks[key] = device_mask(d, node_names, index, selector_mask)
+            return bool(masks[key][n])
+        return here
+
     interned: dict[tuple, tuple[Pool, ...]] = {}
     node_pools, pool_nodes, content_ids = [], {}, []
     contents: dict[tuple, int] = {}
     for n, indices in enumerate(per_node):
-        key = tuple(indices)
+        per_device = tuple(i for i in indices if slices[i].per_device_node_selection)
+        key = (tuple(indices), tuple(id(f) for f, nodes in foreign if n in nodes),
+               tuple(bool(here_of(n)(slices[i], d)) for i in per_device for d in slices[i].devices))
         pools = interned.get(key)
         if pools is None:
-            pools = interned[key] = tuple(gather_pools([slices[i] for i in indices]))
+            gathered = gather_pools([slices[i] for i in indices], slices, pool_rules, here_of(n),
+                                    v137=rules.minor >= 37)
+            gathered = [p for p in gathered if p.devices or p.incomplete or p.invalid or rules.minor < 36]
+            gathered += [f for f, nodes in foreign if n in nodes]
+            pools = interned[key] = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
         node_pools.append(pools)
         ids = []
+        named = [p.name for p in pools]
         for pool in pools:
             pool_nodes.setdefault((pool.driver, pool.name), []).append(n)
-            content = (pool.incomplete, pool.invalid, tuple(d.content_key(pool.driver) for _i, d, _s in pool.devices))
+            content = pool.content()
+            if rules.counters_by_pool_name and named.count(pool.name) > 1:
+                content = (pool.name, content)  # counters kept by pool name: which pools share one matters
             ids.append(contents.setdefault(content, len(contents)))
         content_ids.append(tuple(ids))
     return DraCatalog(
@@ -112,14 +155,54 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
         loaded={(c.meta.namespace, c.meta.name): c for c in objects.of("ResourceClaim")},
         node_pools=node_pools, pool_nodes={k: np.asarray(v, dtype=np.int64) for k, v in pool_nodes.items()},
         nonlocal_pools=any(len(nodes) > 1 for nodes in pool_nodes.values()),
-        content_ids=content_ids, features=features)
+        content_ids=content_ids, features=features, rules=rules,
+        notes=_catalog_notes(slices, node_pools, features, rules))
 
 
-def in_use_devices(claim: ResourceClaim) -> list[DeviceID]:
-    """`foreachAllocatedDevice`: the devices an allocated claim holds (admin access holds none)."""
+def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...]], features: Features,
+                   rules: Rules) -> list[str]:
+    """What the pools say that the user should know: slices of one pool that disagree on their count, and
+    (v1.36) counters of same-named pools on different nodes, which kube-scheduler caches by pool name for a
+    whole scheduling cycle (whichever node computes them first, in parallel, wins)."""
+    notes = []
+    counts: dict[tuple, set[int]] = {}
+    for s in slices:
+        counts.setdefault((s.driver, s.pool, s.generation), set()).add(s.slice_count)
+    for (driver, pool, generation), values in sorted(counts.items()):
+        if len(values) > 1:
+            notes.append(f"ResourceSlices of pool {driver}/{pool} (generation {generation}) disagree on "
+                         f"spec.pool.resourceSliceCount ({', '.join(map(str, sorted(values)))}): kube-scheduler "
+                         f"reads the count of whichever slice its informer lists first; kubefit reads the first "
+                         f"by name")
+            break
+    if features.partitionable_devices and rules.counters_by_pool_name:
+        seen: dict[str, set] = {}
+        for pools in node_pools:
+            for pool in pools:
+                if pool.counter_sets and pool.devices:
+                    seen.setdefault(pool.name, set()).add(id(pool))
+        shared = sorted(name for name, ids in seen.items() if len(ids) > 1)
+        if shared:
+            notes.append(f"DynamicResources: pools named {shared[0]!r} with shared counters are reached by several "
+                         f"nodes with different devices; kube-scheduler {'v1.36' if rules.minor == 36 else ''} keys "
+                         f"its counter cache by pool name for a whole scheduling cycle (kubernetes#140435), so "
+                         f"which node's counters it uses depends on the order its parallel Filter runs in; kubefit "
+                         f"computes each node's own")
+    return notes
+
+
+def holdings(claim: ResourceClaim, consumable: bool):
+    """`foreachAllocatedDevice`: per device of an allocated claim (admin access holds none), ("dedicated", id),
+    or with DRAConsumableCapacity a share ("share", id, share id, consumed capacity or None)."""
     if claim.allocation is None:
-        return []
-    return [r.device_id for r in claim.allocation.results if not r.admin_access]
+        return
+    for r in claim.allocation.results:
+        if r.admin_access:
+            continue
+        if consumable and r.share_id is not None:
+            yield ("share", r.device_id, r.share_id, r.consumed_capacity)
+        else:
+            yield ("dedicated", r.device_id)
 
 
 @dataclass
@@ -129,14 +212,18 @@ class DraState:
     catalog: DraCatalog
     claims: dict[ClaimKey, ResourceClaim] = field(default_factory=dict)  # current: loaded and generated
     generated: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (ns, pod, pod claim) → name
-    in_use: dict[DeviceID, int] = field(default_factory=dict)  # device → claims holding it
+    in_use: dict[DeviceID, int] = field(default_factory=dict)  # device → claims holding it exclusively
+    shares: dict[DeviceID, dict[str, int]] = field(default_factory=dict)  # device → share id → claims
+    capacity: dict[DeviceID, dict[str, int]] = field(default_factory=dict)  # aggregated consumed capacity
     offer_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per node, -1: stale
     interned: dict[tuple, int] = field(default_factory=dict)  # offer / claims key → id (shared by copies)
-    verdicts: dict[tuple[int, int], bool | str] = field(default_factory=dict)  # (claims, offer) → fits / error
+    verdicts: dict[tuple[int, int], int | str] = field(default_factory=dict)  # (claims, offer) → code / error
     requests: dict[tuple[int, int], tuple | None] = field(default_factory=dict)  # (claims, offer) → `allocated_requests`
     notes: list[str] = field(default_factory=list)  # said to the user once (pool order, reservedFor full)
     frozen: bool = False
     version: int = 0  # bumped on every change of claims or devices in use
+    extended: dict[tuple[str, str], str] = field(default_factory=dict)  # (ns, pod) → the scheduler's claim for it
+    generation: int = 0  # the catalog generation the claims are held for
 
     @classmethod
     def create(cls, catalog: DraCatalog) -> DraState:
@@ -148,15 +235,51 @@ class DraState:
 
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
+                        {k: dict(v) for k, v in self.shares.items()}, {k: dict(v) for k, v in self.capacity.items()},
                         self.offer_ids.copy(), self.interned, self.verdicts, self.requests, self.notes,
-                        frozen or self.frozen, self.version)
+                        frozen or self.frozen, self.version, dict(self.extended), self.generation)
 
     def restore(self, saved: DraState) -> None:
         """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
         taken earlier: a planning trial's rollback, `ClusterState.rollback`); the version moves on."""
         self.claims, self.generated, self.in_use = dict(saved.claims), dict(saved.generated), dict(saved.in_use)
+        self.shares = {k: dict(v) for k, v in saved.shares.items()}
+        self.capacity = {k: dict(v) for k, v in saved.capacity.items()}
+        self.extended = dict(saved.extended)
         self.offer_ids = saved.offer_ids.copy()
+        self.generation = saved.generation
         self.version += 1
+
+    def configure(self, features: Features, rules: Rules, extended_resources: bool) -> None:
+        """Make the catalog the version's (the plugin's factory hands over its gates, as kube-scheduler hands
+        `feature.Features` to the plugin): its pools gathered and its claims held as that allocator sees them.
+        The catalog is shared by every copy: a copy made before sees the change at its next `sync`."""
+        catalog = self.catalog
+        if (catalog.features, catalog.rules) != (features, rules) and catalog.builder is not None:
+            fresh = catalog.builder(features, rules)
+            for name in ("node_pools", "pool_nodes", "nonlocal_pools", "content_ids", "features", "rules", "notes"):
+                setattr(catalog, name, getattr(fresh, name))
+            catalog.generation += 1
+            self.interned.clear()
+            self.verdicts.clear()
+            self.requests.clear()
+        catalog.extended_resources = extended_resources
+        self.sync()
+
+    def sync(self) -> None:
+        """Hold the claims again when the catalog changed since they were held (`configure`)."""
+        if self.generation == self.catalog.generation:
+            return
+        self.generation = self.catalog.generation
+        self.in_use, self.shares, self.capacity = {}, {}, {}
+        self.offer_ids = np.full(len(self.catalog.node_pools), -1, dtype=np.int64)
+        for claim in self.claims.values():
+            self._hold(claim, +1)
+        self.version += 1
+
+    def allocated_state(self) -> AllocatedState:
+        """`GatherAllocatedState`: what the allocator sees as allocated before the cycle."""
+        return AllocatedState(self.in_use, self.shares, self.capacity)
 
     # ------------------------------------------------------------------ claims of a pod
     def claim_key(self, pod: Pod, pod_claim: dict[str, Any], *, create: bool = True) -> tuple[ClaimKey, bool] | None:
@@ -181,7 +304,7 @@ class DraState:
         name = generated_claim_name(pod, pod_claim.get("name") or "")
         meta = ObjectMeta(name, pod.namespace, f"uid-claim-{pod.namespace}-{name}", dict(template.labels))
         self.claims[(pod.namespace, name)] = ResourceClaim(meta, template.spec, controller_uid=pod.uid,
-                                                           controller_kind="Pod")
+                                                           controller_kind="Pod", controller_name=pod.name)
         self.generated[(pod.namespace, pod.name, pod_claim.get("name") or "")] = name
         return name
 
@@ -208,6 +331,53 @@ class DraState:
             out.append((pod_claim.get("name") or "", key, claim))
         return out
 
+    def extended_claim(self, pod: Pod) -> tuple[ClaimKey, ResourceClaim] | None:
+        """`findExtendedResourceClaim`: the claim the scheduler made for the pod's extended resources (annotated,
+        the pod its controller), if there is one."""
+        name = self.extended.get((pod.namespace, pod.name))
+        if name is not None and (pod.namespace, name) in self.claims:
+            return (pod.namespace, name), self.claims[(pod.namespace, name)]
+        for key, claim in self.claims.items():
+            if claim.extended and claim.controller_name == pod.name and claim.controller_uid == pod.uid:
+                return key, claim
+        return None
+
+    # ------------------------------------------------------------------ extended resources backed by devices
+    def node_scalars(self, node: int) -> dict[str, int]:
+        """The node's allocatable scalar resources in whole units (`GetScalarResources`), present keys only."""
+        from kubefit.k8s.quantity import scheduler_units
+
+        return {name: scheduler_units(name, nanos) for name, nanos in self.catalog.allocatable[node].items()}
+
+    def pod_scalars(self, pod: Pod) -> dict[str, int] | None:
+        """The pod's scalar requests when DRA may have to provide one of its extended resources (None: never)."""
+        if not self.catalog.extended_resources:
+            return None
+        from kubefit.k8s.requests import pod_requests_nanos, to_units
+        from kubefit.scheduler.dra.extended import pod_extended_requests
+
+        return pod_extended_requests(to_units(pod_requests_nanos(pod)), self.catalog.resolver)
+
+    def holds(self, pod: Pod) -> bool:
+        """Whether the pod has claims (its own, or the scheduler's for its extended resources)."""
+        return bool(pod.resource_claims) or (pod.namespace, pod.name) in self.extended
+
+    def needs(self, pod: Pod) -> bool:
+        """Whether binding the pod allocates or reserves claims."""
+        return bool(pod.resource_claims) or self.pod_scalars(pod) is not None
+
+    def extended_spec(self, pod: Pod, node: int, user_claims: bool) -> ClaimSpec | None:
+        """The spec of the claim the scheduler makes for the pod on the node (None: it makes none)."""
+        from kubefit.scheduler.dra.extended import CANNOT_FIT, extended_claim_spec, node_requests
+
+        scalars = self.pod_scalars(pod)
+        if scalars is None or self.extended_claim(pod) is not None:
+            return None
+        needed = node_requests(scalars, self.node_scalars(node), self.catalog.resolver)
+        if needed == CANNOT_FIT or not needed:
+            return None  # device plugins provide it all (with user claims, PreBind makes an empty claim: see reserve)
+        return extended_claim_spec(pod, needed, self.catalog.resolver)
+
     # ------------------------------------------------------------------ what a node offers
     def intern(self, key: tuple) -> int:
         """A small integer for a hashable key (what a node offers, what claims ask for)."""
@@ -217,15 +387,26 @@ class DraState:
         return found
 
     def offer_key(self, node: int) -> tuple:
-        """What the node's pools offer now: per pool its contents' id and the positions of devices in use.
-        Nodes with equal keys answer every allocation alike (device names aside)."""
-        in_use = self.in_use
-        return ("offer", *((content, tuple(i for i, (device_id, _d, _s) in enumerate(pool.devices) if device_id in in_use))
-                           for content, pool in zip(self.catalog.content_ids[node], self.catalog.node_pools[node],
-                                                    strict=True)))
+        """What the node's pools offer now: per pool its contents' id and, per device in use, how (held, shared,
+        the capacity its shares consume). Nodes with equal keys answer every allocation alike (names aside)."""
+        return ("offer", *((content, self._usage(pool)) for content, pool in
+                           zip(self.catalog.content_ids[node], self.catalog.node_pools[node], strict=True)))
+
+    def _usage(self, pool: Pool) -> tuple:
+        in_use, shares, capacity = self.in_use, self.shares, self.capacity
+        if not (in_use or shares):
+            return ()
+        out = []
+        for i, candidate in enumerate((*pool.devices, *pool.others)):
+            device_id = candidate.device_id
+            if device_id in in_use or device_id in shares or device_id in capacity:
+                out.append((i, device_id in in_use, device_id in shares,
+                            tuple(sorted(capacity[device_id].items())) if device_id in capacity else None))
+        return tuple(out)
 
     def offer_id_array(self, idx: np.ndarray) -> np.ndarray:
         """The offer ids of nodes `idx` (those gone stale since computed again)."""
+        self.sync()
         ids = self.offer_ids[idx]
         if (ids < 0).any():
             for node in idx[ids < 0].tolist():
@@ -234,27 +415,29 @@ class DraState:
         return ids
 
     def fits_nodes(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]) -> np.ndarray:
-        """Per node of `idx`, whether the claims can all be allocated there now: one allocation per distinct
-        offer (AllocationError: the Filter error, raised for the first node in `idx` order that meets it)."""
+        """Per node of `idx`, whether the claims can all be allocated there now: FIT, CANNOT (the allocator
+        found no solution) or INVALID_POOLS (no solution, and an invalid pool: the node's own message); one
+        allocation per distinct offer (AllocationError: the Filter error, raised for the first node in `idx`
+        order that meets it)."""
         ids = self.offer_id_array(idx)
-        out = np.zeros(len(idx), dtype=bool)
         offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
         verdicts = []
         for offer, position in sorted(zip(offers.tolist(), first.tolist(), strict=True), key=lambda p: p[1]):
             verdicts.append((offer, self._verdict(claims_id, offer, int(idx[position]), claims)))
-        fits = dict(verdicts)
-        out[:] = np.asarray([fits[o] for o in offers.tolist()], dtype=bool)[inverse.ravel()]
-        return out
+        codes = dict(verdicts)
+        return np.asarray([codes[o] for o in offers.tolist()], dtype=np.int8)[inverse.ravel()]
 
     def fits(self, node: int, claims_id: int, claims: Sequence[ClaimToAllocate]) -> bool:
         """Whether the claims can all be allocated on the node now (AllocationError: the Filter error)."""
-        return bool(self.fits_nodes(np.asarray([node], dtype=np.int64), claims_id, claims)[0])
+        return int(self.fits_nodes(np.asarray([node], dtype=np.int64), claims_id, claims)[0]) == FIT
 
-    def _verdict(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> bool:
+    def _verdict(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> int:
         verdict = self.verdicts.get((claims_id, offer))
         if verdict is None:
             try:
-                verdict = self.allocate_on(node, claims) is not None
+                verdict = FIT if self.allocate_on(node, claims) is not None else CANNOT
+            except NodeUnschedulable:
+                verdict = INVALID_POOLS_CODE
             except AllocationError as exc:
                 verdict = str(exc)
             self.verdicts[(claims_id, offer)] = verdict
@@ -275,7 +458,10 @@ class DraState:
         for offer, position in zip(offers.tolist(), first.tolist(), strict=True):
             key = (claims_id, offer)
             if key not in self.requests:
-                allocation = self.allocate_on(int(idx[position]), claims)
+                try:
+                    allocation = self.allocate_on(int(idx[position]), claims)
+                except NodeUnschedulable:
+                    allocation = None
                 self.requests[key] = None if allocation is None else tuple(
                     frozenset(r.request for r in result.results) for result in allocation.results)
             answers.append(self.requests[key])
@@ -283,23 +469,39 @@ class DraState:
 
     def allocate_on(self, node: int, claims: Sequence[ClaimToAllocate], node_name: str = "") -> Allocation | None:
         """The allocator on one node with the devices in use now."""
-        return allocate(list(claims), node_name, list(self.catalog.node_pools[node]), self.in_use,
-                        self.catalog.classes, self.catalog.features)
+        self.sync()
+        return allocate(list(claims), node_name, list(self.catalog.node_pools[node]), self.allocated_state(),
+                        self.catalog.classes, self.catalog.features, self.catalog.rules)
 
     # ------------------------------------------------------------------ changes
-    def reserve(self, node: int, node_name: str, pod: Pod) -> None:
-        """Reserve + PreBind for `pod` bound to `node`: allocate its unallocated claims there, reserve all."""
-        if self.frozen or not pod.resource_claims:
+    def reserve(self, node: int, node_name: str, pod: Pod, extended: ClaimSpec | None = None) -> None:
+        """Reserve + PreBind for `pod` bound to `node`: allocate its unallocated claims there (and the claim for
+        its device-backed extended resources, `extended`: its spec on this node), reserve all; the scheduler's
+        claim is created owned by the pod."""
+        if self.frozen:
+            return
+        self.sync()
+        if extended is None:
+            extended = self.extended_spec(pod, node, bool(pod.resource_claims))
+        if not (pod.resource_claims or extended is not None):
             return
         try:
             claims = self.pod_claims(pod)
         except ClaimLookupError:
             return  # the cycle would have refused the pod; a caller binding it anyway allocates nothing
         pending = [(key, claim) for _n, key, claim in claims if claim.allocation is None]
-        allocation = None
+        if extended is not None:
+            key = (pod.namespace, generate_name(f"{pod.name}-extended-resources-", "ResourceClaim", pod.namespace,
+                                                pod.name))
+            meta = ObjectMeta(key[1], pod.namespace, f"uid-claim-{pod.namespace}-{key[1]}")
+            pending.append((key, ResourceClaim(meta, extended, controller_uid=pod.uid, controller_kind="Pod",
+                                               controller_name=pod.name, extended=True)))
         if pending:
             to_allocate = [ClaimToAllocate(f"{k[0]}/{k[1]}", c.spec) for k, c in pending]
-            allocation = self.allocate_on(node, to_allocate, node_name)
+            try:
+                allocation = self.allocate_on(node, to_allocate, node_name)
+            except (AllocationError, NodeUnschedulable):
+                allocation = None
             if allocation is None:
                 self.notes.append(f"{pod.key}: bound to {node_name} although its claims cannot be allocated there; "
                                   f"they stay unallocated")
@@ -308,6 +510,9 @@ class DraState:
                 self._order_note(pod, node_name)
             for (key, claim), result in zip(pending, allocation.results, strict=True):
                 self._replace(key, dataclasses.replace(claim, allocation=result))
+            if extended is not None:
+                self.extended[(pod.namespace, pod.name)] = pending[-1][0][1]
+                claims = [*claims, ("", pending[-1][0], self.claims[pending[-1][0]])]
         for _n, key, claim in claims:
             claim = self.claims[key]
             if any(r.uid == pod.uid and r.name == pod.name for r in claim.reserved_for):
@@ -320,9 +525,15 @@ class DraState:
             self._replace(key, dataclasses.replace(claim, reserved_for=(*claim.reserved_for, consumer)))
 
     def release(self, pod: Pod) -> None:
-        """The pod is gone: it leaves `reservedFor`; unreserved claims are deallocated; its generated ones go."""
-        if self.frozen or not pod.resource_claims:
+        """The pod is gone: it leaves `reservedFor`; unreserved claims are deallocated; its generated ones and the
+        scheduler's claim for its extended resources go (owned by the pod: garbage-collected)."""
+        if self.frozen:
             return
+        self.sync()
+        found = self.extended_claim(pod)
+        if found is not None:
+            self._remove(found[0])
+            self.extended.pop((pod.namespace, pod.name), None)
         for pod_claim in pod.resource_claims:
             found = self.claim_key(pod, pod_claim, create=False)
             if found is None or found[0] not in self.claims:
@@ -343,6 +554,11 @@ class DraState:
         if claim is not None and not self.frozen:
             self._replace(key, dataclasses.replace(claim, allocation=None, reserved_for=()))
 
+    def delete(self, key: ClaimKey) -> None:
+        """PostFilter's deletion of a stale claim the scheduler made for a pod's extended resources."""
+        if key in self.claims and not self.frozen:
+            self._remove(key)
+
     def _replace(self, key: ClaimKey, claim: ResourceClaim) -> None:
         old = self.claims.get(key)
         if old is not None:
@@ -357,13 +573,18 @@ class DraState:
         self.version += 1
 
     def _hold(self, claim: ResourceClaim, delta: int) -> None:
-        """Count the claim's devices in (or out of) use; the nodes reaching their pools must look again."""
-        for device_id in in_use_devices(claim):
-            count = self.in_use.get(device_id, 0) + delta
-            if count > 0:
-                self.in_use[device_id] = count
+        """Count the claim's devices in (or out of) use (`allocatedDevices.addDevices/removeDevices`); the nodes
+        reaching their pools must look again."""
+        for held in holdings(claim, self.catalog.features.consumable_capacity):
+            device_id = held[1]
+            if held[0] == "dedicated":
+                _count(self.in_use, device_id, delta)
             else:
-                self.in_use.pop(device_id, None)
+                _count(self.shares.setdefault(device_id, {}), held[2], delta)
+                if not self.shares[device_id]:
+                    del self.shares[device_id]
+                if held[3] is not None:
+                    (add_into if delta > 0 else remove_from)(self.capacity, device_id, held[3])
             nodes = self.catalog.pool_nodes.get(device_id[:2])
             if nodes is not None:
                 self.offer_ids[nodes] = -1
@@ -382,6 +603,9 @@ class DraState:
             claim = self.claims.get(found[0]) if found else None
             if claim is not None and claim.allocation is not None:
                 out[pod_claim.get("name") or ""] = ["/".join(r.device_id) for r in claim.allocation.results]
+        found = self.extended_claim(pod)
+        if found is not None and found[1].allocation is not None:
+            out[found[0][1]] = ["/".join(r.device_id) for r in found[1].allocation.results]
         return out
 
     def preview(self, pod: Pod, nodes: Sequence[int], node_names: list[str]) -> dict[str, dict[str, list[str]]]:
@@ -397,7 +621,7 @@ class DraState:
         for node in nodes:
             try:
                 allocation = self.allocate_on(node, to_allocate, node_names[node]) if to_allocate else None
-            except AllocationError:
+            except (AllocationError, NodeUnschedulable):
                 continue
             devices = {name: ["/".join(r.device_id) for r in claim.allocation.results]
                        for name, _k, claim in claims if claim.allocation is not None}
@@ -412,16 +636,19 @@ class DraState:
         both counts per driver (`drivers`: a node's GPUs and NICs are told apart)."""
         out = {}
         for name, pools in zip(node_names, self.catalog.node_pools, strict=True):
-            devices = [device_id for pool in pools for device_id, _d, _s in pool.devices]
+            devices = [c.device_id for pool in pools for c in pool.devices]
             if devices:
                 drivers: dict[str, dict[str, int]] = {}
                 for device_id in devices:
                     counts = drivers.setdefault(device_id[0], {"devices": 0, "allocated": 0})
                     counts["devices"] += 1
-                    counts["allocated"] += device_id in self.in_use
-                out[name] = {"devices": len(devices), "allocated": ["/".join(d) for d in devices if d in self.in_use],
+                    counts["allocated"] += self._allocated(device_id)
+                out[name] = {"devices": len(devices), "allocated": ["/".join(d) for d in devices if self._allocated(d)],
                              "drivers": dict(sorted(drivers.items()))}
         return out
+
+    def _allocated(self, device_id: DeviceID) -> bool:
+        return device_id in self.in_use or device_id in self.shares or device_id in self.capacity
 
     def nodes_of(self, allocation: AllocationResult | None) -> set[int]:
         """The nodes whose pools hold an allocation's devices (their offers changed)."""
@@ -431,12 +658,30 @@ class DraState:
         return {n for r in allocation.results for n in self.catalog.pool_nodes.get((r.driver, r.pool), none).tolist()}
 
 
+FIT, CANNOT, INVALID_POOLS_CODE = 0, 1, 2
+
+
+def _count(counts: dict, key: Any, delta: int) -> None:
+    value = counts.get(key, 0) + delta
+    if value > 0:
+        counts[key] = value
+    else:
+        counts.pop(key, None)
+
+
 def attach_dra(state) -> DraState:
     """Give a compiled ClusterState its DRA state (its nodes' pools, the scenario's claims and classes)."""
     from kubefit.k8s.nodeaffinity import NodeSelector
     from kubefit.scheduler.plugins.selectors import node_labels
 
     table = node_labels(state)
-    catalog = build_catalog(state.node_names, state.objects, lambda s: NodeSelector.parse(s).mask(table))
+    names, objects = state.node_names, state.objects
+
+    def builder(features: Features, rules: Rules) -> DraCatalog:
+        return build_catalog(names, objects, lambda s: NodeSelector.parse(s).mask(table), features, rules)
+
+    catalog = builder(V134, Rules())
+    catalog.builder = builder
+    catalog.allocatable = [dict(node.allocatable) for node in state.nodes]
     state.dra = DraState.create(catalog)
     return state.dra

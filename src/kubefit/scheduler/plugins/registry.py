@@ -57,9 +57,7 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
         "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
         "PodTopologySpread": PodTopologySpread.from_args,
         "InterPodAffinity": InterPodAffinity.from_args,
-        "DynamicResources": lambda args, objects: DynamicResources(
-            objects=objects, scores=version.has(DRA_SCORE),
-            scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS)),
+        "DynamicResources": lambda args, objects: _dynamic_resources(version, objects),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
             args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
         "ImageLocality": lambda args, objects: ImageLocality(
@@ -72,6 +70,18 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
             maps=version.minor >= 36, names_missing=version.minor == 35)
     factories.update(_storage_factories(version))
     return factories
+
+
+def _dynamic_resources(version: KubeVersion, objects):
+    """DynamicResources with the version's allocator (`AllocatorFeatures(fts)`, `NewAllocator`'s choice)."""
+    from kubefit.scheduler.dra.allocator import choose_rules, version_features
+    from kubefit.scheduler.plugins.dynamicresources import DynamicResources
+
+    features = version_features(version)
+    return DynamicResources(objects=objects, scores=version.has(DRA_SCORE),
+                            scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS), features=features,
+                            rules=choose_rules(version.minor, features),
+                            extended_resources=version.gate("DRAExtendedResource"))
 
 
 def _storage_factories(version: KubeVersion) -> dict[str, Factory]:
