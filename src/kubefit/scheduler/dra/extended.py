@@ -150,11 +150,11 @@ def extended_claim_spec(pod: Pod, resources: Mapping[str, int], resolver: ClassR
 
 
 def device_totals(node: int, node_name: str, device_class: DeviceClass, slices: Sequence[ResourceSlice],
-                  allocated: Callable[[tuple[str, str, str]], bool], selector_match: Callable[[dict], bool],
-                  matches: Callable[[str, object], bool]) -> tuple[int, int]:
+                  selector_match: Callable[[dict], bool], matches: Callable[[str, object], bool]
+                  ) -> list[tuple[str, str, str]]:
     """`calculateDRAResourceTotals`: the devices of the class the node reaches (every slice, any generation,
-    per-device node selection honoured) and how many of them are allocated (`IsDeviceAllocated`)."""
-    total = used = 0
+    per-device node selection honoured), whose allocated ones upstream counts with `IsDeviceAllocated`."""
+    out = []
     for s in slices:
         if s.per_device_node_selection:
             devices = [d for d in s.devices
@@ -167,10 +167,5 @@ def device_totals(node: int, node_name: str, device_class: DeviceClass, slices: 
             elif not s.all_nodes and s.node_name and s.node_name != node_name:
                 continue
             devices = list(s.devices)
-        for d in devices:
-            if device_class.selectors and not matches(s.driver, d):
-                continue
-            total += 1
-            if allocated((s.driver, s.pool, d.name)):
-                used += 1
-    return total, used
+        out += [(s.driver, s.pool, d.name) for d in devices if not device_class.selectors or matches(s.driver, d)]
+    return out

@@ -89,6 +89,40 @@ class DraCatalog:
     allocatable: list[dict[str, int]] = field(default_factory=list, repr=False)  # per node, nano-units
     extended_resources: bool = False  # DRAExtendedResource: requests of device-backed extended resources
     generation: int = 0  # bumped by `DraState.configure` when the pools are gathered again
+    selector_mask: Callable[[dict[str, Any]], np.ndarray] | None = field(default=None, repr=False)
+    node_names: list[str] = field(default_factory=list, repr=False)
+    slices: list[ResourceSlice] = field(default_factory=list, repr=False)
+    class_devices: dict[str, list[list[DeviceID]] | str] = field(default_factory=dict, repr=False)
+
+    def devices_of_class(self, class_name: str) -> list[list[DeviceID]] | None:
+        """Per node, the devices of the class it reaches as `calculateDRAResourceTotals` counts them (every
+        slice, the class's selectors); None when a selector fails on a device (upstream logs it, scores 0)."""
+        found = self.class_devices.get(class_name)
+        if found is None:
+            found = self.class_devices[class_name] = self._devices_of_class(self.classes[class_name])
+        return None if isinstance(found, str) else found
+
+    def _devices_of_class(self, device_class: DeviceClass) -> list[list[DeviceID]] | str:
+        from kubefit.k8s.cel import CelError, CelRuntimeError, compile_selector
+        from kubefit.scheduler.dra.extended import device_totals
+
+        masks: dict[int, np.ndarray] = {}
+
+        def matches(driver: str, device) -> bool:
+            return all(compile_selector(e).matches(driver, device) for e in device_class.selectors)
+
+        out = []
+        try:
+            for n, name in enumerate(self.node_names):
+                def selector_match(selector, n=n):
+                    key = id(selector)
+                    if key not in masks:
+                        masks[key] = self.selector_mask(selector)
+                    return bool(masks[key][n])
+                out.append(device_totals(n, name, device_class, self.slices, selector_match, matches))
+        except (CelError, CelRuntimeError) as exc:
+            return str(exc)
+        return out
 
     @functools.cached_property
     def resolver(self) -> ClassResolver:
@@ -357,6 +391,24 @@ class DraState:
         from kubefit.scheduler.dra.extended import pod_extended_requests
 
         return pod_extended_requests(to_units(pod_requests_nanos(pod)), self.catalog.resolver)
+
+    def device_totals(self, resource: str, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """`calculateDRAExtendedResourceAllocatableRequest` for nodes: how many devices of the class backing
+        `resource` each reaches, and how many of those are allocated (None: no class backs it)."""
+        device_class = self.catalog.resolver.get(resource)
+        if device_class is None:
+            return None
+        self.sync()
+        per_node = self.catalog.devices_of_class(device_class.meta.name)
+        total = np.zeros(len(nodes), dtype=np.int64)
+        used = np.zeros(len(nodes), dtype=np.int64)
+        if per_node is None:
+            return total, used
+        for i, node in enumerate(nodes):
+            devices = per_node[node]
+            total[i] = len(devices)
+            used[i] = sum(1 for d in devices if self._allocated(d))
+        return total, used
 
     def holds(self, pod: Pod) -> bool:
         """Whether the pod has claims (its own, or the scheduler's for its extended resources)."""
@@ -677,11 +729,17 @@ def attach_dra(state) -> DraState:
     table = node_labels(state)
     names, objects = state.node_names, state.objects
 
+    def selector_mask(selector: dict[str, Any]) -> np.ndarray:
+        return NodeSelector.parse(selector).mask(table)
+
     def builder(features: Features, rules: Rules) -> DraCatalog:
-        return build_catalog(names, objects, lambda s: NodeSelector.parse(s).mask(table), features, rules)
+        return build_catalog(names, objects, selector_mask, features, rules)
 
     catalog = builder(V134, Rules())
     catalog.builder = builder
+    catalog.selector_mask = selector_mask
+    catalog.node_names = list(names)
+    catalog.slices = list(objects.of("ResourceSlice"))
     catalog.allocatable = [dict(node.allocatable) for node in state.nodes]
     state.dra = DraState.create(catalog)
     return state.dra
