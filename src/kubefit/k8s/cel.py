@@ -381,6 +381,21 @@ def _cel_attribute(attribute: DeviceAttribute) -> Any:
     return ct.StringType(attribute.value)
 
 
+LIST_KINDS = ("ints", "bools", "strings", "versions")
+
+
+def unsupported_attribute(device: Device, lists: bool) -> str | None:
+    """`DeviceMatches` converts every attribute first: the name of one it cannot (a list value without
+    DRAListTypeAttributes in v1.36, no value at all), else None."""
+    for name, attribute in device.attributes.items():
+        if attribute.kind in LIST_KINDS:
+            if not lists or attribute.value is None:
+                return name
+        elif attribute.kind not in ("int", "bool", "string", "version"):
+            return name
+    return None
+
+
 def split_qualified(name: str, driver: str) -> tuple[str, str]:
     """`parseQualifiedName`: (domain, id), the driver's domain for a name without one."""
     domain, sep, ident = name.partition("/")
@@ -727,9 +742,13 @@ class Selector:
     verdicts: dict[tuple, bool | str] = field(default_factory=dict)  # read key → verdict or error text
 
     def matches(self, driver: str, device: Device, limit: int = CEL_SELECTOR_MAX_COST, *,
-                multiple: bool = False) -> bool:
+                multiple: bool = False, lists: bool = True) -> bool:
         """Whether `device` (of `driver`) passes; CelRuntimeError when the expression fails on it. `multiple`:
-        the environment of DRAConsumableCapacity (`device.allowMultipleAllocations` defined)."""
+        the environment of DRAConsumableCapacity (`device.allowMultipleAllocations` defined); `lists`:
+        DRAListTypeAttributes (without it a list value cannot be converted, `getAttributeValue`)."""
+        unsupported = unsupported_attribute(device, lists)
+        if unsupported is not None:
+            raise CelRuntimeError(f"attribute {unsupported}: unsupported attribute value")
         key = (multiple, self.read_key(driver, device))
         verdict = self.verdicts.get(key)
         if verdict is None:

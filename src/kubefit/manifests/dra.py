@@ -48,9 +48,9 @@ from kubefit.api.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from kubefit.k8s.quantity import QuantityError, parse_quantity
 from kubefit.k8s.resourcenames import is_extended
 from kubefit.k8s.validation import FORBIDDEN, INVALID, REQUIRED, FieldError, go_quote, not_supported
-from kubefit.k8s.quantity import QuantityError, parse_quantity
 from kubefit.manifests.cluster import object_meta
 from kubefit.manifests.decode import (
     check_api_version,

@@ -338,9 +338,8 @@ def _validate(search: _Search, c: int, name: str, parent: str, sub: DeviceSubReq
             for candidate in pool.devices:
                 if not _selectable(search, c, data, candidate):
                     continue
-                if search.features.consumable_capacity and not search.rules.all_mode_strict_capacity \
-                        and not _capacity_ok(search, data, candidate):
-                    continue  # v1.36 leaves such a device out of "all" (v1.37 keeps it: the claim then fails)
+                if search.features.consumable_capacity and not _capacity_for_all(search, data, candidate):
+                    continue
                 data.all_devices.append((pool, candidate))
         data.num_devices = len(data.all_devices)
     else:
@@ -380,7 +379,9 @@ def _selectors_match(search: _Search, c: int, device_id: DeviceID, device: Devic
     for i, expression in enumerate(selectors):
         try:
             if not compile_selector(expression).matches(device_id[0], device,
-                                                        multiple=search.features.consumable_capacity):
+                                                        multiple=search.features.consumable_capacity,
+                                                        lists=search.features.list_type_attributes
+                                                        or search.rules.minor >= 37):
                 return False
         except CelError as exc:
             raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {exc}") from None
@@ -399,6 +400,16 @@ def _capacity_ok(search: _Search, data: _Request, candidate: Candidate) -> bool:
                              search.allocating_capacity.get(device_id), search.rules.capacity_unit)
     except CapacityNotDefined:
         return False
+
+
+def _capacity_for_all(search: _Search, data: _Request, candidate: Candidate) -> bool:
+    """Whether `All` counts the device: v1.36 leaves out one without the capacity asked for or without enough of
+    it left; v1.37 (kubernetes#140769) only one without the capacity, so a claim some matching device cannot
+    serve fails instead of getting fewer devices."""
+    if not search.rules.all_mode_strict_capacity:
+        return _capacity_ok(search, data, candidate)
+    requests = data.sub.capacity or {}
+    return all(name in candidate.device.capacity for name in requests)
 
 
 def _in_use(search: _Search, device_id: DeviceID) -> bool:
@@ -663,12 +674,14 @@ def _share_id(claim: ClaimToAllocate, c: int, i: int) -> str:
 
 
 def _configs(search: _Search, c: int) -> list[dict[str, Any]]:
-    """The configs: each class's once (v1.35+: with the requests using it), then the claim's that apply."""
+    """The configs: each class's once (v1.35+: with the requests using it), then the claim's that apply (v1.36:
+    once per request they name; v1.37, kubernetes#139732: once), and (v1.37, kubernetes#139731) a config that
+    applies to every request lists none."""
     claim = search.claims[c]
     config: list[dict[str, Any]] = []
     by_class: dict[str, list[dict[str, Any]]] = {}
-    for r in range(len(claim.spec.requests)):
-        data = search.requests[(c, r, search.selected_sub.get((c, r), 0))]
+    chosen = [search.requests[(c, r, search.selected_sub.get((c, r), 0))] for r in range(len(claim.spec.requests))]
+    for data in chosen:
         name = data.device_class.meta.name
         if not search.rules.class_config_requests:
             config += [{"source": "FromClass", **entry} for entry in data.device_class.config]
@@ -680,20 +693,24 @@ def _configs(search: _Search, c: int) -> list[dict[str, Any]]:
         by_class[name] = [{"source": "FromClass", "requests": [data.result_name], **entry}
                           for entry in data.device_class.config]
         config += by_class[name]
+    once = search.rules.minor >= 37
     for entry in claim.spec.config:
         names = entry.get("requests") or []
         if not names:
             config.append({"source": "FromClaim", **entry})
             continue
-        for r, request in enumerate(claim.spec.requests):
-            if request.name in names:
+        for request, data in zip(claim.spec.requests, chosen, strict=True):
+            if request.name in names or (data.parent and data.result_name in names):
                 config.append({"source": "FromClaim", **entry})
-                continue
-            if request.first_available:
-                sub = request.first_available[search.selected_sub.get((c, r), 0)]
-                if f"{request.name}/{sub.name}" in names:
-                    config.append({"source": "FromClaim", **entry})
-    return config
+                if once:
+                    break
+    if once:
+        every = [(request.name, data.result_name) for request, data in zip(claim.spec.requests, chosen, strict=True)]
+        for entry in config:
+            requests = entry.get("requests") or []
+            if requests and all(name in requests or result in requests for name, result in every):
+                entry["requests"] = None
+    return [{k: v for k, v in entry.items() if not (k == "requests" and v is None)} for entry in config]
 
 
 def _node_selector(search: _Search, c: int) -> dict[str, Any] | None:

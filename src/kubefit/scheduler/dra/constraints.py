@@ -134,8 +134,9 @@ class DistinctAttribute:
             if new is None:
                 return False
             return not any(_intersects(new, as_set(a)) for a in self.seen.values())
-        if any(a.kind == attribute.kind and a.value == attribute.value for a in self.seen.values()):
-            return False
+        if attribute.kind in LIST_KINDS or any(a.kind == attribute.kind and a.value == attribute.value
+                                               for a in self.seen.values()):
+            return False  # (a list value is an unknown type to the scalar comparison)
         self.seen[key] = attribute
         self.count += 1
         self.serial += 1

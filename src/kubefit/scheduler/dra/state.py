@@ -49,8 +49,8 @@ from kubefit.api.dra import (
 from kubefit.k8s.names import generate_name
 from kubefit.scheduler.dra.allocator import (
     V134,
-    Allocation,
     AllocatedState,
+    Allocation,
     AllocationError,
     ClaimToAllocate,
     Features,

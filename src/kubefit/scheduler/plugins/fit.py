@@ -9,7 +9,11 @@ import numpy as np
 from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, UNSCHEDULABLE, CycleContext, FilterOutcome
-from kubefit.scheduler.plugins.resource_allocation import allocatable_requested, weights_array, with_device_backed
+from kubefit.scheduler.plugins.resource_allocation import (
+    allocatable_requested,
+    weights_array,
+    with_device_backed,
+)
 from kubefit.scheduler.plugins.strategies import ResourceScorer, Scores, resource_scorer
 from kubefit.scheduler.state import ClusterState
 
