@@ -42,6 +42,7 @@ from kubefit.api.dra import (
     DeviceTaint,
     DeviceToleration,
 )
+from kubefit.k8s import version
 from kubefit.scheduler.dra.capacity import (
     CapacityNotDefined,
     add_into,
@@ -84,61 +85,79 @@ class Features:
 
 @dataclass(frozen=True)
 class Rules:
-    """What differs between versions' allocators besides the features: the minor and the implementation
-    `channel` NewAllocator picks. Each property names its upstream change."""
+    """What differs between versions' allocators besides the features: the version's variants (named in
+    `kubefit.k8s.version`, each with its upstream change) and the implementation `channel` NewAllocator picks."""
 
     minor: int = 34
     channel: str = "incubating"
+    variants: frozenset[str] = frozenset()
+
+    def _has(self, name: str) -> bool:
+        return name in self.variants
 
     @property
     def skips_bad_pools(self) -> bool:
-        """v1.35+: incomplete and invalid pools are skipped when allocating; a failed allocation with an invalid
-        pool is the node's "invalid resource pools were encountered" (v1.34: an invalid pool fails the cycle)."""
-        return self.minor >= 35
+        return self._has(version.DRA_SKIP_BAD_POOLS)
 
     @property
     def combinations(self) -> bool:
-        """v1.36 incubating/experimental (`startLocation`): a request's next device comes after the previous."""
-        return self.minor >= 36 and self.channel != "stable"
+        return self._has(version.DRA_COMBINATIONS) and self.channel != "stable"
 
     @property
     def sorted_pools(self) -> bool:
-        """v1.36 incubating/experimental sort pools and slices (`sortPoolsByID`); others: Go map order."""
-        return self.minor >= 36 and self.channel != "stable"
+        return self._has(version.DRA_SORTED_POOLS) and self.channel != "stable"
 
     @property
     def counters_by_pool_name(self) -> bool:
-        """v1.36: counter bookkeeping keyed by pool name only (kubernetes#140435 keys it by driver too)."""
-        return self.minor <= 36
+        return not self._has(version.DRA_COUNTERS_BY_POOL_ID)
+
+    @property
+    def counter_slices_everywhere(self) -> bool:
+        return self._has(version.DRA_COUNTER_SLICES_EVERYWHERE) and not self._has(version.DRA_COUNTER_SLICES_OWN_NODES)
+
+    @property
+    def counter_slices_own_nodes(self) -> bool:
+        return self._has(version.DRA_COUNTER_SLICES_OWN_NODES)
 
     @property
     def distinct_per_device(self) -> bool:
-        """v1.37 (kubernetes#140600): distinctAttribute compares every device, not one per request."""
-        return self.minor >= 37
+        return self._has(version.DRA_DISTINCT_PER_DEVICE)
 
     @property
     def shared_marker_counts(self) -> bool:
-        """v1.37 (kubernetes#140437): a persisted share without consumed capacity also spares the counters."""
-        return self.minor >= 37
+        return self._has(version.DRA_SHARE_SPARES_COUNTERS)
 
     @property
     def all_mode_strict_capacity(self) -> bool:
-        """v1.37 (kubernetes#140769): `All` fails when a matching device lacks capacity (v1.36 drops it)."""
-        return self.minor >= 37
+        return self._has(version.DRA_ALL_MODE_CAPACITY)
 
     @property
     def capacity_unit(self) -> int:
-        """v1.37 (kubernetes#140161): request-policy ranges computed in milli-units (v1.36: whole units)."""
-        return MILLI if self.minor >= 37 else 10**9
+        return MILLI if self._has(version.DRA_MILLI_RANGES) else 10**9
 
     @property
     def restores_intersection(self) -> bool:
-        """v1.37 (kubernetes#140325): list-type matchAttribute restores its intersection when backtracking."""
-        return self.minor >= 37
+        return self._has(version.DRA_LIST_INTERSECTION_RESTORE)
 
     @property
     def class_config_requests(self) -> bool:
-        """v1.35+: a class's configuration lists the requests it applies to (v1.34: all of them)."""
+        return self._has(version.DRA_CLASS_CONFIG_REQUESTS)
+
+    @property
+    def config_once(self) -> bool:
+        return self._has(version.DRA_CONFIG_ONCE)
+
+    @property
+    def lists_in_cel(self) -> bool:
+        return self._has(version.DRA_LIST_VALUES_IN_CEL)
+
+    @property
+    def cel_error_names_device(self) -> bool:
+        return self._has(version.DRA_CEL_ERROR_NAMES_DEVICE)
+
+    @property
+    def binds_to_node(self) -> bool:
+        """`createNodeSelector` restricts a `bindsToNode` device's allocation to the node (v1.35+)."""
         return self.minor >= 35
 
 
@@ -158,14 +177,19 @@ def version_features(version) -> Features:
                     list_type_attributes=version.gate("DRAListTypeAttributes"))
 
 
-def choose_rules(minor: int, features: Features) -> Rules:
-    """`NewAllocator`: the first of stable, incubating, experimental supporting every enabled feature."""
+def choose_rules(kube_version, features: Features) -> Rules:
+    """`NewAllocator`: the first of stable, incubating, experimental supporting every enabled feature, with the
+    version's allocator variants. `kube_version`: a KubeVersion, or a minor (its default gates)."""
+    if isinstance(kube_version, int):
+        kube_version = version.for_minor(kube_version)
+    minor = kube_version.minor
     names = features.names()
     if minor >= 36:
         channel = "stable" if names <= STABLE_136 else "incubating" if names <= INCUBATING_136 else "experimental"
     else:  # v1.34/v1.35: stable supports no optional feature, incubating the four of v1.36's stable
         channel = "incubating" if names <= STABLE_136 else "experimental"
-    return Rules(minor, channel)
+    dra = frozenset(v for v in kube_version.variants if v.startswith("DRA"))
+    return Rules(minor, channel, dra)
 
 
 @dataclass
@@ -381,12 +405,12 @@ def _selectors_match(search: _Search, c: int, device_id: DeviceID, device: Devic
             if not compile_selector(expression).matches(device_id[0], device,
                                                         multiple=search.features.consumable_capacity,
                                                         lists=search.features.list_type_attributes
-                                                        or search.rules.minor >= 37):
+                                                        or search.rules.lists_in_cel):
                 return False
         except CelError as exc:
             raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {exc}") from None
         except CelRuntimeError as exc:
-            where = f" on device {'/'.join(device_id)}" if search.rules.minor >= 37 else ""
+            where = f" on device {'/'.join(device_id)}" if search.rules.cel_error_names_device else ""
             raise AllocationError(f"{owner}: selector #{i}{where}: CEL runtime error: {exc}") from None
     return True
 
@@ -693,7 +717,7 @@ def _configs(search: _Search, c: int) -> list[dict[str, Any]]:
         by_class[name] = [{"source": "FromClass", "requests": [data.result_name], **entry}
                           for entry in data.device_class.config]
         config += by_class[name]
-    once = search.rules.minor >= 37
+    once = search.rules.config_once
     for entry in claim.spec.config:
         names = entry.get("requests") or []
         if not names:
@@ -724,7 +748,7 @@ def _node_selector(search: _Search, c: int) -> dict[str, Any] | None:
             node_name, selector = device.node_name, device.node_selector
         else:
             node_name, selector = slc.node_name, slc.node_selector
-        if node_name is not None or (device.binds_to_node and search.rules.minor >= 35):
+        if node_name is not None or (device.binds_to_node and search.rules.binds_to_node):
             return node_name_selector(search.node_name)
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []

@@ -145,7 +145,7 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
     rules = rules or Rules()
     slices: list[ResourceSlice] = list(objects.of("ResourceSlice"))
     pool_rules = PoolRules(rules.minor, features.partitionable_devices,
-                           counter_slices_everywhere=rules.minor == 36)
+                           counter_slices_everywhere=rules.counter_slices_everywhere)
     per_node = reachable(slices, node_names, selector_mask, pool_rules)
     foreign = foreign_pools(slices, per_node, pool_rules)
     index = {name: i for i, name in enumerate(node_names)}
@@ -169,7 +169,7 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
         pools = interned.get(key)
         if pools is None:
             gathered = gather_pools([slices[i] for i in indices], slices, pool_rules, here_of(n),
-                                    v137=rules.minor >= 37)
+                                    v137=rules.counter_slices_own_nodes)
             gathered = [p for p in gathered if p.devices or p.incomplete or p.invalid or rules.minor < 36]
             gathered += [f for f, nodes in foreign if n in nodes]
             pools = interned[key] = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
@@ -218,8 +218,8 @@ def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...
         shared = sorted(name for name, ids in seen.items() if len(ids) > 1)
         if shared:
             notes.append(f"DynamicResources: pools named {shared[0]!r} with shared counters are reached by several "
-                         f"nodes with different devices; kube-scheduler {'v1.36' if rules.minor == 36 else ''} keys "
-                         f"its counter cache by pool name for a whole scheduling cycle (kubernetes#140435), so "
+                         f"nodes with different devices; kube-scheduler v1.{rules.minor} keys its counter cache by "
+                         f"pool name for a whole scheduling cycle (kubernetes#140435), so "
                          f"which node's counters it uses depends on the order its parallel Filter runs in; kubefit "
                          f"computes each node's own")
     return notes

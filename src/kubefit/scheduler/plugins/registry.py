@@ -90,7 +90,7 @@ def _dynamic_resources(version: KubeVersion, objects):
     features = version_features(version)
     return DynamicResources(objects=objects, scores=version.has(DRA_SCORE),
                             scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS), features=features,
-                            rules=choose_rules(version.minor, features),
+                            rules=choose_rules(version, features),
                             extended_resources=version.gate("DRAExtendedResource"))
 
 
