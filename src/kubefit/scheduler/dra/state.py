@@ -195,20 +195,10 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
 
 def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...]], features: Features,
                    rules: Rules) -> list[str]:
-    """What the pools say that the user should know: slices of one pool that disagree on their count, and
-    (v1.36) counters of same-named pools on different nodes, which kube-scheduler caches by pool name for a
-    whole scheduling cycle (whichever node computes them first, in parallel, wins)."""
+    """What the pools say that the user should know: (v1.36) counters of same-named pools on different nodes,
+    which kube-scheduler caches by pool name for a whole scheduling cycle (whichever node computes them first,
+    in parallel, wins)."""
     notes = []
-    counts: dict[tuple, set[int]] = {}
-    for s in slices:
-        counts.setdefault((s.driver, s.pool, s.generation), set()).add(s.slice_count)
-    for (driver, pool, generation), values in sorted(counts.items()):
-        if len(values) > 1:
-            notes.append(f"ResourceSlices of pool {driver}/{pool} (generation {generation}) disagree on "
-                         f"spec.pool.resourceSliceCount ({', '.join(map(str, sorted(values)))}): kube-scheduler "
-                         f"reads the count of whichever slice its informer lists first; kubefit reads the first "
-                         f"by name")
-            break
     if features.partitionable_devices and rules.counters_by_pool_name:
         seen: dict[str, set] = {}
         for pools in node_pools:
@@ -294,6 +284,7 @@ class DraState:
             for name in ("node_pools", "pool_nodes", "nonlocal_pools", "content_ids", "features", "rules", "notes"):
                 setattr(catalog, name, getattr(fresh, name))
             catalog.generation += 1
+            self.notes.extend(n for n in catalog.notes if n not in self.notes)
             self.interned.clear()
             self.verdicts.clear()
             self.requests.clear()
