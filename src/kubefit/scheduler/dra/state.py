@@ -526,6 +526,8 @@ class DraState:
         self.sync()
         if extended is None:
             extended = self.extended_spec(pod, node, bool(pod.resource_claims))
+            if extended is None and pod.resource_claims and self.pod_scalars(pod) is not None:
+                self._empty_claim_note(pod, node_name)
         if not (pod.resource_claims or extended is not None):
             return
         try:
@@ -631,6 +633,16 @@ class DraState:
             nodes = self.catalog.pool_nodes.get(device_id[:2])
             if nodes is not None:
                 self.offer_ids[nodes] = -1
+
+    def _empty_claim_note(self, pod: Pod, node_name: str) -> None:
+        """v1.36.3's PreBind for a pod with claims whose device-backed extended resources a device plugin provides
+        on its node: it writes an extended-resource claim with no request, then fails patching the pod's status
+        ("nil or empty request mappings"), so the binding is retried; kubefit binds the pod."""
+        if not any(n.startswith("DynamicResources: extended resources") for n in self.notes):
+            self.notes.append(f"DynamicResources: extended resources of {pod.key} are provided by a device plugin on "
+                              f"{node_name}, beside its ResourceClaims: kube-scheduler v1.36's PreBind then creates "
+                              f"an extended-resource claim without requests and fails (\"nil or empty request "
+                              f"mappings\"), retrying the pod; kubefit binds it")
 
     def _order_note(self, pod: Pod, node_name: str) -> None:
         if not any(n.startswith("DynamicResources: pool order") for n in self.notes):

@@ -1,25 +1,31 @@
-"""DynamicResources: a pod's ResourceClaims must be allocatable on the node (kube-scheduler v1.34.1).
+"""DynamicResources: a pod's ResourceClaims must be allocatable on the node (kube-scheduler v1.34.1 to v1.37).
 
-`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`:
+`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go` (v1.36.3; `extendeddynamicresources.go`):
 
 * PreEnqueue (`foreachPodResourceClaim`): every claim must exist (a template's claim created by the
   resourceclaim controller, owned by the pod), none being deleted; else the pod never enters the queue.
-* PreFilter: no claims, Skip; a claim's request naming a class that does not exist,
-  UnschedulableAndUnresolvable for every node; allocated claims remember their node selector; the others
-  are the claims to allocate (`CanBeReserved` is always true in v1.34: `reservedFor` never refuses here).
-* Filter, per node: an allocated claim whose node selector the node misses is "resourceclaim not
-  available on the node"; the claims to allocate go through the structured allocator on the node's pools
-  with the devices in use now ("cannot allocate all claims" when they do not all fit); both
-  UnschedulableAndUnresolvable (`statusUnschedulable`). An allocator error fails the whole cycle.
+* PreFilter: no claims (and no device-backed extended resource), Skip; a claim reserved for 256 others,
+  "resourceclaim in use"; a request naming a class that does not exist, UnschedulableAndUnresolvable for every
+  node; allocated claims remember their node selector (one whose devices failed their binding conditions is
+  available nowhere); the others are the claims to allocate. With DRAExtendedResource (v1.36+), a pod asking for
+  an extended resource a DeviceClass backs gets the scheduler's claim for it (`preFilterExtendedResources`).
+* Filter, per node: the scheduler's claim of a prior cycle still holding requests, "cannot schedule extended
+  resource claim"; an extended resource neither the node nor a class provides, "cannot fit resource"; the
+  node's variant of the scheduler's claim (its requests for what DRA provides there, `filterExtendedResources`)
+  joins the claims to allocate; an allocated claim whose node selector the node misses is "resourceclaim not
+  available on the node"; the claims go through the version's structured allocator on the node's pools with
+  the devices in use now ("cannot allocate all claims"; v1.35+: "invalid resource pools were encountered"
+  when an invalid pool was in the way); all UnschedulableAndUnresolvable. An allocator error fails the cycle.
 * PostFilter: no claims (or PreFilter refused them), "no new claims to deallocate"; an allocated claim
   unavailable on some node and reserved by no one else is deallocated ("deallocation of ResourceClaim
-  completed"; upstream picks one at random from a map, kubefit the first in claim order); else "still
-  not schedulable".
+  completed"; upstream picks one at random from a map, kubefit the first in claim order); a stale claim of the
+  scheduler is deleted ("deletion of ResourceClaim completed"); else "still not schedulable".
 * Score (v1.35+, kubernetes#134711: `Score`, `computeScore`, `NormalizeScore`): see `DynamicResources.score`.
   No Score in v1.34. Reserve/PreBind are `DraState.reserve`, run by the engine when it binds the pod.
 
 Filter's `filterTimeout` (10 s of wall clock per node) is not reproduced: kubefit's allocation on a node
-never stops early, as kube-scheduler's does not when it finishes in time.
+never stops early, as kube-scheduler's does not when it finishes in time. PreBind's wait for binding conditions
+(up to `bindingTimeout`) is assumed to succeed.
 """
 
 from __future__ import annotations
@@ -85,6 +91,20 @@ class PreState:
     groups: list[tuple[int, list]] = field(default_factory=list)  # (claims id, claims) a node allocates
     group_of: dict[Any, int] = field(default_factory=dict)  # the node's extended requests → its group
     specs: dict[int, Any] = field(default_factory=dict)  # group → the spec of the scheduler's claim there
+
+
+def binding_failed(claim) -> bool:
+    """`isClaimReadyForBinding` fails: a device with binding conditions has one of its
+    `bindingFailureConditions` True in `status.devices` (Filter then finds the claim unavailable everywhere and
+    PostFilter deallocates it). A claim whose conditions are not met yet stays usable: a simulation assumes they
+    are met before `bindingTimeout`."""
+    for result in claim.allocation.results:
+        if not result.binding_conditions:
+            continue
+        conditions = claim.device_conditions.get(result.device_id, {})
+        if any(conditions.get(c) == "True" for c in result.binding_failure_conditions):
+            return True
+    return False
 
 
 def ctx_pod(pre: PreState) -> Pod:
@@ -214,7 +234,10 @@ class DynamicResources:
                 if not can_be_reserved(claim, pod):
                     return PreFilterOutcome(code=UNRESOLVABLE, reasons=(IN_USE,))
                 selector = claim.allocation.node_selector
-                available_on.append(None if selector is None else _selector_mask(state, selector))
+                mask = None if selector is None else _selector_mask(state, selector)
+                if self.features.device_binding and binding_failed(claim):
+                    mask = np.zeros(len(state.nodes), dtype=bool)  # isClaimReadyForBinding's error: unavailable
+                available_on.append(mask)
                 continue
             available_on.append(None)
             if extended is not None and extended.found and key == extended.found[0]:
