@@ -363,7 +363,7 @@ def _device(raw: dict[str, Any], doc: Document, path: str, per_device: bool) -> 
     multiple = _bool(raw.get("allowMultipleAllocations"), doc, f"{path}.allowMultipleAllocations")
     capacity, policies = {}, {}
     for k, v in mapping(raw.get("capacity"), doc, f"{path}.capacity").items():
-        capacity[str(k)], policy = _capacity(v, doc, f"{path}.capacity.{k}")
+        capacity[str(k)], policy = _capacity(v, doc, f"{path}.capacity[{k}]")
         if policy is not None:
             if not multiple:
                 raise fail(doc, f"{path}.capacity[{k}].requestPolicy",
