@@ -200,6 +200,11 @@ class AllocatedState:
     dedicated: Mapping[DeviceID, int] = field(default_factory=dict)
     shares: Mapping[DeviceID, Any] = field(default_factory=dict)
     capacity: Mapping[DeviceID, Mapping[str, int]] = field(default_factory=dict)
+    # kubefit's caches, kept by the run's DraState across allocations: a pool's counters left by the claims held
+    # ((driver, pool) → id(pool) → counters, dropped when a device of the pool changes hands) and selector
+    # verdicts per device object (the classes, the features and the devices never change in a run)
+    counters: dict | None = None
+    selections: dict | None = None
 
     def allocated(self, device_id: DeviceID) -> bool:
         """`IsDeviceAllocated`: held exclusively, shared, or consuming capacity."""
@@ -377,16 +382,14 @@ def _selectable(search: _Search, c: int, data: _Request, candidate: Candidate) -
     device = candidate.device
     if device.binding_conditions and not search.features.device_binding:
         return False  # devices with binding conditions are not supported, feature is off
-    key = (candidate.device_id, c, data.result_name)
-    known = search.matches.get(key)
-    if known is not None:
-        return known
-    ok = (_selectors_match(search, c, candidate.device_id, device, data.device_class.selectors,
-                           data.device_class.meta.name)
-          and _selectors_match(search, c, candidate.device_id, device, data.sub.selectors, None)
-          and candidate.here)
-    search.matches[key] = ok
-    return ok
+    cache = search.state.selections if search.state.selections is not None else search.matches
+    key = (id(device), candidate.device_id[0], data.device_class.meta.name, data.sub.selectors)
+    known = cache.get(key)
+    if known is None:  # an error is raised again each time (its text names the claim), never cached
+        known = cache[key] = (_selectors_match(search, c, candidate.device_id, device, data.device_class.selectors,
+                                               data.device_class.meta.name)
+                              and _selectors_match(search, c, candidate.device_id, device, data.sub.selectors, None))
+    return known and candidate.here
 
 
 def _selectors_match(search: _Search, c: int, device_id: DeviceID, device: Device, selectors: Iterable[str],
@@ -630,6 +633,10 @@ def _available(search: _Search, pool: Pool) -> dict[str, dict[str, int]]:
     `availableCounters`); may go negative, which leaves nothing available."""
     key = _counter_key(search, pool)
     found = search.available_counters.get(key)
+    if found is None and search.state.counters is not None:
+        found = search.state.counters.get((pool.driver, pool.name), {}).get(id(pool))
+        if found is not None:
+            search.available_counters[key] = found
     if found is None:
         found = {name: dict(counters) for name, counters in pool.counter_sets.items()}
         for candidate in (*pool.devices, *pool.others):
@@ -643,6 +650,8 @@ def _available(search: _Search, pool: Pool) -> dict[str, dict[str, int]]:
                     if name in counters:
                         counters[name] -= amount
         search.available_counters[key] = found
+        if search.state.counters is not None:
+            search.state.counters.setdefault((pool.driver, pool.name), {})[id(pool)] = found
     return found
 
 

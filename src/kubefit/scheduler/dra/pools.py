@@ -176,9 +176,19 @@ def _consumption_problem(counter_sets: dict[str, dict[str, int]], slices: Sequen
     return None
 
 
-def gather_pools(reaching: list[ResourceSlice], all_slices: Sequence[ResourceSlice], rules: PoolRules,
+def by_pool(slices: Sequence[ResourceSlice]) -> dict[tuple[str, str], list[ResourceSlice]]:
+    """Every slice by (driver, pool name): what `checkSlicesInPool` scans."""
+    out: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for s in slices:
+        out.setdefault((s.driver, s.pool), []).append(s)
+    return out
+
+
+def gather_pools(reaching: list[ResourceSlice], all_slices: Sequence[ResourceSlice] | dict, rules: PoolRules,
                  here: Callable[[ResourceSlice, Device], bool], *, v137: bool = False) -> list[Pool]:
-    """`GatherPools` for the slices that reach one node (`reaching`), in the sorted order (module docstring)."""
+    """`GatherPools` for the slices that reach one node (`reaching`), in the sorted order (module docstring);
+    `all_slices`: every slice, or `by_pool` of them."""
+    index = all_slices if isinstance(all_slices, dict) else by_pool(all_slices)
     groups: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in reaching:
         groups.setdefault((s.driver, s.pool), []).append(s)
@@ -187,12 +197,12 @@ def gather_pools(reaching: list[ResourceSlice], all_slices: Sequence[ResourceSli
         group = newest(group)
         first = min(group, key=lambda s: s.meta.name)  # upstream: the informer's first; counts agree when valid
         if rules.minor < 35:
-            pools.append(build_pool_v134(driver, name, group, all_slices, first.slice_count))
+            pools.append(build_pool_v134(driver, name, group, first.slice_count))
             continue
         if len(group) == first.slice_count:
             pools.append(build_pool(driver, name, group, None, rules, here, v137))
             continue
-        every = [s for s in all_slices if s.driver == driver and s.pool == name]
+        every = index.get((driver, name), [])
         if any(s.generation > group[0].generation for s in every):
             continue  # checkSlicesInPool: obsolete, the driver is replacing this generation
         every = [s for s in every if s.generation == group[0].generation]
@@ -203,8 +213,7 @@ def gather_pools(reaching: list[ResourceSlice], all_slices: Sequence[ResourceSli
     return sorted(pools, key=lambda p: (p.binding, p.driver, p.name))
 
 
-def build_pool_v134(driver: str, name: str, group: list[ResourceSlice], all_slices: Sequence[ResourceSlice],
-                    count: int) -> Pool:
+def build_pool_v134(driver: str, name: str, group: list[ResourceSlice], count: int) -> Pool:
     """v1.34.1's pools (`pools_incubating.go` of v0.34.1): the reachable slices of the newest generation; a pool
     with fewer than `resourceSliceCount` slices is incomplete (its devices still allocatable), one with a
     device name twice invalid (a cycle meeting it fails)."""
@@ -268,20 +277,19 @@ def foreign_pools(slices: list[ResourceSlice], per_node: list[list[int]], rules:
     if not (rules.partitionable and rules.counter_slices_everywhere):
         return []
     out = []
-    groups: dict[tuple[str, str], list[ResourceSlice]] = {}
-    for s in slices:
-        if s.shared_counters:
-            groups.setdefault((s.driver, s.pool), []).append(s)
-    for (driver, name), counter_slices in groups.items():
-        reaching = {slices[k].meta.name for row in per_node for k in row
-                    if (slices[k].driver, slices[k].pool) == (driver, name)}
-        pools = gather_pools(counter_slices, slices, rules, lambda _s, _d: False)
-        trouble = [p for p in pools if p.incomplete or p.invalid]
-        if trouble:
-            nodes = {i for i, row in enumerate(per_node)
-                     if not any(slices[k].meta.name in reaching and (slices[k].driver, slices[k].pool) == (driver, name)
-                                for k in row)}
-            out.append((trouble[0], nodes))
+    index = by_pool(slices)
+    reached: list[set] | None = None
+    for (driver, name), group in index.items():
+        counter_slices = [s for s in group if s.shared_counters]
+        if not counter_slices:
+            continue
+        trouble = [p for p in gather_pools(counter_slices, index, rules, lambda _s, _d: False)
+                   if p.incomplete or p.invalid]
+        if not trouble:
+            continue
+        if reached is None:
+            reached = [{(slices[k].driver, slices[k].pool) for k in row} for row in per_node]
+        out.append((trouble[0], {i for i, pools in enumerate(reached) if (driver, name) not in pools}))
     return out
 
 

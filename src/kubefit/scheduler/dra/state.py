@@ -60,7 +60,7 @@ from kubefit.scheduler.dra.allocator import (
 )
 from kubefit.scheduler.dra.capacity import add_into, remove_from
 from kubefit.scheduler.dra.extended import ClassResolver
-from kubefit.scheduler.dra.pools import Pool, PoolRules, device_mask, foreign_pools, gather_pools, reachable
+from kubefit.scheduler.dra.pools import Pool, PoolRules, by_pool, device_mask, foreign_pools, gather_pools, reachable
 
 ClaimKey = tuple[str, str]  # (namespace, name)
 MAX_GENERATED_BASE = 57  # the controller's maxBaseLen: 63 characters less "-" and 5 random ones
@@ -89,6 +89,7 @@ class DraCatalog:
     allocatable: list[dict[str, int]] = field(default_factory=list, repr=False)  # per node, nano-units
     extended_resources: bool = False  # DRAExtendedResource: requests of device-backed extended resources
     generation: int = 0  # bumped by `DraState.configure` when the pools are gathered again
+    selections: dict = field(default_factory=dict, repr=False)  # selector verdicts per device (AllocatedState)
     selector_mask: Callable[[dict[str, Any]], np.ndarray] | None = field(default=None, repr=False)
     node_names: list[str] = field(default_factory=list, repr=False)
     slices: list[ResourceSlice] = field(default_factory=list, repr=False)
@@ -125,6 +126,11 @@ class DraCatalog:
         return out
 
     @functools.cached_property
+    def loaded_extended(self) -> dict[tuple[str, str, str], ClaimKey]:
+        """The scheduler's claims for pods' extended resources among the loaded claims, by their pod."""
+        return {(k[0], c.controller_name, c.controller_uid): k for k, c in self.loaded.items() if c.extended}
+
+    @functools.cached_property
     def resolver(self) -> ClassResolver:
         return ClassResolver.of(self.classes.values())
 
@@ -148,6 +154,7 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
                            counter_slices_everywhere=rules.counter_slices_everywhere)
     per_node = reachable(slices, node_names, selector_mask, pool_rules)
     foreign = foreign_pools(slices, per_node, pool_rules)
+    index_by_pool = by_pool(slices)
     index = {name: i for i, name in enumerate(node_names)}
     masks: dict[int, np.ndarray] = {}
 
@@ -168,7 +175,7 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
                tuple(bool(here_of(n)(slices[i], d)) for i in per_device for d in slices[i].devices))
         pools = interned.get(key)
         if pools is None:
-            gathered = gather_pools([slices[i] for i in indices], slices, pool_rules, here_of(n),
+            gathered = gather_pools([slices[i] for i in indices], index_by_pool, pool_rules, here_of(n),
                                     v137=rules.counter_slices_own_nodes)
             gathered = [p for p in gathered if p.devices or p.incomplete or p.invalid or rules.minor < 36]
             gathered += [f for f, nodes in foreign if n in nodes]
@@ -241,13 +248,13 @@ class DraState:
     capacity: dict[DeviceID, dict[str, int]] = field(default_factory=dict)  # aggregated consumed capacity
     offer_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # per node, -1: stale
     interned: dict[tuple, int] = field(default_factory=dict)  # offer / claims key → id (shared by copies)
-    verdicts: dict[tuple[int, int], int | str] = field(default_factory=dict)  # (claims, offer) → code / error
-    requests: dict[tuple[int, int], tuple | None] = field(default_factory=dict)  # (claims, offer) → `allocated_requests`
+    verdicts: dict[tuple[int, int], tuple] = field(default_factory=dict)  # (claims, offer) → `_outcome`
     notes: list[str] = field(default_factory=list)  # said to the user once (pool order, reservedFor full)
     frozen: bool = False
     version: int = 0  # bumped on every change of claims or devices in use
     extended: dict[tuple[str, str], str] = field(default_factory=dict)  # (ns, pod) → the scheduler's claim for it
     generation: int = 0  # the catalog generation the claims are held for
+    counters: dict = field(default_factory=dict)  # (driver, pool) → id(pool) → counters left (AllocatedState)
 
     @classmethod
     def create(cls, catalog: DraCatalog) -> DraState:
@@ -260,8 +267,8 @@ class DraState:
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
                         {k: dict(v) for k, v in self.shares.items()}, {k: dict(v) for k, v in self.capacity.items()},
-                        self.offer_ids.copy(), self.interned, self.verdicts, self.requests, self.notes,
-                        frozen or self.frozen, self.version, dict(self.extended), self.generation)
+                        self.offer_ids.copy(), self.interned, self.verdicts, self.notes,
+                        frozen or self.frozen, self.version, dict(self.extended), self.generation, dict(self.counters))
 
     def restore(self, saved: DraState) -> None:
         """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
@@ -270,6 +277,7 @@ class DraState:
         self.shares = {k: dict(v) for k, v in saved.shares.items()}
         self.capacity = {k: dict(v) for k, v in saved.capacity.items()}
         self.extended = dict(saved.extended)
+        self.counters = dict(saved.counters)
         self.offer_ids = saved.offer_ids.copy()
         self.generation = saved.generation
         self.version += 1
@@ -283,11 +291,11 @@ class DraState:
             fresh = catalog.builder(features, rules)
             for name in ("node_pools", "pool_nodes", "nonlocal_pools", "content_ids", "features", "rules", "notes"):
                 setattr(catalog, name, getattr(fresh, name))
+            catalog.selections = {}
             catalog.generation += 1
             self.notes.extend(n for n in catalog.notes if n not in self.notes)
             self.interned.clear()
             self.verdicts.clear()
-            self.requests.clear()
         catalog.extended_resources = extended_resources
         self.sync()
 
@@ -296,7 +304,7 @@ class DraState:
         if self.generation == self.catalog.generation:
             return
         self.generation = self.catalog.generation
-        self.in_use, self.shares, self.capacity = {}, {}, {}
+        self.in_use, self.shares, self.capacity, self.counters = {}, {}, {}, {}
         self.offer_ids = np.full(len(self.catalog.node_pools), -1, dtype=np.int64)
         for claim in self.claims.values():
             self._hold(claim, +1)
@@ -304,7 +312,7 @@ class DraState:
 
     def allocated_state(self) -> AllocatedState:
         """`GatherAllocatedState`: what the allocator sees as allocated before the cycle."""
-        return AllocatedState(self.in_use, self.shares, self.capacity)
+        return AllocatedState(self.in_use, self.shares, self.capacity, self.counters, self.catalog.selections)
 
     # ------------------------------------------------------------------ claims of a pod
     def claim_key(self, pod: Pod, pod_claim: dict[str, Any], *, create: bool = True) -> tuple[ClaimKey, bool] | None:
@@ -362,9 +370,9 @@ class DraState:
         name = self.extended.get((pod.namespace, pod.name))
         if name is not None and (pod.namespace, name) in self.claims:
             return (pod.namespace, name), self.claims[(pod.namespace, name)]
-        for key, claim in self.claims.items():
-            if claim.extended and claim.controller_name == pod.name and claim.controller_uid == pod.uid:
-                return key, claim
+        key = self.catalog.loaded_extended.get((pod.namespace, pod.name, pod.uid))
+        if key is not None and key in self.claims:
+            return key, self.claims[key]
         return None
 
     # ------------------------------------------------------------------ extended resources backed by devices
@@ -475,39 +483,43 @@ class DraState:
         return int(self.fits_nodes(np.asarray([node], dtype=np.int64), claims_id, claims)[0]) == FIT
 
     def _verdict(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> int:
-        verdict = self.verdicts.get((claims_id, offer))
-        if verdict is None:
-            try:
-                verdict = FIT if self.allocate_on(node, claims) is not None else CANNOT
-            except NodeUnschedulable:
-                verdict = INVALID_POOLS_CODE
-            except AllocationError as exc:
-                verdict = str(exc)
-            self.verdicts[(claims_id, offer)] = verdict
+        verdict = self._outcome(claims_id, offer, node, claims)[0]
         if isinstance(verdict, str):
             raise AllocationError(verdict)
         return verdict
+
+    def _outcome(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> tuple:
+        """One allocation per (claims, offer): its verdict (FIT, CANNOT, INVALID_POOLS_CODE or the error text)
+        and what the allocation holds (per claim its results' request names; None when nothing fits)."""
+        key = (claims_id, offer)
+        found = self.verdicts.get(key)
+        if found is None:
+            try:
+                allocation = self.allocate_on(node, claims)
+                found = (FIT if allocation is not None else CANNOT, None if allocation is None else tuple(
+                    frozenset(r.request for r in result.results) for result in allocation.results))
+            except NodeUnschedulable:
+                found = (INVALID_POOLS_CODE, None)
+            except AllocationError as exc:
+                found = (str(exc), None)
+            self.verdicts[key] = found
+        return found
 
     def allocated_requests(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]
                            ) -> tuple[list[tuple[frozenset[str], ...] | None], np.ndarray]:
         """What the claims' allocation holds on each node of `idx` (what Filter keeps in `nodeAllocations`
         for Score): distinct answers, and per node which of them it gets. An answer is per claim the
         `request` names of its results (`request/subrequest` for a `firstAvailable` choice), None where the
-        claims do not all fit. One allocation per distinct offer, as `fits_nodes` (nodes with equal offers
-        choose alike, device names aside); AllocationError: the Filter error."""
+        claims do not all fit. One allocation per distinct offer, shared with `fits_nodes` (nodes with equal
+        offers choose alike, device names aside); AllocationError: the Filter error."""
         ids = self.offer_id_array(idx)
         offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
         answers = []
         for offer, position in zip(offers.tolist(), first.tolist(), strict=True):
-            key = (claims_id, offer)
-            if key not in self.requests:
-                try:
-                    allocation = self.allocate_on(int(idx[position]), claims)
-                except NodeUnschedulable:
-                    allocation = None
-                self.requests[key] = None if allocation is None else tuple(
-                    frozenset(r.request for r in result.results) for result in allocation.results)
-            answers.append(self.requests[key])
+            verdict, requests = self._outcome(claims_id, offer, int(idx[position]), claims)
+            if isinstance(verdict, str):
+                raise AllocationError(verdict)
+            answers.append(requests)
         return answers, inverse.ravel()
 
     def allocate_on(self, node: int, claims: Sequence[ClaimToAllocate], node_name: str = "") -> Allocation | None:
@@ -630,6 +642,7 @@ class DraState:
                     del self.shares[device_id]
                 if held[3] is not None:
                     (add_into if delta > 0 else remove_from)(self.capacity, device_id, held[3])
+            self.counters.pop(device_id[:2], None)
             nodes = self.catalog.pool_nodes.get(device_id[:2])
             if nodes is not None:
                 self.offer_ids[nodes] = -1
