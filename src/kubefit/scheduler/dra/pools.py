@@ -61,13 +61,6 @@ class Pool:
         """`poolHasBindingConditions`."""
         return any(c.device.binding_conditions for c in self.devices)
 
-    def content(self) -> tuple:
-        """What the pool offers, device names aside (equal contents allocate alike)."""
-        return (self.incomplete, self.invalid, tuple(sorted((k, tuple(sorted(v.items())))
-                                                            for k, v in self.counter_sets.items())),
-                tuple((c.device.content_key(self.driver), c.here) for c in self.devices),
-                tuple(c.device.content_key(self.driver) for c in self.others))
-
 
 @dataclass(frozen=True)
 class PoolRules:

@@ -40,6 +40,7 @@ from kubefit.api.dra import (
     AllocationResult,
     ClaimSpec,
     ConsumerReference,
+    Device,
     DeviceClass,
     DeviceID,
     ResourceClaim,
@@ -60,7 +61,15 @@ from kubefit.scheduler.dra.allocator import (
 )
 from kubefit.scheduler.dra.capacity import add_into, remove_from
 from kubefit.scheduler.dra.extended import ClassResolver
-from kubefit.scheduler.dra.pools import Pool, PoolRules, by_pool, device_mask, foreign_pools, gather_pools, reachable
+from kubefit.scheduler.dra.pools import (
+    Pool,
+    PoolRules,
+    by_pool,
+    device_mask,
+    foreign_pools,
+    gather_pools,
+    reachable,
+)
 
 ClaimKey = tuple[str, str]  # (namespace, name)
 MAX_GENERATED_BASE = 57  # the controller's maxBaseLen: 63 characters less "-" and 5 random ones
@@ -71,21 +80,29 @@ class ClaimLookupError(Exception):
 
 
 @dataclass
-class DraCatalog:
-    """What never changes in a run: classes, templates, the claims as loaded, each node's pools (as the
-    version's allocator gathers them: `features`, `rules`)."""
+class PoolView:
+    """Each node's pools as one version's allocator gathers them, and what the allocator can tell apart."""
 
-    classes: dict[str, DeviceClass]
-    templates: dict[ClaimKey, ResourceClaimTemplate]
-    loaded: dict[ClaimKey, ResourceClaim]
     node_pools: list[tuple[Pool, ...]]  # per node, in the allocator's pool order
     pool_nodes: dict[tuple[str, str], np.ndarray]  # (driver, pool) → nodes that reach it
     nonlocal_pools: bool  # a pool reached by more than one node (allNodes, a node selector)
     content_ids: list[tuple[int, ...]]  # per node: an id per pool of its devices' contents and flags
+    notes: list[str] = field(default_factory=list)  # what the pools say that the user should know
+
+
+@dataclass
+class DraCatalog:
+    """What never changes in a run: classes, templates, the claims as loaded, and each node's pools as the
+    version's allocator gathers them (`features`, `rules`; gathered when first needed, again when `configure`
+    changes them)."""
+
+    classes: dict[str, DeviceClass]
+    templates: dict[ClaimKey, ResourceClaimTemplate]
+    loaded: dict[ClaimKey, ResourceClaim]
+    view: PoolView | None = None
     features: Features = V134
     rules: Rules = field(default_factory=Rules)
-    notes: list[str] = field(default_factory=list)  # what the catalog found worth telling (pool names, counts)
-    builder: Callable[[Features, Rules], DraCatalog] | None = field(default=None, repr=False)
+    builder: Callable[[Features, Rules], PoolView] | None = field(default=None, repr=False)
     allocatable: list[dict[str, int]] = field(default_factory=list, repr=False)  # per node, nano-units
     extended_resources: bool = False  # DRAExtendedResource: requests of device-backed extended resources
     generation: int = 0  # bumped by `DraState.configure` when the pools are gathered again
@@ -94,6 +111,31 @@ class DraCatalog:
     node_names: list[str] = field(default_factory=list, repr=False)
     slices: list[ResourceSlice] = field(default_factory=list, repr=False)
     class_devices: dict[str, list[list[DeviceID]] | str] = field(default_factory=dict, repr=False)
+
+    def pools(self) -> PoolView:
+        if self.view is None:
+            self.view = self.builder(self.features, self.rules)
+        return self.view
+
+    @property
+    def node_pools(self) -> list[tuple[Pool, ...]]:
+        return self.pools().node_pools
+
+    @property
+    def pool_nodes(self) -> dict[tuple[str, str], np.ndarray]:
+        return self.pools().pool_nodes
+
+    @property
+    def nonlocal_pools(self) -> bool:
+        return self.pools().nonlocal_pools
+
+    @property
+    def content_ids(self) -> list[tuple[int, ...]]:
+        return self.pools().content_ids
+
+    @property
+    def notes(self) -> list[str]:
+        return self.pools().notes
 
     def devices_of_class(self, class_name: str) -> list[list[DeviceID]] | None:
         """Per node, the devices of the class it reaches as `calculateDRAResourceTotals` counts them (every
@@ -149,6 +191,21 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
                   rules: Rules | None = None) -> DraCatalog:
     """The run's static DRA view: every node's pools (GatherPools per node), classes, templates, claims."""
     rules = rules or Rules()
+    catalog = DraCatalog(
+        classes={c.meta.name: c for c in objects.of("DeviceClass")},
+        templates={(t.meta.namespace, t.meta.name): t for t in objects.of("ResourceClaimTemplate")},
+        loaded={(c.meta.namespace, c.meta.name): c for c in objects.of("ResourceClaim")},
+        features=features, rules=rules, selector_mask=selector_mask, node_names=list(node_names),
+        slices=list(objects.of("ResourceSlice")))
+    catalog.builder = lambda f, r: build_view(node_names, objects, selector_mask, f, r)
+    return catalog
+
+
+def build_view(node_names: list[str], objects: ClusterObjects,
+               selector_mask: Callable[[dict[str, Any]], np.ndarray], features: Features, rules: Rules) -> PoolView:
+    """`GatherPools` for every node (nodes reaching the same slices share the result), and per node an id per
+    pool of what its devices offer, with the values of attributes no selector reads renamed in order of
+    appearance on the node (equal ids, equal allocations: such values are only compared with each other)."""
     slices: list[ResourceSlice] = list(objects.of("ResourceSlice"))
     pool_rules = PoolRules(rules.minor, features.partitionable_devices,
                            counter_slices_everywhere=rules.counter_slices_everywhere)
@@ -157,6 +214,8 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
     index_by_pool = by_pool(slices)
     index = {name: i for i, name in enumerate(node_names)}
     masks: dict[int, np.ndarray] = {}
+    opaque = _opaque_attributes(objects)
+    device_keys: dict[int, tuple] = {}
 
     def here_of(n: int):
         def here(s: ResourceSlice, d) -> bool:
@@ -166,38 +225,98 @@ def build_catalog(node_names: list[str], objects: ClusterObjects,
             return bool(masks[key][n])
         return here
 
-    interned: dict[tuple, tuple[Pool, ...]] = {}
+    interned: dict[tuple, tuple[tuple[Pool, ...], tuple[int, ...]]] = {}
     node_pools, pool_nodes, content_ids = [], {}, []
     contents: dict[tuple, int] = {}
     for n, indices in enumerate(per_node):
         per_device = tuple(i for i in indices if slices[i].per_device_node_selection)
         key = (tuple(indices), tuple(id(f) for f, nodes in foreign if n in nodes),
                tuple(bool(here_of(n)(slices[i], d)) for i in per_device for d in slices[i].devices))
-        pools = interned.get(key)
-        if pools is None:
+        found = interned.get(key)
+        if found is None:
             gathered = gather_pools([slices[i] for i in indices], index_by_pool, pool_rules, here_of(n),
                                     v137=rules.counter_slices_own_nodes)
             gathered = [p for p in gathered if p.devices or p.incomplete or p.invalid or rules.minor < 36]
             gathered += [f for f, nodes in foreign if n in nodes]
-            pools = interned[key] = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
+            pools = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
+            ids = tuple(contents.setdefault(c, len(contents))
+                        for c in _contents(pools, rules, opaque, device_keys))
+            found = interned[key] = (pools, ids)
+        pools, ids = found
         node_pools.append(pools)
-        ids = []
-        named = [p.name for p in pools]
         for pool in pools:
             pool_nodes.setdefault((pool.driver, pool.name), []).append(n)
-            content = pool.content()
-            if rules.counters_by_pool_name and named.count(pool.name) > 1:
-                content = (pool.name, content)  # counters kept by pool name: which pools share one matters
-            ids.append(contents.setdefault(content, len(contents)))
-        content_ids.append(tuple(ids))
-    return DraCatalog(
-        classes={c.meta.name: c for c in objects.of("DeviceClass")},
-        templates={(t.meta.namespace, t.meta.name): t for t in objects.of("ResourceClaimTemplate")},
-        loaded={(c.meta.namespace, c.meta.name): c for c in objects.of("ResourceClaim")},
-        node_pools=node_pools, pool_nodes={k: np.asarray(v, dtype=np.int64) for k, v in pool_nodes.items()},
-        nonlocal_pools=any(len(nodes) > 1 for nodes in pool_nodes.values()),
-        content_ids=content_ids, features=features, rules=rules,
-        notes=_catalog_notes(slices, node_pools, features, rules))
+        content_ids.append(ids)
+    return PoolView(node_pools, {k: np.asarray(v, dtype=np.int64) for k, v in pool_nodes.items()},
+                    any(len(nodes) > 1 for nodes in pool_nodes.values()), content_ids,
+                    _catalog_notes(slices, node_pools, features, rules))
+
+
+def _opaque_attributes(objects: ClusterObjects):
+    """The attributes (domain, id) the selectors of the run read: their values matter; the others are only ever
+    compared with each other (matchAttribute, distinctAttribute). None when a selector may read any."""
+    from kubefit.k8s.cel import CelError, compile_selector
+
+    expressions = [e for c in objects.of("DeviceClass") for e in c.selectors]
+    specs = [c.spec for c in objects.of("ResourceClaim")] + [t.spec for t in objects.of("ResourceClaimTemplate")]
+    for spec in specs:
+        for request in spec.requests:
+            for sub in (request.exactly,) if request.exactly is not None else request.first_available:
+                expressions += [e for e in sub.selectors if e is not None]
+    read = set()
+    for expression in expressions:
+        try:
+            reads = compile_selector(expression).reads
+        except CelError:
+            return None
+        if reads is None:
+            return None
+        for path in reads:
+            if path[:1] == ("attributes",):
+                if len(path) < 3:
+                    return None
+                read.add(path[1:3])
+            elif not path:
+                return None
+    return read
+
+
+def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict) -> list[tuple]:
+    """What each pool offers, for telling nodes apart (`_opaque_attributes`: which values are renamed)."""
+    from kubefit.k8s.cel import split_qualified
+
+    renaming: dict[tuple, int] = {}
+
+    def device_key(driver: str, device) -> tuple:
+        base = device_keys.get(id(device))
+        if base is None:
+            if read is None:
+                base = device_keys[id(device)] = (device.content_key(driver), ())
+            else:
+                hidden = tuple(sorted((k, a.kind, a.value) for k, a in device.attributes.items()
+                                      if split_qualified(k, driver) not in read))
+                shown = Device(device.name, {k: a for k, a in device.attributes.items()
+                                             if split_qualified(k, driver) in read},
+                               **{f: getattr(device, f) for f in _DEVICE_FIELDS})
+                base = device_keys[id(device)] = (shown.content_key(driver), hidden)
+        static, hidden = base
+        return static, tuple((k, kind, renaming.setdefault((k, kind, value), len(renaming))) for k, kind, value in hidden)
+
+    named = [p.name for p in pools]
+    out = []
+    for pool in pools:
+        content = (pool.incomplete, pool.invalid,
+                   tuple(sorted((k, tuple(sorted(v.items()))) for k, v in pool.counter_sets.items())),
+                   tuple((device_key(pool.driver, c.device), c.here) for c in pool.devices),
+                   tuple(device_key(pool.driver, c.device) for c in pool.others))
+        if rules.counters_by_pool_name and named.count(pool.name) > 1:
+            content = (pool.name, content)  # counters kept by pool name: which pools share one matters
+        out.append(content)
+    return out
+
+
+_DEVICE_FIELDS = ("capacity", "node_name", "all_nodes", "node_selector", "consumes", "binding_conditions",
+                  "binding_failure_conditions", "binds_to_node", "taints", "allow_multiple", "policies")
 
 
 def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...]], features: Features,
@@ -258,11 +377,9 @@ class DraState:
 
     @classmethod
     def create(cls, catalog: DraCatalog) -> DraState:
-        state = cls(catalog, claims=dict(catalog.loaded),
-                    offer_ids=np.full(len(catalog.node_pools), -1, dtype=np.int64))
-        for claim in state.claims.values():
-            state._hold(claim, +1)
-        return state
+        """The state of the loaded claims; their devices are held at the first `sync` (the pools gathered then,
+        as the version configured by then gathers them)."""
+        return cls(catalog, claims=dict(catalog.loaded), offer_ids=np.zeros(0, dtype=np.int64), generation=-1)
 
     def copy(self, *, frozen: bool = False) -> DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
@@ -287,13 +404,10 @@ class DraState:
         `feature.Features` to the plugin): its pools gathered and its claims held as that allocator sees them.
         The catalog is shared by every copy: a copy made before sees the change at its next `sync`."""
         catalog = self.catalog
-        if (catalog.features, catalog.rules) != (features, rules) and catalog.builder is not None:
-            fresh = catalog.builder(features, rules)
-            for name in ("node_pools", "pool_nodes", "nonlocal_pools", "content_ids", "features", "rules", "notes"):
-                setattr(catalog, name, getattr(fresh, name))
+        if (catalog.features, catalog.rules) != (features, rules):
+            catalog.features, catalog.rules, catalog.view = features, rules, None
             catalog.selections = {}
             catalog.generation += 1
-            self.notes.extend(n for n in catalog.notes if n not in self.notes)
             self.interned.clear()
             self.verdicts.clear()
         catalog.extended_resources = extended_resources
@@ -304,6 +418,7 @@ class DraState:
         if self.generation == self.catalog.generation:
             return
         self.generation = self.catalog.generation
+        self.notes.extend(n for n in self.catalog.notes if n not in self.notes)
         self.in_use, self.shares, self.capacity, self.counters = {}, {}, {}, {}
         self.offer_ids = np.full(len(self.catalog.node_pools), -1, dtype=np.int64)
         for claim in self.claims.values():
@@ -748,14 +863,7 @@ def attach_dra(state) -> DraState:
     def selector_mask(selector: dict[str, Any]) -> np.ndarray:
         return NodeSelector.parse(selector).mask(table)
 
-    def builder(features: Features, rules: Rules) -> DraCatalog:
-        return build_catalog(names, objects, selector_mask, features, rules)
-
-    catalog = builder(V134, Rules())
-    catalog.builder = builder
-    catalog.selector_mask = selector_mask
-    catalog.node_names = list(names)
-    catalog.slices = list(objects.of("ResourceSlice"))
+    catalog = build_catalog(names, objects, selector_mask)
     catalog.allocatable = [dict(node.allocatable) for node in state.nodes]
     state.dra = DraState.create(catalog)
     return state.dra
