@@ -127,11 +127,14 @@ class Device:
     def content_key(self, driver: str) -> tuple:
         """Everything a selector, a constraint or the allocator can read of the device (not its name): devices
         with equal keys are interchangeable for a verdict."""
-        return (driver, tuple(sorted((k, a.kind, a.value) for k, a in self.attributes.items())),
-                tuple(sorted(self.capacity.items())), tuple(c.key() for c in self.consumes),
+        return (driver, tuple(sorted((k, a.kind, a.value) for k, a in self.attributes.items())), self.rest_key())
+
+    def rest_key(self) -> tuple:
+        """`content_key` without the attributes."""
+        return (tuple(sorted(self.capacity.items())), tuple(c.key() for c in self.consumes),
                 self.binding_conditions, self.binding_failure_conditions, self.binds_to_node, self.taints,
                 self.allow_multiple, tuple(sorted((k, p.key()) for k, p in self.policies.items())),
-                self.node_name, self.all_nodes, _frozen(self.node_selector))
+                self.node_name, self.all_nodes, _frozen(self.node_selector) if self.node_selector else None)
 
 
 def _frozen(value: Any) -> Any:

@@ -354,16 +354,117 @@ def _toleration(raw: dict[str, Any], doc: Document, path: str) -> DeviceTolerati
                             None if seconds is None else _int(seconds, doc, f"{path}.tolerationSeconds"))
 
 
-def _device(raw: dict[str, Any], doc: Document, path: str, per_device: bool) -> Device:
+def _fast_attribute(value: Any, memo: dict) -> DeviceAttribute | None:
+    """A plain scalar attribute (`{string: "H100"}`) decoded once per slice (memo); None: the strict path."""
+    if type(value) is not dict or len(value) != 1:
+        return None
+    (kind, raw), = value.items()
+    key = (kind, raw) if type(raw) in (str, int, bool) else None
+    if key is None:
+        return None
+    found = memo.get(key)
+    if found is None:
+        if kind == "string" and type(raw) is str and len(raw.encode()) <= 64:
+            found = DeviceAttribute(kind, raw)
+        elif kind == "int" and type(raw) is int and -(2**63) <= raw < 2**63:
+            found = DeviceAttribute(kind, raw)
+        elif kind == "bool" and type(raw) is bool:
+            found = DeviceAttribute(kind, raw)
+        else:
+            return None
+        memo[key] = found
+    return found
+
+
+def _fast_capacity(value: Any, memo: dict) -> tuple[int, None] | None:
+    """A capacity without request policy (`{value: 80Gi}`), parsed once per slice (memo); None: the strict path."""
+    if type(value) is not dict or len(value) != 1 or type(value.get("value")) is not str:
+        return None
+    text = value["value"]
+    found = memo.get(("capacity", text))
+    if found is None:
+        try:
+            found = memo[("capacity", text)] = (parse_quantity(text), None)
+        except QuantityError:
+            return None
+    return found
+
+
+_PLAIN_DEVICE_FIELDS = frozenset({"name", "attributes", "capacity", "consumesCounters", "allowMultipleAllocations"})
+
+
+def _plain_device(raw: Any, memo: dict) -> Device | None:
+    """The common device (a name, scalar attributes, capacities without policy, counters consumed), decoded
+    without building error paths; None: anything else, which `_device` decodes strictly."""
+    if type(raw) is not dict or not raw.keys() <= _PLAIN_DEVICE_FIELDS:
+        return None
+    name = raw.get("name")
+    multiple = raw.get("allowMultipleAllocations")
+    if type(name) is not str or not name or (multiple is not None and type(multiple) is not bool):
+        return None
+    attributes = raw.get("attributes") or {}
+    capacity = raw.get("capacity") or {}
+    if type(attributes) is not dict or type(capacity) is not dict or len(attributes) + len(capacity) > MAX_ATTRIBUTES:
+        return None
+    decoded = {}
+    for k, v in attributes.items():
+        a = _fast_attribute(v, memo)
+        if a is None or type(k) is not str:
+            return None
+        decoded[k] = a
+    amounts = {}
+    for k, v in capacity.items():
+        c = _fast_capacity(v, memo)
+        if c is None or type(k) is not str:
+            return None
+        amounts[k] = c[0]
+    consumes = []
+    for c in raw.get("consumesCounters") or ():
+        found = _plain_consumption(c, memo)
+        if found is None or any(x.counter_set == found.counter_set for x in consumes):
+            return None
+        consumes.append(found)
+    return Device(name, decoded, amounts, consumes=tuple(consumes), allow_multiple=multiple)
+
+
+def _plain_consumption(raw: Any, memo: dict) -> CounterConsumption | None:
+    if type(raw) is not dict or not raw.keys() <= CONSUMPTION_FIELDS:
+        return None
+    counter_set, counters = raw.get("counterSet"), raw.get("counters")
+    if type(counter_set) is not str or not counter_set or type(counters) is not dict or not counters:
+        return None
+    values = []
+    for k, v in counters.items():
+        if type(v) is not dict or v.keys() != {"value"} or type(v["value"]) is not str:
+            return None
+        values.append((k, v["value"]))
+    key = ("consumes", counter_set, tuple(values))
+    found = memo.get(key)
+    if found is None:
+        amounts = {}
+        for k, text in values:
+            c = _fast_capacity({"value": text}, memo)
+            if c is None:
+                return None
+            amounts[k] = c[0]
+        found = memo[key] = CounterConsumption(counter_set, amounts)
+    return found
+
+
+def _device(raw: dict[str, Any], doc: Document, path: str, per_device: bool, memo: dict | None = None) -> Device:
+    memo = {} if memo is None else memo
+    plain = None if per_device else _plain_device(raw, memo)
+    if plain is not None:
+        return plain
     name = string(raw.get("name"), doc, f"{path}.name")
     if not name:
         raise fail(doc, f"{path}.name", "a device name is required")
-    attributes = {str(k): _attribute(v, doc, f"{path}.attributes.{k}")
+    attributes = {str(k): _fast_attribute(v, memo) or _attribute(v, doc, f"{path}.attributes.{k}")
                   for k, v in mapping(raw.get("attributes"), doc, f"{path}.attributes").items()}
     multiple = _bool(raw.get("allowMultipleAllocations"), doc, f"{path}.allowMultipleAllocations")
     capacity, policies = {}, {}
     for k, v in mapping(raw.get("capacity"), doc, f"{path}.capacity").items():
-        capacity[str(k)], policy = _capacity(v, doc, f"{path}.capacity[{k}]")
+        capacity[str(k)], policy = _fast_capacity(v, memo) or _capacity(v, doc, f"{path}.capacity[{k}]")
         if policy is not None:
             if not multiple:
                 raise fail(doc, f"{path}.capacity[{k}].requestPolicy",
@@ -376,7 +477,7 @@ def _device(raw: dict[str, Any], doc: Document, path: str, per_device: bool) -> 
         raise fail(doc, f"{path}.taints", f"Too many: {len(taint_list)}: must have at most {MAX_TAINTS} items")
     taints = tuple(_taint(t, doc, where) for where, t in entries(raw.get("taints"), doc, f"{path}.taints",
                                                                  TAINT_FIELDS, "a taint (a mapping with key and effect)"))
-    consumes = []
+    consumes: list[CounterConsumption] = []
     for where, c in entries(raw.get("consumesCounters"), doc, f"{path}.consumesCounters", CONSUMPTION_FIELDS,
                             "a counter consumption (a mapping with counterSet and counters)"):
         counter_set = string(c.get("counterSet"), doc, f"{where}.counterSet")
@@ -447,7 +548,8 @@ def decode_resource_slice(doc: Document, warnings: list[str]) -> ResourceSlice:
         raise fail(doc, "spec.devices", f"must have at most {MAX_DEVICES_PER_SLICE} devices, got {len(raw_devices)}")
     if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
         raise fail(doc, "spec", f'{INVALID}: "": only one of `sharedCounters` or `devices` is allowed')
-    devices = tuple(_device(raw, doc, where, per_device) for where, raw in
+    memo: dict = {}  # decoded once per slice: the devices of one slice repeat their attribute values
+    devices = tuple(_device(raw, doc, where, per_device, memo) for where, raw in
                     entries(raw_devices, doc, "spec.devices", DEVICE_FIELDS, "a device (a mapping with name)"))
     names = [d.name for d in devices]
     if len(set(names)) != len(names):

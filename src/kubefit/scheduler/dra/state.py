@@ -40,7 +40,6 @@ from kubefit.api.dra import (
     AllocationResult,
     ClaimSpec,
     ConsumerReference,
-    Device,
     DeviceClass,
     DeviceID,
     ResourceClaim,
@@ -216,6 +215,7 @@ def build_view(node_names: list[str], objects: ClusterObjects,
     masks: dict[int, np.ndarray] = {}
     opaque = _opaque_attributes(objects)
     device_keys: dict[int, tuple] = {}
+    shown_names: dict[tuple[str, str], bool] = {}
 
     def here_of(n: int):
         def here(s: ResourceSlice, d) -> bool:
@@ -240,7 +240,7 @@ def build_view(node_names: list[str], objects: ClusterObjects,
             gathered += [f for f, nodes in foreign if n in nodes]
             pools = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
             ids = tuple(contents.setdefault(c, len(contents))
-                        for c in _contents(pools, rules, opaque, device_keys))
+                        for c in _contents(pools, rules, opaque, device_keys, shown_names))
             found = interned[key] = (pools, ids)
         pools, ids = found
         node_pools.append(pools)
@@ -281,7 +281,7 @@ def _opaque_attributes(objects: ClusterObjects):
     return read
 
 
-def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict) -> list[tuple]:
+def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict, shown_names: dict) -> list[tuple]:
     """What each pool offers, for telling nodes apart (`_opaque_attributes`: which values are renamed)."""
     from kubefit.k8s.cel import split_qualified
 
@@ -290,15 +290,15 @@ def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict) ->
     def device_key(driver: str, device) -> tuple:
         base = device_keys.get(id(device))
         if base is None:
-            if read is None:
-                base = device_keys[id(device)] = (device.content_key(driver), ())
-            else:
-                hidden = tuple(sorted((k, a.kind, a.value) for k, a in device.attributes.items()
-                                      if split_qualified(k, driver) not in read))
-                shown = Device(device.name, {k: a for k, a in device.attributes.items()
-                                             if split_qualified(k, driver) in read},
-                               **{f: getattr(device, f) for f in _DEVICE_FIELDS})
-                base = device_keys[id(device)] = (shown.content_key(driver), hidden)
+            shown, hidden = [], []
+            for k, a in device.attributes.items():
+                visible = shown_names.get((driver, k))
+                if visible is None:
+                    visible = shown_names[(driver, k)] = read is None or split_qualified(k, driver) in read
+                (shown if visible else hidden).append((k, a.kind, a.value))
+            shown.sort()
+            hidden.sort()
+            base = device_keys[id(device)] = ((driver, tuple(shown), device.rest_key()), hidden)
         static, hidden = base
         return static, tuple((k, kind, renaming.setdefault((k, kind, value), len(renaming))) for k, kind, value in hidden)
 
@@ -313,10 +313,6 @@ def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict) ->
             content = (pool.name, content)  # counters kept by pool name: which pools share one matters
         out.append(content)
     return out
-
-
-_DEVICE_FIELDS = ("capacity", "node_name", "all_nodes", "node_selector", "consumes", "binding_conditions",
-                  "binding_failure_conditions", "binds_to_node", "taints", "allow_multiple", "policies")
 
 
 def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...]], features: Features,
