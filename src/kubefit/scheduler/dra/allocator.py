@@ -20,6 +20,7 @@ selector failing at run time) stops the whole Filter: kube-scheduler fails the p
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from kubefit.api.dra import (
     DeviceSubRequest,
     DeviceTaint,
     DeviceToleration,
+    ResourceSlice,
 )
 from kubefit.k8s import version
 from kubefit.scheduler.dra.capacity import (
@@ -228,7 +230,7 @@ class _Request:
     sub: DeviceSubRequest
     device_class: DeviceClass
     num_devices: int = 0
-    all_devices: list[tuple[Pool, Candidate]] | None = None
+    all_devices: list[tuple[Pool, Candidate, tuple[int, int]]] | None = None
 
     @property
     def result_name(self) -> str:
@@ -242,10 +244,12 @@ class _Request:
 @dataclass
 class Allocation:
     """Allocate's answer for one node: one AllocationResult per claim, and whether pool order may have
-    mattered (a request had selectable devices in more than one pool, in a version ranging over a Go map)."""
+    mattered (a request had selectable devices in more than one pool, in a version ranging over a Go map);
+    `where`: per claim, each result's (pool index, position in the pool) on that node (`relocate`)."""
 
     results: list[AllocationResult]
     order_mattered: bool = False
+    where: list[list[tuple[int, int]]] = field(default_factory=list)
 
 
 class _ResultsMaxExceeded(Exception):
@@ -287,7 +291,8 @@ def allocate(claims: list[ClaimToAllocate], node_name: str, pools: list[Pool], s
         if rules.skips_bad_pools and any(p.invalid for p in pools):
             raise NodeUnschedulable(INVALID_POOLS)
         return None
-    return Allocation([_result(search, c) for c in range(len(claims))], _order_mattered(search))
+    return Allocation([_result(search, c) for c in range(len(claims))], _order_mattered(search),
+                      [[e["where"] for e in results] for results in search.results])
 
 
 def _prepare_claim(search: _Search, c: int, claim: ClaimToAllocate, classes: dict[str, DeviceClass]) -> None:
@@ -357,19 +362,19 @@ def _validate(search: _Search, c: int, name: str, parent: str, sub: DeviceSubReq
         data.num_devices = sub.count
     elif sub.allocation_mode == ALL:
         data.all_devices = []
-        for pool in search.pools:
+        for p, pool in enumerate(search.pools):
             if pool.incomplete:
                 raise AllocationError(f"claim {label}, request {name}: asks for all devices, but resource pool "
                                       f"{pool.pool_id} is currently being updated")
             if pool.invalid:
                 raise AllocationError(f"claim {label}, request {name}: asks for all devices, but resource pool "
                                       f"{pool.pool_id} is currently invalid")
-            for candidate in pool.devices:
+            for position, candidate in enumerate(pool.devices):
                 if not _selectable(search, c, data, candidate):
                     continue
                 if search.features.consumable_capacity and not _capacity_for_all(search, data, candidate):
                     continue
-                data.all_devices.append((pool, candidate))
+                data.all_devices.append((pool, candidate, (p, position)))
         data.num_devices = len(data.all_devices)
     else:
         raise AllocationError(f"claim {label}, request {name}: unsupported count mode {sub.allocation_mode}")
@@ -478,8 +483,8 @@ def _allocate_one(search: _Search, c: int, r: int, s: int, d: int, in_sub: bool,
     if len(search.results[c]) + data.num_devices - d > ALLOCATION_RESULTS_MAX_SIZE:
         raise _ResultsMaxExceeded
     if data.all_devices is not None:
-        pool, candidate = data.all_devices[d]
-        rollback = _allocate_device(search, c, r, s, data, pool, candidate, must=True)
+        pool, candidate, where = data.all_devices[d]
+        rollback = _allocate_device(search, c, r, s, data, pool, candidate, where, must=True)
         if rollback is None:
             return False  # the order of "all" devices does not matter: no solution
         try:
@@ -516,7 +521,7 @@ def _try_candidates(search: _Search, c: int, r: int, s: int, d: int, in_sub: boo
                 continue
             if search.features.consumable_capacity and not _capacity_ok(search, data, candidate):
                 continue
-            rollback = _allocate_device(search, c, r, s, data, pool, candidate, must=False)
+            rollback = _allocate_device(search, c, r, s, data, pool, candidate, (p, position), must=False)
             if rollback is None:
                 continue
             following = (p, position + 1) if search.rules.combinations else (0, 0)
@@ -531,7 +536,7 @@ def _try_candidates(search: _Search, c: int, r: int, s: int, d: int, in_sub: boo
 
 
 def _allocate_device(search: _Search, c: int, r: int, s: int, data: _Request, pool: Pool, candidate: Candidate,
-                     must: bool):
+                     where: tuple[int, int], must: bool):
     """`allocateDevice`: take the candidate if it is free, its counters suffice, no taint forbids it, the
     claim's constraints hold and (consumable capacity) its capacity does; the function that gives it back, or
     None. Every rejection undoes what was done before it (`rollbackDevice`, v1.36.3)."""
@@ -579,7 +584,7 @@ def _allocate_device(search: _Search, c: int, r: int, s: int, data: _Request, po
             add_into(search.allocating_capacity, device_id, consumed)
             undo.append(lambda: _remove_share(search, device_id, consumed, existed))
     search.results[c].append({"data": data, "id": device_id, "device": device, "slice": candidate.slice,
-                              "share": share, "consumed": consumed or None})
+                              "share": share, "consumed": consumed or None, "where": where})
     undo.append(search.results[c].pop)
     return lambda: _undo(undo)
 
@@ -698,7 +703,9 @@ def _result(search: _Search, c: int) -> AllocationResult:
             binding_failure_conditions=(entry["device"].binding_failure_conditions
                                         if search.features.device_binding else ()),
             tolerations=data.sub.tolerations))
-    return AllocationResult(tuple(devices), _node_selector(search, c), tuple(_configs(search, c)))
+    selector = node_selector_of([(e["slice"], e["device"]) for e in search.results[c]], search.node_name,
+                                search.rules.binds_to_node, claim.label)
+    return AllocationResult(tuple(devices), selector, tuple(_configs(search, c)))
 
 
 def _share_id(claim: ClaimToAllocate, c: int, i: int) -> str:
@@ -746,23 +753,23 @@ def _configs(search: _Search, c: int) -> list[dict[str, Any]]:
     return [{k: v for k, v in entry.items() if not (k == "requests" and v is None)} for entry in config]
 
 
-def _node_selector(search: _Search, c: int) -> dict[str, Any] | None:
+def node_selector_of(devices: list[tuple[ResourceSlice, Device]], node_name: str, binds_to_node: bool,
+                     label: str) -> dict[str, Any] | None:
     """`createNodeSelector`: the node itself when a device is node-local or binds to its node, else the
     requirements of the slices' (or per-device) node selectors (None: every node)."""
     fields: list[dict[str, Any]] = []
     expressions: list[dict[str, Any]] = []
-    for entry in search.results[c]:
-        slc, device = entry["slice"], entry["device"]
+    for slc, device in devices:
         if slc.per_device_node_selection:
-            node_name, selector = device.node_name, device.node_selector
+            local, selector = device.node_name, device.node_selector
         else:
-            node_name, selector = slc.node_name, slc.node_selector
-        if node_name is not None or (device.binds_to_node and search.rules.binds_to_node):
-            return node_name_selector(search.node_name)
+            local, selector = slc.node_name, slc.node_selector
+        if local is not None or (device.binds_to_node and binds_to_node):
+            return node_name_selector(node_name)
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
             if len(terms) > 1:
-                raise AllocationError(f"create NodeSelector for claim {search.claims[c].label.split('/')[-1]}: "
+                raise AllocationError(f"create NodeSelector for claim {label.split('/')[-1]}: "
                                       f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
             if terms:
                 _add_new(terms[0].get("matchFields") or [], fields)
@@ -775,6 +782,25 @@ def _node_selector(search: _Search, c: int) -> dict[str, Any] | None:
     if fields:
         term["matchFields"] = fields
     return {"nodeSelectorTerms": [term]}
+
+
+def relocate(allocation: Allocation, claims: list[ClaimToAllocate], pools: list[Pool], node_name: str,
+             rules: Rules) -> Allocation:
+    """An allocation found on a node whose pools offer what `pools` offer (same contents, position by position,
+    and the same devices in use), moved onto the devices at the same positions of `pools`: what the allocator
+    would find there (names, share ids and node selectors are the node's own)."""
+    results = []
+    for c, (result, where) in enumerate(zip(allocation.results, allocation.where, strict=True)):
+        moved, devices = [], []
+        for i, (r, (p, position)) in enumerate(zip(result.results, where, strict=True)):
+            candidate = pools[p].devices[position]
+            driver, pool, device = candidate.device_id
+            moved.append(dataclasses.replace(r, driver=driver, pool=pool, device=device,
+                                             share_id=_share_id(claims[c], c, i) if r.share_id else None))
+            devices.append((candidate.slice, candidate.device))
+        results.append(AllocationResult(tuple(moved), node_selector_of(devices, node_name, rules.binds_to_node,
+                                                                        claims[c].label), result.config))
+    return Allocation(results, allocation.order_mattered, allocation.where)
 
 
 def node_name_selector(node_name: str) -> dict[str, Any]:

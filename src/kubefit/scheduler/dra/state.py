@@ -57,6 +57,7 @@ from kubefit.scheduler.dra.allocator import (
     NodeUnschedulable,
     Rules,
     allocate,
+    relocate,
 )
 from kubefit.scheduler.dra.capacity import add_into, remove_from
 from kubefit.scheduler.dra.extended import ClassResolver
@@ -310,7 +311,7 @@ def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict, sh
                    tuple((device_key(pool.driver, c.device), c.here) for c in pool.devices),
                    tuple(device_key(pool.driver, c.device) for c in pool.others))
         if rules.counters_by_pool_name and named.count(pool.name) > 1:
-            content = (pool.name, content)  # counters kept by pool name: which pools share one matters
+            content = (named.index(pool.name), content)  # counters kept by pool name: which pools share one matters
         out.append(content)
     return out
 
@@ -600,19 +601,21 @@ class DraState:
         return verdict
 
     def _outcome(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> tuple:
-        """One allocation per (claims, offer): its verdict (FIT, CANNOT, INVALID_POOLS_CODE or the error text)
-        and what the allocation holds (per claim its results' request names; None when nothing fits)."""
+        """One allocation per (claims, offer): its verdict (FIT, CANNOT, INVALID_POOLS_CODE or the error text),
+        what the allocation holds (per claim its results' request names; None when nothing fits), and the
+        allocation itself (`reserve` moves it onto its node: `relocate`)."""
         key = (claims_id, offer)
         found = self.verdicts.get(key)
         if found is None:
             try:
-                allocation = self.allocate_on(node, claims)
+                allocation = self.allocate_on(node, claims, self.catalog.node_names[node])
                 found = (FIT if allocation is not None else CANNOT, None if allocation is None else tuple(
-                    frozenset(r.request for r in result.results) for result in allocation.results))
+                    frozenset(r.request for r in result.results) for result in allocation.results),
+                    allocation)
             except NodeUnschedulable:
-                found = (INVALID_POOLS_CODE, None)
+                found = (INVALID_POOLS_CODE, None, None)
             except AllocationError as exc:
-                found = (str(exc), None)
+                found = (str(exc), None, None)
             self.verdicts[key] = found
         return found
 
@@ -627,7 +630,7 @@ class DraState:
         offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
         answers = []
         for offer, position in zip(offers.tolist(), first.tolist(), strict=True):
-            verdict, requests = self._outcome(claims_id, offer, int(idx[position]), claims)
+            verdict, requests, _allocation = self._outcome(claims_id, offer, int(idx[position]), claims)
             if isinstance(verdict, str):
                 raise AllocationError(verdict)
             answers.append(requests)
@@ -666,10 +669,7 @@ class DraState:
                                                controller_name=pod.name, extended=True)))
         if pending:
             to_allocate = [ClaimToAllocate(f"{k[0]}/{k[1]}", c.spec) for k, c in pending]
-            try:
-                allocation = self.allocate_on(node, to_allocate, node_name)
-            except (AllocationError, NodeUnschedulable):
-                allocation = None
+            allocation = self._allocation_for(node, node_name, to_allocate)
             if allocation is None:
                 self.notes.append(f"{pod.key}: bound to {node_name} although its claims cannot be allocated there; "
                                   f"they stay unallocated")
@@ -691,6 +691,18 @@ class DraState:
                                   f"reservation (status.reservedFor: Too many)")
             consumer = ConsumerReference("pods", pod.name, pod.uid)
             self._replace(key, dataclasses.replace(claim, reserved_for=(*claim.reserved_for, consumer)))
+
+    def _allocation_for(self, node: int, node_name: str, claims: list[ClaimToAllocate]) -> Allocation | None:
+        """The claims' allocation on the node: the one Filter found for the same claims and an equal offer,
+        moved onto this node's devices (what the allocator would find here), else the allocator's now."""
+        offer = int(self.offer_id_array(np.asarray([node], dtype=np.int64))[0])
+        found = self.verdicts.get((self.intern(("claims", *(c.spec.key() for c in claims))), offer))
+        if found is not None and found[2] is not None:
+            return relocate(found[2], claims, list(self.catalog.node_pools[node]), node_name, self.catalog.rules)
+        try:
+            return self.allocate_on(node, claims, node_name)
+        except (AllocationError, NodeUnschedulable):
+            return None
 
     def release(self, pod: Pod) -> None:
         """The pod is gone: it leaves `reservedFor`; unreserved claims are deallocated; its generated ones and the
