@@ -155,3 +155,40 @@ def test_relocate_is_the_identity_on_its_own_node():
     assert elsewhere.results == there and elsewhere.results[0].node_selector == there[0].node_selector
     assert there[0].node_selector["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["node-0"]
 
+
+
+def test_nodes_differing_only_in_hidden_values_answer_apart(tmp_path, capsys):
+    """Attribute values no selector reads are renamed per node, in their order of appearance: nodes whose GPUs
+    pair up alike share verdicts, but not nodes whose GPUs pair up differently. n1's four GPUs sit on two parent
+    boards (a, a, b, b), n2's on four, n3's like n1's under other names: a claim of two GPUs on one board
+    (matchAttribute) fits n1 and n3, not n2; with distinctAttribute instead, it fits all three (any two of n2's,
+    two of n1's on different boards)."""
+    from tests_support import run_json
+
+    def node_docs(name: str, parents: list[str]) -> list[dict]:
+        return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+                    "kubernetes.io/hostname": name}}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}},
+                {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
+                 "spec": {"driver": DRIVER, "nodeName": name, "pool": {"name": name, "resourceSliceCount": 1},
+                          "devices": [{"name": f"gpu-{i}", "attributes": {"board": {"string": p},
+                                                                         "uuid": {"string": f"{name}-{i}"}}}
+                                      for i, p in enumerate(parents)]}}]
+
+    def verdicts(constraint: str) -> dict:
+        claim = {"apiVersion": V1, "kind": "ResourceClaim", "metadata": {"name": "pair", "namespace": "default"},
+                 "spec": {"devices": {"requests": [_exactly("gpus", "any", 2)],
+                                      "constraints": [{constraint: f"{DRIVER}/board"}]}}}
+        docs = [_class("any", f'device.driver == "{DRIVER}"'), claim,
+                *node_docs("n1", ["a", "a", "b", "b"]), *node_docs("n2", ["c", "d", "e", "f"]),
+                *node_docs("n3", ["g", "g", "h", "h"]),
+                {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                 "spec": {"containers": [{"name": "c", "resources": {"claims": [{"name": "d"}]}}],
+                          "resourceClaims": [{"name": "d", "resourceClaimName": "pair"}]}}]
+        path = tmp_path / f"{constraint}.json"
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+        rc, out, err = run_json(capsys, "score", "-f", str(path), "--detail", "--kube-version", "1.36")
+        assert rc == 0, err
+        return out["feasible"]
+
+    assert verdicts("matchAttribute") == ["n1", "n3"]
+    assert verdicts("distinctAttribute") == ["n1", "n2", "n3"]

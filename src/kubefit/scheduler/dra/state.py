@@ -216,6 +216,7 @@ def build_view(node_names: list[str], objects: ClusterObjects,
     masks: dict[int, np.ndarray] = {}
     opaque = _opaque_attributes(objects)
     device_keys: dict[int, tuple] = {}
+    statics: dict[tuple, int] = {}
     shown_names: dict[tuple[str, str], bool] = {}
 
     def here_of(n: int):
@@ -241,7 +242,7 @@ def build_view(node_names: list[str], objects: ClusterObjects,
             gathered += [f for f, nodes in foreign if n in nodes]
             pools = tuple(sorted(gathered, key=lambda p: (p.binding, p.driver, p.name)))
             ids = tuple(contents.setdefault(c, len(contents))
-                        for c in _contents(pools, rules, opaque, device_keys, shown_names))
+                        for c in _contents(pools, rules, opaque, (device_keys, statics), shown_names))
             found = interned[key] = (pools, ids)
         pools, ids = found
         node_pools.append(pools)
@@ -282,15 +283,18 @@ def _opaque_attributes(objects: ClusterObjects):
     return read
 
 
-def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict, shown_names: dict) -> list[tuple]:
-    """What each pool offers, for telling nodes apart (`_opaque_attributes`: which values are renamed)."""
+def _contents(pools: tuple[Pool, ...], rules: Rules, read, memo: tuple[dict, dict], shown_names: dict) -> list[tuple]:
+    """What each pool offers, for telling nodes apart (`_opaque_attributes`: which values are renamed). A device
+    is its visible contents (interned: a small integer, shared by every node) and its hidden attribute values,
+    renamed in their order of appearance on the node."""
     from kubefit.k8s.cel import split_qualified
 
     renaming: dict[tuple, int] = {}
+    device_keys, statics = memo  # id(device) → (its static id, its hidden values, the device); static → id
 
-    def device_key(driver: str, device) -> tuple:
-        base = device_keys.get(id(device))
-        if base is None:
+    def base(driver: str, device) -> tuple:
+        found = device_keys.get(id(device))
+        if found is None:
             shown, hidden = [], []
             for k, a in device.attributes.items():
                 visible = shown_names.get((driver, k))
@@ -299,17 +303,22 @@ def _contents(pools: tuple[Pool, ...], rules: Rules, read, device_keys: dict, sh
                 (shown if visible else hidden).append((k, a.kind, a.value))
             shown.sort()
             hidden.sort()
-            base = device_keys[id(device)] = ((driver, tuple(shown), device.rest_key()), hidden)
-        static, hidden = base
-        return static, tuple((k, kind, renaming.setdefault((k, kind, value), len(renaming))) for k, kind, value in hidden)
+            static = (driver, tuple(shown), tuple((k, kind) for k, kind, _v in hidden), device.rest_key())
+            found = device_keys[id(device)] = (statics.setdefault(static, len(statics)), tuple(hidden), device)
+        return found  # (the device kept: its id stays its own)
+
+    def devices_key(driver: str, candidates, with_here: bool) -> tuple:
+        bases = [base(driver, c.device) for c in candidates]
+        values = [renaming.setdefault(h, len(renaming)) for b in bases for h in b[1]]
+        here = tuple(c.here for c in candidates) if with_here else ()
+        return tuple(b[0] for b in bases), here, tuple(values)
 
     named = [p.name for p in pools]
     out = []
     for pool in pools:
         content = (pool.incomplete, pool.invalid,
                    tuple(sorted((k, tuple(sorted(v.items()))) for k, v in pool.counter_sets.items())),
-                   tuple((device_key(pool.driver, c.device), c.here) for c in pool.devices),
-                   tuple(device_key(pool.driver, c.device) for c in pool.others))
+                   devices_key(pool.driver, pool.devices, True), devices_key(pool.driver, pool.others, False))
         if rules.counters_by_pool_name and named.count(pool.name) > 1:
             content = (named.index(pool.name), content)  # counters kept by pool name: which pools share one matters
         out.append(content)
