@@ -347,6 +347,22 @@ def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...
     return notes
 
 
+def distinct_ids(ids: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The distinct values of `ids` (small non-negative integers), ascending, and per element the index of its
+    own among them (`np.unique`'s values and inverse, without sorting)."""
+    if not len(ids):
+        return [], np.zeros(0, dtype=np.int64)
+    low, high = int(ids.min()), int(ids.max())
+    if low == high:
+        return [low], np.zeros(len(ids), dtype=np.int64)
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[ids - low] = True
+    values = np.flatnonzero(present)
+    position = np.zeros(high - low + 1, dtype=np.int64)
+    position[values] = np.arange(len(values))
+    return (values + low).tolist(), position[ids - low]
+
+
 def holdings(claim: ResourceClaim, consumable: bool):
     """`foreachAllocatedDevice`: per device of an allocated claim (admin access holds none), ("dedicated", id),
     or with DRAConsumableCapacity a share ("share", id, share id, consumed capacity or None)."""
@@ -592,12 +608,21 @@ class DraState:
         allocation per distinct offer (AllocationError: the Filter error, raised for the first node in `idx`
         order that meets it)."""
         ids = self.offer_id_array(idx)
-        offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-        verdicts = []
-        for offer, position in sorted(zip(offers.tolist(), first.tolist(), strict=True), key=lambda p: p[1]):
-            verdicts.append((offer, self._verdict(claims_id, offer, int(idx[position]), claims)))
-        codes = dict(verdicts)
-        return np.asarray([codes[o] for o in offers.tolist()], dtype=np.int8)[inverse.ravel()]
+        offers, which = distinct_ids(ids)
+        codes = {offer: self._verdict(claims_id, offer, int(idx[position]), claims)
+                 for offer, position in self._visits(ids, offers, claims_id)}
+        return np.asarray([codes[offer] for offer in offers], dtype=np.int8)[which]
+
+    def _visits(self, ids: np.ndarray, offers: list[int], claims_id: int) -> list[tuple[int, int]]:
+        """Each distinct offer with the position of the first node offering it, in that order (the first node
+        meeting an error raises it); when every offer's outcome is known and none is an error, any order and
+        any node."""
+        known = self.verdicts
+        outcomes = [known.get((claims_id, offer)) for offer in offers]
+        if all(o is not None and not isinstance(o[0], str) for o in outcomes):
+            return [(offer, 0) for offer in offers]
+        firsts = [int(np.argmax(ids == offer)) for offer in offers]
+        return sorted(zip(offers, firsts, strict=True), key=lambda p: p[1])
 
     def fits(self, node: int, claims_id: int, claims: Sequence[ClaimToAllocate]) -> bool:
         """Whether the claims can all be allocated on the node now (AllocationError: the Filter error)."""
@@ -636,14 +661,16 @@ class DraState:
         claims do not all fit. One allocation per distinct offer, shared with `fits_nodes` (nodes with equal
         offers choose alike, device names aside); AllocationError: the Filter error."""
         ids = self.offer_id_array(idx)
-        offers, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        offers, which = distinct_ids(ids)
+        outcomes = {offer: self._outcome(claims_id, offer, int(idx[position]), claims)
+                    for offer, position in self._visits(ids, offers, claims_id)}
         answers = []
-        for offer, position in zip(offers.tolist(), first.tolist(), strict=True):
-            verdict, requests, _allocation = self._outcome(claims_id, offer, int(idx[position]), claims)
+        for offer in offers:
+            verdict, requests, _allocation = outcomes[offer]
             if isinstance(verdict, str):
                 raise AllocationError(verdict)
             answers.append(requests)
-        return answers, inverse.ravel()
+        return answers, which
 
     def allocate_on(self, node: int, claims: Sequence[ClaimToAllocate], node_name: str = "") -> Allocation | None:
         """The allocator on one node with the devices in use now."""

@@ -107,6 +107,16 @@ def binding_failed(claim) -> bool:
     return False
 
 
+def _groups(groups: np.ndarray, needs: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each group of claims the nodes needing DRA allocate (`DynamicResources._node_groups`) with those nodes'
+    rows (every node of one group, the common case: without sorting)."""
+    if not len(groups):
+        return []
+    if needs.all() and int(groups.min()) == int(groups.max()):
+        return [(int(groups[0]), np.arange(len(groups)))]
+    return [(g, np.flatnonzero(needs & (groups == g))) for g in np.unique(groups[needs]).tolist()]
+
+
 def ctx_pod(pre: PreState) -> Pod:
     return pre.pod
 
@@ -291,8 +301,7 @@ class DynamicResources:
         matrix = np.zeros((len(idx), len(LABELS)), dtype=bool)
         groups, stop = self._node_groups(state, pre, idx, matrix)
         needs = ~stop & (groups >= 0)
-        for g in np.unique(groups[needs]).tolist():
-            rows = np.flatnonzero(needs & (groups == g))
+        for g, rows in _groups(groups, needs):
             claims_id, claims = pre.groups[g]
             try:
                 codes = dra.fits_nodes(idx[rows], claims_id, claims)
@@ -419,8 +428,8 @@ class DynamicResources:
         groups, stop = self._node_groups(state, pre, idx, matrix)
         fixed = sum(subrequest_rank_score(claim.spec, result_requests(claim.allocation))
                     for _n, _k, claim in pre.claims if claim.allocation is not None)
-        for g in np.unique(groups[~stop & (groups >= 0)]).tolist():
-            rows = np.flatnonzero(~stop & (groups == g))
+        needs = ~stop & (groups >= 0)
+        for g, rows in _groups(groups, needs):
             claims_id, claims = pre.groups[g]
             try:
                 answers, which = dra.allocated_requests(idx[rows], claims_id, claims)
