@@ -193,16 +193,3 @@ def test_nodes_differing_only_in_hidden_values_answer_apart(tmp_path, capsys):
     assert verdicts("matchAttribute") == ["n1", "n3"]
     assert verdicts("distinctAttribute") == ["n1", "n2", "n3"]
 
-
-def test_distinct_offer_ids_are_numpy_unique():
-    """`distinct_ids` (the offers among the nodes, without sorting) gives np.unique's values and inverse."""
-    import numpy as np
-
-    from kubefit.scheduler.dra.state import distinct_ids
-
-    rng = np.random.default_rng(5)
-    for size, high in [(0, 1), (1, 1), (7, 1), (50, 3), (1000, 40), (300, 5000)]:
-        ids = rng.integers(0, high, size=size) + (17 if size % 2 else 0)
-        values, which = distinct_ids(ids)
-        expected, inverse = np.unique(ids, return_inverse=True)
-        assert values == expected.tolist() and which.tolist() == inverse.ravel().tolist()

@@ -347,20 +347,36 @@ def _catalog_notes(slices: list[ResourceSlice], node_pools: list[tuple[Pool, ...
     return notes
 
 
-def distinct_ids(ids: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """The distinct values of `ids` (small non-negative integers), ascending, and per element the index of its
-    own among them (`np.unique`'s values and inverse, without sorting)."""
-    if not len(ids):
-        return [], np.zeros(0, dtype=np.int64)
-    low, high = int(ids.min()), int(ids.max())
-    if low == high:
-        return [low], np.zeros(len(ids), dtype=np.int64)
-    present = np.zeros(high - low + 1, dtype=bool)
-    present[ids - low] = True
-    values = np.flatnonzero(present)
-    position = np.zeros(high - low + 1, dtype=np.int64)
-    position[values] = np.arange(len(values))
-    return (values + low).tolist(), position[ids - low]
+@dataclass
+class OfferTable:
+    """`DraState.verdicts` of one set of claims as arrays indexed by offer id: the code (-1: not allocated
+    for yet; FIT, CANNOT, INVALID_POOLS_CODE, ERROR_CODE) and the index of the answer (`allocated_requests`)
+    among the distinct ones."""
+
+    codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    answer_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    answers: list = field(default_factory=list)
+    answer_index: dict = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+
+    def grow(self, size: int) -> None:
+        codes = np.full(size, -1, dtype=np.int8)
+        codes[:len(self.codes)] = self.codes
+        answer_ids = np.full(size, -1, dtype=np.int32)
+        answer_ids[:len(self.answer_ids)] = self.answer_ids
+        self.codes, self.answer_ids = codes, answer_ids
+
+    def record(self, offer: int, verdict: int | str, answer) -> None:
+        if isinstance(verdict, str):
+            self.codes[offer] = ERROR_CODE
+            self.errors[offer] = verdict
+            return
+        self.codes[offer] = verdict
+        found = self.answer_index.get(answer)
+        if found is None:
+            found = self.answer_index[answer] = len(self.answers)
+            self.answers.append(answer)
+        self.answer_ids[offer] = found
 
 
 def holdings(claim: ResourceClaim, consumable: bool):
@@ -396,6 +412,7 @@ class DraState:
     extended: dict[tuple[str, str], str] = field(default_factory=dict)  # (ns, pod) → the scheduler's claim for it
     generation: int = 0  # the catalog generation the claims are held for
     counters: dict = field(default_factory=dict)  # (driver, pool) → id(pool) → counters left (AllocatedState)
+    tables: dict[int, OfferTable] = field(default_factory=dict)  # claims → `verdicts` per offer (shared by copies)
 
     @classmethod
     def create(cls, catalog: DraCatalog) -> DraState:
@@ -407,7 +424,8 @@ class DraState:
         return DraState(self.catalog, dict(self.claims), dict(self.generated), dict(self.in_use),
                         {k: dict(v) for k, v in self.shares.items()}, {k: dict(v) for k, v in self.capacity.items()},
                         self.offer_ids.copy(), self.interned, self.verdicts, self.notes,
-                        frozen or self.frozen, self.version, dict(self.extended), self.generation, dict(self.counters))
+                        frozen or self.frozen, self.version, dict(self.extended), self.generation, dict(self.counters),
+                        self.tables)
 
     def restore(self, saved: DraState) -> None:
         """Take the claims, generated names, devices in use and offers back to `saved` (a `copy` of this state
@@ -432,6 +450,7 @@ class DraState:
             catalog.generation += 1
             self.interned.clear()
             self.verdicts.clear()
+            self.tables.clear()
         catalog.extended_resources = extended_resources
         self.sync()
 
@@ -524,7 +543,11 @@ class DraState:
         if not self.catalog.extended_resources:
             return None
         from kubefit.k8s.requests import pod_requests_nanos, to_units
-        from kubefit.scheduler.dra.extended import pod_extended_requests
+        from kubefit.scheduler.dra.extended import is_dra_extended_name, pod_extended_requests
+
+        named = [*(n for c in (*pod.containers, *pod.init_containers) for n in c.requests), *pod.overhead]
+        if not any(is_dra_extended_name(n) for n in named):
+            return None  # (pod-level requests name cpu, memory and hugepages only)
 
         return pod_extended_requests(to_units(pod_requests_nanos(pod)), self.catalog.resolver)
 
@@ -607,37 +630,55 @@ class DraState:
         found no solution) or INVALID_POOLS (no solution, and an invalid pool: the node's own message); one
         allocation per distinct offer (AllocationError: the Filter error, raised for the first node in `idx`
         order that meets it)."""
-        ids = self.offer_id_array(idx)
-        offers, which = distinct_ids(ids)
-        codes = {offer: self._verdict(claims_id, offer, int(idx[position]), claims)
-                 for offer, position in self._visits(ids, offers, claims_id)}
-        return np.asarray([codes[offer] for offer in offers], dtype=np.int8)[which]
-
-    def _visits(self, ids: np.ndarray, offers: list[int], claims_id: int) -> list[tuple[int, int]]:
-        """Each distinct offer with the position of the first node offering it, in that order (the first node
-        meeting an error raises it); when every offer's outcome is known and none is an error, any order and
-        any node."""
-        known = self.verdicts
-        outcomes = [known.get((claims_id, offer)) for offer in offers]
-        if all(o is not None and not isinstance(o[0], str) for o in outcomes):
-            return [(offer, 0) for offer in offers]
-        firsts = [int(np.argmax(ids == offer)) for offer in offers]
-        return sorted(zip(offers, firsts, strict=True), key=lambda p: p[1])
+        _table, _ids, codes = self._resolved(idx, claims_id, claims)
+        return codes
 
     def fits(self, node: int, claims_id: int, claims: Sequence[ClaimToAllocate]) -> bool:
         """Whether the claims can all be allocated on the node now (AllocationError: the Filter error)."""
         return int(self.fits_nodes(np.asarray([node], dtype=np.int64), claims_id, claims)[0]) == FIT
 
-    def _verdict(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> int:
-        verdict = self._outcome(claims_id, offer, node, claims)[0]
-        if isinstance(verdict, str):
-            raise AllocationError(verdict)
-        return verdict
+    def allocated_requests(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]
+                           ) -> tuple[list[tuple[frozenset[str], ...] | None], np.ndarray]:
+        """What the claims' allocation holds on each node of `idx` (what Filter keeps in `nodeAllocations`
+        for Score): distinct answers, and per node which of them it gets. An answer is per claim the
+        `request` names of its results (`request/subrequest` for a `firstAvailable` choice), None where the
+        claims do not all fit. One allocation per distinct offer, shared with `fits_nodes` (nodes with equal
+        offers choose alike, device names aside); AllocationError: the Filter error."""
+        table, ids, _codes = self._resolved(idx, claims_id, claims)
+        return table.answers, table.answer_ids[ids]
+
+    def _resolved(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]
+                  ) -> tuple[OfferTable, np.ndarray, np.ndarray]:
+        """The claims' table, the offers of nodes `idx` and their codes, every one known: the allocator runs for
+        offers not met yet, in node order; the first node (in that order) whose offer is an error raises it."""
+        ids = self.offer_id_array(idx)
+        table = self._table(claims_id, int(ids.max()) + 1 if len(ids) else 0)
+        codes = table.codes[ids]
+        while True:
+            pending = np.flatnonzero((codes < 0) | (codes == ERROR_CODE))
+            if not len(pending):
+                return table, ids, codes
+            position = int(pending[0])
+            offer = int(ids[position])
+            if codes[position] == ERROR_CODE:
+                raise AllocationError(table.errors[offer])
+            self._outcome(claims_id, offer, int(idx[position]), claims)
+            codes[ids == offer] = table.codes[offer]
+
+    def _table(self, claims_id: int, size: int) -> OfferTable:
+        """The claims' table, holding at least offers below `size`."""
+        table = self.tables.get(claims_id)
+        if table is None:
+            table = self.tables[claims_id] = OfferTable()
+        if len(table.codes) < size:
+            table.grow(max(size, 2 * len(table.codes), len(self.interned)))
+        return table
 
     def _outcome(self, claims_id: int, offer: int, node: int, claims: Sequence[ClaimToAllocate]) -> tuple:
         """One allocation per (claims, offer): its verdict (FIT, CANNOT, INVALID_POOLS_CODE or the error text),
         what the allocation holds (per claim its results' request names; None when nothing fits), and the
-        allocation itself (`reserve` moves it onto its node: `relocate`)."""
+        allocation itself (`reserve` moves it onto its node: `relocate`). Kept in `verdicts` and the claims'
+        table."""
         key = (claims_id, offer)
         found = self.verdicts.get(key)
         if found is None:
@@ -651,26 +692,8 @@ class DraState:
             except AllocationError as exc:
                 found = (str(exc), None, None)
             self.verdicts[key] = found
+            self._table(claims_id, offer + 1).record(offer, found[0], found[1])
         return found
-
-    def allocated_requests(self, idx: np.ndarray, claims_id: int, claims: Sequence[ClaimToAllocate]
-                           ) -> tuple[list[tuple[frozenset[str], ...] | None], np.ndarray]:
-        """What the claims' allocation holds on each node of `idx` (what Filter keeps in `nodeAllocations`
-        for Score): distinct answers, and per node which of them it gets. An answer is per claim the
-        `request` names of its results (`request/subrequest` for a `firstAvailable` choice), None where the
-        claims do not all fit. One allocation per distinct offer, shared with `fits_nodes` (nodes with equal
-        offers choose alike, device names aside); AllocationError: the Filter error."""
-        ids = self.offer_id_array(idx)
-        offers, which = distinct_ids(ids)
-        outcomes = {offer: self._outcome(claims_id, offer, int(idx[position]), claims)
-                    for offer, position in self._visits(ids, offers, claims_id)}
-        answers = []
-        for offer in offers:
-            verdict, requests, _allocation = outcomes[offer]
-            if isinstance(verdict, str):
-                raise AllocationError(verdict)
-            answers.append(requests)
-        return answers, which
 
     def allocate_on(self, node: int, claims: Sequence[ClaimToAllocate], node_name: str = "") -> Allocation | None:
         """The allocator on one node with the devices in use now."""
@@ -886,6 +909,7 @@ class DraState:
 
 
 FIT, CANNOT, INVALID_POOLS_CODE = 0, 1, 2
+ERROR_CODE = 3  # an OfferTable's code for an allocation error (its text in `errors`)
 
 
 def _count(counts: dict, key: Any, delta: int) -> None:
