@@ -5,7 +5,9 @@ master after v0.37.0-alpha.2) hold every case whose objects upstream builds with
 data: partitionable devices (counter sets in their own slices, consumption checks, per-device node selection,
 invalid pools), device taints and tolerations, binding conditions, consumable capacity (request policies, shares
 held before the cycle, `All` mode), distinct-attribute constraints, list-type attributes, the combinations search
-and the older cases. Each case runs through kubefit's pool gathering (`build_catalog`, the node as upstream's
+and the older cases; dra-allocator-closure-cases.yaml the 29 cases upstream builds in Go closures (admin access,
+obsolete, duplicate and multi-host pools, unknown selectors, modes and constraints, invalid CEL), transcribed by
+hand, and the one master adds (a claim config naming two requests). Each case runs through kubefit's pool gathering (`build_catalog`, the node as upstream's
 `node(name, region)`) and allocator under the version's rules, with the channel upstream's `NewAllocator` would
 pick for the case's features (each upstream case runs on every implementation that supports them, with the same
 expectations); its results are compared as upstream's matchers do (claims and devices in any order, share IDs
@@ -59,8 +61,8 @@ FEATURES = {"adminAccess": "admin_access", "prioritizedList": "prioritized_list"
             "deviceBindingAndStatus": "device_binding", "consumableCapacity": "consumable_capacity",
             "listTypeAttributes": "list_type_attributes"}
 SHARE_ID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"  # upstream's fixedShareID, put in place of every share's
-# Built by upstream in Go closures (objects mutated after the helpers), not transcribed: the older behaviours they
-# test (admin access, invalid CEL, incomplete multi-host pools) are in dra-allocator-cases.yaml (v0.34.1) as data.
+# Built by upstream in Go closures (objects mutated after the helpers): transcribed by hand into
+# dra-allocator-closure-cases.yaml (29 of v0.36.2, unchanged at master, and one master adds).
 NOT_TRANSCRIBED = 29
 # v1.37 fixes its release notes list that landed upstream after the transcribed master: the cases they change, with
 # what v1.37 answers instead. kubernetes#140769: "ResourceClaims using allocationMode: All with consumable capacity
@@ -78,6 +80,8 @@ def _cases(version: str) -> list[dict[str, Any]]:
 
 CASES_136 = _cases("136")
 CASES_137 = _cases("137")
+CLOSURES = yaml.safe_load((DATA / "dra-allocator-closure-cases.yaml").read_text())
+CLOSURES_136 = [c for c in CLOSURES if not c.get("headOnly")]
 
 
 # --------------------------------------------------------------------------- objects from the data
@@ -140,7 +144,8 @@ def _sub(raw: dict[str, Any], name: str, exact: bool) -> DeviceSubRequest:
     capacity = raw.get("capacity")
     return DeviceSubRequest(
         name, raw.get("deviceClassName", ""),
-        selectors=tuple(s["cel"]["expression"] for s in raw.get("selectors") or ()), allocation_mode=mode,
+        selectors=tuple(s["cel"]["expression"] if s.get("cel") else None for s in raw.get("selectors") or ()),
+        allocation_mode=mode,
         count=raw.get("count", 0) if mode == "All" else raw.get("count", 1),
         admin_access=raw.get("adminAccess") if exact else None,
         tolerations=tuple(_toleration(t) for t in raw.get("tolerations") or ()),
@@ -276,10 +281,24 @@ def test_upstream_allocator_v137(case):
     _run(case, 37)
 
 
+@pytest.mark.parametrize("case", CLOSURES_136, ids=[c["name"] for c in CLOSURES_136])
+def test_upstream_allocator_closure_cases_v136(case):
+    _run(case, 36)
+
+
+@pytest.mark.parametrize("case", CLOSURES, ids=[c["name"] for c in CLOSURES])
+def test_upstream_allocator_closure_cases_v137(case):
+    _run(case, 37)
+
+
 def test_case_accounting():
-    """v0.36.2 has 215 TestAllocator cases, 186 transcribed; master adds 4 (and one more built in a closure)."""
-    assert len(CASES_136) == 215 - NOT_TRANSCRIBED and len(CASES_137) == 189
-    assert len({c["name"] for c in CASES_136}) == len(CASES_136)
+    """v0.36.2 has 215 TestAllocator cases: 186 built with its helpers, 29 in closures; master adds 4 (and one more
+    built in a closure). Every case name once."""
+    assert len(CASES_136) + len(CLOSURES_136) == 215 and len(CLOSURES_136) == NOT_TRANSCRIBED
+    assert len(CASES_137) + len(CLOSURES) == 219
+    assert len({c["name"] for c in CASES_136 + CLOSURES_136}) == 215
+    assert len({c["name"] for c in CASES_137 + CLOSURES}) == 219
     features = {f for c in CASES_136 for f in c.get("features") or ()}
     assert features == set(FEATURES) - {"adminAccess"}  # admin access: only in the cases built in closures
+    assert "adminAccess" in {f for c in CLOSURES_136 for f in c["features"]}
     assert set(V137_FIXES) <= {c["name"] for c in CASES_137}
