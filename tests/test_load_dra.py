@@ -75,7 +75,7 @@ def test_request_defaults_as_the_api_server():
      "exactly one value"),
     (_slice(devices=[{"name": "g", "attributes": {"v": {"version": "1.02.0"}}}]), "spec.devices[0].attributes.v.version",
      "must be a semantic version"),
-    (_slice(devices=[{"name": "g", "capacity": {"memory": {"value": "lots"}}}]), "spec.devices[0].capacity.memory.value",
+    (_slice(devices=[{"name": "g", "capacity": {"memory": {"value": "lots"}}}]), "spec.devices[0].capacity[memory].value",
      "quantities must match"),
     (_slice(devices=[{"name": "g"}, {"name": "g"}]), "spec.devices", "duplicate device name 'g'"),
     (_slice(allNodes=True), "spec", "exactly one of nodeName, nodeSelector, allNodes"),

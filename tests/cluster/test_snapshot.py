@@ -540,9 +540,10 @@ def test_snapshot_reads_dynamic_resource_allocation(server: str, tmp_path: Path)
     assert "managedFields" not in json.dumps(documents)
     scenario = load_scenario([out])
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
+    state.dra.sync()  # the claims are held once the pools are gathered
     assert set(state.dra.in_use) == {("gpu.example.com", "kind-worker", "gpu-0")}
     pool = state.dra.catalog.node_pools[state.node_index["kind-worker"]][0]
-    assert [d[0][2] for d in pool.devices] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"] and not pool.incomplete
+    assert [d.device_id[2] for d in pool.devices] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"] and not pool.incomplete
 
 
 def test_snapshot_of_a_cluster_without_dra(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

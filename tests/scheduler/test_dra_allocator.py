@@ -18,17 +18,26 @@ from kubefit.api.cluster import ObjectMeta
 from kubefit.api.dra import (
     EXACT_COUNT,
     ClaimSpec,
+    CounterConsumption,
     Device,
     DeviceAttribute,
     DeviceClass,
     DeviceConstraint,
     DeviceRequest,
     DeviceSubRequest,
+    DeviceTaint,
     ResourceSlice,
 )
 from kubefit.k8s.quantity import parse_quantity
-from kubefit.scheduler.dra.allocator import AllocationError, ClaimToAllocate, Features, allocate
-from kubefit.scheduler.dra.pools import gather_pools
+from kubefit.scheduler.dra.allocator import (
+    AllocatedState,
+    AllocationError,
+    ClaimToAllocate,
+    Features,
+    allocate,
+    choose_rules,
+)
+from kubefit.scheduler.dra.pools import PoolRules, gather_pools
 
 CASES = yaml.safe_load((Path(__file__).parent / "data" / "dra-allocator-cases.yaml").read_text())
 FEATURES = {"adminAccess": "admin_access", "prioritizedList": "prioritized_list",
@@ -42,9 +51,11 @@ def _device(raw: Any) -> Device:
     attributes = {name: DeviceAttribute(*next(iter(value.items()))) for name, value in
                   (raw.get("attributes") or {}).items()}
     capacity = {name: parse_quantity(value) for name, value in (raw.get("capacity") or {}).items()}
-    return Device(raw["name"], attributes, capacity, consumes_counters=bool(raw.get("counters")),
-                  binding_conditions=bool(raw.get("bindingConditions")),
-                  taints=({"key": "taint-key", "effect": "NoSchedule"},) if raw.get("taints") else ())
+    return Device(raw["name"], attributes, capacity,
+                  consumes=(CounterConsumption("counter-set", {"counter": 1}),) if raw.get("counters") else (),
+                  binding_conditions=("condition",) if raw.get("bindingConditions") else (),
+                  binding_failure_conditions=("failed",) if raw.get("bindingConditions") else (),
+                  taints=(DeviceTaint("taint-key", "", "NoSchedule"),) if raw.get("taints") else ())
 
 
 def _slice(raw: list) -> ResourceSlice:
@@ -57,7 +68,7 @@ def _slice(raw: list) -> ResourceSlice:
     if where == "all":
         placement["all_nodes"] = True
     elif where == "perDevice":
-        placement["per_device_node_selection"] = True
+        placement["per_device_node_selection"] = placement["per_device_set"] = True
     elif isinstance(where, dict):
         (key, value), = where.items()
         kind = "matchFields" if key == "field" else "matchExpressions"
@@ -150,7 +161,7 @@ def _pools(case: dict[str, Any]):
             value = node if kind == "matchFields" else labels.get(r["key"])
             if value in r["values"]:
                 reached.append(s)
-    return gather_pools(reached)
+    return gather_pools(reached, reached, PoolRules(34), lambda _s, _d: True)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -159,11 +170,12 @@ def test_upstream_allocator_case(case):
                                                           **(case.get("features") or {})}.items()})
     classes = {c.meta.name: c for c in (_class(c) for c in case.get("classes") or ())}
     claims = [_claim(c) for c in case.get("claims") or ()]
-    allocated = {tuple(d) for d in case.get("allocated") or ()}
+    allocated = AllocatedState(dedicated={tuple(d): 1 for d in case.get("allocated") or ()})
+    rules = choose_rules(34, features)
     expect = case["expect"]
     if "error" in expect:
         with pytest.raises(AllocationError) as err:
-            allocate(claims, case.get("node", ""), _pools(case), allocated, classes, features)
+            allocate(claims, case.get("node", ""), _pools(case), allocated, classes, features, rules)
         assert expect["error"] in str(err.value)
         return
     from kubefit.scheduler.dra import allocator
@@ -177,7 +189,7 @@ def test_upstream_allocator_case(case):
 
     allocator._Search.__init__ = counting
     try:
-        got = allocate(claims, case.get("node", ""), _pools(case), allocated, classes, features)
+        got = allocate(claims, case.get("node", ""), _pools(case), allocated, classes, features, rules)
     finally:
         allocator._Search.__init__ = original
     if expect["results"] == "none":

@@ -35,22 +35,34 @@ def _tainted_dra(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("version", "said"), [("1.34", False), ("1.35", False), ("1.36", True), ("1.37", True)])
-def test_device_taints_are_said_where_the_version_evaluates_them(version, said, tmp_path, capsys):
-    """A tainted device: v1.36 evaluates its taint (DRADeviceTaints on by default), kubefit's allocator does not;
-    the result's warnings say so for 1.36 and 1.37 only, naming the slice, the device and the gate."""
+@pytest.mark.parametrize(("version", "train", "serve"), [
+    ("1.34", ["gpu-0", "gpu-1"], "node-a"), ("1.35", ["gpu-0", "gpu-1"], "node-b"),
+    ("1.36", ["gpu-2", "gpu-3"], "node-b"), ("1.37", ["gpu-2", "gpu-3"], "node-b")])
+def test_device_taints_answer_per_version(version, train, serve, tmp_path, capsys):
+    """A NoSchedule taint on node-a's gpu-0 (numa 0; gpu-1 numa 0, gpu-2/gpu-3 numa 1). v1.34/v1.35 (DRADeviceTaints
+    off) ignore it: train-0's same-NUMA pair is the first two devices, gpu-0 and gpu-1. v1.36/v1.37 keep the
+    request off gpu-0: gpu-1 finds no second numa-0 device, so the pair is gpu-2 and gpu-3; serve-0 then needs an
+    H100 or two free 40Gi GPUs, and node-a has one left (gpu-1, gpu-0 tainted): only node-b fits. (v1.35 sends
+    serve-0 to node-b too, untainted node-a fitting: its DynamicResources Score, weight 2, ranks node-b's H100,
+    the first subrequest, above node-a's pair.) Nothing is said of the taint: it is evaluated."""
     rc, got = _json(capsys, "simulate", "-f", str(_tainted_dra(tmp_path)), "--kube-version", version)
     assert rc == 0
+    steps = {s["pod"].split("/")[-1]: s for s in got["steps"]}
+    assert steps["train-0"]["node"] == "node-a"
+    assert [d.rsplit("/", 1)[1] for d in steps["train-0"]["devices"]["gpus"]] == train
+    assert steps["serve-0"]["node"] == serve
+    assert not [w for w in got["warnings"] if "DRADeviceTaints" in w]
+
+
+def test_device_taints_turned_on_before_v136_are_said(tmp_path, capsys):
+    """v1.35 with DRADeviceTaints turned on: kubefit evaluates the taint with v1.36.3's allocator and says so."""
+    rc, got = _json(capsys, "simulate", "-f", str(_tainted_dra(tmp_path)), "--kube-version", "1.35",
+                    "--feature-gates", "DRADeviceTaints=true")
+    assert rc == 0
     notes = [w for w in got["warnings"] if "DRADeviceTaints" in w]
-    assert bool(notes) is said
-    if said:
-        assert notes[0].startswith("ResourceSlice/node-a-gpus: device gpu-0 has taints (DRADeviceTaints")
-
-
-def test_device_taints_not_said_with_the_gate_off(tmp_path, capsys):
-    rc, got = _json(capsys, "simulate", "-f", str(_tainted_dra(tmp_path)), "--kube-version", "1.36",
-                    "--feature-gates", "DRADeviceTaints=false")
-    assert rc == 0 and not [w for w in got["warnings"] if "DRADeviceTaints" in w]
+    assert notes and notes[0].startswith("ResourceSlice/node-a-gpus: device gpu-0 has taints (DRADeviceTaints")
+    steps = {s["pod"].split("/")[-1]: s for s in got["steps"]}
+    assert [d.rsplit("/", 1)[1] for d in steps["train-0"]["devices"]["gpus"]] == ["gpu-2", "gpu-3"]
 
 
 def test_config_validate_on_every_version(capsys):

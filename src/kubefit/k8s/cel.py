@@ -369,6 +369,9 @@ class DefaultMap(ct.MapType):
 
 
 def _cel_attribute(attribute: DeviceAttribute) -> Any:
+    if attribute.kind in ("ints", "bools", "strings", "versions"):  # DRAListTypeAttributes: a list value
+        scalar = attribute.kind[:-1]
+        return ct.ListType([_cel_attribute(DeviceAttribute(scalar, v)) for v in attribute.value])
     if attribute.kind == "int":
         return ct.IntType(attribute.value)
     if attribute.kind == "bool":
@@ -378,14 +381,30 @@ def _cel_attribute(attribute: DeviceAttribute) -> Any:
     return ct.StringType(attribute.value)
 
 
+LIST_KINDS = ("ints", "bools", "strings", "versions")
+
+
+def unsupported_attribute(device: Device, lists: bool) -> str | None:
+    """`DeviceMatches` converts every attribute first: the name of one it cannot (a list value without
+    DRAListTypeAttributes in v1.36, no value at all), else None."""
+    for name, attribute in device.attributes.items():
+        if attribute.kind in LIST_KINDS:
+            if not lists or attribute.value is None:
+                return name
+        elif attribute.kind not in ("int", "bool", "string", "version"):
+            return name
+    return None
+
+
 def split_qualified(name: str, driver: str) -> tuple[str, str]:
     """`parseQualifiedName`: (domain, id), the driver's domain for a name without one."""
     domain, sep, ident = name.partition("/")
     return (domain, ident) if sep else (driver, name)
 
 
-def device_value(driver: str, device: Device) -> ct.MapType:
-    """The `device` variable of a selector (`DeviceMatches`): driver, attributes and capacity by domain."""
+def device_value(driver: str, device: Device, multiple: bool = False) -> ct.MapType:
+    """The `device` variable of a selector (`DeviceMatches`): driver, attributes and capacity by domain, and
+    with DRAConsumableCapacity (`multiple`) `allowMultipleAllocations` (false when unset)."""
     attributes: dict[str, dict] = {}
     for name, attribute in device.attributes.items():
         domain, ident = split_qualified(name, driver)
@@ -394,11 +413,14 @@ def device_value(driver: str, device: Device) -> ct.MapType:
     for name, nanos in device.capacity.items():
         domain, ident = split_qualified(name, driver)
         capacity.setdefault(domain, {})[ct.StringType(ident)] = Quantity(nanos)
-    return ct.MapType({
+    fields = {
         ct.StringType("driver"): ct.StringType(driver),
         ct.StringType("attributes"): DefaultMap({ct.StringType(d): ct.MapType(v) for d, v in attributes.items()}),
         ct.StringType("capacity"): DefaultMap({ct.StringType(d): ct.MapType(v) for d, v in capacity.items()}),
-    })
+    }
+    if multiple:
+        fields[ct.StringType("allowMultipleAllocations")] = ct.BoolType(bool(device.allow_multiple))
+    return ct.MapType(fields)
 
 
 # --------------------------------------------------------------------------- evaluation with costs
@@ -719,12 +741,18 @@ class Selector:
     reads: tuple[tuple[str, ...], ...] | None  # device paths it reads (None: possibly anything)
     verdicts: dict[tuple, bool | str] = field(default_factory=dict)  # read key → verdict or error text
 
-    def matches(self, driver: str, device: Device, limit: int = CEL_SELECTOR_MAX_COST) -> bool:
-        """Whether `device` (of `driver`) passes; CelRuntimeError when the expression fails on it."""
-        key = self.read_key(driver, device)
+    def matches(self, driver: str, device: Device, limit: int = CEL_SELECTOR_MAX_COST, *,
+                multiple: bool = False, lists: bool = True) -> bool:
+        """Whether `device` (of `driver`) passes; CelRuntimeError when the expression fails on it. `multiple`:
+        the environment of DRAConsumableCapacity (`device.allowMultipleAllocations` defined); `lists`:
+        DRAListTypeAttributes (without it a list value cannot be converted, `getAttributeValue`)."""
+        unsupported = unsupported_attribute(device, lists)
+        if unsupported is not None:
+            raise CelRuntimeError(f"attribute {unsupported}: unsupported attribute value")
+        key = (multiple, self.read_key(driver, device))
         verdict = self.verdicts.get(key)
         if verdict is None:
-            verdict = self.verdicts[key] = self._evaluate(device_value(driver, device), limit)
+            verdict = self.verdicts[key] = self._evaluate(device_value(driver, device, multiple), limit)
         if isinstance(verdict, str):
             raise CelRuntimeError(verdict)
         return verdict
@@ -760,6 +788,8 @@ def _read(driver: str, device: Device, path: tuple[str, ...]) -> Any:
         return device.content_key(driver)
     if path[0] == "driver":
         return driver
+    if path[0] == "allowMultipleAllocations":
+        return device.allow_multiple
     if path[0] not in ("attributes", "capacity"):
         return None
     source = device.attributes if path[0] == "attributes" else device.capacity

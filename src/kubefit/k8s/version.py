@@ -146,6 +146,23 @@ POD_GROUP_REQUEUE_ACTIVE = "PodGroupRequeueActive"
 POD_GROUP_VALIDATION = "PodGroupMemberValidation"
 PREEMPTION_PLACEMENT_MESSAGE = "PreemptionPlacementMessage"
 COMPOSITE_POD_GROUP_CYCLE = "CompositePodGroupCycle"
+# the structured allocator of DynamicResources (kubefit.scheduler.dra.allocator.Rules reads these)
+DRA_SKIP_BAD_POOLS = "DRASkipIncompleteAndInvalidPools"
+DRA_CLASS_CONFIG_REQUESTS = "DRAClassConfigNamesRequests"
+DRA_SORTED_POOLS = "DRASortedPools"
+DRA_COMBINATIONS = "DRACombinationsSearch"
+DRA_COUNTER_SLICES_EVERYWHERE = "DRACounterSlicesReachEveryNode"
+DRA_COUNTER_SLICES_OWN_NODES = "DRACounterSlicesReachTheirNodes"
+DRA_ROLLBACK_CANDIDATE = "DRARollbackRejectedCandidate"
+DRA_COUNTERS_BY_POOL_ID = "DRACountersByPoolID"
+DRA_DISTINCT_PER_DEVICE = "DRADistinctAttributePerDevice"
+DRA_SHARE_SPARES_COUNTERS = "DRAShareWithoutCapacitySparesCounters"
+DRA_ALL_MODE_CAPACITY = "DRAAllModeNeedsEveryDeviceCapacity"
+DRA_MILLI_RANGES = "DRACapacityRangesInMilliUnits"
+DRA_LIST_INTERSECTION_RESTORE = "DRAListMatchRestoresIntersection"
+DRA_CONFIG_ONCE = "DRAClaimConfigOnceAndClearedForAll"
+DRA_LIST_VALUES_IN_CEL = "DRAListValuesAlwaysConverted"
+DRA_CEL_ERROR_NAMES_DEVICE = "DRACelErrorNamesDevice"
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(TAINT_REASON_UNNAMED, 35, "kubernetes#134740",
@@ -243,6 +260,44 @@ VARIANTS: tuple[Variant, ...] = (
             "a CompositePodGroup hierarchy is one queue entry scheduled in one cycle from its root: children in "
             "order, GangScheduling's PlacementFeasible counting scheduled children against minGroupCount",
             gates=("GenericWorkload", "CompositePodGroup")),
+    Variant(DRA_SKIP_BAD_POOLS, 35, "dynamic-resource-allocation v0.35 (allocateOne, Allocate)",
+            "the DRA allocator skips incomplete and invalid pools; a node where nothing fits and a pool is invalid "
+            "fails with `invalid resource pools were encountered` (v1.34: an invalid pool fails the whole cycle, an "
+            "incomplete pool's devices are allocated)"),
+    Variant(DRA_CLASS_CONFIG_REQUESTS, 35, "dynamic-resource-allocation v0.35 (Allocate)",
+            "a DeviceClass's configuration is copied into an allocation once, naming the requests using the class"),
+    Variant(DRA_SORTED_POOLS, 36, "dynamic-resource-allocation v0.36 (sortPoolsByID, sortSlicesByName)",
+            "the incubating and experimental DRA allocators try pools in (driver, pool) order and a pool's slices by "
+            "name (v1.34, v1.35 and v1.36's stable allocator: Go map order, random)"),
+    Variant(DRA_COMBINATIONS, 36, "dynamic-resource-allocation v0.36 (allocateOne startLocation)",
+            "the next device of one request is searched after the previous one (combinations, not permutations): a "
+            "device allowing multiple allocations is taken once per request"),
+    Variant(DRA_COUNTER_SLICES_EVERYWHERE, 36, "dynamic-resource-allocation v0.36 (NewAllocator slicesShared)",
+            "a ResourceSlice with sharedCounters reaches every node (an invalid or incomplete such pool shows on "
+            "every node)", gates=("DRAPartitionableDevices",)),
+    Variant(DRA_COUNTER_SLICES_OWN_NODES, 37, "dynamic-resource-allocation master after v0.37.0-alpha.2",
+            "a ResourceSlice with sharedCounters reaches the nodes its node selection names, as any slice"),
+    Variant(DRA_ROLLBACK_CANDIDATE, 36, "kubernetes#140431 (v1.36.3: rollbackDevice)",
+            "a candidate device rejected (taint, constraint, capacity) gives back the counters it took"),
+    Variant(DRA_COUNTERS_BY_POOL_ID, 37, "kubernetes#140435",
+            "shared counters are kept per (driver, pool) (v1.36: per pool name, mixing two drivers' same-named pools)"),
+    Variant(DRA_DISTINCT_PER_DEVICE, 37, "kubernetes#140600",
+            "distinctAttribute compares every device of a request (v1.36: the last one per request)"),
+    Variant(DRA_SHARE_SPARES_COUNTERS, 37, "kubernetes#140437",
+            "a share without consumed capacity already held spares a multi-allocatable device's counters"),
+    Variant(DRA_ALL_MODE_CAPACITY, 37, "kubernetes#140769",
+            "allocationMode All fails when a matching device lacks the capacity asked for (v1.36: leaves it out)"),
+    Variant(DRA_MILLI_RANGES, 37, "kubernetes#140161",
+            "capacity request-policy ranges are rounded in milli-units (v1.36: whole units, Quantity.Value())"),
+    Variant(DRA_LIST_INTERSECTION_RESTORE, 37, "kubernetes#140325",
+            "a list-type matchAttribute restores its intersection when the search backtracks",
+            gates=("DRAListTypeAttributes",)),
+    Variant(DRA_CONFIG_ONCE, 37, "kubernetes#139731, kubernetes#139732",
+            "a claim's configuration is copied once, and one that applies to every request names none"),
+    Variant(DRA_LIST_VALUES_IN_CEL, 37, "dynamic-resource-allocation master (getAttributeValue)",
+            "CEL converts list-type attributes whatever DRAListTypeAttributes says (v1.36: an error without it)"),
+    Variant(DRA_CEL_ERROR_NAMES_DEVICE, 37, "kubernetes#136709",
+            "a CEL runtime error of a selector names the device"),
 )
 _VARIANT_BY_NAME = {v.name: v for v in VARIANTS}
 

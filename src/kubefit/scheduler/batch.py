@@ -201,6 +201,9 @@ def _resources(plugin, pod, demand):
     """`ResourcesSignerName`: `computePodResourceRequest` (cpu, memory and ephemeral storage as numbers, zero
     or absent alike; extended resources as the map they are)."""
     basic = ("cpu", "memory", "ephemeral-storage")
+    backed = getattr(plugin, "backed", ())
+    if backed and any(q and name in backed for name, q in demand.requests.items()):
+        raise _Unsignable  # "signature disabled when dra extended resources are used in the cluster"
     return ("v1.Pod.Spec.ContainerRequestsAndOverheads()",
             tuple(sorted((k, v) for k, v in demand.requests.items() if v or k not in basic)))
 

@@ -1050,7 +1050,7 @@ class Engine:
         if sh.nonzero is None:
             sh.nonzero = self.state.nonzero_pair(sh.ctx.demand)
         self.state.bind(node, sh.ctx.demand, sh.ctx.row, pod=pod, nonzero=sh.nonzero)
-        if pod.resource_claims and self.state.dra is not None and sh.fw.reserves_claims:  # DynamicResources'
+        if self.state.dra is not None and sh.fw.reserves_claims and self.state.dra.needs(pod):  # DynamicResources'
             self.state.dra.reserve(node, self.state.nodes[node].name, pod)  # Reserve + PreBind
         if not sh.adds_only:  # a negative request (the API refuses it; a Pod built in Python may hold one)
             self.last_removal = len(self.log)

@@ -106,7 +106,7 @@ def dynamic_resources_post_filter(fw: Framework, state: ClusterState, pod: Pod,
     """DynamicResources' PostFilter for the failed cycle `result` (None when the pod has no claims), with the
     cycle's PreFilter state and the nodes its Filter ran on (those no earlier Filter plugin rejected)."""
     plugin = dict(fw.filters).get(DYNAMIC_RESOURCES)
-    if plugin is None or not pod.resource_claims:
+    if plugin is None or not (pod.resource_claims or (state.dra is not None and state.dra.needs(pod))):
         return None
 
     def post_filter() -> tuple[str, list]:
@@ -304,8 +304,10 @@ def preemption_step(engine: Engine, pod: Pod) -> tuple[str, PostFilterOutcome]:
         engine.evict(post.nominated_node, victim)
     dra = engine.state.dra
     for key in post.deallocate:  # DynamicResources' PostFilter: the claim's devices are free again
+        deleting = key[0] == "delete"
+        key = key[1] if deleting else key
         nodes = dra.nodes_of(dra.claims[key].allocation)
-        dra.deallocate(key)
+        dra.delete(key) if deleting else dra.deallocate(key)
         for node in sorted(nodes):
             engine.log_removal(node)
     return message, post

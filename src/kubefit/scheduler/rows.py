@@ -158,8 +158,17 @@ def balanced_score_row(state: ClusterState, ctx: CycleContext, plugin: NodeResou
     return row
 
 
+def _device_backed(plugin, requests: dict[str, int]) -> bool:
+    """The pod asks for an extended resource a DeviceClass backs (DRAExtendedResource): where no device plugin
+    provides it, DRA does, which these kernels do not compute (the plugins do)."""
+    backed = getattr(plugin, "backed", ())
+    return bool(backed) and any(q and name in backed for name, q in requests.items())
+
+
 def filter_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
     """A row function for a Filter plugin; "static" when binds never change its verdict; None: unknown."""
+    if _device_backed(plugin, ctx.demand.requests):
+        return None
     if type(plugin).filter is NodeResourcesFit.filter:
         return fit_filter_row(state, ctx, plugin)
     return "static" if name in STATIC_PLUGINS else None
@@ -167,6 +176,8 @@ def filter_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> 
 
 def score_kernel(state: ClusterState, ctx: CycleContext, name: str, plugin) -> RowFn | str | None:
     """A row function for a Score plugin; "static" when binds never change its raw score; None: unknown."""
+    if _device_backed(plugin, ctx.demand.requests):
+        return None
     if type(plugin) is NodeResourcesFit:  # exactly: the legacy 0..10 variants subclass them
         return fit_score_row(state, ctx, plugin)
     if type(plugin) is NodeResourcesBalancedAllocation:

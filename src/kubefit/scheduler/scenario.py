@@ -12,7 +12,7 @@ from kubefit.manifests.kinds import unserved_in
 from kubefit.manifests.load import Scenario, pending_in_order
 from kubefit.manifests.priority import priority_classes
 from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
-from kubefit.scheduler.dra.pools import unevaluated_device_features
+from kubefit.scheduler.dra.notes import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.podgroups import prepare_groups

@@ -441,7 +441,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             assume_pod_volumes(d.shape.fw.filters, state, pod, d.node)
             running.add(pod.key)
             ties = d.best[:max_ties].astype(np.int32) if len(d.best) > 1 else _NO_TIES
-            devices = state.dra.devices_of(bound) if pod.resource_claims and state.dra is not None else None
+            devices = state.dra.devices_of(bound) if state.dra is not None and state.dra.holds(bound) else None
             steps.append(Step(pod, d.node, ties, len(d.best), None, d.feasible, nominated_first=d.nominated_first,
                               batch_hint=d.batch_hint, devices=devices, replaces=replaces))
             note(steps[-1])

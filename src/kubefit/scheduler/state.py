@@ -170,7 +170,7 @@ class ClusterState:
         self.changes.append((node, pod, -1))
         for ip, proto, port in host_ports(pod):
             self.used_ports[node].get(ip, set()).discard((proto, port))
-        if self.dra is not None and pod.resource_claims:  # the resourceclaim controller's cleanup
+        if self.dra is not None and self.dra.holds(pod):  # the resourceclaim controller's cleanup, the GC's
             self.dra.release(pod)
         self.version += 1
 

@@ -129,7 +129,7 @@ class ClaimController:
         name = generated_claim_name(pod, claim_name)
         meta = ObjectMeta(name, pod.namespace, f"uid-claim-{pod.namespace}-{name}", dict(template.labels))
         return ResourceClaim(meta, template.spec, controller_uid=pod.uid, controller_kind="Pod",
-                             pod_claim_name=claim_name), None
+                             controller_name=pod.name, pod_claim_name=claim_name), None
 
     def release(self, claim: ResourceClaim) -> None:
         """A claim deleted: the quota controller no longer counts it."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from kubefit.scheduler.config import BalancedAllocationArgs
 from kubefit.scheduler.plugins.base import CycleContext
-from kubefit.scheduler.plugins.resource_allocation import allocatable_requested
+from kubefit.scheduler.plugins.resource_allocation import allocatable_requested, with_device_backed
 from kubefit.scheduler.state import ClusterState
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -63,6 +63,7 @@ class NodeResourcesBalancedAllocation:
     args: BalancedAllocationArgs
     name: str = NAME
     with_and_without: bool = False
+    backed: frozenset[str] = frozenset()  # DRAExtendedResource: resources a DeviceClass backs (see NodeResourcesFit)
 
     def _requests(self, ctx: CycleContext) -> dict[str, int]:
         return ctx.demand.requests  # plain requests, pod-level resources honoured
@@ -76,6 +77,7 @@ class NodeResourcesBalancedAllocation:
         names = [r.name for r in self.args.resources]
         requests = self._requests(ctx)
         alloc, req = allocatable_requested(state, idx, names, requests, use_requested=True)
+        with_device_backed(state, idx, names, requests, self.backed, alloc, req)
         scores = balanced_scores(req, alloc)
         if self.with_and_without:
             pod = np.array([requests.get(name, 0) for name in names], dtype=np.int64)

@@ -1,25 +1,31 @@
-"""DynamicResources: a pod's ResourceClaims must be allocatable on the node (kube-scheduler v1.34.1).
+"""DynamicResources: a pod's ResourceClaims must be allocatable on the node (kube-scheduler v1.34.1 to v1.37).
 
-`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`:
+`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go` (v1.36.3; `extendeddynamicresources.go`):
 
 * PreEnqueue (`foreachPodResourceClaim`): every claim must exist (a template's claim created by the
   resourceclaim controller, owned by the pod), none being deleted; else the pod never enters the queue.
-* PreFilter: no claims, Skip; a claim's request naming a class that does not exist,
-  UnschedulableAndUnresolvable for every node; allocated claims remember their node selector; the others
-  are the claims to allocate (`CanBeReserved` is always true in v1.34: `reservedFor` never refuses here).
-* Filter, per node: an allocated claim whose node selector the node misses is "resourceclaim not
-  available on the node"; the claims to allocate go through the structured allocator on the node's pools
-  with the devices in use now ("cannot allocate all claims" when they do not all fit); both
-  UnschedulableAndUnresolvable (`statusUnschedulable`). An allocator error fails the whole cycle.
+* PreFilter: no claims (and no device-backed extended resource), Skip; a claim reserved for 256 others,
+  "resourceclaim in use"; a request naming a class that does not exist, UnschedulableAndUnresolvable for every
+  node; allocated claims remember their node selector (one whose devices failed their binding conditions is
+  available nowhere); the others are the claims to allocate. With DRAExtendedResource (v1.36+), a pod asking for
+  an extended resource a DeviceClass backs gets the scheduler's claim for it (`preFilterExtendedResources`).
+* Filter, per node: the scheduler's claim of a prior cycle still holding requests, "cannot schedule extended
+  resource claim"; an extended resource neither the node nor a class provides, "cannot fit resource"; the
+  node's variant of the scheduler's claim (its requests for what DRA provides there, `filterExtendedResources`)
+  joins the claims to allocate; an allocated claim whose node selector the node misses is "resourceclaim not
+  available on the node"; the claims go through the version's structured allocator on the node's pools with
+  the devices in use now ("cannot allocate all claims"; v1.35+: "invalid resource pools were encountered"
+  when an invalid pool was in the way); all UnschedulableAndUnresolvable. An allocator error fails the cycle.
 * PostFilter: no claims (or PreFilter refused them), "no new claims to deallocate"; an allocated claim
   unavailable on some node and reserved by no one else is deallocated ("deallocation of ResourceClaim
-  completed"; upstream picks one at random from a map, kubefit the first in claim order); else "still
-  not schedulable".
+  completed"; upstream picks one at random from a map, kubefit the first in claim order); a stale claim of the
+  scheduler is deleted ("deletion of ResourceClaim completed"); else "still not schedulable".
 * Score (v1.35+, kubernetes#134711: `Score`, `computeScore`, `NormalizeScore`): see `DynamicResources.score`.
   No Score in v1.34. Reserve/PreBind are `DraState.reserve`, run by the engine when it binds the pod.
 
 Filter's `filterTimeout` (10 s of wall clock per node) is not reproduced: kubefit's allocation on a node
-never stops early, as kube-scheduler's does not when it finishes in time.
+never stops early, as kube-scheduler's does not when it finishes in time. PreBind's wait for binding conditions
+(up to `bindingTimeout`) is assumed to succeed.
 """
 
 from __future__ import annotations
@@ -52,19 +58,74 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 NO_CLAIMS = "no new claims to deallocate"
 STILL_NOT_SCHEDULABLE = "still not schedulable"
 DEALLOCATED = "deallocation of ResourceClaim completed"
-LABELS = [CANNOT_ALLOCATE, NOT_AVAILABLE]
+DELETED = "deletion of ResourceClaim completed"
+IN_USE = "resourceclaim in use"
+INVALID_POOLS = "invalid resource pools were encountered"
+STALE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+CANNOT_FIT = "cannot fit resource"
+LABELS = [CANNOT_ALLOCATE, NOT_AVAILABLE, INVALID_POOLS, STALE_EXTENDED_CLAIM, CANNOT_FIT]
+NONE, STOP = -1, -2  # a node needing no allocation; a node filterExtendedResources refused
 PRE = f"{NAME}/pre"  # the cycle's PreFilter state in CycleContext.cache
+
+
+@dataclass
+class ExtendedState:
+    """`draExtendedResource` of the cycle: the pod's scalar requests (whole units) when one of its extended
+    resources is backed by a DeviceClass, and the claim a prior cycle made for them ((key, claim) or None)."""
+
+    scalars: dict[str, int]
+    found: tuple[ClaimKey, Any] | None = None
 
 
 @dataclass
 class PreState:
     """The cycle state PreFilter leaves (upstream's stateData)."""
 
-    claims: list[tuple[str, ClaimKey, Any]]  # (pod claim name, key, ResourceClaim)
+    claims: list[tuple[str, ClaimKey, Any]]  # (pod claim name, key, ResourceClaim); the scheduler's claim last
     available_on: list[np.ndarray | None]  # per claim: the nodes its allocation's node selector matches
-    to_allocate: list[ClaimToAllocate]
+    to_allocate: list[ClaimToAllocate]  # the user's claims to allocate
     key: int  # what the claims to allocate ask for, interned (equal keys, equal verdicts)
     unavailable: set[int] = field(default_factory=set)  # claims Filter found unavailable on some node
+    extended: ExtendedState | None = None
+    pod: Pod | None = None
+    groups: list[tuple[int, list]] = field(default_factory=list)  # (claims id, claims) a node allocates
+    group_of: dict[Any, int] = field(default_factory=dict)  # the node's extended requests → its group
+    specs: dict[int, Any] = field(default_factory=dict)  # group → the spec of the scheduler's claim there
+
+
+def binding_failed(claim) -> bool:
+    """`isClaimReadyForBinding` fails: a device with binding conditions has one of its
+    `bindingFailureConditions` True in `status.devices` (Filter then finds the claim unavailable everywhere and
+    PostFilter deallocates it). A claim whose conditions are not met yet stays usable: a simulation assumes they
+    are met before `bindingTimeout`."""
+    for result in claim.allocation.results:
+        if not result.binding_conditions:
+            continue
+        conditions = claim.device_conditions.get(result.device_id, {})
+        if any(conditions.get(c) == "True" for c in result.binding_failure_conditions):
+            return True
+    return False
+
+
+def _groups(groups: np.ndarray, needs: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each group of claims the nodes needing DRA allocate (`DynamicResources._node_groups`) with those nodes'
+    rows (every node of one group, the common case: without sorting)."""
+    if not len(groups):
+        return []
+    if needs.all() and int(groups.min()) == int(groups.max()):
+        return [(int(groups[0]), np.arange(len(groups)))]
+    return [(g, np.flatnonzero(needs & (groups == g))) for g in np.unique(groups[needs]).tolist()]
+
+
+def ctx_pod(pre: PreState) -> Pod:
+    return pre.pod
+
+
+def can_be_reserved(claim, pod: Pod) -> bool:
+    """`CanBeReserved` or `IsReservedForPod`: a claim reserved for 256 consumers takes no other pod."""
+    from kubefit.api.dra import RESERVED_FOR_MAX_SIZE
+
+    return len(claim.reserved_for) < RESERVED_FOR_MAX_SIZE or any(r.uid == pod.uid for r in claim.reserved_for)
 
 
 def cycle_error(message: str) -> Exception:
@@ -125,6 +186,15 @@ class DynamicResources:
     objects: ClusterObjects = field(default_factory=ClusterObjects)
     scores: bool = False
     scores_by_claim_index: bool = False
+    features: Any = None  # the allocator's features (`AllocatorFeatures(fts)`), None: v1.34's
+    rules: Any = None  # the version's allocator rules (`kubefit.scheduler.dra.allocator.Rules`)
+    extended_resources: bool = False  # DRAExtendedResource
+
+    def __post_init__(self) -> None:
+        from kubefit.scheduler.dra.allocator import V134, Rules
+
+        self.features = self.features or V134
+        self.rules = self.rules or Rules()
     normalize_needs_context = True  # NormalizeScore raises v1.35's Score error (`_SCORE_ERROR` in the raw scores)
 
     # ------------------------------------------------------------------ PreEnqueue
@@ -176,33 +246,55 @@ class DynamicResources:
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         pod = ctx.pod
         ctx.cache[PRE] = None
-        if not pod.resource_claims or state.dra is None:
+        if state.dra is None or not (pod.resource_claims or self.extended_resources):
             return PreFilterOutcome(skip=True)
         from kubefit.scheduler.dra.allocator import ClaimToAllocate
         from kubefit.scheduler.dra.state import ClaimLookupError
 
         dra: DraState = state.dra
+        dra.configure(self.features, self.rules, self.extended_resources)
         try:
             claims = dra.pod_claims(pod)
         except ClaimLookupError as exc:
             return PreFilterOutcome(code=UNRESOLVABLE, reasons=(str(exc),))
-        if not claims:
+        extended = self._extended(dra, ctx) if self.extended_resources else None
+        if not claims and extended is None:
             return PreFilterOutcome(skip=True)
         available_on: list[np.ndarray | None] = []
         to_allocate = []
-        for _name, key, claim in claims:
+        every = list(claims) + ([("", *extended.found)] if extended is not None and extended.found else [])
+        for _name, key, claim in every:
             if claim.allocation is not None:
+                if not can_be_reserved(claim, pod):
+                    return PreFilterOutcome(code=UNRESOLVABLE, reasons=(IN_USE,))
                 selector = claim.allocation.node_selector
-                available_on.append(None if selector is None else _selector_mask(state, selector))
+                mask = None if selector is None else _selector_mask(state, selector)
+                if self.features.device_binding and binding_failed(claim):
+                    mask = np.zeros(len(state.nodes), dtype=bool)  # isClaimReadyForBinding's error: unavailable
+                available_on.append(mask)
                 continue
             available_on.append(None)
+            if extended is not None and extended.found and key == extended.found[0]:
+                continue  # the scheduler's claim of a prior cycle: Filter refuses it
             problem = self._request_problem(dra, key, claim)
             if problem is not None:
                 return PreFilterOutcome(code=UNRESOLVABLE, reasons=(problem,))
             to_allocate.append(ClaimToAllocate(f"{key[0]}/{key[1]}", claim.spec))
+        if extended is not None and not extended.found:
+            available_on.append(None)
         key = dra.intern(("claims", *(c.spec.key() for c in to_allocate)))
-        ctx.cache[PRE] = PreState(claims, available_on, to_allocate, key)
+        ctx.cache[PRE] = PreState(every, available_on, to_allocate, key, extended=extended, pod=pod)
         return PreFilterOutcome()
+
+    def _extended(self, dra: DraState, ctx: CycleContext):
+        """`preFilterExtendedResources`: the pod's scalar requests when one of its extended resources is backed
+        by a DeviceClass, and the claim a prior cycle made for them (None: the pod needs none)."""
+        from kubefit.scheduler.dra.extended import pod_extended_requests
+
+        scalars = pod_extended_requests(ctx.demand.requests, dra.catalog.resolver)
+        if scalars is None:
+            return None
+        return ExtendedState(scalars, dra.extended_claim(ctx.pod))
 
     @staticmethod
     def _request_problem(dra: DraState, key: ClaimKey, claim) -> str | None:
@@ -227,31 +319,90 @@ class DynamicResources:
         if pre is None:
             return FilterOutcome.passing(len(idx))
         from kubefit.scheduler.dra.allocator import AllocationError
+        from kubefit.scheduler.dra.state import CANNOT, INVALID_POOLS_CODE
 
         dra: DraState = state.dra
-        matrix = np.zeros((len(idx), 2), dtype=bool)
-        if pre.to_allocate:
+        matrix = np.zeros((len(idx), len(LABELS)), dtype=bool)
+        groups, stop = self._node_groups(state, pre, idx, matrix)
+        needs = ~stop & (groups >= 0)
+        for g, rows in _groups(groups, needs):
+            claims_id, claims = pre.groups[g]
             try:
-                matrix[:, 0] = ~dra.fits_nodes(idx, pre.key, pre.to_allocate)
+                codes = dra.fits_nodes(idx[rows], claims_id, claims)
             except AllocationError as exc:
                 raise cycle_error(str(exc)) from None
+            matrix[rows, 0] = codes == CANNOT
+            matrix[rows, 2] = codes == INVALID_POOLS_CODE
+        failed = matrix[:, 0] | matrix[:, 2] | stop
         for i, mask in enumerate(pre.available_on):
             if mask is None:
                 continue
-            missing = ~mask[idx] & ~matrix[:, 0]  # recorded where the allocation of the others succeeded
+            missing = ~mask[idx] & ~failed  # recorded where the allocation of the others succeeded
             if missing.any():
                 pre.unavailable.add(i)
                 matrix[:, 1] |= missing
-        matrix[:, 1] &= ~matrix[:, 0]
         codes = np.where(matrix.any(axis=1), UNRESOLVABLE, 0).astype(np.int8)
         return FilterOutcome(codes, list(LABELS), matrix)
 
+    def _node_groups(self, state: ClusterState, pre: PreState, idx: np.ndarray, matrix: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Per node of `idx`, which claims it must allocate (an index into `pre.groups`, -1: none), and whether
+        `filterExtendedResources` already refused it (its reason set in `matrix`)."""
+        groups = np.zeros(len(idx), dtype=np.int64)
+        stop = np.zeros(len(idx), dtype=bool)
+        if not pre.groups:
+            pre.groups.append((pre.key, pre.to_allocate))
+        extended = pre.extended
+        if extended is None:
+            if not pre.to_allocate:
+                groups[:] = -1
+            return groups, stop
+        if extended.found is not None and extended.found[1].spec.requests:
+            matrix[:, 3] = stop[:] = True  # a claim of a prior cycle: PostFilter deletes it
+            return groups, stop
+        for i, node in enumerate(idx.tolist()):
+            group = self._extended_group(state, pre, node)
+            if group == STOP:
+                matrix[i, 4] = stop[i] = True
+            else:
+                groups[i] = group
+        return groups, stop
+
+    def _extended_group(self, state: ClusterState, pre: PreState, node: int) -> int:
+        """`filterExtendedResources` for one node: the group of claims to allocate there (the user's, then the
+        node's variant of the scheduler's claim), NONE when nothing is to allocate, STOP for "cannot fit"."""
+        from kubefit.scheduler.dra.allocator import ClaimToAllocate
+        from kubefit.scheduler.dra.extended import CANNOT_FIT, extended_claim_spec, node_requests
+
+        dra: DraState = state.dra
+        extended = pre.extended
+        needed = node_requests(extended.scalars, dra.node_scalars(node), dra.catalog.resolver)
+        if needed == CANNOT_FIT:
+            return STOP
+        user_claims = len(pre.claims) > (1 if extended.found else 0)
+        if not needed and not user_claims:
+            return NONE
+        if extended.found is not None:  # allocated by a prior cycle (no requests left to allocate here)
+            spec = None
+        else:
+            spec = extended_claim_spec(ctx_pod(pre), needed, dra.catalog.resolver)
+        key = frozenset(needed.items()) if spec is not None else None
+        group = pre.group_of.get(key)
+        if group is None:
+            claims = list(pre.to_allocate)
+            if spec is not None:
+                claims.append(ClaimToAllocate(f"{ctx_pod(pre).namespace}/<extended-resources>", spec))
+            group = pre.group_of[key] = len(pre.groups)
+            pre.groups.append((dra.intern(("claims", *(c.spec.key() for c in claims))), claims))
+            pre.specs[group] = spec
+        return group if pre.groups[group][1] else NONE
+
     # ------------------------------------------------------------------ PostFilter
-    def post_filter(self, state: ClusterState, ctx: CycleContext, ran_on: np.ndarray) -> tuple[str, list[ClaimKey]]:
-        """PostFilter after a cycle that found no node: (its message, the claims it deallocates). `ran_on`:
-        the nodes this plugin's Filter ran on (those no earlier Filter plugin rejected)."""
+    def post_filter(self, state: ClusterState, ctx: CycleContext, ran_on: np.ndarray) -> tuple[str, list]:
+        """PostFilter after a cycle that found no node: (its message, the claims it deallocates or deletes).
+        `ran_on`: the nodes this plugin's Filter ran on (those no earlier Filter plugin rejected)."""
         pre: PreState | None = ctx.cache.get(PRE)
-        if pre is None or not pre.claims:
+        if pre is None or not pre.claims and pre.extended is None:
             return NO_CLAIMS, []
         if len(ran_on) and any(m is not None for m in pre.available_on):
             try:
@@ -259,11 +410,16 @@ class DynamicResources:
             except Exception:  # noqa: BLE001 - the cycle's own Filter raised it already
                 pass
         pod = ctx.pod
+        found = pre.extended.found if pre.extended is not None else None
         for index in sorted(pre.unavailable):
             _name, key, claim = pre.claims[index]
+            if found is not None and key == found[0]:
+                break
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 return DEALLOCATED, [key]
+        if found is not None:
+            return DELETED, [("delete", found[0])]
         return STILL_NOT_SCHEDULABLE, []
 
     # ------------------------------------------------------------------ Score
@@ -274,35 +430,43 @@ class DynamicResources:
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
         """`Score` (v1.36.3 `dynamicresources.go`): 0 when scoring is off, the pod has no claims, or the node has
         no `nodeAllocations` entry, which Filter writes only when `state.allocator != nil`, i.e. some claim
-        needs allocation in this cycle (all claims allocated: 0 everywhere). Otherwise `computeScore` over the
-        pod's claims in order: an allocated claim's own `status.allocation`, the others the node's allocation
-        results in order (`unallocatedIndex`); per claim `subrequest_rank_score`.
+        needs allocation in this cycle (all claims allocated: 0 everywhere), and the node needed DRA. Otherwise
+        `computeScore` over the pod's claims in order: an allocated claim's own `status.allocation`, the others
+        the node's allocation results in order (`unallocatedIndex`); per claim `subrequest_rank_score` (the
+        scheduler's claim for extended resources has no subrequests: it adds nothing).
 
         v1.35.4 (`scores_by_claim_index`) took `allocationResults[i]` for the i-th claim of all: with an
         allocated claim beside claims to allocate there are fewer results than claims and Score fails on
         every node with an entry (`_SCORE_ERROR` here, raised by `normalize` when such a node is feasible)."""
         out = np.zeros(len(idx), dtype=np.int64)
         pre: PreState | None = ctx.cache.get(PRE)
-        if not self.scores or pre is None or not pre.to_allocate or not len(idx):
+        if not self.scores or pre is None or not len(idx):
+            return out
+        needs_allocator = bool(pre.to_allocate) or (pre.extended is not None and pre.extended.found is None)
+        if not needs_allocator:
             return out
         from kubefit.scheduler.dra.allocator import AllocationError
 
         dra: DraState = state.dra
-        try:
-            answers, which = dra.allocated_requests(idx, pre.key, pre.to_allocate)
-        except AllocationError:  # Filter failed the cycle with it already
-            return out
-        fixed = 0
-        if self.scores_by_claim_index and len(pre.to_allocate) < len(pre.claims):
-            values = [0 if a is None else _SCORE_ERROR for a in answers]
-            return np.asarray(values, dtype=np.int64)[which]
-        for _name, _key, claim in pre.claims:
-            if claim.allocation is not None:
-                fixed += subrequest_rank_score(claim.spec, result_requests(claim.allocation))
-        values = [0 if a is None else fixed + sum(subrequest_rank_score(c.spec, requests)
-                                                  for c, requests in zip(pre.to_allocate, a, strict=True))
-                  for a in answers]
-        return np.asarray(values, dtype=np.int64)[which]
+        matrix = np.zeros((len(idx), len(LABELS)), dtype=bool)
+        groups, stop = self._node_groups(state, pre, idx, matrix)
+        fixed = sum(subrequest_rank_score(claim.spec, result_requests(claim.allocation))
+                    for _n, _k, claim in pre.claims if claim.allocation is not None)
+        needs = ~stop & (groups >= 0)
+        for g, rows in _groups(groups, needs):
+            claims_id, claims = pre.groups[g]
+            try:
+                answers, which = dra.allocated_requests(idx[rows], claims_id, claims)
+            except AllocationError:  # Filter failed the cycle with it already
+                continue
+            if self.scores_by_claim_index and len(pre.to_allocate) < len(pre.claims):
+                values = [0 if a is None else _SCORE_ERROR for a in answers]
+            else:
+                values = [0 if a is None else fixed + sum(subrequest_rank_score(c.spec, requests)
+                                                          for c, requests in zip(claims, a, strict=True))
+                          for a in answers]
+            out[rows] = np.asarray(values, dtype=np.int64)[which]
+        return out
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext) -> np.ndarray:
         """`NormalizeScore`: `helper.DefaultNormalizeScore(MaxNodeScore, false, scores)`; v1.35's Score error
@@ -323,7 +487,7 @@ class DynamicResources:
         """Binds elsewhere can change this pod's verdicts when it names a claim other pods may share, or when
         devices are reachable from several nodes (network-attached pools)."""
         pod = ctx.pod
-        if not pod.resource_claims or state.dra is None:
+        if state.dra is None or not (pod.resource_claims or ctx.cache.get(PRE) is not None):
             return False
         return state.dra.catalog.nonlocal_pools or any(c.get("resourceClaimName") for c in pod.resource_claims)
 

@@ -9,7 +9,11 @@ import numpy as np
 from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs
 from kubefit.scheduler.plugins.base import UNRESOLVABLE, UNSCHEDULABLE, CycleContext, FilterOutcome
-from kubefit.scheduler.plugins.resource_allocation import allocatable_requested, weights_array
+from kubefit.scheduler.plugins.resource_allocation import (
+    allocatable_requested,
+    weights_array,
+    with_device_backed,
+)
 from kubefit.scheduler.plugins.strategies import ResourceScorer, Scores, resource_scorer
 from kubefit.scheduler.state import ClusterState
 
@@ -34,8 +38,13 @@ def checked_resources(requests: dict[str, int], args: NodeResourcesFitArgs) -> l
 
 @dataclass
 class NodeResourcesFit:
+    """`backed` (v1.36+, DRAExtendedResource): the extended resources a DeviceClass backs. On a node whose
+    allocatable has none of such a resource, Filter leaves it to DynamicResources (`shouldDelegateResourceToDRA`)
+    and Score counts the class's devices there (`calculateDRAExtendedResourceAllocatableRequest`)."""
+
     args: NodeResourcesFitArgs
     name: str = NAME
+    backed: frozenset[str] = frozenset()
     scorer: ResourceScorer = field(init=False, repr=False)  # the strategy, chosen once (NewFit)
 
     def __post_init__(self) -> None:
@@ -57,6 +66,8 @@ class NodeResourcesFit:
                 want = requests[name]
                 alloc = state.allocatable[idx, col]
                 short = want > alloc - state.requested[idx, col]
+                if name in self.backed:
+                    short &= alloc > 0  # delegated to DRA where no device plugin provides it
                 labels.append(f"Insufficient {name}")
                 columns.append(short)
                 unresolvable |= short & (want > alloc)
@@ -74,6 +85,7 @@ class NodeResourcesFit:
         """Node scores plus the per-resource view `--explain` prints: (scores, alloc, req)."""
         names = [r.name for r in self.args.resources]
         alloc, req = allocatable_requested(state, idx, names, ctx.demand.score_requests, use_requested=False)
+        with_device_backed(state, idx, names, ctx.demand.score_requests, self.backed, alloc, req)
         w = weights_array(r.weight for r in self.args.resources)
         return self.scorer.nodes(req, alloc, w), alloc, req
 

@@ -35,7 +35,6 @@ EXTRA: dict[str, Factory] = {}  # registered at run time (tests, extensions)
 def default_registry(version: KubeVersion) -> dict[str, Factory]:
     """Every plugin kubefit evaluates in `version`, by its kube-scheduler name."""
     from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-    from kubefit.scheduler.plugins.dynamicresources import DynamicResources
     from kubefit.scheduler.plugins.fit import NodeResourcesFit
     from kubefit.scheduler.plugins.imagelocality import ImageLocality
     from kubefit.scheduler.plugins.interpodaffinity import InterPodAffinity
@@ -55,14 +54,14 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
         "TaintToleration": lambda args, objects: TaintToleration(names_taint=not version.has(TAINT_REASON_UNNAMED)),
         "NodeAffinity": lambda args, objects: NodeAffinity.from_args(args),
         "NodePorts": lambda args, objects: NodePorts(),
-        "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs()),
+        "NodeResourcesFit": lambda args, objects: NodeResourcesFit(args or NodeResourcesFitArgs(),
+                                                                   backed=_backed(version, objects)),
         "PodTopologySpread": PodTopologySpread.from_args,
         "InterPodAffinity": InterPodAffinity.from_args,
-        "DynamicResources": lambda args, objects: DynamicResources(
-            objects=objects, scores=version.has(DRA_SCORE),
-            scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS)),
+        "DynamicResources": lambda args, objects: _dynamic_resources(version, objects),
         "NodeResourcesBalancedAllocation": lambda args, objects: NodeResourcesBalancedAllocation(
-            args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD)),
+            args or BalancedAllocationArgs(), with_and_without=version.has(BALANCED_WITHOUT_POD),
+            backed=_backed(version, objects)),
         "ImageLocality": lambda args, objects: ImageLocality(
             counts_image_volumes=version.has(IMAGE_LOCALITY_IMAGE_VOLUMES),
             volumes_in_threshold=version.has(IMAGE_LOCALITY_VOLUMES_THRESHOLD)),
@@ -73,6 +72,27 @@ def default_registry(version: KubeVersion) -> dict[str, Factory]:
             maps=version.minor >= 36, names_missing=version.minor == 35)
     factories.update(_storage_factories(version))
     return factories
+
+
+def _backed(version: KubeVersion, objects) -> frozenset[str]:
+    """DRAExtendedResource: the extended resources DeviceClasses back (none without the gate or classes)."""
+    if objects is None or not version.gate("DRAExtendedResource") or not objects.of("DeviceClass"):
+        return frozenset()
+    from kubefit.scheduler.plugins.resource_allocation import backed_resources
+
+    return backed_resources(objects)
+
+
+def _dynamic_resources(version: KubeVersion, objects):
+    """DynamicResources with the version's allocator (`AllocatorFeatures(fts)`, `NewAllocator`'s choice)."""
+    from kubefit.scheduler.dra.allocator import choose_rules, version_features
+    from kubefit.scheduler.plugins.dynamicresources import DynamicResources
+
+    features = version_features(version)
+    return DynamicResources(objects=objects, scores=version.has(DRA_SCORE),
+                            scores_by_claim_index=not version.has(DRA_SCORE_ALLOCATED_CLAIMS), features=features,
+                            rules=choose_rules(version, features),
+                            extended_resources=version.gate("DRAExtendedResource"))
 
 
 def _storage_factories(version: KubeVersion) -> dict[str, Factory]:

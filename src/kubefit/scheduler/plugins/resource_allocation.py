@@ -37,5 +37,35 @@ def allocatable_requested(state: ClusterState, idx: np.ndarray, names: Sequence[
     return alloc, req
 
 
+def backed_resources(objects) -> frozenset[str]:
+    """DRAExtendedResource: the extended resource names a DeviceClass backs (`ExtendedResourceCache`)."""
+    from kubefit.scheduler.dra.extended import ClassResolver
+
+    return frozenset(ClassResolver.of(objects.of("DeviceClass")).by_name)
+
+
+def with_device_backed(state: ClusterState, idx: np.ndarray, names: Sequence[str], pod_requests: dict[str, int],
+                       backed: frozenset[str], alloc: np.ndarray, req: np.ndarray) -> None:
+    """`calculateResourceAllocatableRequest` for a resource a DeviceClass backs, on a node whose allocatable
+    has none of it (v1.36, DRAExtendedResource): the devices of the class the node reaches are its
+    allocatable, the allocated ones its requested (`calculateDRAResourceTotals`); nothing when it reaches none."""
+    if not backed or state.dra is None:
+        return
+    for k, name in enumerate(names):
+        p = int(pod_requests.get(name, 0))
+        if name not in backed or p == 0:
+            continue
+        rows = np.flatnonzero(alloc[:, k] == 0)
+        if not len(rows):
+            continue
+        totals = state.dra.device_totals(name, idx[rows].tolist())
+        if totals is None:
+            continue
+        total, used = totals
+        hit = total > 0
+        alloc[rows[hit], k] = total[hit]
+        req[rows[hit], k] = used[hit] + p
+
+
 def weights_array(weights: Sequence[int]) -> np.ndarray:
     return np.asarray(list(weights), dtype=np.int64)
