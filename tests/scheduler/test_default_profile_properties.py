@@ -28,13 +28,8 @@ from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
-from kubefit.scheduler.plugins.interpodaffinity import (
-    PREFERRED,
-    REQUIRED,
-    distinct_terms,
-    pod_terms,
-    terms_matching,
-)
+from kubefit.scheduler.plugins.affinityterms import PREFERRED, REQUIRED, pod_terms
+from kubefit.scheduler.plugins.interpodaffinity import distinct_terms, terms_matching
 from kubefit.scheduler.plugins.podcounts import matching_counts
 from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
 from kubefit.scheduler.simulate import copies_in_trial

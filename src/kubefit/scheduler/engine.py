@@ -45,12 +45,13 @@ from kubefit.scheduler.framework import (
     run_pre_filters,
     schedule_one,
 )
+from kubefit.scheduler.plugins.affinityterms import carries_affinity_terms
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
 from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
 from kubefit.scheduler.plugins.dynamicresources import DynamicResources
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.imagelocality import ImageLocality
-from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.tainttoleration import TaintToleration

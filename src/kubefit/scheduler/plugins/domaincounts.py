@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kubefit.api.core import Pod
+from kubefit.scheduler.plugins.podclasses import ClassWeights, weighted_segment
 from kubefit.scheduler.state import ClusterState
 
 FOLLOW_MAX = 256  # up to this many changes since, follow them node by node; beyond, count again
@@ -49,10 +50,16 @@ class DomainCounts:
             self.sums = _sums(self.domain, len(self.sums), self.counted, counts)
             self.changes = log
         elif behind:
-            weight, sums, domain, counted = self.weight, self.sums, self.domain, self.counted
-            for node, pod, delta in log[self.seen:]:
-                if counted[node] and (w := weight(pod)):
-                    sums[domain[node]] += delta * w
+            if isinstance(self.weight, ClassWeights):  # the stretch by pod class, as arrays (`podclasses`)
+                nodes, amounts = weighted_segment(state, self.weight, self.seen)
+                if len(nodes):
+                    counted = self.counted[nodes]
+                    np.add.at(self.sums, self.domain[nodes[counted]], amounts[counted])
+            else:
+                weight, sums, domain, counted = self.weight, self.sums, self.domain, self.counted
+                for node, pod, delta in log[self.seen:]:
+                    if counted[node] and (w := weight(pod)):
+                        sums[domain[node]] += delta * w
         self.seen = len(log)
         return self.sums
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.labels import Selector
+from kubefit.scheduler.plugins.podclasses import ClassWeights, weighted_segment
 from kubefit.scheduler.state import ClusterState
 
 
@@ -22,6 +23,7 @@ from kubefit.scheduler.state import ClusterState
 class _Counts:
     counts: np.ndarray  # int64 [N]
     seen: int  # position in state.changes already applied
+    weights: Callable[[Pod], int]  # the weight (a `ClassWeights` for a `by_labels` count: replayed by class)
 
 
 @dataclass
@@ -86,8 +88,9 @@ def _label_groups(state: ClusterState) -> _Groups:
 def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], *,
               by_labels: bool = False, needs: tuple[str, str] | None = None) -> np.ndarray:
     """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result).
-    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group;
-    `needs`: a (key, value) label without which weight is 0, so only the groups carrying it are asked.
+    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group (and the
+    change log is replayed by pod class: `podclasses`); `needs`: a (key, value) label without which weight is 0,
+    so only the groups carrying it are asked.
 
     A count follows the change log from where it was last read; one `by_labels` count far behind (planning
     trials move and restore many pods between two reads of one selector) is summed again from the label
@@ -101,7 +104,8 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
             counts = np.zeros(len(state), dtype=np.int64)
             for n, pods in enumerate(state.pods):
                 counts[n] = sum(weight(p) for p in pods)
-        memo[key] = _Counts(counts, len(state.changes))
+        weights = weight if isinstance(weight, ClassWeights) or not by_labels else ClassWeights(weight, needs)
+        memo[key] = _Counts(counts, len(state.changes), weights)
         return counts
     behind = len(state.changes) - entry.seen
     if behind:
@@ -112,10 +116,15 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
                 entry.counts = _from_groups(state, weight, asked)
                 entry.seen = len(state.changes)
                 return entry.counts
-        for node, pod, delta in state.changes[entry.seen:]:
-            w = weight(pod)
-            if w:
-                entry.counts[node] += delta * w
+        if isinstance(entry.weights, ClassWeights):
+            nodes, amounts = weighted_segment(state, entry.weights, entry.seen)
+            if len(nodes):
+                np.add.at(entry.counts, nodes, amounts)
+        else:
+            for node, pod, delta in state.changes[entry.seen:]:
+                w = weight(pod)
+                if w:
+                    entry.counts[node] += delta * w
         entry.seen = len(state.changes)
     return entry.counts
 
@@ -155,8 +164,8 @@ class MatchingCounter:
 
     def __init__(self, selector: Selector, namespace: str) -> None:
         self.key = ("selector", selector, namespace)
-        self.weight = lambda p: int(p.namespace == namespace and selector.matches(p.labels))
         self.needs = required_label(selector)
+        self.weight = ClassWeights(lambda p: int(p.namespace == namespace and selector.matches(p.labels)), self.needs)
 
     def counts(self, state: ClusterState) -> np.ndarray:
         return counts_of(state, self.key, self.weight, by_labels=True, needs=self.needs)

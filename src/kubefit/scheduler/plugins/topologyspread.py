@@ -38,6 +38,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.podclasses import weighted_segment
 from kubefit.scheduler.plugins.podcounts import MatchingCounter
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
@@ -326,17 +327,22 @@ class ClusterCells:
     def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
         """Follow the changes since `seen`: a bound (removed) pod the hostname constraint's selector matches moves
         its node's cell one slot up (down) (False: another log, too many changes, or a count beyond the table:
-        build again)."""
+        build again). `slots` then covers every node's slot as it is now (the table's size: a longer one has the
+        same values in the cells in use)."""
         log = state.changes
         if self.changes is not log or len(log) - self.seen > FOLLOW_MAX:
             return False
         if self.outer is not None and len(log) > self.seen:
-            weight, cell, cells, has_key = nodes.counters[self.outer].weight, self.cell, self.cells, nodes.domain[self.outer]
-            for node, pod, delta in log[self.seen:]:
-                if cell[node] >= 0 and has_key[node] and (w := weight(pod)):
-                    cell[node] += delta * w * cells
-                    self.slots = max(self.slots, (int(cell[node]) - int(self.inner[node])) // cells + 1)
-            if self.slots * cells > _CELLS_MAX:
+            # the stretch by pod class (`podclasses`): a node keeps its cell -1 (ignored) or its key whatever its
+            # pods, so the nodes that move are those of the matching changes; the table reaches their highest slot
+            changed, amounts = weighted_segment(state, nodes.counters[self.outer].weight, self.seen)
+            moving = (self.cell[changed] >= 0) & (nodes.domain[self.outer][changed] > 0)
+            if moving.any():
+                changed, cell = changed[moving], self.cell
+                np.add.at(cell, changed, (amounts[moving] * self.cells).astype(np.int32))
+                top = int(_array_max(cell[changed] - self.inner[changed])) // self.cells + 1
+                self.slots = max(self.slots, top)
+            if self.slots * self.cells > _CELLS_MAX:
                 return False
         self.seen = len(log)
         return True

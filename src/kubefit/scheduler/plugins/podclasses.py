@@ -1,0 +1,185 @@
+"""The state's change log as arrays: per change its node, its pod's class and its sign.
+
+What PodTopologySpread and InterPodAffinity read of a bound pod is its namespace, its labels and its affinity
+terms (upstream matches a selector against `pod.Labels` in `pod.Namespace`, and an existing pod's terms come
+from its `PodInfo`: `countPodsMatchSelector`, `AffinityTerm.Matches`, `processExistingPod`). Pods equal in
+those three are one *class*: every selector, term or weight gives all of them the same answer. The pods a
+cycle brings (replicas of a few workloads) fall into a handful of classes, so a count that follows the change
+log (`ClusterState.changes`: a bind adds a pod to a node, a removal takes it back) asks its question once per
+class (`ClassWeights`) and replays any stretch of the log as whole-array operations over
+(`LogArrays.segment`): nodes, class ids, signs. The integers are those of the change-by-change replay (integer
+sums do not depend on their order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.api.core import Pod
+from kubefit.scheduler.plugins.affinityterms import pod_terms
+from kubefit.scheduler.state import ClusterState
+
+
+@dataclass
+class PodClasses:
+    """The classes of one state's bound and removed pods, numbered in first-seen order, with one pod each."""
+
+    index: dict = field(default_factory=dict)  # (namespace, labels in the pod's order, affinity terms) → class
+    pods: list = field(default_factory=list)  # per class: its first pod (what a weight is asked about)
+    by_label: dict = field(default_factory=dict)  # (key, value) → the classes whose pods carry that label
+
+    def of(self, pod: Pod) -> int:
+        """The pod's class (remembered on the pod with this registry)."""
+        hit = pod.__dict__.get("_pod_class")
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        key = (pod.namespace, tuple(pod.labels.items()), pod_terms(pod))
+        c = self.index.get(key)
+        if c is None:
+            c = self.index[key] = len(self.pods)
+            self.pods.append(pod)
+            for pair in pod.labels.items():
+                self.by_label.setdefault(pair, []).append(c)
+        pod.__dict__["_pod_class"] = (self, c)
+        return c
+
+
+@dataclass
+class LogArrays:
+    """`ClusterState.changes` as arrays over the positions [lo, hi) classified so far (indices are positions in
+    the log): node (int64), class (int64), sign (int64: +1 bound, -1 removed)."""
+
+    changes: list  # the log these follow (a copy of the state has its own)
+    classes: PodClasses
+    node: np.ndarray
+    klass: np.ndarray
+    sign: np.ndarray
+    lo: int = 0
+    hi: int = 0
+
+    def segment(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(nodes, classes, signs) of the changes at positions [start, end), classifying what is new."""
+        if start >= end:
+            empty = self.node[:0]
+            return empty, empty, empty
+        if self.lo == self.hi:  # nothing classified yet: start where asked (earlier binds may never be read)
+            self.lo = self.hi = start
+        if end > len(self.node):
+            self._grow(end)
+        if start < self.lo:
+            self._classify(start, self.lo)
+            self.lo = start
+        if end > self.hi:
+            self._classify(self.hi, end)
+            self.hi = end
+        return self.node[start:end], self.klass[start:end], self.sign[start:end]
+
+    def _grow(self, end: int) -> None:
+        size = max(end, 2 * len(self.node), 1024)
+        for name in ("node", "klass", "sign"):
+            old = getattr(self, name)
+            new = np.zeros(size, dtype=np.int64)
+            new[:len(old)] = old
+            setattr(self, name, new)
+
+    def _classify(self, start: int, end: int) -> None:
+        of = self.classes.of
+        part = self.changes[start:end]
+        self.node[start:end] = [node for node, _pod, _sign in part]
+        self.klass[start:end] = [of(pod) for _node, pod, _sign in part]
+        self.sign[start:end] = [sign for _node, _pod, sign in part]
+
+
+def log_arrays(state: ClusterState) -> LogArrays:
+    """The state's `LogArrays` (made on first use; a state with another log, as a copy has, gets its own)."""
+    log = state.__dict__.get("_log_arrays")
+    if log is None or log.changes is not state.changes:
+        empty = np.zeros(0, dtype=np.int64)
+        log = state.__dict__["_log_arrays"] = LogArrays(state.changes, PodClasses(), empty, empty, empty)
+    return log
+
+
+def pod_classes(state: ClusterState) -> PodClasses:
+    """The registry the state's `log_arrays` number classes in."""
+    return log_arrays(state).classes
+
+
+class ClassWeights:
+    """A weight that reads only a pod's namespace, labels and affinity terms, asked once per class and kept as an
+    int64 table over the classes (`table`). Calling it asks the weight of one pod directly. `needs`: a (key,
+    value) label without which the weight is 0, so only the classes carrying it are asked."""
+
+    __slots__ = ("weight", "needs", "_classes", "_table", "_done")
+
+    def __init__(self, weight: Callable[[Pod], int], needs: tuple[str, str] | None = None) -> None:
+        self.weight, self.needs = weight, needs
+        self._classes: PodClasses | None = None
+        self._table = np.zeros(0, dtype=np.int64)
+        self._done = 0  # classes asked (needs None), or entries of `by_label[needs]` asked
+
+    def __call__(self, pod: Pod) -> int:
+        return self.weight(pod)
+
+    def table(self, classes: PodClasses) -> np.ndarray:
+        """int64 [classes]: the weight of every class of `classes` so far."""
+        if self._classes is not classes:
+            self._classes, self._table, self._done = classes, np.zeros(0, dtype=np.int64), 0
+        n = len(classes.pods)
+        if len(self._table) < n:
+            table = np.zeros(max(n, 2 * len(self._table), 16), dtype=np.int64)
+            table[:len(self._table)] = self._table
+            self._table = table
+        if self.needs is None:
+            if self._done < n:
+                pods, weight = classes.pods, self.weight
+                self._table[self._done:n] = [weight(pods[c]) for c in range(self._done, n)]
+                self._done = n
+        else:
+            carrying = classes.by_label.get(self.needs, ())
+            if self._done < len(carrying):
+                pods, weight = classes.pods, self.weight
+                for c in carrying[self._done:]:
+                    self._table[c] = weight(pods[c])
+                self._done = len(carrying)
+        return self._table
+
+
+def weighted_segment(state: ClusterState, weights: ClassWeights, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """The changes since position `start` with a non-zero weight: (nodes, sign · weight), in log order."""
+    log = log_arrays(state)
+    nodes, klass, sign = log.segment(start, len(state.changes))
+    if not len(nodes):
+        return nodes, nodes
+    w = weights.table(log.classes)[klass]
+    if not w.any():
+        return nodes[:0], w[:0]
+    hit = np.flatnonzero(w)
+    return nodes[hit], w[hit] * sign[hit]
+
+
+class ClassMemo:
+    """A value per pod class (what `compute` gives the class's first pod), computed when first needed, and
+    whether each is non-empty: a stretch of the log whose classes all have empty values changes nothing."""
+
+    __slots__ = ("_classes", "values", "nonempty")
+
+    def __init__(self) -> None:
+        self._classes: PodClasses | None = None
+        self.values: list = []
+        self.nonempty = np.zeros(0, dtype=bool)
+
+    def update(self, classes: PodClasses, compute: Callable[[Pod], object],
+               nonempty: Callable[[object], bool] = bool) -> ClassMemo:
+        """Every class of `classes` so far has its value (`compute` is asked about the new ones; `nonempty` says
+        whether a value changes anything)."""
+        if self._classes is not classes:
+            self._classes, self.values, self.nonempty = classes, [], np.zeros(0, dtype=bool)
+        n = len(classes.pods)
+        if len(self.values) < n:
+            new = [compute(classes.pods[c]) for c in range(len(self.values), n)]
+            self.values += new
+            self.nonempty = np.concatenate([self.nonempty, np.array([nonempty(v) for v in new], dtype=bool)])
+        return self
