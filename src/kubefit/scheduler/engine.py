@@ -187,9 +187,12 @@ def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
 
 
-# what no signature reads of a pod (its identity and provenance): pods equal in every other field are replicas
-_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
+# what neither a signature nor `shape_key` reads of a pod (its identity, provenance and times: the queue and the
+# timeline read those): pods equal in every other field are replicas, with one shape key
+_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source", "created", "start_time", "arrival", "duration",
+                              "created_by", "ordered_after"})
 _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
+_SPEC_KEYS_MAX = 4096  # pod templates whose shape key an engine remembers (`Engine._replica_key`)
 
 
 class _HashedKey:
@@ -319,7 +322,9 @@ class RedoPlan:
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
     global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
-    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`)
+    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`),
+    # after the local filters without a row kernel (`plain_filters`), which they read as static
+    plain_filters: list = field(default_factory=list)
 
 
 def _plan(sh: Shape) -> RedoPlan | None:
@@ -344,8 +349,10 @@ def _plan(sh: Shape) -> RedoPlan | None:
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
     k = sh.row_kernels
+    plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
-                     and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.local_filters) - set(plan.plain_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.plain_filters) <= set(k.static_filters)
                      and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
     return plan
 
@@ -430,7 +437,8 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
-        self._last_key: tuple | None = None  # (framework, pod, shape key, `_pod_spec`) of the last new key
+        self._spec_keys: dict[int, list] = {}  # id of a pod's containers → [(framework, `_pod_spec`, shape key)]
+        # of the pods seen with them (replicas decoded from one template share their containers: `load.decode_pod`)
         self._aliases: dict[int, tuple] = {}  # per framework id: (framework, its ClaimAliases or None)
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
@@ -451,18 +459,16 @@ class Engine:
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
-        last = self._last_key
         aliases = self._claim_aliases(fw) if pod.volumes else None
         keyed = pod
-        # a replica of the previous pod (decoded replicas share their containers): the same key; not for pods
-        # with claims, whose key follows whether their claims are in use (`ClaimAliases`)
-        if (aliases is None and last is not None and last[0] is fw and last[1].containers is pod.containers
-                and last[3] == _pod_spec(pod)):
-            key = last[2]
-        else:
+        # a replica of a pod seen before: the same key; not for pods with claims, whose key follows whether their
+        # claims are in use (`ClaimAliases`)
+        key = self._replica_key(fw, pod) if aliases is None else None
+        if key is None:
             keyed = pod if aliases is None else aliases.keyed(self.state, pod)
             key = _HashedKey(signature_key(fw, keyed) or shape_key(keyed))
-            self._last_key = (fw, pod, key, _pod_spec(pod))
+            if aliases is None:
+                self._remember_key(fw, pod, key)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -483,6 +489,24 @@ class Engine:
             else:
                 self._sync(sh)
         return sh
+
+    def _replica_key(self, fw: Framework, pod: Pod) -> _HashedKey | None:
+        """The shape key of an earlier pod of `fw` equal to `pod` in every field a key reads (`_pod_spec`), if any:
+        the queue interleaves the replicas of a few templates, and a key costs every plugin's signature."""
+        known = self._spec_keys.get(id(pod.containers))
+        if known:
+            spec = _pod_spec(pod)
+            for framework, other, key in known:
+                if framework is fw and other == spec:
+                    return key
+        return None
+
+    def _remember_key(self, fw: Framework, pod: Pod, key: _HashedKey) -> None:
+        """`_replica_key` finds `key` for the pods equal to `pod` from now on (the entry holds the pod's containers
+        in its `_pod_spec`, so their id stays theirs)."""
+        if len(self._spec_keys) >= _SPEC_KEYS_MAX:
+            self._spec_keys.clear()
+        self._spec_keys.setdefault(id(pod.containers), []).append((fw, _pod_spec(pod), key))
 
     def _claim_aliases(self, fw: Framework) -> ClaimAliases | None:
         """The profile's `ClaimAliases` (over its VolumeBinding's storage), None without VolumeBinding."""
@@ -588,6 +612,9 @@ class Engine:
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
         if len(rows):  # the local plugins over the rows bound since: compiled, or the rows it left in Python
+            if plan.compiled:
+                for p in plan.plain_filters:  # their verdicts first: the compiled kernels read them as static
+                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
             left = self._evaluate_compiled(sh, rows.tolist(), False, sh.row_kernels) if plan.compiled else rows
             if len(left):
                 self._redo_rows(sh, np.asarray(left, dtype=np.int64))

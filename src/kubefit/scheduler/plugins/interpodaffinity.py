@@ -94,6 +94,12 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     return terms
 
 
+def _carried(state: ClusterState, kind: str) -> bool:
+    """Whether some bound pod carries a `kind` term (`distinct_terms`: kept by binds and removals; a term whose
+    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly)."""
+    return any(k == kind for k, _t in distinct_terms(state))
+
+
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
     """The (kind, term)s of `distinct_terms` that match `pod` (`AffinityTerm.matches`), in first-seen order:
     the existing pods' terms that `getExistingAntiAffinityCounts` (filtering.go, PreFilter) and
@@ -350,6 +356,9 @@ class InterPodAffinity:
         return s
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
+        terms = pod_terms(ctx.pod)
+        if not (terms.required_affinity or terms.required_anti_affinity or _carried(state, "required_anti_affinity")):
+            return PreFilterOutcome(skip=True)  # no required term of its own, none of a bound pod to match it
         s = self._pre_filter_state(state, ctx)
         skip = not s.any_existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
         return PreFilterOutcome(skip=skip)
@@ -436,6 +445,8 @@ class InterPodAffinity:
         has_constraints = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return True
+        if not has_constraints and not any(_carried(state, kind) for kind in KINDS if kind != "required_anti_affinity"):
+            return True  # no term of its own, none of a bound pod that could credit a node: no credits
         return self._topology_score(state, ctx) is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
