@@ -47,7 +47,14 @@ from kubefit.scheduler.framework import (
 )
 from kubefit.scheduler.plugins.affinityterms import carries_affinity_terms
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
+from kubefit.scheduler.plugins.base import (
+    SUCCESS,
+    UNRESOLVABLE,
+    CycleContext,
+    HashedKey,
+    SignPlugin,
+    normalize_scores,
+)
 from kubefit.scheduler.plugins.dynamicresources import DynamicResources
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.imagelocality import ImageLocality
@@ -195,22 +202,6 @@ _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.n
 _SPEC_KEYS_MAX = 4096  # pod templates whose shape key an engine remembers (`Engine._replica_key`)
 
 
-class _HashedKey:
-    """A shape key with its hash computed once: keys nest tolerations and owner references, whose dataclass
-    hashes run in Python (1.6 µs a key of the default profile, and a cycle looks its shape up twice)."""
-
-    __slots__ = ("key", "_hash")
-
-    def __init__(self, key: tuple) -> None:
-        self.key, self._hash = key, hash(key)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _HashedKey) and self._hash == other._hash and self.key == other.key
-
-
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -281,7 +272,9 @@ class Shape:
     n_bad: int = 0
     message: str | None = None  # FitError text, valid at `message_seen`
     message_seen: int = -1
-    reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    reasons_of: np.ndarray | None = None  # int64 [N]: per node the id of its reasons in `patterns` (0: it passes),
+    # valid at `message_seen`
+    patterns: tuple = field(default_factory=lambda: ([()], {(): 0}))  # (sets of reasons, their ids)
     status_codes: np.ndarray | None = None  # int8 [N]: the code that goes with them (0 when it passes)
     reason_counts: Counter | None = None
     prescore_error: bool = False
@@ -424,7 +417,7 @@ class Engine:
         self.sampling = sampling
         self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
         self.frameworks: dict[str, Framework] = {}
-        self.shapes: OrderedDict[_HashedKey, Shape] = OrderedDict()
+        self.shapes: OrderedDict[HashedKey, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
@@ -466,7 +459,7 @@ class Engine:
         key = self._replica_key(fw, pod) if aliases is None else None
         if key is None:
             keyed = pod if aliases is None else aliases.keyed(self.state, pod)
-            key = _HashedKey(signature_key(fw, keyed) or shape_key(keyed))
+            key = HashedKey(signature_key(fw, keyed) or shape_key(keyed))
             if aliases is None:
                 self._remember_key(fw, pod, key)
         sh = self.shapes.get(key)
@@ -490,7 +483,7 @@ class Engine:
                 self._sync(sh)
         return sh
 
-    def _replica_key(self, fw: Framework, pod: Pod) -> _HashedKey | None:
+    def _replica_key(self, fw: Framework, pod: Pod) -> HashedKey | None:
         """The shape key of an earlier pod of `fw` equal to `pod` in every field a key reads (`_pod_spec`), if any:
         the queue interleaves the replicas of a few templates, and a key costs every plugin's signature."""
         known = self._spec_keys.get(id(pod.containers))
@@ -501,7 +494,7 @@ class Engine:
                     return key
         return None
 
-    def _remember_key(self, fw: Framework, pod: Pod, key: _HashedKey) -> None:
+    def _remember_key(self, fw: Framework, pod: Pod, key: HashedKey) -> None:
         """`_replica_key` finds `key` for the pods equal to `pod` from now on (the entry holds the pod's containers
         in its `_pod_spec`, so their id stays theirs)."""
         if len(self._spec_keys) >= _SPEC_KEYS_MAX:
@@ -1191,27 +1184,39 @@ class Engine:
         return sh.status_codes
 
     def _reason_counts(self, sh: Shape) -> Counter[str]:
-        """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
+        """Per reason string, how many nodes give it (each node: its first failing Filter plugin): each node's
+        set of reasons kept as an id into the shape's `patterns`, redone for the rows changed since, and counted
+        per id (a node's reasons are one of few patterns: the FitError of a pod that fits nowhere is asked for
+        every pending pod, over every node)."""
         n = len(self.state)
         changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
         if changed is None or len(changed) > n // 4:
             sh.reasons_of, sh.status_codes = self._node_reasons(sh, np.arange(n, dtype=np.int64))
-            sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
-            return sh.reason_counts
-        rows = sorted(set(changed))
-        reasons, sh.status_codes[rows] = self._node_reasons(sh, np.asarray(rows, dtype=np.int64))
-        for i, new in zip(rows, reasons, strict=True):
-            old = sh.reasons_of[i]
-            if old != new:
-                sh.reason_counts.subtract(old)
-                sh.reason_counts.update(new)
-                sh.reasons_of[i] = new
-        return sh.reason_counts
+        else:
+            rows = np.asarray(sorted(set(changed)), dtype=np.int64)
+            sh.reasons_of[rows], sh.status_codes[rows] = self._node_reasons(sh, rows)
+        tally = np.bincount(sh.reasons_of, minlength=len(sh.patterns[0]))
+        counts: Counter[str] = Counter()
+        for pattern in tally.nonzero()[0].tolist():
+            for reason in sh.patterns[0][pattern]:
+                counts[reason] += int(tally[pattern])
+        sh.reason_counts = counts
+        return counts
 
-    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[list[tuple[str, ...]], np.ndarray]:
-        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set), () when it
-        passes, and that status code (int8, as `CycleResult.codes`)."""
-        out: list[tuple[str, ...]] = [()] * len(rows)
+    @staticmethod
+    def _pattern(sh: Shape, reasons: tuple[str, ...]) -> int:
+        """The id of a set of reasons among the shape's `patterns` (added when new; 0 is no reason)."""
+        patterns, index = sh.patterns
+        known = index.get(reasons)
+        if known is None:
+            known = index[reasons] = len(patterns)
+            patterns.append(reasons)
+        return known
+
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: the id of its first failing Filter plugin's reasons (or of PreFilter's node set) among the
+        shape's `patterns`, 0 when it passes, and that status code (int8, as `CycleResult.codes`)."""
+        out = np.zeros(len(rows), dtype=np.int64)
         codes = np.zeros(len(rows), dtype=np.int8)
         pending = np.ones(len(rows), dtype=bool)
         if self.state.removed is not None:  # a deleted node is in no NodeToStatus: no reason, no candidate
@@ -1220,8 +1225,7 @@ class Engine:
             pending &= ~gone
         if sh.allowed is not None:
             outside = ~sh.allowed[rows] & pending
-            for pos in np.flatnonzero(outside).tolist():
-                out[pos] = (sh.outside_reason,)
+            out[outside] = self._pattern(sh, (sh.outside_reason,))
             codes[outside] = UNRESOLVABLE
             pending &= ~outside
         for _name, plugin in sh.filters:
@@ -1236,12 +1240,11 @@ class Engine:
             if matrix.shape[1] <= 62:  # group identical reason patterns by their bits
                 keys = (matrix.astype(np.int64) << np.arange(matrix.shape[1], dtype=np.int64)).sum(axis=1)
                 uniq, inverse = np.unique(keys, return_inverse=True)
-                labels = [tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1) for u in uniq]
-                for f, k in zip(sub[failed].tolist(), inverse.reshape(-1).tolist(), strict=True):
-                    out[f] = labels[k]
+                ids = np.array([self._pattern(sh, tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1))
+                                for u in uniq.tolist()], dtype=np.int64)
+                out[sub[failed]] = ids[inverse.reshape(-1)]
             else:
-                for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
-                    out[f] = tuple(outcome.reasons(pos))
+                out[sub[failed]] = [self._pattern(sh, tuple(outcome.reasons(pos))) for pos in failed.tolist()]
             codes[sub[failed]] = outcome.codes[failed]
             pending[sub[failed]] = False
         return out, codes

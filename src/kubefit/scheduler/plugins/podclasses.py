@@ -62,6 +62,8 @@ class LogArrays:
 
     def segment(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(nodes, classes, signs) of the changes at positions [start, end), classifying what is new."""
+        if self.lo <= start and end <= self.hi:  # (the usual case: a stretch some follower asked for already)
+            return self.node[start:end], self.klass[start:end], self.sign[start:end]
         if start >= end:
             empty = self.node[:0]
             return empty, empty, empty
@@ -112,13 +114,14 @@ class ClassWeights:
     int64 table over the classes (`table`). Calling it asks the weight of one pod directly. `needs`: a (key,
     value) label without which the weight is 0, so only the classes carrying it are asked."""
 
-    __slots__ = ("weight", "needs", "_classes", "_table", "_done")
+    __slots__ = ("weight", "needs", "_classes", "_table", "_done", "last")
 
     def __init__(self, weight: Callable[[Pod], int], needs: tuple[str, str] | None = None) -> None:
         self.weight, self.needs = weight, needs
         self._classes: PodClasses | None = None
         self._table = np.zeros(0, dtype=np.int64)
         self._done = 0  # classes asked (needs None), or entries of `by_label[needs]` asked
+        self.last: tuple | None = None  # `weighted_segment`'s last (log, start, end, nodes, amounts)
 
     def __call__(self, pod: Pod) -> int:
         return self.weight(pod)
@@ -148,16 +151,20 @@ class ClassWeights:
 
 
 def weighted_segment(state: ClusterState, weights: ClassWeights, start: int) -> tuple[np.ndarray, np.ndarray]:
-    """The changes since position `start` with a non-zero weight: (nodes, sign · weight), in log order."""
-    log = log_arrays(state)
-    nodes, klass, sign = log.segment(start, len(state.changes))
-    if not len(nodes):
-        return nodes, nodes
+    """The changes since position `start` with a non-zero weight: (nodes, sign · weight), in log order. The
+    followers of one selector in one cycle ask for the same stretch: the last answer is kept on `weights`."""
+    log, end = log_arrays(state), len(state.changes)
+    last = weights.last
+    if last is not None and last[0] is log and last[1] == start and last[2] == end:
+        return last[3], last[4]
+    nodes, klass, sign = log.segment(start, end)
     w = weights.table(log.classes)[klass]
-    if not w.any():
-        return nodes[:0], w[:0]
-    hit = np.flatnonzero(w)
-    return nodes[hit], w[hit] * sign[hit]
+    hit = w.nonzero()[0]  # (`nonzero`, not the slower `np.flatnonzero`)
+    if len(hit) != len(nodes):
+        nodes, w, sign = nodes[hit], w[hit], sign[hit]
+    out = (nodes, w * sign)
+    weights.last = (log, start, end, *out)
+    return out
 
 
 class ClassMemo:

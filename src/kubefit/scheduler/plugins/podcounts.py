@@ -15,6 +15,7 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.labels import Selector
+from kubefit.scheduler.plugins.base import HashedKey
 from kubefit.scheduler.plugins.podclasses import ClassWeights, weighted_segment
 from kubefit.scheduler.state import ClusterState
 
@@ -153,7 +154,19 @@ def _from_groups(state: ClusterState, weight: Callable[[Pod], int], asked: Seque
 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
     """int64 [N]: per node, its pods in `namespace` whose labels `selector` matches (`countPodsMatchSelector`)."""
-    return MatchingCounter(selector, namespace).counts(state)
+    return matching_counter(state, selector, namespace).counts(state)
+
+
+def matching_counter(state: ClusterState, selector: Selector, namespace: str) -> MatchingCounter:
+    """The state's `MatchingCounter` of (selector, namespace), one for every pod shape and constraint that asks
+    (the system-default spread constraints of a workload share one selector): its weights and the stretch of the
+    change log it last read are then asked once per cycle, whoever asks."""
+    known: dict = state.__dict__.setdefault("_matching_counters", {})
+    key = HashedKey(("selector", selector, namespace))
+    counter = known.get(key)
+    if counter is None:
+        counter = known[key] = MatchingCounter(selector, namespace, key)
+    return counter
 
 
 class MatchingCounter:
@@ -162,8 +175,8 @@ class MatchingCounter:
 
     __slots__ = ("key", "weight", "needs")
 
-    def __init__(self, selector: Selector, namespace: str) -> None:
-        self.key = ("selector", selector, namespace)
+    def __init__(self, selector: Selector, namespace: str, key: HashedKey | None = None) -> None:
+        self.key = key if key is not None else HashedKey(("selector", selector, namespace))
         self.needs = required_label(selector)
         self.weight = ClassWeights(lambda p: int(p.namespace == namespace and selector.matches(p.labels)), self.needs)
 

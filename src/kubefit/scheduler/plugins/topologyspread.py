@@ -39,7 +39,7 @@ from kubefit.scheduler.plugins.base import (
 from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.podclasses import weighted_segment
-from kubefit.scheduler.plugins.podcounts import MatchingCounter
+from kubefit.scheduler.plugins.podcounts import MatchingCounter, matching_counter
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
@@ -160,7 +160,7 @@ class ConstraintNodes:
                 live = DomainCounts.build(domain, size, counted, counter.weight, counter.counts(state), state)
                 self.filtered.append((live, np.flatnonzero(np.bincount(domain[counted], minlength=size))))
             return [(live.sums, domains) for live, domains in self.filtered]
-        return [(live.advance(state, counter.counts(state)), domains)
+        return [(live.advance(state, counter.counts), domains)
                 for (live, domains), counter in zip(self.filtered, self.counters, strict=True)]
 
     def score_totals(self, state: ClusterState, require_all: bool) -> list[np.ndarray | None]:
@@ -176,7 +176,7 @@ class ConstraintNodes:
                                                                  counter.counts(state), state))
             self.totals = (require_all, live)
             return [None if d is None else d.sums for d in live]
-        return [None if d is None else d.advance(state, counter.counts(state))
+        return [None if d is None else d.advance(state, counter.counts)
                 for d, counter in zip(self.totals[1], self.counters, strict=True)]
 
     def cluster_cells(self, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -299,6 +299,8 @@ class ClusterCells:
     slots: int  # 1 + the largest slot a node has had
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
+    moves: np.ndarray | None = None  # bool [N]: the nodes whose cell follows their hostname count (not ignored,
+    # carrying the key); None without a hostname constraint
 
     @classmethod
     def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -322,7 +324,8 @@ class ClusterCells:
             cell += (np.where(nodes.domain[outer] > 0, host + 1, 0) * cells).astype(np.int32)
         if require_all:
             cell[~nodes.has_all] = -1
-        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes))
+        moves = None if outer is None else (cell >= 0) & (nodes.domain[outer] > 0)
+        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes), moves)
 
     def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
         """Follow the changes since `seen`: a bound (removed) pod the hostname constraint's selector matches moves
@@ -336,9 +339,10 @@ class ClusterCells:
             # the stretch by pod class (`podclasses`): a node keeps its cell -1 (ignored) or its key whatever its
             # pods, so the nodes that move are those of the matching changes; the table reaches their highest slot
             changed, amounts = weighted_segment(state, nodes.counters[self.outer].weight, self.seen)
-            moving = (self.cell[changed] >= 0) & (nodes.domain[self.outer][changed] > 0)
-            if moving.any():
-                changed, cell = changed[moving], self.cell
+            moving = self.moves[changed]  # type: ignore[index]
+            changed = changed[moving]
+            if len(changed):
+                cell = self.cell
                 np.add.at(cell, changed, (amounts[moving] * self.cells).astype(np.int32))
                 top = int(_array_max(cell[changed] - self.inner[changed])) // self.cells + 1
                 self.slots = max(self.slots, top)
@@ -467,7 +471,7 @@ class PodTopologySpread:
             hit = memo[action] = ConstraintNodes(  # type: ignore[index]
                 state.nodes, state.removed, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
                 [c.topology_key == HOSTNAME for c in constraints],
-                [MatchingCounter(c.selector, ctx.pod.namespace) for c in constraints])
+                [matching_counter(state, c.selector, ctx.pod.namespace) for c in constraints])
         return hit
 
     # ------------------------------------------------------------------ Filter
@@ -524,8 +528,8 @@ class PodTopologySpread:
             return None
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
         cell = cc.cell[idx]
-        ignored = cell < 0
-        any_ignored = bool(ignored.any())
+        ignored = cell < 0  # (only when every key is required: `ClusterCells.build`)
+        any_ignored = require_all and bool(_array_min(cell) < 0) if len(cell) else False
         considered = idx[~ignored] if any_ignored else idx
         weights: list[float] = []
         per_domain: list[np.ndarray | None] = []
