@@ -115,7 +115,7 @@ def test_incremental_engine_equals_plain_framework(workload):
 def preferences_st(draw) -> tuple[list[Node], list[Pod]]:
     """A workload whose nodes may carry a PreferNoSchedule taint or an image of the pods and whose pods may
     prefer a zone (node affinity) or tolerate the taint: TaintToleration, NodeAffinity and ImageLocality
-    then score the nodes alike (one normalized value whatever nodes are feasible: `Shape.static_norm`'s
+    then score the nodes alike (one normalized value whatever nodes are feasible: `Shape.static_fixed`'s
     shortcut) or not, while the nodes fill up and leave the feasible set."""
     nodes, pods = draw(workload_st())
     taint = Taint("dedicated", "batch", "PreferNoSchedule")
@@ -165,8 +165,8 @@ def test_equal_static_scores_are_normalized_once():
     for i in range(6):  # two fit on each node: the feasible set shrinks from three nodes to one
         d = engine.cycle(replace(pod, name=f"p{i}"))
         engine.bind(d.node, d.shape, replace(pod, name=f"p{i}"))
-        assert d.shape.static_norm is None or d.shape.static_norm == (None, 300)
-    assert d.shape.static_norm == (None, 300)
+        assert d.shape.static_fixed is None or d.shape.static_fixed == 300
+    assert d.shape.static_fixed == 300
 
 
 def _violates(pod: Pod, node: Node, placed: list[tuple[Pod, Node]], nodes: list[Node]) -> str | None:

@@ -81,10 +81,10 @@ _array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.m
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
 # Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
-# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity, DynamicResources) or of its own alone
-# (ImageLocality and VolumeBinding have none): a raw score equal on every node normalizes to one value whatever
-# nodes are feasible.
-_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources, VolumeBinding)
+# highest (`helper.DefaultNormalizeScore`): a raw score equal on every node normalizes to one value whatever nodes
+# are feasible; and those without NormalizeScore (a node's score is its raw score, whatever nodes are feasible).
+_DEFAULT_NORMALIZE = (TaintToleration, NodeAffinity, DynamicResources)
+_NO_NORMALIZE = (ImageLocality, VolumeBinding)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
@@ -289,8 +289,9 @@ class Shape:
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
     # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
-    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers);
-    # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    static_fixed: object = None  # that sum whatever nodes are feasible (`_fixed_static`): one int for every node,
+    # an int64 [N] per node, False when it depends on the feasible set; None: not decided yet
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     dropped: tuple | None = None  # (the context's cache keys, those `_next_context` drops) at its last call
@@ -350,15 +351,32 @@ def _plan(sh: Shape) -> RedoPlan | None:
     return plan
 
 
-def _same_everywhere(sh: Shape, static: list[int]) -> bool:
-    """Whether the static normalized scorers `static` give every node one normalized score whatever nodes are
-    feasible (`Shape.static_norm` then keeps that sum alone): each normalizes per node (`_PER_NODE_NORMALIZE`)
-    and its raw score is the same on every node (no taint preferred against, no preferred node affinity, no
-    image of the pod on any node: the usual case)."""
+def _fixed_static(sh: Shape, static: list[int]) -> int | np.ndarray | bool:
+    """Σ weight·NormalizeScore of the static normalized scorers `static` when it does not depend on which nodes
+    are feasible: every one is a scorer without NormalizeScore (its raw score, within [0, 100] on every node) or a
+    `DefaultNormalizeScore` one whose raw score is the same on every node (no taint preferred against, no preferred
+    node affinity: the usual case; the one value it normalizes to). One int when every node has the same sum,
+    else an int64 [N]; False when a scorer is neither (then the sum is redone when the feasible set changes)."""
     if not static or len(sh.raw[0]) == 0:
         return False
-    return (all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static)
-            and all(bool((sh.raw[s] == sh.raw[s, 0]).all()) for s in static))
+    const, per_node = 0, None
+    for s in static:
+        _name, plugin, w = sh.scorers[s]
+        raw = sh.raw[s]
+        if type(plugin) in _NO_NORMALIZE:
+            if int(_array_min(raw)) < MIN_NODE_SCORE or int(_array_max(raw)) > MAX_NODE_SCORE:
+                return False
+            per_node = w * raw if per_node is None else per_node + w * raw
+        elif type(plugin) in _DEFAULT_NORMALIZE and bool((raw == raw[0]).all()):
+            one = int(normalize_scores(plugin, raw[:1], sh.ctx)[0])
+            if not MIN_NODE_SCORE <= one <= MAX_NODE_SCORE:
+                return False
+            const += w * one
+        else:
+            return False
+    if per_node is None or bool((per_node == per_node[0]).all()):
+        return const + (0 if per_node is None else int(per_node[0]))
+    return per_node + const
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -1009,12 +1027,16 @@ class Engine:
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
         static, live = sh.normed_split
-        cached = sh.static_norm
-        if cached is not None and (cached[0] is None or np.array_equal(cached[0], feasible)):
+        if sh.static_fixed is None:
+            sh.static_fixed = _fixed_static(sh, static)
+        fixed, cached = sh.static_fixed, sh.static_norm
+        if fixed is not False:
+            total = fixed if type(fixed) is int else fixed[feasible]  # type: ignore[index]
+        elif cached is not None and np.array_equal(cached[0], feasible):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (None, int(total[0])) if _same_everywhere(sh, static) else (feasible, total)
+            sh.static_norm = (feasible, total)
         if not live:
             return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
         return total + self._normalized_sum(sh, feasible, live)
@@ -1157,7 +1179,7 @@ class Engine:
         every = np.arange(len(self.state), dtype=np.int64)
         for s in redo:
             sh.raw[s] = sh.scorers[s][1].score(self.state, sh.ctx, every)
-        sh.static_norm, sh.norm_version = None, sh.norm_version + 1
+        sh.static_norm, sh.static_fixed, sh.norm_version = None, None, sh.norm_version + 1
         if any(s in sh.direct for s in redo):
             self._sum_direct(sh, every)
             sh.total = np.where(sh.ok, sh.summed, _INT64_MIN)

@@ -89,6 +89,12 @@ class LogArrays:
 
     def _classify(self, start: int, end: int) -> None:
         of = self.classes.of
+        if end - start <= 4:  # (a cycle's bind or two: scalar stores beat three list conversions)
+            node, klass, sign = self.node, self.klass, self.sign
+            for i in range(start, end):
+                n, pod, d = self.changes[i]
+                node[i], klass[i], sign[i] = n, of(pod), d
+            return
         part = self.changes[start:end]
         self.node[start:end] = [node for node, _pod, _sign in part]
         self.klass[start:end] = [of(pod) for _node, pod, _sign in part]

@@ -352,6 +352,83 @@ class ClusterCells:
         return True
 
 
+_FEW_CELLS = 256  # up to this many occupied cells, `normalized_scores` computes them one by one in Python floats
+
+
+def _few_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes, totals: list[np.ndarray | None],
+               occupied: list[int], considered: int) -> np.ndarray | None:
+    """`normalized_scores`' table over the `occupied` cells only (the filtered nodes not ignored occupy them;
+    `considered`: how many such nodes), one cell at a time in Python floats: the same IEEE operations, in the same
+    order, as `_cell_table` (count · weight + maxSkew − 1 per constraint, summed in the constraints' order from 0,
+    rounded half up), and `NormalizeScore` in Python ints. int64 [slots · cells + 1]: each occupied cell's
+    normalized score, 0 elsewhere (the last entry: an ignored node); None when a raw score is negative."""
+    digits = []  # per occupied cell: its slot and its domain of each domain constraint (last one fastest)
+    for c in occupied:
+        slot, rest = divmod(c, cc.cells)
+        domains = [0] * len(constraints)
+        for k in reversed(range(len(constraints))):
+            if k != cc.outer:
+                rest, domains[k] = divmod(rest, nodes.size[k])
+        digits.append((slot, domains))
+    weights, sums = [], []
+    for k, total in enumerate(totals):
+        if total is None:  # the hostname: weighed by the nodes not ignored
+            weights.append(math.log(considered + 2))
+            sums.append(None)
+            continue
+        known = {domains[k] for _slot, domains in digits}  # `TopologyPairToPodCounts`' pairs (absent: "")
+        weights.append(math.log(len(known) + 2))
+        sums.append(total.tolist())
+    values = []
+    for slot, domains in digits:
+        acc: float | int = 0
+        for k, c in enumerate(constraints):
+            if k == cc.outer:
+                part = 0.0 if slot == 0 else (float(slot) - 1.0) * weights[k] + float(c.max_skew - 1)
+            else:
+                d = domains[k]
+                part = 0.0 if d == 0 else float(sums[k][d]) * weights[k] + float(c.max_skew - 1)  # type: ignore[index]
+            acc = acc + part
+        values.append(math.floor(acc + 0.5))
+    lookup = np.zeros(cc.slots * cc.cells + 1, dtype=np.int64)
+    if not values:  # every node ignored
+        return lookup
+    lo, hi = min(values), max(max(values), 0)
+    if lo < 0:
+        return None
+    lookup[occupied] = [100 * (hi + lo - v) // hi for v in values] if hi else 100
+    return lookup
+
+
+def _many_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes,
+                totals: list[np.ndarray | None], cell: np.ndarray, ignored: np.ndarray,
+                idx: np.ndarray) -> np.ndarray | None:
+    """`_few_cells` with whole-array operations, for many occupied cells (the table of every cell, `_cell_table`)."""
+    any_ignored = bool(ignored.any())
+    considered = idx[~ignored] if any_ignored else idx
+    weights: list[float] = []
+    per_domain: list[np.ndarray | None] = []
+    for k, sums in enumerate(totals):
+        if sums is None:  # the hostname: weighed by the nodes not ignored
+            weights.append(math.log(len(considered) + 2))
+            per_domain.append(None)
+            continue
+        known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
+        known.put(nodes.domain[k][considered], True)
+        weights.append(math.log(int(np.count_nonzero(known)) + 2))
+        per_domain.append(np.where(known, sums, 0))
+    table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
+    used = table.take(cell[~ignored] if any_ignored else cell)
+    lookup = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
+    if not len(used):  # every node ignored
+        return lookup
+    lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
+    if lo < 0:
+        return None
+    lookup[:-1] = 100 * (hi + lo - table) // hi if hi else 100
+    return lookup
+
+
 def _host_values(c: Constraint, weight: float, slots: int, absent_first: bool) -> np.ndarray:
     """The hostname constraint's part of each slot: count · log(nodes + 2) + maxSkew − 1, 0 for the slot of the
     nodes lacking the key (slot 0 and counts from slot 1 with `absent_first`, else the last slot)."""
@@ -529,30 +606,17 @@ class PodTopologySpread:
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
         cell = cc.cell[idx]
         ignored = cell < 0  # (only when every key is required: `ClusterCells.build`)
-        any_ignored = require_all and bool(_array_min(cell) < 0) if len(cell) else False
-        considered = idx[~ignored] if any_ignored else idx
-        weights: list[float] = []
-        per_domain: list[np.ndarray | None] = []
-        for k, sums in enumerate(totals):
-            if sums is None:  # the hostname: weighed by the nodes not ignored
-                weights.append(math.log(len(considered) + 2))
-                per_domain.append(None)
-                continue
-            known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
-            known.put(nodes.domain[k][considered], True)
-            weights.append(math.log(int(np.count_nonzero(known)) + 2))
-            per_domain.append(np.where(known, sums, 0))
-        table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
-        used = table.take(cell[~ignored] if any_ignored else cell)
-        if not len(used):  # every node ignored
-            return np.zeros(len(idx), dtype=np.int64)
-        lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
-        if lo < 0:
+        present = np.zeros(cc.slots * cc.cells + 1, dtype=bool)  # the cells the nodes of idx occupy (-1: the last)
+        present[cell] = True
+        occupied = present[:-1].nonzero()[0].tolist()
+        if len(occupied) <= _FEW_CELLS:
+            lookup = _few_cells(constraints, cc, nodes, totals, occupied, len(idx) - int(np.count_nonzero(ignored)))
+        else:
+            lookup = _many_cells(constraints, cc, nodes, totals, cell, ignored, idx)
+        if lookup is None:
             return None
         ctx.cache[f"{NAME}/ignored"] = ignored
-        normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
-        normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
-        return normalized.take(cell)  # (-1: the last)
+        return lookup.take(cell)  # (-1, an ignored node: the last, 0)
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,
