@@ -165,8 +165,9 @@ def test_equal_static_scores_are_normalized_once():
     for i in range(6):  # two fit on each node: the feasible set shrinks from three nodes to one
         d = engine.cycle(replace(pod, name=f"p{i}"))
         engine.bind(d.node, d.shape, replace(pod, name=f"p{i}"))
-        assert d.shape.static_fixed is None or d.shape.static_fixed == 300
-    assert d.shape.static_fixed == 300
+        fixed = d.shape.static_fixed
+        assert fixed is None or (fixed.const, fixed.per_node, fixed.by_value) == (300, None, [])
+    assert d.shape.static_fixed.const == 300 and d.shape.static_fixed.total(np.arange(3)) == 300
 
 
 def _violates(pod: Pod, node: Node, placed: list[tuple[Pod, Node]], nodes: list[Node]) -> str | None:

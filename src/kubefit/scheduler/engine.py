@@ -55,13 +55,9 @@ from kubefit.scheduler.plugins.base import (
     SignPlugin,
     normalize_scores,
 )
-from kubefit.scheduler.plugins.dynamicresources import DynamicResources
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
-from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
-from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
@@ -69,6 +65,7 @@ from kubefit.scheduler.plugins.volumebinding import VolumeBinding
 from kubefit.scheduler.plugins.volumes import ClaimAliases
 from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
+from kubefit.scheduler.staticnorm import static_normalized
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -80,11 +77,6 @@ _array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.m
 # wrappers (a few times per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
-# Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
-# highest (`helper.DefaultNormalizeScore`): a raw score equal on every node normalizes to one value whatever nodes
-# are feasible; and those without NormalizeScore (a node's score is its raw score, whatever nodes are feasible).
-_DEFAULT_NORMALIZE = (TaintToleration, NodeAffinity, DynamicResources)
-_NO_NORMALIZE = (ImageLocality, VolumeBinding)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
@@ -290,8 +282,8 @@ class Shape:
     # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
     static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
-    static_fixed: object = None  # that sum whatever nodes are feasible (`_fixed_static`): one int for every node,
-    # an int64 [N] per node, False when it depends on the feasible set; None: not decided yet
+    static_fixed: object = None  # that sum over any feasible set (`staticnorm.static_normalized`), False when it is
+    # normalized over each feasible set as it comes (then `static_norm`); None: not decided yet
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     dropped: tuple | None = None  # (the context's cache keys, those `_next_context` drops) at its last call
@@ -349,34 +341,6 @@ def _plan(sh: Shape) -> RedoPlan | None:
                      and set(plan.plain_filters) <= set(k.static_filters)
                      and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
     return plan
-
-
-def _fixed_static(sh: Shape, static: list[int]) -> int | np.ndarray | bool:
-    """Σ weight·NormalizeScore of the static normalized scorers `static` when it does not depend on which nodes
-    are feasible: every one is a scorer without NormalizeScore (its raw score, within [0, 100] on every node) or a
-    `DefaultNormalizeScore` one whose raw score is the same on every node (no taint preferred against, no preferred
-    node affinity: the usual case; the one value it normalizes to). One int when every node has the same sum,
-    else an int64 [N]; False when a scorer is neither (then the sum is redone when the feasible set changes)."""
-    if not static or len(sh.raw[0]) == 0:
-        return False
-    const, per_node = 0, None
-    for s in static:
-        _name, plugin, w = sh.scorers[s]
-        raw = sh.raw[s]
-        if type(plugin) in _NO_NORMALIZE:
-            if int(_array_min(raw)) < MIN_NODE_SCORE or int(_array_max(raw)) > MAX_NODE_SCORE:
-                return False
-            per_node = w * raw if per_node is None else per_node + w * raw
-        elif type(plugin) in _DEFAULT_NORMALIZE and bool((raw == raw[0]).all()):
-            one = int(normalize_scores(plugin, raw[:1], sh.ctx)[0])
-            if not MIN_NODE_SCORE <= one <= MAX_NODE_SCORE:
-                return False
-            const += w * one
-        else:
-            return False
-    if per_node is None or bool((per_node == per_node[0]).all()):
-        return const + (0 if per_node is None else int(per_node[0]))
-    return per_node + const
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -1028,10 +992,11 @@ class Engine:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
         static, live = sh.normed_split
         if sh.static_fixed is None:
-            sh.static_fixed = _fixed_static(sh, static)
+            sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
         fixed, cached = sh.static_fixed, sh.static_norm
-        if fixed is not False:
-            total = fixed if type(fixed) is int else fixed[feasible]  # type: ignore[index]
+        total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]
+        if total is not None:
+            pass
         elif cached is not None and np.array_equal(cached[0], feasible):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
