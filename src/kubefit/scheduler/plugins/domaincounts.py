@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kubefit.scheduler.plugins.podclasses import ClassWeights, weighted_segment
+from kubefit.scheduler.plugins.podclasses import ClassWeights, follow
 from kubefit.scheduler.state import ClusterState
 
 FOLLOW_MAX = 4096  # up to this many changes since, follow them (by pod class: `podclasses`); beyond, count again
@@ -48,11 +48,8 @@ class DomainCounts:
         if self.changes is not log or behind > FOLLOW_MAX:
             self.sums = _sums(self.domain, len(self.sums), self.counted, counts(state))
             self.changes = log
-        elif behind:  # the stretch by pod class, as arrays (`podclasses`)
-            nodes, amounts = weighted_segment(state, self.weight, self.seen)
-            if len(nodes):
-                counted = self.counted[nodes]
-                np.add.at(self.sums, self.domain[nodes[counted]], amounts[counted])
+        elif behind:  # the stretch by pod class (`podclasses.follow`)
+            follow(state, self.weight, self.seen, self.sums, index=self.domain, mask=self.counted)
         self.seen = len(log)
         return self.sums
 

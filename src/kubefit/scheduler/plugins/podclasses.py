@@ -22,6 +22,11 @@ from kubefit.api.core import Pod
 from kubefit.scheduler.plugins.affinityterms import pod_terms
 from kubefit.scheduler.state import ClusterState
 
+try:  # `follow` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import scatter as _scatter
+except ImportError:  # pragma: no cover - the same arithmetic below with whole-array operations
+    _scatter = None
+
 
 @dataclass
 class PodClasses:
@@ -171,6 +176,33 @@ def weighted_segment(state: ClusterState, weights: ClassWeights, start: int) -> 
     out = (nodes, w * sign)
     weights.last = (log, start, end, *out)
     return out
+
+
+def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.ndarray, *,
+           index: np.ndarray | None = None, mask: np.ndarray | None = None, mult: int = 1,
+           offset: np.ndarray | None = None) -> int | None:
+    """Add the changes since position `start` to `target` by pod class: each change whose class weighs w != 0 and
+    whose node passes `mask` adds sign · w · mult to `target[index[node]]` (`index` None: the node itself), in
+    int64 arithmetic stored in the target's dtype (wrapping as numpy's sums do). Returns the largest
+    `target[j] − offset[node]` over the entries it changed, as they are after the stretch; None when it changed
+    none. In C when built (`_countkernels.scatter`), else with whole-array operations: the same integers."""
+    log, end = log_arrays(state), len(state.changes)
+    if start >= end:
+        return None
+    log.segment(start, end)  # classified
+    table = weights.table(log.classes)
+    if _scatter is not None and target.flags.c_contiguous and target.dtype in (np.int32, np.int64):
+        return _scatter(log.node, log.klass, log.sign, start, end, table, target, index, mask, mult, offset)
+    nodes, amounts = weighted_segment(state, weights, start)
+    if mask is not None:
+        keep = mask[nodes]
+        nodes, amounts = nodes[keep], amounts[keep]
+    if not len(nodes):
+        return None
+    j = nodes if index is None else index[nodes]
+    np.add.at(target, j, (amounts * mult).astype(target.dtype))
+    now = target[j].astype(np.int64) - (0 if offset is None else offset[nodes])
+    return int(now.max())
 
 
 class ClassMemo:

@@ -16,7 +16,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.k8s.labels import Selector
 from kubefit.scheduler.plugins.base import HashedKey
-from kubefit.scheduler.plugins.podclasses import ClassWeights, weighted_segment
+from kubefit.scheduler.plugins.podclasses import ClassWeights, follow
 from kubefit.scheduler.state import ClusterState
 
 
@@ -118,9 +118,7 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
                 entry.seen = len(state.changes)
                 return entry.counts
         if isinstance(entry.weights, ClassWeights):
-            nodes, amounts = weighted_segment(state, entry.weights, entry.seen)
-            if len(nodes):
-                np.add.at(entry.counts, nodes, amounts)
+            follow(state, entry.weights, entry.seen, entry.counts)
         else:
             for node, pod, delta in state.changes[entry.seen:]:
                 w = weight(pod)

@@ -38,11 +38,16 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.podclasses import weighted_segment
+from kubefit.scheduler.plugins.podclasses import follow
 from kubefit.scheduler.plugins.podcounts import MatchingCounter, matching_counter
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
+
+try:  # `_occupied` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import occupied as _occupied_c
+except ImportError:  # pragma: no cover - the same list with whole-array operations
+    _occupied_c = None
 
 NAME = "PodTopologySpread"
 HOSTNAME = "kubernetes.io/hostname"
@@ -338,14 +343,10 @@ class ClusterCells:
         if self.outer is not None and len(log) > self.seen:
             # the stretch by pod class (`podclasses`): a node keeps its cell -1 (ignored) or its key whatever its
             # pods, so the nodes that move are those of the matching changes; the table reaches their highest slot
-            changed, amounts = weighted_segment(state, nodes.counters[self.outer].weight, self.seen)
-            moving = self.moves[changed]  # type: ignore[index]
-            changed = changed[moving]
-            if len(changed):
-                cell = self.cell
-                np.add.at(cell, changed, (amounts[moving] * self.cells).astype(np.int32))
-                top = int(_array_max(cell[changed] - self.inner[changed])) // self.cells + 1
-                self.slots = max(self.slots, top)
+            top = follow(state, nodes.counters[self.outer].weight, self.seen, self.cell, mask=self.moves,
+                         mult=self.cells, offset=self.inner)
+            if top is not None:
+                self.slots = max(self.slots, top // self.cells + 1)
             if self.slots * self.cells > _CELLS_MAX:
                 return False
         self.seen = len(log)
@@ -353,6 +354,17 @@ class ClusterCells:
 
 
 _FEW_CELLS = 256  # up to this many occupied cells, `normalized_scores` computes them one by one in Python floats
+
+
+def _occupied(cc: ClusterCells, idx: np.ndarray) -> tuple[list[int], int]:
+    """The distinct cells >= 0 the nodes `idx` occupy, ascending, and how many of them are ignored (cell -1); in
+    C when built (`_countkernels.occupied`)."""
+    if _occupied_c is not None and idx.dtype == np.int64 and idx.flags.c_contiguous:
+        return _occupied_c(cc.cell, idx, cc.slots * cc.cells)
+    cell = cc.cell[idx]
+    present = np.zeros(cc.slots * cc.cells + 1, dtype=bool)  # (-1: the last)
+    present[cell] = True
+    return present[:-1].nonzero()[0].tolist(), int(np.count_nonzero(cell < 0))
 
 
 def _few_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes, totals: list[np.ndarray | None],
@@ -604,18 +616,15 @@ class PodTopologySpread:
         if cc is None:
             return None
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
+        occupied, n_ignored = _occupied(cc, idx)  # the cells the nodes of idx occupy (but -1: ignored)
         cell = cc.cell[idx]
-        ignored = cell < 0  # (only when every key is required: `ClusterCells.build`)
-        present = np.zeros(cc.slots * cc.cells + 1, dtype=bool)  # the cells the nodes of idx occupy (-1: the last)
-        present[cell] = True
-        occupied = present[:-1].nonzero()[0].tolist()
         if len(occupied) <= _FEW_CELLS:
-            lookup = _few_cells(constraints, cc, nodes, totals, occupied, len(idx) - int(np.count_nonzero(ignored)))
+            lookup = _few_cells(constraints, cc, nodes, totals, occupied, len(idx) - n_ignored)
         else:
-            lookup = _many_cells(constraints, cc, nodes, totals, cell, ignored, idx)
+            lookup = _many_cells(constraints, cc, nodes, totals, cell, cell < 0, idx)
         if lookup is None:
             return None
-        ctx.cache[f"{NAME}/ignored"] = ignored
+        ctx.cache[f"{NAME}/ignored"] = cell < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
         return lookup.take(cell)  # (-1, an ignored node: the last, 0)
 
     @staticmethod
