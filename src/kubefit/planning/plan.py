@@ -6,7 +6,7 @@ schedules: `--max-nodes` copies of every template (default: one per queued pod, 
 empty node of every template at its turn; the bound is per template).  Then:
 
 - one template: binary search over the count; the answer `k` schedules the target and `k − 1` does not
-  (each was simulated);
+  (simulated, or below the requests' lower bound: `addbound`, no fewer copies can hold the target's requests);
 - several templates: candidates from a greedy build-up (one node at a time, the template that schedules
   the most further pods per unit of cost, as the cluster-autoscaler's expander compares options) and from
   cutting the generous cluster down template by template (binary search, in every order for up to three
@@ -42,6 +42,7 @@ from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template, copy_names
 from kubefit.manifests.workloads import NewNodeDaemons
+from kubefit.planning.addbound import TemplateBound, template_bound
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import compile_state
@@ -49,6 +50,7 @@ from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+KEPT_RUNS = 2  # simulations that scheduled the target kept for the answer (each holds a whole run)
 
 
 def copy_slices(template: Template, node_name: str) -> list:
@@ -139,9 +141,40 @@ class Planner:
         self.daemons = NewNodeDaemons(scenario.workloads, admitter(scenario))
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
+        self.target: int | None = None  # what the plan must schedule (`aim`)
+        self.floor: TemplateBound | None = None  # the requests' lower bound for the target
+        self.kept: dict[tuple[int, ...], SimulationResult] = {}  # the last runs that scheduled the target
+        self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up, or the bound)
 
-    def run(self, counts: list[int]) -> SimulationResult:
-        """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
+    def aim(self, target: int) -> None:
+        """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
+        (`addbound`) refuses counts below it without a simulation, and a run gives up once it cannot reach it."""
+        self.target = target
+        state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
+        self.floor = template_bound(state, self.config, self.queue, target,
+                                    [compile_state([t.node]) for t in self.templates])
+
+    def holds(self, counts: list[int]) -> bool:
+        """Whether the cluster with `counts` schedules the target: refused below the requests' bound, else by a
+        simulation that stops as soon as more pods of the queue are left pending than the target allows."""
+        key = tuple(counts)
+        if key in self.memo:
+            return self.memo[key] >= self.target  # type: ignore[operator]
+        if key in self.short:
+            return False
+        if self.floor is not None and any(c < self.floor.fewest(t, counts) for t, c in enumerate(counts)):
+            self.short.add(key)
+            return False
+        result = self.run(counts, give_up=len(self.queue) - self.target)  # type: ignore[operator]
+        if result.stopped:
+            self.short.add(key)
+            return False
+        self.record(key, result)
+        return self.memo[key] >= self.target  # type: ignore[operator]
+
+    def run(self, counts: list[int], give_up: int | None = None) -> SimulationResult:
+        """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first
+        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted)."""
         added: list[Node] = []
         taken = set(self.taken)
         slices: list = []
@@ -152,7 +185,8 @@ class Planner:
         state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
-        return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+        return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
+                        give_up=give_up, exempt=self.daemons.keys)
 
     def _objects(self, slices: list) -> ClusterObjects:
         """The scenario's objects (claims, volumes, namespaces, PDBs, …) with the added nodes' ResourceSlices."""
@@ -165,8 +199,18 @@ class Planner:
         are not the goal: they come with the nodes)."""
         key = tuple(counts)
         if key not in self.memo:
-            self.memo[key] = queue_scheduled(self.run(counts), self.daemons.keys)
+            self.record(key, self.run(counts))
         return self.memo[key]
+
+    def record(self, key: tuple[int, ...], result: SimulationResult) -> None:
+        """A whole run's count; kept when it schedules the target (the answer is one of those runs)."""
+        self.memo[key] = queue_scheduled(result, self.daemons.keys)
+        if self.target is not None and self.memo[key] >= self.target:
+            self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: result}
+
+    def result(self, counts: list[int]) -> SimulationResult:
+        """The simulation of the cluster with `counts` (kept from the search when it ran there)."""
+        return self.kept.get(tuple(counts)) or self.run(counts)
 
     def daemon_misfits(self) -> list[str]:
         """For each template, the DaemonSet pods one copy of it cannot hold on its own (a note per pod)."""
@@ -224,13 +268,13 @@ def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
     return counts if done >= target else None
 
 
-def _descend(planner: Planner, counts: list[int], target: int, order: Sequence[int]) -> list[int]:
+def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[int]:
     """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
     it (binary search, the others fixed)."""
     counts = counts.copy()
     for t in order:
         def holds(k: int, t: int = t) -> bool:
-            return planner.scheduled([*counts[:t], k, *counts[t + 1:]]) >= target
+            return planner.holds([*counts[:t], k, *counts[t + 1:]])
         counts[t] = _smallest(holds, counts[t])
     return counts
 
@@ -247,7 +291,7 @@ def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
                 continue
             trial = counts.copy()
             trial[t] -= 1
-            if planner.scheduled(trial) >= target:
+            if planner.holds(trial):
                 counts, changed = trial, True
     return counts
 
@@ -259,7 +303,7 @@ def _several(planner: Planner, target: int, limit: int) -> list[int]:
     orders = list(permutations(range(n))) if n <= MAX_ORDERS_TEMPLATES else [
         sorted(range(n), key=lambda i: (-planner.templates[i].cost, i)),
         sorted(range(n), key=lambda i: (planner.templates[i].cost, i))]
-    starts = [_descend(planner, [limit] * n, target, order) for order in orders]
+    starts = [_descend(planner, [limit] * n, order) for order in orders]
     greedy = _greedy(planner, target, limit * n)
     if greedy is not None:
         starts.insert(0, greedy)
@@ -277,6 +321,7 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
     planner = Planner(scenario, config, templates, tie_break=tie_break, seed=seed)
     notes = planner.daemon_misfits()
     before = planner.run([0] * len(templates))
+    planner.record((0,) * len(templates), before)
     pending = before.unschedulable
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     if pending == 0 or limit == 0:
@@ -284,10 +329,11 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
         return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
                     before.not_created)
     target = planner.scheduled([limit] * len(templates))
+    planner.aim(target)
     if len(templates) == 1:
-        counts = [_smallest(lambda n: planner.scheduled([n]) >= target, limit)]
+        counts = [_smallest(lambda n: planner.holds([n]), limit)]
     else:
         counts = _several(planner, target, limit)
-    result = planner.run(counts)
+    result = planner.result(counts)
     return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
                 before.not_created)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,6 +71,7 @@ class SimulationResult:
     node_actions: dict | None = None  # cordon/drain/remove and where the evicted pods went (`eviction_report`)
     partial_preemptions: list[str] = field(default_factory=list)  # "ns/pod: T of P" (see `preemption_note`)
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
+    stopped: bool = False  # the run gave up: more pods missed than `simulate`'s `give_up` allowed
 
     @property
     def scheduled(self) -> int:
@@ -327,11 +328,17 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
              tie_break: str = "random", seed: int | None = 0, sampling: bool = True,
              progress: Callable[[int], None] | None = None, stranded: bool = True,
              label: str = "", max_ties: int = 256, legacy: bool | None = None,
-             messages: bool = True, controllers: Controllers | None = None) -> SimulationResult:
+             messages: bool = True, controllers: Controllers | None = None, give_up: int | None = None,
+             exempt: Collection[str] = ()) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next.
 
     `messages=False` leaves a pod that fits nowhere without its FitError text (`0/N nodes are available:
     …`), for callers that only count such pods (a `tune` trial: the text was 15 % of it).
+
+    `give_up`: stop as soon as more than this many pods of the queue (but those named in `exempt`, by key) are
+    left without a node for good (pending, never created, no profile, gated): a caller that only asks whether
+    enough are placed (`plan`'s trials) knows the answer then. `stopped` then says so (its steps are the
+    whole run's first ones).
 
     `controllers`: the scenario's (`Controllers(scenario.workloads)`): each preemption victim's controller
     creates its replacement (`Controllers.replacement_for`), queued as `ReplacementQueue` says and scheduled
@@ -349,19 +356,27 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     running = bound_keys(state) if any(p.ordered_after for p in pods) else set()
     queue = ReplacementQueue(pods)
     refused: list[Step] = []
+    missed = 0  # queue pods (but `exempt`) left without a node for good, for `give_up`
+    stopped = False
     for i, (pod, replaces) in enumerate(queue):
+        if give_up is not None and missed > give_up:
+            stopped = True
+            break
         waiting = next((k for k in pod.ordered_after if k not in running), None)
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
             steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True,
                               replaces=replaces))
+            missed += pod.key not in exempt
             continue
         if pod.scheduler_name not in served:
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
+            missed += pod.key not in exempt
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod)
         if gate is not None:  # never gets a cycle: unschedulable, nothing evaluated
             steps.append(Step(pod, None, message=", ".join(gate[1].reasons), pre_enqueue=gate[0], feasible=None,
                               replaces=replaces))
+            missed += pod.key not in exempt
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -376,6 +391,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                                                                   controllers, queue, running)
             if nominated is None:  # that step is final
                 pending.append((pod, d.shape.ctx.demand))
+                missed += pod.key not in exempt
                 d = None
             else:
                 pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
@@ -385,6 +401,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         elif d.node is None:  # a retry that still fails is final too (PostFilter once per queued pod)
             steps.append(Step(pod, None, message=engine.fit_error(d.shape) if messages else "", replaces=replaces))
             pending.append((pod, d.shape.ctx.demand))
+            missed += pod.key not in exempt
         else:
             bound = bound_copy(pod, len(steps))
             engine.bind(d.node, d.shape, bound)
@@ -401,8 +418,9 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
-    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial)
-    if stranded and pending:
+    stopped = stopped or (give_up is not None and missed > give_up)
+    result = SimulationResult(state, steps, initial, label, partial_preemptions=partial, stopped=stopped)
+    if stranded and pending and not stopped:
         result.stranded = stranded_capacity(engine, pending)
     return result
 
