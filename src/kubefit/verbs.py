@@ -549,7 +549,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True) -> Plan:
+    feature_gates: str | None = None, admission: bool = True, workers: int | None = None,
+         dask_scheduler: str | None = None) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -565,6 +566,11 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     tie_break, seed, cordon, drain, remove, recursive, warn, admission
         As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
         without Node objects is planned from zero.
+    workers, dask_scheduler : optional
+        Run the plan's simulations on this many local Dask worker processes (a LocalCluster), or on the Dask
+        cluster of this scheduler (tcp://HOST:PORT, its workers running this kubefit): side by side, the counts
+        the search will ask next started ahead; the same answer. A cluster that cannot be reached or fails is
+        told (`warn`) and the plan runs in this process.
 
     Returns
     -------
@@ -590,24 +596,42 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
 
     if tie_break not in ("random", "first"):
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
+    from kubefit.planning.sweep import Sweep
+
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                        recursive=recursive, actions=actions,
-                                                admission=admission, nodes_required=False)
-    unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
-    for note in unregistered:
+    told: list[str] = []
+    with Sweep(dask_scheduler, workers) as sweep:  # the workers start while the files load
+        scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version,
+                                                    feature_gates=feature_gates, recursive=recursive, actions=actions,
+                                                    admission=admission, nodes_required=False)
+        unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
+        for note in unregistered:
+            warn(note)
+        pool = _pool(sweep, told)
+        result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
+                          pool=pool, warn=told.append)
+    for note in told + result.notes:
         warn(note)
-    result = run_plan(scenario, prepared.config, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    for note in result.notes:
-        warn(note)
-    result.warnings = list(prepared.notes) + unregistered + result.notes
+    result.warnings = list(prepared.notes) + unregistered + told + result.notes
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
+
+
+def _pool(sweep: Any, told: list[str]) -> Any:
+    """The sweep's started workers, None for this process; a cluster that cannot be reached or started is told
+    (in `told`) and the work runs here."""
+    if not sweep.distributed:
+        return None
+    try:
+        return sweep.pool
+    except Exception as exc:  # noqa: BLE001 - whatever Dask raises: the answer is computed here all the same
+        told.append(f"the Dask workers could not be used ({exc}); computed in this process, with the same answer")
+        return None
 
 
 def consolidate(files: Files, *, config: str | None = None, strategy: str | None = None,

@@ -35,12 +35,13 @@ class PodClasses:
     index: dict = field(default_factory=dict)  # (namespace, labels in the pod's order, affinity terms) → class
     pods: list = field(default_factory=list)  # per class: its first pod (what a weight is asked about)
     by_label: dict = field(default_factory=dict)  # (key, value) → the classes whose pods carry that label
+    known: dict = field(default_factory=dict)  # id of a pod of the log → its class (the log holds the pod alive)
 
     def of(self, pod: Pod) -> int:
-        """The pod's class (remembered on the pod with this registry)."""
-        hit = pod.__dict__.get("_pod_class")
-        if hit is not None and hit[0] is self:
-            return hit[1]
+        """The pod's class (a pod bound, removed and bound again by a trial's rollback is classified once)."""
+        c = self.known.get(id(pod))
+        if c is not None:
+            return c
         key = (pod.namespace, tuple(pod.labels.items()), pod_terms(pod))
         c = self.index.get(key)
         if c is None:
@@ -48,7 +49,7 @@ class PodClasses:
             self.pods.append(pod)
             for pair in pod.labels.items():
                 self.by_label.setdefault(pair, []).append(c)
-        pod.__dict__["_pod_class"] = (self, c)
+        self.known[id(pod)] = c
         return c
 
 
