@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,3 +72,41 @@ def test_inter_pod_affinity_skips_exactly_when_the_full_computation_skips(carrie
     assert plugin.pre_filter(state, new_context(state, pod)).skip == skip
     assert plugin.pre_score(state, new_context(state, pod)) == (plugin._topology_score(state, new_context(state, pod))
                                                                  is None)
+
+
+PORTS = st.sampled_from([("", "TCP", 53), ("0.0.0.0", "UDP", 53), ("10.0.0.1", "TCP", 53), ("10.0.0.2", "TCP", 80),
+                         ("", "TCP", 80)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.lists(PORTS, min_size=1, max_size=2), st.booleans()), max_size=20),
+       st.lists(PORTS, min_size=1, max_size=2))
+def test_port_index_answers_as_check_conflict_node_by_node(steps, wanted):
+    """NodePorts over many nodes reads the port index (`PortIndex`, kept along the change log); it gives every
+    node what `conflicts` gives from the node's used ports, after binds and removals (a removed pod frees its
+    ports even when another pod of the node declared them: `used_ports` is a set, as upstream's)."""
+    from kubefit.api.core import Container, ContainerPort
+    from kubefit.scheduler.plugins.nodeports import NodePorts, PortIndex, conflicts
+    from kubefit.scheduler.state import host_ports
+
+    state = compile_state([Node(f"n{i}", {"pods": 10**10}) for i in range(5)], [])
+    plugin = NodePorts()
+    bound: list[tuple[int, Pod]] = []
+    for i, (node, ports, remove) in enumerate(steps):
+        if remove and bound:
+            n, pod = bound.pop(node % len(bound))
+            state.unbind(n, pod)
+        else:
+            pod = Pod(f"p{i}", containers=(Container("c", {}, ports=tuple(
+                ContainerPort(p, p, proto, ip) for ip, proto, p in ports)),))
+            state.bind(node, pod_demand(pod), pod=pod)
+            bound.append((node, pod))
+        PortIndex.of(state)  # followed step by step (and built afresh below)
+    incoming = Pod("in", containers=(Container("c", {}, ports=tuple(ContainerPort(p, p, proto, ip)
+                                                                    for ip, proto, p in wanted)),))
+    every = np.arange(5, dtype=np.int64)
+    want = [conflicts(state.used_ports[n], host_ports(incoming)) for n in range(5)]
+    assert PortIndex.of(state).conflicts(host_ports(incoming), every).tolist() == want
+    state.__dict__.pop("_port_index")
+    assert PortIndex.of(state).conflicts(host_ports(incoming), every).tolist() == want
+    assert (plugin.filter(state, new_context(state, incoming), every).codes != 0).tolist() == want

@@ -106,7 +106,7 @@ class Sweep:
 # the per-state memos the plugins attach to a ClusterState and rebuild from its pods when absent (each from the
 # length of the state's change log): a result's state goes back without them (they were 4 of its 7 MB)
 STATE_MEMOS = ("_affinity_terms", "_node_columns", "_pod_counts", "_pod_label_groups", "_matching_counters",
-               "_log_arrays")
+               "_log_arrays", "_port_index")
 
 
 class _Referring(pickle.Pickler):
