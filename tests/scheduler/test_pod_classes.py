@@ -173,3 +173,12 @@ def test_normalized_scores_by_every_path_equal_score_then_normalize(path, case):
             if got is not None:
                 fresh = new_context(state, pod)  # Score then NormalizeScore, no view or cells kept from before
                 assert got.tolist() == plugin.normalize(plugin.score(state, fresh, idx), fresh).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 50)), st.integers(-2, 60))
+def test_distinct_rows_are_the_sorted_set_of_the_log_stretch(log, start):
+    """`_countkernels.distinct` (the engine's rows changed since a position of its log) is sorted(set(...))."""
+    from kubefit.scheduler._countkernels import distinct
+
+    assert distinct(log, start) == sorted(set(log[max(start, 0):]))

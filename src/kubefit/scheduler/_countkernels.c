@@ -11,7 +11,10 @@
  *   int64 [N], or None: 0) over the entries it changed, after the stretch; None when it changed none.
  *
  * occupied(cell, idx, size) -> (sorted list of the distinct cells >= 0 among cell[idx], how many are < 0)
- *   cell: int32 [N], idx: int64, every cell below `size`. */
+ *   cell: int32 [N], idx: int64, every cell below `size`.
+ *
+ * distinct(values, start) -> the distinct ints of the list `values` from position `start`, ascending (the nodes a
+ *   stretch of the engine's log changed). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -185,7 +188,52 @@ done:
     return result;
 }
 
+static int compare_ssize(const void *a, const void *b) {
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "distinct(list, start) takes a list of ints and a start");
+        return NULL;
+    }
+    PyObject *log = args[0];
+    Py_ssize_t start = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t end = PyList_GET_SIZE(log);
+    if (start < 0) start = 0;
+    Py_ssize_t n = end > start ? end - start : 0;
+    Py_ssize_t *values = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
+    if (values == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        values[i] = PyNumber_AsSsize_t(PyList_GET_ITEM(log, start + i), PyExc_OverflowError);
+        if (values[i] == -1 && PyErr_Occurred()) {
+            PyMem_Free(values);
+            return NULL;
+        }
+    }
+    qsort(values, (size_t)n, sizeof *values, compare_ssize);
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
+    PyObject *out = PyList_New(kept);
+    for (Py_ssize_t i = 0; out != NULL && i < kept; i++) {
+        PyObject *v = PyLong_FromSsize_t(values[i]);
+        if (v == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    PyMem_Free(values);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"distinct", (PyCFunction)(void (*)(void))distinct, METH_FASTCALL,
+     "distinct(values, start) -> the distinct ints of the list from position start, ascending"},
     {"scatter", (PyCFunction)(void (*)(void))scatter, METH_FASTCALL,
      "scatter(node, klass, sign, start, end, table, target, index, mask, mult, offset) -> top or None: a stretch "
      "of the change log added to counts by pod class"},

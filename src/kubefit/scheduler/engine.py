@@ -67,6 +67,11 @@ from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kern
 from kubefit.scheduler.state import ClusterState
 from kubefit.scheduler.staticnorm import static_normalized
 
+try:  # `_changed_rows` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import distinct as _distinct
+except ImportError:  # pragma: no cover - the same rows, sorted in Python or marked in a mask
+    _distinct = None
+
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
@@ -547,15 +552,17 @@ class Engine:
         sh.plan = _plan(sh)
         self._evaluate(sh, idx, kernels=kernels)
 
-    def _changed_rows(self, seen: int) -> np.ndarray:
+    def _changed_rows(self, seen: int) -> list[int]:
         """The distinct nodes bound or unbound since log entry `seen`, ascending (a long log, as planning
         trials leave, marked in a mask rather than sorted as a set)."""
+        if _distinct is not None and len(self.log) - seen <= 4 * len(self.state):
+            return _distinct(self.log, seen)
         changed = self.log[seen:]
         if len(changed) <= _FEW_ROWS:
-            return np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+            return sorted(set(changed)) if len(changed) > 1 else changed
         marked = np.zeros(len(self.state), dtype=bool)
         marked[changed] = True
-        return np.flatnonzero(marked)
+        return np.flatnonzero(marked).tolist()
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
@@ -586,11 +593,12 @@ class Engine:
             sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
-        if len(rows):  # the local plugins over the rows bound since: compiled, or the rows it left in Python
+        if rows:  # the local plugins over the rows bound since: compiled, or the rows it left in Python
             if plan.compiled:
                 for p in plan.plain_filters:  # their verdicts first: the compiled kernels read them as static
-                    sh.codes[p, rows] = sh.filters[p][1].filter(state, ctx, rows).codes
-            left = self._evaluate_compiled(sh, rows.tolist(), False, sh.row_kernels) if plan.compiled else rows
+                    at = np.asarray(rows, dtype=np.int64)
+                    sh.codes[p, at] = sh.filters[p][1].filter(state, ctx, at).codes
+            left = self._evaluate_compiled(sh, rows, False, sh.row_kernels) if plan.compiled else rows
             if len(left):
                 self._redo_rows(sh, np.asarray(left, dtype=np.int64))
         if plan.global_filters:  # feasibility may change anywhere
