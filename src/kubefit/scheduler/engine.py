@@ -281,6 +281,8 @@ class Shape:
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
     norm_total: tuple | None = None  # (feasible nodes, Σ weight·normalized score of `normed`), at `norm_seen`
+    ok_version: int = 0  # bumped when `ok` may have changed
+    feasible_at: tuple = (-1, None)  # (`ok_version`, the feasible nodes then): `_feasible`
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
@@ -606,6 +608,7 @@ class Engine:
             if sh.allowed is not None:
                 ok &= sh.allowed
             sh.ok = ok
+            sh.ok_version += 1
             sh.n_ok = int(np.count_nonzero(ok))
             sh.total = np.where(ok, sh.summed, _INT64_MIN)
         sh.norm_version += 1
@@ -631,6 +634,7 @@ class Engine:
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
+        sh.ok_version += 1
         sh.n_ok = int(np.count_nonzero(sh.ok))
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
@@ -657,6 +661,7 @@ class Engine:
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
+        sh.ok_version += 1
         sh.n_ok = int(np.count_nonzero(sh.ok))
         for s in range(len(sh.scorers)):
             if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
@@ -756,6 +761,7 @@ class Engine:
                 sh.n_ok += 1 if ok else -1
                 feasible[i] = ok
                 sh.norm_version += 1
+                sh.ok_version += 1
             sh.summed[i] = total
             sh.total[i] = total if ok else _INT64_MIN
             if out is not bool(bad[i]):
@@ -800,6 +806,7 @@ class Engine:
         sh.n_ok += d_ok
         sh.n_bad += d_bad
         sh.norm_version += d_feasibility
+        sh.ok_version += d_feasibility
         return rows[done:]
 
     # ---------------------------------------------------------------- one cycle
@@ -948,7 +955,7 @@ class Engine:
             scored = (None, None)  # every feasible node, `sh.total` (`_others`)
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
-                feasible = np.flatnonzero(ok)
+                feasible = self._feasible(sh)
                 sh.norm_total = (feasible, self._normalized(sh, feasible))
                 sh.norm_seen = sh.norm_version
             feasible, normed = sh.norm_total
@@ -956,6 +963,16 @@ class Engine:
             best = feasible[total == _array_max(total)]
             scored = (feasible, total)
         return Decision(self._select(best), best, count, sh, scored=scored)
+
+    @staticmethod
+    def _feasible(sh: Shape) -> np.ndarray:
+        """The shape's feasible nodes, ascending: one array object while `ok` has not changed (so that what is
+        computed over them, the static scorers' normalized sum, is known again by identity)."""
+        version, feasible = sh.feasible_at
+        if version != sh.ok_version or feasible is None:
+            feasible = sh.ok.nonzero()[0]
+            sh.feasible_at = (sh.ok_version, feasible)
+        return feasible
 
     def _search(self, sh: Shape, k: int, order: np.ndarray, nominated: int | None) -> tuple[np.ndarray, int]:
         """`findNodesThatPassFilters` run sequentially: from the start index, keep the first k feasible nodes;
@@ -1002,13 +1019,12 @@ class Engine:
         if sh.static_fixed is None:
             sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
         fixed, cached = sh.static_fixed, sh.static_norm
-        total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]
-        if total is not None:
-            pass
-        elif cached is not None and np.array_equal(cached[0], feasible):
+        if cached is not None and (cached[0] is feasible or np.array_equal(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
-            total = self._normalized_sum(sh, feasible, static)
+            total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]
+            if total is None:
+                total = self._normalized_sum(sh, feasible, static)
             sh.static_norm = (feasible, total)
         if not live:
             return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
