@@ -659,7 +659,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
 def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, tie_break: str = "random",
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None) -> Plan:
+    feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None,
+         workers: int | None = None, dask_scheduler: str | None = None) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -675,6 +676,11 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     tie_break, seed, cordon, drain, remove, recursive, warn, admission
         As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
         without Node objects is planned from zero.
+    workers, dask_scheduler : optional
+        Run the plan's simulations on this many local Dask worker processes (a LocalCluster), or on the Dask
+        cluster of this scheduler (tcp://HOST:PORT, its workers running this kubefit): side by side, the counts
+        the search will ask next started ahead; the same answer. A cluster that cannot be reached or fails is
+        told (`warn`) and the plan runs in this process.
 
     Returns
     -------
@@ -694,17 +700,20 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     ({'small': 1, 'large': 1}, 4, ['batch-huge'])
     """
     from kubefit.manifests.templates import load_templates
+    from kubefit.planning.sweep import Sweep
     from kubefit.scheduler.nodeactions import eviction_report
 
     if tie_break not in ("random", "first"):
         raise InputError(f"must be random or first, got {tie_break!r}", field="--tie-break")
     templates = load_templates(node_templates)
     actions = node_actions(cordon, drain, remove)
-    scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                        recursive=recursive, actions=actions,
-                                                admission=admission, nodes_required=False, requests=requests)
-    result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
-                           warn=warn)
+    told: list[str] = []
+    with Sweep(dask_scheduler, workers) as sweep:  # the workers start while the files load
+        scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version,
+                                                    feature_gates=feature_gates, recursive=recursive, actions=actions,
+                                                    admission=admission, nodes_required=False, requests=requests)
+        result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
+                               warn=warn, pool=_pool(sweep, told), told=told)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
@@ -714,20 +723,36 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
 
 
 def plan_prepared(scenario: Scenario, prepared: Prepared, templates: Sequence[Any], *, max_nodes: int | None = None,
-                  tie_break: str = "random", seed: int = 0, warn: Warn = python_warning) -> Plan:
+                  tie_break: str = "random", seed: int = 0, warn: Warn = python_warning, pool: Any = None,
+                  told: list[str] | None = None) -> Plan:
     """`plan`'s search on a scenario loaded and prepared already (`prepare_files`), with templates loaded
-    (`kubefit.manifests.templates.load_templates`); the notes told."""
+    (`kubefit.manifests.templates.load_templates`); the notes told. `pool`: Dask workers to run the simulations
+    on (`kubefit.planning.plan.DaskPlanner`; None: this process); `told`: what was said before (the workers)."""
     from kubefit.manifests.registration import registration_notes
     from kubefit.planning.plan import plan as run_plan
 
+    told = list(told or ())
     unregistered = registration_notes(scenario.pending_pods, [t.node for t in templates], "the node templates")
     for note in unregistered:
         warn(note)
-    result = run_plan(scenario, prepared.config, list(templates), max_nodes=max_nodes, tie_break=tie_break, seed=seed)
-    for note in result.notes:
+    result = run_plan(scenario, prepared.config, list(templates), max_nodes=max_nodes, tie_break=tie_break, seed=seed,
+                      pool=pool, warn=told.append)
+    for note in told + result.notes:
         warn(note)
-    result.warnings = list(prepared.notes) + unregistered + result.notes
+    result.warnings = list(prepared.notes) + unregistered + told + result.notes
     return result
+
+
+def _pool(sweep: Any, told: list[str]) -> Any:
+    """The sweep's started workers, None for this process; a cluster that cannot be reached or started is told
+    (in `told`) and the work runs here."""
+    if not sweep.distributed:
+        return None
+    try:
+        return sweep.pool
+    except Exception as exc:  # noqa: BLE001 - whatever Dask raises: the answer is computed here all the same
+        told.append(f"the Dask workers could not be used ({exc}); computed in this process, with the same answer")
+        return None
 
 
 def consolidate(files: Files, *, config: str | None = None, strategy: str | None = None,

@@ -28,13 +28,8 @@ from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.config import default_configuration
 from kubefit.scheduler.engine import Engine
 from kubefit.scheduler.framework import Framework, schedule_one
-from kubefit.scheduler.plugins.interpodaffinity import (
-    PREFERRED,
-    REQUIRED,
-    distinct_terms,
-    pod_terms,
-    terms_matching,
-)
+from kubefit.scheduler.plugins.affinityterms import PREFERRED, REQUIRED, pod_terms
+from kubefit.scheduler.plugins.interpodaffinity import distinct_terms, terms_matching
 from kubefit.scheduler.plugins.podcounts import matching_counts
 from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
 from kubefit.scheduler.simulate import copies_in_trial
@@ -120,7 +115,7 @@ def test_incremental_engine_equals_plain_framework(workload):
 def preferences_st(draw) -> tuple[list[Node], list[Pod]]:
     """A workload whose nodes may carry a PreferNoSchedule taint or an image of the pods and whose pods may
     prefer a zone (node affinity) or tolerate the taint: TaintToleration, NodeAffinity and ImageLocality
-    then score the nodes alike (one normalized value whatever nodes are feasible: `Shape.static_norm`'s
+    then score the nodes alike (one normalized value whatever nodes are feasible: `Shape.static_fixed`'s
     shortcut) or not, while the nodes fill up and leave the feasible set."""
     nodes, pods = draw(workload_st())
     taint = Taint("dedicated", "batch", "PreferNoSchedule")
@@ -170,8 +165,9 @@ def test_equal_static_scores_are_normalized_once():
     for i in range(6):  # two fit on each node: the feasible set shrinks from three nodes to one
         d = engine.cycle(replace(pod, name=f"p{i}"))
         engine.bind(d.node, d.shape, replace(pod, name=f"p{i}"))
-        assert d.shape.static_norm is None or d.shape.static_norm == (None, 300)
-    assert d.shape.static_norm == (None, 300)
+        fixed = d.shape.static_fixed
+        assert fixed is None or (fixed.const, fixed.per_node, fixed.by_value) == (300, None, [])
+    assert d.shape.static_fixed.const == 300 and d.shape.static_fixed.total(np.arange(3)) == 300
 
 
 def _violates(pod: Pod, node: Node, placed: list[tuple[Pod, Node]], nodes: list[Node]) -> str | None:

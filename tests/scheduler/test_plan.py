@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kubefit.cli import main
 from kubefit.manifests.scenario import load_scenario
 from kubefit.manifests.templates import Template
-from kubefit.planning.plan import Planner, plan
+from kubefit.planning.plan import Planner, plan, queue_scheduled
 from kubefit.scheduler.config import load_configuration
 from tests_support import run_json
 
@@ -138,3 +138,42 @@ def test_plan_schedules_what_any_count_can_and_one_fewer_cannot(tmp_path, existi
             fewer = list(result.counts)
             fewer[t] -= 1
             assert planner.scheduled(fewer) < generous
+
+
+# --------------------------------------------------------------------------- the requests' bound, runs that give up
+
+BOUND_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{priority: {prio}, containers: [{{name: c, "
+             "resources: {{requests: {{cpu: '{cpu}', memory: '{mem}Gi'}}}}}}]{node}}}\n")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(existing=st.lists(st.tuples(st.integers(1, 6), st.integers(1, 8)), min_size=1, max_size=3),
+       pods=st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([0, 0, 10]), st.booleans()),
+                     min_size=1, max_size=12),
+       size=st.tuples(st.integers(2, 8), st.integers(2, 16)), target=st.integers(0, 12), k=st.integers(0, 6))
+@example(existing=[(2, 4)], pods=[(2, 2, 0, True), (2, 2, 10, False)], size=(2, 2), target=1, k=0)  # it preempts
+def test_no_count_below_the_requests_bound_schedules_the_target(tmp_path, existing, pods, size, target, k):
+    """`addbound`: with fewer copies than the bound, no simulation schedules the target (every count below it
+    simulated, bound pods of lower priority among them, which DefaultPreemption may evict); and a run told to
+    give up once the target is out of reach stops exactly when the whole run misses it, its steps a prefix."""
+    nodes = [NODE.format(name=f"e{i}", cpu=c).replace("pods: '110'", f"memory: {m}Gi, pods: '4'")
+             for i, (c, m) in enumerate(existing)]
+    docs = [BOUND_POD.format(i=i, cpu=c, mem=m, prio=prio,
+                             node=f", nodeName: e{i % len(existing)}" if bound else "")
+            for i, (c, m, prio, bound) in enumerate(pods)]
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join(nodes + docs))
+    scenario = load_scenario([path])
+    tpl_path = tmp_path / "t.yaml"
+    tpl_path.write_text(NODE.format(name="t", cpu=size[0]).replace("pods: '110'", f"memory: {size[1]}Gi, pods: '4'"))
+    templates = [Template(load_scenario([tpl_path]).nodes[0], Decimal(1))]
+    planner = Planner(scenario, load_configuration(None), templates, tie_break="first")
+    target = min(target, len(planner.queue))
+    planner.aim(target)
+    low = planner.floor.fewest(0, [0])
+    for k in range(min(low, 6)):
+        assert planner.scheduled([k]) < target
+    whole = planner.run([k])
+    partial = planner.run([k], give_up=len(planner.queue) - target)
+    assert partial.stopped == (queue_scheduled(whole, planner.daemons.keys) < target)
+    assert [(s.pod.key, s.node) for s in partial.steps] == [(s.pod.key, s.node) for s in whole.steps][:len(partial.steps)]

@@ -206,6 +206,14 @@ def raw_is_json(obj: Node | Pod) -> bool:
     return type(obj.__dict__.get("raw")) is bytes
 
 
+def raw_may_name(obj: Node | Pod, key: str) -> bool:
+    """Whether the manifest may hold `key` anywhere: False only for JSON not read yet whose text has neither that
+    key nor an escape (`\\u…` may spell any key), so that a question about a field nobody sets does not decode
+    every pod's manifest."""
+    raw = obj.__dict__.get("raw")
+    return type(raw) is not bytes or key.encode() in raw or b"\\u" in raw
+
+
 # `raw` may be given as the manifest's compact JSON (bytes): it is decoded on first read. The streaming
 # reader keeps a snapshot's objects so (`kubefit.manifests.stream`): 150,000 pods' manifests as dicts
 # took 2 GB more than as JSON, and the scheduler reads them only to drain a node or name an owner.

@@ -62,6 +62,12 @@ def plan(
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
     requests: Any = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="Run the plan's simulations on this many local Dask worker processes, side by side "
+        "(the counts the search asks next started ahead; the same answer).")] = None,
+    dask_scheduler: Annotated[str | None, typer.Option(
+        "--dask-scheduler", help="Run the plan's simulations on the Dask cluster of this scheduler, "
+        "tcp://HOST:PORT (its workers run this kubefit); one that fails leaves the plan to this process.")] = None,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
     from kubefit.report.whatif import plan_table
@@ -70,7 +76,8 @@ def plan(
     result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
                         recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
-                        feature_gates=feature_gates, requests=requests)
+                        feature_gates=feature_gates, requests=requests, workers=workers,
+                        dask_scheduler=dask_scheduler)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

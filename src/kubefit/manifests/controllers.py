@@ -45,7 +45,7 @@ from kubefit.manifests.admission import forbidden_error
 from kubefit.manifests.documents import Document
 from kubefit.manifests.quota import QuotaAdmission
 from kubefit.manifests.timing import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, DurationError, parse_duration
-from kubefit.manifests.workloads import COMPLETION_INDEX, owned_by, pinned_affinity
+from kubefit.manifests.workloads import COMPLETION_INDEX, pinned_affinity, pod_owned_by
 
 RENAMING_CONTROLLERS = ("ReplicaSet", "ReplicationController", "Job", "DaemonSet")  # generateName `<owner>-`
 DEFAULT_BACKOFF_LIMIT = 6  # SetDefaults_Job
@@ -187,7 +187,7 @@ class Controllers:
         return f"pods {go_quote((owner and _prefix(pod, owner)) or new.name)} is forbidden: {message}"
 
     def _job(self, pod: Pod, name: str) -> Document | None:
-        return next((d for d in self.workloads if d.kind == "Job" and d.name == name and owned_by(pod.raw, d)), None)
+        return next((d for d in self.workloads if d.kind == "Job" and d.name == name and pod_owned_by(pod, d)), None)
 
     def _job_replaces(self, pod: Pod, name: str) -> bool:
         """Whether the Job creates a pod for its deleted, failed `pod` (see the module's text)."""

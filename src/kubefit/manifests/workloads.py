@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
-from kubefit.api.core import Node, Pod
+from kubefit.api.core import Node, Pod, raw_may_name
 from kubefit.errors import InputError
 from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.names import random_suffix, safe_encode, seeded
@@ -243,51 +243,58 @@ def owned_by(body: dict[str, Any], owner: Document) -> bool:
     return False
 
 
+_UNSET = object()
 _OWNER_INDEX: list = []  # [(pods, len(pods), index)]: the last pod list indexed by `_owned`
 
 
-def _owner_index(pods: list[Pod]) -> tuple[dict, list[int]]:
-    """Pod positions per owner reference uid and per (kind, name); positions of pods whose references
-    cannot be keyed (every owner must look at them)."""
+def pod_owned_by(pod: Pod, owner: Document, namespace: str | None = None, owner_uid: Any = _UNSET) -> bool:
+    """`owned_by` of a decoded pod, from its typed `metadata.ownerReferences` (the loader checked their shape and
+    types, an absent string reads "") and its namespace: the same answer without reading its manifest.
+    `namespace`, `owner_uid`: the owner's, when the caller asks about many pods."""
+    if pod.namespace != (_namespace(owner) if namespace is None else namespace):
+        return False
+    if owner_uid is _UNSET:
+        owner_uid = _meta(owner).get("uid")
+    for ref in pod.owner_references:
+        if owner_uid and ref.uid:
+            if ref.uid == owner_uid:
+                return True
+        elif ref.kind == owner.kind and ref.name == owner.name:
+            return True
+    return False
+
+
+def _owner_index(pods: list[Pod]) -> dict:
+    """Pod positions per owner reference uid and per (kind, name)."""
     keyed: dict = {}
-    loose: list[int] = []
     for i, pod in enumerate(pods):
-        meta = pod.raw.get("metadata") or {}
-        refs = meta.get("ownerReferences") or [] if isinstance(meta, dict) else []
-        if not isinstance(refs, list):
-            loose.append(i)
-            continue
-        for ref in refs:
-            if not isinstance(ref, dict):
-                continue
-            uid, kind, name = ref.get("uid"), ref.get("kind"), ref.get("name")
-            if not all(v is None or isinstance(v, str) for v in (uid, kind, name)):
-                loose.append(i)
-                break
-            if uid:
-                keyed.setdefault(("uid", uid), []).append(i)
-            keyed.setdefault(("ref", kind, name), []).append(i)
-    return keyed, loose
+        for ref in pod.owner_references:
+            if ref.uid:
+                keyed.setdefault(("uid", ref.uid), []).append(i)
+            keyed.setdefault(("ref", ref.kind, ref.name), []).append(i)
+    return keyed
 
 
 def _owned(pods: list[Pod], owner: Document) -> list[Pod]:
     """The pods of `pods` that `owner` owns (`owned_by`), in list order; one index per pod list."""
     if not _OWNER_INDEX or _OWNER_INDEX[0][0] is not pods or _OWNER_INDEX[0][1] != len(pods):
         _OWNER_INDEX[:] = [(pods, len(pods), _owner_index(pods))]
-    keyed, loose = _OWNER_INDEX[0][2]
+    keyed = _OWNER_INDEX[0][2]
     uid = _meta(owner).get("uid")
-    candidates = set(loose)
+    candidates: set[int] | range = set()
     if uid and isinstance(uid, str):
-        candidates.update(keyed.get(("uid", uid), ()))
+        candidates = set(keyed.get(("uid", uid), ()))
     elif uid:
         candidates = range(len(pods))
     candidates = set(candidates) | set(keyed.get(("ref", owner.kind, owner.name), ()))
-    return [pods[i] for i in sorted(candidates) if owned_by(pods[i].raw, owner)]
+    namespace = _namespace(owner)
+    return [pods[i] for i in sorted(candidates) if pod_owned_by(pods[i], owner, namespace, uid)]
 
 
 def _active(pod: Pod) -> bool:
-    """`controller.IsPodActive`: not Succeeded/Failed, not being deleted."""
-    return pod.phase not in TERMINAL_PHASES and not (pod.raw.get("metadata") or {}).get("deletionTimestamp")
+    """`controller.IsPodActive`: not Succeeded/Failed, not being deleted (its manifest read only if it may say so)."""
+    return pod.phase not in TERMINAL_PHASES and not (
+        raw_may_name(pod, "deletionTimestamp") and (pod.raw.get("metadata") or {}).get("deletionTimestamp"))
 
 
 # --------------------------------------------------------------------------- pods from a template

@@ -36,8 +36,9 @@ from kubefit.api.core import Pod
 from kubefit.k8s.requests import pod_demand
 from kubefit.k8s.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar
 from kubefit.scheduler.config import NodeResourcesFitArgs, SchedulerConfiguration
+from kubefit.scheduler.plugins.affinityterms import AffinityTerm, pod_terms
 from kubefit.scheduler.plugins.fit import checked_resources
-from kubefit.scheduler.plugins.interpodaffinity import AffinityTerm, namespace_labels, pod_terms
+from kubefit.scheduler.plugins.interpodaffinity import namespace_labels
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.state import ClusterState
 

@@ -6,7 +6,7 @@ schedules: `--max-nodes` copies of every template (default: one per queued pod, 
 empty node of every template at its turn; the bound is per template).  Then:
 
 - one template: binary search over the count; the answer `k` schedules the target and `k − 1` does not
-  (each was simulated);
+  (simulated, or below the requests' lower bound: `addbound`, no fewer copies can hold the target's requests);
 - several templates: candidates from a greedy build-up (one node at a time, the template that schedules
   the most further pods per unit of cost, as the cluster-autoscaler's expander compares options) and from
   cutting the generous cluster down template by template (binary search, in every order for up to three
@@ -39,14 +39,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import permutations
+from typing import Any
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Node, Pod
+from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
+from kubefit.planning.addbound import TemplateBound, template_bound
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -54,6 +57,9 @@ from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+KEPT_RUNS = 2  # simulations that scheduled the target kept for the answer (each holds a whole run)
+POLL_SECONDS = 1.0  # how often a plan waiting on a Dask worker looks whether the cluster still has workers
+WAIT_FOR_WORKERS = 30.0  # seconds without any worker after which a plan goes on in this process
 
 
 def copy_slices(template: Template, node_name: str) -> list:
@@ -127,8 +133,21 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
             for name in copy_names(template.name, count, taken)]
 
 
+@dataclass
+class Trial:
+    """What a plan learns of one cluster: the queue pods it placed, the pods left pending and never created,
+    whether the run gave up (then `scheduled` is what it had placed), and the run itself when kept."""
+
+    scheduled: int
+    pending: int = 0
+    not_created: int = 0
+    stopped: bool = False
+    result: SimulationResult | None = None
+
+
 class Planner:
-    """Simulates the scenario with some count of each template added."""
+    """Simulates the scenario with some count of each template added (in this process; `DaskPlanner`: on Dask
+    workers)."""
 
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
                  tie_break: str = "random", seed: int = 0) -> None:
@@ -139,9 +158,81 @@ class Planner:
         self.daemons = NewNodeDaemons(scenario.workloads, admitter(scenario))
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
+        self.target: int | None = None  # what the plan must schedule (`aim`)
+        self.floor: TemplateBound | None = None  # the requests' lower bound for the target
+        self.kept: dict[tuple[int, ...], SimulationResult] = {}  # the last runs that scheduled the target
+        self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up, or the bound)
+        self.guess = 0  # the fewest copies (of one template) expected to hold the target (`predict`)
+        self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
 
-    def run(self, counts: list[int]) -> SimulationResult:
-        """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first."""
+    def aim(self, target: int) -> None:
+        """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
+        (`addbound`) refuses counts below it without a simulation, and a run gives up once it cannot reach it."""
+        self.target = target
+        state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
+        self.floor = template_bound(state, self.config, self.queue, target,
+                                    [compile_state([t.node]) for t in self.templates])
+
+    def holds(self, counts: list[int]) -> bool:
+        """Whether the cluster with `counts` schedules the target: refused below the requests' bound, else by a
+        simulation that stops as soon as more pods of the queue are left pending than the target allows."""
+        key = tuple(counts)
+        if key in self.memo:
+            return self.memo[key] >= self.target  # type: ignore[operator]
+        if key in self.short:
+            return False
+        if self.floor is not None and any(c < self.floor.fewest(t, counts) for t, c in enumerate(counts)):
+            self.short.add(key)
+            return False
+        self.record(key, self.trial(counts, give_up=len(self.queue) - self.target))  # type: ignore[operator]
+        return key in self.memo and self.memo[key] >= self.target  # type: ignore[operator]
+
+    def scheduled(self, counts: list[int]) -> int:
+        """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
+        are not the goal: they come with the nodes)."""
+        key = tuple(counts)
+        if key not in self.memo:
+            self.record(key, self.trial(counts))
+        return self.memo[key]
+
+    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False) -> Trial:
+        """One cluster's `Trial` (`keep`: with its run whatever it placed)."""
+        result = self.run(counts, give_up)
+        return Trial(queue_scheduled(result, self.daemons.keys), result.unschedulable, result.not_created,
+                     result.stopped, result)
+
+    def prefetch(self, counts: Sequence[list[int]]) -> None:
+        """The clusters the search is about to ask about, likeliest first (workers start them: `DaskPlanner`)."""
+
+    def close(self) -> None:
+        """The search is over (`DaskPlanner`: what runs ahead is cancelled)."""
+
+    def predict(self, count: int) -> bool:
+        """Whether `count` copies (of one template) are likely to hold the target: at least the pods pending on
+        the cluster as it is, and more than any count seen short (what `prefetch` is told first)."""
+        return count >= self.guess
+
+    def record(self, key: tuple[int, ...], trial: Trial) -> None:
+        """A trial's answer: its count when whole, else the count known short; its run kept when it schedules
+        the target (the answer is one of those runs)."""
+        if trial.stopped:
+            self.short.add(key)
+            if len(key) == 1:
+                self.guess = max(self.guess, key[0] + 1)
+            return
+        self.memo[key] = trial.scheduled
+        if self.target is not None and trial.scheduled < self.target and len(key) == 1:
+            self.guess = max(self.guess, key[0] + 1)
+        if self.target is not None and trial.scheduled >= self.target and trial.result is not None:
+            self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: trial.result}
+
+    def result(self, counts: list[int]) -> SimulationResult:
+        """The simulation of the cluster with `counts` (kept from the search when it ran there)."""
+        return self.kept.get(tuple(counts)) or self.run(counts)
+
+    def run(self, counts: list[int], give_up: int | None = None) -> SimulationResult:
+        """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first
+        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted)."""
         added: list[Node] = []
         taken = set(self.taken)
         slices: list = []
@@ -152,21 +243,16 @@ class Planner:
         state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
-        return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False)
+        with collector_paused():  # a run leaves no reference cycles: the collector's passes are pure cost (in a
+            # server, `kubefit serve`, at Python's default thresholds, they walked the session's whole heap)
+            return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
+                            give_up=give_up, exempt=self.daemons.keys)
 
     def _objects(self, slices: list) -> ClusterObjects:
         """The scenario's objects (claims, volumes, namespaces, PDBs, …) with the added nodes' ResourceSlices."""
         if not slices:
             return self.scenario.objects
         return with_objects(self.scenario.objects, {"ResourceSlice": slices})
-
-    def scheduled(self, counts: list[int]) -> int:
-        """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
-        are not the goal: they come with the nodes)."""
-        key = tuple(counts)
-        if key not in self.memo:
-            self.memo[key] = queue_scheduled(self.run(counts), self.daemons.keys)
-        return self.memo[key]
 
     def daemon_misfits(self) -> list[str]:
         """For each template, the DaemonSet pods one copy of it cannot hold on its own (a note per pod)."""
@@ -220,11 +306,17 @@ def group_rows(result: SimulationResult) -> list[dict]:
     return [{**g.to_dict(), "placedWhole": not g.pending and g.gated is None} for g in result.groups]
 
 
-def _smallest(ok: Callable[[int], bool], high: int) -> int:
-    """The smallest k in [0, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = 0."""
+def _smallest(ok: Callable[[int], bool], high: int, ahead: Callable[[list[int]], None] | None = None,
+              predict: Callable[[int], bool] | None = None) -> int:
+    """The smallest k in [0, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = 0. `ahead` is
+    told the counts about to be asked before each ask (this one, then the next one whichever way it goes, the
+    likelier by `predict` first), so that workers may run them side by side: the search asks the same counts."""
     low = 0
     while low < high:
         mid = (low + high) // 2
+        if ahead is not None:
+            if_held, if_short = (low + mid) // 2, (mid + 1 + high) // 2
+            ahead([mid, *((if_held, if_short) if predict is None or predict(mid) else (if_short, if_held))])
         if ok(mid):
             high = mid
         else:
@@ -254,13 +346,13 @@ def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
     return counts if done >= target else None
 
 
-def _descend(planner: Planner, counts: list[int], target: int, order: Sequence[int]) -> list[int]:
+def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[int]:
     """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
     it (binary search, the others fixed)."""
     counts = counts.copy()
     for t in order:
         def holds(k: int, t: int = t) -> bool:
-            return planner.scheduled([*counts[:t], k, *counts[t + 1:]]) >= target
+            return planner.holds([*counts[:t], k, *counts[t + 1:]])
         counts[t] = _smallest(holds, counts[t])
     return counts
 
@@ -277,9 +369,115 @@ def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
                 continue
             trial = counts.copy()
             trial[t] -= 1
-            if planner.scheduled(trial) >= target:
+            if planner.holds(trial):
                 counts, changed = trial, True
     return counts
+
+
+class DaskPlanner(Planner):
+    """A `Planner` whose trials run on Dask workers (`Sweep`): the search asks the same counts in the same order
+    and gets the same answers, while `prefetch` keeps every worker busy with the counts it will ask next. A
+    worker or a cluster that fails (a worker killed, the cluster gone, no worker for `WAIT_FOR_WORKERS`
+    seconds) is said once (`warn`) and the rest of the plan runs in this process, from what the workers
+    answered."""
+
+    def __init__(self, scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
+                 tie_break: str = "random", seed: int = 0, pool: Any, warn: Callable[[str], None]) -> None:
+        from kubefit.planning.sweep import PlanWork
+
+        super().__init__(scenario, config, templates, tie_break=tie_break, seed=seed)
+        self.pool, self.warn = pool, warn
+        self.work = PlanWork(scenario, config, templates, tie_break, seed)
+        self.shipped: Any = None
+        self.running: dict[tuple[tuple[int, ...], int | None], Any] = {}  # (counts, give_up) → its future
+        self.workers = 0
+
+    def prefetch(self, counts: Sequence[list[int]]) -> None:
+        if self.pool is None:
+            return
+        try:
+            if self.shipped is None:
+                self.shipped = self.pool.ship(self.work)
+                self.workers = max(1, self.pool.count)
+            for c in counts:
+                key = tuple(c)
+                if sum(1 for f in self.running.values() if not f.done()) >= self.workers:
+                    break
+                if key in self.memo or key in self.short or any(k == key for k, _g in self.running):
+                    continue
+                if self.floor is not None and any(n < self.floor.fewest(t, c) for t, n in enumerate(c)):
+                    continue
+                give_up = None if self.target is None else len(self.queue) - self.target
+                self._submit(key, give_up)
+        except Exception as exc:  # noqa: BLE001 - any failure of the cluster: the plan goes on here
+            self._lost(exc)
+
+    def _submit(self, key: tuple[int, ...], give_up: int | None) -> Any:
+        """The trial on the least busy worker, naming that worker's copy of the work; its run sent back only when
+        it may be the answer (it reaches the target) or is the cluster as it is."""
+        from kubefit.planning.sweep import run_trial
+
+        busy = {w: 0 for w in self.pool.addresses()}
+        for (_k, _g), f in self.running.items():
+            where = getattr(f, "_kubefit_worker", None)
+            if not f.done() and where in busy:
+                busy[where] += 1
+        worker = min(busy, key=busy.__getitem__) if busy else None
+        keep = key != self.generous  # (the most generous cluster's run is never the answer's: a plan's is smaller)
+        future = self.pool.client.submit(run_trial, self.shipped.on(worker), (key, give_up, keep),
+                                         workers=None if worker is None else [worker], allow_other_workers=True,
+                                         pure=False)
+        future._kubefit_worker = worker
+        self.running[(key, give_up)] = future
+        return future
+
+    def close(self) -> None:
+        for future in self.running.values():  # runs asked ahead that the search did not need
+            future.cancel()
+        self.running = {}
+
+    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False) -> Trial:
+        key = tuple(counts)
+        if self.pool is not None:
+            self.prefetch([counts])
+            future = self.running.get((key, give_up)) or next(
+                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up == g)), None)
+            if future is not None:
+                try:
+                    trial, blob = self._wait(future)
+                    self.running = {k: f for k, f in self.running.items() if f is not future}
+                    self.runs += 1
+                    trial.result = None if blob is None else self.work.receive(blob)
+                    return trial
+                except Exception as exc:  # noqa: BLE001 - as in `prefetch`
+                    self._lost(exc)
+        return super().trial(counts, give_up, keep)
+
+    def _wait(self, future: Any) -> Any:
+        """The future's result; an error when the cluster has had no worker for `WAIT_FOR_WORKERS` seconds (Dask
+        itself would wait for one for ever)."""
+        from distributed import TimeoutError as DaskTimeout
+        from distributed import wait
+
+        alone = 0.0
+        while True:
+            try:
+                wait([future], timeout=POLL_SECONDS)
+            except (DaskTimeout, TimeoutError):
+                pass
+            if future.done():
+                return future.result()
+            alone = alone + POLL_SECONDS if self.pool.count == 0 else 0.0
+            if alone >= WAIT_FOR_WORKERS:
+                raise RuntimeError(f"no Dask worker for {WAIT_FOR_WORKERS} s")
+
+    def _lost(self, exc: BaseException) -> None:
+        """The workers failed: said once, the rest of the plan in this process."""
+        self.warn(f"the Dask workers failed ({type(exc).__name__}: {exc}); the rest of the plan runs in this "
+                  f"process, with the same answer")
+        for future in self.running.values():
+            future.cancel()
+        self.running, self.pool = {}, None
 
 
 def _several(planner: Planner, target: int, limit: int) -> list[int]:
@@ -289,7 +487,7 @@ def _several(planner: Planner, target: int, limit: int) -> list[int]:
     orders = list(permutations(range(n))) if n <= MAX_ORDERS_TEMPLATES else [
         sorted(range(n), key=lambda i: (-planner.templates[i].cost, i)),
         sorted(range(n), key=lambda i: (planner.templates[i].cost, i))]
-    starts = [_descend(planner, [limit] * n, target, order) for order in orders]
+    starts = [_descend(planner, [limit] * n, order) for order in orders]
     greedy = _greedy(planner, target, limit * n)
     if greedy is not None:
         starts.insert(0, greedy)
@@ -300,24 +498,43 @@ def _several(planner: Planner, target: int, limit: int) -> list[int]:
 
 
 def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
-         max_nodes: int | None = None, tie_break: str = "random", seed: int = 0) -> Plan:
-    """The fewest nodes of the templates to add so that every pod that can fit is scheduled."""
+         max_nodes: int | None = None, tie_break: str = "random", seed: int = 0, pool: Any = None,
+         warn: Callable[[str], None] = lambda _: None) -> Plan:
+    """The fewest nodes of the templates to add so that every pod that can fit is scheduled (`pool`: the started
+    `Workers` of a `Sweep`, to run the trials on; `warn`: told when they fail and the plan goes on here)."""
     if not templates:
         raise InputError("give at least one node template (--node-template FILE)")
-    planner = Planner(scenario, config, templates, tie_break=tie_break, seed=seed)
+    planner = (Planner(scenario, config, templates, tie_break=tie_break, seed=seed) if pool is None else
+               DaskPlanner(scenario, config, templates, tie_break=tie_break, seed=seed, pool=pool, warn=warn))
+    try:
+        return _plan(planner, scenario, templates, max_nodes)
+    finally:
+        planner.close()
+
+
+def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_nodes: int | None) -> Plan:
     notes = planner.daemon_misfits()
-    before = planner.run([0] * len(templates))
-    pending = before.unschedulable
+    zero = [0] * len(templates)
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
+    planner.generous = (limit,) * len(templates)
+    planner.prefetch([zero, [limit] * len(templates)])  # (both needed, whatever the cluster as it is leaves)
+    before = planner.trial(zero, keep=True)
+    planner.record(tuple(zero), before)
+    pending = before.pending
     if pending == 0 or limit == 0:
-        counts = [0] * len(templates)
-        return Plan(templates, counts, before, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
+        result = before.result or planner.run(zero)
+        return Plan(templates, zero, result, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
                     before.not_created)
+    planner.guess = pending
+    if len(templates) == 1:  # the search's first count, which it asks whatever the target
+        planner.prefetch([[limit], [limit // 2]])
     target = planner.scheduled([limit] * len(templates))
+    planner.aim(target)
     if len(templates) == 1:
-        counts = [_smallest(lambda n: planner.scheduled([n]) >= target, limit)]
+        counts = [_smallest(lambda n: planner.holds([n]), limit, lambda ks: planner.prefetch([[k] for k in ks]),
+                            planner.predict)]
     else:
         counts = _several(planner, target, limit)
-    result = planner.run(counts)
+    result = planner.result(counts)
     return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
                 before.not_created)

@@ -105,7 +105,8 @@ class Sweep:
 
 # the per-state memos the plugins attach to a ClusterState and rebuild from its pods when absent (each from the
 # length of the state's change log): a result's state goes back without them (they were 4 of its 7 MB)
-STATE_MEMOS = ("_affinity_terms", "_node_columns", "_pod_counts", "_pod_label_groups")
+STATE_MEMOS = ("_affinity_terms", "_node_columns", "_pod_counts", "_pod_label_groups", "_matching_counters",
+               "_log_arrays", "_port_index")
 
 
 class _Referring(pickle.Pickler):
@@ -376,3 +377,41 @@ def _received(sweep: Sweep, fn: Callable[[Any, Any], bytes], work: Work, items: 
 
     sweep.map(fn, work, items, arrived)
     return [out[i] for i in range(len(items))]
+
+
+# --------------------------------------------------------------------------- plan
+
+@dataclass
+class PlanWork(Work):
+    """What each worker holds for `plan`: the scenario (after the node actions), the configuration, the templates;
+    each worker builds its own `Planner` once, and a trial is one of its runs."""
+
+    scenario: Scenario
+    config: SchedulerConfiguration
+    templates: list
+    tie_break: str
+    seed: int
+
+    def shared(self) -> list[Any]:
+        return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
+
+    def planner(self) -> Any:
+        planner = self.__dict__.get("_planner")
+        if planner is None:
+            from kubefit.planning.plan import Planner
+
+            planner = self.__dict__["_planner"] = Planner(self.scenario, self.config, self.templates,
+                                                          tie_break=self.tie_break, seed=self.seed)
+        return planner
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in super().__getstate__().items() if k != "_planner"}
+
+
+def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) -> tuple[Any, bytes | None]:
+    """On a worker: the cluster with `counts` copies (`give_up` as `simulate`'s); its `Trial` without the run, and
+    the run sent (`Work.send`) when it is to be kept (`keep`: whenever it placed what it was asked to)."""
+    counts, give_up, keep = item
+    trial = work.planner().trial(list(counts), give_up)
+    run, trial.result = trial.result, None
+    return trial, (work.send(run) if keep and not trial.stopped else None)

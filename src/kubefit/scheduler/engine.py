@@ -45,15 +45,19 @@ from kubefit.scheduler.framework import (
     run_pre_filters,
     schedule_one,
 )
+from kubefit.scheduler.plugins.affinityterms import carries_affinity_terms
 from kubefit.scheduler.plugins.balanced import NodeResourcesBalancedAllocation
-from kubefit.scheduler.plugins.base import SUCCESS, UNRESOLVABLE, CycleContext, SignPlugin, normalize_scores
-from kubefit.scheduler.plugins.dynamicresources import DynamicResources
+from kubefit.scheduler.plugins.base import (
+    SUCCESS,
+    UNRESOLVABLE,
+    CycleContext,
+    HashedKey,
+    SignPlugin,
+    normalize_scores,
+)
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
-from kubefit.scheduler.plugins.imagelocality import ImageLocality
-from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE, carries_affinity_terms
+from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
-from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
@@ -61,6 +65,12 @@ from kubefit.scheduler.plugins.volumebinding import VolumeBinding
 from kubefit.scheduler.plugins.volumes import ClaimAliases
 from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kernel, score_kernel
 from kubefit.scheduler.state import ClusterState
+from kubefit.scheduler.staticnorm import static_normalized
+
+try:  # `_changed_rows` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import distinct as _distinct
+except ImportError:  # pragma: no cover - the same rows, sorted in Python or marked in a mask
+    _distinct = None
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -72,11 +82,6 @@ _array_max, _array_min = np.maximum.reduce, np.minimum.reduce  # `a.max()`, `a.m
 # wrappers (a few times per cycle)
 # Score plugins whose NormalizeScore is the identity: their totals can be cached per node.
 _IDENTITY_NORMALIZE = (NodeResourcesFit, NodeResourcesBalancedAllocation)
-# Score plugins whose NormalizeScore gives each node a function of its own raw score and the feasible nodes'
-# highest (`helper.DefaultNormalizeScore`: TaintToleration, NodeAffinity, DynamicResources) or of its own alone
-# (ImageLocality and VolumeBinding have none): a raw score equal on every node normalizes to one value whatever
-# nodes are feasible.
-_PER_NODE_NORMALIZE = (TaintToleration, NodeAffinity, ImageLocality, DynamicResources, VolumeBinding)
 _CACHE_BYTES = 256 << 20  # budget for the per-shape caches
 _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc, 1,265 shapes of the default
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
@@ -186,25 +191,12 @@ def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
 
 
-# what no signature reads of a pod (its identity and provenance): pods equal in every other field are replicas
-_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source"})
+# what neither a signature nor `shape_key` reads of a pod (its identity, provenance and times: the queue and the
+# timeline read those): pods equal in every other field are replicas, with one shape key
+_IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source", "created", "start_time", "arrival", "duration",
+                              "created_by", "ordered_after"})
 _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
-
-
-class _HashedKey:
-    """A shape key with its hash computed once: keys nest tolerations and owner references, whose dataclass
-    hashes run in Python (1.6 µs a key of the default profile, and a cycle looks its shape up twice)."""
-
-    __slots__ = ("key", "_hash")
-
-    def __init__(self, key: tuple) -> None:
-        self.key, self._hash = key, hash(key)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _HashedKey) and self._hash == other._hash and self.key == other.key
+_SPEC_KEYS_MAX = 4096  # pod templates whose shape key an engine remembers (`Engine._replica_key`)
 
 
 def _global_plugin(plugin) -> bool:
@@ -277,7 +269,9 @@ class Shape:
     n_bad: int = 0
     message: str | None = None  # FitError text, valid at `message_seen`
     message_seen: int = -1
-    reasons_of: list | None = None  # per node: its reasons (() when it passes), valid at `message_seen`
+    reasons_of: np.ndarray | None = None  # int64 [N]: per node the id of its reasons in `patterns` (0: it passes),
+    # valid at `message_seen`
+    patterns: tuple = field(default_factory=lambda: ([()], {(): 0}))  # (sets of reasons, their ids)
     status_codes: np.ndarray | None = None  # int8 [N]: the code that goes with them (0 when it passes)
     reason_counts: Counter | None = None
     prescore_error: bool = False
@@ -287,13 +281,16 @@ class Shape:
     norm_version: int = 0  # bumped when feasibility or a normalized plugin's raw score may have changed
     norm_seen: int = -1
     norm_total: tuple | None = None  # (feasible nodes, Σ weight·normalized score of `normed`), at `norm_seen`
+    ok_version: int = 0  # bumped when `ok` may have changed
+    feasible_at: tuple = (-1, None)  # (`ok_version`, the feasible nodes then): `_feasible`
     global_: bool = False  # a plugin reads other nodes' pods for this shape (spread, inter-pod affinity)
     epoch: int = 0  # the engine's epoch when `global_` was decided
     per_cycle: list = field(default_factory=list)  # scorer indices whose raw score depends on the feasible set
     # (scored over each cycle's feasible nodes by `_normalized_sum`; their rows of `raw` stay unused)
     global_names: frozenset = frozenset()  # the profile's plugins that read other nodes (`_global_plugin`)
-    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers);
-    # (None, that sum) when it is one value on every node whatever nodes are feasible (`_same_everywhere`)
+    static_norm: tuple | None = None  # (feasible nodes, Σ weight·normalized score of the normed static scorers)
+    static_fixed: object = None  # that sum over any feasible set (`staticnorm.static_normalized`), False when it is
+    # normalized over each feasible set as it comes (then `static_norm`); None: not decided yet
     plan: RedoPlan | None = None  # how `Engine._redo` brings it up to date
     kernels_of: tuple = ((), ())  # (filter kernels, score kernels) of `filters` / `scorers` (rows.py)
     dropped: tuple | None = None  # (the context's cache keys, those `_next_context` drops) at its last call
@@ -318,7 +315,9 @@ class RedoPlan:
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
     global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
-    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`)
+    compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`),
+    # after the local filters without a row kernel (`plain_filters`), which they read as static
+    plain_filters: list = field(default_factory=list)
 
 
 def _plan(sh: Shape) -> RedoPlan | None:
@@ -343,21 +342,12 @@ def _plan(sh: Shape) -> RedoPlan | None:
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
     k = sh.row_kernels
+    plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
-                     and set(plan.local_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.local_filters) - set(plan.plain_filters) <= {p for p, _fn in k.live_filters}
+                     and set(plan.plain_filters) <= set(k.static_filters)
                      and set(plan.local_scorers) <= {s for s, _fn, _w in k.live_scorers})
     return plan
-
-
-def _same_everywhere(sh: Shape, static: list[int]) -> bool:
-    """Whether the static normalized scorers `static` give every node one normalized score whatever nodes are
-    feasible (`Shape.static_norm` then keeps that sum alone): each normalizes per node (`_PER_NODE_NORMALIZE`)
-    and its raw score is the same on every node (no taint preferred against, no preferred node affinity, no
-    image of the pod on any node: the usual case)."""
-    if not static or len(sh.raw[0]) == 0:
-        return False
-    return (all(type(sh.scorers[s][1]) in _PER_NODE_NORMALIZE for s in static)
-            and all(bool((sh.raw[s] == sh.raw[s, 0]).all()) for s in static))
 
 
 def _row_kernels(sh: Shape, fk: list, sk: list) -> RowKernels | None:
@@ -416,7 +406,7 @@ class Engine:
         self.sampling = sampling
         self.legacy = config.legacy_scoring if legacy is None else legacy  # the pre-1.17 0..10 scale
         self.frameworks: dict[str, Framework] = {}
-        self.shapes: OrderedDict[_HashedKey, Shape] = OrderedDict()
+        self.shapes: OrderedDict[HashedKey, Shape] = OrderedDict()
         self.log: list[int] = []  # node of every bind, in order
         self.epoch = 0  # bumped when a pod with pod (anti-)affinity terms is bound: every shape is redone once
         self.last_removal = -1  # log position of the latest pod removed from a node (before it: binds only)
@@ -429,7 +419,8 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
-        self._last_key: tuple | None = None  # (framework, pod, shape key, `_pod_spec`) of the last new key
+        self._spec_keys: dict[int, list] = {}  # id of a pod's containers → [(framework, `_pod_spec`, shape key)]
+        # of the pods seen with them (replicas decoded from one template share their containers: `load.decode_pod`)
         self._aliases: dict[int, tuple] = {}  # per framework id: (framework, its ClaimAliases or None)
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
@@ -453,18 +444,16 @@ class Engine:
     def shape(self, pod: Pod, demand: PodDemand | None = None) -> Shape:
         """The cached shape of `pod`, brought up to date with every bind so far."""
         fw = self.framework(pod)
-        last = self._last_key
         aliases = self._claim_aliases(fw) if pod.volumes else None
         keyed = pod
-        # a replica of the previous pod (decoded replicas share their containers): the same key; not for pods
-        # with claims, whose key follows whether their claims are in use (`ClaimAliases`)
-        if (aliases is None and last is not None and last[0] is fw and last[1].containers is pod.containers
-                and last[3] == _pod_spec(pod)):
-            key = last[2]
-        else:
+        # a replica of a pod seen before: the same key; not for pods with claims, whose key follows whether their
+        # claims are in use (`ClaimAliases`)
+        key = self._replica_key(fw, pod) if aliases is None else None
+        if key is None:
             keyed = pod if aliases is None else aliases.keyed(self.state, pod)
-            key = _HashedKey(signature_key(fw, keyed) or shape_key(keyed))
-            self._last_key = (fw, pod, key, _pod_spec(pod))
+            key = HashedKey(signature_key(fw, keyed) or shape_key(keyed))
+            if aliases is None:
+                self._remember_key(fw, pod, key)
         sh = self.shapes.get(key)
         if sh is None:
             sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
@@ -485,6 +474,24 @@ class Engine:
             else:
                 self._sync(sh)
         return sh
+
+    def _replica_key(self, fw: Framework, pod: Pod) -> HashedKey | None:
+        """The shape key of an earlier pod of `fw` equal to `pod` in every field a key reads (`_pod_spec`), if any:
+        the queue interleaves the replicas of a few templates, and a key costs every plugin's signature."""
+        known = self._spec_keys.get(id(pod.containers))
+        if known:
+            spec = _pod_spec(pod)
+            for framework, other, key in known:
+                if framework is fw and other == spec:
+                    return key
+        return None
+
+    def _remember_key(self, fw: Framework, pod: Pod, key: HashedKey) -> None:
+        """`_replica_key` finds `key` for the pods equal to `pod` from now on (the entry holds the pod's containers
+        in its `_pod_spec`, so their id stays theirs)."""
+        if len(self._spec_keys) >= _SPEC_KEYS_MAX:
+            self._spec_keys.clear()
+        self._spec_keys.setdefault(id(pod.containers), []).append((fw, _pod_spec(pod), key))
 
     def _claim_aliases(self, fw: Framework) -> ClaimAliases | None:
         """The profile's `ClaimAliases` (over its VolumeBinding's storage), None without VolumeBinding."""
@@ -550,15 +557,17 @@ class Engine:
         sh.plan = _plan(sh)
         self._evaluate(sh, idx, kernels=kernels)
 
-    def _changed_rows(self, seen: int) -> np.ndarray:
+    def _changed_rows(self, seen: int) -> list[int]:
         """The distinct nodes bound or unbound since log entry `seen`, ascending (a long log, as planning
         trials leave, marked in a mask rather than sorted as a set)."""
+        if _distinct is not None and len(self.log) - seen <= 4 * len(self.state):
+            return _distinct(self.log, seen)
         changed = self.log[seen:]
         if len(changed) <= _FEW_ROWS:
-            return np.asarray(sorted(set(changed)) if len(changed) > 1 else changed, dtype=np.int64)
+            return sorted(set(changed)) if len(changed) > 1 else changed
         marked = np.zeros(len(self.state), dtype=bool)
         marked[changed] = True
-        return np.flatnonzero(marked)
+        return np.flatnonzero(marked).tolist()
 
     def _redo(self, sh: Shape, pod: Pod) -> bool:
         """Bring a shape whose plugins read other nodes up to date: PreFilter and PreScore again for those
@@ -589,8 +598,12 @@ class Engine:
             sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
-        if len(rows):  # the local plugins over the rows bound since: compiled, or the rows it left in Python
-            left = self._evaluate_compiled(sh, rows.tolist(), False, sh.row_kernels) if plan.compiled else rows
+        if rows:  # the local plugins over the rows bound since: compiled, or the rows it left in Python
+            if plan.compiled:
+                for p in plan.plain_filters:  # their verdicts first: the compiled kernels read them as static
+                    at = np.asarray(rows, dtype=np.int64)
+                    sh.codes[p, at] = sh.filters[p][1].filter(state, ctx, at).codes
+            left = self._evaluate_compiled(sh, rows, False, sh.row_kernels) if plan.compiled else rows
             if len(left):
                 self._redo_rows(sh, np.asarray(left, dtype=np.int64))
         if plan.global_filters:  # feasibility may change anywhere
@@ -598,6 +611,7 @@ class Engine:
             if sh.allowed is not None:
                 ok &= sh.allowed
             sh.ok = ok
+            sh.ok_version += 1
             sh.n_ok = int(np.count_nonzero(ok))
             sh.total = np.where(ok, sh.summed, _INT64_MIN)
         sh.norm_version += 1
@@ -623,6 +637,7 @@ class Engine:
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
+        sh.ok_version += 1
         sh.n_ok = int(np.count_nonzero(sh.ok))
         sh.total[rows] = np.where(ok, sh.summed[rows], _INT64_MIN)
 
@@ -649,6 +664,7 @@ class Engine:
         if sh.allowed is not None:
             ok &= sh.allowed[rows]
         sh.ok[rows] = ok
+        sh.ok_version += 1
         sh.n_ok = int(np.count_nonzero(sh.ok))
         for s in range(len(sh.scorers)):
             if s not in sh.per_cycle:  # those score each cycle's feasible nodes (`_normalized_sum`)
@@ -748,6 +764,7 @@ class Engine:
                 sh.n_ok += 1 if ok else -1
                 feasible[i] = ok
                 sh.norm_version += 1
+                sh.ok_version += 1
             sh.summed[i] = total
             sh.total[i] = total if ok else _INT64_MIN
             if out is not bool(bad[i]):
@@ -792,6 +809,7 @@ class Engine:
         sh.n_ok += d_ok
         sh.n_bad += d_bad
         sh.norm_version += d_feasibility
+        sh.ok_version += d_feasibility
         return rows[done:]
 
     # ---------------------------------------------------------------- one cycle
@@ -949,7 +967,7 @@ class Engine:
             scored = (None, None)  # every feasible node, `sh.total` (`_others`)
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
-                feasible = np.flatnonzero(ok)
+                feasible = self._feasible(sh)
                 sh.norm_total = (feasible, self._normalized(sh, feasible))
                 sh.norm_seen = sh.norm_version
             feasible, normed = sh.norm_total
@@ -957,6 +975,16 @@ class Engine:
             best = feasible[total == _array_max(total)]
             scored = (feasible, total)
         return Decision(self._select(best), best, count, sh, scored=scored)
+
+    @staticmethod
+    def _feasible(sh: Shape) -> np.ndarray:
+        """The shape's feasible nodes, ascending: one array object while `ok` has not changed (so that what is
+        computed over them, the static scorers' normalized sum, is known again by identity)."""
+        version, feasible = sh.feasible_at
+        if version != sh.ok_version or feasible is None:
+            feasible = sh.ok.nonzero()[0]
+            sh.feasible_at = (sh.ok_version, feasible)
+        return feasible
 
     def _search(self, sh: Shape, k: int, order: np.ndarray, nominated: int | None) -> tuple[np.ndarray, int]:
         """`findNodesThatPassFilters` run sequentially: from the start index, keep the first k feasible nodes;
@@ -1000,12 +1028,16 @@ class Engine:
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
         static, live = sh.normed_split
-        cached = sh.static_norm
-        if cached is not None and (cached[0] is None or np.array_equal(cached[0], feasible)):
+        if sh.static_fixed is None:
+            sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
+        fixed, cached = sh.static_fixed, sh.static_norm
+        if cached is not None and (cached[0] is feasible or np.array_equal(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
-            total = self._normalized_sum(sh, feasible, static)
-            sh.static_norm = (None, int(total[0])) if _same_everywhere(sh, static) else (feasible, total)
+            total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]
+            if total is None:
+                total = self._normalized_sum(sh, feasible, static)
+            sh.static_norm = (feasible, total)
         if not live:
             return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
         return total + self._normalized_sum(sh, feasible, live)
@@ -1148,7 +1180,7 @@ class Engine:
         every = np.arange(len(self.state), dtype=np.int64)
         for s in redo:
             sh.raw[s] = sh.scorers[s][1].score(self.state, sh.ctx, every)
-        sh.static_norm, sh.norm_version = None, sh.norm_version + 1
+        sh.static_norm, sh.static_fixed, sh.norm_version = None, None, sh.norm_version + 1
         if any(s in sh.direct for s in redo):
             self._sum_direct(sh, every)
             sh.total = np.where(sh.ok, sh.summed, _INT64_MIN)
@@ -1182,27 +1214,39 @@ class Engine:
         return sh.status_codes
 
     def _reason_counts(self, sh: Shape) -> Counter[str]:
-        """Per reason string, how many nodes give it (each node: its first failing Filter plugin)."""
+        """Per reason string, how many nodes give it (each node: its first failing Filter plugin): each node's
+        set of reasons kept as an id into the shape's `patterns`, redone for the rows changed since, and counted
+        per id (a node's reasons are one of few patterns: the FitError of a pod that fits nowhere is asked for
+        every pending pod, over every node)."""
         n = len(self.state)
         changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
         if changed is None or len(changed) > n // 4:
             sh.reasons_of, sh.status_codes = self._node_reasons(sh, np.arange(n, dtype=np.int64))
-            sh.reason_counts = Counter(r for reasons in sh.reasons_of for r in reasons)
-            return sh.reason_counts
-        rows = sorted(set(changed))
-        reasons, sh.status_codes[rows] = self._node_reasons(sh, np.asarray(rows, dtype=np.int64))
-        for i, new in zip(rows, reasons, strict=True):
-            old = sh.reasons_of[i]
-            if old != new:
-                sh.reason_counts.subtract(old)
-                sh.reason_counts.update(new)
-                sh.reasons_of[i] = new
-        return sh.reason_counts
+        else:
+            rows = np.asarray(sorted(set(changed)), dtype=np.int64)
+            sh.reasons_of[rows], sh.status_codes[rows] = self._node_reasons(sh, rows)
+        tally = np.bincount(sh.reasons_of, minlength=len(sh.patterns[0]))
+        counts: Counter[str] = Counter()
+        for pattern in tally.nonzero()[0].tolist():
+            for reason in sh.patterns[0][pattern]:
+                counts[reason] += int(tally[pattern])
+        sh.reason_counts = counts
+        return counts
 
-    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[list[tuple[str, ...]], np.ndarray]:
-        """Per row: the reasons of its first failing Filter plugin (or of PreFilter's node set), () when it
-        passes, and that status code (int8, as `CycleResult.codes`)."""
-        out: list[tuple[str, ...]] = [()] * len(rows)
+    @staticmethod
+    def _pattern(sh: Shape, reasons: tuple[str, ...]) -> int:
+        """The id of a set of reasons among the shape's `patterns` (added when new; 0 is no reason)."""
+        patterns, index = sh.patterns
+        known = index.get(reasons)
+        if known is None:
+            known = index[reasons] = len(patterns)
+            patterns.append(reasons)
+        return known
+
+    def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: the id of its first failing Filter plugin's reasons (or of PreFilter's node set) among the
+        shape's `patterns`, 0 when it passes, and that status code (int8, as `CycleResult.codes`)."""
+        out = np.zeros(len(rows), dtype=np.int64)
         codes = np.zeros(len(rows), dtype=np.int8)
         pending = np.ones(len(rows), dtype=bool)
         if self.state.removed is not None:  # a deleted node is in no NodeToStatus: no reason, no candidate
@@ -1211,8 +1255,7 @@ class Engine:
             pending &= ~gone
         if sh.allowed is not None:
             outside = ~sh.allowed[rows] & pending
-            for pos in np.flatnonzero(outside).tolist():
-                out[pos] = (sh.outside_reason,)
+            out[outside] = self._pattern(sh, (sh.outside_reason,))
             codes[outside] = UNRESOLVABLE
             pending &= ~outside
         for _name, plugin in sh.filters:
@@ -1227,12 +1270,11 @@ class Engine:
             if matrix.shape[1] <= 62:  # group identical reason patterns by their bits
                 keys = (matrix.astype(np.int64) << np.arange(matrix.shape[1], dtype=np.int64)).sum(axis=1)
                 uniq, inverse = np.unique(keys, return_inverse=True)
-                labels = [tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1) for u in uniq]
-                for f, k in zip(sub[failed].tolist(), inverse.reshape(-1).tolist(), strict=True):
-                    out[f] = labels[k]
+                ids = np.array([self._pattern(sh, tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1))
+                                for u in uniq.tolist()], dtype=np.int64)
+                out[sub[failed]] = ids[inverse.reshape(-1)]
             else:
-                for f, pos in zip(sub[failed].tolist(), failed.tolist(), strict=True):
-                    out[f] = tuple(outcome.reasons(pos))
+                out[sub[failed]] = [self._pattern(sh, tuple(outcome.reasons(pos))) for pos in failed.tolist()]
             codes[sub[failed]] = outcome.codes[failed]
             pending[sub[failed]] = False
         return out, codes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,7 @@ class SimulationResult:
     inputs: dict | None = None  # the files, options, configuration and versions (set by `kubefit.verbs`)
     groups: list = field(default_factory=list)  # per pod group its outcome (`groupqueue.GroupRecord`), gates on
     group_notes: list[str] = field(default_factory=list)  # what the run says of its groups (`GroupQueue.notes`)
+    stopped: bool = False  # the run gave up: more pods missed than `simulate`'s `give_up` allowed
 
     @property
     def scheduled(self) -> int:
@@ -355,11 +356,17 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
              tie_break: str = "random", seed: int | None = 0, sampling: bool = True,
              progress: Callable[[int], None] | None = None, stranded: bool = True,
              label: str = "", max_ties: int = 256, legacy: bool | None = None,
-             messages: bool = True, controllers: Controllers | None = None) -> SimulationResult:
+             messages: bool = True, controllers: Controllers | None = None, give_up: int | None = None,
+             exempt: Collection[str] = ()) -> SimulationResult:
     """Schedule `pods` in the given (queue) order on `state` (mutated), binding each before the next.
 
     `messages=False` leaves a pod that fits nowhere without its FitError text (`0/N nodes are available:
     …`), for callers that only count such pods (a `tune` trial: the text was 15 % of it).
+
+    `give_up`: stop as soon as more than this many pods of the queue (but those named in `exempt`, by key) are
+    left without a node for good (pending, never created, no profile, gated): a caller that only asks whether
+    enough are placed (`plan`'s trials) knows the answer then. `stopped` then says so (its steps are the
+    whole run's first ones).
 
     `controllers`: the scenario's (`Controllers(scenario.workloads)`): each preemption victim's controller
     creates its replacement (`Controllers.replacement_for`), queued as `ReplacementQueue` says and scheduled
@@ -384,8 +391,14 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
     permits = None if groups is not None else PermitGangs.of(engine, pods, lambda p: queue.add(p, None))
     if permits is not None:  # v1.35: gangs wait at Permit, rounds of 5 minutes (`permitgangs.py`)
         queue.after = permits.after_round
+        give_up = None  # a pod that failed may still bind in a later round: no miss is final before the end
     note = (lambda step: None) if permits is None else permits.record_step
+    missed = 0  # queue pods (but `exempt`) left without a node for good, for `give_up` (a group's are not counted)
+    stopped = False
     for i, (pod, replaces) in enumerate(queue):
+        if give_up is not None and missed > give_up:
+            stopped = True
+            break
         key = None if groups is None else groups.takes(pod)
         if key is not None:
             groups.enter(key, hooks)
@@ -394,9 +407,11 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
             steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True,
                               replaces=replaces))
+            missed += pod.key not in exempt
             continue
         if pod.scheduler_name not in served:
             steps.append(Step(pod, None, message=unserved_message(pod), feasible=None, replaces=replaces))
+            missed += pod.key not in exempt
             continue
         gate = run_pre_enqueue(engine.framework(pod), pod, state)
         gated = None if gate is None else (gate[0], gate_message(gate, pod, state))
@@ -405,6 +420,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if gated is not None:  # never gets a cycle: unschedulable, nothing evaluated
             steps.append(Step(pod, None, message=gated[1], pre_enqueue=gated[0], feasible=None, replaces=replaces))
             note(steps[-1])
+            missed += pod.key not in exempt
             continue
         d = engine.cycle(pod)
         if d.node is None and preempting:  # PostFilter; a nominated node: victims gone, the pod retried at once
@@ -423,6 +439,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                 pending.append((pod, d.shape.ctx.demand))
                 if permits is not None:
                     permits.failed(pod)
+                missed += pod.key not in exempt
                 d = None
             else:
                 pod = dataclasses.replace(pod, nominated_node_name=state.nodes[nominated].name)
@@ -435,6 +452,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             note(steps[-1])
             if permits is not None:
                 permits.failed(pod)
+            missed += pod.key not in exempt
         else:
             bound = bound_copy(pod, len(steps))
             engine.bind(d.node, d.shape, bound)
@@ -454,6 +472,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
             progress(min(i + 1, len(pods)))
     if progress is not None:
         progress(len(pods))
+    stopped = stopped or (give_up is not None and missed > give_up)
     if groups is not None:  # a group's attempts before its last are no longer said (but those that preempted)
         steps[:] = [s for s in steps if not s.retried or s.victims]
         pending += [(s.pod, pod_demand(s.pod)) for s in steps if s.group is not None and s.node is None
@@ -465,8 +484,8 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
                    and s.feasible is not None]
     records = list(groups.records.values()) if groups is not None else [] if permits is None else permits.records()
     result = SimulationResult(state, steps, initial, label, partial_preemptions=partial, groups=records,
-                              group_notes=[] if groups is None else groups.notes())
-    if stranded and pending:
+                              group_notes=[] if groups is None else groups.notes(), stopped=stopped)
+    if stranded and pending and not stopped:
         result.stranded = stranded_capacity(engine, pending)
     return result
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kubefit.api.core import Pod
+from kubefit.scheduler.plugins.podclasses import ClassWeights, follow
 from kubefit.scheduler.state import ClusterState
 
-FOLLOW_MAX = 256  # up to this many changes since, follow them node by node; beyond, count again
+FOLLOW_MAX = 4096  # up to this many changes since, follow them (by pod class: `podclasses`); beyond, count again
 
 
 @dataclass
@@ -28,31 +28,28 @@ class DomainCounts:
 
     domain: np.ndarray  # int32 [N]: each node's domain (its label's code + 1; 0 when it lacks the key)
     counted: np.ndarray  # bool [N]: the nodes whose pods count towards their domain
-    weight: Callable[[Pod], int]  # a pod's weight: 1 when it matches (`MatchingCounter.weight`)
+    weight: ClassWeights  # a pod's weight: 1 when it matches (`MatchingCounter.weight`)
     sums: np.ndarray  # int64 [domains + 1]: per domain, the matching pods of its counted nodes
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
 
     @classmethod
-    def build(cls, domain: np.ndarray, size: int, counted: np.ndarray, weight: Callable[[Pod], int],
+    def build(cls, domain: np.ndarray, size: int, counted: np.ndarray, weight: ClassWeights,
               counts: np.ndarray, state: ClusterState) -> DomainCounts:
         """The sums as the per-node matching `counts` (of `weight`) are now (`size`: the number of domains + 1)."""
         return cls(domain, counted, weight, _sums(domain, size, counted, counts), state.changes, len(state.changes))
 
-    def advance(self, state: ClusterState, counts: np.ndarray) -> np.ndarray:
+    def advance(self, state: ClusterState, counts: Callable[[ClusterState], np.ndarray]) -> np.ndarray:
         """The sums brought up to date with the changes since `seen`: each bound (removed) pod's weight added to
-        (taken from) its node's domain when the node counts (`updateWithPod`); counted again from `counts`,
+        (taken from) its node's domain when the node counts (`updateWithPod`); counted again from `counts(state)`,
         the per-node matching counts now, when the log is another one or far ahead."""
         log = state.changes
         behind = len(log) - self.seen
         if self.changes is not log or behind > FOLLOW_MAX:
-            self.sums = _sums(self.domain, len(self.sums), self.counted, counts)
+            self.sums = _sums(self.domain, len(self.sums), self.counted, counts(state))
             self.changes = log
-        elif behind:
-            weight, sums, domain, counted = self.weight, self.sums, self.domain, self.counted
-            for node, pod, delta in log[self.seen:]:
-                if counted[node] and (w := weight(pod)):
-                    sums[domain[node]] += delta * w
+        elif behind:  # the stretch by pod class (`podclasses.follow`)
+            follow(state, self.weight, self.seen, self.sums, index=self.domain, mask=self.counted)
         self.seen = len(log)
         return self.sums
 

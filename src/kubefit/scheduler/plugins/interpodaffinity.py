@@ -21,8 +21,15 @@ import numpy as np
 
 from kubefit.api.cluster import ClusterObjects
 from kubefit.api.core import Pod
-from kubefit.k8s.labels import NOTHING, Selector, SelectorError, parse_selector
+from kubefit.k8s.labels import NOTHING
 from kubefit.k8s.nodeaffinity import freeze
+from kubefit.scheduler.plugins.affinityterms import (
+    KINDS,
+    AffinityTerm,
+    PodTerms,
+    carries_affinity_terms,
+    pod_terms,
+)
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
     UNSCHEDULABLE,
@@ -30,104 +37,15 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
+from kubefit.scheduler.plugins.podclasses import ClassMemo, log_arrays
 from kubefit.scheduler.plugins.podcounts import counts_of, required_label
 from kubefit.scheduler.plugins.selectors import cached_on, node_labels
 from kubefit.scheduler.state import ClusterState
 
 NAME = "InterPodAffinity"
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
-
-
-@dataclass(frozen=True)
-class AffinityTerm:
-    """`framework.AffinityTerm`: namespaces, selector, topology key, namespace selector."""
-
-    namespaces: frozenset[str]
-    selector: Selector
-    topology_key: str
-    namespace_selector: Selector
-    weight: int = 0
-
-    def matches(self, pod: Pod, ns_labels: dict[str, str] | None) -> bool:
-        """`AffinityTerm.Matches`: the pod's namespace is in the set or selected, and its labels match."""
-        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels):
-            return self.selector.matches(pod.labels)
-        return False
-
-
-def _selector(raw: Any) -> Selector:
-    try:
-        return parse_selector(raw)
-    except SelectorError:
-        return NOTHING
-
-
-def _term(pod: Pod, raw: dict[str, Any], weight: int = 0) -> AffinityTerm:
-    """`newAffinityTerm`: no namespaces and no namespaceSelector means the pod's own namespace."""
-    namespaces = frozenset(str(n) for n in raw.get("namespaces") or ())
-    ns_selector = raw.get("namespaceSelector")
-    if not namespaces and ns_selector is None:
-        namespaces = frozenset({pod.namespace})
-    return AffinityTerm(namespaces, _selector(raw.get("labelSelector")), str(raw.get("topologyKey") or ""),
-                        _selector(ns_selector), weight)
-
-
-@dataclass(frozen=True)
-class PodTerms:
-    """`framework.PodInfo`'s affinity terms of one pod."""
-
-    required_affinity: tuple[AffinityTerm, ...] = ()
-    required_anti_affinity: tuple[AffinityTerm, ...] = ()
-    preferred_affinity: tuple[AffinityTerm, ...] = ()
-    preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not (self.required_affinity or self.required_anti_affinity or self.preferred_affinity
-                    or self.preferred_anti_affinity)
-
-
-_NO_TERMS = PodTerms()
-_TERMS: dict[tuple[int, str], tuple[dict, PodTerms]] = {}  # (id of an affinity, namespace) → (it, its terms)
-_TERMS_MAX = 4096
-
-
-def pod_terms(pod: Pod) -> PodTerms:
-    """The pod's terms, parsed once per pod object, and once per `affinity` object and namespace (replicas
-    decoded from one template share their affinity: `load.decode_pod`); the terms read nothing else of the pod."""
-    cached = pod.__dict__.get("_affinity_terms")
-    if cached is not None:
-        return cached
-    if not pod.affinity:
-        pod.__dict__["_affinity_terms"] = _NO_TERMS
-        return _NO_TERMS
-    key = (id(pod.affinity), pod.namespace)
-    known = _TERMS.get(key)
-    if known is not None:  # the entry holds the affinity alive: its id cannot be reused while it lives
-        pod.__dict__["_affinity_terms"] = known[1]
-        return known[1]
-    terms = _parsed_terms(pod)
-    if len(_TERMS) >= _TERMS_MAX:
-        _TERMS.clear()
-    _TERMS[key] = (pod.affinity, terms)
-    pod.__dict__["_affinity_terms"] = terms
-    return terms
-
-
-def _parsed_terms(pod: Pod) -> PodTerms:
-    """`framework.NewPodInfo`'s terms of the pod's `affinity` (in its namespace)."""
-    affinity = pod.affinity or {}
-    parts = []
-    for kind in ("podAffinity", "podAntiAffinity"):
-        section = affinity.get(kind) or {}
-        parts.append(tuple(_term(pod, t or {}) for t in section.get(REQUIRED) or ()))
-        parts.append(tuple(_term(pod, (w or {}).get("podAffinityTerm") or {}, int((w or {}).get("weight") or 0))
-                           for w in section.get(PREFERRED) or ()))
-    return PodTerms(parts[0], parts[2], parts[1], parts[3])
 
 
 def _merged(term: AffinityTerm, objects: ClusterObjects) -> AffinityTerm:
@@ -145,17 +63,6 @@ def namespace_labels(objects: ClusterObjects, namespace: str) -> dict[str, str] 
         if ns.meta.name == namespace:
             return dict(ns.meta.labels)
     return None
-
-
-KINDS = ("required_affinity", "required_anti_affinity", "preferred_affinity", "preferred_anti_affinity")
-
-
-def carries_affinity_terms(pod: Pod) -> bool:
-    """Whether binding `pod` can change InterPodAffinity's verdicts for pods without terms of their own."""
-    affinity = pod.affinity
-    if not affinity or not (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
-        return False  # the usual pod, once per bind: no terms to parse
-    return not pod_terms(pod).empty
 
 
 def term_carriers(state: ClusterState, kind: str, term: AffinityTerm) -> np.ndarray:
@@ -185,6 +92,12 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
                     counts = terms[(kind, t)] = np.zeros(len(state), dtype=np.int64)
                 counts[node] += delta
     return terms
+
+
+def _carried(state: ClusterState, kind: str) -> bool:
+    """Whether some bound pod carries a `kind` term (`distinct_terms`: kept by binds and removals; a term whose
+    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly)."""
+    return any(k == kind for k, _t in distinct_terms(state))
 
 
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
@@ -247,7 +160,7 @@ class LiveScore:
     credits: int  # (bound pod, term) pairs that score somewhere (none: PreScore skips)
     own: list[tuple[AffinityTerm, int]]  # the incoming pod's preferred terms (merged) and signed weights
     ns_labels: dict[str, str] | None  # the labels of the incoming pod's Namespace object
-    memo: dict = field(default_factory=dict, repr=False)  # id of `bound_pod_key` → (that key, its credits)
+    by_class: ClassMemo = field(default_factory=ClassMemo, repr=False)  # per pod class: its credits (`_credits`)
 
     @property
     def contributed(self) -> bool:
@@ -261,17 +174,15 @@ class LiveScore:
         behind = len(state.changes) - self.seen
         if behind > REPLAY_MAX:
             return False
-        changes = state.changes[self.seen:]
+        log = log_arrays(state)
+        nodes, klass, sign = log.segment(self.seen, len(state.changes))
         self.seen = len(state.changes)
-        if not changes:
+        credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx))
+        if not len(nodes) or not credits.nonempty[klass].any():  # no pod of the stretch scores
             return True
         domains = DomainDeltas(node_labels(state))
-        for node, p, delta in changes:
-            key = bound_pod_key(p)
-            hit = self.memo.get(id(key))
-            if hit is None:
-                hit = self.memo[id(key)] = (key, self._credits(plugin, p, ctx))
-            for topology_key, weight in hit[1]:
+        for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True):
+            for topology_key, weight in credits.values[c]:
                 if domains.add(topology_key, node, delta * weight):
                     self.credits += delta
         for domain, amount in domains.masks():
@@ -281,7 +192,7 @@ class LiveScore:
     def _credits(self, plugin: InterPodAffinity, p: Pod, ctx: CycleContext) -> list[tuple[str, int]]:
         """(topology key, weight) of what bound pod p adds on its node's domain: each of the incoming pod's
         preferred terms p matches, and each of p's own terms that matches the incoming pod (a function of
-        p's namespace, labels and terms: `bound_pod_key`)."""
+        p's namespace, labels and terms: its pod class)."""
         out = [(term.topology_key, weight) for term, weight in self.own if weight and term.matches(p, None)]
         terms = pod_terms(p)
         if not terms.empty:
@@ -291,6 +202,12 @@ class LiveScore:
                     if weight and t.matches(ctx.pod, self.ns_labels):
                         out.append((t.topology_key, weight))
         return out
+
+
+def _reads_anything(reads: tuple[list[str], bool, list[int]]) -> bool:
+    """Whether a bound pod's `PreFilterState._reads` count for anything."""
+    keys, affine, matched = reads
+    return bool(keys or affine or matched)
 
 
 @dataclass
@@ -309,31 +226,31 @@ class PreFilterState:
     size: int = 0
     seen: int = 0
     ns_labels: dict[str, str] | None = None
-    memo: dict = field(default_factory=dict, repr=False)  # id of `bound_pod_key` → (that key, `_reads`)
+    by_class: ClassMemo = field(default_factory=ClassMemo, repr=False)  # per pod class: what it counts for
 
     def _reads(self, p: Pod, pod: Pod) -> tuple[list[str], bool, list[int]]:
         """What bound pod p counts for: the keys of its required anti-affinity terms matching the incoming
-        pod, whether it matches every required affinity term, which required anti-affinity terms it matches."""
-        key = bound_pod_key(p)
-        hit = self.memo.get(id(key))
-        if hit is None:
-            anti_keys = [t.topology_key for t in pod_terms(p).required_anti_affinity if t.matches(pod, self.ns_labels)]
-            affine = bool(self.terms.required_affinity) and all(t.matches(p, None) for t in self.terms.required_affinity)
-            anti = [i for i, t in enumerate(self.terms.required_anti_affinity) if t.matches(p, None)]
-            hit = self.memo[id(key)] = (key, (anti_keys, affine, anti))
-        return hit[1]
+        pod, whether it matches every required affinity term, which required anti-affinity terms it matches
+        (a function of p's namespace, labels and terms: its pod class)."""
+        anti_keys = [t.topology_key for t in pod_terms(p).required_anti_affinity if t.matches(pod, self.ns_labels)]
+        affine = bool(self.terms.required_affinity) and all(t.matches(p, None) for t in self.terms.required_affinity)
+        anti = [i for i, t in enumerate(self.terms.required_anti_affinity) if t.matches(p, None)]
+        return anti_keys, affine, anti
 
     def advance(self, state: ClusterState, pod: Pod) -> bool:
         """Add the binds and take back the removals since `seen`; False when it cannot (another node list, or a
         removed pod whose required anti-affinity matched: `existing_anti` is a mask, not a count)."""
         if self.size != len(state) or len(state.changes) - self.seen > REPLAY_MAX:
             return False
-        changes = state.changes[self.seen:]
-        table = node_labels(state)
-        reads = [(node, delta, self._reads(p, pod)) for node, p, delta in changes]
-        if not any(keys or affine or matched for _n, _d, (keys, affine, matched) in reads):
+        log = log_arrays(state)
+        nodes, klass, sign = log.segment(self.seen, len(state.changes))
+        by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything)
+        if not len(nodes) or not by_class.nonempty[klass].any():
             self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
             return True
+        table = node_labels(state)
+        reads = [(node, delta, by_class.values[c])
+                 for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True)]
         if any(delta < 0 and table.column(k).codes[node] >= 0 for node, delta, (keys, _a, _t) in reads for k in keys):
             return False
         self.seen = len(state.changes)
@@ -358,26 +275,6 @@ class PreFilterState:
             self.any_affinity = any(bool((sums > 0).any()) for sums in self.affinity.values())
             self.any_anti = any(bool((sums > 0).any()) for sums in self.anti)
         return True
-
-
-_CANONICAL: dict[tuple, tuple] = {}  # (namespace, labels, terms) → one tuple object for all pods equal in them
-_CANONICAL_MAX = 1 << 16
-
-
-def bound_pod_key(p: Pod) -> tuple:
-    """What InterPodAffinity reads of a bound pod (its namespace, labels and terms) as one object shared by the
-    pods equal in them, remembered on the pod. Memos key on its id and hold it (so the id stays its own, even
-    after the table of shared objects is emptied: pods seen later then get new ones)."""
-    key = p.__dict__.get("_affinity_key")
-    if key is None:
-        full = (p.namespace, tuple(sorted(p.labels.items())), pod_terms(p))
-        key = _CANONICAL.get(full)
-        if key is None:
-            if len(_CANONICAL) >= _CANONICAL_MAX:
-                _CANONICAL.clear()
-            key = _CANONICAL[full] = full
-        p.__dict__["_affinity_key"] = key
-    return key
 
 
 class DomainDeltas:
@@ -459,6 +356,9 @@ class InterPodAffinity:
         return s
 
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
+        terms = pod_terms(ctx.pod)
+        if not (terms.required_affinity or terms.required_anti_affinity or _carried(state, "required_anti_affinity")):
+            return PreFilterOutcome(skip=True)  # no required term of its own, none of a bound pod to match it
         s = self._pre_filter_state(state, ctx)
         skip = not s.any_existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
         return PreFilterOutcome(skip=skip)
@@ -537,7 +437,7 @@ class InterPodAffinity:
             if weight:
                 add(t, term_carriers(state, kind, t), weight)
         return LiveScore(state, len(state), len(state.changes), total, credits, own, ns_labels,
-                         {} if old is None else old.memo)
+                         ClassMemo() if old is None else old.by_class)
 
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Skip when nothing scores: no preferences anywhere (or ignored, as the args say)."""
@@ -545,6 +445,8 @@ class InterPodAffinity:
         has_constraints = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return True
+        if not has_constraints and not any(_carried(state, kind) for kind in KINDS if kind != "required_anti_affinity"):
+            return True  # no term of its own, none of a bound pod that could credit a node: no credits
         return self._topology_score(state, ctx) is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ import numpy as np
 
 from kubefit.api.core import Pod
 from kubefit.k8s.labels import Selector
+from kubefit.scheduler.plugins.base import HashedKey
+from kubefit.scheduler.plugins.podclasses import ClassWeights, follow
 from kubefit.scheduler.state import ClusterState
 
 
@@ -22,6 +24,7 @@ from kubefit.scheduler.state import ClusterState
 class _Counts:
     counts: np.ndarray  # int64 [N]
     seen: int  # position in state.changes already applied
+    weights: Callable[[Pod], int]  # the weight (a `ClassWeights` for a `by_labels` count: replayed by class)
 
 
 @dataclass
@@ -86,8 +89,9 @@ def _label_groups(state: ClusterState) -> _Groups:
 def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], *,
               by_labels: bool = False, needs: tuple[str, str] | None = None) -> np.ndarray:
     """int64 [N]: per node, Σ weight(pod) over its pods; `key` names `weight` (do not modify the result).
-    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group;
-    `needs`: a (key, value) label without which weight is 0, so only the groups carrying it are asked.
+    `by_labels`: weight reads only the pod's namespace and labels, so it is asked once per such group (and the
+    change log is replayed by pod class: `podclasses`); `needs`: a (key, value) label without which weight is 0,
+    so only the groups carrying it are asked.
 
     A count follows the change log from where it was last read; one `by_labels` count far behind (planning
     trials move and restore many pods between two reads of one selector) is summed again from the label
@@ -101,7 +105,8 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
             counts = np.zeros(len(state), dtype=np.int64)
             for n, pods in enumerate(state.pods):
                 counts[n] = sum(weight(p) for p in pods)
-        memo[key] = _Counts(counts, len(state.changes))
+        weights = weight if isinstance(weight, ClassWeights) or not by_labels else ClassWeights(weight, needs)
+        memo[key] = _Counts(counts, len(state.changes), weights)
         return counts
     behind = len(state.changes) - entry.seen
     if behind:
@@ -112,10 +117,13 @@ def counts_of(state: ClusterState, key: Hashable, weight: Callable[[Pod], int], 
                 entry.counts = _from_groups(state, weight, asked)
                 entry.seen = len(state.changes)
                 return entry.counts
-        for node, pod, delta in state.changes[entry.seen:]:
-            w = weight(pod)
-            if w:
-                entry.counts[node] += delta * w
+        if isinstance(entry.weights, ClassWeights):
+            follow(state, entry.weights, entry.seen, entry.counts)
+        else:
+            for node, pod, delta in state.changes[entry.seen:]:
+                w = weight(pod)
+                if w:
+                    entry.counts[node] += delta * w
         entry.seen = len(state.changes)
     return entry.counts
 
@@ -144,7 +152,19 @@ def _from_groups(state: ClusterState, weight: Callable[[Pod], int], asked: Seque
 
 def matching_counts(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
     """int64 [N]: per node, its pods in `namespace` whose labels `selector` matches (`countPodsMatchSelector`)."""
-    return MatchingCounter(selector, namespace).counts(state)
+    return matching_counter(state, selector, namespace).counts(state)
+
+
+def matching_counter(state: ClusterState, selector: Selector, namespace: str) -> MatchingCounter:
+    """The state's `MatchingCounter` of (selector, namespace), one for every pod shape and constraint that asks
+    (the system-default spread constraints of a workload share one selector): its weights and the stretch of the
+    change log it last read are then asked once per cycle, whoever asks."""
+    known: dict = state.__dict__.setdefault("_matching_counters", {})
+    key = HashedKey(("selector", selector, namespace))
+    counter = known.get(key)
+    if counter is None:
+        counter = known[key] = MatchingCounter(selector, namespace, key)
+    return counter
 
 
 class MatchingCounter:
@@ -153,10 +173,10 @@ class MatchingCounter:
 
     __slots__ = ("key", "weight", "needs")
 
-    def __init__(self, selector: Selector, namespace: str) -> None:
-        self.key = ("selector", selector, namespace)
-        self.weight = lambda p: int(p.namespace == namespace and selector.matches(p.labels))
+    def __init__(self, selector: Selector, namespace: str, key: HashedKey | None = None) -> None:
+        self.key = key if key is not None else HashedKey(("selector", selector, namespace))
         self.needs = required_label(selector)
+        self.weight = ClassWeights(lambda p: int(p.namespace == namespace and selector.matches(p.labels)), self.needs)
 
     def counts(self, state: ClusterState) -> np.ndarray:
         return counts_of(state, self.key, self.weight, by_labels=True, needs=self.needs)

@@ -38,10 +38,16 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.domaincounts import FOLLOW_MAX, DomainCounts
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
-from kubefit.scheduler.plugins.podcounts import MatchingCounter
+from kubefit.scheduler.plugins.podclasses import follow
+from kubefit.scheduler.plugins.podcounts import MatchingCounter, matching_counter
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
+
+try:  # `_occupied` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import occupied as _occupied_c
+except ImportError:  # pragma: no cover - the same list with whole-array operations
+    _occupied_c = None
 
 NAME = "PodTopologySpread"
 HOSTNAME = "kubernetes.io/hostname"
@@ -159,7 +165,7 @@ class ConstraintNodes:
                 live = DomainCounts.build(domain, size, counted, counter.weight, counter.counts(state), state)
                 self.filtered.append((live, np.flatnonzero(np.bincount(domain[counted], minlength=size))))
             return [(live.sums, domains) for live, domains in self.filtered]
-        return [(live.advance(state, counter.counts(state)), domains)
+        return [(live.advance(state, counter.counts), domains)
                 for (live, domains), counter in zip(self.filtered, self.counters, strict=True)]
 
     def score_totals(self, state: ClusterState, require_all: bool) -> list[np.ndarray | None]:
@@ -175,7 +181,7 @@ class ConstraintNodes:
                                                                  counter.counts(state), state))
             self.totals = (require_all, live)
             return [None if d is None else d.sums for d in live]
-        return [None if d is None else d.advance(state, counter.counts(state))
+        return [None if d is None else d.advance(state, counter.counts)
                 for d, counter in zip(self.totals[1], self.counters, strict=True)]
 
     def cluster_cells(self, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -298,6 +304,8 @@ class ClusterCells:
     slots: int  # 1 + the largest slot a node has had
     changes: list  # the `ClusterState.changes` followed
     seen: int  # ... up to this position
+    moves: np.ndarray | None = None  # bool [N]: the nodes whose cell follows their hostname count (not ignored,
+    # carrying the key); None without a hostname constraint
 
     @classmethod
     def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -321,25 +329,116 @@ class ClusterCells:
             cell += (np.where(nodes.domain[outer] > 0, host + 1, 0) * cells).astype(np.int32)
         if require_all:
             cell[~nodes.has_all] = -1
-        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes))
+        moves = None if outer is None else (cell >= 0) & (nodes.domain[outer] > 0)
+        return cls(require_all, outer, inner, cells, cell, slots, state.changes, len(state.changes), moves)
 
     def advance(self, nodes: ConstraintNodes, state: ClusterState) -> bool:
         """Follow the changes since `seen`: a bound (removed) pod the hostname constraint's selector matches moves
         its node's cell one slot up (down) (False: another log, too many changes, or a count beyond the table:
-        build again)."""
+        build again). `slots` then covers every node's slot as it is now (the table's size: a longer one has the
+        same values in the cells in use)."""
         log = state.changes
         if self.changes is not log or len(log) - self.seen > FOLLOW_MAX:
             return False
         if self.outer is not None and len(log) > self.seen:
-            weight, cell, cells, has_key = nodes.counters[self.outer].weight, self.cell, self.cells, nodes.domain[self.outer]
-            for node, pod, delta in log[self.seen:]:
-                if cell[node] >= 0 and has_key[node] and (w := weight(pod)):
-                    cell[node] += delta * w * cells
-                    self.slots = max(self.slots, (int(cell[node]) - int(self.inner[node])) // cells + 1)
-            if self.slots * cells > _CELLS_MAX:
+            # the stretch by pod class (`podclasses`): a node keeps its cell -1 (ignored) or its key whatever its
+            # pods, so the nodes that move are those of the matching changes; the table reaches their highest slot
+            top = follow(state, nodes.counters[self.outer].weight, self.seen, self.cell, mask=self.moves,
+                         mult=self.cells, offset=self.inner)
+            if top is not None:
+                self.slots = max(self.slots, top // self.cells + 1)
+            if self.slots * self.cells > _CELLS_MAX:
                 return False
         self.seen = len(log)
         return True
+
+
+_FEW_CELLS = 256  # up to this many occupied cells, `normalized_scores` computes them one by one in Python floats
+
+
+def _occupied(cc: ClusterCells, idx: np.ndarray) -> tuple[list[int], int]:
+    """The distinct cells >= 0 the nodes `idx` occupy, ascending, and how many of them are ignored (cell -1); in
+    C when built (`_countkernels.occupied`)."""
+    if _occupied_c is not None and idx.dtype == np.int64 and idx.flags.c_contiguous:
+        return _occupied_c(cc.cell, idx, cc.slots * cc.cells)
+    cell = cc.cell[idx]
+    present = np.zeros(cc.slots * cc.cells + 1, dtype=bool)  # (-1: the last)
+    present[cell] = True
+    return present[:-1].nonzero()[0].tolist(), int(np.count_nonzero(cell < 0))
+
+
+def _few_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes, totals: list[np.ndarray | None],
+               occupied: list[int], considered: int) -> np.ndarray | None:
+    """`normalized_scores`' table over the `occupied` cells only (the filtered nodes not ignored occupy them;
+    `considered`: how many such nodes), one cell at a time in Python floats: the same IEEE operations, in the same
+    order, as `_cell_table` (count · weight + maxSkew − 1 per constraint, summed in the constraints' order from 0,
+    rounded half up), and `NormalizeScore` in Python ints. int64 [slots · cells + 1]: each occupied cell's
+    normalized score, 0 elsewhere (the last entry: an ignored node); None when a raw score is negative."""
+    digits = []  # per occupied cell: its slot and its domain of each domain constraint (last one fastest)
+    for c in occupied:
+        slot, rest = divmod(c, cc.cells)
+        domains = [0] * len(constraints)
+        for k in reversed(range(len(constraints))):
+            if k != cc.outer:
+                rest, domains[k] = divmod(rest, nodes.size[k])
+        digits.append((slot, domains))
+    weights, sums = [], []
+    for k, total in enumerate(totals):
+        if total is None:  # the hostname: weighed by the nodes not ignored
+            weights.append(math.log(considered + 2))
+            sums.append(None)
+            continue
+        known = {domains[k] for _slot, domains in digits}  # `TopologyPairToPodCounts`' pairs (absent: "")
+        weights.append(math.log(len(known) + 2))
+        sums.append(total.tolist())
+    values = []
+    for slot, domains in digits:
+        acc: float | int = 0
+        for k, c in enumerate(constraints):
+            if k == cc.outer:
+                part = 0.0 if slot == 0 else (float(slot) - 1.0) * weights[k] + float(c.max_skew - 1)
+            else:
+                d = domains[k]
+                part = 0.0 if d == 0 else float(sums[k][d]) * weights[k] + float(c.max_skew - 1)  # type: ignore[index]
+            acc = acc + part
+        values.append(math.floor(acc + 0.5))
+    lookup = np.zeros(cc.slots * cc.cells + 1, dtype=np.int64)
+    if not values:  # every node ignored
+        return lookup
+    lo, hi = min(values), max(max(values), 0)
+    if lo < 0:
+        return None
+    lookup[occupied] = [100 * (hi + lo - v) // hi for v in values] if hi else 100
+    return lookup
+
+
+def _many_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes,
+                totals: list[np.ndarray | None], cell: np.ndarray, ignored: np.ndarray,
+                idx: np.ndarray) -> np.ndarray | None:
+    """`_few_cells` with whole-array operations, for many occupied cells (the table of every cell, `_cell_table`)."""
+    any_ignored = bool(ignored.any())
+    considered = idx[~ignored] if any_ignored else idx
+    weights: list[float] = []
+    per_domain: list[np.ndarray | None] = []
+    for k, sums in enumerate(totals):
+        if sums is None:  # the hostname: weighed by the nodes not ignored
+            weights.append(math.log(len(considered) + 2))
+            per_domain.append(None)
+            continue
+        known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
+        known.put(nodes.domain[k][considered], True)
+        weights.append(math.log(int(np.count_nonzero(known)) + 2))
+        per_domain.append(np.where(known, sums, 0))
+    table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
+    used = table.take(cell[~ignored] if any_ignored else cell)
+    lookup = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
+    if not len(used):  # every node ignored
+        return lookup
+    lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
+    if lo < 0:
+        return None
+    lookup[:-1] = 100 * (hi + lo - table) // hi if hi else 100
+    return lookup
 
 
 def _host_values(c: Constraint, weight: float, slots: int, absent_first: bool) -> np.ndarray:
@@ -461,7 +560,7 @@ class PodTopologySpread:
             hit = memo[action] = ConstraintNodes(  # type: ignore[index]
                 state.nodes, state.removed, codes, [self._inclusion(state, ctx, c) for c in constraints], has_all,
                 [c.topology_key == HOSTNAME for c in constraints],
-                [MatchingCounter(c.selector, ctx.pod.namespace) for c in constraints])
+                [matching_counter(state, c.selector, ctx.pod.namespace) for c in constraints])
         return hit
 
     # ------------------------------------------------------------------ Filter
@@ -517,32 +616,16 @@ class PodTopologySpread:
         if cc is None:
             return None
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
+        occupied, n_ignored = _occupied(cc, idx)  # the cells the nodes of idx occupy (but -1: ignored)
         cell = cc.cell[idx]
-        ignored = cell < 0
-        any_ignored = bool(ignored.any())
-        considered = idx[~ignored] if any_ignored else idx
-        weights: list[float] = []
-        per_domain: list[np.ndarray | None] = []
-        for k, sums in enumerate(totals):
-            if sums is None:  # the hostname: weighed by the nodes not ignored
-                weights.append(math.log(len(considered) + 2))
-                per_domain.append(None)
-                continue
-            known = np.zeros(nodes.size[k], dtype=bool)  # `TopologyPairToPodCounts`' pairs
-            known.put(nodes.domain[k][considered], True)
-            weights.append(math.log(int(np.count_nonzero(known)) + 2))
-            per_domain.append(np.where(known, sums, 0))
-        table = _cell_table(constraints, cc.outer, weights, per_domain, cc.slots, absent_first=True)
-        used = table.take(cell[~ignored] if any_ignored else cell)
-        if not len(used):  # every node ignored
-            return np.zeros(len(idx), dtype=np.int64)
-        lo, hi = int(_array_min(used)), max(int(_array_max(used)), 0)
-        if lo < 0:
+        if len(occupied) <= _FEW_CELLS:
+            lookup = _few_cells(constraints, cc, nodes, totals, occupied, len(idx) - n_ignored)
+        else:
+            lookup = _many_cells(constraints, cc, nodes, totals, cell, cell < 0, idx)
+        if lookup is None:
             return None
-        ctx.cache[f"{NAME}/ignored"] = ignored
-        normalized = np.zeros(len(table) + 1, dtype=np.int64)  # the last: cell -1, an ignored node
-        normalized[:-1] = 100 * (hi + lo - table) // hi if hi else 100
-        return normalized.take(cell)  # (-1: the last)
+        ctx.cache[f"{NAME}/ignored"] = cell < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+        return lookup.take(cell)  # (-1, an ignored node: the last, 0)
 
     @staticmethod
     def _node_scores(constraints: list[Constraint], all_counts: list[np.ndarray], view: ScoredNodes,

@@ -1,0 +1,107 @@
+"""The normalized scores of a pod shape's static Score plugins over any set of feasible nodes, without
+normalizing again each time that set changes.
+
+A static plugin's raw scores never change with binds (TaintToleration, NodeAffinity, ImageLocality,
+VolumeBinding and DynamicResources for a pod that scores nothing), but its NormalizeScore reads the feasible
+nodes: kube-scheduler runs it over the nodes that passed the filters (`RunScorePlugins`), and
+`helper.DefaultNormalizeScore` (pkg/scheduler/framework/plugins/helper/normalize_score.go) scales each node's
+score by the highest among them. A node's normalized score is therefore a function of its own raw score and of
+the feasible nodes' highest: normalizing the distinct raw values that occur among the feasible nodes gives every
+node its value (`StaticNormalized.total`), and which values occur changes far more rarely than the feasible set.
+A plugin without NormalizeScore (ImageLocality, VolumeBinding: a node's score is its raw score) reads nothing
+of the others; one whose raw score is the same on every node normalizes to one value whatever nodes are feasible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubefit.scheduler.framework import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kubefit.scheduler.plugins.base import CycleContext, normalize_scores
+from kubefit.scheduler.plugins.dynamicresources import DynamicResources
+from kubefit.scheduler.plugins.imagelocality import ImageLocality
+from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
+from kubefit.scheduler.plugins.tainttoleration import TaintToleration
+from kubefit.scheduler.plugins.volumebinding import VolumeBinding
+
+# NormalizeScore = `helper.DefaultNormalizeScore`: each node's score a function of its own raw score and the
+# feasible nodes' highest (DynamicResources' also fails the cycle on its error score, a function of the lowest)
+DEFAULT_NORMALIZE = (TaintToleration, NodeAffinity, DynamicResources)
+NO_NORMALIZE = (ImageLocality, VolumeBinding)  # no NormalizeScore: a node's score is its raw score
+MAX_VALUES = 32  # distinct raw scores of one plugin beyond which its scores are normalized as kube-scheduler does
+
+
+@dataclass
+class _ByValue:
+    """A DefaultNormalizeScore plugin whose raw scores differ between nodes: each node's raw score as an index into
+    the distinct values, and per set of values occurring among the feasible nodes, weight · the normalized score
+    of each value."""
+
+    plugin: object
+    weight: int
+    codes: np.ndarray  # int64 [N]: each node's raw score's index in `values`
+    values: np.ndarray  # int64: the distinct raw scores, ascending
+    memo: dict = field(default_factory=dict)  # bytes of the values occurring → int64 [len(values)]
+
+
+@dataclass
+class StaticNormalized:
+    """Σ weight · NormalizeScore of a shape's static normalized scorers over any feasible set: a constant, per node
+    the scores of the plugins without NormalizeScore, and the plugins normalized per distinct value."""
+
+    const: int
+    per_node: np.ndarray | None  # int64 [N] (None: 0)
+    by_value: list[_ByValue]
+    ctx: CycleContext
+
+    def total(self, feasible: np.ndarray) -> int | np.ndarray | None:
+        """The sum for each node of `feasible` (one int when it is one value on every node); None when a
+        normalized score leaves [0, 100] (the caller lets the framework fail the cycle as it does)."""
+        out: int | np.ndarray = self.const if self.per_node is None else self.per_node[feasible] + self.const
+        for v in self.by_value:
+            codes = v.codes[feasible]
+            occurring = np.bincount(codes, minlength=len(v.values)).astype(bool)
+            key = occurring.tobytes()
+            table = v.memo.get(key)
+            if table is None:
+                norm = normalize_scores(v.plugin, v.values[occurring], self.ctx)
+                if len(norm) and (int(norm.min()) < MIN_NODE_SCORE or int(norm.max()) > MAX_NODE_SCORE):
+                    return None
+                table = v.memo[key] = np.zeros(len(v.values), dtype=np.int64)
+                table[occurring] = v.weight * norm
+            out = out + table[codes]
+        return out
+
+
+def static_normalized(scorers: list, raw: np.ndarray, static: list[int], ctx: CycleContext) -> StaticNormalized | None:
+    """The `StaticNormalized` of the static normalized scorers `static` (indices into `scorers`, rows of `raw`: their
+    raw scores over every node); None when one is neither kind, a plugin without NormalizeScore has a score out of
+    [0, 100] somewhere, or one has too many distinct values (then the sum is normalized over each feasible set)."""
+    if not static or raw.shape[1] == 0:
+        return None
+    const, per_node, by_value = 0, None, []
+    for s in static:
+        _name, plugin, w = scorers[s]
+        row = raw[s]
+        if type(plugin) in NO_NORMALIZE:
+            if int(row.min()) < MIN_NODE_SCORE or int(row.max()) > MAX_NODE_SCORE:
+                return None
+            per_node = w * row if per_node is None else per_node + w * row
+        elif type(plugin) in DEFAULT_NORMALIZE:
+            values, codes = np.unique(row, return_inverse=True)
+            if len(values) == 1:  # one value whatever nodes are feasible
+                one = int(normalize_scores(plugin, row[:1], ctx)[0])
+                if not MIN_NODE_SCORE <= one <= MAX_NODE_SCORE:
+                    return None
+                const += w * one
+            elif len(values) <= MAX_VALUES:
+                by_value.append(_ByValue(plugin, w, codes.reshape(-1).astype(np.int64), values.astype(np.int64)))
+            else:
+                return None
+        else:
+            return None
+    if per_node is not None and bool((per_node == per_node[0]).all()):
+        const, per_node = const + int(per_node[0]), None
+    return StaticNormalized(const, per_node, by_value, ctx)
