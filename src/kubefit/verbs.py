@@ -57,7 +57,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
                   feature_gates: str | None = None, quota_at_arrival: bool = False,
-                  requests: RequestsFrom | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  requests: RequestsFrom | None = None, gangs_as_workloads: bool = False
+                  ) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -70,7 +71,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     not at load; `requests`: the new requests applied first (`--requests-from`, see
     `kubefit.manifests.usage.requestsfrom`: every verb answers for the right-sized cluster). Returns the scenario
     (after the new requests and the actions), its prepared form and what the actions evicted (replacements queued,
-    pods lost, drains refused).
+    pods lost, drains refused). `gangs_as_workloads`: coscheduling's and Volcano's PodGroups translated into the
+    version's Workload and PodGroup (`--gangs-as-workloads`, `kubefit.scheduler.gangtranslation`).
     """
     from kubefit.k8s.version import resolve
     from kubefit.manifests.scenario import load_scenario
@@ -81,13 +83,14 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
                              quota_at_arrival=quota_at_arrival)
     return prepare_loaded(scenario, verb, warn, scoring=scoring, actions=actions, nodes_required=nodes_required,
-                          kube_version=kube_version, feature_gates=feature_gates, requests=requests)
+                          kube_version=kube_version, feature_gates=feature_gates, requests=requests,
+                          gangs_as_workloads=gangs_as_workloads)
 
 
 def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                    actions: NodeActions | None = None, nodes_required: bool = True, kube_version: str | None = None,
-                   feature_gates: str | None = None, requests: RequestsFrom | None = None
-                   ) -> tuple[Scenario, Prepared, Evictions]:
+                   feature_gates: str | None = None, requests: RequestsFrom | None = None,
+                   gangs_as_workloads: bool = False) -> tuple[Scenario, Prepared, Evictions]:
     """`prepare_files` for a scenario loaded already (`kubefit check` loads its files once and prepares them for
     each version it judges): the new requests (`requests`) and the node actions applied, compiled for the version,
     the notes told."""
@@ -110,7 +113,8 @@ def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *
         scenario = requests_from(scenario, requests).rightsized.scenario
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
+    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version,
+                       gangs_as_workloads=gangs_as_workloads)
     if told:
         prepared.notes.insert(0, told)
     if unread:
@@ -158,7 +162,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
           explain: bool = False, warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, recursive: bool = False,
           admission: bool = True, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), at_turn: bool = False,
-          tie_break: str = "random", seed: int | None = 0) -> dict[str, Any]:
+          tie_break: str = "random", seed: int | None = 0, gangs_as_workloads: bool = False) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -207,7 +211,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   scoring=scoring, recursive=recursive,
-                                          admission=admission, actions=actions or None)
+                                          admission=admission, actions=actions or None, gangs_as_workloads=gangs_as_workloads)
     target = find_pending_pod(scenario, pod)
     if at_turn:
         _schedule_before(scenario, prepared, target, tie_break, seed)
@@ -260,7 +264,8 @@ def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_br
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> SimulationResult:
+    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -324,7 +329,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         progress=loading, recursive=recursive,
-                                                actions=actions, admission=admission, requests=requests)
+                                                actions=actions, admission=admission, requests=requests,
+                                                gangs_as_workloads=gangs_as_workloads)
     result = simulate_prepared(scenario, prepared, tie_break=tie_break, seed=seed, progress=progress, warn=warn,
                                replace_victims=replace_victims)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
@@ -359,7 +365,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True,
             replace_victims: bool = True, workers: int | None = None,
-            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`), in this process or on Dask workers.
 
@@ -408,7 +415,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
         scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                       progress=loading, recursive=recursive,
-                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests)
+                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         cands = candidates(prepared.config, configurations)
         for cand in cands[1:]:
             for note in cand.notes:
@@ -443,7 +451,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
                      feature_gates: str | None = None, replace_victims: bool = True, workers: int | None = None,
-                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -488,7 +497,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
         scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
                                               actions=node_actions(cordon, drain, remove), admission=admission,
-                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests)
+                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         queue = scenario.pending_pods
         remote: list[VersionRun] = []
         if sweep.distributed:
@@ -497,7 +507,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             finished = None if progress is None else (
                 lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
             with kept():
-                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed, replace_victims), resolved, finished)
+                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed, replace_victims,
+                                                             gangs_as_workloads), resolved, finished)
     results = []
     for i, version in enumerate(resolved):
         label = version_label(version)
@@ -506,7 +517,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             result, this_notes = remote[i].result, remote[i].notes
             config = prepared.config if this_is_prepared else remote[i].config
         else:
-            this = prepared if version == prepared.config.version else prepare(scenario, version=version)
+            this = prepared if version == prepared.config.version else prepare(scenario, version=version,
+                                                                                     gangs_as_workloads=gangs_as_workloads)
             this_is_prepared, this_notes, config = this is prepared, this.notes, this.config
             tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
             with kept():
@@ -527,7 +539,8 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
                           cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
                           loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True,
                           kube_version: str | None = None, feature_gates: str | None = None,
-                          replace_victims: bool = True, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+                          replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """What turning feature gates on (or off) changes: the scenario's workload under its version as given
     (`feature_gates`), then with `gates` set on top (`kubefit simulate --compare-feature-gates
     GenericWorkload=true,GangScheduling=true`), side by side as `compare_versions` shows versions
@@ -559,7 +572,7 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
         scenario, prepared, _ = prepare_files(files, "simulate", told.append if results else warn, progress=loading,
                                               recursive=recursive, actions=node_actions(cordon, drain, remove),
                                               admission=admission, kube_version=kube_version, feature_gates=given,
-                                              requests=requests)
+                                              requests=requests, gangs_as_workloads=gangs_as_workloads)
         with kept():
             result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
                          controllers=Controllers.of(scenario) if replace_victims else None)
@@ -599,7 +612,8 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -640,7 +654,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
                                                 feature_gates=feature_gates, progress=loading, recursive=recursive,
                                                 actions=node_actions(cordon, drain, remove), admission=admission,
-                                                quota_at_arrival=True, requests=requests)
+                                                quota_at_arrival=True, requests=requests,
+                                                gangs_as_workloads=gangs_as_workloads)
     queue = scenario.pending_pods
     controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -660,7 +675,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None,
-         workers: int | None = None, dask_scheduler: str | None = None) -> Plan:
+         workers: int | None = None, dask_scheduler: str | None = None, gangs_as_workloads: bool = False) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -711,7 +726,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     with Sweep(dask_scheduler, workers) as sweep:  # the workers start while the files load
         scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version,
                                                     feature_gates=feature_gates, recursive=recursive, actions=actions,
-                                                    admission=admission, nodes_required=False, requests=requests)
+                                                    admission=admission, nodes_required=False, requests=requests,
+                                                    gangs_as_workloads=gangs_as_workloads)
         result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                                warn=warn, pool=_pool(sweep, told), told=told)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
@@ -761,7 +777,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
                 warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> Consolidation:
+    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -845,7 +862,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     # with workers for the repacks, they start while the files load and the consolidation runs
     with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
         scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                      progress=loading, recursive=recursive, requests=requests)
+                                                      progress=loading, recursive=recursive, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         chosen = Candidate("scenario", prepared.config)
         if config is not None:
             loaded = config_from_file(config, prepared.config.version)
@@ -1105,7 +1123,8 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
              warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, place_pending: bool = False,
-    node_templates: Files = (), nodes: int = 1, requests: RequestsFrom | None = None) -> CapacityResult:
+    node_templates: Files = (), nodes: int = 1, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -1144,7 +1163,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   progress=loading, recursive=recursive,
-                                          admission=admission, requests=requests)
+                                          admission=admission, requests=requests, gangs_as_workloads=gangs_as_workloads)
     result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
                                place_pending=place_pending, node_templates=node_templates, nodes=nodes, warn=warn)
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
@@ -1273,7 +1292,8 @@ def _group_capacity(scenario: Scenario, prepared: Prepared, state: Any, members:
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
           recursive: bool = False, namespace: str | None = None, max_nodes: int | None = None,
-          fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None) -> CheckResult:
+          fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
@@ -1344,16 +1364,18 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
                       [str(f) for f in files], [str(f) for f in baseline], namespace=namespace, max_nodes=max_nodes,
                       recursive=recursive, fail_on=fail_on)
-    prepare: Callable[..., Any] = prepare_loaded
-    if requests is not None:  # the candidate right-sized; the baseline (by default the same files) as it is
-        from functools import partial
+    from functools import partial
 
+    # both sides see coscheduling's and Volcano's PodGroups alike (`--gangs-as-workloads`)
+    baseline_prepare = partial(prepare_loaded, gangs_as_workloads=gangs_as_workloads)
+    prepare: Callable[..., Any] = baseline_prepare
+    if requests is not None:  # the candidate right-sized; the baseline (by default the same files) as it is
         requests.check()
-        prepare = partial(prepare_loaded, requests=requests)
+        prepare = partial(prepare_loaded, requests=requests, gangs_as_workloads=gangs_as_workloads)
         if not wanted.baseline:
             wanted = replace(wanted, baseline=list(wanted.files))
     verbs = Verbs(_load_check, prepare, simulate_prepared, plan_prepared, consolidate_prepared,
-                  capacity_prepared, load_templates, baseline_prepare=prepare_loaded)
+                  capacity_prepared, load_templates, baseline_prepare=baseline_prepare)
     with tempfile.TemporaryDirectory(prefix="kubefit-baseline-") as tmp:
         read, names = baseline_files(wanted.baseline, wanted.files, Path(tmp))
         result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,

@@ -119,8 +119,7 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
             kept.setdefault(kind, []).append(_admit_priority(_without_gated(obj, version, notes), version, classes))
     for kind in KINDS:
         if kind in objects.by_kind:
-            objects.by_kind[kind] = kept.get(kind, [])
-            objects._named.pop(kind, None)
+            objects.replace_kind(kind, kept.get(kind, []))
     if dropped:
         gate = GENERIC_WORKLOAD if not gates.generic else COMPOSITE_POD_GROUP
         notes.append(f"{dropped[0]}{f' and {len(dropped) - 1} more' if len(dropped) > 1 else ''}: not served by "
