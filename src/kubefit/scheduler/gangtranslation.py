@@ -71,12 +71,13 @@ def scheduler_gangs(objects: ClusterObjects) -> list[SchedulerGang]:
 
 
 def members(gangs: list[SchedulerGang], pods: list[Pod]) -> list[tuple[int, Pod, SchedulerGang]]:
-    """The pending pods that join one of `gangs` (their label or annotation names a PodGroup of their namespace of
-    that scheduler), with their index in `pods`."""
+    """The pods that join one of `gangs` (their label or annotation names a PodGroup of their namespace of that
+    scheduler), bound ones too (they count towards the quorum as the in-tree group's bound pods do), with their index
+    in `pods`."""
     by_key = {(g.scheduler, g.meta.namespace, g.meta.name): g for g in gangs}
     found = []
     for i, pod in enumerate(pods):
-        joined = None if pod.bound else pod_gang(pod)
+        joined = pod_gang(pod)
         if joined is not None:
             gang = by_key.get((SCHEDULER[joined[0]], pod.namespace, joined[1]))
             if gang is not None:
@@ -96,7 +97,7 @@ def scheduler_gang_notes(objects: ClusterObjects, pods: list[Pod], served: set[s
         own = [g for g in gangs if g.scheduler == scheduler]
         if not own:
             continue
-        pending = [p for _, p, g in joined if g.scheduler == scheduler]
+        pending = [p for _, p, g in joined if g.scheduler == scheduler and not p.bound]
         elsewhere = sum(1 for p in pending if p.scheduler_name not in served)
         first = own[0]
         notes.append(f"{first.meta.source}: PodGroup/{first.meta.name}"
@@ -126,7 +127,7 @@ def translate(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, se
         why = (f"with the {GENERIC_WORKLOAD} feature gate off (--feature-gates {gates})" if version.minor >= 35
                else "(no scheduling.k8s.io Workload before 1.35)")
         return [f"--gangs-as-workloads: Kubernetes {version.name} schedules no Workload or PodGroup {why}: the "
-                f"{len(gangs)} PodGroup(s) are not translated and their {len(joined)} pending pod(s) are scheduled "
+                f"{len(gangs)} PodGroup(s) are not translated and their {_pending(joined)} pending pod(s) are scheduled "
                 f"one by one by profile {served[0]!r}"]
     api = next(v for v, kinds in served_api_versions(version).items() if "Workload" in kinds)
     for gang in gangs:
@@ -139,15 +140,21 @@ def translate(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, se
         ref = (dict(workload_ref=(gang.meta.name, TEMPLATE, ""), scheduling_group=None) if api == V1ALPHA1 else
                dict(scheduling_group=gang.meta.name, workload_ref=None))
         pods[i] = dataclasses.replace(pods[i], **ref)
-    return _notes(gangs, len(joined), kept, renamed, served, api, version)
+    return _notes(gangs, _pending(joined), kept, renamed, served, api, version)
+
+
+def _pending(joined: list[tuple[int, Pod, SchedulerGang]]) -> int:
+    return sum(1 for _, pod, _gang in joined if not pod.bound)
 
 
 def _hand_to_profile(pods: list[Pod], joined: list[tuple[int, Pod, SchedulerGang]], served: list[str]) -> list[str]:
-    """The members whose schedulerName no profile serves, given to the first profile: the names they had."""
+    """The members whose schedulerName no profile serves, given to the first profile (bound ones too: a group's pods
+    agree on their scheduler): the names the pending ones had."""
     renamed = []
     for i, pod, _gang in joined:
         if pod.scheduler_name not in served:
-            renamed.append(pod.scheduler_name)
+            if not pod.bound:
+                renamed.append(pod.scheduler_name)
             pods[i] = dataclasses.replace(pod, scheduler_name=served[0])
     return renamed
 
