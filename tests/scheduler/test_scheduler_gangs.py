@@ -171,7 +171,7 @@ def test_members_of_their_scheduler_are_handed_to_the_profile(tmp_path, capsys):
         doc["spec"]["schedulerName"] = "volcano"
     out = simulate(tmp_path, capsys, docs, *translated("1.37"))
     assert out["scheduled"] == 4
-    assert any("4 of them named schedulerName 'volcano', scheduled by profile 'default-scheduler' instead" in w
+    assert any("4 of them named schedulerName 'volcano' (no profile's), scheduled by profile 'default-scheduler' instead" in w
                for w in out["warnings"])
 
 

@@ -194,9 +194,9 @@ def _notes(gangs: list[SchedulerGang], joined: int, kept: int, renamed: list[str
            version: KubeVersion) -> list[str]:
     """The translation's notes: one for the whole, one per group with what does not translate."""
     kinds = "Workload" if api == V1ALPHA1 else "Workload and PodGroup"
-    handed = (f"; {len(renamed)} of them named schedulerName {renamed[0]!r}"
-              f"{' (and others)' if len(set(renamed)) > 1 else ''}, scheduled by profile {served[0]!r} instead"
-              if renamed else "")
+    names = ", ".join(repr(n) for n in dict.fromkeys(renamed))
+    handed = (f"; {len(renamed)} of them named schedulerName {names} (no profile's), scheduled by profile "
+              f"{served[0]!r} instead" if renamed else "")
     own = f"; {kept} keep the in-tree group they name themselves" if kept else ""
     notes = [f"--gangs-as-workloads: {len(gangs)} PodGroup(s) of other gang schedulers translated into Kubernetes "
              f"{version.name}'s {api} {kinds} (minMember → gang minCount), joined by {joined} pending pod(s)"
