@@ -186,6 +186,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         scheduled first, with `tie_break` and `seed`, as `simulate` schedules them (preemption included; the
         replacements of victims preempted before its turn are scheduled before it too). Default: the pod
         against the cluster as the files give it.
+    gangs_as_workloads : bool
+        As for `simulate`: a member of a translated coscheduling or Volcano gang is scored in its group's cycle.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -226,7 +228,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         warn(group_note)
     turn = {"atTurn": True, "tieBreak": tie_break, "seed": seed} if at_turn else {}
     data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
-                             recursive=recursive, **turn)
+                             recursive=recursive, gangsAsWorkloads=gangs_as_workloads, **turn)
     note = sampling_note(prepared, target, result)
     if note is not None:
         warn(note)
@@ -297,6 +299,12 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         New requests applied to the scenario first (`--requests-from vpa|usage`, see
         `kubefit.manifests.usage.requestsfrom`): the pods the VPA (or the usage strategy) rewrites, running ones
         recreated or resized in place; the run answers for the right-sized cluster. The other verbs take it too.
+    gangs_as_workloads : bool
+        Coscheduling's (`scheduling.x-k8s.io`) and Volcano's (`scheduling.volcano.sh`) PodGroups translated into
+        the version's own Workload and PodGroup, `minMember` as `gang: {minCount}` (`--gangs-as-workloads`,
+        `kubefit.scheduler.gangtranslation`; with GenericWorkload off nothing is translated, and a warning says
+        so); False: they are read as their own schedulers' objects, which kube-scheduler ignores. The other verbs
+        that schedule take it too.
 
     Returns
     -------
@@ -334,7 +342,8 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     result = simulate_prepared(scenario, prepared, tie_break=tie_break, seed=seed, progress=progress, warn=warn,
                                replace_victims=replace_victims)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -376,7 +385,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
-    cordon, drain, remove, recursive, loading, warn, admission, replace_victims
+    cordon, drain, remove, recursive, loading, warn, admission, replace_victims, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (configuration label, pods scheduled so far, pods queued); on Dask workers once per
@@ -439,7 +448,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
     told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
-                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                   gangsAsWorkloads=gangs_as_workloads)
     for result in results:
         result.warnings += _run_notes(result, warn)
         result.inputs = told
@@ -461,7 +471,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     versions : sequence of str
         At least two supported versions (`1.34` … `1.37`), each answered at its patch; `feature_gates` applies to
         every one of them (a gate one of them does not know is refused).
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (version label, pods scheduled so far, pods queued); on Dask workers once per version.
@@ -530,7 +540,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareVersions=labels, featureGates=feature_gates, requests=requests)
+                                compareVersions=labels, featureGates=feature_gates, requests=requests,
+                                gangsAsWorkloads=gangs_as_workloads)
         results.append(result)
     return results
 
@@ -584,7 +595,8 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareFeatureGates=gates, featureGates=feature_gates, requests=requests)
+                                compareFeatureGates=gates, featureGates=feature_gates, requests=requests,
+                                gangsAsWorkloads=gangs_as_workloads)
         results.append(result)
     return results
 
@@ -626,7 +638,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     ----------
     files : sequence of str or Path
         Scenario files or folders.
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, gangs_as_workloads
         As for `simulate`.
     replace_victims : bool
         A deleted pod's controller creates its replacement (False: nothing recreates it, `--no-replace-victims`).
@@ -667,7 +679,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         warn(note)
     result.warnings = list(prepared.notes) + told
     result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
-                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     return result
 
 
@@ -688,7 +701,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         Node manifests to add copies of; with several, each one's cost in the label `kubefit.io/cost` (default 1).
     max_nodes : int, optional
         At most this many nodes of each template (default: one per queued pod).
-    tie_break, seed, cordon, drain, remove, recursive, warn, admission
+    tie_break, seed, cordon, drain, remove, recursive, warn, admission, gangs_as_workloads
         As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
         without Node objects is planned from zero.
     workers, dask_scheduler : optional
@@ -732,7 +745,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
                                warn=warn, pool=_pool(sweep, told), told=told)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -815,7 +829,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     workers, dask_scheduler
         With `repack`: each configuration's repack on Dask workers, as for `compare` (the consolidation
         itself, one candidate after the other, runs in this process).
-    tie_break, seed, recursive, loading, warn
+    tie_break, seed, recursive, loading, warn, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (candidates tried, candidates).
@@ -879,7 +893,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     compared = len(runs) > 1  # the page names each configuration then
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
-                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests)
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     return result
 
 
@@ -1145,7 +1160,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     node_templates : sequence of str or Path
         Node templates (`--node-template`, as for `plan`, with their ResourceSlices): `nodes` copies of each are
         added to the cluster first (`--nodes`, default 1), their DaemonSet pods placed on them.
-    recursive, loading, warn, admission
+    recursive, loading, warn, admission, gangs_as_workloads
         As for `simulate`.
 
     Returns
@@ -1167,7 +1182,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
                                place_pending=place_pending, node_templates=node_templates, nodes=nodes, warn=warn)
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending, requests=requests,
+                            recursive=recursive, placePending=place_pending, requests=requests, gangsAsWorkloads=gangs_as_workloads,
                             **({"nodeTemplates": [str(t) for t in node_templates], "nodes": nodes}
                                if node_templates else {}))
     return result
@@ -1325,7 +1340,7 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         `plan`'s `--max-nodes` for `maxNodesAdded` (at most this many nodes of each template).
     fail_on : {"error", "warning"}, optional
         `warning`: an assertion of severity warning that does not hold fails the check too.
-    feature_gates, recursive, warn
+    feature_gates, recursive, warn, gangs_as_workloads
         As for `simulate`.
     requests : kubefit.RequestsFrom, optional
         The candidate is the scenario with these new requests (`--requests-from`); the baseline is taken as it is,
@@ -1384,7 +1399,8 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         "baseline": wanted.baseline, "expect": None if expect is None else str(expect),
         "nodeTemplates": wanted.node_templates, "kubeVersions": wanted.kube_versions, "featureGates": feature_gates,
         "recursive": wanted.recursive, "namespace": wanted.namespace, "maxNodes": wanted.max_nodes,
-        "failOn": wanted.fail_on, **({} if requests is None else requests.describe())},
+        "failOn": wanted.fail_on, "gangsAsWorkloads": gangs_as_workloads,
+        **({} if requests is None else requests.describe())},
         reproduces=", ".join(dict.fromkeys(result.versions)) or None)
     return result
 

@@ -285,3 +285,21 @@ def test_a_bad_scheduler_gang_fails_every_verb_alike(tmp_path, capsys):
     rc, _out, err = run_json(capsys, "score", "-f", write(tmp_path, [gpu_node("n0", 1), gpu_pod("a"),
                                                                        other_group(COSCHEDULING, min_member=0)]))
     assert rc == 2 and "spec.minMember" in err
+
+
+def test_compare_feature_gates_shows_what_gangs_change(tmp_path, capsys):
+    """`--compare-feature-gates GenericWorkload=true` with the translation: off, the 4 members go one by one (3
+    bind, one GPU each); on, the gang of 4 finds 3 GPUs and binds none."""
+    rc, out, err = run(tmp_path, capsys, "simulate", scenario(VOLCANO), "--kube-version", "1.37",
+                       "--gangs-as-workloads", "--compare-feature-gates", "GenericWorkload=true")
+    assert rc == 0, err
+    assert [c["scheduled"] for c in out["configurations"]] == [3, 0]
+    runs = out["groupDifferences"][0]["runs"]
+    assert [(r["bound"], r["asGroup"]) for r in runs.values()] == [(3, False), (0, True)]
+
+
+def test_the_json_inputs_say_the_option(tmp_path, capsys):
+    out = simulate(tmp_path, capsys, scenario(VOLCANO), *translated("1.37"))
+    assert out["inputs"]["options"]["gangsAsWorkloads"] is True
+    out = simulate(tmp_path, capsys, scenario(VOLCANO), "--kube-version", "1.37")
+    assert "gangsAsWorkloads" not in out["inputs"]["options"]
