@@ -303,3 +303,16 @@ def test_the_json_inputs_say_the_option(tmp_path, capsys):
     assert out["inputs"]["options"]["gangsAsWorkloads"] is True
     out = simulate(tmp_path, capsys, scenario(VOLCANO), "--kube-version", "1.37")
     assert "gangsAsWorkloads" not in out["inputs"]["options"]
+
+
+@pytest.mark.parametrize("api", [COSCHEDULING, VOLCANO])
+def test_a_json_list_snapshot_joins_alike(tmp_path, capsys, api):
+    """A snapshot's JSON List (the streaming reader keeps the pods' manifests as JSON until read): members found by
+    their label or annotation all the same, the gang of 4 on 3 GPUs binding none."""
+    import json
+
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": scenario(api)}))
+    rc, out, err = run_json(capsys, "simulate", "-f", str(path), *translated("1.37"))
+    assert rc == 0, err
+    assert out["scheduled"] == 0 and "joined by 4 pending pod(s)" in out["warnings"][0]

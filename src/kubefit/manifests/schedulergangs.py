@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubefit.api.core import Pod
+from kubefit.api.core import Pod, raw_may_name
 from kubefit.api.workload import SchedulerGang
 from kubefit.k8s.validation import dns1123_subdomain_errors
 from kubefit.manifests.cluster import label_selector, object_meta
@@ -99,6 +99,8 @@ def pod_gang(pod: Pod) -> tuple[str, str] | None:
     name = pod.labels.get(COSCHEDULING_LABEL)
     if name:
         return COSCHEDULING, name
+    if not raw_may_name(pod, VOLCANO_ANNOTATION):  # a snapshot's manifest not decoded for nothing
+        return None
     annotations = (pod.raw.get("metadata") or {}).get("annotations") or {}
     name = annotations.get(VOLCANO_ANNOTATION)
     return (VOLCANO, str(name)) if name else None
