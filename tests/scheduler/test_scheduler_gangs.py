@@ -306,10 +306,12 @@ def test_the_json_inputs_say_the_option(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("api", [COSCHEDULING, VOLCANO])
-def test_a_json_list_snapshot_joins_alike(tmp_path, capsys, api):
-    """A snapshot's JSON List (the streaming reader keeps the pods' manifests as JSON until read): members found by
+def test_a_json_list_snapshot_joins_alike(tmp_path, capsys, monkeypatch, api):
+    """A snapshot's JSON List read by the stream (`KUBEFIT_STREAM=always`, its fast pod decoder): members found by
     their label or annotation all the same, the gang of 4 on 3 GPUs binding none."""
     import json
+
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
 
     path = tmp_path / "snapshot.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": scenario(api)}))
