@@ -130,6 +130,23 @@ def test_bound_members_count_towards_the_quorum(tmp_path, capsys, version):
     assert out["scheduled"] == 2 and {s["node"] for s in out["steps"]} == {"n2", "n3"}
 
 
+def test_the_pod_group_takes_its_members_priority(tmp_path, capsys):
+    """v1.37's group cycle refuses a group whose pods' priority is not the PodGroup's; the translated PodGroup
+    carries its members' priority (1000), as a controller making it for them would, so the gang of 4 on 4 GPUs
+    binds. Members that disagree (1000 and 0) get upstream's refusal for every pod."""
+    docs = scenario(VOLCANO, nodes=4)
+    for doc in docs[5:]:
+        doc["spec"]["priority"] = 1000
+    out = simulate(tmp_path, capsys, docs, "--no-admission", *translated("1.37"))
+    assert out["scheduled"] == 4
+    docs[5]["spec"]["priority"] = 0
+    out = simulate(tmp_path, capsys, docs, "--no-admission", *translated("1.37"))
+    assert out["scheduled"] == 0
+    # (the PodGroup has no priority then: 0; the first pod of the cycle has 1000)
+    assert {s["message"] for s in out["steps"]} == {"all pods in a single pod group should have the same priority as "
+                                                   "the pod group's priority, got 1000 and 0"}
+
+
 def test_the_gang_cycle_says_why(tmp_path, capsys):
     """v1.36's group cycle: 3 of minCount 4 fit, the 4th finds 3 nodes without a free GPU."""
     out = simulate(tmp_path, capsys, scenario(VOLCANO), *translated("1.36"))

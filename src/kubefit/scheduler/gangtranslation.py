@@ -16,7 +16,8 @@ namespace kept, one pod group template named `gang`:
 | 1.37 | `v1beta1` Workload and PodGroup | `spec.schedulingGroup.podGroupName` |
 
 `minMember` becomes `schedulingPolicy: {gang: {minCount}}`; `minMember` 0 or absent (a group that needs no quorum)
-the `basic` policy. The member pods are handed to the configuration's first profile when their `schedulerName` is
+the `basic` policy. The PodGroup takes the priority its members share, where the version's PodGroup has the field
+(v1.37's group cycle refuses a group whose pods' priority is not its PodGroup's). The member pods are handed to the configuration's first profile when their `schedulerName` is
 one no profile serves (the jobs as if submitted to kube-scheduler). With `GenericWorkload` off (and on v1.34, which
 has no such API) nothing is translated: the members are scheduled one by one, and a note says so. What does not
 translate is said per group: coscheduling's `minResources` and `scheduleTimeoutSeconds`; Volcano's `queue`,
@@ -48,7 +49,7 @@ from kubefit.manifests.schedulergangs import (
     VOLCANO_ANNOTATION,
     pod_gang,
 )
-from kubefit.scheduler.podgroups import GENERIC_WORKLOAD, WorkloadGates, served_api_versions
+from kubefit.scheduler.podgroups import GENERIC_WORKLOAD, WorkloadGates, field_gate_on, served_api_versions
 
 TEMPLATE = "gang"  # the one pod group template of a translated Workload
 TRANSLATED = "kubefit.io/translated-from:"  # the uid prefix of the objects `translate` made (made again per version)
@@ -57,7 +58,7 @@ UNTRANSLATED = {  # spec field -> what kube-scheduler's gang scheduling has not 
     "scheduleTimeoutSeconds": "scheduleTimeoutSeconds (kube-scheduler has no per-group timeout: v1.35's "
                               "GangScheduling Permit waits its fixed 5 minutes, v1.36+ decide a group in one cycle)",
     "queue": "queue (Volcano's queues and their quotas)",
-    "priorityClassName": "priorityClassName (the pods keep their own priority)",
+    "priorityClassName": "priorityClassName (the pods keep their own priority, and the PodGroup takes theirs)",
     "minTaskMember": "minTaskMember (per-task minimums)",
     "networkTopology": "networkTopology (Volcano's HyperNode tiers)",
     "subGroupPolicy": "subGroupPolicy (Volcano's sub-group gangs)",
@@ -130,8 +131,9 @@ def translate(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, se
                 f"{len(gangs)} PodGroup(s) are not translated and their {_pending(joined)} pending pod(s) are scheduled "
                 f"one by one by profile {served[0]!r}"]
     api = next(v for v, kinds in served_api_versions(version).items() if "Workload" in kinds)
+    priority = field_gate_on("priority", version)
     for gang in gangs:
-        _add_objects(objects, gang, api)
+        _add_objects(objects, gang, api, _members_priority(gang, joined) if priority else None)
     kept = 0
     for i, pod, gang in joined:
         if pod.workload_ref is not None or pod.scheduling_group is not None:
@@ -159,14 +161,23 @@ def _hand_to_profile(pods: list[Pod], joined: list[tuple[int, Pod, SchedulerGang
     return renamed
 
 
-def _add_objects(objects: ClusterObjects, gang: SchedulerGang, api: str) -> None:
-    """The Workload (one template `gang`) and, from v1.36, the PodGroup carrying `gang`'s minMember; refused when
-    the scenario has a `scheduling.k8s.io` object of that kind and name already (the API server's AlreadyExists)."""
+def _members_priority(gang: SchedulerGang, joined: list[tuple[int, Pod, SchedulerGang]]) -> int | None:
+    """The priority its members share (None when they disagree or it has none): what a controller gives the
+    PodGroup it makes for them, so that the group's pods have the PodGroup's priority (v1.37's group cycle refuses a
+    group whose pods do not: "all pods in a single pod group should have the same priority ...")."""
+    found = {pod.priority for _, pod, g in joined if g is gang}
+    return found.pop() if len(found) == 1 else None
+
+
+def _add_objects(objects: ClusterObjects, gang: SchedulerGang, api: str, priority: int | None) -> None:
+    """The Workload (one template `gang`) and, from v1.36, the PodGroup carrying `gang`'s minMember and its
+    members' priority (where the version's PodGroup has the field); refused when the scenario has a
+    `scheduling.k8s.io` object of that kind and name already (the API server's AlreadyExists)."""
     policy = SchedulingPolicy(GANG, gang.min_member) if gang.min_member > 0 else SchedulingPolicy(BASIC)
     meta = ObjectMeta(gang.meta.name, gang.meta.namespace, f"{TRANSLATED}{gang.meta.uid}", {}, gang.meta.source)
     made: list[tuple[str, object]] = [("Workload", Workload(meta, api, (PodGroupTemplate(TEMPLATE, policy),)))]
     if api != V1ALPHA1:
-        made.append(("PodGroup", PodGroup(meta, api, policy, workload=(gang.meta.name, TEMPLATE))))
+        made.append(("PodGroup", PodGroup(meta, api, policy, priority=priority, workload=(gang.meta.name, TEMPLATE))))
     for kind, obj in made:
         there = objects.named(kind, gang.meta.namespace, gang.meta.name)
         if there is not None:
