@@ -171,7 +171,8 @@ def test_what_does_not_translate_is_said(tmp_path, capsys):
     out = simulate(tmp_path, capsys, scenario(VOLCANO, **spec), *translated("1.37"))
     note = next(w for w in out["warnings"] if "does not translate" in w)
     for field in ("minTaskMember (per-task minimums)", "queue (Volcano's queues and their quotas)",
-                  "priorityClassName (the pods keep their own priority)", "minResources (kube-scheduler checks no "
+                  "priorityClassName (the pods keep their own priority, and the PodGroup takes theirs)",
+                  "minResources (kube-scheduler checks no "
                   "minimum of resources for a group)", "networkTopology (Volcano's HyperNode tiers)",
                   "subGroupPolicy (Volcano's sub-group gangs)"):
         assert field in note
@@ -188,7 +189,8 @@ def test_members_of_their_scheduler_are_handed_to_the_profile(tmp_path, capsys):
         doc["spec"]["schedulerName"] = "volcano"
     out = simulate(tmp_path, capsys, docs, *translated("1.37"))
     assert out["scheduled"] == 4
-    assert any("4 of them named schedulerName 'volcano' (no profile's), scheduled by profile 'default-scheduler' instead" in w
+    assert any("4 of them named schedulerName 'volcano' (no profile's), scheduled by profile 'default-scheduler' "
+               "instead" in w
                for w in out["warnings"])
 
 
@@ -223,7 +225,8 @@ def test_translated_again_for_each_version(tmp_path, capsys):
     for version, gates in (("1.35", GATES), ("1.37", "GenericWorkload=true"), ("1.35", GATES)):
         prepared = prepare(loaded, version=resolve(version, gates), gangs_as_workloads=True)
         workloads = loaded.objects.of("Workload")
-        assert [w.api_version for w in workloads] == [f"scheduling.k8s.io/{'v1alpha1' if version == '1.35' else 'v1beta1'}"]
+        api = "v1alpha1" if version == "1.35" else "v1beta1"
+        assert [w.api_version for w in workloads] == [f"scheduling.k8s.io/{api}"]
         assert len(loaded.objects.of("PodGroup")) == (0 if version == "1.35" else 1)
         result = run_simulation(prepared.state, prepared.config, loaded.pending_pods, tie_break="first", seed=0)
         assert sum(1 for s in result.steps if s.node is not None) == 4
@@ -281,7 +284,8 @@ def test_consolidate_reads_a_translated_gang(tmp_path, capsys):
     (other_group(VOLCANO, min_member=-1), "spec.minMember",
      "Invalid value: -1: spec.minMember in body should be greater than or equal to 0"),
     (other_group(VOLCANO, min_member="4"), "spec.minMember", "must be an integer"),
-    (other_group(VOLCANO, queue="Research"), "spec.queue", 'Invalid value: "Research": spec.queue in body should match'),
+    (other_group(VOLCANO, queue="Research"), "spec.queue",
+     'Invalid value: "Research": spec.queue in body should match'),
     (other_group(VOLCANO, networkTopology={"mode": "strict"}), "spec.networkTopology.mode",
      'Unsupported value: "strict": supported values: "hard", "soft"'),
     (other_group(VOLCANO, subGroupPolicy=[{"subGroupSize": 0}]), "spec.subGroupPolicy[0].subGroupSize",

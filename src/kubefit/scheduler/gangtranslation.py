@@ -103,7 +103,8 @@ def scheduler_gang_notes(objects: ClusterObjects, pods: list[Pod], served: set[s
         first = own[0]
         notes.append(f"{first.meta.source}: PodGroup/{first.meta.name}"
                      f"{f' and {len(own) - 1} more' if len(own) > 1 else ''} ({first.api_version}): {scheduler}'s "
-                     f"objects, not kube-scheduler's: it ignores them; of the {len(pending)} pending pod(s) joining them "
+                     f"objects, not kube-scheduler's: it ignores them; of the {len(pending)} pending pod(s) joining "
+                     f"them "
                      f"({_NAMED_BY[scheduler]}), {elsewhere} name a schedulerName no profile serves ({scheduler}'s "
                      f"scheduler's: pending here) and {len(pending) - elsewhere} are scheduled one by one, not as "
                      f"gangs; --gangs-as-workloads translates the groups into Kubernetes {version.name}'s Workload and "
@@ -128,8 +129,8 @@ def translate(objects: ClusterObjects, pods: list[Pod], version: KubeVersion, se
         why = (f"with the {GENERIC_WORKLOAD} feature gate off (--feature-gates {gates})" if version.minor >= 35
                else "(no scheduling.k8s.io Workload before 1.35)")
         return [f"--gangs-as-workloads: Kubernetes {version.name} schedules no Workload or PodGroup {why}: the "
-                f"{len(gangs)} PodGroup(s) are not translated and their {_pending(joined)} pending pod(s) are scheduled "
-                f"one by one by profile {served[0]!r}"]
+                f"{len(gangs)} PodGroup(s) are not translated and their {_pending(joined)} pending pod(s) are "
+                f"scheduled one by one by profile {served[0]!r}"]
     api = next(v for v, kinds in served_api_versions(version).items() if "Workload" in kinds)
     priority = field_gate_on("priority", version)
     for gang in gangs:
