@@ -328,6 +328,7 @@ class VersionWork(Work):
     tie_break: str
     seed: int | None
     replace_victims: bool = True  # the scenario's controllers replace preemption victims
+    gangs_as_workloads: bool = False  # coscheduling's and Volcano's PodGroups as the version's own (`prepare`)
 
     def shared(self) -> list[Any]:
         return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
@@ -352,7 +353,7 @@ def run_version(work: VersionWork, version: KubeVersion) -> bytes:
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate
 
-    this = prepare(work.scenario, version=version)
+    this = prepare(work.scenario, version=version, gangs_as_workloads=work.gangs_as_workloads)
     with collector_paused():
         result = simulate(this.state, this.config, work.scenario.pending_pods, tie_break=work.tie_break,
                           seed=work.seed, label=version_label(version),
