@@ -111,3 +111,33 @@ def test_pod_resource_claims_are_checked():
     pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "t"}]
     pod["status"] = {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": "p-g-abc12"}]}
     assert _load(pod).pods[0].resource_claim_statuses == (("g", "p-g-abc12"),)
+
+
+@pytest.mark.parametrize("stream", ["never", "always"])
+def test_v1beta2_objects_load_as_their_v1_twins(tmp_path, capsys, monkeypatch, stream):
+    """resource.k8s.io/v1beta2 has v1's fields one for one (its conversion copies each): the DRA example written
+    in v1beta2 is scheduled exactly as in v1, through either reader."""
+    from kubefit.cli import main
+    from tests_support import ROOT
+
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
+    text = (ROOT / "examples" / "dra" / "cluster.yaml").read_text()
+    assert "apiVersion: resource.k8s.io/v1\n" in text
+    beta = tmp_path / "beta2.yaml"
+    beta.write_text(text.replace("apiVersion: resource.k8s.io/v1\n", "apiVersion: resource.k8s.io/v1beta2\n"))
+    runs = []
+    for path in (ROOT / "examples" / "dra" / "cluster.yaml", beta):
+        assert main(["simulate", "-f", str(path), "--tie-break", "first", "-o", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        runs.append([(s["pod"], s.get("node"), s.get("devices")) for s in out["steps"]])
+    assert runs[0] == runs[1] and any(node for _p, node, _d in runs[0])
+
+
+def test_v1beta1_objects_are_refused_saying_why(tmp_path, capsys):
+    from kubefit.cli import main
+
+    path = tmp_path / "beta1.yaml"
+    path.write_text("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n")
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: DeviceClass/gpu: apiVersion: resource.k8s.io/v1beta1 DeviceClass is served")

@@ -169,10 +169,29 @@ def _node_selector(value: Any, doc: Document, path: str) -> dict[str, Any] | Non
     return selector
 
 
+# --------------------------------------------------------------------------- API versions
+
+SAME_AS_V1 = "resource.k8s.io/v1beta2"  # the fields of v1, one for one (`zz_generated.conversion.go`)
+
+
+def check_dra_api_version(doc: Document) -> None:
+    """DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice are read in `resource.k8s.io/v1` and in
+    `v1beta2`, which every supported version serves with the same fields (v1 was made from it: the conversion
+    copies each field), so a driver's v1beta2 manifests (dra-example-driver's demos) load as the API server stores
+    them. `v1beta1` (devices under `basic`, requests without `exactly`) is refused, saying so."""
+    if doc.body.get("apiVersion") == SAME_AS_V1:
+        return
+    if doc.body.get("apiVersion") == "resource.k8s.io/v1beta1":
+        raise fail(doc, "apiVersion", f"resource.k8s.io/v1beta1 {doc.kind} is served by the API server but not read "
+                                      f"by kubefit: write it as {API_VERSION} or resource.k8s.io/v1beta2 (in v1beta1 a "
+                                      f"device's fields sit under `basic` and a request's under no `exactly`)")
+    check_api_version(doc, API_VERSION)
+
+
 # --------------------------------------------------------------------------- DeviceClass
 
 def decode_device_class(doc: Document, warnings: list[str]) -> DeviceClass:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc, namespaced=False)
     check_fields(spec, DEVICE_CLASS_SPEC_FIELDS, doc, "spec")
     name = string(spec.get("extendedResourceName"), doc, "spec.extendedResourceName")
@@ -521,7 +540,7 @@ def _shared_counters(value: Any, doc: Document, path: str) -> tuple[CounterSet, 
 
 
 def decode_resource_slice(doc: Document, warnings: list[str]) -> ResourceSlice:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc, namespaced=False)
     check_fields(spec, SLICE_SPEC_FIELDS, doc, "spec")
     driver = string(spec.get("driver"), doc, "spec.driver")
@@ -730,7 +749,7 @@ def _device_conditions(value: Any, doc: Document) -> dict:
 
 
 def decode_resource_claim(doc: Document, warnings: list[str]) -> ResourceClaim:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, status = object_meta(doc)
     check_fields(status, CLAIM_STATUS_FIELDS, doc, "status")
     uid, kind, owner = _controller(doc)
@@ -752,7 +771,7 @@ def decode_resource_claim(doc: Document, warnings: list[str]) -> ResourceClaim:
 # --------------------------------------------------------------------------- ResourceClaimTemplate
 
 def decode_resource_claim_template(doc: Document, warnings: list[str]) -> ResourceClaimTemplate:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc)
     check_fields(spec, TEMPLATE_SPEC_FIELDS, doc, "spec")
     claim_meta = mapping(spec.get("metadata"), doc, "spec.metadata")
