@@ -125,7 +125,7 @@ def planning(url: str, files: list[str], repeat: int) -> dict[str, tuple[float, 
     template.parent.mkdir(parents=True, exist_ok=True)
     template.write_text(json.dumps({**node, "metadata": {**node["metadata"], "name": "template"}}))
     asks = {"plan": ({"verb": "plan", "template": node["metadata"]["name"]}, ["--node-template", str(template)]),
-            "capacity": ({"verb": "capacity", "pod": pod["metadata"]["name"]}, [pod["metadata"]["name"]]),
+            "capacity": ({"verb": "capacity", "pod": pod["metadata"]["name"]}, ["--pod", pod["metadata"]["name"]]),
             "consolidate": ({"verb": "consolidate"}, [])}
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
@@ -142,10 +142,12 @@ def planning(url: str, files: list[str], repeat: int) -> dict[str, tuple[float, 
                 page.evaluate("body => api('/api/planning', {method: 'POST', json: body})", body)
                 on_page = time.perf_counter() - t
                 t = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "kubefit.cli", verb, *(a for f in files for a in ("-f", f)),
-                                *extra, "-o", "json"], cwd=ROOT, env=_child_env(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, check=False)
+                done = subprocess.run([sys.executable, "-m", "kubefit.cli", verb, *(a for f in files for a in ("-f", f)),
+                                       *extra, "-o", "json"], cwd=ROOT, env=_child_env(), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True, check=False)
                 command = time.perf_counter() - t
+                if done.returncode not in (0, 1):
+                    raise SystemExit(f"kubefit {verb} failed: {done.stderr.strip()}")
                 old = best.get(verb, (on_page, command))
                 best[verb] = (min(old[0], on_page), min(old[1], command))
         browser.close()
