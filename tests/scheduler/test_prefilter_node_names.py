@@ -29,10 +29,11 @@ from kubefit.scheduler.config import default_configuration
 
 
 def pinned(pod: Pod, names: list[str]) -> Pod:
-    """`pod` allowed on the nodes `names` only, by a required node affinity on the node's name."""
-    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": names}]}
+    """`pod` allowed on the nodes `names` only, by a required node affinity on the node's name: a term per name
+    (the terms are ORed; a `metadata.name` field requirement takes exactly one value, else it matches no node)."""
+    terms = [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]} for name in names]
     return replace(pod, affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [term]}}})
+        "nodeSelectorTerms": terms}}})
 
 
 @st.composite
