@@ -85,3 +85,21 @@ def test_pinned_pod_goes_to_its_node_only_and_says_why_not():
     assert steps[1][2] == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
                            "[NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found "
                            "for incoming pod, 2 Preemption is not helpful for scheduling.")
+
+
+def test_name_terms_match_by_the_name_index_and_the_memo_stays_bounded(monkeypatch):
+    """`metadata.name` In / NotIn over nodes n0..n3 and a name of no node, with the term memo emptied at every
+    second term (its bound set to 2): each mask is the name comparison's, whether computed or remembered."""
+    from kubefit.k8s import nodeaffinity as na
+
+    monkeypatch.setattr(na, "_TERM_MASKS_MIN", 2)
+    monkeypatch.setattr(na, "_TERM_MASKS_BYTES", 1)
+    nodes = [Node(f"n{i}", {"cpu": q(1)}) for i in range(4)]
+    table = na.NodeLabels(nodes)
+    for _ in range(2):  # the second pass reads what the memo kept (or computes again what it dropped)
+        for name in ["n2", "n0", "ghost", "n3"]:
+            for op in ("In", "NotIn"):
+                term = {"matchFields": [{"key": "metadata.name", "operator": op, "values": [name]}]}
+                want = [(n.name == name) == (op == "In") for n in nodes]
+                assert na.term_mask(table, term).tolist() == want
+                assert len(table.term_masks) <= 2
