@@ -57,7 +57,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
                   progress: Loading | None = None, recursive: bool = False, actions: NodeActions | None = None,
                   admission: bool = True, nodes_required: bool = True, kube_version: str | None = None,
                   feature_gates: str | None = None, quota_at_arrival: bool = False,
-                  requests: RequestsFrom | None = None) -> tuple[Scenario, Prepared, Evictions]:
+                  requests: RequestsFrom | None = None, gangs_as_workloads: bool = False
+                  ) -> tuple[Scenario, Prepared, Evictions]:
     """Load the scenario files, apply the node `actions`, compile them for scheduling (what every
     kube-scheduler verb starts with).
 
@@ -70,7 +71,8 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     not at load; `requests`: the new requests applied first (`--requests-from`, see
     `kubefit.manifests.usage.requestsfrom`: every verb answers for the right-sized cluster). Returns the scenario
     (after the new requests and the actions), its prepared form and what the actions evicted (replacements queued,
-    pods lost, drains refused).
+    pods lost, drains refused). `gangs_as_workloads`: coscheduling's and Volcano's PodGroups translated into the
+    version's Workload and PodGroup (`--gangs-as-workloads`, `kubefit.scheduler.gangtranslation`).
     """
     from kubefit.k8s.version import resolve
     from kubefit.manifests.scenario import load_scenario
@@ -81,13 +83,14 @@ def prepare_files(files: Files, verb: str, warn: Warn = python_warning, *, scori
     scenario = load_scenario([str(f) for f in files], progress, recursive=recursive, admission=admission,
                              quota_at_arrival=quota_at_arrival)
     return prepare_loaded(scenario, verb, warn, scoring=scoring, actions=actions, nodes_required=nodes_required,
-                          kube_version=kube_version, feature_gates=feature_gates, requests=requests)
+                          kube_version=kube_version, feature_gates=feature_gates, requests=requests,
+                          gangs_as_workloads=gangs_as_workloads)
 
 
 def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *, scoring: str | None = None,
                    actions: NodeActions | None = None, nodes_required: bool = True, kube_version: str | None = None,
-                   feature_gates: str | None = None, requests: RequestsFrom | None = None
-                   ) -> tuple[Scenario, Prepared, Evictions]:
+                   feature_gates: str | None = None, requests: RequestsFrom | None = None,
+                   gangs_as_workloads: bool = False) -> tuple[Scenario, Prepared, Evictions]:
     """`prepare_files` for a scenario loaded already (`kubefit check` loads its files once and prepares them for
     each version it judges): the new requests (`requests`) and the node actions applied, compiled for the version,
     the notes told."""
@@ -110,7 +113,8 @@ def prepare_loaded(scenario: Scenario, verb: str, warn: Warn = python_warning, *
         scenario = requests_from(scenario, requests).rightsized.scenario
     if actions:
         scenario, evicted = apply_node_actions(scenario, actions)
-    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version)
+    prepared = prepare(scenario, scoring=scoring, nodes_required=nodes_required, version=version,
+                       gangs_as_workloads=gangs_as_workloads)
     if told:
         prepared.notes.insert(0, told)
     if unread:
@@ -158,7 +162,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
           explain: bool = False, warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, recursive: bool = False,
           admission: bool = True, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), at_turn: bool = False,
-          tie_break: str = "random", seed: int | None = 0) -> dict[str, Any]:
+          tie_break: str = "random", seed: int | None = 0, gangs_as_workloads: bool = False) -> dict[str, Any]:
     """Where would this pod go, and why (`kubefit score`).
 
     Parameters
@@ -182,6 +186,8 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         scheduled first, with `tie_break` and `seed`, as `simulate` schedules them (preemption included; the
         replacements of victims preempted before its turn are scheduled before it too). Default: the pod
         against the cluster as the files give it.
+    gangs_as_workloads : bool
+        As for `simulate`: a member of a translated coscheduling or Volcano gang is scored in its group's cycle.
     warn : callable, optional
         Told what the user should know; default a `KubefitWarning`.
 
@@ -207,7 +213,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, _ = prepare_files(files, "score", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   scoring=scoring, recursive=recursive,
-                                          admission=admission, actions=actions or None)
+                                          admission=admission, actions=actions or None, gangs_as_workloads=gangs_as_workloads)
     target = find_pending_pod(scenario, pod)
     if at_turn:
         _schedule_before(scenario, prepared, target, tie_break, seed)
@@ -222,7 +228,7 @@ def score(files: Files, pod: str | None = None, *, scoring: str | None = None, d
         warn(group_note)
     turn = {"atTurn": True, "tieBreak": tie_break, "seed": seed} if at_turn else {}
     data["inputs"] = _inputs(files, prepared.config, pod=pod, scoring=scoring, detail=detail, explain=explain,
-                             recursive=recursive, **turn)
+                             recursive=recursive, gangsAsWorkloads=gangs_as_workloads, **turn)
     note = sampling_note(prepared, target, result)
     if note is not None:
         warn(note)
@@ -260,7 +266,8 @@ def _schedule_before(scenario: Scenario, prepared: Prepared, target: Pod, tie_br
 def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> SimulationResult:
+    feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> SimulationResult:
     """Schedule every pending pod in queue order, binding each before the next (`kubefit simulate`).
 
     Parameters
@@ -292,6 +299,12 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         New requests applied to the scenario first (`--requests-from vpa|usage`, see
         `kubefit.manifests.usage.requestsfrom`): the pods the VPA (or the usage strategy) rewrites, running ones
         recreated or resized in place; the run answers for the right-sized cluster. The other verbs take it too.
+    gangs_as_workloads : bool
+        Coscheduling's (`scheduling.x-k8s.io`) and Volcano's (`scheduling.volcano.sh`) PodGroups translated into
+        the version's own Workload and PodGroup, `minMember` as `gang: {minCount}` (`--gangs-as-workloads`,
+        `kubefit.scheduler.gangtranslation`; with GenericWorkload off nothing is translated, and a warning says
+        so); False: they are read as their own schedulers' objects, which kube-scheduler ignores. The other verbs
+        that schedule take it too.
 
     Returns
     -------
@@ -324,11 +337,13 @@ def simulate(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     actions = node_actions(cordon, drain, remove)
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                         progress=loading, recursive=recursive,
-                                                actions=actions, admission=admission, requests=requests)
+                                                actions=actions, admission=admission, requests=requests,
+                                                gangs_as_workloads=gangs_as_workloads)
     result = simulate_prepared(scenario, prepared, tie_break=tie_break, seed=seed, progress=progress, warn=warn,
                                replace_victims=replace_victims)
     result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     if actions:
         result.node_actions = eviction_report(result, actions, evicted)
     return result
@@ -359,7 +374,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
             warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True,
             replace_victims: bool = True, workers: int | None = None,
-            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+            dask_scheduler: str | None = None, summaries: bool = False, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """The scenario's workload under its own configuration and under each of `configurations`
     (`kubefit simulate --compare`), in this process or on Dask workers.
 
@@ -369,7 +385,7 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         Scenario files or folders.
     configurations : sequence of str
         Scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) or configuration files.
-    cordon, drain, remove, recursive, loading, warn, admission, replace_victims
+    cordon, drain, remove, recursive, loading, warn, admission, replace_victims, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (configuration label, pods scheduled so far, pods queued); on Dask workers once per
@@ -408,7 +424,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
     with Sweep(dask_scheduler, workers, 1 + len(configurations)) as sweep:
         scenario, prepared, _ = prepare_files(files, "simulate", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                       progress=loading, recursive=recursive,
-                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests)
+                                              actions=node_actions(cordon, drain, remove), admission=admission, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         cands = candidates(prepared.config, configurations)
         for cand in cands[1:]:
             for note in cand.notes:
@@ -431,7 +448,8 @@ def compare(files: Files, configurations: Sequence[str], *, tie_break: str = "ra
         result.warnings = list(cand.notes)
     results[0].warnings = list(prepared.notes)
     told = _inputs(files, configurations=[(c.label, c.config) for c in cands], tieBreak=tie_break, seed=seed,
-                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                   cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                   gangsAsWorkloads=gangs_as_workloads)
     for result in results:
         result.warnings += _run_notes(result, warn)
         result.inputs = told
@@ -443,7 +461,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
                      progress: Callable[[str, int, int], None] | None = None, loading: Loading | None = None,
                      warn: Warn = python_warning, admission: bool = True,
                      feature_gates: str | None = None, replace_victims: bool = True, workers: int | None = None,
-                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+                     dask_scheduler: str | None = None, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """What an upgrade changes: the scenario's workload under its configuration, as kube-scheduler of each of
     `versions` schedules it (`kubefit simulate --compare-versions 1.34,1.37`).
 
@@ -452,7 +471,7 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     versions : sequence of str
         At least two supported versions (`1.34` … `1.37`), each answered at its patch; `feature_gates` applies to
         every one of them (a gate one of them does not know is refused).
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, replace_victims, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (version label, pods scheduled so far, pods queued); on Dask workers once per version.
@@ -488,7 +507,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
     with Sweep(dask_scheduler, workers, len(resolved)) as sweep:  # the workers start while the files load
         scenario, prepared, _ = prepare_files(files, "simulate", warn, progress=loading, recursive=recursive,
                                               actions=node_actions(cordon, drain, remove), admission=admission,
-                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests)
+                                              kube_version=labels[0], feature_gates=feature_gates, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         queue = scenario.pending_pods
         remote: list[VersionRun] = []
         if sweep.distributed:
@@ -497,7 +517,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             finished = None if progress is None else (
                 lambda i, r: progress(version_label(resolved[i]), len(queue), len(queue)))
             with kept():
-                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed, replace_victims), resolved, finished)
+                remote = versions_on(sweep, VersionWork(scenario, tie_break, seed, replace_victims,
+                                                             gangs_as_workloads), resolved, finished)
     results = []
     for i, version in enumerate(resolved):
         label = version_label(version)
@@ -506,7 +527,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
             result, this_notes = remote[i].result, remote[i].notes
             config = prepared.config if this_is_prepared else remote[i].config
         else:
-            this = prepared if version == prepared.config.version else prepare(scenario, version=version)
+            this = prepared if version == prepared.config.version else prepare(scenario, version=version,
+                                                                                     gangs_as_workloads=gangs_as_workloads)
             this_is_prepared, this_notes, config = this is prepared, this.notes, this.config
             tick = None if progress is None else (lambda done, label=label: progress(label, done, len(queue)))
             with kept():
@@ -518,7 +540,8 @@ def compare_versions(files: Files, versions: Sequence[str], *, tie_break: str = 
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareVersions=labels, featureGates=feature_gates, requests=requests)
+                                compareVersions=labels, featureGates=feature_gates, requests=requests,
+                                gangsAsWorkloads=gangs_as_workloads)
         results.append(result)
     return results
 
@@ -527,7 +550,8 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
                           cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
                           loading: Loading | None = None, warn: Warn = python_warning, admission: bool = True,
                           kube_version: str | None = None, feature_gates: str | None = None,
-                          replace_victims: bool = True, requests: RequestsFrom | None = None) -> list[SimulationResult]:
+                          replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> list[SimulationResult]:
     """What turning feature gates on (or off) changes: the scenario's workload under its version as given
     (`feature_gates`), then with `gates` set on top (`kubefit simulate --compare-feature-gates
     GenericWorkload=true,GangScheduling=true`), side by side as `compare_versions` shows versions
@@ -559,7 +583,7 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
         scenario, prepared, _ = prepare_files(files, "simulate", told.append if results else warn, progress=loading,
                                               recursive=recursive, actions=node_actions(cordon, drain, remove),
                                               admission=admission, kube_version=kube_version, feature_gates=given,
-                                              requests=requests)
+                                              requests=requests, gangs_as_workloads=gangs_as_workloads)
         with kept():
             result = run(prepared.state, prepared.config, scenario.pending_pods, tie_break=tie_break, seed=seed,
                          controllers=Controllers.of(scenario) if replace_victims else None)
@@ -571,7 +595,8 @@ def compare_feature_gates(files: Files, gates: str, *, tie_break: str = "random"
         result.warnings = notes + _run_notes(result, warn)
         result.inputs = _inputs(files, prepared.config, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                                 drain=list(drain), remove=list(remove), recursive=recursive,
-                                compareFeatureGates=gates, featureGates=feature_gates, requests=requests)
+                                compareFeatureGates=gates, featureGates=feature_gates, requests=requests,
+                                gangsAsWorkloads=gangs_as_workloads)
         results.append(result)
     return results
 
@@ -599,7 +624,8 @@ def _run_notes(result: SimulationResult | RunSummary, warn: Warn) -> list[str]:
 def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, cordon: Nodes = (),
              drain: Nodes = (), remove: Nodes = (), recursive: bool = False, progress: Progress | None = None,
              loading: Loading | None = None, warn: Warn = python_warning, kube_version: str | None = None,
-             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None) -> TimelineResult:
+             feature_gates: str | None = None, admission: bool = True, replace_victims: bool = True, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> TimelineResult:
     """Replay the workload in time: pods arrive, run and leave (`kubefit simulate --timeline`).
 
     A pod arrives at its `kubefit.io/arrival` annotation (seconds) and runs for `kubefit.io/duration`;
@@ -612,7 +638,7 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     ----------
     files : sequence of str or Path
         Scenario files or folders.
-    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission
+    tie_break, seed, cordon, drain, remove, recursive, loading, warn, admission, gangs_as_workloads
         As for `simulate`.
     replace_victims : bool
         A deleted pod's controller creates its replacement (False: nothing recreates it, `--no-replace-victims`).
@@ -640,7 +666,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
     scenario, prepared, evicted = prepare_files(files, "simulate", warn, kube_version=kube_version,
                                                 feature_gates=feature_gates, progress=loading, recursive=recursive,
                                                 actions=node_actions(cordon, drain, remove), admission=admission,
-                                                quota_at_arrival=True, requests=requests)
+                                                quota_at_arrival=True, requests=requests,
+                                                gangs_as_workloads=gangs_as_workloads)
     queue = scenario.pending_pods
     controllers = Controllers.of(scenario, recreate=replace_victims)
     result = run_timeline(prepared.state, prepared.config, queue, scenario.bound_pods, tie_break=tie_break,
@@ -652,7 +679,8 @@ def timeline(files: Files, *, tie_break: str = "random", seed: int | None = 0, c
         warn(note)
     result.warnings = list(prepared.notes) + told
     result.inputs = _inputs(files, prepared.config, timeline=True, tieBreak=tie_break, seed=seed,
-                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     return result
 
 
@@ -660,7 +688,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None,
-         workers: int | None = None, dask_scheduler: str | None = None) -> Plan:
+         workers: int | None = None, dask_scheduler: str | None = None, gangs_as_workloads: bool = False) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -673,7 +701,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         Node manifests to add copies of; with several, each one's cost in the label `kubefit.io/cost` (default 1).
     max_nodes : int, optional
         At most this many nodes of each template (default: one per queued pod).
-    tie_break, seed, cordon, drain, remove, recursive, warn, admission
+    tie_break, seed, cordon, drain, remove, recursive, warn, admission, gangs_as_workloads
         As for `simulate`: with node actions, the nodes to add so that the evicted pods fit too. A scenario
         without Node objects is planned from zero.
     workers, dask_scheduler : optional
@@ -711,12 +739,14 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     with Sweep(dask_scheduler, workers) as sweep:  # the workers start while the files load
         scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version,
                                                     feature_gates=feature_gates, recursive=recursive, actions=actions,
-                                                    admission=admission, nodes_required=False, requests=requests)
+                                                    admission=admission, nodes_required=False, requests=requests,
+                                                    gangs_as_workloads=gangs_as_workloads)
         result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
                                warn=warn, pool=_pool(sweep, told), told=told)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
-                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests)
+                            drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     if actions:
         result.node_actions = eviction_report(result.result, actions, evicted)
     return result
@@ -761,7 +791,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
                 compare: Sequence[str] = (), tie_break: str = "random", seed: int | None = 0, recursive: bool = False,
                 progress: Progress | None = None, loading: Loading | None = None,
                 warn: Warn = python_warning, kube_version: str | None = None,
-    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None) -> Consolidation:
+    feature_gates: str | None = None, workers: int | None = None, dask_scheduler: str | None = None, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> Consolidation:
     """Which nodes can today's workload do without (`kubefit consolidate`)?
 
     Candidates are tried one by one, empty nodes first, then by ascending utilization (as cluster-autoscaler
@@ -798,7 +829,7 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     workers, dask_scheduler
         With `repack`: each configuration's repack on Dask workers, as for `compare` (the consolidation
         itself, one candidate after the other, runs in this process).
-    tie_break, seed, recursive, loading, warn
+    tie_break, seed, recursive, loading, warn, gangs_as_workloads
         As for `simulate`.
     progress : callable, optional
         Called with (candidates tried, candidates).
@@ -845,7 +876,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     # with workers for the repacks, they start while the files load and the consolidation runs
     with Sweep(dask_scheduler, workers, 1 + len(compare)) as sweep:
         scenario, prepared, _ = prepare_files(files, "consolidate", warn, kube_version=kube_version, feature_gates=feature_gates,
-                                                      progress=loading, recursive=recursive, requests=requests)
+                                                      progress=loading, recursive=recursive, requests=requests,
+                                              gangs_as_workloads=gangs_as_workloads)
         chosen = Candidate("scenario", prepared.config)
         if config is not None:
             loaded = config_from_file(config, prepared.config.version)
@@ -861,7 +893,8 @@ def consolidate(files: Files, *, config: str | None = None, strategy: str | None
     compared = len(runs) > 1  # the page names each configuration then
     result.inputs = _inputs(files, None if compared else chosen.config,
                             configurations=[(c.label, c.config) for c in runs] if compared else (), order=order, utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
-                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests)
+                            skipKubeSystemCheck=skip_kube_system_check, repack=repack, tieBreak=tie_break, seed=seed, requests=requests,
+                            gangsAsWorkloads=gangs_as_workloads)
     return result
 
 
@@ -1105,7 +1138,8 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
              seed: int | None = 0, replay: bool = False, recursive: bool = False, loading: Loading | None = None,
              warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, place_pending: bool = False,
-    node_templates: Files = (), nodes: int = 1, requests: RequestsFrom | None = None) -> CapacityResult:
+    node_templates: Files = (), nodes: int = 1, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> CapacityResult:
     """How many more copies of a pod fit (`kubefit capacity`, as cluster-capacity counts them).
 
     Parameters
@@ -1126,7 +1160,7 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     node_templates : sequence of str or Path
         Node templates (`--node-template`, as for `plan`, with their ResourceSlices): `nodes` copies of each are
         added to the cluster first (`--nodes`, default 1), their DaemonSet pods placed on them.
-    recursive, loading, warn, admission
+    recursive, loading, warn, admission, gangs_as_workloads
         As for `simulate`.
 
     Returns
@@ -1144,11 +1178,11 @@ def capacity(files: Files, pod: str | None = None, *, limit: int | None = None, 
     """
     scenario, prepared, _ = prepare_files(files, "capacity", warn, kube_version=kube_version, feature_gates=feature_gates,
                                                   progress=loading, recursive=recursive,
-                                          admission=admission, requests=requests)
+                                          admission=admission, requests=requests, gangs_as_workloads=gangs_as_workloads)
     result = capacity_prepared(scenario, prepared, pod, limit=limit, tie_break=tie_break, seed=seed, replay=replay,
                                place_pending=place_pending, node_templates=node_templates, nodes=nodes, warn=warn)
     result.inputs = _inputs(files, prepared.config, pod=pod, max=limit, tieBreak=tie_break, seed=seed, check=replay,
-                            recursive=recursive, placePending=place_pending, requests=requests,
+                            recursive=recursive, placePending=place_pending, requests=requests, gangsAsWorkloads=gangs_as_workloads,
                             **({"nodeTemplates": [str(t) for t in node_templates], "nodes": nodes}
                                if node_templates else {}))
     return result
@@ -1273,7 +1307,8 @@ def _group_capacity(scenario: Scenario, prepared: Prepared, state: Any, members:
 def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (), assertions: Sequence[Any] = (),
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
           recursive: bool = False, namespace: str | None = None, max_nodes: int | None = None,
-          fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None) -> CheckResult:
+          fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None,
+    gangs_as_workloads: bool = False) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
@@ -1305,7 +1340,7 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         `plan`'s `--max-nodes` for `maxNodesAdded` (at most this many nodes of each template).
     fail_on : {"error", "warning"}, optional
         `warning`: an assertion of severity warning that does not hold fails the check too.
-    feature_gates, recursive, warn
+    feature_gates, recursive, warn, gangs_as_workloads
         As for `simulate`.
     requests : kubefit.RequestsFrom, optional
         The candidate is the scenario with these new requests (`--requests-from`); the baseline is taken as it is,
@@ -1344,16 +1379,18 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
     wanted = combined(given, list(assertions), [str(t) for t in node_templates], kube_versions,
                       [str(f) for f in files], [str(f) for f in baseline], namespace=namespace, max_nodes=max_nodes,
                       recursive=recursive, fail_on=fail_on)
-    prepare: Callable[..., Any] = prepare_loaded
-    if requests is not None:  # the candidate right-sized; the baseline (by default the same files) as it is
-        from functools import partial
+    from functools import partial
 
+    # both sides see coscheduling's and Volcano's PodGroups alike (`--gangs-as-workloads`)
+    baseline_prepare = partial(prepare_loaded, gangs_as_workloads=gangs_as_workloads)
+    prepare: Callable[..., Any] = baseline_prepare
+    if requests is not None:  # the candidate right-sized; the baseline (by default the same files) as it is
         requests.check()
-        prepare = partial(prepare_loaded, requests=requests)
+        prepare = partial(prepare_loaded, requests=requests, gangs_as_workloads=gangs_as_workloads)
         if not wanted.baseline:
             wanted = replace(wanted, baseline=list(wanted.files))
     verbs = Verbs(_load_check, prepare, simulate_prepared, plan_prepared, consolidate_prepared,
-                  capacity_prepared, load_templates, baseline_prepare=prepare_loaded)
+                  capacity_prepared, load_templates, baseline_prepare=baseline_prepare)
     with tempfile.TemporaryDirectory(prefix="kubefit-baseline-") as tmp:
         read, names = baseline_files(wanted.baseline, wanted.files, Path(tmp))
         result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,
@@ -1362,7 +1399,8 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         "baseline": wanted.baseline, "expect": None if expect is None else str(expect),
         "nodeTemplates": wanted.node_templates, "kubeVersions": wanted.kube_versions, "featureGates": feature_gates,
         "recursive": wanted.recursive, "namespace": wanted.namespace, "maxNodes": wanted.max_nodes,
-        "failOn": wanted.fail_on, **({} if requests is None else requests.describe())},
+        "failOn": wanted.fail_on, "gangsAsWorkloads": gangs_as_workloads,
+        **({} if requests is None else requests.describe())},
         reproduces=", ".join(dict.fromkeys(result.versions)) or None)
     return result
 

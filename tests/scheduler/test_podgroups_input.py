@@ -147,12 +147,14 @@ def test_pod_group_validation(tmp_path, capsys, spec, field, words):
 
 
 def test_volcano_pod_group_is_a_custom_resource(tmp_path, capsys):
-    """Volcano's and coscheduling's PodGroups are their own CRDs: skipped as objects kubefit does not read."""
+    """Volcano's and coscheduling's PodGroups are their own CRDs, not `scheduling.k8s.io`'s: read as Volcano's
+    objects (named in a warning), never as the in-tree PodGroup; the pods are scheduled as before."""
     volcano = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "pg"},
                "spec": {"minMember": 2}}
     rc, out, _err = _run(tmp_path, capsys, [volcano, _node("n1"), _pod("a")], "--kube-version", "1.36")
     assert rc == 0 and out["scheduled"] == 1
-    assert any("PodGroup (1)" in w for w in out["warnings"])
+    assert any("PodGroup/pg (scheduling.volcano.sh/v1beta1): Volcano's objects, not kube-scheduler's" in w
+               for w in out["warnings"])
 
 
 # --------------------------------------------------------------------------- the issue's bad inputs

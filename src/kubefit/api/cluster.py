@@ -83,6 +83,13 @@ class ClusterObjects:
         if kind == "Service":
             self._service_pairs = None
 
+    def replace_kind(self, kind: str, objs: list[Any]) -> None:
+        """The objects of one kind are now `objs` (a version's API server dropped some, a translation is undone)."""
+        self.by_kind[kind] = objs
+        self._named.pop(kind, None)
+        if kind == "Service":
+            self._service_pairs = None
+
     def services_selecting(self, namespace: str, labels: dict[str, str]) -> list[Service]:
         """The Services of `namespace` whose non-empty `spec.selector` the labels satisfy (every pair), in
         document order; each is looked up by its selector's first pair, indexed once."""

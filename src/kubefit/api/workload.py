@@ -103,3 +103,17 @@ class CompositePodGroup:
 def priority_of(group: PodGroup | None) -> int:
     """`util.PodGroupPriority`: `spec.priority`, 0 when unset (v1.36.3 `pkg/scheduler/util/utils.go`)."""
     return 0 if group is None or group.priority is None else group.priority
+
+
+@dataclass(frozen=True)
+class SchedulerGang:
+    """A PodGroup of another gang scheduler: coscheduling's `scheduling.x-k8s.io/v1alpha1` (kubernetes-sigs/
+    scheduler-plugins, its pods labelled `scheduling.x-k8s.io/pod-group`) or Volcano's `scheduling.volcano.sh/v1beta1`
+    (its pods annotated `scheduling.k8s.io/group-name`). `fields`: the spec fields set beside `minMember` (what a
+    translation into the in-tree objects cannot carry), in the order the spec names them."""
+
+    meta: ObjectMeta
+    scheduler: str  # "coscheduling" / "Volcano"
+    api_version: str
+    min_member: int
+    fields: tuple[str, ...] = ()

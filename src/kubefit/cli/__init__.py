@@ -75,6 +75,10 @@ KubeVersionOption = Annotated[str | None, typer.Option(
 SchedulerGatesOption = Annotated[str | None, typer.Option(
     "--feature-gates", help="kube-scheduler's feature gates, as it takes them: Name=true,Other=false (each "
     "version's defaults otherwise; unknown and locked gates are refused).")]
+GangsAsWorkloadsOption = Annotated[bool, typer.Option(
+    "--gangs-as-workloads", help="Translate coscheduling's (scheduling.x-k8s.io) and Volcano's "
+    "(scheduling.volcano.sh) PodGroups into the version's own Workload and PodGroup (minMember → minCount; needs "
+    "GenericWorkload): what kube-scheduler's gang scheduling would do with them.")]
 ReplaceVictimsOption = Annotated[bool, typer.Option(
     "--replace-victims/--no-replace-victims", help="A preemption victim's controller (ReplicaSet, StatefulSet, "
     "Job within its backoffLimit, DaemonSet on its node) creates its replacement, queued like any new pod (also a "

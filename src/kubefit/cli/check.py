@@ -16,6 +16,7 @@ import typer
 
 from kubefit import verbs
 from kubefit.cli import (
+    GangsAsWorkloadsOption,
     RecursiveOption,
     ReportOption,
     SchedulerGatesOption,
@@ -126,6 +127,7 @@ def check(
     sarif: Annotated[str | None, typer.Option(
         "--sarif", help="Also write the findings as SARIF 2.1.0 (GitHub code scanning) to FILE.")] = None,
     report: ReportOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """Do the scheduling expectations hold? Each assertion reads one verb's answer; exit 0 when all hold, 1 when
@@ -146,7 +148,7 @@ def check(
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive,
                          namespace=namespace, max_nodes=max_nodes, fail_on=fail_on.value if fail_on else None,
-                         warn=warn, requests=requests)
+                         warn=warn, requests=requests, gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     write_report(result, report, data)
     if junit is not None:

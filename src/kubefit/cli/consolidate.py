@@ -12,6 +12,7 @@ import typer
 from kubefit import verbs
 from kubefit.cli import (
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -85,6 +86,7 @@ def consolidate(
     dask_scheduler: Annotated[str | None, typer.Option(
         "--dask-scheduler", help="With --repack: repack under each configuration on the Dask cluster of this "
         "scheduler, tcp://HOST:PORT (its workers run this kubefit).")] = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """Which nodes can today's workload do without? Each removal is checked by the profile placing the moved pods."""
@@ -102,7 +104,7 @@ def consolidate(
                                    tie_break=tie_break.value, seed=seed, recursive=recursive, progress=progress,
                                    loading=loading, warn=warn, kube_version=kube_version,
                                    feature_gates=feature_gates, workers=workers, dask_scheduler=dask_scheduler,
-                                   requests=requests)
+                                   requests=requests, gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     if plot:
         write_plot(plot_consolidation, data, plot)

@@ -10,6 +10,7 @@ import typer
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -51,11 +52,13 @@ def version(
 
 def run_score(files: list[str], pod: str | None, output: OutputFormat, explain: bool, detail: bool,
               scoring: str | None = None, recursive: bool = False, admission: bool = True,
-              kube_version: str | None = None, feature_gates: str | None = None, at_turn: bool = False) -> int:
+              kube_version: str | None = None, feature_gates: str | None = None, at_turn: bool = False,
+              gangs_as_workloads: bool = False) -> int:
     from kubefit import verbs
 
     data = verbs.score(files, pod, scoring=scoring, detail=detail, explain=explain, warn=warn, recursive=recursive,
-                       admission=admission, kube_version=kube_version, feature_gates=feature_gates, at_turn=at_turn)
+                       admission=admission, kube_version=kube_version, feature_gates=feature_gates, at_turn=at_turn,
+                       gangs_as_workloads=gangs_as_workloads)
     emit(data, output, lambda console: score_table(console, data, data.get("explain")))
     return 0
 
@@ -75,10 +78,11 @@ def score(
     at_turn: Annotated[bool, typer.Option("--at-turn", help="Score the pod at its turn in simulate's queue: the "
                                           "pending pods queued before it scheduled first, as simulate does "
                                           "(random tie-break, seed 0).")] = False,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
 ) -> None:
     """Where would this pod go, and why: every node's filter verdict, each plugin's score, the total."""
     run_score(files, pod, output, explain, detail, scoring, recursive, admission, kube_version, feature_gates,
-              at_turn)
+              at_turn, gangs_as_workloads)
 
 
 @app.command()

@@ -19,6 +19,7 @@ from kubefit import verbs
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -142,6 +143,7 @@ def simulate(
         "group placed differently.")] = None,
     workers: SweepWorkersOption = None,
     dask_scheduler: SweepSchedulerOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """Schedule every pending pod in queue order, binding each before the next: placement and packing."""
@@ -171,6 +173,7 @@ def simulate(
                                    admission=admission, kube_version=kube_version, feature_gates=feature_gates,
                                    requests=requests)
     options["replace_victims"] = replace_victims
+    options["gangs_as_workloads"] = gangs_as_workloads
     if timeline:
         return _timeline(files, options, output, plot, report)
     if compare_versions is not None:
@@ -279,8 +282,10 @@ def write_plot(draw: Callable[[Any, str], None], data: Any, path: str) -> None:
 def capacity(
     files: FilesOption,
     pod: Annotated[str | None, typer.Option("--pod", help="Pod to copy (name or namespace/name), or a workload "
-                                            "(deployment/web, statefulset/db, shop/deployment/web: one more replica of its template); "
-                                            "default: the first pending pod that is not a DaemonSet's.")] = None,
+                                            "(deployment/web, statefulset/db, shop/deployment/web: one more replica of its template), "
+                                            "or a pod group (podgroup/NAME: one more copy of the whole group; a "
+                                            "pod of a group is copied with its group); default: the first pending "
+                                            "pod that is not a DaemonSet's.")] = None,
     max_copies: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many copies.")] = None,
     output: OutputOption = OutputFormat.table,
     tie_break: TieBreakOption = TieBreak.first,
@@ -300,6 +305,7 @@ def capacity(
     nodes: Annotated[int, typer.Option("--nodes", min=1, help="Copies of each --node-template to add.")] = 1,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """How many more copies of a pod fit (cluster-capacity): computed, or placed one by one through the profile."""
@@ -310,7 +316,8 @@ def capacity(
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
                                 recursive=recursive, loading=loading, warn=warn, admission=admission,
                                 place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates,
-                                node_templates=node_template or [], nodes=nodes, requests=requests)
+                                node_templates=node_template or [], nodes=nodes, requests=requests,
+                                gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: capacity_table(console, data))

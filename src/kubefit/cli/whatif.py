@@ -12,6 +12,7 @@ from kubefit import verbs
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -61,6 +62,7 @@ def plan(
     admission: AdmissionOption = True,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
     workers: Annotated[int | None, typer.Option(
         "--workers", help="Run the plan's simulations on this many local Dask worker processes, side by side "
@@ -77,7 +79,7 @@ def plan(
                         cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
                         recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
                         feature_gates=feature_gates, requests=requests, workers=workers,
-                        dask_scheduler=dask_scheduler)
+                        dask_scheduler=dask_scheduler, gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

@@ -289,7 +289,7 @@ def _check_valid_values(values: tuple[int, ...], default: int, capacity: int, ra
 def _check_range(window: tuple, default: int, capacity: int, body: dict, doc: Document, path: str) -> None:
     """`validateRequestPolicyRange`: min required and within the capacity, the default between min and max,
     a positive step, one step within the capacity, default and max whole steps from min (whole units)."""
-    from kubefit.scheduler.dra.capacity import _units
+    from kubefit.k8s.quantity import value  # Quantity.Value(): whole units, rounded up away from zero
 
     minimum, maximum, step = window
     if minimum is None:
@@ -309,7 +309,7 @@ def _check_range(window: tuple, default: int, capacity: int, body: dict, doc: Do
     if minimum + step > capacity:
         raise fail(doc, f"{path}.step", f"{INVALID}: one step is larger than capacity value")
     for name, amount in (("default", default), ("max", maximum)):
-        if amount is not None and (_units(amount) - _units(minimum)) % _units(step) != 0:
+        if amount is not None and (value(amount) - value(minimum)) % value(step) != 0:
             raise fail(doc, f"{path}.step", f"{INVALID}: {name} is not a multiple of a given step from min")
 
 

@@ -11,7 +11,7 @@ from kubefit.api.core import Pod
 from kubefit.collector import kept
 from kubefit.errors import InputError
 from kubefit.k8s.names import generate_name
-from kubefit.manifests import cluster, dra, podgroups, policy, quota, storage
+from kubefit.manifests import cluster, dra, podgroups, policy, quota, schedulergangs, storage
 from kubefit.manifests.admission import admit_scenario
 from kubefit.manifests.disruption import PDB, resolve_budgets
 from kubefit.manifests.documents import Document, manifest_files, out_of_memory, read_documents
@@ -21,7 +21,6 @@ from kubefit.manifests.kinds import (
     LIST_KINDS,
     SCHEDULER_CONFIG_KINDS,
     WORKLOAD_KINDS,
-    custom_resource,
     foreign_kind,
     removed_api_message,
     skipped_kind,
@@ -117,7 +116,9 @@ def add_document(scenario: Scenario, doc: Document) -> None:
     if removed is not None:  # what no supported kube-apiserver serves any more (kinds.py)
         raise InputError(removed, file=doc.source, obj=doc.label, field="apiVersion")
     _name_generated(scenario, doc)
-    if foreign_kind(doc):  # an operator's kind of another API group (apps.kruise.io StatefulSet): not the built-in
+    if (gang := schedulergangs.group_of(doc)) is not None:  # coscheduling's or Volcano's PodGroup (their CRDs)
+        scenario.objects.add(schedulergangs.KIND_OF[gang], schedulergangs.decode_scheduler_gang(doc))
+    elif foreign_kind(doc):  # an operator's kind of another API group (apps.kruise.io StatefulSet): not the built-in
         scenario.skipped.append(doc)
     elif kind == "Node":
         scenario.nodes.append(decode_node(doc, scenario.warnings))
@@ -129,8 +130,6 @@ def add_document(scenario: Scenario, doc: Document) -> None:
             raise InputError(f"a scenario holds at most one scheduler configuration; the first is "
                              f"{first.label} in {first.source}", file=doc.source, obj=doc.label)
         scenario.scheduler_config = doc
-    elif kind in podgroups.KINDS and custom_resource(doc.body):  # coscheduling's or Volcano's PodGroup: a CRD's
-        scenario.skipped.append(doc)
     elif kind in CLUSTER_OBJECT_DECODERS or kind in WORKLOAD_KINDS:
         if kind in CLUSTER_OBJECT_DECODERS:  # read by plugins (a ReplicaSet's selector for spreading)
             scenario.objects.add(kind, CLUSTER_OBJECT_DECODERS[kind](doc, scenario.warnings))

@@ -50,6 +50,7 @@ from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.planning.addbound import TemplateBound, template_bound
+from kubefit.planning.sweep import Work
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -383,8 +384,6 @@ class DaskPlanner(Planner):
 
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
                  tie_break: str = "random", seed: int = 0, pool: Any, warn: Callable[[str], None]) -> None:
-        from kubefit.planning.sweep import PlanWork
-
         super().__init__(scenario, config, templates, tie_break=tie_break, seed=seed)
         self.pool, self.warn = pool, warn
         self.work = PlanWork(scenario, config, templates, tie_break, seed)
@@ -415,8 +414,6 @@ class DaskPlanner(Planner):
     def _submit(self, key: tuple[int, ...], give_up: int | None) -> Any:
         """The trial on the least busy worker, naming that worker's copy of the work; its run sent back only when
         it may be the answer (it reaches the target) or is the cluster as it is."""
-        from kubefit.planning.sweep import run_trial
-
         busy = {w: 0 for w in self.pool.addresses()}
         for (_k, _g), f in self.running.items():
             where = getattr(f, "_kubefit_worker", None)
@@ -538,3 +535,39 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
     result = planner.result(counts)
     return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
                 before.not_created)
+
+
+# --------------------------------------------------------------------------- on Dask workers
+
+@dataclass
+class PlanWork(Work):
+    """What each worker holds for `plan`: the scenario (after the node actions), the configuration, the templates;
+    each worker builds its own `Planner` once, and a trial is one of its runs."""
+
+    scenario: Scenario
+    config: SchedulerConfiguration
+    templates: list
+    tie_break: str
+    seed: int
+
+    def shared(self) -> list[Any]:
+        return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
+
+    def planner(self) -> Any:
+        planner = self.__dict__.get("_planner")
+        if planner is None:
+            planner = self.__dict__["_planner"] = Planner(self.scenario, self.config, self.templates,
+                                                          tie_break=self.tie_break, seed=self.seed)
+        return planner
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in super().__getstate__().items() if k != "_planner"}
+
+
+def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) -> tuple[Any, bytes | None]:
+    """On a worker: the cluster with `counts` copies (`give_up` as `simulate`'s); its `Trial` without the run, and
+    the run sent (`Work.send`) when it is to be kept (`keep`: whenever it placed what it was asked to)."""
+    counts, give_up, keep = item
+    trial = work.planner().trial(list(counts), give_up)
+    run, trial.result = trial.result, None
+    return trial, (work.send(run) if keep and not trial.stopped else None)

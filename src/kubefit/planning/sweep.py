@@ -328,6 +328,7 @@ class VersionWork(Work):
     tie_break: str
     seed: int | None
     replace_victims: bool = True  # the scenario's controllers replace preemption victims
+    gangs_as_workloads: bool = False  # coscheduling's and Volcano's PodGroups as the version's own (`prepare`)
 
     def shared(self) -> list[Any]:
         return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
@@ -352,7 +353,7 @@ def run_version(work: VersionWork, version: KubeVersion) -> bytes:
     from kubefit.scheduler.scenario import prepare
     from kubefit.scheduler.simulate import simulate
 
-    this = prepare(work.scenario, version=version)
+    this = prepare(work.scenario, version=version, gangs_as_workloads=work.gangs_as_workloads)
     with collector_paused():
         result = simulate(this.state, this.config, work.scenario.pending_pods, tie_break=work.tie_break,
                           seed=work.seed, label=version_label(version),
@@ -377,41 +378,3 @@ def _received(sweep: Sweep, fn: Callable[[Any, Any], bytes], work: Work, items: 
 
     sweep.map(fn, work, items, arrived)
     return [out[i] for i in range(len(items))]
-
-
-# --------------------------------------------------------------------------- plan
-
-@dataclass
-class PlanWork(Work):
-    """What each worker holds for `plan`: the scenario (after the node actions), the configuration, the templates;
-    each worker builds its own `Planner` once, and a trial is one of its runs."""
-
-    scenario: Scenario
-    config: SchedulerConfiguration
-    templates: list
-    tie_break: str
-    seed: int
-
-    def shared(self) -> list[Any]:
-        return [self.scenario.objects, *self.scenario.nodes, *self.scenario.pods]
-
-    def planner(self) -> Any:
-        planner = self.__dict__.get("_planner")
-        if planner is None:
-            from kubefit.planning.plan import Planner
-
-            planner = self.__dict__["_planner"] = Planner(self.scenario, self.config, self.templates,
-                                                          tie_break=self.tie_break, seed=self.seed)
-        return planner
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in super().__getstate__().items() if k != "_planner"}
-
-
-def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) -> tuple[Any, bytes | None]:
-    """On a worker: the cluster with `counts` copies (`give_up` as `simulate`'s); its `Trial` without the run, and
-    the run sent (`Work.send`) when it is to be kept (`keep`: whenever it placed what it was asked to)."""
-    counts, give_up, keep = item
-    trial = work.planner().trial(list(counts), give_up)
-    run, trial.result = trial.result, None
-    return trial, (work.send(run) if keep and not trial.stopped else None)

@@ -1215,7 +1215,7 @@ class Engine:
                 return fit_error_text(len(within), sh.failure, Counter())
             self._reason_counts(sh)
             sh.message, sh.message_seen = None, len(self.log)  # (the reasons are valid; the all-nodes text is not)
-            return fit_error_text(len(within), None, Counter(r for i in within.tolist() for r in sh.reasons_of[i]))
+            return fit_error_text(len(within), None, self._tally(sh, sh.reasons_of[within]))
         if sh.message is not None and sh.message_seen == len(self.log):
             return sh.message
         counts = Counter() if sh.failure is not None else self._reason_counts(sh)
@@ -1244,12 +1244,17 @@ class Engine:
         else:
             rows = np.asarray(sorted(set(changed)), dtype=np.int64)
             sh.reasons_of[rows], sh.status_codes[rows] = self._node_reasons(sh, rows)
-        tally = np.bincount(sh.reasons_of, minlength=len(sh.patterns[0]))
+        sh.reason_counts = self._tally(sh, sh.reasons_of)
+        return sh.reason_counts
+
+    @staticmethod
+    def _tally(sh: Shape, ids: np.ndarray) -> Counter[str]:
+        """Per reason string, how many of the nodes whose pattern ids are `ids` give it."""
+        tally = np.bincount(ids, minlength=len(sh.patterns[0]))
         counts: Counter[str] = Counter()
         for pattern in tally.nonzero()[0].tolist():
             for reason in sh.patterns[0][pattern]:
                 counts[reason] += int(tally[pattern])
-        sh.reason_counts = counts
         return counts
 
     @staticmethod

@@ -119,8 +119,7 @@ def prepare_groups(objects: ClusterObjects, pods: list[Pod], version: KubeVersio
             kept.setdefault(kind, []).append(_admit_priority(_without_gated(obj, version, notes), version, classes))
     for kind in KINDS:
         if kind in objects.by_kind:
-            objects.by_kind[kind] = kept.get(kind, [])
-            objects._named.pop(kind, None)
+            objects.replace_kind(kind, kept.get(kind, []))
     if dropped:
         gate = GENERIC_WORKLOAD if not gates.generic else COMPOSITE_POD_GROUP
         notes.append(f"{dropped[0]}{f' and {len(dropped) - 1} more' if len(dropped) > 1 else ''}: not served by "
@@ -168,7 +167,7 @@ def _priority_notes(pods: list[Pod], version: KubeVersion) -> list[str]:
 
 def _without_gated(obj, version: KubeVersion, notes: list[str]):
     """`obj` without the fields whose gate is off (the registry strategy's dropDisabledFields), told once per object."""
-    off = [path for path in getattr(obj, "gated", ()) if not _field_gate_on(path.rsplit(".", 1)[-1], version)]
+    off = [path for path in getattr(obj, "gated", ()) if not field_gate_on(path.rsplit(".", 1)[-1], version)]
     if not off:
         return obj
     notes.append(f"{obj.meta.source}: {type(obj).__name__}/{obj.meta.name}: {', '.join(off)} dropped: "
@@ -188,7 +187,7 @@ def _admit_priority(obj, version: KubeVersion, classes):
     `spec.priority` it takes its PriorityClass's value, or the global default's (0 without one); a class that does
     not exist forbids the object (`plugin/pkg/admission/priority`, its PodGroup cases). An object that carries
     `spec.priority` (as `kubectl get` prints it) is used as it is."""
-    if classes is None or isinstance(obj, Workload) or obj.priority is not None or not _field_gate_on("priority", version):
+    if classes is None or isinstance(obj, Workload) or obj.priority is not None or not field_gate_on("priority", version):
         return obj
     known, default = classes
     name = obj.priority_class_name
@@ -223,7 +222,8 @@ def _gate_for(name: str, version: KubeVersion) -> str:
     return GENERIC_WORKLOAD if gate == WORKLOAD_AWARE_PREEMPTION and version.has(GANG_GATES_MERGED) else gate
 
 
-def _field_gate_on(name: str, version: KubeVersion) -> bool:
+def field_gate_on(name: str, version: KubeVersion) -> bool:
+    """Whether the feature gate of a Workload/PodGroup field (`priority`, `disruptionMode`, ...) is on."""
     return version.gate(_gate_for(name, version))
 
 

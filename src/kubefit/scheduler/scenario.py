@@ -15,6 +15,7 @@ from kubefit.scheduler.config import SchedulerConfiguration, load_configuration
 from kubefit.scheduler.dra.notes import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
+from kubefit.scheduler.gangtranslation import scheduler_gang_notes, translate
 from kubefit.scheduler.podgroups import prepare_groups
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -36,13 +37,16 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
-            scoring: str | None = None, nodes_required: bool = True, version: KubeVersion | None = None) -> Prepared:
+            scoring: str | None = None, nodes_required: bool = True, version: KubeVersion | None = None,
+            gangs_as_workloads: bool = False) -> Prepared:
     """Load the configuration, compile nodes and bound pods; collect what the user should be told.
 
     `scoring` is "v1.34" or "legacy" (the pre-1.17 0..10 scale); None means legacy for a `Policy`
     file (the dialect it was written for) and v1.34 otherwise. `nodes_required=False`: a scenario
     without Node objects is prepared too (`plan` sizes a cluster from zero). `version`: the Kubernetes version
     the configuration is decoded and the plugins are built for (None: `kubefit.k8s.version.default_version()`).
+    `gangs_as_workloads`: coscheduling's and Volcano's PodGroups translated into the version's Workload and
+    PodGroup (`kubefit.scheduler.gangtranslation`); else they are said to be another scheduler's.
     """
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
@@ -50,8 +54,13 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     refuse_unserved(scenario, config.version or version or default_version())
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
-    notes += prepare_groups(scenario.objects, scenario.pods, config.version or version or default_version(),
-                            priority_classes(scenario))
+    answered = config.version or version or default_version()
+    served = [p.scheduler_name for p in config.profiles]
+    if gangs_as_workloads:  # coscheduling's and Volcano's PodGroups as the version's own (`--gangs-as-workloads`)
+        notes += translate(scenario.objects, scenario.pods, answered, served)
+    else:
+        notes += scheduler_gang_notes(scenario.objects, scenario.pods, set(served), answered)
+    notes += prepare_groups(scenario.objects, scenario.pods, answered, priority_classes(scenario))
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
         if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
