@@ -8,19 +8,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.scheduler.test_simulate_properties import (
     ROW_PATHS,
     SETTINGS,
+    assert_equals_plain_framework,
     config_st,
     fast,
     nodes_st,
     pods_st,
     q,
-    reference,
-    row_path,
     steps_of,
 )
 
@@ -59,12 +57,7 @@ def pinned_scenario_st(draw):
 def test_pinned_pods_equal_plain_framework(scenario, path):
     """Placement, ties and FitError text equal `schedule_one` pod after pod, with pods pinned to named nodes
     among them (their shapes evaluate the named nodes alone)."""
-    nodes, bound, queue, config = scenario
-    with row_path(path):
-        result = fast(nodes, bound, queue, config, tie_break="first")
-    ref, ref_state = reference(nodes, bound, queue, config)
-    assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
-    assert np.array_equal(result.state.requested, ref_state.requested)
+    assert_equals_plain_framework(scenario, path)
 
 
 def test_pinned_pod_goes_to_its_node_only_and_says_why_not():
