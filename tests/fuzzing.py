@@ -61,6 +61,10 @@ VERBS: tuple[tuple[str, ...], ...] = (
     ("consolidate", "-f", "{f}"),
     ("consolidate", "-f", "{f}", "--repack", "--compare", "MostAllocated", "-o", "json"),
     ("simulate", "-f", "{f}", "--timeline", "-o", "json"),
+    ("simulate", "-f", "{f}", "--kube-version", "1.36", "--feature-gates", "GenericWorkload=true,GangScheduling=true",
+     "-o", "json"),
+    ("rightsize", "-f", "{f}", "--requests-from", "vpa", "-o", "json"),
+    ("check", "-f", "{f}", "--max-pending", "0", "--min-capacity", "deployment/web=1", "-o", "json"),
 )
 
 # Keys whose mapping is free-form (any key is data, not a field): an added key there is not a typo.

@@ -209,7 +209,7 @@ def _pairs(answers: Answers) -> list[tuple[str, str]]:
 def _resolved(a: Assertion, answers: Answers, namespace: str | None) -> tuple[Target, Workload]:
     """The workload (or pod) the assertion names, in one namespace; a name that names none is bad input."""
     target = Target.parse(str(a.target), namespace)
-    where = {"file": a.source if a.given_in_file else None, "field": a.field}
+    where = {"file": a.source if a.given_in_file else answers.candidate.files, "field": a.field}
     found = target.resolve(answers.owners, answers.pods(), where)
     if found is None:
         raise InputError(f"no pod of {a.target} in the scenario (a workload as kubectl names it, deployment/web or "
@@ -252,7 +252,7 @@ def _gang_placed(a: Assertion, answers: Answers, namespace: str | None) -> Judge
     if record is None:
         known = ", ".join(g.key for g in sim.groups) or "none: GenericWorkload is off or no pod names a pod group"
         raise InputError(f"no pod group {key} in the run (pod groups: {known})",
-                         file=a.source if a.given_in_file else None, field=a.field)
+                         file=a.source if a.given_in_file else answers.candidate.files, field=a.field)
     evidence = [record.why] + [f"{record.namespace}/{pod} on {node}" for pod, node in record.bound]
     evidence += [f"{record.namespace}/{pod} pending" for pod in record.pending]
     whole = not record.pending and record.gated is None

@@ -148,7 +148,7 @@ def requests_from(scenario: Scenario, options: RequestsFrom, data: UsageData | N
     if options.source == "vpa":
         if not data.vpas:
             raise InputError("--requests-from vpa needs VerticalPodAutoscaler objects (with -f or --usage); none "
-                             "was found", field="--requests-from")
+                             "was found", file=scenario.files, field="--requests-from")
         plan = vpa_plan(data.vpas, data.checkpoints, scenario, notes)
         _no_target(data, workloads, requests, notes)
     else:
@@ -156,7 +156,7 @@ def requests_from(scenario: Scenario, options: RequestsFrom, data: UsageData | N
         targets = usage_targets(attributed.series, strategies, options.min_samples)
         if not targets.requests:
             raise InputError("no usage of any workload of the scenario: nothing to right-size (see the warnings)",
-                             field="--usage")
+                             file=scenario.files, field="--usage")
         if targets.thin:
             notes.append(f"{len(targets.thin)} container resource(s) with fewer than --min-samples "
                          f"{options.min_samples} samples left as they are (e.g. {targets.thin[0]})")

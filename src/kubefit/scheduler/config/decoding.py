@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubefit.errors import ConfigError, InputError
+from kubefit.k8s.duration import DurationError, parse_duration
 from kubefit.k8s.version import KubeVersion, default_version
 from kubefit.scheduler.config.defaults import (
     DefaultedProfile,
@@ -67,6 +68,14 @@ class _Decoder:
             self._leaf(value, schema, path)
 
     def _leaf(self, value: Any, kind: str, path: str) -> None:
+        if kind == "duration":  # metav1.Duration: a string `time.ParseDuration` reads (`Duration.UnmarshalJSON`)
+            if isinstance(value, str):
+                try:
+                    parse_duration(value)
+                except DurationError as exc:
+                    raise InputError(str(exc), file=self.source, obj=self.obj, field=self._field(path)) from None
+                return
+            kind = "str"
         if kind == "str":
             ok = isinstance(value, str)
         elif kind == "bool":

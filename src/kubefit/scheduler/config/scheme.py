@@ -70,7 +70,7 @@ def _scheme(version: KubeVersion) -> Scheme:
         extensions["NodeDeclaredFeatures"] = frozenset({"preFilter", "filter"})
         if version.gate("NodeDeclaredFeatures"):
             multipoint.append(("NodeDeclaredFeatures", None))
-        schemas["DynamicResources"] = {**schemas["DynamicResources"], "bindingTimeout": "str"}
+        schemas["DynamicResources"] = {**schemas["DynamicResources"], "bindingTimeout": "duration"}
     if version.minor >= 35:
         # DynamicResources is a Score plugin (kubernetes#134711), weighted 2 in the default profile; whether it
         # scores anything is the plugin's `DRA_SCORE` (its gate). It has no PreScore (`var _ fwk.ScorePlugin`

@@ -149,7 +149,7 @@ _PLUGIN_SET = {"enabled": [_PLUGIN], "disabled": [_PLUGIN]}
 _PLUGINS = {ep: _PLUGIN_SET for ep in (*EXTENSION_POINTS, "multiPoint")}
 _PROFILE = {"schedulerName": "str", "percentageOfNodesToScore": "int32", "plugins": _PLUGINS,
             "pluginConfig": [{"name": "str", "args": "raw"}]}
-_LEADER_ELECTION = {"leaderElect": "bool", "leaseDuration": "str", "renewDeadline": "str", "retryPeriod": "str",
+_LEADER_ELECTION = {"leaderElect": "bool", "leaseDuration": "duration", "renewDeadline": "duration", "retryPeriod": "duration",
                     "resourceLock": "str", "resourceName": "str", "resourceNamespace": "str"}
 _CLIENT_CONNECTION = {"kubeconfig": "str", "acceptContentTypes": "str", "contentType": "str", "qps": "float",
                       "burst": "int32"}
@@ -157,7 +157,7 @@ _EXTENDER = {"urlPrefix": "str", "filterVerb": "str", "preemptVerb": "str", "pri
              "weight": "int64", "bindVerb": "str", "enableHTTPS": "bool",
              "tlsConfig": {"insecure": "bool", "serverName": "str", "certFile": "str", "keyFile": "str",
                            "caFile": "str", "certData": "str", "keyData": "str", "caData": "str"},
-             "httpTimeout": "str", "nodeCacheCapable": "bool",
+             "httpTimeout": "duration", "nodeCacheCapable": "bool",
              "managedResources": [{"name": "str", "ignoredByScheduler": "bool"}], "ignorable": "bool"}
 CONFIG_SCHEMA = {"apiVersion": "str", "kind": "str", "parallelism": "int32", "leaderElection": _LEADER_ELECTION,
                  "clientConnection": _CLIENT_CONNECTION, "enableProfiling": "bool",
@@ -182,5 +182,5 @@ ARGS_SCHEMAS: dict[str, dict[str, Any]] = {
     "InterPodAffinity": {**_TYPE_META, "hardPodAffinityWeight": "int32", "ignorePreferredTermsOfExistingPods": "bool"},
     "PodTopologySpread": {**_TYPE_META, "defaultConstraints": ["any"], "defaultingType": "str"},
     "VolumeBinding": {**_TYPE_META, "bindTimeoutSeconds": "int64", "shape": _SHAPE},
-    "DynamicResources": {**_TYPE_META, "filterTimeout": "str"},
+    "DynamicResources": {**_TYPE_META, "filterTimeout": "duration"},
 }

@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from kubefit.k8s.duration import SECOND, format_duration, parse_duration
 from kubefit.k8s.validation import (
     DUPLICATE,
     FORBIDDEN,
@@ -23,6 +24,7 @@ from kubefit.k8s.validation import (
     preferred_terms_errors,
 )
 from kubefit.k8s.version import (
+    DRA_BINDING_TIMEOUT,
     FIT_ARGS_RTC_VALIDATION,
     LABEL_KEY_MESSAGES,
     STORAGE_CAPACITY_SCORING,
@@ -200,6 +202,34 @@ def _volume_binding_args_with_capacity_scoring(args: dict[str, Any], path: str =
     return validate_volume_binding_args(args, path, scores_capacity=True)
 
 
+def validate_dynamic_resources_args(args: dict[str, Any], path: str = "", *, filter_timeout: bool = True,
+                                    binding_conditions: bool = False) -> list[FieldError]:
+    """`ValidateDynamicResourcesArgs` (`validation_pluginargs.go`, run by DynamicResources' `New`): with the
+    DRASchedulerFilterTimeout gate (`filter_timeout`) `filterTimeout` must be zero or positive, without it it is
+    forbidden; from v1.35 with DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
+    (`binding_conditions`) `bindingTimeout` must be at least 1 second, without them it is forbidden. A duration
+    is shown as `Duration.MarshalJSON` writes it (`"-5s"`)."""
+    errs: list[FieldError] = []
+    raw = args.get("filterTimeout")
+    if filter_timeout:
+        if raw is not None and parse_duration(raw) < 0:
+            errs.append(FieldError(child(path, "filterTimeout"), INVALID, format_duration(parse_duration(raw)),
+                                   "must be zero or positive"))
+    elif raw is not None:
+        errs.append(FieldError(child(path, "filterTimeout"), FORBIDDEN,
+                               detail="DRASchedulingFilterTimeout feature gate is disabled"))
+    raw = args.get("bindingTimeout")
+    if binding_conditions:
+        if raw is not None and parse_duration(raw) < SECOND:
+            errs.append(FieldError(child(path, "bindingTimeout"), INVALID, format_duration(parse_duration(raw)),
+                                   "must be at least 1 second"))
+    elif raw is not None:
+        errs.append(FieldError(child(path, "bindingTimeout"), FORBIDDEN,
+                               detail="DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is "
+                                      "disabled"))
+    return errs
+
+
 # Validators run by ValidateKubeSchedulerConfiguration (the Fit one sits under the wrong key
 # "NodeResourcesFitArgs" in v1.34.1, so Fit args are only checked by the plugin constructor).
 CONFIG_ARGS_VALIDATORS = {
@@ -238,7 +268,9 @@ def config_args_validators(version: KubeVersion | None) -> dict[str, Any]:
 def constructor_validators(version: KubeVersion) -> dict[str, Any]:
     """The validators the plugins' constructors run in `version` (Fit's changed in v1.35; label keys in its
     words)."""
-    validators = CONSTRUCTOR_VALIDATORS
+    validators = {**CONSTRUCTOR_VALIDATORS, "DynamicResources": partial(
+        validate_dynamic_resources_args, filter_timeout=version.gate("DRASchedulerFilterTimeout"),
+        binding_conditions=version.has(DRA_BINDING_TIMEOUT))}
     if version.has(FIT_ARGS_RTC_VALIDATION):
         validators = {**validators, "NodeResourcesFit": validate_fit_args_v135}
     return _label_key_words(validators, version)
