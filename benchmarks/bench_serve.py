@@ -11,7 +11,13 @@ Measured, each from the browser's side (the click or the navigation until the pa
   drawn (summary, what moved, the first pages of nodes and pods);
 - page turn: the next page of nodes.
 
+With `--planning`, the planning tab's verbs instead (issue 47: within 10 % of the command's time on the same files):
+`plan` with the cluster's first node as template, `capacity` of the first pending pod and `consolidate`, each
+asked from the page (the request the planning tab sends, until its answer arrives) and run as the command
+(`kubefit plan|capacity|consolidate -f FILES -o json` in a fresh process, start to exit), alternately.
+
     .venv/bin/python benchmarks/bench_serve.py [--nodes 5000 --pods 5000] [--repeat 3]
+    .venv/bin/python benchmarks/bench_serve.py --planning --nodes 200 --pods 2000 --repeat 3
 """
 
 from __future__ import annotations
@@ -106,13 +112,69 @@ def last_decision(url: str) -> float:
     return time.perf_counter() - t
 
 
+def planning(url: str, files: list[str], repeat: int) -> dict[str, tuple[float, float]]:
+    """Per planning verb, the best of `repeat` (page seconds, command seconds) on the same files."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    cluster = json.loads(Path(files[-1]).read_text())
+    node = next(item for item in cluster["items"] if item.get("kind") == "Node")
+    pod = next(item for item in cluster["items"] if item.get("kind") == "Pod" and not item["spec"].get("nodeName"))
+    template = ROOT / "benchmarks" / ".work" / "serve-template.json"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    template.write_text(json.dumps({**node, "metadata": {**node["metadata"], "name": "template"}}))
+    asks = {"plan": ({"verb": "plan", "template": node["metadata"]["name"]}, ["--node-template", str(template)]),
+            "capacity": ({"verb": "capacity", "pod": pod["metadata"]["name"]}, ["--pod", pod["metadata"]["name"]]),
+            "consolidate": ({"verb": "consolidate"}, [])}
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise SystemExit("error: needs Debian's chromium (apt-get install chromium)")
+    best: dict[str, tuple[float, float]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_context().new_page()
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]")
+        for verb, (body, extra) in asks.items():
+            for _ in range(repeat):
+                t = time.perf_counter()
+                page.evaluate("body => api('/api/planning', {method: 'POST', json: body})", body)
+                on_page = time.perf_counter() - t
+                t = time.perf_counter()
+                done = subprocess.run([sys.executable, "-m", "kubefit.cli", verb, *(a for f in files for a in ("-f", f)),
+                                       *extra, "-o", "json"], cwd=ROOT, env=_child_env(), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True, check=False)
+                command = time.perf_counter() - t
+                if done.returncode not in (0, 1):
+                    raise SystemExit(f"kubefit {verb} failed: {done.stderr.strip()}")
+                old = best.get(verb, (on_page, command))
+                best[verb] = (min(old[0], on_page), min(old[1], command))
+        browser.close()
+    return best
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--planning", action="store_true", help="the planning verbs, page against command")
     args = parser.parse_args()
     files = scenario_files(args.nodes, args.pods, "json")
+    if args.planning:
+        proc, url, _started = start_server(files)
+        try:
+            figures = planning(url, files, args.repeat)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+        print(f"planning verbs on {args.nodes:,} nodes x {args.pods:,} pods (load {os.getloadavg()[0]:.1f}), best of "
+              f"{args.repeat}: page / command")
+        for verb, (on_page, command) in figures.items():
+            verdict = "ok" if on_page <= 1.1 * command else "NOT MET"
+            print(f"{verb:<12} page {on_page:7.2f} s   command {command:7.2f} s   ratio {on_page / command:4.2f} {verdict}")
+        return 0
     print(f"kubefit serve on {args.nodes:,} nodes x {args.pods:,} pending pods ({os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f})")
     best: dict[str, float] = {}

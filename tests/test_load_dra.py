@@ -69,6 +69,15 @@ def test_request_defaults_as_the_api_server():
     assert (b.exactly.allocation_mode, b.exactly.count) == (ALL, 0)
 
 
+def test_a_zero_count_is_no_count():
+    """`count: 0` is what Go decodes for no count (an int64): `SetDefaults_ExactDeviceRequest` and
+    `SetDefaults_DeviceSubRequest` make an ExactCount of 0 a count of 1; the API server accepts it."""
+    scenario = _load(_claim([{"name": "a", "exactly": {"deviceClassName": "gpu", "count": 0}},
+                             {"name": "b", "firstAvailable": [{"name": "x", "deviceClassName": "gpu", "count": 0}]}]))
+    a, b = scenario.objects.of("ResourceClaim")[0].spec.requests
+    assert a.exactly.count == 1 and b.first_available[0].count == 1
+
+
 @pytest.mark.parametrize("doc, field, message", [
     (_slice(drvier="x"), "spec.drvier", "unknown field 'drvier'"),
     (_slice(devices=[{"name": "g", "attributes": {"m": {"string": "a", "int": 1}}}]), "spec.devices[0].attributes.m",
@@ -80,7 +89,7 @@ def test_request_defaults_as_the_api_server():
     (_slice(devices=[{"name": "g"}, {"name": "g"}]), "spec.devices", "duplicate device name 'g'"),
     (_slice(allNodes=True), "spec", "exactly one of nodeName, nodeSelector, allNodes"),
     (_claim([{"name": "a"}]), "spec.devices.requests[0]", "exactly one of exactly or firstAvailable"),
-    (_claim([{"name": "a", "exactly": {"deviceClassName": "gpu", "count": 0}}]), "spec.devices.requests[0].exactly.count",
+    (_claim([{"name": "a", "exactly": {"deviceClassName": "gpu", "count": -1}}]), "spec.devices.requests[0].exactly.count",
      "must be greater than zero"),
     (_claim([{"name": "a", "exactly": {"deviceClassName": "gpu", "allocationMode": "Some"}}]),
      "spec.devices.requests[0].exactly.allocationMode", "must be one of ExactCount, All"),
@@ -111,3 +120,81 @@ def test_pod_resource_claims_are_checked():
     pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "t"}]
     pod["status"] = {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": "p-g-abc12"}]}
     assert _load(pod).pods[0].resource_claim_statuses == (("g", "p-g-abc12"),)
+
+
+@pytest.mark.parametrize("stream", ["never", "always"])
+def test_v1beta2_objects_load_as_their_v1_twins(tmp_path, capsys, monkeypatch, stream):
+    """resource.k8s.io/v1beta2 has v1's fields one for one (its conversion copies each): the DRA example written
+    in v1beta2 is scheduled exactly as in v1, through either reader."""
+    from kubefit.cli import main
+    from tests_support import ROOT
+
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
+    text = (ROOT / "examples" / "dra" / "cluster.yaml").read_text()
+    assert "apiVersion: resource.k8s.io/v1\n" in text
+    beta = tmp_path / "beta2.yaml"
+    beta.write_text(text.replace("apiVersion: resource.k8s.io/v1\n", "apiVersion: resource.k8s.io/v1beta2\n"))
+    runs = []
+    for path in (ROOT / "examples" / "dra" / "cluster.yaml", beta):
+        assert main(["simulate", "-f", str(path), "--tie-break", "first", "-o", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        runs.append([(s["pod"], s.get("node"), s.get("devices")) for s in out["steps"]])
+    assert runs[0] == runs[1] and any(node for _p, node, _d in runs[0])
+
+
+def _as_v1beta1(body: dict) -> dict:
+    """A v1 DRA object written as v1beta1 by hand (devices' fields under `basic`, requests' `exactly` flattened)."""
+    if not str(body.get("apiVersion", "")).startswith("resource.k8s.io/"):
+        return body
+    body = {**body, "apiVersion": "resource.k8s.io/v1beta1"}
+    spec = body.get("spec") or {}
+    if body["kind"] == "ResourceSlice":
+        body["spec"] = {**spec, "devices": [{"name": d["name"], "basic": {k: v for k, v in d.items() if k != "name"}}
+                                            for d in spec.get("devices") or []]}
+    claim = spec.get("spec") if body["kind"] == "ResourceClaimTemplate" else spec
+    if body["kind"] in ("ResourceClaim", "ResourceClaimTemplate"):
+        for request in claim["devices"]["requests"]:
+            request.update(request.pop("exactly", {}))
+    return body
+
+
+@pytest.mark.parametrize("stream", ["never", "always"])
+def test_v1beta1_objects_load_converted_as_the_api_server_converts_them(tmp_path, capsys, monkeypatch, stream):
+    """The DRA example written in v1beta1 (devices under `basic`, requests without `exactly`) is scheduled as in
+    v1: `Convert_v1beta1_Device_To_resource_Device` and `Convert_v1beta1_DeviceRequest_To_resource_DeviceRequest`."""
+    import yaml
+
+    from kubefit.cli import main
+    from tests_support import ROOT
+
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
+    original = ROOT / "examples" / "dra" / "cluster.yaml"
+    docs = [_as_v1beta1(d) for d in yaml.safe_load_all(original.read_text()) if d]
+    assert any(d.get("apiVersion") == "resource.k8s.io/v1beta1" and d["kind"] == "ResourceSlice" for d in docs)
+    beta = tmp_path / "beta1.yaml"
+    beta.write_text(yaml.safe_dump_all(docs))
+    runs = []
+    for path in (original, beta):
+        assert main(["simulate", "-f", str(path), "--tie-break", "first", "-o", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        runs.append([(s["pod"], s.get("node"), s.get("devices")) for s in out["steps"]])
+    assert runs[0] == runs[1] and any(node for _p, node, _d in runs[0])
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"kind": "ResourceSlice", "metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n", "pool": {
+        "name": "p", "resourceSliceCount": 1}, "devices": [{"name": "g", "basic": {"attributes": {"x": {"int": 1, "bool": True}}}}]}},
+     "spec.devices[0].basic.attributes"),
+    ({"kind": "ResourceSlice", "metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n", "pool": {
+        "name": "p", "resourceSliceCount": 1}, "devices": [{"name": "g", "attributes": {}}]}}, "spec.devices[0]"),
+    ({"kind": "ResourceClaim", "metadata": {"name": "c"}, "spec": {"devices": {"requests": [
+        {"name": "r", "deviceClassName": "gpu", "count": -2}]}}}, "spec.devices.requests[0].count"),
+])
+def test_v1beta1_errors_name_the_field_as_written(tmp_path, capsys, body, field):
+    from kubefit.cli import main
+
+    path = tmp_path / "beta1.json"
+    path.write_text(json.dumps({"apiVersion": "resource.k8s.io/v1beta1", **body}))
+    assert main(["simulate", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f": {field}" in err and ".exactly" not in err, err

@@ -263,3 +263,24 @@ def test_union_messages(tmp_path, capsys, doc, version, field, words):
     rc, _out, err = _run(tmp_path, capsys, [body, _node("n1")], "--kube-version", version, "--feature-gates", gates)
     assert rc == 2, err
     assert f"{field}: {words}" in err and f"{doc['kind']}/x" in err and "Traceback" not in err
+
+
+def test_the_job_controllers_workload_is_said_not_made(tmp_path, capsys):
+    """WorkloadWithJob (v1.36+, alpha): the Job controller would make a Workload and a PodGroup for the Job; kubefit
+    does not, and says so once; with the gate off nothing is said."""
+    import yaml
+
+    from tests_support import run_json
+
+    docs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+            {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train"},
+             "spec": {"parallelism": 2, "template": {"spec": {"restartPolicy": "Never", "containers": [
+                 {"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}}]
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    said = "the Job controller makes a Workload and a PodGroup"
+    _, on, _ = run_json(capsys, "simulate", "-f", str(path), "--kube-version", "1.36", "--feature-gates",
+                        "GenericWorkload=true,WorkloadWithJob=true")
+    _, off, _ = run_json(capsys, "simulate", "-f", str(path), "--kube-version", "1.36")
+    assert sum(said in w for w in on["warnings"]) == 1 and not any(said in w for w in off["warnings"])

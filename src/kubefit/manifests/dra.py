@@ -48,6 +48,7 @@ from kubefit.api.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from kubefit.errors import InputError
 from kubefit.k8s.quantity import QuantityError, parse_quantity
 from kubefit.k8s.resourcenames import is_extended
 from kubefit.k8s.validation import FORBIDDEN, INVALID, REQUIRED, FieldError, go_quote, not_supported
@@ -64,6 +65,7 @@ from kubefit.manifests.decode import (
 )
 from kubefit.manifests.decode import integer as _int
 from kubefit.manifests.documents import Document
+from kubefit.manifests.drav1beta1 import as_v1, v1beta1_path
 from kubefit.manifests.load import _check_term
 
 DEVICE_CLASS_SPEC_FIELDS = frozenset({"selectors", "config", "extendedResourceName"})
@@ -169,10 +171,42 @@ def _node_selector(value: Any, doc: Document, path: str) -> dict[str, Any] | Non
     return selector
 
 
+# --------------------------------------------------------------------------- API versions
+
+SAME_AS_V1 = "resource.k8s.io/v1beta2"  # the fields of v1, one for one (`zz_generated.conversion.go`)
+
+
+def check_dra_api_version(doc: Document) -> None:
+    """DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice are read in `resource.k8s.io/v1`, in
+    `v1beta2`, which every supported version serves with the same fields (v1 was made from it: the conversion
+    copies each field), and in `v1beta1`, converted first (`drav1beta1.as_v1`, see `reading_v1beta1`), so that a
+    driver's manifests of any served version (dra-example-driver's demos are v1beta2) load as the API server
+    stores them."""
+    if doc.body.get("apiVersion") != SAME_AS_V1:
+        check_api_version(doc, API_VERSION)
+
+
+def reading_v1beta1(decode: Callable[[Document, list[str]], Any]) -> Callable[[Document, list[str]], Any]:
+    """`decode` for v1 documents and for v1beta1 ones converted to v1 (an error then names the field the way
+    the v1beta1 file has it)."""
+    def decode_any(doc: Document, warnings: list[str]) -> Any:
+        v1 = as_v1(doc)
+        if v1 is doc:
+            return decode(doc, warnings)
+        try:
+            return decode(v1, warnings)
+        except InputError as exc:
+            raise InputError(exc.message, file=exc.file, obj=exc.obj,
+                             field=v1beta1_path(doc.kind, exc.field)) from None
+    decode_any.__doc__ = decode.__doc__
+    return decode_any
+
+
 # --------------------------------------------------------------------------- DeviceClass
 
+@reading_v1beta1
 def decode_device_class(doc: Document, warnings: list[str]) -> DeviceClass:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc, namespaced=False)
     check_fields(spec, DEVICE_CLASS_SPEC_FIELDS, doc, "spec")
     name = string(spec.get("extendedResourceName"), doc, "spec.extendedResourceName")
@@ -520,8 +554,9 @@ def _shared_counters(value: Any, doc: Document, path: str) -> tuple[CounterSet, 
     return tuple(out)
 
 
+@reading_v1beta1
 def decode_resource_slice(doc: Document, warnings: list[str]) -> ResourceSlice:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc, namespaced=False)
     check_fields(spec, SLICE_SPEC_FIELDS, doc, "spec")
     driver = string(spec.get("driver"), doc, "spec.driver")
@@ -574,8 +609,9 @@ def _sub_request(body: dict[str, Any], doc: Document, path: str, name: str, exac
     if mode not in ALLOCATION_MODES:
         raise fail(doc, f"{path}.allocationMode", f"must be one of {', '.join(ALLOCATION_MODES)}, got {mode!r}")
     count = body.get("count")
-    if mode == EXACT_COUNT:
-        count = 1 if count is None else _int(count, doc, f"{path}.count")
+    if mode == EXACT_COUNT:  # `count: 0` is no count (an int64 without omitempty's pointer): defaulted to 1
+        count = _int(count, doc, f"{path}.count") if count is not None else 0
+        count = count or 1  # SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest
         if count < 1:
             raise fail(doc, f"{path}.count", f"must be greater than zero, got {count}")
         if count > ALLOCATION_RESULTS_MAX_SIZE:
@@ -729,8 +765,9 @@ def _device_conditions(value: Any, doc: Document) -> dict:
     return out
 
 
+@reading_v1beta1
 def decode_resource_claim(doc: Document, warnings: list[str]) -> ResourceClaim:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, status = object_meta(doc)
     check_fields(status, CLAIM_STATUS_FIELDS, doc, "status")
     uid, kind, owner = _controller(doc)
@@ -751,8 +788,9 @@ def decode_resource_claim(doc: Document, warnings: list[str]) -> ResourceClaim:
 
 # --------------------------------------------------------------------------- ResourceClaimTemplate
 
+@reading_v1beta1
 def decode_resource_claim_template(doc: Document, warnings: list[str]) -> ResourceClaimTemplate:
-    check_api_version(doc, API_VERSION)
+    check_dra_api_version(doc)
     meta, spec, _status = object_meta(doc)
     check_fields(spec, TEMPLATE_SPEC_FIELDS, doc, "spec")
     claim_meta = mapping(spec.get("metadata"), doc, "spec.metadata")

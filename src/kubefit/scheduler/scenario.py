@@ -20,6 +20,8 @@ from kubefit.scheduler.podgroups import prepare_groups
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
 
+WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload and PodGroup (v1.36+, alpha)
+
 
 @dataclass
 class Prepared:
@@ -61,6 +63,7 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     else:
         notes += scheduler_gang_notes(scenario.objects, scenario.pods, set(served), answered)
     notes += prepare_groups(scenario.objects, scenario.pods, answered, priority_classes(scenario))
+    notes += job_workload_notes(scenario, answered)
     for pod in scenario.pods:  # one pass over the pods, `bound` asked only of those on an unknown node
         if pod.node_name not in known and pod.bound:
             notes.append(f"{pod.source}: Pod/{pod.name}: spec.nodeName {pod.node_name!r} is not a node of the "
@@ -94,6 +97,20 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
         notes += stored_admin_notes(scenario.objects, admin_namespaces(scenario.objects))
         notes += unknown_class_notes(scenario.objects)
     return Prepared(scenario, config, state, notes=notes, legacy=legacy)
+
+
+def job_workload_notes(scenario: Scenario, version: KubeVersion) -> list[str]:
+    """With WorkloadWithJob on (v1.36+, alpha), the Job controller makes a Workload and a PodGroup for a Job it
+    manages (kubernetes#137032, #140188, `workloadbuilder`); kubefit does not make them, so a Job's pods are
+    scheduled as ungrouped pods: said once, naming the first Job."""
+    if not version.gate(WORKLOAD_WITH_JOB):
+        return []
+    jobs = [d for d in scenario.workloads if d.kind == "Job"]
+    if not jobs:
+        return []
+    return [f"{jobs[0].source}: {jobs[0].label}: with WorkloadWithJob on, the Job controller makes a Workload and a "
+            f"PodGroup for each of the {len(jobs)} Job(s) (kubernetes#137032), which kubefit does not: their pods "
+            f"are scheduled one by one, not as pod groups"]
 
 
 def refuse_unserved(scenario: Scenario, version: KubeVersion) -> None:
