@@ -24,7 +24,7 @@ WORKLOAD = "examples/workload/cluster.yaml"
 # modules no `simulate -o json` needs (their verbs, options and outputs import them when used)
 HEAVY = ("rich", "matplotlib", "plotly", "optuna", "dask", "distributed", "kubernetes", "scipy", "pandas",
          "jinja2", "urllib3", "kubefit.report.html", "kubefit.report.plots", "kubefit.planning",
-         "kubefit.multicluster")
+         "kubefit.multicluster", "kubefit.manifests.usage")  # (usage: right-sizing, with --requests-from only)
 
 
 def fresh(code: str, *args: str) -> str:

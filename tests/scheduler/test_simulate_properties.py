@@ -171,11 +171,9 @@ def row_path(path: str, few_rows: int = 24):
         eng._FEW_ROWS, rows.evaluate_compiled = old
 
 
-@SETTINGS
-@given(scenario_st(), st.sampled_from(ROW_PATHS))
-def test_engine_equals_plain_framework(scenario, path):
-    """Placement, ties, FitError text and final arrays equal `schedule_one` run pod after pod, whether stale
-    rows go through the plugins, the Python row kernels or the C ones."""
+def assert_equals_plain_framework(scenario, path: str) -> None:
+    """`simulate` of the scenario (nodes, bound pods, queue, configuration), stale rows redone by `path`, gives
+    the placement, ties, FitError text and final arrays of `schedule_one` run pod after pod."""
     nodes, bound, queue, config = scenario
     with row_path(path):
         result = fast(nodes, bound, queue, config, tie_break="first")
@@ -183,6 +181,14 @@ def test_engine_equals_plain_framework(scenario, path):
     assert steps_of(result) == [(n, b if len(b) > 1 else [], m) for n, b, m in ref]
     assert np.array_equal(result.state.requested, ref_state.requested)
     assert np.array_equal(result.state.nonzero_requested, ref_state.nonzero_requested)
+
+
+@SETTINGS
+@given(scenario_st(), st.sampled_from(ROW_PATHS))
+def test_engine_equals_plain_framework(scenario, path):
+    """Placement, ties, FitError text and final arrays equal `schedule_one` run pod after pod, whether stale
+    rows go through the plugins, the Python row kernels or the C ones."""
+    assert_equals_plain_framework(scenario, path)
 
 
 @SETTINGS

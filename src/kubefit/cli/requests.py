@@ -83,9 +83,8 @@ NAMES = [name for name, _, _ in OPTIONS]
 
 
 def requests_options(values: dict[str, Any]) -> Any:
-    """The `RequestsFrom` the options give (None without --requests-from; a usage option alone is refused)."""
-    from kubefit.manifests.usage.requestsfrom import PrometheusQuery, RequestsFrom
-
+    """The `RequestsFrom` the options give (None without --requests-from; a usage option alone is refused). The
+    right-sizing modules are imported only when asked for: every verb takes these options, few runs give them."""
     source = values.get("requests_from")
     if source is None:
         given = [f"--{n.replace('_', '-')}" for n in ("usage", "prometheus", "cpu", "memory", "limits", "update_mode")
@@ -94,6 +93,8 @@ def requests_options(values: dict[str, Any]) -> Any:
             raise InputError("says where the new requests come from: give --requests-from vpa or usage too",
                              field=given[0])
         return None
+    from kubefit.manifests.usage.requestsfrom import PrometheusQuery, RequestsFrom
+
     usage = tuple(u.strip() for spec in values.get("usage") or [] for u in spec.split(",") if u.strip())
     query = None
     if values.get("prometheus"):

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from kubefit.api.core import Node
 
 OBJECT_NAME_FIELD = "metadata.name"
+_TERM_MASKS_BYTES = 64 << 20  # `NodeLabels.remember`: the memo of term masks kept under about this many bytes
+_TERM_MASKS_MIN = 256  # (and never emptied below this many terms)
 
 
 def freeze(value: Any) -> Any:
@@ -74,9 +76,29 @@ class NodeLabels:
     names: np.ndarray = field(init=False)  # object [N]
     columns: dict[str, LabelColumn] = field(default_factory=dict)
     term_masks: dict[Any, np.ndarray] = field(default_factory=dict)
+    _rows_of: dict[str, list[int]] | None = field(default=None, repr=False)  # `named`
 
     def __post_init__(self) -> None:
         self.names = np.array([n.name for n in self.nodes], dtype=object)
+
+    def named(self, name: str) -> np.ndarray:
+        """bool [N]: the nodes called `name` (what `metadata.name == name` selects), by an index of the names built
+        once rather than a comparison of every name: a DaemonSet pod's term names its node, and `plan` queues one
+        such pod per node it adds."""
+        if self._rows_of is None:
+            self._rows_of = {}
+            for i, node in enumerate(self.nodes):
+                self._rows_of.setdefault(node.name, []).append(i)
+        mask = self.nothing()
+        mask[self._rows_of.get(name, [])] = True
+        return mask
+
+    def remember(self, key: Any, mask: np.ndarray) -> None:
+        """Memoise a term's mask; the memo is emptied when it would hold more than about 64 MiB of masks (one
+        term per DaemonSet pod otherwise keeps a mask over every node for each node)."""
+        if len(self.term_masks) >= max(_TERM_MASKS_MIN, _TERM_MASKS_BYTES // max(len(self.nodes), 1)):
+            self.term_masks.clear()
+        self.term_masks[key] = mask
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -128,7 +150,8 @@ def _requirement_mask(table: NodeLabels, req: dict[str, Any]) -> np.ndarray:
 
 def _field_mask(table: NodeLabels, req: dict[str, Any]) -> np.ndarray:
     """`fields.OneTermEqualSelector` / `OneTermNotEqualSelector` over all nodes."""
-    equal = table.field_values(str(req.get("key") or "")) == str((req.get("values") or [""])[0])
+    key, value = str(req.get("key") or ""), str((req.get("values") or [""])[0])
+    equal = table.named(value) if key == OBJECT_NAME_FIELD else table.field_values(key) == value
     return equal if req.get("operator") == "In" else ~equal
 
 
@@ -151,7 +174,7 @@ def term_mask(table: NodeLabels, term: dict[str, Any], key: Any = None) -> np.nd
             for req in term.get("matchFields") or []:
                 mask &= _field_mask(table, req)
         mask.flags.writeable = False
-        table.term_masks[key] = mask
+        table.remember(key, mask)
     return mask
 
 

@@ -155,6 +155,19 @@ def _containers_key(containers: Sequence) -> tuple:
     return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
 
 
+def _names_mask(state: ClusterState, names: set[str] | frozenset[str]) -> np.ndarray:
+    """bool [N]: the nodes PreFilter's `NodeNames` holds (a name of no node is no node), by the state's name
+    index rather than a scan of every node (the index holds every node when names are unique, as the API server
+    keeps them)."""
+    mask = np.zeros(len(state), dtype=bool)
+    if len(state.node_index) != len(state.nodes):  # (duplicate names: each node by its own name)
+        mask[:] = [node.name in names for node in state.nodes]
+        return mask
+    rows = [i for i in map(state.node_index.get, names) if i is not None]
+    mask[rows] = True
+    return mask
+
+
 def _reads_other_nodes(plugin, state: ClusterState, ctx: CycleContext) -> bool:
     """Whether a bind on another node can change the plugin's verdicts or scores for this pod."""
     decide = getattr(plugin, "reads_other_nodes_for", None)
@@ -522,7 +535,7 @@ class Engine:
         sh.filters = active
         sh.names = names
         if names is not None:
-            sh.allowed = sh.names_mask = np.array([node.name in names for node in state.nodes], dtype=bool)
+            sh.allowed = sh.names_mask = _names_mask(state, names)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
         if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
             sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
@@ -549,10 +562,16 @@ class Engine:
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
         if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
             sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
-        idx = np.arange(n, dtype=np.int64)
+        # PreFilter's node names: only those nodes are filtered and scored (`findNodesThatFitPod` evaluates them
+        # alone); every other row stays infeasible (total INT64_MIN) and is read by nothing until a bind there
+        # brings it up to date (`_sync`) or `_node_reasons` filters it for the FitError (it gives them PreFilter's
+        # reason). A DaemonSet pod pinned to its node then costs one row, not the whole cluster (`plan` queues
+        # one per added node: quadratic before)
+        idx = np.arange(n, dtype=np.int64) if names is None else np.flatnonzero(sh.names_mask)
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
-        sh.ok, sh.total, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        sh.ok, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        sh.total = np.zeros(n, dtype=np.int64) if names is None else np.full(n, _INT64_MIN, dtype=np.int64)
         sh.summed = np.zeros(n, dtype=np.int64)
         sh.plan = _plan(sh)
         self._evaluate(sh, idx, kernels=kernels)
