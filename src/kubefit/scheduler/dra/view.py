@@ -17,15 +17,18 @@ consume.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from kubefit.api.dra import Device, DeviceID
 from kubefit.k8s import goquantity as gq
 
 
+@lru_cache(maxsize=4096)
 def quantity_text(nanos: int) -> str:
     """A device quantity (nano-units) as Kubernetes prints it: the shorter of its binary and decimal canonical
-    forms (`40Gi`, not `42949672960`; `10G`, not `9765625Ki`)."""
+    forms (`40Gi`, not `42949672960`; `10G`, not `9765625Ki`). Memoized: a cluster's devices repeat a few
+    amounts (64,000 devices of a GPU cluster print a handful of distinct capacities)."""
     binary = gq.canonical(gq.GoQuantity(gq.BINARY_SI, value=nanos, scale=-9))
     decimal = gq.canonical(gq.GoQuantity(gq.DECIMAL_SI, value=nanos, scale=-9))
     return binary if len(binary) < len(decimal) else decimal
