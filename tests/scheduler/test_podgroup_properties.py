@@ -103,3 +103,21 @@ def test_gates_on_change_nothing_without_groups(scenario):
     nodes, _groups, pods = scenario
     plain = [{**p, "spec": {k: v for k, v in p["spec"].items() if k != "schedulingGroup"}} for p in pods]
     assert _simulate([*nodes, *plain], GATES)["steps"] == _simulate([*nodes, *plain])["steps"]
+
+
+def test_unschedulable_groups_do_not_retry_each_other_for_ever(tmp_path, capsys):
+    """Two gangs that each fit in part (their cycles assume some pods, then forget them) are no cluster event for
+    each other: kube-scheduler requeues a group when the cluster changes, and an unschedulable cycle changes
+    nothing (kubefit once retried them in turn for ever). By hand, two nodes of 2 GPUs, every pod 2 GPUs, in queue
+    order: g0 (3 pods, minCount 3) fits 2 → nothing binds; g1 (1 pod) binds on a node; g2 (4 pods, minCount 3)
+    fits 1 → nothing; g0 is tried once more (g1's bind changed the cluster since its try), fits 1 → nothing; g2's
+    cluster has not changed since its try: done. Cycles: g0 2, g1 1, g2 1."""
+    from gangs_support import GATES, gang, gpu_node, run
+
+    docs = [gpu_node("n0", 2), gpu_node("n1", 2), *gang("g0", 3, 3, gpus=2), *gang("g1", 1, 1, gpus=2),
+            *gang("g2", 4, 3, gpus=2)]
+    rc, out, _ = run(tmp_path, capsys, "simulate", docs, "--kube-version", "1.36", "--feature-gates", GATES,
+                     "--tie-break", "first")
+    assert rc == 0
+    assert [(g["name"], g["bound"], g["cycles"]) for g in out["podGroups"]] == [("g0", 0, 2), ("g1", 1, 1),
+                                                                               ("g2", 0, 1)]

@@ -150,6 +150,9 @@ class GroupQueue:
         # the state's version after the group's last attempt and the pods it tried: the same cluster and pods give
         # the same answer (a group that bound some of its pods tries the others on their own: another answer)
         self.seen: dict[GroupKey, tuple[int, frozenset[str]]] = {}
+        # the version steps of cycles that changed nothing (pods assumed, then forgotten, the group unschedulable):
+        # no event of the cluster, so no reason for another group to be tried again (`changes`)
+        self.unchanged = 0
         self.retrying: list = []  # entries (groups, hierarchies) with pods left to retry, in the order they failed
         self.leaf_results: dict[GroupKey, GroupResult] = {}  # a hierarchy's PodGroups: their last cycle's result
         self.cycles = 0
@@ -247,7 +250,7 @@ class GroupQueue:
         while self.retrying:
             key = self.retrying.pop(0)
             pending = self._pending(key)
-            if pending and self.seen.get(key) != (self.engine.state.version, frozenset(p.key for p in pending)):
+            if pending and self.seen.get(key) != (self.changes(), frozenset(p.key for p in pending)):
                 self._cycles(key, hooks)
                 return True
         return False
@@ -271,19 +274,28 @@ class GroupQueue:
         return out
 
     # ------------------------------------------------------------------ cycles
+    def changes(self) -> int:
+        """How many times the cluster changed: the state's version, less the steps of cycles that left it as it was
+        (a group retried because another group's unschedulable cycle assumed and forgot its pods would make the two
+        retry each other for ever; kube-scheduler requeues a group on cluster events, and such a cycle is none)."""
+        return self.engine.state.version - self.unchanged
+
     def _cycles(self, key: GroupKey, hooks: Hooks) -> None:
         """The group's cycle, again at once while it waits on the preemption it started."""
         for _ in range(IMMEDIATE_RETRIES):
             tried = frozenset(p.key for p in self._pending(key))
+            before = self.engine.state.version
             result = self._cycle(key, hooks)
             again = result is not None and (result.waiting or (self.requeue_active and result.status == SUCCESS))
+            if result is None or (result.status != SUCCESS and not result.waiting):  # nothing bound, nothing evicted
+                self.unchanged += self.engine.state.version - before
             if not again or not self._pending(key):
                 break
         for leaf in self._leaves(key):
             record = self.records[leaf]
             record.pending = [p.name for p in self._pending(leaf)]
             record.why = self._why(leaf, self.leaf_results.get(leaf, result))
-        self.seen[key] = (self.engine.state.version, tried)
+        self.seen[key] = (self.changes(), tried)
         if self._pending(key) and (result is None or result.status != ERROR) and key not in self.retrying:
             self.retrying.append(key)
 
