@@ -1194,12 +1194,6 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
                       warn: Warn = python_warning) -> CapacityResult:
     """`capacity`'s count on a scenario loaded and prepared already (`prepare_files`; its state is left as it
     was): the copies of `pod` that fit, the notes told."""
-    from kubefit.scheduler.capacity import (
-        FAILED_CREATING_POD,
-        LIMIT_REACHED,
-        CapacityResult,
-        estimate_capacity,
-    )
     from kubefit.scheduler.simulate import simulate as run
 
     members = _group_members(scenario, prepared, pod)
@@ -1218,17 +1212,32 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
         notes.append(f"the scenario's {len(others)} other pending pod(s) are not placed first: the copies are counted "
                      f"beside the bound pods only, as cluster-capacity counts them; --place-pending places them "
                      f"first, as simulate would (an install's own pods)")
-    if len(notes) > len(prepared.notes):
-        warn(notes[-1])
-    quota = scenario.quota.headroom(target, limit) if scenario.quota else None  # the copies ResourceQuota admits
     if members:
         result = _group_capacity(scenario, prepared, state, members, limit, tie_break, seed)
-        if quota is not None:  # not evaluated: said, never silently
+        if scenario.quota:  # not evaluated: said, never silently
             notes.append(f"the scenario's ResourceQuotas are not applied to the copies of pod group "
                          f"{result.group['podGroup']}: the count is what the nodes hold")
-            warn(notes[-1])
-        quota = None
-    elif quota is not None and quota[0] == 0:
+    else:
+        result = _copies_within_quota(scenario, prepared, state, pod, target, limit, tie_break, seed, replay)
+    for note in notes[len(prepared.notes):]:
+        warn(note)
+    result.warnings = notes
+    return result
+
+
+def _copies_within_quota(scenario: Scenario, prepared: Prepared, state: Any, pod: str | None, target: Pod,
+                         limit: int | None, tie_break: str, seed: int | None, replay: bool) -> CapacityResult:
+    """The copies of `target` that fit, counted up to what the scenario's ResourceQuotas admit: creating the next
+    copy fails with the API server's quota error when they stop the count."""
+    from kubefit.scheduler.capacity import (
+        FAILED_CREATING_POD,
+        LIMIT_REACHED,
+        CapacityResult,
+        estimate_capacity,
+    )
+
+    quota = scenario.quota.headroom(target, limit) if scenario.quota else None  # the copies ResourceQuota admits
+    if quota is not None and quota[0] == 0:
         result = CapacityResult(target, 0, {}, FAILED_CREATING_POD, quota[1])
     else:
         result = estimate_capacity(state, prepared.config, target, limit=limit if quota is None else quota[0],
@@ -1238,7 +1247,6 @@ def capacity_prepared(scenario: Scenario, prepared: Prepared, pod: str | None = 
         result.stop_reason, result.message = FAILED_CREATING_POD, _quota_error(target, quota[1])
     elif quota is not None and quota[0] == 0:
         result.message = _quota_error(target, quota[1])
-    result.warnings = notes
     return result
 
 
