@@ -42,6 +42,7 @@ GANG_SCHEDULING = "GangScheduling"
 WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
 TOPOLOGY_AWARE = "TopologyAwareWorkloadScheduling"
 COMPOSITE_POD_GROUP = "CompositePodGroup"
+WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload and PodGroup (v1.36+, alpha)
 # PreEnqueue's rejections (`gangscheduling.go` PreEnqueue, v1.36.3 and v1.35.4), UnschedulableAndUnresolvable
 WAITING_FOR_QUORUM = "waiting for minCount pods from a gang to appear in scheduling queue"
 

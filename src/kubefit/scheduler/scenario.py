@@ -16,11 +16,9 @@ from kubefit.scheduler.dra.notes import unevaluated_device_features
 from kubefit.scheduler.engine import num_feasible_nodes_to_find, percentage_of_nodes_to_score
 from kubefit.scheduler.framework import CycleResult, Framework, profile_framework, schedule_one
 from kubefit.scheduler.gangtranslation import scheduler_gang_notes, translate
-from kubefit.scheduler.podgroups import prepare_groups
+from kubefit.scheduler.podgroups import WORKLOAD_WITH_JOB, prepare_groups
 from kubefit.scheduler.postfilter import filters_after_preemption, post_filter_for
 from kubefit.scheduler.state import ClusterState, compile_state
-
-WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload and PodGroup (v1.36+, alpha)
 
 
 @dataclass
@@ -53,10 +51,10 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     if not scenario.nodes and nodes_required:
         raise InputError("the scenario has no Node objects", file=scenario.files)
     config = config or load_configuration(scenario.scheduler_config, version)
-    refuse_unserved(scenario, config.version or version or default_version())
+    answered = config.version or version or default_version()
+    refuse_unserved(scenario, answered)
     known = {n.name for n in scenario.nodes}
     notes = list(scenario.warnings) + list(config.notes)
-    answered = config.version or version or default_version()
     served = [p.scheduler_name for p in config.profiles]
     if gangs_as_workloads:  # coscheduling's and Volcano's PodGroups as the version's own (`--gangs-as-workloads`)
         notes += translate(scenario.objects, scenario.pods, answered, served)
@@ -81,17 +79,16 @@ def prepare(scenario: Scenario, config: SchedulerConfiguration | None = None, *,
     notes += unevaluated_pod_fields(scenario.pods)
     notes += unevaluated_device_features(list(scenario.objects.of("ResourceSlice")), config.version,
                                          list(scenario.objects.of("DeviceClass")))
-    if (config.version or version or default_version()).has(RESIZE_FOOTPRINT_MAX_OF_SUMS):
+    if answered.has(RESIZE_FOOTPRINT_MAX_OF_SUMS):
         notes += resize_footprint_notes(scenario.pods)
     if scoring not in (None, "v1.34", "legacy"):
         raise InputError(f"--scoring must be v1.34 or legacy, got {scoring!r}")
     legacy = config.legacy_scoring if scoring is None else scoring == "legacy"
-    kube = config.version or version or default_version()
     scenario.objects.api_server = replace(scenario.objects.api_server,  # the gates of what runs create
-                                          extended_resource=kube.gate("DRAExtendedResource"),
-                                          admin_access=kube.gate("DRAAdminAccess"))
+                                          extended_resource=answered.gate("DRAExtendedResource"),
+                                          admin_access=answered.gate("DRAAdminAccess"))
     state = compile_state(scenario.nodes, scenario.pods, scenario.objects)
-    if state.dra is not None and scenario.objects.api_server.admission and kube.gate("DRAAdminAccess"):
+    if state.dra is not None and scenario.objects.api_server.admission and answered.gate("DRAAdminAccess"):
         from kubefit.scheduler.dra.controller import admin_namespaces, stored_admin_notes, unknown_class_notes
 
         notes += stored_admin_notes(scenario.objects, admin_namespaces(scenario.objects))

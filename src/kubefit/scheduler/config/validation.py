@@ -210,23 +210,17 @@ def validate_dynamic_resources_args(args: dict[str, Any], path: str = "", *, fil
     (`binding_conditions`) `bindingTimeout` must be at least 1 second, without them it is forbidden. A duration
     is shown as `Duration.MarshalJSON` writes it (`"-5s"`)."""
     errs: list[FieldError] = []
-    raw = args.get("filterTimeout")
-    if filter_timeout:
-        if raw is not None and parse_duration(raw) < 0:
-            errs.append(FieldError(child(path, "filterTimeout"), INVALID, format_duration(parse_duration(raw)),
-                                   "must be zero or positive"))
-    elif raw is not None:
-        errs.append(FieldError(child(path, "filterTimeout"), FORBIDDEN,
-                               detail="DRASchedulingFilterTimeout feature gate is disabled"))
-    raw = args.get("bindingTimeout")
-    if binding_conditions:
-        if raw is not None and parse_duration(raw) < SECOND:
-            errs.append(FieldError(child(path, "bindingTimeout"), INVALID, format_duration(parse_duration(raw)),
-                                   "must be at least 1 second"))
-    elif raw is not None:
-        errs.append(FieldError(child(path, "bindingTimeout"), FORBIDDEN,
-                               detail="DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is "
-                                      "disabled"))
+    for name, enabled, least, too_short, gates in (
+            ("filterTimeout", filter_timeout, 0, "must be zero or positive", "DRASchedulingFilterTimeout feature gate"),
+            ("bindingTimeout", binding_conditions, SECOND, "must be at least 1 second",
+             "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate")):
+        raw = args.get(name)
+        if raw is None:
+            continue
+        if not enabled:
+            errs.append(FieldError(child(path, name), FORBIDDEN, detail=f"{gates} is disabled"))
+        elif (nanos := parse_duration(raw)) < least:
+            errs.append(FieldError(child(path, name), INVALID, format_duration(nanos), too_short))
     return errs
 
 
