@@ -17,6 +17,7 @@ in `Scenario.objects`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from kubefit.api.dra import (
@@ -189,6 +190,7 @@ def check_dra_api_version(doc: Document) -> None:
 def reading_v1beta1(decode: Callable[[Document, list[str]], Any]) -> Callable[[Document, list[str]], Any]:
     """`decode` for v1 documents and for v1beta1 ones converted to v1 (an error then names the field the way
     the v1beta1 file has it)."""
+    @wraps(decode)
     def decode_any(doc: Document, warnings: list[str]) -> Any:
         v1 = as_v1(doc)
         if v1 is doc:
@@ -198,7 +200,6 @@ def reading_v1beta1(decode: Callable[[Document, list[str]], Any]) -> Callable[[D
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, obj=exc.obj,
                              field=v1beta1_path(doc.kind, exc.field)) from None
-    decode_any.__doc__ = decode.__doc__
     return decode_any
 
 
