@@ -15,10 +15,13 @@ its turn; the bound is per template), simulated only then.  The search (`_search
   left as many queue pods pending as trial 0 did (it cannot beat the cluster as it is), so every probe is
   either known exactly or known to schedule at most s₀: when the generous cluster falls short of the whole
   queue, its count is the target and every probe is judged against it (a target of s₀ or less: trial 0
-  holds, nothing is added).  Why the reach √: the gallop costs about 2·log₂(d) simulations for an answer
-  d above L and a bisection of the whole range log₂(limit); past √ the bisection is the cheaper bet;
-- a bisection between the largest probe that falls short and the first that holds (or L when the first
-  holding probe is L's).  Runs that fall short give up as soon as the target is out of reach.
+  holds, nothing is added) and the gallop runs again from the target's own bound L′ ≤ L, the probes known
+  answering at once.  Why the reach √: the gallop costs about 2·log₂(d) simulations for an answer d above
+  L and a bisection of the whole range log₂(limit); past √ the bisection is the cheaper bet.  For the same
+  reason two probes in a row that schedule no more than the cluster as it is (the pods it leaves pending
+  are not short of room, or far from it) end the gallop: the generous cluster is next;
+- a bisection between the largest count seen short of the target and the first probe that holds (or the
+  bound when none below it was seen short).  Runs give up as soon as the target is out of reach.
 
 So, with one template, the answer `k` holds and `k − 1` was simulated short, or k is the requests' bound
 (`addbound`: below it nothing holds).  Placement is not monotone in the count (a cluster with more copies
@@ -378,15 +381,20 @@ def gallop_counts(low: int, limit: int) -> list[int]:
     return probes if probes[-1] >= limit else [*probes, limit]
 
 
-def _gallop(ok: Callable[[int], bool], probes: Sequence[int],
-            ahead: Callable[[list[int]], None] | None = None) -> int | None:
-    """The first of `probes` with ok (None: none); `ahead` is told each probe and the next one before it is
-    asked (two workers run them side by side)."""
+def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[list[int]], None] | None = None,
+            futile: Callable[[int], bool] = lambda _: False) -> int | None:
+    """The first of `probes` with ok (None: none), straight to the last probe (the most generous cluster) after
+    two probes in a row that were `futile`; `ahead` is told each probe and the next one before it is asked (two
+    workers run them side by side)."""
+    probes, vain = list(probes), 0
     for i, count in enumerate(probes):
         if ahead is not None:
-            ahead(list(probes[i:i + 2]))
+            ahead(probes[i:i + 2])
         if ok(count):
             return count
+        vain = vain + 1 if futile(count) else 0
+        if vain == 2 and i < len(probes) - 2:
+            return _gallop(ok, probes[-1:], ahead)
     return None
 
 
@@ -405,17 +413,21 @@ def _search(planner: Planner, limit: int) -> list[int]:
     def ahead(us: list[int]) -> None:
         planner.prefetch([[u] * n for u in us])
 
+    def futile(u: int) -> bool:  # (a probe that gave up scheduled no more than today)
+        return planner.memo.get((u,) * n, today) <= today
+
     low = _uniform_floor(planner, limit)
-    probes = gallop_counts(low, limit)
-    if _gallop(ok, probes, ahead) is None:  # the generous cluster, run whole, falls short of the queue
-        planner.aim(planner.memo[planner.generous])  # its count is the target: every probe judged again
+    first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
+    if first is None:  # the generous cluster, run whole, falls short of the queue: its count is the target
+        planner.aim(planner.memo[planner.generous])
         if planner.memo[(0,) * n] >= planner.target:  # type: ignore[operator]
             return [0] * n
-        low = _uniform_floor(planner, limit)
-    seen = sorted({0, *probes})
-    first = next(u for u in seen if u >= low and planner.known((u,) * n))
-    short = [u for u in seen if u < first and planner.known((u,) * n) is False]
-    u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=max(low, short[-1] + 1 if short else 0))
+        low = _uniform_floor(planner, limit)  # the gallop again from the target's bound, what was run known
+        first = _gallop(ok, gallop_counts(low, limit), ahead)
+        assert first is not None  # (the generous cluster holds its own count)
+    short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
+             and planner.known(k) is False]
+    u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=max([low, *(k + 1 for k in short)]))
     return [u] if n == 1 else _several(planner, [u] * n)
 
 
