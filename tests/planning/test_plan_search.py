@@ -1,0 +1,132 @@
+"""`plan`'s search (issue 47): the gallop from the requests' bound, the generous cluster only when no probe schedules
+the whole queue, the bisection; the simulations each search asks, derived by hand."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubefit.manifests.scenario import load_scenario
+from kubefit.manifests.templates import Template
+from kubefit.planning.plan import Planner, gallop_counts, plan
+from kubefit.scheduler.config import load_configuration
+from tests_support import run_json
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plan"
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '{cpu}', pods: '110'}}}}\n"
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}\n"
+
+
+@pytest.mark.parametrize(("low", "limit", "probes"), [
+    (0, 100, [0, 1, 3, 7, 100]),  # reach 0 + √100 = 10: 0, +1, +2, +4 (7), +8 would be 15 > 10; then the limit
+    (5, 6, [5, 6]),  # reach 5 + 1 = 6 = the limit: nothing after it
+    (4, 4, [4]),
+    (3, 11, [3, 4, 11]),  # reach 3 + ⌊√8⌋ = 5: 3, 4, then 6 > 5
+    (0, 10000, [0, 1, 3, 7, 15, 31, 63, 10000]),  # reach 100: 127 is past it
+])
+def test_gallop_counts(low, limit, probes):
+    assert gallop_counts(low, limit) == probes
+
+
+# examples/plan: one 4-cpu node running a 2-cpu pod (2 cpu free); queued: ten 2-cpu web pods and batch-huge (32
+# cpu, no node holds it); small = 4 cpu (2 web pods), large = 16 cpu (8 web pods). The queue is 11 pods: limit 11.
+# Trial 0 schedules 1 (s₀ = 1): probes give up past 11 − 1 − 1 = 9 pods pending.
+@pytest.mark.parametrize(("templates", "add", "simulations"), [
+    # small: the whole queue's bound is ⌈(20 + 32 − 2) / 4⌉ = 13 > 11: the gallop is the generous cluster alone
+    # ([11], run whole: 10, batch-huge pending), the target 10; its bound ⌈(20 − 2) / 4⌉ = 5; the gallop
+    # again from 5 ([5, 6, 11]): 5 holds. Trial 0, [11], [5]: 3.
+    (["small"], {"small": 5}, 3),
+    # large: the whole queue's bound ⌈50 / 16⌉ = 4; gallop [4, 5, 11] (reach 4 + ⌊√7⌋ = 6): 4 and 5 schedule
+    # 10 (not the queue, but more than trial 0: not futile), 11 the same: the target 10, its bound ⌈18 / 16⌉ = 2,
+    # the gallop from 2: 2 holds. Trial 0, [4], [5], [11], [2]: 5.
+    (["large"], {"large": 2}, 5),
+    # both: the smallest u with [u, u] not below the queue's bound: u = 3 (small ⌈(50 − 48) / 4⌉ = 1, large
+    # ⌈(50 − 12) / 16⌉ = 3; at u = 2 small needs ⌈18 / 4⌉ = 5). Gallop [3, 4, 11] on [u, u]: 10, 10, 10: the target
+    # 10, its uniform floor 1 (u = 0 is below it); the gallop from 1: [1, 1] holds (2 + 8 + 1 free = 11 slots).
+    # Descents from [1, 1]: every fewer count is below the bound ([0, 1]: small needs ⌈(18 − 16) / 4⌉ = 1;
+    # [1, 0]: large needs ⌈(18 − 4) / 16⌉ = 1): no run. Greedy (2 nodes ≤ 12): [1, 0] (3) and [0, 1] (9, the
+    # better rate 8/3 > 2/1), then [1, 1] (known) and [0, 2] (10, rate 1/3 < 1): three runs. Pruning: below the
+    # bound. Trial 0, three gallop probes, [1, 1], three greedy runs: 8.
+    (["small", "large"], {"small": 1, "large": 1}, 8),
+], ids=["small", "large", "both"])
+def test_simulations_of_the_examples(capsys, templates, add, simulations):
+    args = ["plan", "-f", str(EXAMPLE / "cluster.yaml")]
+    for t in templates:
+        args += ["--node-template", str(EXAMPLE / f"{t}.yaml")]
+    rc, data, err = run_json(capsys, *args)
+    assert rc == 0, err
+    assert (data["add"], data["simulations"]) == (add, simulations)
+
+
+def _scenario(tmp_path: Path, existing: list[int], pods: list[int], size: int) -> tuple:
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([NODE.format(name=f"e{i}", cpu=c) for i, c in enumerate(existing)]
+                                 + [POD.format(i=i, cpu=c) for i, c in enumerate(pods)]))
+    tpl = tmp_path / "t.yaml"
+    tpl.write_text(NODE.format(name="t", cpu=size))
+    return load_scenario([path]), [Template(load_scenario([tpl]).nodes[0], Decimal(1))]
+
+
+def _traced(monkeypatch) -> list[list[int]]:
+    """The counts of every simulation a Planner runs, in order."""
+    runs: list[list[int]] = []
+    real = Planner.run
+
+    def run(self, counts, give_up=None):
+        runs.append(list(counts))
+        return real(self, counts, give_up)
+    monkeypatch.setattr(Planner, "run", run)
+    return runs
+
+
+def test_the_generous_cluster_is_not_simulated_when_a_probe_schedules_the_queue(tmp_path, monkeypatch):
+    # one 4-cpu node, six 2-cpu pods, a 4-cpu template: the queue's bound ⌈(12 − 4) / 4⌉ = 2 copies, which hold
+    # the two pods each the bound counts on: trial 0 and [2], never [6] (the generous cluster)
+    scenario, templates = _scenario(tmp_path, [4], [2] * 6, 4)
+    runs = _traced(monkeypatch)
+    result = plan(scenario, load_configuration(None), templates)
+    assert (result.counts, result.target, result.simulations, runs) == ([2], 6, 2, [[0], [2]])
+
+
+def test_only_pods_no_count_holds_pending_add_nothing(tmp_path, monkeypatch):
+    # an 8-cpu node holds both 2-cpu pods; the 32-cpu pod fits no node: the queue's bound ⌈(36 − 8) / 4⌉ = 7 is
+    # past the limit (3, the queue), so the gallop is the generous cluster alone: it schedules 2 = trial 0's,
+    # the target; nothing to add, two simulations
+    scenario, templates = _scenario(tmp_path, [8], [2, 2, 32], 4)
+    runs = _traced(monkeypatch)
+    result = plan(scenario, load_configuration(None), templates)
+    assert (result.counts, result.target, runs) == ([0], 2, [[0], [3]])
+    assert [s.pod.name for s in result.result.steps if s.node is None] == ["p2"]
+
+
+def test_two_futile_probes_end_the_gallop(tmp_path, monkeypatch):
+    # a 40-cpu node holds twenty 1-cpu pods; a 64-cpu pod fits nowhere. Queue 21 (the limit), trial 0 schedules
+    # 20, probes give up past 21 − 20 − 1 = 0 pods pending. The queue's bound ⌈(20 + 64 − 40) / 4⌉ = 11; gallop
+    # [11, 12, 14, 21] (reach 11 + ⌊√10⌋ = 14): 11 and 12 give up at the 64-cpu pod (no more than trial 0,
+    # futile twice), so 14 is skipped for the generous cluster: its 20 is the target, trial 0 holds it
+    scenario, templates = _scenario(tmp_path, [40], [1] * 20 + [64], 4)
+    runs = _traced(monkeypatch)
+    result = plan(scenario, load_configuration(None), templates)
+    assert (result.counts, result.target, runs) == ([0], 20, [[0], [11], [12], [21]])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(existing=st.lists(st.integers(1, 4), min_size=1, max_size=2),
+       pods=st.lists(st.sampled_from([1, 2, 3, 5, 9]), min_size=1, max_size=12), size=st.integers(2, 8))
+def test_one_template_answer_holds_and_one_fewer_does_not(tmp_path, existing, pods, size):
+    """The contract: the target is the whole queue or what the generous cluster schedules; `k` schedules it, and
+    `k − 1` does not or `k` is the requests' bound for the target (checked here by fresh simulations)."""
+    scenario, templates = _scenario(tmp_path, existing, pods, size)
+    config = load_configuration(None)
+    result = plan(scenario, config, templates)
+    check = Planner(scenario, config, templates)
+    queue, limit = len(check.queue), len(check.queue)
+    assert result.target in (queue, check.scheduled([limit]))
+    (k,) = result.counts
+    assert check.scheduled([k]) >= result.target and result.result.scheduled == check.result([k]).scheduled
+    check.aim(result.target)
+    assert k == 0 or check.scheduled([k - 1]) < result.target or k == check.floor.fewest(0, [0])
