@@ -413,8 +413,8 @@ def _search(planner: Planner, limit: int) -> list[int]:
     def ahead(us: list[int]) -> None:
         planner.prefetch([[u] * n for u in us])
 
-    def futile(u: int) -> bool:  # (a probe that gave up scheduled no more than today)
-        return planner.memo.get((u,) * n, today) <= today
+    def futile(u: int) -> bool:  # a probe (not trial 0 itself) no better than today (one that gave up is not)
+        return u > 0 and planner.memo.get((u,) * n, today) <= today
 
     low = _uniform_floor(planner, limit)
     first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
@@ -423,7 +423,7 @@ def _search(planner: Planner, limit: int) -> list[int]:
         if planner.memo[(0,) * n] >= planner.target:  # type: ignore[operator]
             return [0] * n
         low = _uniform_floor(planner, limit)  # the gallop again from the target's bound, what was run known
-        first = _gallop(ok, gallop_counts(low, limit), ahead)
+        first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
         assert first is not None  # (the generous cluster holds its own count)
     short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
              and planner.known(k) is False]
