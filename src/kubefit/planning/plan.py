@@ -203,12 +203,13 @@ class Planner:
         (`give_up`: once more than this many queue pods are pending, never fewer than the target allows, so
         that a run that gave up is short of it; `worth`: keep the runs that schedule this many, the target's by
         default)."""
+        if self.floor is None or target != self.target:
+            state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
+            self.floor = template_bound(state, self.config, self.queue, target,
+                                        [compile_state([t.node]) for t in self.templates])
         self.target = target
         self.give_up = len(self.queue) - target if give_up is None else max(give_up, len(self.queue) - target)
         self.worth = target if worth is None else worth
-        state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
-        self.floor = template_bound(state, self.config, self.queue, target,
-                                    [compile_state([t.node]) for t in self.templates])
 
     def holds(self, counts: list[int]) -> bool:
         """Whether the cluster with `counts` schedules the target: refused below the requests' bound, else by a
@@ -629,7 +630,12 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
     zero = [0] * len(templates)
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     planner.generous = (limit,) * len(templates)
-    planner.prefetch([zero])
+    if isinstance(planner, DaskPlanner) and planner.queue:  # the gallop's first probe beside trial 0, whole (how
+        planner.aim(len(planner.queue))                       # soon a probe gives up depends on trial 0)
+        planner.give_up = None
+        planner.prefetch([zero, [_uniform_floor(planner, limit)] * len(templates)])
+    else:
+        planner.prefetch([zero])
     before = planner.trial(zero, keep=True)
     planner.record(tuple(zero), before)
     pending = before.pending
