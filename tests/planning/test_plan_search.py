@@ -22,11 +22,10 @@ POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: 
 
 
 @pytest.mark.parametrize(("low", "limit", "probes"), [
-    (0, 100, [0, 1, 3, 7, 100]),  # reach 0 + √100 = 10: 0, +1, +2, +4 (7), +8 would be 15 > 10; then the limit
-    (5, 6, [5, 6]),  # reach 5 + 1 = 6 = the limit: nothing after it
+    (0, 100, [0, 1, 3, 7, 15, 31, 63, 100]),  # +1, +2, +4, …, +32 (63); +64 would be 127 ≥ 100: the limit
+    (5, 6, [5, 6]),  # 5 + 1 is the limit itself
     (4, 4, [4]),
-    (3, 11, [3, 4, 11]),  # reach 3 + ⌊√8⌋ = 5: 3, 4, then 6 > 5
-    (0, 10000, [0, 1, 3, 7, 15, 31, 63, 10000]),  # reach 100: 127 is past it
+    (3, 11, [3, 4, 6, 10, 11]),  # +1, +2, +4; +8 would be 18
 ])
 def test_gallop_counts(low, limit, probes):
     assert gallop_counts(low, limit) == probes
@@ -38,15 +37,16 @@ def test_gallop_counts(low, limit, probes):
 @pytest.mark.parametrize(("templates", "add", "simulations"), [
     # small: the whole queue's bound is ⌈(20 + 32 − 2) / 4⌉ = 13 > 11: the gallop is the generous cluster alone
     # ([11], run whole: 10, batch-huge pending), the target 10; its bound ⌈(20 − 2) / 4⌉ = 5; the gallop
-    # again from 5 ([5, 6, 11]): 5 holds. Trial 0, [11], [5]: 3.
+    # again from 5 ([5, 6, 8, 11]): 5 holds. Trial 0, [11], [5]: 3.
     (["small"], {"small": 5}, 3),
-    # large: the whole queue's bound ⌈50 / 16⌉ = 4; gallop [4, 5, 11] (reach 4 + ⌊√7⌋ = 6): 4 and 5 schedule
-    # 10 (not the queue, but more than trial 0: not futile), 11 the same: the target 10, its bound ⌈18 / 16⌉ = 2,
-    # the gallop from 2: 2 holds. Trial 0, [4], [5], [11], [2]: 5.
+    # large: the whole queue's bound ⌈50 / 16⌉ = 4; gallop [4, 5, 7, 11]: 4 schedules 10 (not the queue, more
+    # than trial 0's 1), 5 no more than 4 (futile: the generous cluster next), 11 the same 10: the target 10, its
+    # bound ⌈18 / 16⌉ = 2, the gallop from 2: 2 holds. Trial 0, [4], [5], [11], [2]: 5.
     (["large"], {"large": 2}, 5),
     # both: the smallest u with [u, u] not below the queue's bound: u = 3 (small ⌈(50 − 48) / 4⌉ = 1, large
-    # ⌈(50 − 12) / 16⌉ = 3; at u = 2 small needs ⌈18 / 4⌉ = 5). Gallop [3, 4, 11] on [u, u]: 10, 10, 10: the target
-    # 10, its uniform floor 1 (u = 0 is below it); the gallop from 1: [1, 1] holds (2 + 8 + 1 free = 11 slots).
+    # ⌈(50 − 12) / 16⌉ = 3; at u = 2 small needs ⌈18 / 4⌉ = 5). Gallop [3, 4, 6, 10, 11] on [u, u]: 3 schedules
+    # 10, 4 no more (futile), then 11: 10, the target; its uniform floor 1 (u = 0 is below it); the gallop from 1:
+    # [1, 1] holds (2 + 8 + 1 free = 11 slots).
     # Descents from [1, 1]: every fewer count is below the bound ([0, 1]: small needs ⌈(18 − 16) / 4⌉ = 1;
     # [1, 0]: large needs ⌈(18 − 4) / 16⌉ = 1): no run. Greedy (2 nodes ≤ 12): [1, 0] (3) and [0, 1] (9, the
     # better rate 8/3 > 2/1), then [1, 1] (known) and [0, 2] (10, rate 1/3 < 1): three runs. Pruning: below the
@@ -103,15 +103,15 @@ def test_only_pods_no_count_holds_pending_add_nothing(tmp_path, monkeypatch):
     assert [s.pod.name for s in result.result.steps if s.node is None] == ["p2"]
 
 
-def test_two_futile_probes_end_the_gallop(tmp_path, monkeypatch):
+def test_a_futile_probe_ends_the_gallop(tmp_path, monkeypatch):
     # a 40-cpu node holds twenty 1-cpu pods; a 64-cpu pod fits nowhere. Queue 21 (the limit), trial 0 schedules
     # 20, probes give up past 21 − 20 − 1 = 0 pods pending. The queue's bound ⌈(20 + 64 − 40) / 4⌉ = 11; gallop
-    # [11, 12, 14, 21] (reach 11 + ⌊√10⌋ = 14): 11 and 12 give up at the 64-cpu pod (no more than trial 0,
-    # futile twice), so 14 is skipped for the generous cluster: its 20 is the target, trial 0 holds it
+    # [11, 12, 14, 18, 21]: 11 gives up at the 64-cpu pod (no more than trial 0: futile), so 12, 14 and 18 are
+    # skipped for the generous cluster: its 20 is the target, trial 0 holds it
     scenario, templates = _scenario(tmp_path, [40], [1] * 20 + [64], 4)
     runs = _traced(monkeypatch)
     result = plan(scenario, load_configuration(None), templates)
-    assert (result.counts, result.target, runs) == ([0], 20, [[0], [11], [12], [21]])
+    assert (result.counts, result.target, runs) == ([0], 20, [[0], [11], [21]])
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

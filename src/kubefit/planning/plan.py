@@ -10,16 +10,16 @@ its turn; the bound is per template), simulated only then.  The search (`_search
 - the start `L` is the requests' lower bound for the whole queue (`addbound`: no fewer copies can hold its
   requests beside what today's nodes leave; with several templates the smallest uniform count u with
   [u, …, u] not below it);
-- a gallop probes L, L+1, L+3, L+7, … (the increment doubling) up to L + ⌊√(limit − L)⌋, then the most
-  generous cluster, stopping at the first that schedules the whole queue.  Each probe gives up once it has
+- a gallop probes L, L+1, L+3, L+7, … (the increment doubling) below `limit`, then the most generous
+  cluster, stopping at the first that schedules the whole queue.  Each probe gives up once it has
   left as many queue pods pending as trial 0 did (it cannot beat the cluster as it is), so every probe is
   either known exactly or known to schedule at most s₀: when the generous cluster falls short of the whole
   queue, its count is the target and every probe is judged against it (a target of s₀ or less: trial 0
   holds, nothing is added) and the gallop runs again from the target's own bound L′ ≤ L, the probes known
-  answering at once.  Why the reach √: the gallop costs about 2·log₂(d) simulations for an answer d above
-  L and a bisection of the whole range log₂(limit); past √ the bisection is the cheaper bet.  For the same
-  reason two probes in a row that schedule no more than the cluster as it is (the pods it leaves pending
-  are not short of room, or far from it) end the gallop: the generous cluster is next;
+  answering at once.  A probe that schedules no more than the one before it (trial 0 for the first) ends
+  the gallop, the generous cluster next: the pods left pending are not short of room, or so far from it
+  that a bisection of the whole range (log₂(limit) simulations) is the better bet than galloping on
+  (about 2·log₂(d) for an answer d above L, each probe larger than the last);
 - a bisection between the largest count seen short of the target and the first probe that holds (or the
   bound when none below it was seen short).  Runs give up as soon as the target is out of reach.
 
@@ -66,7 +66,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import permutations
-from math import isqrt
 from typing import Any
 
 from kubefit.api.cluster import ClusterObjects
@@ -369,14 +368,14 @@ def _smallest(ok: Callable[[int], bool], high: int, ahead: Callable[[list[int]],
 
 
 def gallop_counts(low: int, limit: int) -> list[int]:
-    """The gallop's probes: low, low + 1, low + 3, low + 7, … (the increment doubling) while within
-    low + ⌊√(limit − low)⌋, then `limit` (the most generous cluster).
+    """The gallop's probes: low, low + 1, low + 3, low + 7, … (the increment doubling) while below `limit`, then
+    `limit` (the most generous cluster).
 
     >>> gallop_counts(0, 100), gallop_counts(5, 6), gallop_counts(4, 4)
-    ([0, 1, 3, 7, 100], [5, 6], [4])
+    ([0, 1, 3, 7, 15, 31, 63, 100], [5, 6], [4])
     """
-    reach, probes, step = low + isqrt(max(limit - low, 0)), [low], 1
-    while probes[-1] + step <= reach:
+    probes, step = [low], 1
+    while probes[-1] + step < limit:
         probes.append(probes[-1] + step)
         step *= 2
     return probes if probes[-1] >= limit else [*probes, limit]
@@ -385,16 +384,15 @@ def gallop_counts(low: int, limit: int) -> list[int]:
 def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[list[int]], None] | None = None,
             futile: Callable[[int], bool] = lambda _: False) -> int | None:
     """The first of `probes` with ok (None: none), straight to the last probe (the most generous cluster) after
-    two probes in a row that were `futile`; `ahead` is told each probe and the next one before it is asked (two
-    workers run them side by side)."""
-    probes, vain = list(probes), 0
+    a probe that was `futile`; `ahead` is told each probe and the next one before it is asked (two workers run
+    them side by side)."""
+    probes = list(probes)
     for i, count in enumerate(probes):
         if ahead is not None:
             ahead(probes[i:i + 2])
         if ok(count):
             return count
-        vain = vain + 1 if futile(count) else 0
-        if vain == 2 and i < len(probes) - 2:
+        if futile(count) and i < len(probes) - 2:
             return _gallop(ok, probes[-1:], ahead)
     return None
 
@@ -414,8 +412,14 @@ def _search(planner: Planner, limit: int) -> list[int]:
     def ahead(us: list[int]) -> None:
         planner.prefetch([[u] * n for u in us])
 
-    def futile(u: int) -> bool:  # a probe (not trial 0 itself) no better than today (one that gave up is not)
-        return u > 0 and planner.memo.get((u,) * n, today) <= today
+    best = [today]
+
+    def futile(u: int) -> bool:  # a probe (not trial 0 itself) no better than the one before it; one that gave up
+        # counts as no better than today (in the first gallop it is; in the second, short of the target, a guess
+        # that only picks the probes)
+        done = planner.memo.get((u,) * n, today)
+        stalled, best[0] = done <= best[0], max(best[0], done)
+        return u > 0 and stalled
 
     low = _uniform_floor(planner, limit)
     first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
@@ -423,8 +427,8 @@ def _search(planner: Planner, limit: int) -> list[int]:
         planner.aim(planner.memo[planner.generous])
         if planner.memo[(0,) * n] >= planner.target:  # type: ignore[operator]
             return [0] * n
-        low = _uniform_floor(planner, limit)  # the gallop again from the target's bound, what was run known
-        first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
+        low, best[0] = _uniform_floor(planner, limit), today  # the gallop again from the target's bound, what
+        first = _gallop(ok, gallop_counts(low, limit), ahead, futile)  # was run known
         assert first is not None  # (the generous cluster holds its own count)
     short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
              and planner.known(k) is False]
@@ -433,8 +437,8 @@ def _search(planner: Planner, limit: int) -> list[int]:
 
 
 def _uniform_floor(planner: Planner, limit: int) -> int:
-    """The smallest u in [0, limit] such that [u, …, u] is not below the requests' bound (the bound of one
-    template given the others falls as they grow: the first such u is found by bisection)."""
+    """The smallest u in [0, limit] such that [u, …, u] is not below the requests' bound, `limit` when none is (the
+    bound of one template given the others falls as they grow: the first such u is found by bisection)."""
     n = len(planner.templates)
     return _smallest(lambda u: not planner.below_floor([u] * n), limit)
 
