@@ -130,3 +130,16 @@ def test_one_template_answer_holds_and_one_fewer_does_not(tmp_path, existing, po
     assert check.scheduled([k]) >= result.target and result.result.scheduled == check.result([k]).scheduled
     check.aim(result.target)
     assert k == 0 or check.scheduled([k - 1]) < result.target or k == check.floor.fewest(0, [0])
+
+
+def test_the_readme_statefulset_plan_asks_four_clusters(capsys):
+    # examples/install: the worker (1.5Gi) holds one 1Gi cassandra pod; cassandra-1 pends and the OrderedReady
+    # controller never creates cassandra-2. Queue 3 (the limit), trial 0 schedules 1: probes give up past
+    # 3 − 1 − 1 = 1 pod pending. The requests leave the bound at 0: gallop [0, 1, 3]; 0 is trial 0; [1] schedules
+    # 2 (more than trial 0: on); [3], the generous cluster, run whole, schedules all 3: the target is the whole
+    # queue, no smaller probe held it. Bisection between [1] (short) and [3]: [2] holds. Trial 0, [1], [3], [2].
+    rc, data, err = run_json(capsys, "plan", "-f", str(EXAMPLE.parent / "install" / "kind-cluster.yaml"), "-f",
+                             str(EXAMPLE.parent / "install" / "cassandra"), "--node-template",
+                             str(EXAMPLE.parent / "install" / "worker.yaml"))
+    assert rc == 0, err
+    assert (data["add"], data["scheduled"], data["simulations"]) == ({"worker": 2}, 3, 4)
