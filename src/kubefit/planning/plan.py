@@ -21,7 +21,8 @@ its turn; the bound is per template), simulated only then.  The search (`_search
   that a bisection of the whole range (log₂(limit) simulations) is the better bet than galloping on
   (about 2·log₂(d) for an answer d above L, each probe larger than the last);
 - a bisection between the largest count seen short of the target and the first probe that holds (or the
-  bound when none below it was seen short).  Runs give up as soon as the target is out of reach.
+  bound when none below it was seen short).  Once the target is known for good, runs give up as soon as it
+  is out of reach (the whole queue: at the first pod left pending).
 
 So, with one template, the answer `k` holds and `k − 1` was simulated short, or k is the requests' bound
 (`addbound`: below it nothing holds).  Placement is not monotone in the count (a cluster with more copies
@@ -430,6 +431,8 @@ def _search(planner: Planner, limit: int) -> list[int]:
         low, best[0] = _uniform_floor(planner, limit), today  # the gallop again from the target's bound, what
         first = _gallop(ok, gallop_counts(low, limit), ahead, futile)  # was run known
         assert first is not None  # (the generous cluster holds its own count)
+    else:  # the whole queue is the target for good: a run now gives up at its first pod left pending
+        planner.aim(queue)
     short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
              and planner.known(k) is False]
     u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=max([low, *(k + 1 for k in short)]))
