@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import kubefit
 from kubefit.manifests.scenario import load_scenario
 from kubefit.manifests.templates import Template
 from kubefit.planning.plan import Planner, gallop_counts, plan
@@ -143,3 +144,26 @@ def test_the_readme_statefulset_plan_asks_four_clusters(capsys):
                              str(EXAMPLE.parent / "install" / "worker.yaml"))
     assert rc == 0, err
     assert (data["add"], data["scheduled"], data["simulations"]) == ({"worker": 2}, 3, 4)
+
+
+PORT_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c, ports: [{{containerPort: 80, "
+            "hostPort: 80}}], resources: {{requests: {{cpu: '1'}}}}}}]}}\n")
+
+
+def port_scenario(tmp_path: Path) -> tuple[Path, Path]:
+    """An 8-cpu node and six 1-cpu pods that each take host port 80 (NodePorts: one per node), an 8-cpu template."""
+    path, tpl = tmp_path / "ports.yaml", tmp_path / "t.yaml"
+    path.write_text("---\n".join([NODE.format(name="e0", cpu=8), *(PORT_POD.format(i=i) for i in range(6))]))
+    tpl.write_text(NODE.format(name="t", cpu=8))
+    return path, tpl
+
+
+def test_the_gallop_then_the_bisection_between_its_probes(tmp_path, monkeypatch):
+    # requests fit today (the bound is 0) but host port 80 allows one pod per node: trial 0 schedules 1. Queue 6
+    # (the limit), probes give up past 6 − 1 − 1 = 4 pending. Gallop [0, 1, 3, 6]: 1 copy schedules 2, 3 copies 4
+    # (each more than the one before), 6 (the generous cluster, whole) all 6: the target is the queue, no smaller
+    # probe held it; the bisection between 3 (short) and 6: 5 holds (6 nodes), 4 does not (5 nodes). Answer 5.
+    path, tpl = port_scenario(tmp_path)
+    runs = _traced(monkeypatch)
+    result = kubefit.plan([str(path)], [str(tpl)], tie_break="first", warn=lambda _: None)
+    assert (result.counts, result.target, runs) == ([5], 6, [[0], [1], [3], [6], [5], [4]])
