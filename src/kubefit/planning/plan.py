@@ -32,15 +32,16 @@ does not".
 
 With several templates the gallop runs on uniform vectors [u, …, u] and its bisection finds the smallest
 holding uniform u; from that cluster each template is cut to the fewest copies that still hold the target
-(`_descend`, a bisection, the others fixed) in every order for up to three templates when the cluster has at
-most `SMALL_CLUSTER` nodes, else in two orders (dearest template first, cheapest first); a greedy build-up
-(one node at a time, the template that schedules the most further pods per unit of cost, as the
-cluster-autoscaler's expander compares options) joins the candidates only while it is cheap (up to
-`SMALL_CLUSTER` nodes: T simulations per node); each candidate is pruned node by node while the target
-holds, so removing any one planned node loses a pod; the cheapest candidate wins.  "Fewest" is the best of
-these searches, each answer checked by simulation, not a proof of optimality.  The number of simulations is
-bounded: the gallop and its bisection about 2·log₂(limit), each descent n·log₂(u) per order, the greedy
-n·SMALL_CLUSTER, the pruning n per node removed.
+(`_descend`: a gallop down from its count, then a bisection; the others fixed) in every order for up to
+three templates when the cluster has at most `SMALL_CLUSTER` added nodes, else in two orders (dearest
+template first, cheapest first: one when the costs are equal); a greedy build-up (one node at a time, the
+template that schedules the most further pods per unit of cost, as the cluster-autoscaler's expander
+compares options) joins the candidates only on such a small cluster (n simulations per node added, at most
+`SMALL_CLUSTER` nodes); each candidate is pruned node by node while the target holds, so removing any one
+planned node loses a pod; the cheapest candidate wins.  "Fewest" is the best of these searches, each answer
+checked by simulation, not a proof of optimality.  The simulations are bounded: the gallop and its
+bisection about 2·log₂(limit); each descent about 2·log₂(u) per template and order (log₂ of how deep it
+cuts, twice, plus one); the greedy n·SMALL_CLUSTER; the pruning n per node it removes, and n more.
 
 Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
 
@@ -470,13 +471,32 @@ def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
 
 def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[int]:
     """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
-    it (binary search, the others fixed)."""
+    it (`_cut`, the others fixed)."""
     counts = counts.copy()
     for t in order:
         def holds(k: int, t: int = t) -> bool:
             return planner.holds([*counts[:t], k, *counts[t + 1:]])
-        counts[t] = _smallest(holds, counts[t])
+        counts[t] = _cut(holds, counts[t])
     return counts
+
+
+def _cut(ok: Callable[[int], bool], high: int) -> int:
+    """The fewest k ≤ high with ok(k), given ok(high): a gallop down (high − 1, high − 3, high − 7, … down to 0)
+    to the first count that fails, then the bisection between it and the last that held; ok(k − 1) was seen
+    false unless k = 0. As many probes as a bisection of [0, high] when the cut is deep, far fewer when it is
+    shallow (a template the others cannot stand in for: one copy fewer already fails).
+
+    >>> seen = []
+    >>> _cut(lambda k: seen.append(k) or k >= 37, 40), seen
+    (37, [39, 37, 33, 35, 36])
+    """
+    held, step = high, 1
+    while held > 0:
+        probe = max(held - step, 0)
+        if not ok(probe):
+            return _smallest(ok, held, low=probe + 1)
+        held, step = probe, step * 2
+    return held
 
 
 def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
