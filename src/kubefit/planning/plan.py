@@ -577,8 +577,9 @@ class DaskPlanner(Planner):
         key = tuple(counts)
         if self.pool is not None:
             self.prefetch([counts])
-            future = self.running.get((key, give_up)) or next(
-                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up == g)), None)
+            future = self.running.get((key, give_up)) or next(  # (a run that gives up later tells as much)
+                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up is not None and g >= give_up)),
+                None)
             if future is not None:
                 try:
                     trial, blob = self._wait(future)
