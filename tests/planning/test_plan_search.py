@@ -72,13 +72,15 @@ def _scenario(tmp_path: Path, existing: list[int], pods: list[int], size: int) -
     return load_scenario([path]), [Template(load_scenario([tpl]).nodes[0], Decimal(1))]
 
 
-def _traced(monkeypatch) -> list[list[int]]:
-    """The counts of every simulation a Planner runs, in order."""
+def _traced(monkeypatch, give_ups: list | None = None) -> list[list[int]]:
+    """The counts of every simulation a Planner runs, in order (and each one's `give_up` in `give_ups`)."""
     runs: list[list[int]] = []
     real = Planner.run
 
     def run(self, counts, give_up=None):
         runs.append(list(counts))
+        if give_ups is not None:
+            give_ups.append(give_up)
         return real(self, counts, give_up)
     monkeypatch.setattr(Planner, "run", run)
     return runs
@@ -163,7 +165,34 @@ def test_the_gallop_then_the_bisection_between_its_probes(tmp_path, monkeypatch)
     # (the limit), probes give up past 6 − 1 − 1 = 4 pending. Gallop [0, 1, 3, 6]: 1 copy schedules 2, 3 copies 4
     # (each more than the one before), 6 (the generous cluster, whole) all 6: the target is the queue, no smaller
     # probe held it; the bisection between 3 (short) and 6: 5 holds (6 nodes), 4 does not (5 nodes). Answer 5.
+    # Trial 0 and the generous cluster run whole; the gallop's probes give up past 4 pods pending, the
+    # bisection's (the whole queue the target for good) at the first.
     path, tpl = port_scenario(tmp_path)
-    runs = _traced(monkeypatch)
+    give_ups: list = []
+    runs = _traced(monkeypatch, give_ups)
     result = kubefit.plan([str(path)], [str(tpl)], tie_break="first", warn=lambda _: None)
     assert (result.counts, result.target, runs) == ([5], 6, [[0], [1], [3], [6], [5], [4]])
+    assert give_ups == [None, 4, 4, None, 0, 0]
+
+
+def test_two_templates_gallop_bisect_cut_down_and_build_up(tmp_path, monkeypatch):
+    # no node yet; six host-port pods (one per node); templates a (cost 1) and b (cost 2), 8 cpu each. Trial 0
+    # schedules 0. The queue's uniform floor: [1, 1] (6 cpu fit on one copy, so [0, 0] alone is below it).
+    # Gallop [1, 2, 4, 6] on [u, u]: 2, 4, then [4, 4] places all 6 (the target); bisection between 2 (short) and
+    # 4: [3, 3] holds (6 nodes). Cut-downs from [3, 3] (6 nodes ≤ 12: both orders): a first: [2, 3] is short (5
+    # nodes), one probe; b: [3, 2] short, one probe; the other order asks the same (known). Greedy from [0, 0]: a
+    # node of either template places one more pod, a is cheaper: [1, 0] and [0, 1], then [k, 0] and [k − 1, 1] for
+    # k = 2…6 ([1, 1] known): 2 + 1 + 4·2 = 11 runs, [6, 0] (cost 6 < 9). Pruning: [5, 0] (greedy's), [2, 3] and
+    # [3, 2] known. Trial 0 + 3 + 1 + 2 + 11 = 18 simulations. (Descents by bisection would ask [1, 3] and [3, 1]
+    # too: 20.)
+    path = tmp_path / "pods.yaml"
+    path.write_text("---\n".join(PORT_POD.format(i=i) for i in range(6)))
+    templates = []
+    for name, cost in (("a", 1), ("b", 2)):
+        tpl = tmp_path / f"{name}.yaml"
+        tpl.write_text(NODE.format(name=name, cpu=8).replace("metadata: {name: " + name + "}",
+                                                            "metadata: {name: " + name + ", labels: {kubefit.io/cost: '"
+                                                            + str(cost) + "'}}"))
+        templates.append(str(tpl))
+    result = kubefit.plan([str(path)], templates, tie_break="first", warn=lambda _: None)
+    assert (result.counts, result.target, result.simulations) == ([6, 0], 6, 18)
