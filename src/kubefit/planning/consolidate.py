@@ -312,7 +312,7 @@ class Consolidator:
         (each node is judged against them as they are, `drainability`), the options, each pod's verdict."""
         pods = self.state.pods[i]
         known = self.drains.get(i)
-        if known is not None and len(known[0]) == len(pods) and all(a is b for a, b in zip(known[0], pods)):
+        if known is not None and len(known[0]) == len(pods) and all(a is b for a, b in zip(known[0], pods, strict=True)):
             return known[1]
         plan = drain(self.state.nodes[i], pods, self.budgets, self.options.drain, self.verdict)
         self.drains[i] = (tuple(pods), plan)
