@@ -20,7 +20,12 @@
  *   PodTopologySpread's Score + NormalizeScore of the filtered nodes `idx` from their cells (topologyspread._few_cells
  *   and the gather after it, the reference): out[k] = the normalized score of cell[idx[k]] (0 when it is -1,
  *   ignored).  None, out unspecified: a raw score is negative or beyond 10^15 (the caller's Python path decides).
- *   IEEE float64 without contraction (built with -ffp-contract=off), libm's log as Python's math.log. */
+ *   IEEE float64 without contraction (built with -ffp-contract=off), libm's log as Python's math.log.
+ *
+ * best(total, feasible, normed, summed, top) -> how many nodes tie for the highest score
+ *   the engine's scores of a cycle's feasible nodes (engine._best, the reference): summed[k] = total[feasible[k]] +
+ *   normed[k] (int64, wrapping as numpy's sums do), and top[:count] the nodes of `feasible` whose sum is the
+ *   highest, in feasible's order. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -340,6 +345,45 @@ done:
     return result;
 }
 
+static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "best(total, feasible, normed, summed, top) takes 5 arguments");
+        return NULL;
+    }
+    Buf total = {0}, feasible = {0}, normed = {0}, summed = {0}, top = {0};
+    Buf *all[] = {&total, &feasible, &normed, &summed, &top};
+    PyObject *result = NULL;
+    if (get(args[0], &total, 0, 8, "total") || get(args[1], &feasible, 0, 8, "feasible")
+        || get(args[2], &normed, 0, 8, "normed") || get(args[3], &summed, 1, 8, "summed")
+        || get(args[4], &top, 1, 8, "top"))
+        goto done;
+    {
+        Py_ssize_t n = total.b.shape[0], m = feasible.b.shape[0], count = 0;
+        if (normed.b.shape[0] != m || summed.b.shape[0] != m || top.b.shape[0] < m) {
+            PyErr_SetString(PyExc_ValueError, "best: arrays of mismatched lengths");
+            goto done;
+        }
+        const int64_t *tt = total.b.buf, *fe = feasible.b.buf, *nm = normed.b.buf;
+        int64_t *sm = summed.b.buf, *tp = top.b.buf, high = 0;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            int64_t i = fe[k];
+            if (i < 0 || i >= n) {
+                PyErr_SetString(PyExc_IndexError, "best: a node out of range");
+                goto done;
+            }
+            int64_t v = (int64_t)((uint64_t)tt[i] + (uint64_t)nm[k]);  /* numpy's int64 sum wraps */
+            sm[k] = v;
+            if (k == 0 || v > high) { high = v; count = 0; }
+            if (v == high) tp[count++] = i;
+        }
+        result = PyLong_FromSsize_t(count);
+    }
+done:
+    release(all, sizeof all / sizeof *all);
+    return result;
+}
+
 static int compare_ssize(const void *a, const void *b) {
     Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
     return (x > y) - (x < y);
@@ -384,6 +428,8 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyMethodDef methods[] = {
+    {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
+     "best(total, feasible, normed, summed, top) -> count: the feasible nodes' scores and those tying for the highest"},
     {"cell_scores", (PyCFunction)(void (*)(void))cell_scores, METH_FASTCALL,
      "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> ignored nodes, or None: PodTopologySpread's "
      "normalized score of each filtered node from its cell written into out"},

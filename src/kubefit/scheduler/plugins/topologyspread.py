@@ -416,8 +416,9 @@ def _few_cells(constraints: list[Constraint], cc: ClusterCells, nodes: Constrain
 def _compiled_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes,
                     totals: list[np.ndarray | None], idx: np.ndarray) -> tuple[np.ndarray, int] | None:
     """`_occupied`, `_few_cells` and the gather of `normalized_scores` in one call of `_countkernels.cell_scores`
-    (the same IEEE operations in the same order, libm's log as math.log's): each node of idx's normalized score
-    and how many are ignored; None when a raw score is negative or huge (the Python path then answers)."""
+    (upstream's `podtopologyspread/scoring.go` `Score` per cell and `NormalizeScore`, with the same IEEE operations
+    in the same order as `_few_cells`, libm's log as math.log's): each node of idx's normalized score and how many
+    are ignored; None when a raw score is negative or beyond 10^15 (the Python path then answers, as it would)."""
     out = np.empty(len(idx), dtype=np.int64)
     ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
                            [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
