@@ -410,10 +410,24 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    qsort(values, (size_t)n, sizeof *values, compare_ssize);
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
+    Py_ssize_t lo = 0, hi = -1, kept = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i == 0 || values[i] < lo) lo = values[i];
+        if (i == 0 || values[i] > hi) hi = values[i];
+    }
+    /* node numbers within a small range (the usual case: a stretch of binds over a cluster's nodes): marked in a
+     * byte per value, read in order; else sorted */
+    uint8_t *mark = n && (size_t)(hi - lo) < (size_t)16 * (size_t)n + 4096 ? calloc((size_t)(hi - lo) + 1, 1) : NULL;
+    if (mark != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) mark[values[i] - lo] = 1;
+        for (Py_ssize_t v = 0; v <= hi - lo; v++)
+            if (mark[v]) values[kept++] = lo + v;
+        free(mark);
+    } else {
+        qsort(values, (size_t)n, sizeof *values, compare_ssize);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
+    }
     PyObject *out = PyList_New(kept);
     for (Py_ssize_t i = 0; out != NULL && i < kept; i++) {
         PyObject *v = PyLong_FromSsize_t(values[i]);
