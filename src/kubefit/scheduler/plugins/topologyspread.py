@@ -420,9 +420,12 @@ def _compiled_cells(constraints: list[Constraint], cc: ClusterCells, nodes: Cons
     in the same order as `_few_cells`, libm's log as math.log's): each node of idx's normalized score and how many
     are ignored; None when a raw score is negative or beyond 10^15 (the Python path then answers, as it would)."""
     out = np.empty(len(idx), dtype=np.int64)
-    ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
-                           [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
-                           [c.max_skew for c in constraints], list(totals), out)
+    try:
+        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
+                               [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
+                               [c.max_skew for c in constraints], list(totals), out)
+    except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous integers)
+        return None
     return None if ignored is None else (out, ignored)
 
 
