@@ -53,6 +53,21 @@ def test_plan_on_two_workers_is_the_one_process_json(capsys, dask_cluster, templ
     assert json.loads(local)["simulations"] >= 3
 
 
+def test_the_gallop_on_two_workers_is_the_one_process_json(tmp_path, capsys, dask_cluster):
+    """The gallop and its bisection (`test_plan_search.py`'s host-port scenario: probes 1, 3, the generous cluster,
+    then 5 and 4), each probe started beside the next: the same bytes as in one process."""
+    from test_plan_search import port_scenario
+
+    path, tpl = port_scenario(tmp_path)
+    args = ["plan", "-f", str(path), "--node-template", str(tpl), "--tie-break", "first"]
+    rc, local, err = cli(capsys, *args)
+    assert rc == 0, err
+    rc, remote, err = cli(capsys, *args, "--dask-scheduler", dask_cluster.scheduler_address)
+    assert rc == 0, err
+    assert remote == local, err
+    assert (json.loads(local)["add"], json.loads(local)["simulations"]) == ({"t": 5}, 6)
+
+
 def test_unreachable_scheduler_plans_here(capsys):
     """Nothing listens at the address: one warning naming it, and the one-process answer (exit 0)."""
     with socket.socket() as s:

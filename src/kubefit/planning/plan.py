@@ -1,18 +1,47 @@
 """`plan`: the fewest template nodes to add so that every pending pod that can fit is scheduled.
 
 Every candidate cluster is judged by a full simulation with the real profile (the queue, scores and
-tie-breaks of `simulate`), never by a resource sum.  The target is what the most generous cluster
-schedules: `--max-nodes` copies of every template (default: one per queued pod, so each pod finds an
-empty node of every template at its turn; the bound is per template).  Then:
+tie-breaks of `simulate`), never by a resource sum.  The target is the whole queue when some probed cluster
+schedules it (no cluster schedules more), else what the most generous cluster schedules: `--max-nodes`
+copies of every template (default: one per queued pod, so each pod finds an empty node of every template at
+its turn; the bound is per template), simulated only then.  The search (`_search`):
 
-- one template: binary search over the count; the answer `k` schedules the target and `k − 1` does not
-  (simulated, or below the requests' lower bound: `addbound`, no fewer copies can hold the target's requests);
-- several templates: candidates from a greedy build-up (one node at a time, the template that schedules
-  the most further pods per unit of cost, as the cluster-autoscaler's expander compares options) and from
-  cutting the generous cluster down template by template (binary search, in every order for up to three
-  templates); each is pruned node by node while the target holds, so removing any one planned node loses
-  a pod; the cheapest candidate wins.  Placement is not monotone in the node count, so "fewest" is the
-  best of these searches, each answer checked by simulation, not a proof of optimality.
+- trial 0 is the cluster as it is (s₀ of the queue scheduled); nothing pending, nothing to add;
+- the start `L` is the requests' lower bound for the whole queue (`addbound`: no fewer copies can hold its
+  requests beside what today's nodes leave; with several templates the smallest uniform count u with
+  [u, …, u] not below it);
+- a gallop probes L, L+1, L+3, L+7, … (the increment doubling) below `limit`, then the most generous
+  cluster, stopping at the first that schedules the whole queue.  Each probe gives up once it has
+  left as many queue pods pending as trial 0 did (it cannot beat the cluster as it is), so every probe is
+  either known exactly or known to schedule at most s₀: when the generous cluster falls short of the whole
+  queue, its count is the target and every probe is judged against it (a target of s₀ or less: trial 0
+  holds, nothing is added) and the gallop runs again from the target's own bound L′ ≤ L, the probes known
+  answering at once.  A probe that schedules no more than the one before it (trial 0 for the first) ends
+  the gallop, the generous cluster next: the pods left pending are not short of room, or so far from it
+  that a bisection of the whole range (log₂(limit) simulations) is the better bet than galloping on
+  (about 2·log₂(d) for an answer d above L, each probe larger than the last);
+- a bisection between the largest count seen short of the target and the first probe that holds (or the
+  bound when none below it was seen short).  Once the target is known for good, runs give up as soon as it
+  is out of reach (the whole queue: at the first pod left pending).
+
+So, with one template, the answer `k` holds and `k − 1` was simulated short, or k is the requests' bound
+(`addbound`: below it nothing holds).  Placement is not monotone in the count (a cluster with more copies
+may schedule fewer: an empty node scores highest and pulls the queue elsewhere), so where it is not, this
+answer may differ from the one a bisection of the whole range [0, limit] finds; both satisfy "k holds, k − 1
+does not".
+
+With several templates the gallop runs on uniform vectors [u, …, u] and its bisection finds the smallest
+holding uniform u; from that cluster each template is cut to the fewest copies that still hold the target
+(`_descend`: a gallop down from its count, then a bisection; the others fixed) in every order for up to
+three templates when the cluster has at most `SMALL_CLUSTER` added nodes, else in two orders (dearest
+template first, cheapest first: one when the costs are equal); a greedy build-up (one node at a time, the
+template that schedules the most further pods per unit of cost, as the cluster-autoscaler's expander
+compares options) joins the candidates only on such a small cluster (n simulations per node added, at most
+`SMALL_CLUSTER` nodes); each candidate is pruned node by node while the target holds, so removing any one
+planned node loses a pod; the cheapest candidate wins.  "Fewest" is the best of these searches, each answer
+checked by simulation, not a proof of optimality.  The simulations are bounded: the gallop and its
+bisection about 2·log₂(limit); each descent about 2·log₂(u) per template and order (log₂ of how deep it
+cuts, twice, plus one); the greedy n·SMALL_CLUSTER; the pruning n per node it removes, and n more.
 
 Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
 
@@ -57,7 +86,8 @@ from kubefit.scheduler.state import ClusterState, compile_state
 from kubefit.told import told_keys
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
-MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried
+MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried (on a small cluster)
+SMALL_CLUSTER = 12  # added nodes up to which several templates get every order and the greedy build-up
 KEPT_RUNS = 2  # simulations that scheduled the target kept for the answer (each holds a whole run)
 POLL_SECONDS = 1.0  # how often a plan waiting on a Dask worker looks whether the cluster still has workers
 WAIT_FOR_WORKERS = 30.0  # seconds without any worker after which a plan goes on in this process
@@ -86,7 +116,7 @@ class Plan:
     templates: list[Template]
     counts: list[int]
     result: SimulationResult
-    target: int  # pods the most generous cluster schedules
+    target: int  # pods of the queue the plan schedules: all of them, or what the most generous cluster does
     pending_before: int  # pods pending on the cluster as it is
     existing: int  # nodes of the cluster as it is (the planned ones follow them in the state)
     simulations: int = 0
@@ -160,33 +190,48 @@ class Planner:
         self.runs = 0
         self.memo: dict[tuple[int, ...], int] = {}  # counts → pods scheduled (a simulation is deterministic)
         self.target: int | None = None  # what the plan must schedule (`aim`)
+        self.give_up: int | None = None  # a probe's runs stop once more queue pods than this are pending (`aim`)
+        self.worth = 0  # runs scheduling at least this many are kept: they may be the answer (`aim`)
         self.floor: TemplateBound | None = None  # the requests' lower bound for the target
         self.kept: dict[tuple[int, ...], SimulationResult] = {}  # the last runs that scheduled the target
-        self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up, or the bound)
+        self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up)
         self.guess = 0  # the fewest copies (of one template) expected to hold the target (`predict`)
         self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
 
-    def aim(self, target: int) -> None:
+    def aim(self, target: int, give_up: int | None = None, worth: int | None = None) -> None:
         """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
-        (`addbound`) refuses counts below it without a simulation, and a run gives up once it cannot reach it."""
+        (`addbound`) refuses counts below it without a simulation, and a run gives up once it cannot reach it
+        (`give_up`: once more than this many queue pods are pending, never fewer than the target allows, so
+        that a run that gave up is short of it; `worth`: keep the runs that schedule this many, the target's by
+        default)."""
+        if self.floor is None or target != self.target:
+            state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
+            self.floor = template_bound(state, self.config, self.queue, target,
+                                        [compile_state([t.node]) for t in self.templates])
         self.target = target
-        state = compile_state(self.scenario.nodes, self.scenario.pods, self.scenario.objects)
-        self.floor = template_bound(state, self.config, self.queue, target,
-                                    [compile_state([t.node]) for t in self.templates])
+        self.give_up = len(self.queue) - target if give_up is None else max(give_up, len(self.queue) - target)
+        self.worth = target if worth is None else worth
 
     def holds(self, counts: list[int]) -> bool:
         """Whether the cluster with `counts` schedules the target: refused below the requests' bound, else by a
-        simulation that stops as soon as more pods of the queue are left pending than the target allows."""
+        simulation that stops as soon as more pods of the queue are left pending than `aim` allows (the most
+        generous cluster is always simulated, whole: its count may become the target)."""
         key = tuple(counts)
+        if key == self.generous:
+            return self.scheduled(counts) >= self.target  # type: ignore[operator]
+        if self.known(key) is None and not self.below_floor(counts):
+            self.record(key, self.trial(counts, give_up=self.give_up))
+        return bool(self.known(key))
+
+    def known(self, key: tuple[int, ...]) -> bool | None:
+        """Whether the cluster with these counts holds the target, as far as a run told it (None: not run)."""
         if key in self.memo:
             return self.memo[key] >= self.target  # type: ignore[operator]
-        if key in self.short:
-            return False
-        if self.floor is not None and any(c < self.floor.fewest(t, counts) for t, c in enumerate(counts)):
-            self.short.add(key)
-            return False
-        self.record(key, self.trial(counts, give_up=len(self.queue) - self.target))  # type: ignore[operator]
-        return key in self.memo and self.memo[key] >= self.target  # type: ignore[operator]
+        return False if key in self.short else None
+
+    def below_floor(self, counts: Sequence[int]) -> bool:
+        """Whether some template's count is below the requests' bound for the target (`addbound`): it cannot hold."""
+        return self.floor is not None and any(c < self.floor.fewest(t, counts) for t, c in enumerate(counts))
 
     def scheduled(self, counts: list[int]) -> int:
         """Pods of the scenario's queue the cluster with `counts` schedules (the added nodes' DaemonSet pods
@@ -224,7 +269,7 @@ class Planner:
         self.memo[key] = trial.scheduled
         if self.target is not None and trial.scheduled < self.target and len(key) == 1:
             self.guess = max(self.guess, key[0] + 1)
-        if self.target is not None and trial.scheduled >= self.target and trial.result is not None:
+        if self.target is not None and trial.scheduled >= self.worth and trial.result is not None:
             self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: trial.result}
 
     def result(self, counts: list[int]) -> SimulationResult:
@@ -308,11 +353,10 @@ def group_rows(result: SimulationResult) -> list[dict]:
 
 
 def _smallest(ok: Callable[[int], bool], high: int, ahead: Callable[[list[int]], None] | None = None,
-              predict: Callable[[int], bool] | None = None) -> int:
-    """The smallest k in [0, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = 0. `ahead` is
-    told the counts about to be asked before each ask (this one, then the next one whichever way it goes, the
+              predict: Callable[[int], bool] | None = None, low: int = 0) -> int:
+    """The smallest k in [low, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = low. `ahead`
+    is told the counts about to be asked before each ask (this one, then the next one whichever way it goes, the
     likelier by `predict` first), so that workers may run them side by side: the search asks the same counts."""
-    low = 0
     while low < high:
         mid = (low + high) // 2
         if ahead is not None:
@@ -323,6 +367,84 @@ def _smallest(ok: Callable[[int], bool], high: int, ahead: Callable[[list[int]],
         else:
             low = mid + 1
     return low
+
+
+def gallop_counts(low: int, limit: int) -> list[int]:
+    """The gallop's probes: low, low + 1, low + 3, low + 7, … (the increment doubling) while below `limit`, then
+    `limit` (the most generous cluster).
+
+    >>> gallop_counts(0, 100), gallop_counts(5, 6), gallop_counts(4, 4)
+    ([0, 1, 3, 7, 15, 31, 63, 100], [5, 6], [4])
+    """
+    probes, step = [low], 1
+    while probes[-1] + step < limit:
+        probes.append(probes[-1] + step)
+        step *= 2
+    return probes if probes[-1] >= limit else [*probes, limit]
+
+
+def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[list[int]], None] | None = None,
+            futile: Callable[[int], bool] = lambda _: False) -> int | None:
+    """The first of `probes` with ok (None: none), straight to the last probe (the most generous cluster) after
+    a probe that was `futile`; `ahead` is told each probe and the next one before it is asked (two workers run
+    them side by side)."""
+    probes = list(probes)
+    for i, count in enumerate(probes):
+        if ahead is not None:
+            ahead(probes[i:i + 2])
+        if ok(count):
+            return count
+        if futile(count) and i < len(probes) - 2:
+            return _gallop(ok, probes[-1:], ahead)
+    return None
+
+
+def _search(planner: Planner, limit: int) -> list[int]:
+    """The plan's counts (the module's docstring): the gallop from the requests' bound for the whole queue, the
+    most generous cluster only when no probe schedules the whole queue (its count is then the target), the
+    bisection between the largest probe short of the target and the first that holds; with several templates,
+    on uniform vectors, then `_several` from the smallest uniform one that holds."""
+    n, queue = len(planner.templates), len(planner.queue)
+    today = planner.memo[(0,) * n]
+    planner.aim(queue, give_up=queue - today - 1, worth=today + 1)  # (a probe gives up when it cannot beat today)
+
+    def ok(u: int) -> bool:
+        return planner.holds([u] * n)
+
+    def ahead(us: list[int]) -> None:
+        planner.prefetch([[u] * n for u in us])
+
+    best = [today]
+
+    def futile(u: int) -> bool:  # a probe (not trial 0 itself) no better than the one before it; one that gave up
+        # counts as no better than today (in the first gallop it is; in the second, short of the target, a guess
+        # that only picks the probes)
+        done = planner.memo.get((u,) * n, today)
+        stalled, best[0] = done <= best[0], max(best[0], done)
+        return u > 0 and stalled
+
+    low = _uniform_floor(planner, limit)
+    first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
+    if first is None:  # the generous cluster, run whole, falls short of the queue: its count is the target
+        planner.aim(planner.memo[planner.generous])
+        if planner.memo[(0,) * n] >= planner.target:  # type: ignore[operator]
+            return [0] * n
+        low, best[0] = _uniform_floor(planner, limit), today  # the gallop again from the target's bound, what
+        first = _gallop(ok, gallop_counts(low, limit), ahead, futile)  # was run known
+        assert first is not None  # (the generous cluster holds its own count)
+    else:  # the whole queue is the target for good: a run now gives up at its first pod left pending
+        planner.aim(queue)
+    short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
+             and planner.known(k) is False]
+    u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=max([low, *(k + 1 for k in short)]))
+    return [u] if n == 1 else _several(planner, [u] * n)
+
+
+def _uniform_floor(planner: Planner, limit: int) -> int:
+    """The smallest u in [0, limit] such that [u, …, u] is not below the requests' bound, `limit` when none is (the
+    bound of one template given the others falls as they grow: the first such u is found by bisection)."""
+    n = len(planner.templates)
+    return _smallest(lambda u: not planner.below_floor([u] * n), limit)
 
 
 def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
@@ -349,13 +471,32 @@ def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
 
 def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[int]:
     """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
-    it (binary search, the others fixed)."""
+    it (`_cut`, the others fixed)."""
     counts = counts.copy()
     for t in order:
         def holds(k: int, t: int = t) -> bool:
             return planner.holds([*counts[:t], k, *counts[t + 1:]])
-        counts[t] = _smallest(holds, counts[t])
+        counts[t] = _cut(holds, counts[t])
     return counts
+
+
+def _cut(ok: Callable[[int], bool], high: int) -> int:
+    """The fewest k ≤ high with ok(k), given ok(high): a gallop down (high − 1, high − 3, high − 7, … down to 0)
+    to the first count that fails, then the bisection between it and the last that held; ok(k − 1) was seen
+    false unless k = 0. As many probes as a bisection of [0, high] when the cut is deep, far fewer when it is
+    shallow (a template the others cannot stand in for: one copy fewer already fails).
+
+    >>> seen = []
+    >>> _cut(lambda k: seen.append(k) or k >= 37, 40), seen
+    (37, [39, 37, 33, 35, 36])
+    """
+    held, step = high, 1
+    while held > 0:
+        probe = max(held - step, 0)
+        if not ok(probe):
+            return _smallest(ok, held, low=probe + 1)
+        held, step = probe, step * 2
+    return held
 
 
 def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
@@ -404,10 +545,9 @@ class DaskPlanner(Planner):
                     break
                 if key in self.memo or key in self.short or any(k == key for k, _g in self.running):
                     continue
-                if self.floor is not None and any(n < self.floor.fewest(t, c) for t, n in enumerate(c)):
+                if key != self.generous and self.below_floor(c):
                     continue
-                give_up = None if self.target is None else len(self.queue) - self.target
-                self._submit(key, give_up)
+                self._submit(key, None if key == self.generous else self.give_up)
         except Exception as exc:  # noqa: BLE001 - any failure of the cluster: the plan goes on here
             self._lost(exc)
 
@@ -420,7 +560,7 @@ class DaskPlanner(Planner):
             if not f.done() and where in busy:
                 busy[where] += 1
         worker = min(busy, key=busy.__getitem__) if busy else None
-        keep = key != self.generous  # (the most generous cluster's run is never the answer's: a plan's is smaller)
+        keep = key != self.generous  # (the most generous cluster's run is rarely the answer's: then it runs here)
         future = self.pool.client.submit(run_trial, self.shipped.on(worker), (key, give_up, keep),
                                          workers=None if worker is None else [worker], allow_other_workers=True,
                                          pure=False)
@@ -437,8 +577,9 @@ class DaskPlanner(Planner):
         key = tuple(counts)
         if self.pool is not None:
             self.prefetch([counts])
-            future = self.running.get((key, give_up)) or next(
-                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up == g)), None)
+            future = self.running.get((key, give_up)) or next(  # (a run that gives up later tells as much)
+                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up is not None and g >= give_up)),
+                None)
             if future is not None:
                 try:
                     trial, blob = self._wait(future)
@@ -477,18 +618,21 @@ class DaskPlanner(Planner):
         self.running, self.pool = {}, None
 
 
-def _several(planner: Planner, target: int, limit: int) -> list[int]:
-    """Candidates from the greedy build-up and from cutting the generous cluster down in several template
-    orders; each pruned, the cheapest kept (then the fewest nodes, then the first found)."""
-    n = len(planner.templates)
-    orders = list(permutations(range(n))) if n <= MAX_ORDERS_TEMPLATES else [
-        sorted(range(n), key=lambda i: (-planner.templates[i].cost, i)),
-        sorted(range(n), key=lambda i: (planner.templates[i].cost, i))]
-    starts = [_descend(planner, [limit] * n, order) for order in orders]
-    greedy = _greedy(planner, target, limit * n)
+def _several(planner: Planner, start: list[int]) -> list[int]:
+    """Candidates from cutting `start` (a cluster that holds the target) down in several template orders and,
+    on a small cluster, from the greedy build-up; each pruned, the cheapest kept (then the fewest nodes, then the
+    first found)."""
+    n, target = len(planner.templates), planner.target
+    small = sum(start) <= SMALL_CLUSTER
+    by_cost = [sorted(range(n), key=lambda i: (-planner.templates[i].cost, i)),
+               sorted(range(n), key=lambda i: (planner.templates[i].cost, i))]
+    orders = list(permutations(range(n))) if small and n <= MAX_ORDERS_TEMPLATES else list(
+        dict.fromkeys(tuple(o) for o in by_cost))
+    starts = [_descend(planner, start, order) for order in orders]
+    greedy = _greedy(planner, target, SMALL_CLUSTER) if small else None  # type: ignore[arg-type]
     if greedy is not None:
         starts.insert(0, greedy)
-    found = [_prune(planner, c, target) for c in starts]
+    found = [_prune(planner, c, target) for c in starts]  # type: ignore[arg-type]
     cost = [sum((t.cost * k for t, k in zip(planner.templates, c, strict=True)), Decimal(0)) for c in found]
     best = min(range(len(found)), key=lambda i: (cost[i], sum(found[i]), i))
     return found[best]
@@ -514,7 +658,12 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
     zero = [0] * len(templates)
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     planner.generous = (limit,) * len(templates)
-    planner.prefetch([zero, [limit] * len(templates)])  # (both needed, whatever the cluster as it is leaves)
+    if isinstance(planner, DaskPlanner) and planner.queue:  # the gallop's first probe beside trial 0, whole (how
+        planner.aim(len(planner.queue))                       # soon a probe gives up depends on trial 0)
+        planner.give_up = None
+        planner.prefetch([zero, [_uniform_floor(planner, limit)] * len(templates)])
+    else:
+        planner.prefetch([zero])
     before = planner.trial(zero, keep=True)
     planner.record(tuple(zero), before)
     pending = before.pending
@@ -523,17 +672,9 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
         return Plan(templates, zero, result, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
                     before.not_created)
     planner.guess = pending
-    if len(templates) == 1:  # the search's first count, which it asks whatever the target
-        planner.prefetch([[limit], [limit // 2]])
-    target = planner.scheduled([limit] * len(templates))
-    planner.aim(target)
-    if len(templates) == 1:
-        counts = [_smallest(lambda n: planner.holds([n]), limit, lambda ks: planner.prefetch([[k] for k in ks]),
-                            planner.predict)]
-    else:
-        counts = _several(planner, target, limit)
-    result = planner.result(counts)
-    return Plan(templates, counts, result, target, pending, len(scenario.nodes), planner.runs, notes,
+    counts = _search(planner, limit)
+    result = (before.result if counts == zero else None) or planner.result(counts)
+    return Plan(templates, counts, result, planner.target, pending, len(scenario.nodes), planner.runs, notes,  # type: ignore[arg-type]
                 before.not_created)
 
 
