@@ -35,9 +35,11 @@ def fresh(code: str, *args: str) -> str:
 
 def test_importing_the_command_imports_no_verb():
     """`import kubefit.cli` (what `python -m kubefit.cli` and the `kubefit` script do before `run`) loads
-    kubefit's package, the command's module and the errors, and neither numpy nor any scheduler module."""
+    kubefit's package, the command's module, the errors and the dataclasses' bytecode cache (installed by the
+    package, `kubefit.dataclasscode`), and neither numpy nor any scheduler module."""
     loaded = json.loads(fresh("import json, sys, kubefit.cli; print(json.dumps(sorted(sys.modules)))"))
-    assert sorted(m for m in loaded if m.split(".")[0] == "kubefit") == ["kubefit", "kubefit.cli", "kubefit.errors"]
+    assert sorted(m for m in loaded if m.split(".")[0] == "kubefit") == \
+        ["kubefit", "kubefit.cli", "kubefit.dataclasscode", "kubefit.errors"]
     assert "numpy" not in loaded
 
 
