@@ -333,9 +333,7 @@ class _Stream:
         """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
         kind = next((self.json.decode(v) for k, v in members if k == "kind"), None)
         if kind in ("Pod", "Node") and self.pods is not None:
-            parts = [(k, _without_managed_fields(v) if k == "metadata" else v) for k, v in members]
-            text = b"{" + b",".join(orjson.dumps(k) + b":" + v for k, v in parts) + b"}"
-            return [self._item(text, kind, index)]
+            return [self._item(_object_text(members), kind, index)]
         if kind == "Cluster":
             body = {k: self._cluster_spec(v) if k == "spec" else self.json.decode(v) for k, v in members}
         else:
@@ -433,6 +431,19 @@ class _Stream:
                 self.released = end
         if self.progress is not None:
             self.progress(self.source, position >> 20, len(self.data) >> 20)
+
+
+_FRAGMENT = getattr(orjson, "Fragment", None)  # (orjson 3.9.15 and later)
+
+
+def _object_text(members: list[tuple[str, bytes]]) -> bytes:
+    """An object's compact JSON from its members' (key, JSON) as the reader gives them (each key once), less
+    `metadata.managedFields` (as `_reader` leaves it out of a list's pods and nodes): one `orjson.dumps` of the
+    values as they are (`orjson.Fragment`), half the time of joining the pieces here."""
+    if _FRAGMENT is None:  # pragma: no cover - an orjson before Fragment
+        return b"{" + b",".join(orjson.dumps(k) + b":" + (_without_managed_fields(v) if k == "metadata" else v)
+                                for k, v in members) + b"}"
+    return orjson.dumps({k: _FRAGMENT(_without_managed_fields(v) if k == "metadata" else v) for k, v in members})
 
 
 def _without_managed_fields(metadata: bytes) -> bytes:
