@@ -192,6 +192,30 @@ def test_managed_fields_are_left_out_of_pods_and_nodes_only():
                      {"kind": "ConfigMap", "metadata": {"name": "c", "managedFields": []}}]
 
 
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_documents_pods_and_nodes_are_the_references_less_managed_fields(tmp_path, suffix):
+    """Pods and nodes that are documents of their own (not a list's items: the stream joins a YAML document's
+    members' JSON into one text; a JSON stream's values are read whole) decode to the reference's objects, their
+    `raw` less managedFields, key order kept."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "m"}],
+                                                           "labels": {"app": "a"}},
+           "spec": {"priority": 5, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    node = {"kind": "Node", "apiVersion": "v1", "metadata": {"managedFields": [], "name": "n1"},
+            "status": {"allocatable": {"cpu": "4", "pods": "110"}}}
+    docs = [pod, node, {**pod, "metadata": {"name": "q"}}]
+    path = tmp_path / f"objects{suffix}"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs) if suffix == ".json" else
+                    yaml.safe_dump_all(docs, sort_keys=False))
+    streamed, reference = outcome(path, True), outcome(path, False)
+    assert isinstance(streamed, Scenario) and streamed == reference
+    if suffix == ".yaml":  # decoded as the stream reads them: fastpod's pods, decode_node's node, their raw JSON
+        entries = stream.read_entries(path, pods=FastPods())
+        assert [raw_is_json(e.decoded) for e in entries] == [True, True, True]
+    assert [list(p.raw["metadata"]) for p in streamed.pods] == [["name", "labels"], ["name"]]
+    assert list(streamed.nodes[0].raw) == ["kind", "apiVersion", "metadata", "status"]
+    assert streamed.nodes[0].raw["metadata"] == {"name": "n1"}
+
+
 # --------------------------------------------------------------------------- JSON's prefetch thread
 
 def _outcome(data: bytes, prefetch: int, pause: float = 0.0) -> tuple[list[tuple], object, list[int]]:
