@@ -44,11 +44,10 @@ import orjson
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.manifests import documents
+from kubefit.manifests.bounds import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import FastPods
-from kubefit.manifests.karmada import share_models
 from kubefit.manifests.load import decode_node
-from kubefit.manifests.parse import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 
 try:
     from kubefit.manifests import _reader
@@ -359,6 +358,10 @@ class _Stream:
             return shared
         models = self.json.decode(text) if models is None else models
         if isinstance(models, list) and models and len(self.models) < 256:
+            from kubefit.manifests.karmada import (
+                share_models,  # (a fleet's: not imported for a cluster's files)
+            )
+
             self.models[text] = models
             share_models(models)
         return models
