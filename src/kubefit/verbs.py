@@ -1006,7 +1006,7 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
          validate: Files = (), dask_scheduler: str | None = None, workers: int | None = None,
          recursive: bool = False, progress: Progress | None = None, warn: Warn = python_warning,
          kube_version: str | None = None, feature_gates: str | None = None, cordon: Nodes = (),
-         drain: Nodes = (), remove: Nodes = ()) -> TuneResult:
+         drain: Nodes = (), remove: Nodes = (), gangs_as_workloads: bool = False) -> TuneResult:
     """The scheduler configuration that packs this workload best (`kubefit tune`).
 
     Candidates vary NodeResourcesFit's scoring strategy, its resource weights and RequestedToCapacityRatio
@@ -1046,8 +1046,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
         As for `simulate` (`--cordon/--drain/--remove`): applied to the scenario once, before the baselines
         and every trial, so a trial under a configuration is `simulate` under it with the same actions (not
         to the `validate` hold-out workload).
-    recursive, warn
-        As for `simulate`.
+    recursive, warn, gangs_as_workloads
+        As for `simulate` (`gangs_as_workloads`: the hold-out workload's groups are translated too).
     progress : callable, optional
         Called with (trials done, trials planned) after each batch.
 
@@ -1085,7 +1085,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     goal = find_objective(objective)
     repeats = check_settings(trials, batch, tie_break, repeats)
     scenario, prepared, _ = prepare_files(files, "tune", warn, recursive=recursive, kube_version=kube_version,
-                                          feature_gates=feature_gates, actions=node_actions(cordon, drain, remove))
+                                          feature_gates=feature_gates, actions=node_actions(cordon, drain, remove),
+                                          gangs_as_workloads=gangs_as_workloads)
     body = scenario_body(scenario.scheduler_config)
     told = list(prepared.notes)
     if body is not None and prepared.config.dialect not in ("v1", "default"):
@@ -1111,7 +1112,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     holdout = None
     if validate:
         held, held_prepared, _ = prepare_files(validate, "tune", warn, recursive=recursive,
-                                               kube_version=kube_version, feature_gates=feature_gates)
+                                               kube_version=kube_version, feature_gates=feature_gates,
+                                               gangs_as_workloads=gangs_as_workloads)
         if held.scheduler_config is not None:
             told.append(f"--validate: {held.scheduler_config.source}: {held.scheduler_config.label} is not used "
                         f"(the hold-out workload is scored under the tuned configuration and the baselines)")
@@ -1130,7 +1132,8 @@ def tune(files: Files, objective: str = "pending", *, trials: int = 50, seed: in
     result.inputs = _inputs(files, prepared.config, objective=goal.name, trials=trials, seed=seed, batch=batch,
                             space=None if space is None else str(space), tieBreak=tie_break, repeats=repeats,
                             validate=[str(f) for f in validate], daskScheduler=dask_scheduler, workers=workers,
-                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive)
+                            cordon=list(cordon), drain=list(drain), remove=list(remove), recursive=recursive,
+                            gangsAsWorkloads=gangs_as_workloads)
     return result
 
 

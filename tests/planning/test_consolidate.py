@@ -264,6 +264,28 @@ def test_a_trial_that_must_fail_names_the_pod_no_node_has_room_for(tmp_path):
     assert "(replacing default/p3): 0/1 nodes are available: 1 Insufficient cpu." in out["blocked"]["a"]
 
 
+def test_a_node_at_its_pod_limit_has_no_room_whatever_its_cpu(tmp_path):
+    """NodeResourcesFit's Filter refuses a node whose pod count is at `pods` allocatable (`fitsRequest`: "Too many
+    pods"), whatever cpu it has free, and the trial's early refusal judges room so. Node a (6 cpu) runs p1 (1 cpu,
+    priority 10: first in the queue) and p3 (3 cpu); b (4 cpu, 2 pods) runs a 2-cpu pod without controller, c
+    (8 cpu, 1 pod) a 1-cpu one: both NotReplicated, tried first. Without a, only b is below its pod limit, with 2
+    cpu free: p3 has no room before any move and the trial is refused on it at once, its FitError on the cluster
+    as it is then: b Insufficient cpu, c Too many pods. (Had c's 7 free cpu counted as room, p1 would have been
+    bound on b first and p3's FitError read "2 Too many pods".)"""
+    docs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+             "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": pods}}}
+            for n, cpu, pods in (("a", "6", "10"), ("b", "4", "2"), ("c", "8", "1"))]
+    docs += [_pod("p1", "a", "1", 10), _pod("p3", "a", "3", 0), _pod("bare", "b", "2", owner=None),
+             _pod("bare2", "c", "1", owner=None)]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    out = kubefit.consolidate([str(path)], **QUIET).to_dict()
+    assert out["removable"] == [] and out["trials"] == 1
+    why = out["blocked"]["a"]
+    assert "(replacing default/p3): 0/2 nodes are available:" in why, why
+    assert "1 Insufficient cpu" in why and "1 Too many pods" in why, why
+
+
 def _deployment(name: str, replicas: int, cpu: str) -> dict:
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
             "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},

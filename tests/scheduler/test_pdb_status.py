@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kubefit
 from kubefit.api.cluster import ObjectMeta
@@ -197,3 +199,83 @@ def test_a_budget_the_api_server_refuses(tmp_path, spec, message):
     with pytest.raises(InputError) as err:
         kubefit.simulate([_file(tmp_path, [_node("a"), _pdb("bad", "x", **spec)])], **QUIET)
     assert message in str(err.value) and "PodDisruptionBudget/bad" in str(err.value)
+
+
+def _pod_of(name: str, namespace: str, labels: dict, owner: str | None = "w", node: str = "n1") -> Pod:
+    refs = () if owner is None else (OwnerReference("apps/v1", "ReplicaSet", owner, controller=True),)
+    return Pod(name, namespace=namespace, node_name=node, labels=labels, phase="Running", owner_references=refs)
+
+
+def test_each_budget_reads_its_own_namespaces_pods_whatever_their_label_sets_order():
+    """`getPodsForPdb`: the budget's namespace, its selector over each pod's labels. The pods of a namespace are
+    grouped by label set (the selector matched once a set): equal sets written in another order, a superset, a
+    pod of the same labels in another namespace, and the order of the pods kept (`getExpectedScale` names the
+    first pod whose controller it does not hold).
+
+    shop's budget `app=w`, minAvailable 2: w-0 {app: w, tier: web}, w-1 {tier: web, app: w} (the same set), w-2
+    {app: w} match, x-0 {app: x} does not: 3 healthy, desired 2 → allowed 1. staging's `app=w` budget with
+    maxUnavailable 1 matches s-0 {app: w} (ReplicaSet w, scale 3), then s-1 {app: w, tier: db} and s-2 {app: w}, both
+    owned by ReplicaSets its table does not hold: the error names s-1, the first of them in the pods' order (not
+    s-2, the first of s-0's label set), failSafe writes 0. Before grouping, the same: each
+    budget filtered every pod (3 s of a 2,000-node consolidate)."""
+    scales = {("ReplicaSet", "w"): (("ReplicaSet", "w"), 3)}
+    shop = PodDisruptionBudget(ObjectMeta("b", "shop"), selector={"matchLabels": {"app": "w"}}, computed=True,
+                               min_available=2, scales=scales)
+    staging = PodDisruptionBudget(ObjectMeta("b", "staging"), selector={"matchLabels": {"app": "w"}}, computed=True,
+                                  max_unavailable=1, scales=scales)
+    pods = [_pod_of("w-0", "shop", {"app": "w", "tier": "web"}), _pod_of("s-0", "staging", {"app": "w"}),
+            _pod_of("x-0", "shop", {"app": "x"}), _pod_of("w-1", "shop", {"tier": "web", "app": "w"}),
+            _pod_of("s-1", "staging", {"app": "w", "tier": "db"}, owner="v"), _pod_of("w-2", "shop", {"app": "w"}),
+            _pod_of("s-2", "staging", {"app": "w"}, owner="u")]
+    got = current_budgets([shop, staging], pods)
+    assert [b.disruptions_allowed for b in got] == [1, 0]
+    assert budget_status(staging, pods).error == "found no controllers for pod 's-1'"
+    assert (budget_status(shop, pods).current_healthy, budget_status(shop, pods).expected_pods) == (3, 3)
+
+
+LABEL_SETS = [{}, {"app": "w"}, {"app": "w", "tier": "web"}, {"tier": "web", "app": "w"}, {"app": "x"},
+              {"tier": "db"}]
+SELECTORS = [{"matchLabels": {"app": "w"}}, {}, {"matchExpressions": [{"key": "tier", "operator": "Exists"}]},
+             {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["w"]}]}]
+
+
+def _naive_status(pdb: PodDisruptionBudget, pods: list[Pod], pending: list[Pod]) -> tuple:
+    """The definition, pod by pod: the budget's namespace, its selector matched on every pod's labels."""
+    from kubefit.k8s.labels import parse_selector
+    from kubefit.manifests.disruption import _expected_scale, ready
+
+    selector = parse_selector(pdb.selector)
+    bound = [p for p in pods if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
+    matched = bound + [p for p in pending if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
+    expected, error = _expected_scale(pdb, matched) if pdb.max_unavailable is not None else (len(matched), None)
+    desired = max(expected - scaled_value(pdb.max_unavailable, expected), 0) if pdb.max_unavailable is not None \
+        else pdb.min_available
+    if error is not None:
+        return 0, 0, 0, 0, error
+    current = sum(1 for p in bound if ready(p))
+    allowed = current - desired
+    return current, desired, expected, allowed if expected > 0 and allowed > 0 else 0, None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["shop", "staging"]), st.integers(0, len(LABEL_SETS) - 1),
+                          st.sampled_from(["w", "v", None]), st.booleans()), max_size=14),
+       st.lists(st.tuples(st.sampled_from(["shop", "staging"]), st.integers(0, len(SELECTORS) - 1),
+                          st.one_of(st.integers(0, 3), st.none())), min_size=1, max_size=4))
+def test_grouped_statuses_are_the_pod_by_pod_definition(pods, budgets):
+    """Property: the statuses `current_budgets` computes (pods grouped by namespace and label set) are those of the
+    definition pod by pod, in every namespace, for any mix of label sets, owners and pending pods."""
+    scales = {("ReplicaSet", "w"): (("ReplicaSet", "w"), 3)}
+    made = [_pod_of(f"p-{i}", ns, dict(LABEL_SETS[at]), owner, node="n1" if bound else "")
+            for i, (ns, at, owner, bound) in enumerate(pods)]
+    bound_pods = [p for p, spec in zip(made, pods, strict=True) if spec[3]]
+    pending = [p for p, spec in zip(made, pods, strict=True) if not spec[3]]
+    pdbs = [PodDisruptionBudget(ObjectMeta(f"b{j}", ns), selector=SELECTORS[s], computed=True, scales=scales,
+                                **({"min_available": 1} if mu is None else {"max_unavailable": mu}))
+            for j, (ns, s, mu) in enumerate(budgets)]
+    got = current_budgets(pdbs, bound_pods, pending)
+    assert [b.disruptions_allowed for b in got] == [_naive_status(b, bound_pods, pending)[3] for b in pdbs]
+    for b in pdbs:
+        s = budget_status(b, bound_pods, pending)
+        assert (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed, s.error) == \
+            _naive_status(b, bound_pods, pending)

@@ -275,6 +275,21 @@ def test_consolidate_reads_a_translated_gang(tmp_path, capsys):
     assert any("joined by 0 pending pod(s)" in w for w in out["warnings"])
 
 
+def test_tune_judges_every_trial_with_the_translated_gang(tmp_path, capsys):
+    """tune's objective (pending pods) on the 3-GPU cluster and the gang of 4: pod by pod every configuration binds 3
+    and leaves 1 pending; translated, no configuration can place the whole gang, so all 4 stay pending in every
+    trial (the configuration changes scores, not the 3 GPUs)."""
+    args = ("--trials", "4", "--tie-break", "first", "--workers", "1", *translated("1.37")[:-1])
+    rc, out, err = run(tmp_path, capsys, "tune", scenario(VOLCANO), *args)
+    assert rc == 0, err
+    assert set(out["baselines"].values()) == {1}
+    rc, out, err = run(tmp_path, capsys, "tune", scenario(VOLCANO), *args, "--gangs-as-workloads")
+    assert rc == 0, err
+    assert set(out["baselines"].values()) == {4} and out["best"]["value"] == 4
+    assert out["inputs"]["options"]["gangsAsWorkloads"] is True
+    assert any("--gangs-as-workloads" in w for w in out["warnings"])
+
+
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("doc, field, words", [

@@ -15,6 +15,7 @@ import typer
 from kubefit import verbs
 from kubefit.cli import (
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -80,6 +81,7 @@ def tune(
     report: ReportOption = None,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
 ) -> None:
     """The scheduler configuration that packs this workload best: strategies, weights and shapes, each
     judged by exact simulation, on this machine or a Dask cluster."""
@@ -91,7 +93,8 @@ def tune(
                             tie_break=tie_break.value, repeats=repeats, validate=validate or [],
                             dask_scheduler=dask_scheduler, workers=workers, recursive=recursive,
                             progress=progress, warn=warn, kube_version=kube_version, feature_gates=feature_gates,
-                            cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove))
+                            cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
+                            gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     if write_config:
         try:

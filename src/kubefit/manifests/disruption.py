@@ -151,12 +151,55 @@ def _expected_scale(pdb: PodDisruptionBudget, pods: Sequence[Pod]) -> tuple[int,
     return sum(seen.values()), None
 
 
+class Selectable:
+    """Pods of one namespace, in their order, each with the index of its label set among the distinct ones: a
+    selector is matched once per distinct label set (a workload's pods share theirs), not once per pod (116
+    budgets over 22,000 pods: 3 s of a consolidate before)."""
+
+    def __init__(self, pods: Iterable[Pod]) -> None:
+        self.pods = list(pods)
+        index: dict[tuple, int] = {}
+        self.labels: list[dict[str, str]] = []
+        self.sets: list[int] = []
+        for pod in self.pods:
+            labels = pod.labels or {}
+            key = tuple(labels.items())  # equal sets written in another order: two entries, the same verdicts
+            at = index.get(key)
+            if at is None:
+                at = index[key] = len(self.labels)
+                self.labels.append(labels)
+            self.sets.append(at)
+
+    def selected(self, selector: Selector) -> list[Pod]:
+        """The pods the selector matches, in their order (`getPodsForPdb`'s list)."""
+        hits = [selector.matches(labels) for labels in self.labels]
+        return [pod for pod, at in zip(self.pods, self.sets, strict=True) if hits[at]]
+
+
+def by_namespace(pods: Iterable[Pod], namespaces: set[str] | None = None) -> dict[str, Selectable]:
+    """The pods of each namespace (of `namespaces` only, when given), in their order."""
+    grouped: dict[str, list[Pod]] = {}
+    for pod in pods:
+        if namespaces is None or pod.namespace in namespaces:
+            grouped.setdefault(pod.namespace, []).append(pod)
+    return {ns: Selectable(members) for ns, members in grouped.items()}
+
+
+_NONE = Selectable(())
+
+
 def budget_status(pdb: PodDisruptionBudget, pods: Sequence[Pod], pending: Sequence[Pod] = ()) -> BudgetStatus:
     """`trySync` for one budget over the cluster's pods of its namespace, any order: `pods` bound (given on a
     node or placed by the simulation), `pending` not bound yet (counted, never healthy)."""
+    namespace = {pdb.meta.namespace}
+    return _status(pdb, by_namespace(pods, namespace), by_namespace(pending, namespace))
+
+
+def _status(pdb: PodDisruptionBudget, present: dict[str, Selectable], waiting: dict[str, Selectable]) -> BudgetStatus:
+    """`trySync` for one budget, the cluster's pods (bound, and pending) grouped by namespace (`by_namespace`)."""
     selector = _selector(pdb)
-    bound = [p for p in pods if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
-    matched = bound + [p for p in pending if p.namespace == pdb.meta.namespace and selector.matches(p.labels)]
+    bound = present.get(pdb.meta.namespace, _NONE).selected(selector)
+    matched = bound + waiting.get(pdb.meta.namespace, _NONE).selected(selector)
     expected = desired = 0
     error = None
     if pdb.max_unavailable is not None:
@@ -182,7 +225,6 @@ def current_budgets(pdbs: Sequence[PodDisruptionBudget], pods: Iterable[Pod],
     if not any(p.computed for p in pdbs):
         return list(pdbs)
     namespaces = {p.meta.namespace for p in pdbs if p.computed}
-    present = [p for p in pods if p.namespace in namespaces]
-    waiting = [p for p in pending if p.namespace in namespaces]
-    return [replace(p, disruptions_allowed=budget_status(p, present, waiting).disruptions_allowed) if p.computed
+    present, waiting = by_namespace(pods, namespaces), by_namespace(pending, namespaces)
+    return [replace(p, disruptions_allowed=_status(p, present, waiting).disruptions_allowed) if p.computed
             else p for p in pdbs]

@@ -216,6 +216,8 @@ class Consolidator:
         self.demands = DemandMemo(use_status_resources=False)
         self.verdicts: dict[int, tuple[Pod, Verdict]] = {}  # id → (the pod, kept alive: ids stay unique; its verdict)
         self.moved: set[int] = set()  # ids of the pods it bound (a pod moved before moves again as it is)
+        self.drains: dict[int, tuple[tuple[Pod, ...], Drain]] = {}  # node → (its pods then, `drain`'s answer)
+        self.fit_profiles: dict[int, tuple[object, bool]] = {}  # id → (framework, runs NodeResourcesFit's Filter)
         self.removed: list[int] = []
         self.trials = 0
         self.step = 0  # start times of the pods it binds (`simulation_time`)
@@ -264,22 +266,34 @@ class Consolidator:
         adds pods to the remaining nodes, so such a pod fits nowhere when its turn comes either: the trial is
         refused with that pod's FitError, found in one cycle instead of the queue's (the pods ahead of it might
         have failed first: the refusal names a pod that fails, not always the first)."""
-        state = self.state
-        present = np.flatnonzero(~state.removed)
-        cols = [state.index[CPU], state.index[MEMORY]]
-        pods = state.index[PODS]
-        free = state.allocatable[present][:, cols] - state.requested[present][:, cols]
-        slot = state.allocatable[present, pods] > state.requested[present, pods]
-        checked = [p for p in queue if any(name == FIT for name, _ in self.engine.framework(p).filters)
-                   and (not self.groups or group_key(p) not in self.groups.known)]  # a gang's: its own reason
+        state, groups = self.state, self.groups
+        checked = [p for p in queue if self._fit_filters(p)
+                   and (not groups or group_key(p) not in groups.known)]  # a gang's: its own reason
         if not checked:
             return None
-        asks = np.array([[d.requests.get(CPU, 0), d.requests.get(MEMORY, 0)]
-                         for d in (self.demand(p) for p in checked)], dtype=np.int64)
-        fits = (slot[None, :] & ((asks[:, None, :] == 0) | (asks[:, None, :] <= free[None, :, :])).all(axis=2)).any(
-            axis=1)
-        stuck = np.flatnonzero(~fits)
-        return checked[int(stuck[0])] if len(stuck) else None
+        cpu, memory, pods = state.index[CPU], state.index[MEMORY], state.index[PODS]
+        alloc, req = state.allocatable, state.requested
+        slot = ~state.removed & (alloc[:, pods] > req[:, pods])  # a remaining node below its pod limit
+        free_cpu, free_memory = (alloc[:, cpu] - req[:, cpu])[slot], (alloc[:, memory] - req[:, memory])[slot]
+        fits: dict[tuple[int, int], bool] = {}  # (cpu, memory) asked → some node has the room
+        for pod in checked:
+            requests = self.demand(pod).requests
+            ask = (requests.get(CPU, 0), requests.get(MEMORY, 0))
+            room = fits.get(ask)
+            if room is None:
+                room = fits[ask] = bool((((ask[0] == 0) | (free_cpu >= ask[0]))
+                                         & ((ask[1] == 0) | (free_memory >= ask[1]))).any())
+            if not room:
+                return pod
+        return None
+
+    def _fit_filters(self, pod: Pod) -> bool:
+        """Whether the pod's profile runs NodeResourcesFit's Filter (once per profile)."""
+        fw = self.engine.framework(pod)
+        known = self.fit_profiles.get(id(fw))
+        if known is None or known[0] is not fw:
+            known = self.fit_profiles[id(fw)] = (fw, any(name == FIT for name, _ in fw.filters))
+        return known[1]
 
     def demand(self, pod: Pod) -> PodDemand:
         """What the pod's replacement requests (its spec's: a new pod has no status), once per pod."""
@@ -293,8 +307,16 @@ class Consolidator:
         return known[1]
 
     def drain(self, i: int) -> Drain:
-        """What draining node `i` would do now."""
-        return drain(self.state.nodes[i], self.state.pods[i], self.budgets, self.options.drain, self.verdict)
+        """What draining node `i` would do now: computed again only when the node's pods changed since it was
+        last asked (a removal that moved pods onto it). The rest is fixed for the run: the node, the budgets
+        (each node is judged against them as they are, `drainability`), the options, each pod's verdict."""
+        pods = self.state.pods[i]
+        known = self.drains.get(i)
+        if known is not None and len(known[0]) == len(pods) and all(a is b for a, b in zip(known[0], pods, strict=True)):
+            return known[1]
+        plan = drain(self.state.nodes[i], pods, self.budgets, self.options.drain, self.verdict)
+        self.drains[i] = (tuple(pods), plan)
+        return plan
 
     def _move(self, pod: Pod) -> int | str:
         """Schedule the pod's replacement on the remaining nodes and bind it: the bound pod's id, or why it fits
@@ -564,9 +586,20 @@ def _today_cluster(scenario: Scenario, work: Consolidator) -> tuple[Scenario, Cl
         return scenario, compiled
     compiled.__dict__["_assumed_volumes"] = copy.deepcopy(assumed_volumes(work.state))
     terminal = [p for p in scenario.pods if p.bound and p.phase in TERMINAL_PHASES]
-    running = [p if p.node_name == node.name else replace(p, node_name=node.name, queued=False)
+    running = [p if p.node_name == node.name else _bound_on(p, node.name)
                for node, pods in zip(work.state.nodes, work.state.pods, strict=True) for p in pods]
     return replace(scenario, pods=[*running, *terminal]), compiled
+
+
+def _bound_on(pod: Pod, node: str) -> Pod:
+    """`replace(pod, node_name=node, queued=False)` made as `postfilter.bound_copy` makes its copies, a shallow copy
+    of the fields: `replace` reads every field, the manifest too (decoded from its JSON when first read), for each
+    pod today's run placed (20,000 at 2,000 nodes: 0.3 s)."""
+    bound = object.__new__(type(pod))
+    fields = pod.__dict__.copy()
+    fields["node_name"], fields["queued"] = node, False
+    bound.__dict__ = fields
+    return bound
 
 
 def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: ConsolidateOptions | None = None, *,
