@@ -10,7 +10,8 @@ setup(ext_modules=[
               extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no FMA
               libraries=["m"], optional=True),
     Extension("kubefit.scheduler._countkernels", ["src/kubefit/scheduler/_countkernels.c"],
-              extra_compile_args=["-O2"], optional=True),
+              extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no FMA
+              libraries=["m"], optional=True),
     Extension("kubefit.manifests._reader", ["src/kubefit/manifests/_reader.c"],
               extra_compile_args=["-O2", "-pthread"], extra_link_args=["-pthread"],  # its prefetch thread
               libraries=["yaml", "m"], optional=True),

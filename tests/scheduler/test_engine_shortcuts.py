@@ -1,6 +1,7 @@
 """Shortcuts of the engine and of InterPodAffinity that skip work, each equal to the work it skips: a pod's shape
 key found by an earlier replica reads none of the fields replicas differ in; InterPodAffinity's PreFilter and
-PreScore skip at once exactly when the full computation would skip."""
+PreScore skip at once exactly when the full computation would skip; the cycle's best nodes are found in C as numpy
+finds them."""
 
 from __future__ import annotations
 
@@ -110,3 +111,24 @@ def test_port_index_answers_as_check_conflict_node_by_node(steps, wanted):
     state.__dict__.pop("_port_index")
     assert PortIndex.of(state).conflicts(host_ports(incoming), every).tolist() == want
     assert (plugin.filter(state, new_context(state, incoming), every).codes != 0).tolist() == want
+
+
+INT64 = st.integers(-2**63, 2**63 - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_best_in_c_equals_numpy(data):
+    """`_best` in C (`_countkernels.best`) gives numpy's sums (int64, wrapping) and the nodes tying for the highest,
+    in the feasible nodes' order, whatever the values (ties, negatives, sums beyond int64)."""
+    n = data.draw(st.integers(1, 40))
+    small = st.integers(-3, 3)
+    total = np.asarray(data.draw(st.lists(INT64 | small, min_size=n, max_size=n)), dtype=np.int64)
+    feasible = np.asarray(data.draw(st.permutations(range(n)))[:data.draw(st.integers(1, n))], dtype=np.int64)
+    normed = np.asarray(data.draw(st.lists(INT64 | small, min_size=len(feasible), max_size=len(feasible))),
+                        dtype=np.int64)
+    assert eng._best_c is not None
+    summed, best = eng._best(total, feasible, normed)
+    want = total[feasible] + normed
+    assert summed.tolist() == want.tolist()
+    assert best.tolist() == [int(f) for f, v in zip(feasible, want, strict=True) if v == want.max()]

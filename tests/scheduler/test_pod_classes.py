@@ -42,6 +42,7 @@ def test_the_count_kernels_are_built():
     """An installation from the project's files compiles them (setup.py); without a C compiler kubefit follows
     the log with numpy, with the same counts."""
     assert podclasses._scatter is not None and topologyspread._occupied_c is not None
+    assert topologyspread._cell_scores is not None
 
 
 @st.composite
@@ -140,16 +141,17 @@ def _zone_less_node() -> tuple:
     return nodes, (), np.arange(3, dtype=np.int64), [("bind", 0, "a"), ("bind", 0, "a"), ("bind", 2, "a")]
 
 
-@pytest.mark.parametrize("path", ["few cells, C", "many cells", "few cells, numpy"])
+@pytest.mark.parametrize("path", ["cells in C", "few cells, C", "many cells", "few cells, numpy"])
 @settings(max_examples=150, deadline=None)
 @given(case=steps_st())
 @example(case=_zone_less_node())
 def test_normalized_scores_by_every_path_equal_score_then_normalize(path, case):
-    """PodTopologySpread's per-cycle score over the occupied cells (Python floats, the cells found in C or with
-    numpy) and over the whole table (numpy) both give Score then NormalizeScore from scratch, step after step
+    """PodTopologySpread's per-cycle score over the occupied cells (all in C; or Python floats, the cells found in C
+    or with numpy) and over the whole table (numpy) give Score then NormalizeScore from scratch, step after step
     (binds and removals followed in C or with numpy)."""
-    values = {"few cells, C": {}, "many cells": {"_FEW_CELLS": -1},
-              "few cells, numpy": {"_occupied_c": None}}[path]
+    values = {"cells in C": {}, "few cells, C": {"_cell_scores": None},
+              "many cells": {"_FEW_CELLS": -1, "_cell_scores": None},
+              "few cells, numpy": {"_occupied_c": None, "_cell_scores": None}}[path]
     with patched(topologyspread, **values), patched(podclasses, _scatter=None if "numpy" in path
                                                      else podclasses._scatter):
         nodes, spread, idx, steps = case
@@ -175,10 +177,11 @@ def test_normalized_scores_by_every_path_equal_score_then_normalize(path, case):
                 assert got.tolist() == plugin.normalize(plugin.score(state, fresh, idx), fresh).tolist()
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 50)), st.integers(-2, 60))
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 50) | st.integers(-10**12, 10**12)), st.integers(-2, 60))
 def test_distinct_rows_are_the_sorted_set_of_the_log_stretch(log, start):
-    """`_countkernels.distinct` (the engine's rows changed since a position of its log) is sorted(set(...))."""
+    """`_countkernels.distinct` (the engine's rows changed since a position of its log) is sorted(set(...)), whether
+    it marks the values (a small range) or sorts them."""
     from kubefit.scheduler._countkernels import distinct
 
     assert distinct(log, start) == sorted(set(log[max(start, 0):]))

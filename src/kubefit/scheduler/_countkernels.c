@@ -14,9 +14,21 @@
  *   cell: int32 [N], idx: int64, every cell below `size`.
  *
  * distinct(values, start) -> the distinct ints of the list `values` from position `start`, ascending (the nodes a
- *   stretch of the engine's log changed). */
+ *   stretch of the engine's log changed).
+ *
+ * cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> how many nodes of idx are ignored, or None
+ *   PodTopologySpread's Score + NormalizeScore of the filtered nodes `idx` from their cells (topologyspread._few_cells
+ *   and the gather after it, the reference): out[k] = the normalized score of cell[idx[k]] (0 when it is -1,
+ *   ignored).  None, out unspecified: a raw score is negative or beyond 10^15 (the caller's Python path decides).
+ *   IEEE float64 without contraction (built with -ffp-contract=off), libm's log as Python's math.log.
+ *
+ * best(total, feasible, normed, summed, top) -> how many nodes tie for the highest score
+ *   the engine's scores of a cycle's feasible nodes (engine._best, the reference): summed[k] = total[feasible[k]] +
+ *   normed[k] (int64, wrapping as numpy's sums do), and top[:count] the nodes of `feasible` whose sum is the
+ *   highest, in feasible's order. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +200,190 @@ done:
     return result;
 }
 
+#define MAX_CONSTRAINTS 16
+
+/* The weights of topologyspread._few_cells: log(considered + 2) for the hostname constraint `outer`, and for each
+ * domain constraint log(its distinct domains among the occupied cells + 2) (a node lacking the key, domain 0,
+ * is one of them: PreScore's `TopologyPairToPodCounts` holds its "" value).  -1 on a memory error. */
+static int cell_weights(const int64_t *occ, Py_ssize_t nocc, Py_ssize_t cells, Py_ssize_t nc, Py_ssize_t outer,
+                        const Py_ssize_t *size, Py_ssize_t considered, double *weight) {
+    for (Py_ssize_t k = 0; k < nc; k++) {
+        if (k == outer) {
+            weight[k] = log((double)(considered + 2));
+            continue;
+        }
+        uint8_t *seen = calloc((size_t)size[k], 1);
+        if (seen == NULL) return -1;
+        Py_ssize_t known = 0;
+        for (Py_ssize_t i = 0; i < nocc; i++) {
+            Py_ssize_t rest = (Py_ssize_t)(occ[i] % cells), d = 0;
+            for (Py_ssize_t j = nc - 1; j >= k; j--) {  /* the last constraint's domain varies fastest */
+                if (j == outer) continue;
+                d = rest % size[j];
+                rest /= size[j];
+            }
+            if (!seen[d]) { seen[d] = 1; known++; }
+        }
+        free(seen);
+        weight[k] = log((double)(known + 2));
+    }
+    return 0;
+}
+
+/* One occupied cell's raw score (_few_cells): per constraint count · weight + maxSkew − 1 (0 for a node lacking
+ * the key), summed in the constraints' order from 0, rounded half up. */
+static double cell_value(int64_t c, Py_ssize_t cells, Py_ssize_t nc, Py_ssize_t outer, const Py_ssize_t *size,
+                         const Py_ssize_t *skew, const int64_t *const *sums, const double *weight) {
+    Py_ssize_t slot = (Py_ssize_t)(c / cells), rest = (Py_ssize_t)(c % cells), domain[MAX_CONSTRAINTS] = {0};
+    for (Py_ssize_t j = nc - 1; j >= 0; j--) {
+        if (j == outer) continue;
+        domain[j] = rest % size[j];
+        rest /= size[j];
+    }
+    double acc = 0.0;
+    for (Py_ssize_t k = 0; k < nc; k++) {
+        double part;
+        if (k == outer)
+            part = slot == 0 ? 0.0 : ((double)slot - 1.0) * weight[k] + (double)(skew[k] - 1);
+        else
+            part = domain[k] == 0 ? 0.0 : (double)sums[k][domain[k]] * weight[k] + (double)(skew[k] - 1);
+        acc = acc + part;
+    }
+    return floor(acc + 0.5);
+}
+
+static PyObject *cell_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 9 || !PyList_Check(args[5]) || !PyList_Check(args[6]) || !PyList_Check(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out)");
+        return NULL;
+    }
+    Py_ssize_t size_all = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
+    Py_ssize_t cells = PyNumber_AsSsize_t(args[3], PyExc_OverflowError);
+    Py_ssize_t outer = PyNumber_AsSsize_t(args[4], PyExc_OverflowError);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *sizes_l = args[5], *skews_l = args[6], *sums_l = args[7];
+    Py_ssize_t nc = PyList_GET_SIZE(sizes_l);
+    if (nc > MAX_CONSTRAINTS || PyList_GET_SIZE(skews_l) != nc || PyList_GET_SIZE(sums_l) != nc || cells <= 0
+        || size_all < 0)
+        Py_RETURN_NONE;  /* beyond what this kernel handles: the Python path */
+    Buf cell = {0}, idx = {0}, out = {0}, sums[MAX_CONSTRAINTS] = {{{0}}};
+    Buf *all[MAX_CONSTRAINTS + 3] = {&cell, &idx, &out};
+    for (Py_ssize_t k = 0; k < nc; k++) all[3 + k] = &sums[k];
+    PyObject *result = NULL;
+    uint8_t *mark = NULL;
+    int64_t *occ = NULL, *value = NULL;
+    Py_ssize_t size[MAX_CONSTRAINTS], skew[MAX_CONSTRAINTS];
+    const int64_t *sum[MAX_CONSTRAINTS] = {0};
+    double weight[MAX_CONSTRAINTS];
+    if (get(args[0], &cell, 0, 4, "cell") || get(args[1], &idx, 0, 8, "idx") || get(args[8], &out, 1, 8, "out"))
+        goto done;
+    for (Py_ssize_t k = 0; k < nc; k++) {
+        size[k] = PyNumber_AsSsize_t(PyList_GET_ITEM(sizes_l, k), PyExc_OverflowError);
+        skew[k] = PyNumber_AsSsize_t(PyList_GET_ITEM(skews_l, k), PyExc_OverflowError);
+        if (PyErr_Occurred()) goto done;
+        if (k == outer) continue;
+        if (get(PyList_GET_ITEM(sums_l, k), &sums[k], 0, 8, "sums")) goto done;
+        if (size[k] <= 0 || sums[k].b.shape[0] < size[k]) {
+            PyErr_SetString(PyExc_ValueError, "cell_scores: a domain constraint's sums shorter than its domains");
+            goto done;
+        }
+        sum[k] = sums[k].b.buf;
+    }
+    {
+        const int32_t *cl = cell.b.buf;
+        const int64_t *ix = idx.b.buf;
+        int64_t *o = out.b.buf;
+        Py_ssize_t n = cell.b.shape[0], m = idx.b.shape[0], ignored = 0, nocc = 0;
+        if (out.b.shape[0] != m) {
+            PyErr_SetString(PyExc_ValueError, "cell_scores: out and idx of different lengths");
+            goto done;
+        }
+        mark = calloc((size_t)size_all + 1, 1);
+        occ = PyMem_Malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+        value = PyMem_Malloc(sizeof(int64_t) * ((size_t)size_all + 1));
+        if (mark == NULL || occ == NULL || value == NULL) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t k = 0; k < m; k++) {  /* the occupied cells, in the order first met */
+            int64_t i = ix[k];
+            if (i < 0 || i >= n) { PyErr_SetString(PyExc_IndexError, "cell_scores: a node out of range"); goto done; }
+            int32_t c = cl[i];
+            if (c < 0) { ignored++; continue; }
+            if (c >= size_all) {
+                PyErr_SetString(PyExc_IndexError, "cell_scores: a cell beyond the table");
+                goto done;
+            }
+            if (!mark[c]) { mark[c] = 1; occ[nocc++] = c; }
+        }
+        if (cell_weights(occ, nocc, cells, nc, outer, size, m - ignored, weight) < 0) { PyErr_NoMemory(); goto done; }
+        int64_t lo = 0, hi = 0;
+        for (Py_ssize_t i = 0; i < nocc; i++) {
+            double v = cell_value(occ[i], cells, nc, outer, size, skew, sum, weight);
+            if (!(v >= 0.0 && v < 1e15)) {  /* negative (no range check here), or where int64 would not be exact */
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            int64_t iv = (int64_t)v;
+            value[occ[i]] = iv;
+            if (i == 0 || iv < lo) lo = iv;
+            if (iv > hi) hi = iv;
+        }
+        for (Py_ssize_t i = 0; i < nocc; i++) {  /* NormalizeScore: 100·(max + min − s) // max, 100 when max is 0 */
+            int64_t c = occ[i];
+            value[c] = hi ? 100 * (hi + lo - value[c]) / hi : 100;  /* (non-negative: // is /) */
+        }
+        for (Py_ssize_t k = 0; k < m; k++) {
+            int32_t c = cl[ix[k]];
+            o[k] = c < 0 ? 0 : value[c];
+        }
+        result = PyLong_FromSsize_t(ignored);
+    }
+done:
+    free(mark);
+    PyMem_Free(occ);
+    PyMem_Free(value);
+    release(all, (size_t)nc + 3);
+    return result;
+}
+
+static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "best(total, feasible, normed, summed, top) takes 5 arguments");
+        return NULL;
+    }
+    Buf total = {0}, feasible = {0}, normed = {0}, summed = {0}, top = {0};
+    Buf *all[] = {&total, &feasible, &normed, &summed, &top};
+    PyObject *result = NULL;
+    if (get(args[0], &total, 0, 8, "total") || get(args[1], &feasible, 0, 8, "feasible")
+        || get(args[2], &normed, 0, 8, "normed") || get(args[3], &summed, 1, 8, "summed")
+        || get(args[4], &top, 1, 8, "top"))
+        goto done;
+    {
+        Py_ssize_t n = total.b.shape[0], m = feasible.b.shape[0], count = 0;
+        if (normed.b.shape[0] != m || summed.b.shape[0] != m || top.b.shape[0] < m) {
+            PyErr_SetString(PyExc_ValueError, "best: arrays of mismatched lengths");
+            goto done;
+        }
+        const int64_t *tt = total.b.buf, *fe = feasible.b.buf, *nm = normed.b.buf;
+        int64_t *sm = summed.b.buf, *tp = top.b.buf, high = 0;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            int64_t i = fe[k];
+            if (i < 0 || i >= n) {
+                PyErr_SetString(PyExc_IndexError, "best: a node out of range");
+                goto done;
+            }
+            int64_t v = (int64_t)((uint64_t)tt[i] + (uint64_t)nm[k]);  /* numpy's int64 sum wraps */
+            sm[k] = v;
+            if (k == 0 || v > high) { high = v; count = 0; }
+            if (v == high) tp[count++] = i;
+        }
+        result = PyLong_FromSsize_t(count);
+    }
+done:
+    release(all, sizeof all / sizeof *all);
+    return result;
+}
+
 static int compare_ssize(const void *a, const void *b) {
     Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
     return (x > y) - (x < y);
@@ -214,10 +410,24 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    qsort(values, (size_t)n, sizeof *values, compare_ssize);
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
+    Py_ssize_t lo = 0, hi = -1, kept = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i == 0 || values[i] < lo) lo = values[i];
+        if (i == 0 || values[i] > hi) hi = values[i];
+    }
+    /* node numbers within a small range (the usual case: a stretch of binds over a cluster's nodes): marked in a
+     * byte per value, read in order; else sorted */
+    uint8_t *mark = n && (size_t)(hi - lo) < (size_t)16 * (size_t)n + 4096 ? calloc((size_t)(hi - lo) + 1, 1) : NULL;
+    if (mark != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) mark[values[i] - lo] = 1;
+        for (Py_ssize_t v = 0; v <= hi - lo; v++)
+            if (mark[v]) values[kept++] = lo + v;
+        free(mark);
+    } else {
+        qsort(values, (size_t)n, sizeof *values, compare_ssize);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
+    }
     PyObject *out = PyList_New(kept);
     for (Py_ssize_t i = 0; out != NULL && i < kept; i++) {
         PyObject *v = PyLong_FromSsize_t(values[i]);
@@ -232,6 +442,11 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyMethodDef methods[] = {
+    {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
+     "best(total, feasible, normed, summed, top) -> count: the feasible nodes' scores and those tying for the highest"},
+    {"cell_scores", (PyCFunction)(void (*)(void))cell_scores, METH_FASTCALL,
+     "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> ignored nodes, or None: PodTopologySpread's "
+     "normalized score of each filtered node from its cell written into out"},
     {"distinct", (PyCFunction)(void (*)(void))distinct, METH_FASTCALL,
      "distinct(values, start) -> the distinct ints of the list from position start, ascending"},
     {"scatter", (PyCFunction)(void (*)(void))scatter, METH_FASTCALL,

@@ -67,10 +67,11 @@ from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kern
 from kubefit.scheduler.state import ClusterState
 from kubefit.scheduler.staticnorm import static_normalized
 
-try:  # `_changed_rows` in C (_countkernels.c), built when the package is installed with a C compiler
+try:  # `_changed_rows` and `_best` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import best as _best_c
     from kubefit.scheduler._countkernels import distinct as _distinct
-except ImportError:  # pragma: no cover - the same rows, sorted in Python or marked in a mask
-    _distinct = None
+except ImportError:  # pragma: no cover - the same rows, sorted in Python or marked in a mask; numpy's sums
+    _best_c = _distinct = None
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -210,6 +211,20 @@ _IDENTITY_FIELDS = frozenset({"name", "uid", "raw", "source", "created", "start_
                               "created_by", "ordered_after"})
 _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.name not in _IDENTITY_FIELDS))
 _SPEC_KEYS_MAX = 4096  # pod templates whose shape key an engine remembers (`Engine._replica_key`)
+
+
+def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The feasible nodes' scores (`total[feasible] + normed`, int64 sums wrapping as numpy's) and the nodes among
+    them with the highest (`selectHost`'s candidates), in feasible's order: one pass in C when built
+    (`_countkernels.best`), else with numpy (the reference)."""
+    if _best_c is not None:
+        summed, top = np.empty(len(feasible), dtype=np.int64), np.empty(len(feasible), dtype=np.int64)
+        try:
+            return summed, top[:_best_c(total, feasible, normed, summed, top)]
+        except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
+            pass
+    summed = total[feasible] + normed
+    return summed, feasible[summed == _array_max(summed)]
 
 
 def _global_plugin(plugin) -> bool:
@@ -990,8 +1005,7 @@ class Engine:
                 sh.norm_total = (feasible, self._normalized(sh, feasible))
                 sh.norm_seen = sh.norm_version
             feasible, normed = sh.norm_total
-            total = sh.total[feasible] + normed
-            best = feasible[total == _array_max(total)]
+            total, best = _best(sh.total, feasible, normed)
             scored = (feasible, total)
         return Decision(self._select(best), best, count, sh, scored=scored)
 

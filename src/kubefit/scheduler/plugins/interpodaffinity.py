@@ -75,7 +75,8 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     (`term_carriers`); kept up to date by binds and removals, each touching its pod's terms only."""
     memo = state.__dict__.get("_affinity_terms")
     if memo is None or memo["size"] != len(state):
-        memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}, "size": len(state)}
+        memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}, "size": len(state),
+                                                    "kinds": set()}
         new = [(n, p, 1) for n, pods in enumerate(state.pods) for p in pods if carries_affinity_terms(p)]
     else:
         new = state.changes[memo["seen"]:]
@@ -90,14 +91,17 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
                 counts = terms.get((kind, t))
                 if counts is None:
                     counts = terms[(kind, t)] = np.zeros(len(state), dtype=np.int64)
+                    memo["kinds"].add(kind)
                 counts[node] += delta
     return terms
 
 
 def _carried(state: ClusterState, kind: str) -> bool:
     """Whether some bound pod carries a `kind` term (`distinct_terms`: kept by binds and removals; a term whose
-    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly)."""
-    return any(k == kind for k, _t in distinct_terms(state))
+    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly). The
+    kinds of its entries are kept beside them (entries are never dropped), not found again each cycle."""
+    distinct_terms(state)
+    return kind in state.__dict__["_affinity_terms"]["kinds"]
 
 
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:

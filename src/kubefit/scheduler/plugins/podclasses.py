@@ -190,9 +190,10 @@ def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.nd
     log, end = log_arrays(state), len(state.changes)
     if start >= end:
         return None
-    log.segment(start, end)  # classified
+    if start < log.lo or end > log.hi:
+        log.segment(start, end)  # classified
     table = weights.table(log.classes)
-    if _scatter is not None and target.flags.c_contiguous and target.dtype in (np.int32, np.int64):
+    if _scatter is not None and target.flags.c_contiguous and target.dtype.kind == "i" and target.itemsize in (4, 8):
         return _scatter(log.node, log.klass, log.sign, start, end, table, target, index, mask, mult, offset)
     nodes, amounts = weighted_segment(state, weights, start)
     if mask is not None:

@@ -44,10 +44,11 @@ from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.tainttoleration import node_taints
 from kubefit.scheduler.state import ClusterState
 
-try:  # `_occupied` in C (_countkernels.c), built when the package is installed with a C compiler
+try:  # `_occupied` and `_few_cells` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import cell_scores as _cell_scores
     from kubefit.scheduler._countkernels import occupied as _occupied_c
-except ImportError:  # pragma: no cover - the same list with whole-array operations
-    _occupied_c = None
+except ImportError:  # pragma: no cover - the same list and scores in Python and with whole-array operations
+    _cell_scores = _occupied_c = None
 
 NAME = "PodTopologySpread"
 HOSTNAME = "kubernetes.io/hostname"
@@ -412,6 +413,22 @@ def _few_cells(constraints: list[Constraint], cc: ClusterCells, nodes: Constrain
     return lookup
 
 
+def _compiled_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes,
+                    totals: list[np.ndarray | None], idx: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """`_occupied`, `_few_cells` and the gather of `normalized_scores` in one call of `_countkernels.cell_scores`
+    (upstream's `podtopologyspread/scoring.go` `Score` per cell and `NormalizeScore`, with the same IEEE operations
+    in the same order as `_few_cells`, libm's log as math.log's): each node of idx's normalized score and how many
+    are ignored; None when a raw score is negative or beyond 10^15 (the Python path then answers, as it would)."""
+    out = np.empty(len(idx), dtype=np.int64)
+    try:
+        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
+                               [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
+                               [c.max_skew for c in constraints], list(totals), out)
+    except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous integers)
+        return None
+    return None if ignored is None else (out, ignored)
+
+
 def _many_cells(constraints: list[Constraint], cc: ClusterCells, nodes: ConstraintNodes,
                 totals: list[np.ndarray | None], cell: np.ndarray, ignored: np.ndarray,
                 idx: np.ndarray) -> np.ndarray | None:
@@ -616,6 +633,12 @@ class PodTopologySpread:
         if cc is None:
             return None
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
+        if _cell_scores is not None and idx.dtype == np.int64 and idx.flags.c_contiguous:
+            out = _compiled_cells(constraints, cc, nodes, totals, idx)
+            if out is not None:
+                scores, n_ignored = out
+                ctx.cache[f"{NAME}/ignored"] = cc.cell[idx] < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+                return scores
         occupied, n_ignored = _occupied(cc, idx)  # the cells the nodes of idx occupy (but -1: ignored)
         cell = cc.cell[idx]
         if len(occupied) <= _FEW_CELLS:
