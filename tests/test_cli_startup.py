@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,9 +36,11 @@ def fresh(code: str, *args: str) -> str:
 
 def test_importing_the_command_imports_no_verb():
     """`import kubefit.cli` (what `python -m kubefit.cli` and the `kubefit` script do before `run`) loads
-    kubefit's package, the command's module and the errors, and neither numpy nor any scheduler module."""
+    kubefit's package, the command's module, the errors and the dataclasses' bytecode cache (installed by the
+    package, `kubefit.dataclasscode`), and neither numpy nor any scheduler module."""
     loaded = json.loads(fresh("import json, sys, kubefit.cli; print(json.dumps(sorted(sys.modules)))"))
-    assert sorted(m for m in loaded if m.split(".")[0] == "kubefit") == ["kubefit", "kubefit.cli", "kubefit.errors"]
+    assert sorted(m for m in loaded if m.split(".")[0] == "kubefit") == \
+        ["kubefit", "kubefit.cli", "kubefit.dataclasscode", "kubefit.errors"]
     assert "numpy" not in loaded
 
 
@@ -50,6 +53,23 @@ def test_simulate_imports_none_of_the_heavy_modules():
     rc, scheduled, loaded = json.loads(fresh(code, "simulate", "-f", WORKLOAD, "-o", "json"))
     assert (rc, scheduled) == (0, 20)  # the workload example's answer (its doctest in verbs.simulate)
     assert [m for m in loaded if m in HEAVY or m.startswith(tuple(f"{h}." for h in HEAVY))] == []
+
+
+@pytest.mark.parametrize("name", ["kubectl-get-nodes-pods.json", "workload.yaml"])
+def test_a_streamed_file_imports_neither_pyyaml_nor_the_fleets_modules(tmp_path, name):
+    """A file the streaming reader reads (every file under KUBEFIT_STREAM=always; the large ones otherwise), YAML
+    or JSON, and written as JSON: PyYAML (the reference reading's and -o yaml's), the reference reading and
+    Karmada's modules stay unimported."""
+    path = ROOT / "tests" / "fixtures" / name if name.endswith(".json") else ROOT / WORKLOAD
+    code = ("import io, json, sys, contextlib\nfrom kubefit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n    rc = main(sys.argv[1:])\n"
+            "print(json.dumps([rc, sorted(sys.modules)]))")
+    out = subprocess.run([sys.executable, "-c", code, "simulate", "-f", str(path), "-o", "json"], cwd=ROOT,
+                         capture_output=True, text=True, check=True, env={**os.environ, "KUBEFIT_STREAM": "always"})
+    rc, loaded = json.loads(out.stdout)
+    assert rc == 0
+    assert [m for m in loaded if m.split(".")[0] == "yaml" or m in (
+        "kubefit.manifests.parse", "kubefit.manifests.k8syaml", "kubefit.manifests.karmada", "kubefit.api.karmada")] == []
 
 
 def test_a_public_name_is_imported_when_first_read():

@@ -192,6 +192,51 @@ def test_managed_fields_are_left_out_of_pods_and_nodes_only():
                      {"kind": "ConfigMap", "metadata": {"name": "c", "managedFields": []}}]
 
 
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_documents_pods_and_nodes_are_the_references_less_managed_fields(tmp_path, suffix):
+    """Pods and nodes that are documents of their own (not a list's items: the stream joins a YAML document's
+    members' JSON into one text; a JSON stream's values are read whole) decode to the reference's objects, their
+    `raw` less managedFields, key order kept."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "m"}],
+                                                           "labels": {"app": "a"}},
+           "spec": {"priority": 5, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    node = {"kind": "Node", "apiVersion": "v1", "metadata": {"managedFields": [], "name": "n1"},
+            "status": {"allocatable": {"cpu": "4", "pods": "110"}}}
+    docs = [pod, node, {**pod, "metadata": {"name": "q"}}]
+    path = tmp_path / f"objects{suffix}"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs) if suffix == ".json" else
+                    yaml.safe_dump_all(docs, sort_keys=False))
+    streamed, reference = outcome(path, True), outcome(path, False)
+    assert isinstance(streamed, Scenario) and streamed == reference
+    if suffix == ".yaml":  # decoded as the stream reads them: fastpod's pods, decode_node's node, their raw JSON
+        entries = stream.read_entries(path, pods=FastPods())
+        assert [raw_is_json(e.decoded) for e in entries] == [True, True, True]
+    assert [list(p.raw["metadata"]) for p in streamed.pods] == [["name", "labels"], ["name"]]
+    assert list(streamed.nodes[0].raw) == ["kind", "apiVersion", "metadata", "status"]
+    assert streamed.nodes[0].raw["metadata"] == {"name": "n1"}
+
+
+def test_a_documents_text_kept_as_raw_is_no_larger_than_it_is(tmp_path, monkeypatch):
+    """The JSON text the stream writes of a YAML document's node (kept as its `raw`) takes what it holds: 500
+    small nodes hold well under 2 KiB each (orjson's output bytes, kept, took 4 KiB each whatever their length:
+    150,000 pods of a snapshot written as YAML would have kept 600 MB more)."""
+    import tracemalloc
+
+    path = tmp_path / "nodes.yaml"
+    path.write_text("".join(f"apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i}\nstatus:\n  allocatable:\n"
+                            f"    cpu: '4'\n    pods: '110'\n---\n" for i in range(500)))
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    stream.read_entries(path, pods=FastPods())  # (the caches of a first reading)
+    tracemalloc.start()
+    try:
+        entries = stream.read_entries(path, pods=FastPods())
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(entries) == 500 and all(raw_is_json(e.decoded) for e in entries)
+    assert held < 500 * 2048
+
+
 # --------------------------------------------------------------------------- JSON's prefetch thread
 
 def _outcome(data: bytes, prefetch: int, pause: float = 0.0) -> tuple[list[tuple], object, list[int]]:

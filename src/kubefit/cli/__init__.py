@@ -275,13 +275,17 @@ def run() -> None:
 
 def _exit_now(code: int) -> None:
     """End the process as `sys.exit` would, but without tearing the heap down: the standard streams
-    flushed, logging shut down (the one exit handler on a verb's path), then `os._exit`. A flush that
-    fails (the reader left) is left to the normal exit, which reports it as it always has."""
+    flushed, the dataclasses' bytecode cache written if it changed (`kubefit.dataclasscode`) and logging shut
+    down (the exit handlers on a verb's path), then `os._exit`. A flush that fails (the reader left) is left to
+    the normal exit, which reports it as it always has."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
         sys.exit(code)
+    from kubefit import dataclasscode
+
+    dataclasscode.save()
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
     os._exit(code)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from kubefit.errors import InputError
+from kubefit.manifests.bounds import read_bounded
 from kubefit.manifests.decode import type_name as _type_name
-from kubefit.manifests.parse import parse_bodies, read_bounded
 
 MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")  # what `kubectl -f DIR` reads of a folder
 
@@ -84,6 +84,8 @@ def _read_bodies(path: str | Path) -> list[Any]:
         raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
     if "\x00" in text:
         raise InputError("not a text file (it holds NUL bytes); expected YAML or JSON", file=source)
+    from kubefit.manifests.parse import parse_bodies  # (PyYAML's reading: not imported by the stream's)
+
     return parse_bodies(text, source)
 
 
@@ -95,6 +97,8 @@ def _read_stdin() -> bytes:
 
 def parse_documents(text: str, source: str = "<string>") -> list[Document]:
     """Parse text holding YAML or JSON documents; `kind: List` items are expanded in order."""
+    from kubefit.manifests.parse import parse_bodies
+
     return _documents(parse_bodies(text, source), source)
 
 

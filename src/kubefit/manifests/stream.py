@@ -44,11 +44,10 @@ import orjson
 from kubefit.api.core import Node, Pod
 from kubefit.errors import InputError
 from kubefit.manifests import documents
+from kubefit.manifests.bounds import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import FastPods
-from kubefit.manifests.karmada import share_models
 from kubefit.manifests.load import decode_node
-from kubefit.manifests.parse import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 
 try:
     from kubefit.manifests import _reader
@@ -226,6 +225,7 @@ class _Stream:
         self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
         self.models: dict[bytes, list[Any]] = {}  # Clusters' resourceModels as JSON → the list kept (_shared_models)
         self.fields = msgspec.json.Decoder(dict[str, msgspec.Raw])  # an object's fields, each its JSON
+        self.keys: dict[str, bytes] = {}  # a document's key → its `"key":` (`_object_text`)
 
     def entries_or_retry(self, allow_empty: bool) -> list[Entry] | None:
         """`entries`, or None where the reader retries (what was read let go before the file is read again)."""
@@ -333,14 +333,27 @@ class _Stream:
         """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
         kind = next((self.json.decode(v) for k, v in members if k == "kind"), None)
         if kind in ("Pod", "Node") and self.pods is not None:
-            parts = [(k, _without_managed_fields(v) if k == "metadata" else v) for k, v in members]
-            text = b"{" + b",".join(orjson.dumps(k) + b":" + v for k, v in parts) + b"}"
-            return [self._item(text, kind, index)]
+            return [self._item(self._object_text(members), kind, index)]
         if kind == "Cluster":
             body = {k: self._cluster_spec(v) if k == "spec" else self.json.decode(v) for k, v in members}
         else:
             body = {k: self.json.decode(v) for k, v in members}
         return [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
+
+    def _object_text(self, members: list[tuple[str, bytes]]) -> bytes:
+        """An object's compact JSON from its members' (key, JSON) as the reader gives them (each key once), less
+        `metadata.managedFields` (as `_reader` leaves it out of a list's pods and nodes). Each key's `"key":` is
+        written once per file (`keys`: a document's keys are few and repeat). Every piece is an exact-size bytes:
+        the text may be kept as the object's `raw` (`orjson.dumps` gives bytes of 4 KiB whatever their length)."""
+        keys = self.keys
+        return b"{" + b",".join([(keys.get(k) or self._key(k)) + (_without_managed_fields(v) if k == "metadata" else v)
+                                 for k, v in members]) + b"}"
+
+    def _key(self, key: str) -> bytes:
+        text = orjson.dumps(key) + b":"
+        if len(self.keys) < 256:  # (a file of ever new keys keeps no more)
+            self.keys[key] = text
+        return text
 
     def _cluster_spec(self, text: bytes) -> Any:
         """A Karmada Cluster's `spec`, its `resourceModels` shared (`_shared_models`) by their JSON as read."""
@@ -361,6 +374,10 @@ class _Stream:
             return shared
         models = self.json.decode(text) if models is None else models
         if isinstance(models, list) and models and len(self.models) < 256:
+            from kubefit.manifests.karmada import (
+                share_models,  # (a fleet's: not imported for a cluster's files)
+            )
+
             self.models[text] = models
             share_models(models)
         return models

@@ -7,8 +7,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
@@ -40,6 +38,8 @@ def emit(data: dict[str, Any], fmt: str, table: Callable[[Console], None] | None
         sys.stdout.write(to_json(data))
         sys.stdout.write("\n")
     elif fmt == "yaml":
+        import yaml  # (-o yaml only: -o json and the tables start without PyYAML)
+
         yaml.safe_dump(data, sys.stdout, sort_keys=False, default_flow_style=False)
     else:
         from rich.console import Console  # only tables need rich: -o json/yaml start faster
