@@ -142,12 +142,12 @@ def test_the_file_merges_what_other_processes_wrote_and_keeps_only_what_was_used
     assert set(dataclasscode._read(cache.path)) == cache.used
 
 
-def test_importing_kubefit_writes_and_then_reads_its_cache(tmp_path):
-    """End to end, in fresh interpreters: `import kubefit` installs the cache, which lands under the bytecode
+def test_the_command_writes_and_then_reads_its_cache(tmp_path):
+    """End to end, in fresh interpreters: the command (`kubefit.cli`) installs the cache, which lands under the bytecode
     prefix (`PYTHONPYCACHEPREFIX`) when a class is made, and a second run compiles nothing anew."""
     env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    code = ("import kubefit.api.core, kubefit.dataclasscode as d; c = d._CACHE[0]; "
+    code = ("import kubefit.cli, kubefit.api.core, kubefit.dataclasscode as d; c = d._CACHE[0]; "
             "print(len(c.used), c.new, c.path)")
     first = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                            check=True).stdout.split()
@@ -156,3 +156,11 @@ def test_importing_kubefit_writes_and_then_reads_its_cache(tmp_path):
     assert int(first[0]) > 20 and first[1] == "True"  # api.core's classes, compiled and written at exit
     assert second[:2] == [first[0], "False"] and second[2] == first[2]
     assert Path(first[2]).is_relative_to(tmp_path) and Path(first[2]).is_file()
+
+
+def test_a_library_import_leaves_dataclasses_as_it_is():
+    """`import kubefit` (and its classes) as a library: the `dataclasses` module keeps the builtin `exec`."""
+    code = ("import builtins, dataclasses, kubefit, kubefit.api.core, kubefit.dataclasscode as d; "
+            "print(d._CACHE == [] and getattr(dataclasses, 'exec', builtins.exec) is builtins.exec)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # dynamic-resource-allocation read k8s.io/api. scheduler and multicluster are siblings (one cluster, a
 # fleet): neither imports the other; so are planning and checks (kubefit check's assertions, which call the
 # verbs back through the functions `verbs.check` hands them). serve (the web page) is a view over the verbs,
-# started by the cli. dataclasscode (the dataclasses' bytecode cache, installed by the package) imports nothing of
+# started by the cli. dataclasscode (the dataclasses' bytecode cache, installed by the command) imports nothing of
 # kubefit's.
 RANK = {"errors": 0, "told": 0, "collector": 0, "dataclasscode": 0, "api": 1, "k8s": 2, "manifests": 3, "scheduler": 4, "multicluster": 4,
         "planning": 5, "checks": 5, "report": 6, "verbs": 7, "serve": 8, "cli": 9, "": 10}

@@ -22,10 +22,6 @@ Step by step, the same pipeline is `load_scenario` → `prepare` → `score_pod`
 
 from typing import TYPE_CHECKING
 
-from kubefit import dataclasscode
-
-dataclasscode.install()  # before any of kubefit's dataclasses is created: their methods' bytecode kept, not recompiled
-
 # Where each public name lives. `import kubefit` imports none of them: a name is imported when first read
 # (PEP 562), so that the `kubefit` command imports only what its verb runs, after it has tuned the
 # collector (`kubefit.cli.run`), and `import kubefit.cli` stays light.

@@ -13,7 +13,13 @@ from typing import Annotated, Any
 
 import typer
 
-from kubefit.errors import KubefitError, escape_control, shorten
+from kubefit import dataclasscode
+
+# The command's own start, before any of kubefit's dataclasses is created: their methods' bytecode kept, not
+# recompiled (`kubefit.dataclasscode`). A program importing kubefit as a library leaves `dataclasses` as it is.
+dataclasscode.install()
+
+from kubefit.errors import KubefitError, escape_control, shorten  # noqa: E402 - after install(), on purpose
 
 app = typer.Typer(
     name="kubefit",
