@@ -192,6 +192,11 @@ def test_stateful_set_fills_missing_ordinals(tmp_path):
     scenario = load(tmp_path, nodes(), sts, owned_pod("db-1", "StatefulSet", "db"))
     assert names(scenario) == ["db-0", "db-2"]
     assert scenario.pods[0].raw["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "0"
+    # the labels selectors match are the manifest's: the controller's identity labels too (initIdentity,
+    # stateful_set_utils.go), beside the template's
+    assert [p.labels for p in scenario.pods if p.created_by] == [
+        {"app": "db", "apps.kubernetes.io/pod-index": str(i), "statefulset.kubernetes.io/pod-name": f"db-{i}"}
+        for i in (0, 2)]
 
 
 def test_stateful_set_ordinals_start(tmp_path):
@@ -406,6 +411,7 @@ def test_indexed_job_names_free_indexes(tmp_path):
     created = [p for p in scenario.pods if p.created_by]
     assert [re.sub(f"-{SUFFIX}$", "", p.name) for p in created] == ["train-1", "train-2"]
     assert [p.raw["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] for p in created] == ["1", "2"]
+    assert [p.labels.get("batch.kubernetes.io/job-completion-index") for p in created] == ["1", "2"]
 
 
 # Kueue's site/static/examples/jobs/sample-job.yaml (kubernetes-sigs/kueue), with the `spec.managedBy` MultiKueue's

@@ -335,11 +335,14 @@ class PodFactory:
         return pod
 
     def pod(self, name: str, labels: dict[str, str] | None = None, spec: dict[str, Any] | None = None) -> Pod:
-        """A pod of the template named `name`, with extra labels or a changed spec."""
+        """A pod of the template named `name`, with extra labels (the controller's: a StatefulSet's
+        `apps.kubernetes.io/pod-index` and `statefulset.kubernetes.io/pod-name`, an Indexed Job's completion
+        index) in its manifest and in the labels selectors match, or a changed spec."""
         body = self._body(name, self.spec if spec is None else spec, labels)
         if spec is not None:
             return replace(self._decode(body), source=self.doc.source, created_by=self.doc.label)
-        return replace(self.base, name=name, raw=body, source=self.doc.source, created_by=self.doc.label)
+        extra = {"labels": {**self.base.labels, **labels}} if labels else {}
+        return replace(self.base, name=name, raw=body, source=self.doc.source, created_by=self.doc.label, **extra)
 
 
 # --------------------------------------------------------------------------- the controllers
