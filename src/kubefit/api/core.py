@@ -214,6 +214,25 @@ def raw_may_name(obj: Node | Pod, key: str) -> bool:
     return type(raw) is not bytes or key.encode() in raw or b"\\u" in raw
 
 
+def copied(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace(obj, **changes)` for a `Node` or `Pod`, made as a shallow copy of the instance's fields
+    (what `copy.copy` gives, without its reduce protocol). `replace` reads every field through its property — a
+    manifest or volumes still JSON (`Pod.raw`, `Pod.volumes`) decoded for each copy — and runs `__init__` again:
+    20,000 pods expanded from their templates, or bound by a simulation, paid that for each. These classes have no
+    `__post_init__` and only init fields, so the copy is the object `replace` makes; volumes still to be read
+    from the old manifest are read before the manifest is replaced, as `replace` would have read them."""
+    unknown = changes.keys() - type(obj).__dataclass_fields__.keys()
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field {sorted(unknown)[0]!r}")
+    fields = obj.__dict__.copy()
+    if "raw" in changes and fields.get("volumes") is VOLUMES_FROM_RAW:
+        fields["volumes"] = _volumes_get(obj)
+    fields.update(changes)
+    made = object.__new__(type(obj))
+    made.__dict__ = fields
+    return made
+
+
 # `raw` may be given as the manifest's compact JSON (bytes): it is decoded on first read. The streaming
 # reader keeps a snapshot's objects so (`kubefit.manifests.stream`): 150,000 pods' manifests as dicts
 # took 2 GB more than as JSON, and the scheduler reads them only to drain a node or name an owner.

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
-from kubefit.api.core import Node, Pod, raw_may_name
+from kubefit.api.core import Node, Pod, copied, raw_may_name
 from kubefit.errors import InputError
 from kubefit.k8s.labels import SelectorError, parse_selector
 from kubefit.k8s.names import random_suffix, safe_encode, seeded
@@ -342,7 +342,7 @@ class PodFactory:
         if spec is not None:
             return replace(self._decode(body), source=self.doc.source, created_by=self.doc.label)
         extra = {"labels": {**self.base.labels, **labels}} if labels else {}
-        return replace(self.base, name=name, raw=body, source=self.doc.source, created_by=self.doc.label, **extra)
+        return copied(self.base, name=name, raw=body, source=self.doc.source, created_by=self.doc.label, **extra)
 
 
 # --------------------------------------------------------------------------- the controllers

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kubefit.api.core import Node, Pod
+from kubefit.api.core import Node, Pod, copied
 from kubefit.collector import collector_paused
 from kubefit.errors import InputError
 from kubefit.k8s.requests import DemandMemo, PodDemand
@@ -592,14 +592,10 @@ def _today_cluster(scenario: Scenario, work: Consolidator) -> tuple[Scenario, Cl
 
 
 def _bound_on(pod: Pod, node: str) -> Pod:
-    """`replace(pod, node_name=node, queued=False)` made as `postfilter.bound_copy` makes its copies, a shallow copy
-    of the fields: `replace` reads every field, the manifest too (decoded from its JSON when first read), for each
-    pod today's run placed (20,000 at 2,000 nodes: 0.3 s)."""
-    bound = object.__new__(type(pod))
-    fields = pod.__dict__.copy()
-    fields["node_name"], fields["queued"] = node, False
-    bound.__dict__ = fields
-    return bound
+    """`replace(pod, node_name=node, queued=False)` as a shallow copy (`copied`): `replace` reads every field, the
+    manifest too (decoded from its JSON when first read), for each pod today's run placed (20,000 at 2,000 nodes:
+    0.3 s)."""
+    return copied(pod, node_name=node, queued=False)
 
 
 def consolidate(scenario: Scenario, config: SchedulerConfiguration, options: ConsolidateOptions | None = None, *,

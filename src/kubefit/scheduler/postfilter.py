@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from kubefit.api.core import Pod
+from kubefit.api.core import Pod, copied
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.manifests.disruption import PDB, current_budgets
 from kubefit.scheduler.config import Profile
@@ -255,11 +255,7 @@ _FIRST_DAY = SIMULATION_EPOCH.strftime("%Y-%m-%dT")
 def bound_copy(pod: Pod, step: int) -> Pod:
     """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
     (preemption orders victims and candidates by start time)."""
-    bound = object.__new__(type(pod))  # what copy.copy gives (a shallow copy), without its reduce protocol
-    fields = pod.__dict__.copy()
-    fields["start_time"] = simulation_time(step)
-    bound.__dict__ = fields
-    return bound
+    return copied(pod, start_time=simulation_time(step))
 
 
 def simulation_time(seconds: int) -> str:
