@@ -904,7 +904,7 @@ def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: File
               skip_kube_system_check: bool = False, tie_break: str = "random", seed: int | None = 0,
               recursive: bool = False, loading: Loading | None = None, warn: Warn = python_warning,
               kube_version: str | None = None, feature_gates: str | None = None,
-              admission: bool = True) -> Rightsizing:
+              admission: bool = True, gangs_as_workloads: bool = False) -> Rightsizing:
     """The cluster today and with requests from real usage, through the exact scheduler (`kubefit rightsize`).
 
     Parameters
@@ -927,8 +927,9 @@ def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: File
         The node label naming a node's pool (default: Karpenter's, GKE's, EKS's, AKS's, then the instance type).
     order, utilization_threshold, max_nodes, force, skip_kube_system_check
         As for `consolidate`.
-    tie_break, seed, recursive, loading, warn, admission
-        As for `simulate`.
+    tie_break, seed, recursive, loading, warn, admission, gangs_as_workloads
+        As for `simulate` (`gangs_as_workloads`: the groups translated in today's cluster and in the right-sized
+        one alike).
 
     Returns
     -------
@@ -963,11 +964,12 @@ def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: File
     consolidation.check()
     scenario, prepared, _ = prepare_files(files, "rightsize", warn, kube_version=kube_version,
                                           feature_gates=feature_gates, progress=loading, recursive=recursive,
-                                          admission=admission)
+                                          admission=admission, gangs_as_workloads=gangs_as_workloads)
     applied = requests_from(scenario, options, read_all(options, scenario))
     for note in applied.notes:
         warn(note)
-    after = prepare(applied.rightsized.scenario, prepared.config, version=prepared.config.version)
+    after = prepare(applied.rightsized.scenario, prepared.config, version=prepared.config.version,
+                    gangs_as_workloads=gangs_as_workloads)
     with kept():
         result = run_rightsize(scenario, applied, prepared.config, prepared.state, after.state,
                                options=consolidation, consolidate=consolidate, baseline=baseline,
@@ -979,7 +981,7 @@ def rightsize(files: Files, requests: RequestsFrom | str = "vpa", *, usage: File
                             baseline=baseline, poolLabel=pool_label, order=order,
                             utilizationThreshold=utilization_threshold, maxNodes=max_nodes, force=force,
                             skipKubeSystemCheck=skip_kube_system_check, tieBreak=tie_break, seed=seed,
-                            recursive=recursive)
+                            recursive=recursive, gangsAsWorkloads=gangs_as_workloads)
     return result
 
 

@@ -11,6 +11,8 @@ The cluster of most cases: 3 nodes of 1 GPU each, a gang of 4 one-GPU pods (minM
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -288,6 +290,22 @@ def test_tune_judges_every_trial_with_the_translated_gang(tmp_path, capsys):
     assert set(out["baselines"].values()) == {4} and out["best"]["value"] == 4
     assert out["inputs"]["options"]["gangsAsWorkloads"] is True
     assert any("--gangs-as-workloads" in w for w in out["warnings"])
+
+
+def test_rightsize_translates_today_and_the_right_sized_cluster(tmp_path, capsys):
+    """rightsize (the example's VPAs, which control none of these pods): today, pod by pod, the 3 GPUs take 3 members
+    and w-3 is pending; translated, the gang of 4 finds 3 GPUs and all 4 are pending today and after (their requests
+    unchanged), so no GPU node holds a pod and consolidation keeps only what its lower bound needs."""
+    vpa = str(Path(__file__).resolve().parents[2] / "examples" / "rightsize" / "vpa.yaml")
+    args = ("-f", vpa, "--requests-from", "vpa", "--tie-break", "first", *translated("1.37")[:-1])
+    rc, out, err = run(tmp_path, capsys, "rightsize", scenario(VOLCANO), *args)
+    assert rc == 0, err
+    assert out["today"]["pending"] == ["ml/w-3"] and out["nodesAfter"] == 3
+    rc, out, err = run(tmp_path, capsys, "rightsize", scenario(VOLCANO), *args, "--gangs-as-workloads")
+    assert rc == 0, err
+    assert out["today"]["pending"] == [f"ml/w-{i}" for i in range(4)]
+    assert out["after"]["pending"] == out["today"]["pending"]
+    assert out["inputs"]["options"]["gangsAsWorkloads"] is True
 
 
 # --------------------------------------------------------------------------- bad input

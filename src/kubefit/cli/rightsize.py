@@ -12,6 +12,7 @@ from kubefit import verbs
 from kubefit.cli import (
     AdmissionOption,
     FilesOption,
+    GangsAsWorkloadsOption,
     KubeVersionOption,
     OutputFormat,
     OutputOption,
@@ -61,6 +62,7 @@ def rightsize(
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
     admission: AdmissionOption = True,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """If these requests from real usage were applied, how many nodes go, which pods move or stay pending, and what
@@ -77,7 +79,7 @@ def rightsize(
                                  max_nodes=max_nodes, force=force, skip_kube_system_check=skip_kube_system_check,
                                  tie_break=tie_break.value, seed=seed, recursive=recursive, loading=loading,
                                  warn=warn, kube_version=kube_version, feature_gates=feature_gates,
-                                 admission=admission)
+                                 admission=admission, gangs_as_workloads=gangs_as_workloads)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: rightsize_table(console, data))
