@@ -81,16 +81,18 @@ class NodeLabels:
     def __post_init__(self) -> None:
         self.names = np.array([n.name for n in self.nodes], dtype=object)
 
-    def named(self, name: str) -> np.ndarray:
-        """bool [N]: the nodes called `name` (what `metadata.name == name` selects), by an index of the names built
-        once rather than a comparison of every name: a DaemonSet pod's term names its node, and `plan` queues one
-        such pod per node it adds."""
+    def named(self, *names: str) -> np.ndarray:
+        """bool [N]: the nodes called any of `names` (what `metadata.name == name` selects; PreFilter's `NodeNames`),
+        by an index of the names built once rather than a comparison of every name: a DaemonSet pod's term names
+        its node, and `plan` queues one such pod per node it adds. A name of no node is no node; nodes sharing a
+        name are each found."""
         if self._rows_of is None:
             self._rows_of = {}
             for i, node in enumerate(self.nodes):
                 self._rows_of.setdefault(node.name, []).append(i)
         mask = self.nothing()
-        mask[self._rows_of.get(name, [])] = True
+        for name in names:
+            mask[self._rows_of.get(name, [])] = True
         return mask
 
     def remember(self, key: Any, mask: np.ndarray) -> None:

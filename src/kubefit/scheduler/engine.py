@@ -58,6 +58,7 @@ from kubefit.scheduler.plugins.base import (
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
+from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kubefit.scheduler.plugins.topologyspread import NAME as SPREAD
 from kubefit.scheduler.plugins.topologyspread import STATIC as SPREAD_STATIC
@@ -154,19 +155,6 @@ def percentage_of_nodes_to_score(config: SchedulerConfiguration, profile) -> int
 
 def _containers_key(containers: Sequence) -> tuple:
     return tuple((tuple(c.requests.items()), c.restart_policy, c.image, c.ports) for c in containers)
-
-
-def _names_mask(state: ClusterState, names: set[str] | frozenset[str]) -> np.ndarray:
-    """bool [N]: the nodes PreFilter's `NodeNames` holds (a name of no node is no node), by the state's name
-    index rather than a scan of every node (the index holds every node when names are unique, as the API server
-    keeps them)."""
-    mask = np.zeros(len(state), dtype=bool)
-    if len(state.node_index) != len(state.nodes):  # (duplicate names: each node by its own name)
-        mask[:] = [node.name in names for node in state.nodes]
-        return mask
-    rows = [i for i in map(state.node_index.get, names) if i is not None]
-    mask[rows] = True
-    return mask
 
 
 def _reads_other_nodes(plugin, state: ClusterState, ctx: CycleContext) -> bool:
@@ -550,7 +538,7 @@ class Engine:
         sh.filters = active
         sh.names = names
         if names is not None:
-            sh.allowed = sh.names_mask = _names_mask(state, names)
+            sh.allowed = sh.names_mask = node_labels(state).named(*names)
             sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
         if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
             sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
