@@ -68,11 +68,13 @@ class LogArrays:
 
     def segment(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(nodes, classes, signs) of the changes at positions [start, end), classifying what is new."""
-        if self.lo <= start and end <= self.hi:  # (the usual case: a stretch some follower asked for already)
-            return self.node[start:end], self.klass[start:end], self.sign[start:end]
-        if start >= end:
-            empty = self.node[:0]
-            return empty, empty, empty
+        self.classify(start, end)
+        return self.node[start:end], self.klass[start:end], self.sign[start:end]
+
+    def classify(self, start: int, end: int) -> None:
+        """Classify the changes at positions [start, end) not classified yet."""
+        if (self.lo <= start and end <= self.hi) or start >= end:  # (usually a stretch some follower asked for)
+            return
         if self.lo == self.hi:  # nothing classified yet: start where asked (earlier binds may never be read)
             self.lo = self.hi = start
         if end > len(self.node):
@@ -83,7 +85,6 @@ class LogArrays:
         if end > self.hi:
             self._classify(self.hi, end)
             self.hi = end
-        return self.node[start:end], self.klass[start:end], self.sign[start:end]
 
     def _grow(self, end: int) -> None:
         size = max(end, 2 * len(self.node), 1024)
@@ -190,8 +191,7 @@ def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.nd
     log, end = log_arrays(state), len(state.changes)
     if start >= end:
         return None
-    if start < log.lo or end > log.hi:
-        log.segment(start, end)  # classified
+    log.classify(start, end)
     table = weights.table(log.classes)
     if _scatter is not None and target.flags.c_contiguous and target.dtype.kind == "i" and target.itemsize in (4, 8):
         return _scatter(log.node, log.klass, log.sign, start, end, table, target, index, mask, mult, offset)
