@@ -28,7 +28,7 @@ from kubefit.manifests.kinds import (
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.registration import registration_notes
 from kubefit.manifests.served import serving_versions, unserved_message
-from kubefit.manifests.stream import Entry, read_entries, streamable
+from kubefit.manifests.stream import Entry, progress_while_read, read_entries, streamable
 from kubefit.manifests.workloads import expand_workloads
 
 
@@ -41,8 +41,9 @@ def load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, int
     being created are left to the timeline to charge to the ResourceQuotas as they arrive).
 
     `progress(file, objects decoded, objects in the file)` is called after each file's parse (0 decoded),
-    every 1,024 objects and at the file's end; for a file read as a stream (`stream.streamable`: a large
-    one), `progress(file, megabytes read, megabytes in the file)` every 1,024 objects and at its end.
+    every 1,024 objects and at the file's end; for a file of 1 MiB or more read by the compiled reader
+    (`stream.progress_while_read`), `progress(file, megabytes read, megabytes in the file)` every 1,024
+    objects and at its end.
 
     Python's cyclic garbage collector is paused meanwhile and, in the `kubefit` command, what was loaded
     is then frozen (`kubefit.collector.kept`).
@@ -60,23 +61,18 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
         files = manifest_files(path, recursive=recursive)
         for file in files:
             allow_empty = len(files) > 1 or file != str(path)
-            if streamable(file):  # progress while reading, in megabytes; decoding is then quick
-                entries = read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress)
-                try:
-                    for entry in entries:
-                        add_entry(scenario, entry)
-                except MemoryError:
-                    raise out_of_memory(file) from None
+            if not streamable(file):
+                entries = [Entry(doc=d) for d in read_documents(file, allow_empty=allow_empty)]
+                _add_entries(scenario, file, entries, progress)
                 continue
-            docs = read_documents(file, allow_empty=allow_empty)
-            if progress is not None:
-                progress(file, 0, len(docs))
-            for i, doc in enumerate(docs, start=1):
-                add_document(scenario, doc)
-                if progress is not None and (i & 1023) == 0:
-                    progress(file, i, len(docs))
-            if progress is not None:
-                progress(file, len(docs), len(docs))
+            try:
+                if progress_while_read(file):  # progress while reading, in megabytes; decoding is then quick
+                    for entry in read_entries(file, allow_empty=allow_empty, pods=pods, progress=progress):
+                        add_entry(scenario, entry)
+                else:
+                    _add_entries(scenario, file, read_entries(file, allow_empty=allow_empty, pods=pods), progress)
+            except MemoryError:
+                raise out_of_memory(file) from None
     scenario.admission = admission  # the controllers' creates go through it too (a StatefulSet's claims)
     expand_workloads(scenario)
     admit_scenario(scenario, enabled=admission, quota_at_arrival=quota_at_arrival)
@@ -96,6 +92,20 @@ def _load_scenario(paths: Iterable[str | Path], progress: Callable[[str, int, in
 # ReplicaSet, PVC, DeviceClass, LimitRange, …): each module keeps its own `DECODERS`.
 CLUSTER_OBJECT_DECODERS: dict[str, Callable[[Document, list[str]], Any]] = {
     **cluster.DECODERS, **storage.DECODERS, **dra.DECODERS, **policy.DECODERS, **quota.DECODERS, **podgroups.DECODERS}
+
+
+def _add_entries(scenario: Scenario, file: str, entries: list[Entry],
+                 progress: Callable[[str, int, int], None] | None) -> None:
+    """A file read whole: its objects added, `progress(file, objects decoded, objects)` told after its parse,
+    every 1,024 objects and at its end."""
+    if progress is not None:
+        progress(file, 0, len(entries))
+    for i, entry in enumerate(entries, start=1):
+        add_entry(scenario, entry)
+        if progress is not None and (i & 1023) == 0:
+            progress(file, i, len(entries))
+    if progress is not None:
+        progress(file, len(entries), len(entries))
 
 
 def add_entry(scenario: Scenario, entry: Entry) -> None:
