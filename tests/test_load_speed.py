@@ -101,17 +101,25 @@ def test_what_the_json_module_refuses_is_one_clear_error():
         parse_bodies('{"a": 1,}', "t.json")
 
 
-def test_load_scenario_reports_progress_per_file(tmp_path):
+@pytest.mark.parametrize("stream", ["", "0"])
+def test_load_scenario_reports_progress_per_file(tmp_path, monkeypatch, stream):
+    """A file under 1 MiB tells its progress per object (after its parse, every 1,024 objects, at its end),
+    whether the compiled reader reads it (the default for every regular file) or the reference reading does
+    (`KUBEFIT_STREAM=0`); the compiled reader keeps a stored pod's manifest as its JSON (a uid: admission
+    leaves the pod as given), the reference reading as a dict."""
+    from kubefit.api.core import raw_is_json
     from kubefit.manifests.scenario import load_scenario
 
+    monkeypatch.setenv("KUBEFIT_STREAM", stream)
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
-    pods = [pod(f"p{i}", {"containers": [{"name": "c"}]}) for i in range(2500)]
+    pods = [pod(f"p{i}", {"priority": 0, "containers": [{"name": "c"}]}, uid=f"u{i}") for i in range(2500)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, *pods]}))
     calls: list[tuple[str, int, int]] = []
     scenario = load_scenario([path], progress=lambda *a: calls.append(a))
     assert len(scenario.pods) == 2500
     assert calls == [(str(path), n, 2501) for n in (0, 1024, 2048, 2501)]
+    assert {raw_is_json(p) for p in scenario.pods} == {stream != "0"}
 
 
 def test_the_loading_bar_is_drawn_only_on_a_terminal_for_large_files(tmp_path, monkeypatch, capsys):

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubefit.cli import main
 from kubefit.errors import InputError
@@ -182,6 +184,46 @@ def test_deployment_with_its_replica_set_adds_no_new_one(tmp_path):
     assert len(names(scenario)) == 1 and names(scenario)[0].startswith("web-abc-")
 
 
+UIDS = st.sampled_from([None, "", "u-1", "u-2", 7])  # absent, empty, two strings, a number (no string)
+
+
+def _deployment_doc(name: str, uid: object, namespace: str = "default"):
+    from kubefit.manifests.documents import Document
+
+    meta = {"name": name, "namespace": namespace, **({} if uid is None else {"uid": uid})}
+    return Document({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": {
+        "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c"}]}}}}, "f.yaml", 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(created=st.lists(st.tuples(st.sampled_from(["web", "api"]), UIDS), max_size=3),
+       given_refs=st.lists(st.lists(st.fixed_dictionaries({}, optional={
+           "kind": st.sampled_from(["Deployment", "StatefulSet"]), "name": st.sampled_from(["web", "api"]),
+           "uid": UIDS}), max_size=2), max_size=2),
+       owner=st.tuples(st.sampled_from(["web", "api", "db"]), UIDS))
+def test_replica_sets_answer_as_owned_by_reading_each(created, given_refs, owner):
+    """`ReplicaSets.owned_by` (the created ones by their owner's uid and name) is `any(owned_by(rs.body, owner))`
+    over every ReplicaSet of the namespace, read one by one as before: owners with and without a uid, a uid that
+    is no string, ReplicaSets of the files with references of any kind, uid or none."""
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.workloads import ReplicaSets, _deployment_replica_set, owned_by
+
+    sets, every = ReplicaSets(), []
+    for refs in given_refs:
+        rs = Document({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                       "metadata": {"name": "rs", "ownerReferences": refs}}, "f.yaml", 1)
+        sets.add(rs)
+        every.append(rs)
+    for name, uid in created:
+        deployment = _deployment_doc(name, uid)
+        rs = _deployment_replica_set(deployment, {})
+        sets.add(rs, created_for=deployment)
+        every.append(rs)
+    doc = _deployment_doc(*owner)
+    assert sets.owned_by(doc) == any(owned_by(rs.body, doc) for rs in every)
+
+
 def test_paused_deployment_creates_nothing(tmp_path):
     deploy = workload("Deployment", "web", "replicas: 2, paused: true, selector: {matchLabels: {app: web}}")
     assert names(load(tmp_path, nodes(), deploy)) == []
@@ -244,6 +286,36 @@ def test_daemon_set_skips_nodes_it_already_runs_on_and_unselected_ones(tmp_path)
     pods = [p for p in scenario.pods if p.created_by]
     assert [p.affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
             ["matchFields"][0]["values"] for p in pods] == [["n3"]]
+
+
+def test_daemon_set_pods_are_what_decoding_their_own_manifests_gives(tmp_path):
+    """The pods after the first are copies of it with their name, affinity and manifest (`DaemonSetPods.pod`):
+    each must equal the pod `decode_pod` makes of its own manifest, field for field (an independent decoding
+    per pod, as before the copies), and have a containers tuple of its own (kube-scheduler's replica keys go by
+    its identity, then compare the whole spec: shared by pods differing in affinity, they turned quadratic)."""
+    from dataclasses import replace
+
+    from kubefit.manifests.documents import Document
+    from kubefit.manifests.load import decode_pod
+
+    template_affinity = ("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                         "{nodeSelectorTerms: [{matchExpressions: [{key: disk, operator: Exists}]}]}, "
+                         "preferredDuringSchedulingIgnoredDuringExecution: [{weight: 3, preference: "
+                         "{matchExpressions: [{key: disk, operator: In, values: [ssd]}]}}]}}, "
+                         "tolerations: [{key: dedicated, operator: Exists}], ")
+    ds = workload("DaemonSet", "agent", "selector: {matchLabels: {app: agent}}").replace(
+        f"spec: {{{CONTAINERS}", f"spec: {{{template_affinity}{CONTAINERS}")
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([nodes(4), ds]))
+    pods = [p for p in load_scenario([path], admission=False).pods if p.created_by]
+    assert len(pods) == 4
+    for pod in pods:
+        decoded = decode_pod(Document(pod.raw, pod.source, 1), [])
+        assert replace(decoded, created_by=pod.created_by) == pod, pod.name
+    assert [p.affinity["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"]
+            for p in pods] == [3] * 4
+    assert len({id(p.containers) for p in pods}) == 4
+    assert len({id(p.affinity) for p in pods}) == 4
 
 
 def test_daemon_set_pods_land_on_cordoned_nodes(tmp_path, capsys):

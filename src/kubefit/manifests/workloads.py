@@ -375,8 +375,7 @@ class ReplicaSets:
 
     def __init__(self) -> None:
         self.given: list[Document] = []
-        self.created: list[Document] = []
-        self.uids: set[str] = set()  # of the created ones' owners
+        self.uids: set[str] = set()  # the created ones' owners'
         self.names: set[str] = set()
 
     def add(self, rs: Document, created_for: Document | None = None) -> None:
@@ -384,21 +383,19 @@ class ReplicaSets:
         if created_for is None:
             self.given.append(rs)
             return
-        self.created.append(rs)
         self.uids.add(_uid(created_for))
         self.names.add(created_for.name)
 
     def owned_by(self, owner: Document) -> bool:
         """Whether one of them is `owner`'s: `any(owned_by(rs.body, owner))`. A created one's reference has a
-        uid, so an owner with a uid matches it by uid (a string: in `uids`), one without by kind and name."""
+        uid, a string: an owner with a uid matches it by that uid (one that is no string never equals it), one
+        without by kind (Deployment) and name."""
         if any(owned_by(rs.body, owner) for rs in self.given):
             return True
         uid = _meta(owner).get("uid")
         if not uid:
             return owner.kind == "Deployment" and owner.name in self.names
-        if isinstance(uid, str):
-            return uid in self.uids
-        return any(owned_by(rs.body, owner) for rs in self.created)
+        return isinstance(uid, str) and uid in self.uids
 
 
 def _deployment_replica_set(doc: Document, replica_sets: dict[str, ReplicaSets]) -> Document | None:
