@@ -197,7 +197,7 @@ def _fast_path() -> bool:
 def _prefetch() -> int:
     """From how many bytes left a JSON list's items are read ahead by the reader's thread (`_reader.c`,
     "prefetch"): `PREFETCH_MIN_BYTES`; every list under `KUBEFIT_STREAM=always` (so that the tests and the
-    fuzz campaign read small files through it too); never with `KUBEFIT_PREFETCH=0`."""
+    fuzz campaign read small lists through that thread too); never with `KUBEFIT_PREFETCH=0`."""
     if os.environ.get("KUBEFIT_PREFETCH", "") == "0":
         return -1
     return 0 if os.environ.get("KUBEFIT_STREAM", "") == "always" else PREFETCH_MIN_BYTES
