@@ -84,14 +84,14 @@ def test_a_cluster_that_fails_runs_the_baseline_here(change, monkeypatch):
     from kubefit.planning.workers import Background
 
     def failing(self, i):
-        raise RuntimeError("no Dask worker for 30 s")
+        raise RuntimeError("no Dask worker for 30.0 s")
     monkeypatch.setattr(Background, "start", lambda self, fn, data, items: self)
     monkeypatch.setattr(Background, "result", failing)
     base, cand = change
     here, told_here = checked(cand, base)
     away, told_away = checked(cand, base, workers=2)
     assert away == here
-    assert told_away == ["the Dask workers failed (RuntimeError: no Dask worker for 30 s); the baseline runs in this "
+    assert told_away == ["the Dask workers failed (RuntimeError: no Dask worker for 30.0 s); the baseline runs in this "
                          "process, with the same answers", *told_here]
 
 

@@ -265,6 +265,25 @@ POLL_SECONDS = 1.0  # how often a caller waiting on a Dask worker looks whether 
 WAIT_FOR_WORKERS = 30.0  # seconds without any worker after which the caller gives up on the cluster
 
 
+def result_while_workers(future: Any, pool: Workers | None, alone_for: float = WAIT_FOR_WORKERS) -> Any:
+    """The Dask future's result; an error once the cluster has had no worker for `alone_for` seconds (Dask itself
+    would wait for one for ever)."""
+    from distributed import TimeoutError as DaskTimeout
+    from distributed import wait
+
+    alone = 0.0
+    while True:
+        try:
+            wait([future], timeout=POLL_SECONDS)
+        except (DaskTimeout, TimeoutError):
+            pass
+        if future.done():
+            return future.result()
+        alone = alone + POLL_SECONDS if pool is not None and pool.count == 0 else 0.0
+        if alone >= alone_for:
+            raise RuntimeError(f"no Dask worker for {alone_for} s")
+
+
 class Background:
     """Tasks started on Dask workers now, their results waited for later, while this process works on something
     else (`kubefit check`'s baseline beside its candidate): `start` returns at once; the workers start (a
@@ -296,21 +315,7 @@ class Background:
 
     def result(self, i: int) -> Any:
         """The i-th task's result (its own error raised as it is); a failure of the cluster raises too."""
-        from distributed import TimeoutError as DaskTimeout
-        from distributed import wait
-
-        future = self._futures.result()[i]
-        alone = 0.0
-        while True:
-            try:
-                wait([future], timeout=POLL_SECONDS)
-            except (DaskTimeout, TimeoutError):
-                pass
-            if future.done():
-                return future.result()
-            alone = alone + POLL_SECONDS if self.pool is not None and self.pool.count == 0 else 0.0
-            if alone >= WAIT_FOR_WORKERS:
-                raise RuntimeError(f"no Dask worker for {WAIT_FOR_WORKERS:.0f} s")
+        return result_while_workers(self._futures.result()[i], self.pool)
 
     def close(self) -> None:
         if self._futures is not None:
