@@ -37,8 +37,8 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.podclasses import ClassMemo, log_arrays
-from kubefit.scheduler.plugins.podcounts import counts_of, required_label
+from kubefit.scheduler.plugins.podclasses import ClassMemo, log_arrays, required_label
+from kubefit.scheduler.plugins.podcounts import counts_of
 from kubefit.scheduler.plugins.selectors import cached_on, node_labels
 from kubefit.scheduler.state import ClusterState
 
@@ -181,7 +181,9 @@ class LiveScore:
         log = log_arrays(state)
         nodes, klass, sign = log.segment(self.seen, len(state.changes))
         self.seen = len(state.changes)
-        credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx))
+        own = [term.selector for term, weight in self.own if weight]
+        credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx), could=lambda a, b:
+                                       log.classes.could_match(a, b, ctx.pod.labels, own), empty=())
         if not len(nodes) or not credits.nonempty[klass].any():  # no pod of the stretch scores
             return True
         domains = DomainDeltas(node_labels(state))
@@ -206,6 +208,9 @@ class LiveScore:
                     if weight and t.matches(ctx.pod, self.ns_labels):
                         out.append((t.topology_key, weight))
         return out
+
+
+_NO_READS = ((), False, ())  # `PreFilterState._reads` of a class whose pods count for nothing
 
 
 def _reads_anything(reads: tuple[list[str], bool, list[int]]) -> bool:
@@ -248,7 +253,9 @@ class PreFilterState:
             return False
         log = log_arrays(state)
         nodes, klass, sign = log.segment(self.seen, len(state.changes))
-        by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything)
+        selectors = [t.selector for t in (*self.terms.required_affinity, *self.terms.required_anti_affinity)]
+        by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything, lambda a, b:
+                                        log.classes.could_match(a, b, pod.labels, selectors), _NO_READS)
         if not len(nodes) or not by_class.nonempty[klass].any():
             self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
             return True
@@ -347,6 +354,8 @@ class InterPodAffinity:
                     existing |= domain_sums(state, t.topology_key, carriers) > 0
         s = PreFilterState(terms, existing, any_existing_anti=any_existing, state=state, size=n,
                            seen=len(state.changes), ns_labels=ns_labels)
+        if isinstance(live, PreFilterState) and live.state is state:
+            s.by_class = live.by_class  # what each class counts for: a function of the pod shape, still true
         if terms.required_affinity:
             matched = matched_counts(state, terms.required_affinity)
             for t in terms.required_affinity:
