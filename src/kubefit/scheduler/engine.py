@@ -57,6 +57,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
+from kubefit.scheduler.plugins.interpodaffinity import MATCHING as IPA_MATCHING
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
@@ -92,7 +93,7 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 # cycle-context entries of the plugins that read other nodes kept when a shape is redone: those that depend on
 # the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
-                            IPA_PRE_FILTER})
+                            IPA_PRE_FILTER, IPA_MATCHING})
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096

@@ -142,7 +142,7 @@ def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarr
 
 
 # carried from cycle to cycle of one pod shape (the engine's `_redo`): they bring themselves up to date
-LIVE_SCORE, PRE_FILTER = f"{NAME}/live-score", f"{NAME}/pre"
+LIVE_SCORE, PRE_FILTER, MATCHING = f"{NAME}/live-score", f"{NAME}/pre", f"{NAME}/matching"
 REPLAY_MAX = 128  # further behind the change log (planning trials move many pods), they are computed again
 
 
@@ -368,10 +368,27 @@ class InterPodAffinity:
         ctx.cache[PRE_FILTER] = s
         return s
 
+    def _matching_kinds(self, state: ClusterState, ctx: CycleContext) -> frozenset[str]:
+        """The kinds of the bound pods' terms that match the incoming pod (`terms_matching`), kept for the pod shape
+        (`MATCHING`, carried from cycle to cycle) until a term appears: entries of `distinct_terms` are never
+        dropped, so their count says whether the answer can have changed."""
+        terms = distinct_terms(state)
+        known = ctx.cache.get(MATCHING)
+        if known is not None and known[0] is terms and known[1] == len(terms):
+            return known[2]
+        ns_labels = namespace_labels(self._objects(), ctx.pod.namespace)
+        kinds = frozenset(kind for kind, _t in terms_matching(state, ctx.pod, ns_labels))
+        ctx.cache[MATCHING] = (terms, len(terms), kinds)
+        return kinds
+
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         terms = pod_terms(ctx.pod)
-        if not (terms.required_affinity or terms.required_anti_affinity or _carried(state, "required_anti_affinity")):
-            return PreFilterOutcome(skip=True)  # no required term of its own, none of a bound pod to match it
+        if not (terms.required_affinity or terms.required_anti_affinity) and (
+                not _carried(state, "required_anti_affinity")
+                or "required_anti_affinity" not in self._matching_kinds(state, ctx)):
+            # no required term of its own, none of a bound pod that matches it: no existing pod's anti-affinity
+            # can count (`getExistingAntiAffinityCounts` finds none), PreFilter skips without counting anything
+            return PreFilterOutcome(skip=True)
         s = self._pre_filter_state(state, ctx)
         skip = not s.any_existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
         return PreFilterOutcome(skip=skip)
@@ -460,6 +477,8 @@ class InterPodAffinity:
             return True
         if not has_constraints and not any(_carried(state, kind) for kind in KINDS if kind != "required_anti_affinity"):
             return True  # no term of its own, none of a bound pod that could credit a node: no credits
+        if not has_constraints and not self._matching_kinds(state, ctx) - {"required_anti_affinity"}:
+            return True  # no term of its own, no bound pod's term that scores matches it: no credits
         return self._topology_score(state, ctx) is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
