@@ -41,7 +41,6 @@ from kubefit.scheduler.framework import (
     fit_error_text,
     new_context,
     profile_framework,
-    restricting_plugins,
     run_pre_filters,
     schedule_one,
 )
@@ -529,7 +528,8 @@ class Engine:
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
         sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
         sh.epoch = self.epoch
-        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
+        restricting: list[str] = []
+        active, failure, names, _skipped = run_pre_filters(fw, state, ctx, restricting)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
             sh.failure = ", ".join(pre.reasons)
@@ -540,7 +540,7 @@ class Engine:
         sh.names = names
         if names is not None:
             sh.allowed = sh.names_mask = node_labels(state).named(*names)
-            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting)}]"
         if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
             sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
         try:
