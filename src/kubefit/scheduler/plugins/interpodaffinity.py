@@ -96,12 +96,12 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     return terms
 
 
-def _carried(state: ClusterState, kind: str) -> bool:
-    """Whether some bound pod carries a `kind` term (`distinct_terms`: kept by binds and removals; a term whose
-    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly). The
-    kinds of its entries are kept beside them (entries are never dropped), not found again each cycle."""
+def _carried(state: ClusterState) -> set[str]:
+    """The kinds of terms some bound pod carries (`distinct_terms`: kept by binds and removals; a term whose
+    carriers all left keeps its entry, counted 0, so a kind may be here when none is left, never missing wrongly).
+    The kinds of its entries are kept beside them (entries are never dropped), not found again each cycle."""
     distinct_terms(state)
-    return kind in state.__dict__["_affinity_terms"]["kinds"]
+    return state.__dict__["_affinity_terms"]["kinds"]
 
 
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
@@ -384,7 +384,7 @@ class InterPodAffinity:
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         terms = pod_terms(ctx.pod)
         if not (terms.required_affinity or terms.required_anti_affinity) and (
-                not _carried(state, "required_anti_affinity")
+                "required_anti_affinity" not in _carried(state)
                 or "required_anti_affinity" not in self._matching_kinds(state, ctx)):
             # no required term of its own, none of a bound pod that matches it: no existing pod's anti-affinity
             # can count (`getExistingAntiAffinityCounts` finds none), PreFilter skips without counting anything
@@ -475,7 +475,7 @@ class InterPodAffinity:
         has_constraints = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return True
-        if not has_constraints and not any(_carried(state, kind) for kind in KINDS if kind != "required_anti_affinity"):
+        if not has_constraints and not _carried(state) - {"required_anti_affinity"}:
             return True  # no term of its own, none of a bound pod that could credit a node: no credits
         if not has_constraints and not self._matching_kinds(state, ctx) - {"required_anti_affinity"}:
             return True  # no term of its own, no bound pod's term that scores matches it: no credits
