@@ -166,17 +166,20 @@ def test_one_template_answer_holds_and_one_fewer_does_not(tmp_path, existing, po
     assert k == 0 or check.scheduled([k - 1]) < result.target or k == check.floor.fewest(0, [0])
 
 
-def test_the_readme_statefulset_plan_asks_four_clusters(capsys):
+def test_the_readme_statefulset_plan_asks_four_clusters(capsys, monkeypatch):
     # examples/install: the worker (1.5Gi) holds one 1Gi cassandra pod; cassandra-1 pends and the OrderedReady
     # controller never creates cassandra-2. Queue 3 (the limit), trial 0 schedules 1: probes give up past
-    # 3 − 1 − 1 = 1 pod pending. The requests leave the bound at 0: gallop [0, 1, 3]; 0 is trial 0; [1] schedules
-    # 2 (more than trial 0: on); [3], the generous cluster, run whole, schedules all 3: the target is the whole
-    # queue, no smaller probe held it. Bisection between [1] (short) and [3]: [2] holds. Trial 0, [1], [3], [2].
+    # 3 − 1 − 1 = 1 pod pending. The requests leave the whole queue's bound at 0. The estimate: cassandra-1 and
+    # cassandra-2, 1Gi each, one per copy: their bound on the copies is 2 > 0; on 2 copies alone both are placed
+    # (cassandra-1 waits for cassandra-0, running already, so only cassandra-2 waits, for cassandra-1): E = 2.
+    # [2] schedules all 3 (the target for good), a guess: down from it, [1] is short. Trial 0, the run on the
+    # copies, [2], [1]: 4 (main's gallop: trial 0, [1], [3], [2]).
+    alone = _on_copies(monkeypatch)
     rc, data, err = run_json(capsys, "plan", "-f", str(EXAMPLE.parent / "install" / "kind-cluster.yaml"), "-f",
                              str(EXAMPLE.parent / "install" / "cassandra"), "--node-template",
                              str(EXAMPLE.parent / "install" / "worker.yaml"))
     assert rc == 0, err
-    assert (data["add"], data["scheduled"], data["simulations"]) == ({"worker": 2}, 3, 4)
+    assert (data["add"], data["scheduled"], data["simulations"], alone) == ({"worker": 2}, 3, 4, [(2, 2)])
 
 
 PORT_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c, ports: [{{containerPort: 80, "
@@ -257,3 +260,16 @@ def test_two_templates_jump_cut_down_and_build_up(tmp_path, monkeypatch):
         templates.append(str(tpl))
     result = kubefit.plan([str(path)], templates, tie_break="first", warn=lambda _: None)
     assert (result.counts, result.target, result.simulations) == ([6, 0], 6, 17)
+
+
+def test_the_copies_bound_counts_what_a_copy_has_left_after_its_daemonset_pods(tmp_path):
+    # a 4-cpu template whose copies each run a 2-cpu DaemonSet pod: 2 cpu left per copy. Pending: four 2-cpu pods
+    # (8 cpu: ⌈8 / 2⌉ = 4 copies, not ⌈8 / 4⌉ = 2) and a 3-cpu pod, which asks more than any copy has left and is
+    # not counted (f = 4). The pods resource: 5 pods per copy of 110 − 1: no bound.
+    from kubefit.planning.addbound import copies_bound
+    from kubefit.scheduler.state import compile_state
+
+    scenario, templates = _scenario(tmp_path, [], [2, 2, 2, 2, 3, 2], 4)
+    *pending, daemon = scenario.pending_pods
+    bound, fits = copies_bound(load_configuration(None), pending, [compile_state([templates[0].node])], [[daemon]])
+    assert (bound.fewest(0, [0]), fits) == (4, 4)
