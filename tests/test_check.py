@@ -95,6 +95,21 @@ def test_max_pending_against_the_baseline(one_node, tmp_path):
     assert judged([one_node], max_pending="baseline", baseline=[one_node]).status == "passed"
 
 
+def test_check_runs_no_stranded_capacity(one_node, monkeypatch):
+    """No assertion reads stranded capacity (a trial per pending shape): the check's simulations skip it, the
+    verdicts unchanged (b pending), while `simulate` of the same file still computes it."""
+    import kubefit.scheduler.simulate as simulation
+
+    asked = []
+    real = simulation.stranded_capacity
+    monkeypatch.setattr(simulation, "stranded_capacity", lambda *a, **k: asked.append(1) or real(*a, **k))
+    failed = judged([one_node], max_pending="0")
+    assert (failed.status, failed.actual) == ("failed", 1) and asked == []
+    assert judged([one_node], min_allocation=["cpu=50"]).actual == 75.0 and asked == []
+    assert judged([one_node], max_pending="baseline", baseline=[one_node]).status == "passed" and asked == []
+    assert [s["pod"] for s in kubefit.simulate([one_node], warn=lambda _: None).stranded] == ["b"] and asked == [1]
+
+
 def test_fully_placed(tmp_path):
     """A 4-cpu node; web: 2 replicas of 1 cpu (both bind: 2 cpu), big: 2 replicas of 3 cpu queued after them
     (the first needs 3 of the 2 left: neither binds). web holds, big fails with its 2 pods pending."""

@@ -641,3 +641,31 @@ def test_a_refused_drain_is_said_to_leave_its_node_cordoned(serve_files):
         "default/debug): node-a stays cordoned and keeps its pods"]
     assert reply["change"]["movedCount"] == 0
     assert served.get("/api/node?name=node-a")["unschedulable"] is True
+
+
+def test_gangs_as_workloads_reach_every_verb(serve_files, tmp_path):
+    """`serve --gangs-as-workloads` (tests/scheduler/test_scheduler_gangs.py's Volcano gang of 4 one-GPU pods, 3 one-GPU
+    nodes, v1.37 with GenericWorkload): the page shows simulate's run with the gang translated (none of the 4 bound,
+    where pod by pod 3 are), its decision is `score`'s of that run, and the planning page's plan adds the one node
+    the gang needs (4 bound), as `kubefit plan --gangs-as-workloads` does."""
+    from scheduler.test_scheduler_gangs import VOLCANO, scenario
+
+    path = tmp_path / "gang.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": scenario(VOLCANO)}))
+    versions = {"kube_version": "1.37", "feature_gates": "GenericWorkload=true"}
+    pod_by_pod = serve_files([str(path)], **versions)
+    assert sum(node is not None for node in page_placements(pod_by_pod).values()) == 3
+    served = serve_files([str(path)], **versions, gangs_as_workloads=True)
+    expected = kubefit.simulate([str(path)], gangs_as_workloads=True, **versions, **QUIET).to_dict()
+    assert page_placements(served) == placements(expected) == {f"ml/w-{i}": None for i in range(4)}
+    decision = served.get("/api/decision?pod=ml/w-0")
+    scored = kubefit.score([str(path)], "ml/w-0", at_turn=True, gangs_as_workloads=True, **versions, **QUIET)
+    assert decision["best"] == scored["best"]
+    plan = served.post("/api/planning", {"verb": "plan", "template": "n0"})
+    assert plan.status == 200, plan.body
+    template = tmp_path / "n0.yaml"
+    template.write_text(json.dumps(next(d for d in scenario(VOLCANO) if d["metadata"]["name"] == "n0")))
+    by_command = kubefit.plan([str(path)], [str(template)], gangs_as_workloads=True, **versions, **QUIET).to_dict()
+    assert by_command["scheduled"] == 4 and len(by_command["nodesAdded"]) == 1
+    assert plan.json()["headline"]["scheduled"] == by_command["scheduled"]
+    assert any("--gangs-as-workloads" in w for w in plan.json()["warnings"])

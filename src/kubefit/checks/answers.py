@@ -115,10 +115,12 @@ class Answers:
 
     # ------------------------------------------------------------------ the verbs' answers
     def simulation(self) -> SimulationResult:
-        return self._once("simulate", lambda: self.verbs.simulate(*self._fresh(), warn=self.tell))
+        """`simulate`'s run, without its stranded capacity (no assertion reads it)."""
+        return self._once("simulate", lambda: self.verbs.simulate(*self._fresh(), warn=self.tell, stranded=False))
 
     def baseline_simulation(self) -> SimulationResult:
-        return self._once("baseline", lambda: self.verbs.simulate(*self._fresh(True), warn=self.tell_baseline))
+        return self._once("baseline", lambda: self.verbs.simulate(*self._fresh(True), warn=self.tell_baseline,
+                                                                  stranded=False))
 
     def plan(self) -> Any:
         return self._once("plan", lambda: self.verbs.plan(*self.prepared(), self.templates, max_nodes=self.max_nodes,

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kubefit.cli import KubeVersionOption, RecursiveOption, SchedulerGatesOption, app
+from kubefit.cli import GangsAsWorkloadsOption, KubeVersionOption, RecursiveOption, SchedulerGatesOption, app
 from kubefit.cli.requests import with_requests_options
 from kubefit.cli.scheduler import EXAMPLES
 from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
@@ -44,6 +44,7 @@ def serve(
     seed: SeedOption = 0,
     kube_version: KubeVersionOption = None,
     feature_gates: SchedulerGatesOption = None,
+    gangs_as_workloads: GangsAsWorkloadsOption = False,
     requests: Any = None,
 ) -> None:
     """See every decision, edit, re-run and compare in the browser: a local web page over the same verbs."""
@@ -61,7 +62,7 @@ def serve(
             cleanup.callback(Path(paths[0]).unlink, missing_ok=True)
         options = Options(paths or [str(DEFAULT_EXAMPLE)], kube_version=kube_version, feature_gates=feature_gates,
                           kubeconfig=kubeconfig, context=context, tie_break=tie_break.value, seed=seed,
-                          recursive=recursive, requests=requests)
+                          recursive=recursive, requests=requests, gangs_as_workloads=gangs_as_workloads)
         sock = bind(host, port)
         cleanup.callback(sock.close)
         application, guard, session = prepare(options, host, sock.getsockname()[1], token, max_body)

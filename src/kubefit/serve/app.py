@@ -190,9 +190,8 @@ class Api:
             files = s.files(run.edits)
             e = run.edits
             o = s.options
-            return verbs.score(files, pod, detail=True, explain=True, warn=quiet, kube_version=o.kube_version,
-                               feature_gates=o.feature_gates, cordon=e.cordon, drain=e.drain, remove=e.remove,
-                               at_turn=True, tie_break=o.tie_break, seed=o.seed)
+            return verbs.score(files, pod, detail=True, explain=True, warn=quiet, cordon=e.cordon, drain=e.drain,
+                               remove=e.remove, at_turn=True, tie_break=o.tie_break, seed=o.seed, **o.versions())
 
     async def get_preset(self, request: Request) -> Response:
         return JSON({"name": request.query_params.get("name"), "text": preset(request.query_params.get("name", ""))})
@@ -269,7 +268,8 @@ class Api:
         with s.lock:
             files, e = s.files(s.current), s.current
             common = {"tie_break": o.tie_break, "seed": o.seed, "cordon": e.cordon, "drain": e.drain,
-                      "remove": e.remove, "warn": quiet, "feature_gates": o.feature_gates}
+                      "remove": e.remove, "warn": quiet, "feature_gates": o.feature_gates,
+                      "gangs_as_workloads": o.gangs_as_workloads}
             versions = data.get("versions")
             if versions:
                 if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):
@@ -324,7 +324,7 @@ class Api:
         with s.lock:
             files = s.files(s.current)
             e = s.current
-            versions = {"kube_version": o.kube_version, "feature_gates": o.feature_gates, "warn": quiet}
+            versions = {**o.versions(), "warn": quiet}
             if verb == "capacity":
                 result = verbs.capacity(files, str(data.get("pod") or "") or None, **versions)
             elif verb == "plan":
@@ -381,8 +381,7 @@ class Api:
 
             return verbs.tune(files, chosen["objective"], trials=chosen["trials"], batch=chosen["batch"],
                               workers=chosen["workers"], seed=o.seed, tie_break=o.tie_break, progress=progress,
-                              warn=quiet, kube_version=o.kube_version, feature_gates=o.feature_gates,
-                              cordon=e.cordon, drain=e.drain, remove=e.remove)
+                              warn=quiet, cordon=e.cordon, drain=e.drain, remove=e.remove, **o.versions())
         with s.lock:
             e = s.current  # its files and node actions as they stand now: later edits do not reach the run
             files = s.files(e)

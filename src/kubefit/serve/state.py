@@ -101,6 +101,12 @@ class Options:
     seed: int = 0
     recursive: bool = False  # -R: the folders' sub-folders too
     requests: Any = None  # --requests-from and the usage options: what the page's `rightsize` reads (RequestsFrom)
+    gangs_as_workloads: bool = False  # --gangs-as-workloads: every verb the page runs translates other schedulers' gangs
+
+    def versions(self) -> dict[str, Any]:
+        """The options every verb of the page takes as the command does: the version, its gates, the gangs."""
+        return {"kube_version": self.kube_version, "feature_gates": self.feature_gates,
+                "gangs_as_workloads": self.gangs_as_workloads}
 
 
 @dataclass
@@ -184,8 +190,7 @@ class Session:
         o = self.options
         with collector_paused():  # what a run builds lives on (no cycles): the collector's passes are pure cost
             result = verbs.simulate(self.files(edits), tie_break=o.tie_break, seed=o.seed, cordon=edits.cordon,
-                                    drain=edits.drain, remove=edits.remove, warn=quiet,
-                                    kube_version=o.kube_version, feature_gates=o.feature_gates)
+                                    drain=edits.drain, remove=edits.remove, warn=quiet, **o.versions())
             return Run(edits, result, result.to_dict(), final_places(result))
 
     def start(self) -> Run:
