@@ -212,43 +212,64 @@ def test_the_estimate_then_a_gallop_down(tmp_path, monkeypatch):
 
 
 SPREAD_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{app: s}}}}\nspec: {{containers: [{{name: c, "
-              "resources: {{requests: {{cpu: '1'}}}}}}], topologySpreadConstraints: [{{maxSkew: 1, topologyKey: "
+              "resources: {{requests: {{cpu: '{cpu}'}}}}}}], topologySpreadConstraints: [{{maxSkew: 1, topologyKey: "
               "kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: s}}}}}}]}}\n")
 HOST_NODE = ("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n"
              "status: {{allocatable: {{cpu: '{cpu}', pods: '110'}}}}\n")
 
 
-def test_a_short_estimate_jumps_by_what_it_placed_per_copy(tmp_path, monkeypatch):
-    # ten 1-cpu pods spread over hostnames (maxSkew 1, DoNotSchedule); e0 holds one pod (1 cpu), e1 and the template
-    # 100 cpu. A pod goes only where the count is the minimum; once e0 holds its one pod the minimum is 1 for good,
-    # so every other node holds at most 2: k copies place 1 + 2·(k + 1) = 2k + 3. Trial 0 (k = 0) schedules 3, 7
-    # pending; L = 0; probes give up past 10 − 3 − 1 = 6 pending.
-    # The estimate: one copy alone is a single domain (no skew): it places all 7 (their bound ⌈7 / 100⌉ = 1 > L).
-    # [1] schedules 5, short: 2 more than trial 0 with 1 copy, 5 missing: the jump 1 + ⌈5 · 1 / 2⌉ = 4; [4]
-    # schedules 10 (11 ≥ 10) and holds, a guess: down from it, [3] schedules 9, short. Answer 4: trial 0, [1], [4],
-    # [3] and one run on the copies (main's gallop: [1], [3], [7], then [5], [4]).
+def _spread_scenario(tmp_path: Path, e0: int, cpu: int, pods: int) -> tuple[Path, Path]:
+    """Nodes e0 (`e0` cpu) and e1 (100 cpu), `pods` pods of `cpu` cpu spread over hostnames (maxSkew 1,
+    DoNotSchedule), a 100-cpu template."""
     path, tpl = tmp_path / "spread.yaml", tmp_path / "t.yaml"
-    path.write_text("---\n".join([HOST_NODE.format(name="e0", cpu=1), HOST_NODE.format(name="e1", cpu=100),
-                                  *(SPREAD_POD.format(i=i) for i in range(10))]))
+    path.write_text("---\n".join([HOST_NODE.format(name="e0", cpu=e0), HOST_NODE.format(name="e1", cpu=100),
+                                  *(SPREAD_POD.format(i=i, cpu=cpu) for i in range(pods))]))
     tpl.write_text(NODE.format(name="t", cpu=100))
+    return path, tpl
+
+
+def test_a_short_estimate_jumps_by_what_it_placed_per_copy(tmp_path, monkeypatch):
+    # fifteen 33-cpu pods spread over hostnames (maxSkew 1, DoNotSchedule); e0 (40 cpu) holds one, e1 and the
+    # template (100 cpu) three by requests. A pod goes only where the count is the minimum (or one above it); once
+    # e0 holds its one pod the minimum is 1 for good, so every other node holds at most 2: k copies place
+    # 1 + 2·(k + 1) = 2k + 3. Trial 0 (k = 0) schedules 3, 12 pending; probes give up past 15 − 3 − 1 = 11.
+    # L: ⌈(15·33 − 40 − 100) / 100⌉ = ⌈355 / 100⌉ = 4; the estimate's bound ⌈12·33 / 100⌉ = 4 ≤ L: E = 4, no
+    # run (on copies alone, three per copy, it would hold). [4] schedules 11, short: 8 beyond trial 0, 4 missing
+    # (8 ≥ 4): the jump 4 + ⌈4 · 4 / 8⌉ = 6; [6] schedules 15 and holds, a guess: down from it to low = 5 (4 was
+    # short), [5] schedules 13. Answer 6: trial 0, [4], [6], [5] (main's gallop: [4], [5], [7], then [6]).
+    path, tpl = _spread_scenario(tmp_path, 40, 33, 15)
     runs = _traced(monkeypatch)
     alone = _on_copies(monkeypatch)
     result = kubefit.plan([str(path)], [str(tpl)], tie_break="first", warn=lambda _: None)
-    assert (result.counts, result.target, runs, alone, result.simulations) == ([4], 10, [[0], [1], [4], [3]],
-                                                                                [(1, 7)], 5)
+    assert (result.counts, result.target, runs, alone, result.simulations) == ([6], 15, [[0], [4], [6], [5]], [], 4)
 
 
-def test_two_templates_jump_cut_down_and_build_up(tmp_path, monkeypatch):
+def test_an_estimate_far_off_goes_to_the_generous_cluster(tmp_path, monkeypatch):
+    # the same spread with ten 1-cpu pods and e0 of 1 cpu: k copies place 2k + 3. Trial 0 schedules 3, 7 pending;
+    # L = 0; probes give up past 10 − 3 − 1 = 6 pending. The estimate: one copy alone is a single domain (no skew):
+    # it places all 7 (their bound ⌈7 / 100⌉ = 1 > L): E = 1. [1] schedules 5: 2 beyond trial 0, fewer than the 5
+    # still missing: the copies do not hold in the cluster what they hold alone, no jump: [10], the generous
+    # cluster (the limit: the queue), schedules 10, the target; the bisection of (1, 10]: [6] holds (15), [4]
+    # holds (11), [3] is short (9). Answer 4: trial 0, [1], [10], [6], [4], [3] and the run on one copy.
+    path, tpl = _spread_scenario(tmp_path, 1, 1, 10)
+    runs = _traced(monkeypatch)
+    alone = _on_copies(monkeypatch)
+    result = kubefit.plan([str(path)], [str(tpl)], tie_break="first", warn=lambda _: None)
+    assert (result.counts, result.target, runs, alone, result.simulations) == ([4], 10, [[0], [1], [10], [6], [4], [3]],
+                                                                                [(1, 7)], 7)
+
+
+def test_two_templates_bisect_cut_down_and_build_up(tmp_path, monkeypatch):
     # no node yet; six host-port pods (one per node); templates a (cost 1) and b (cost 2), 8 cpu each. Trial 0
     # schedules 0. The queue's uniform floor: [1, 1] (6 cpu fit on one copy, so [0, 0] alone is below it); the
-    # estimate's bound for the six pending pods on the copies is the same u = 1 (no run). [1, 1] places 2, short:
-    # the jump 1 + ⌈(6 − 2) · 1 / 2⌉ = 3: [3, 3] places all 6 (the target), a guess: down from it, [2, 2] (4
-    # nodes) is short. Cut-downs from [3, 3] (6 nodes ≤ 12: both orders): a first: [2, 3] is short (5
-    # nodes), one probe; b: [3, 2] short, one probe; the other order asks the same (known). Greedy from [0, 0]: a
-    # node of either template places one more pod, a is cheaper: [1, 0] and [0, 1], then [k, 0] and [k − 1, 1] for
-    # k = 2…6 ([1, 1] known): 2 + 1 + 4·2 = 11 runs, [6, 0] (cost 6 < 9). Pruning: [5, 0] (greedy's), [2, 3] and
-    # [3, 2] known. Trial 0 + 3 + 2 + 11 = 17 simulations (main's gallop and bisection asked [1, 1], [2, 2],
-    # [4, 4], [3, 3]: 18; descents by bisection would ask [1, 3] and [3, 1] too).
+    # estimate's bound for the six pending pods on the copies is the same u = 1 (no run). [1, 1] places 2, fewer
+    # than the 4 still missing: no jump, [6, 6] (the generous cluster) places all 6, the target; the bisection of
+    # (1, 6] on [u, u]: [4, 4] and [3, 3] hold, [2, 2] (4 nodes) is short. Cut-downs from [3, 3] (6 nodes ≤ 12:
+    # both orders): a first: [2, 3] is short (5 nodes), one probe; b: [3, 2] short, one probe; the other order
+    # asks the same (known). Greedy from [0, 0]: a node of either template places one more pod, a is cheaper:
+    # [1, 0] and [0, 1], then [k, 0] and [k − 1, 1] for k = 2…6 ([1, 1] known): 2 + 1 + 4·2 = 11 runs, [6, 0]
+    # (cost 6 < 9). Pruning: [5, 0] (greedy's), [2, 3] and [3, 2] known. Trial 0 + 5 + 2 + 11 = 19 simulations
+    # (main's gallop asked [1, 1], [2, 2], [4, 4], then [3, 3]: 18).
     path = tmp_path / "pods.yaml"
     path.write_text("---\n".join(PORT_POD.format(i=i) for i in range(6)))
     templates = []
@@ -259,7 +280,7 @@ def test_two_templates_jump_cut_down_and_build_up(tmp_path, monkeypatch):
                                                             + str(cost) + "'}}"))
         templates.append(str(tpl))
     result = kubefit.plan([str(path)], templates, tie_break="first", warn=lambda _: None)
-    assert (result.counts, result.target, result.simulations) == ([6, 0], 6, 17)
+    assert (result.counts, result.target, result.simulations) == ([6, 0], 6, 19)
 
 
 def test_the_copies_bound_counts_what_a_copy_has_left_after_its_daemonset_pods(tmp_path):

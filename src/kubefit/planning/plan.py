@@ -21,8 +21,10 @@ its turn; the bound is per template), simulated only then.  The search (`_search
   (E may be too high) and the pods the added copies draw away from today's nodes (too low);
 - the first probe is max(E, L) (`_Climb`).  Each probe gives up once it has left as many queue pods pending as
   trial 0 did (it cannot beat the cluster as it is), so every probe is either known exactly or known to
-  schedule at most s₀.  Short, but placing more than trial 0, it is followed by a jump: u + ⌈m·u / g⌉ (m pods
-  still missing of what the estimate expects, g placed beyond trial 0's by u copies), then a gallop from
+  schedule at most s₀.  Short, but placing more than trial 0 and g ≥ m, it is followed by a jump: u + ⌈m·u / g⌉
+  (m pods still missing of what the estimate expects, g placed beyond trial 0's by u copies; with g < m the
+  copies do not hold in the cluster what they hold alone, the jump would more than double u on a rate that
+  does not hold: the generous cluster comes next, as for a futile probe), then a gallop from
   there (+1, +3, +7, …, the increment doubling) below `limit`, then the most generous cluster, stopping at
   the first that schedules the whole queue.  A probe that schedules no more than the one before it (trial 0
   for the first), or every pod the estimate expects and not the target (the rest fit on no copy alone), is
@@ -474,8 +476,8 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
 @dataclass
 class _Climb:
     """`_search`'s way up to the first uniform count that holds the target: the estimate; then, when it is short
-    but places more than trial 0 did, a jump by as many copies again per pod still missing as it placed per copy
-    (`jump`); then the gallop from there (+1, +3, +7, …, then the most generous cluster). A probe that places no
+    but places more than trial 0 did and at least half of what the estimate expects beyond it (`off`), a jump by
+    as many copies again per pod still missing as it placed per copy (`jump`); then the gallop from there (+1, +3, +7, …, then the most generous cluster). A probe that places no
     more than the one before it (trial 0 for the first), or every pod the estimate expects to fit (`expected`)
     and not the target, is futile: the most generous cluster next (the pods left are not short of room, or fit on
     no count of the templates)."""
@@ -497,7 +499,7 @@ class _Climb:
         self.ahead([start])
         if self.ok(start):
             return start, True
-        if self.futile(start):
+        if self.futile(start) or self.off(start):
             return _gallop(self.ok, [self.limit], self.ahead), False
         jump = self.jump(start)
         first = _gallop(self.ok, gallop_counts(jump, self.limit), self.ahead, self.futile)
@@ -512,6 +514,14 @@ class _Climb:
         stalled, self.best = done <= self.best, max(self.best, done)
         goal = self.planner.target
         return u > 0 and (stalled or self.expected < goal and done >= self.expected)  # type: ignore[operator]
+
+    def off(self, u: int) -> bool:
+        """Whether the estimate u placed fewer pods beyond trial 0's than are still missing of what the estimate
+        expects (under half of them): the copies do not hold in the cluster what they hold alone (the queue is
+        drawn to the empty copies, or held back by other than room), so the rate a jump would extrapolate does
+        not hold either (the jump would more than double u): the most generous cluster next."""
+        done = self.placed(u)
+        return done - self.today < min(self.planner.target, self.expected) - done  # type: ignore[type-var]
 
     def jump(self, u: int) -> int:
         """From a count u short of the target that places more than trial 0: u + ⌈missing · u / gained⌉ (the pods
