@@ -434,7 +434,7 @@ def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[l
 
 def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
     """The plan's counts (the module's docstring): from the estimate (`_estimate`, from trial 0's `pending` pods,
-    never under the requests' bound for the whole queue) up (`_climb`), the most generous cluster only when no
+    never under the requests' bound for the whole queue) up (`_Climb`), the most generous cluster only when no
     probe schedules the whole queue (its count is then the target); from the first probe that holds, down
     (`_cut`, by way of the copies' requests bound) when it was a guess of the estimate's, else the bisection
     between the largest count seen short of the target and it; with several templates, on uniform vectors, then
@@ -477,10 +477,10 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
 class _Climb:
     """`_search`'s way up to the first uniform count that holds the target: the estimate; then, when it is short
     but places more than trial 0 did and at least half of what the estimate expects beyond it (`off`), a jump by
-    as many copies again per pod still missing as it placed per copy (`jump`); then the gallop from there (+1, +3, +7, …, then the most generous cluster). A probe that places no
-    more than the one before it (trial 0 for the first), or every pod the estimate expects to fit (`expected`)
-    and not the target, is futile: the most generous cluster next (the pods left are not short of room, or fit on
-    no count of the templates)."""
+    the pods still missing at the rate it placed them per copy (`jump`); then the gallop from there (+1, +3,
+    +7, …, then the most generous cluster). A probe that places no more than the one before it (trial 0 for the
+    first), or every pod the estimate expects to fit (`expected`) and not the target, is futile: the most
+    generous cluster next (the pods left are not short of room, or fit on no count of the templates)."""
 
     planner: Planner
     ok: Callable[[int], bool]
