@@ -51,7 +51,8 @@ POD_SHAPES = [  # (weight, cpu, memory): 1.75 cpu a pod on average, more than th
 NAMESPACES = ("shop", "staging", "data", "search", "payments", "ml")
 GPU = "nvidia.com/gpu"
 LIMIT_BYTES = 8 << 30  # prlimit --as: a run that needs more fails instead of pushing the machine into swap
-TARGETS = {"simulate": 10.0, "baseline": 15.0, "plan": 30.0, "capacity": 30.0, "consolidate": 30.0}  # issue 44
+TARGETS = {"simulate": 10.0, "baseline": 15.0, "baseline-workers": 15.0, "plan": 30.0, "capacity": 30.0,
+           "consolidate": 30.0}  # issue 44
 
 
 def node(name: str, kind: int, zone: str) -> dict:
@@ -192,6 +193,9 @@ def repository(nodes: int, pods: int, seed: int = 7) -> Path:
 RUNS = {  # the assertion options each run gives (besides -f cluster/ -R); {root}: the repository
     "simulate": ["--max-pending", "0", "--fully-placed", "shop/deployment/svc-0000", "--min-allocation", "cpu=50"],
     "baseline": ["--baseline", "{root}/base", "--max-pending", "baseline", "--max-pod-moves", "100"],
+    # the same with the baseline read and simulated on a local Dask worker beside the candidate (check --workers)
+    "baseline-workers": ["--baseline", "{root}/base", "--max-pending", "baseline", "--max-pod-moves", "100",
+                         "--workers", "2"],
     "plan": ["--max-nodes-added", "0", *(f"--node-template={{root}}/templates/zone-{z}.yaml" for z in ZONES)],
     "capacity": ["--min-capacity", "shop/deployment/svc-0000=10"],
     "consolidate": ["--min-removable-nodes", "1"],

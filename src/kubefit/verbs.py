@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubefit.collector import kept
-from kubefit.errors import InputError
+from kubefit.errors import InputError, KubefitError
 
 if TYPE_CHECKING:
     from kubefit.api.core import Pod
@@ -1323,7 +1323,7 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
           node_templates: Files = (), kube_versions: str | None = None, feature_gates: str | None = None,
           recursive: bool = False, namespace: str | None = None, max_nodes: int | None = None,
           fail_on: str | None = None, warn: Warn = python_warning, requests: RequestsFrom | None = None,
-    gangs_as_workloads: bool = False) -> CheckResult:
+    gangs_as_workloads: bool = False, workers: int | None = None, dask_scheduler: str | None = None) -> CheckResult:
     """Do the scheduling expectations hold for this scenario (`kubefit check`)?
 
     Each assertion reads one verb's answer (simulate, plan, consolidate, capacity, `config validate`) on the
@@ -1357,6 +1357,12 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         `warning`: an assertion of severity warning that does not hold fails the check too.
     feature_gates, recursive, warn, gangs_as_workloads
         As for `simulate`.
+    workers : int, optional
+        With a baseline: the baseline is read and simulated on a `distributed.LocalCluster` of this many worker
+        processes (one per version at most) while this process reads and simulates the candidate (1, or neither
+        option: one after the other here). The answers are the same; see `kubefit.checks.baseline`.
+    dask_scheduler : str, optional
+        ``tcp://HOST:PORT`` of a running Dask scheduler whose workers run this kubefit, instead of `workers`.
     requests : kubefit.RequestsFrom, optional
         The candidate is the scenario with these new requests (`--requests-from`); the baseline is taken as it is,
         and defaults to the candidate's files: `maxPending: baseline` then asks whether right-sizing leaves more
@@ -1406,10 +1412,17 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
             wanted = replace(wanted, baseline=list(wanted.files))
     verbs = Verbs(_load_check, prepare, simulate_prepared, plan_prepared, consolidate_prepared,
                   capacity_prepared, load_templates, baseline_prepare=baseline_prepare)
+    away = _BaselineAway(verbs, workers, dask_scheduler, feature_gates, warn)
+    if away.distributed and not wanted.baseline:
+        raise InputError("runs the baseline on Dask workers beside the candidate: give --baseline (or baseline: in "
+                         "the expectation file)", field="--dask-scheduler" if dask_scheduler else "--workers")
     with tempfile.TemporaryDirectory(prefix="kubefit-baseline-") as tmp:
         read, names = baseline_files(wanted.baseline, wanted.files, Path(tmp))
-        result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,
-                           rename=renamer(names))
+        try:
+            result = run_check(verbs, replace(wanted, baseline=read), feature_gates=feature_gates, warn=warn,
+                               rename=renamer(names), elsewhere=away if away.distributed else None)
+        finally:
+            away.close()
     result.inputs = inputs(wanted.files, "kube-scheduler", {
         "baseline": wanted.baseline, "expect": None if expect is None else str(expect),
         "nodeTemplates": wanted.node_templates, "kubeVersions": wanted.kube_versions, "featureGates": feature_gates,
@@ -1418,6 +1431,62 @@ def check(files: Files, expect: str | Path | None = None, *, baseline: Files = (
         **({} if requests is None else requests.describe())},
         reproduces=", ".join(dict.fromkeys(result.versions)) or None)
     return result
+
+
+class _BaselineAway:
+    """`check --workers N` / `--dask-scheduler`: the baseline's runs (`kubefit.checks.baseline.baseline_runs`) on Dask
+    workers (`kubefit.planning.workers.Background`) while this process reads and runs the candidate. A LocalCluster's
+    workers read the baseline's files (standard input excepted); a remote cluster's are sent it, read here. A
+    cluster that fails is said once and the baseline runs here, with the same answers."""
+
+    def __init__(self, verbs: Any, workers: int | None, dask_scheduler: str | None, feature_gates: str | None,
+                 warn: Warn) -> None:
+        from kubefit.planning.sweep import Sweep
+
+        Sweep(dask_scheduler, workers)  # the options' own errors, before any file is read
+        self.distributed = dask_scheduler is not None or (workers or 1) > 1
+        self.verbs, self.workers, self.address, self.gates, self.warn = verbs, workers, dask_scheduler, feature_gates, warn
+        self.background: Any = None
+        self.work: tuple | None = None
+        self.versions: list[str | None] = []
+        self.failed = False
+
+    def __call__(self, files: Sequence[str], recursive: bool, versions: list[str | None]) -> Callable[[int], Any]:
+        from kubefit.checks.baseline import baseline_runs
+        from kubefit.planning.workers import Background
+
+        source: Any = list(files)
+        if self.address is not None or "-" in source:
+            source = self.verbs.load(source, recursive)
+        self.work = (self.verbs, source, recursive, self.gates)
+        self.versions = versions
+        self.background = Background(self.address, self.workers).start(baseline_runs, self.work,
+                                                                       [[v] for v in versions])
+        return self._fetch
+
+    def _fetch(self, i: int) -> Any:
+        from kubefit.checks.baseline import baseline_runs
+
+        if not self.failed:
+            try:
+                names, runs = self.background.result(i)
+                return names, runs[0]
+            except KubefitError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure of the cluster: the baseline runs here
+                self.failed = True
+                self.warn(f"the Dask workers failed ({type(exc).__name__}: {exc}); the baseline runs in this "
+                          f"process, with the same answers")
+        verbs, source, recursive, gates = self.work
+        if isinstance(source, list):
+            source = self.verbs.load(source, recursive)
+            self.work = (verbs, source, recursive, gates)
+        names, runs = baseline_runs(self.work, [self.versions[i]])
+        return names, runs[0]
+
+    def close(self) -> None:
+        if self.background is not None:
+            self.background.close()
 
 
 def _load_check(files: Files, recursive: bool) -> Scenario:

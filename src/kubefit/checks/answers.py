@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kubefit.checks.baseline import BaselineRun, baseline_run
 from kubefit.checks.targets import Owners, Workload
 from kubefit.errors import ConfigError, InputError
 
@@ -65,8 +66,12 @@ class Answers:
 
     def __init__(self, verbs: Verbs, candidate: Scenario, baseline: Scenario | None, templates: list[Any],
                  version: str | None, *, feature_gates: str | None, max_nodes: int | None,
-                 tell: Callable[[str], None], tell_baseline: Callable[[str], None]) -> None:
+                 tell: Callable[[str], None], tell_baseline: Callable[[str], None],
+                 remote: Callable[[], BaselineRun] | None = None) -> None:
+        """`remote`: the baseline's run on this version as a Dask worker made it (`kubefit.checks.baseline`),
+        waited for when first read (`baseline` is None then: the worker loaded it)."""
         self.verbs, self.candidate, self.baseline, self.templates = verbs, candidate, baseline, templates
+        self.remote = remote
         self.version, self.feature_gates, self.max_nodes = version, feature_gates, max_nodes
         self.told: list[str] = []  # the candidate's warnings for this version (what `noWarnings` reads)
         self.tell_baseline = tell_baseline
@@ -90,21 +95,18 @@ class Answers:
         return found
 
     # ------------------------------------------------------------------ the scenario, compiled once
-    def prepared(self, baseline: bool = False) -> tuple[Scenario, Prepared]:
-        """The candidate (or the baseline) prepared for this version: configuration decoded, cluster compiled."""
-        loaded = self.baseline if baseline else self.candidate
-        tell = self.tell_baseline if baseline else self.tell
-        prepare = (self.verbs.baseline_prepare or self.verbs.prepare) if baseline else self.verbs.prepare
-
+    def prepared(self) -> tuple[Scenario, Prepared]:
+        """The candidate prepared for this version: configuration decoded, cluster compiled (the baseline is
+        prepared by `baseline_run`)."""
         def compute() -> tuple[Scenario, Prepared]:
-            scenario, prepared, _ = prepare(loaded, "check", tell, nodes_required=False,
+            scenario, prepared, _ = self.verbs.prepare(self.candidate, "check", self.tell, nodes_required=False,
                                                        kube_version=self.version, feature_gates=self.feature_gates)
             return scenario, prepared
-        return self._once("baseline prepared" if baseline else "prepared", compute)
+        return self._once("prepared", compute)
 
-    def _fresh(self, baseline: bool = False) -> tuple[Scenario, Prepared]:
+    def _fresh(self) -> tuple[Scenario, Prepared]:
         """The prepared scenario with a state of its own (a verb that runs changes its state)."""
-        scenario, prepared = self.prepared(baseline)
+        scenario, prepared = self.prepared()
         if not scenario.nodes:
             raise InputError("the scenario has no Node objects", file=scenario.files)
         return scenario, replace(prepared, state=prepared.state.copy())
@@ -118,9 +120,21 @@ class Answers:
         """`simulate`'s run, without its stranded capacity (no assertion reads it)."""
         return self._once("simulate", lambda: self.verbs.simulate(*self._fresh(), warn=self.tell, stranded=False))
 
-    def baseline_simulation(self) -> SimulationResult:
-        return self._once("baseline", lambda: self.verbs.simulate(*self._fresh(True), warn=self.tell_baseline,
-                                                                  stranded=False))
+    def baseline_run(self) -> BaselineRun:
+        """What the assertions read of the baseline's run: made here, or by a worker (its messages told now, when
+        first read, as they would be here)."""
+        def compute() -> BaselineRun:
+            if self.remote is None:
+                assert self.baseline is not None
+                return baseline_run(self.verbs, self.baseline, self.version, self.feature_gates, self.tell_baseline)
+            run = self.remote()
+            for message in run.told:
+                self.tell_baseline(message)
+            return run
+        run = self._once("baseline", compute)
+        if run.error is not None:
+            raise run.error
+        return run
 
     def plan(self) -> Any:
         return self._once("plan", lambda: self.verbs.plan(*self.prepared(), self.templates, max_nodes=self.max_nodes,
@@ -167,7 +181,7 @@ class Answers:
 
         def compute() -> Any:
             if baseline:
-                return Placed.of(self.baseline, self.baseline_simulation(), Owners(self.baseline.workloads))
+                return self.baseline_run().placed
             return Placed.of(self.candidate, self.simulation(), self.owners)
         return self._once("baseline placed" if baseline else "placed", compute)
 
@@ -181,5 +195,5 @@ class Answers:
         """Per workload and in total, the baseline's figures and the candidate's."""
         from kubefit.checks.changes import before_after
 
-        return self._once("changes", lambda: before_after(self.placed(True), self.placed(), self.baseline_simulation(),
-                                                          self.simulation()))
+        return self._once("changes", lambda: before_after(self.placed(True), self.placed(),
+                                                          self.baseline_run().metrics, self.simulation().metrics()))

@@ -56,6 +56,12 @@ class Placed:
         return out
 
 
+def pending_steps(result: SimulationResult) -> list[tuple[Pod, str]]:
+    """(pod, message) of every pod the run left pending (what `unschedulable` counts)."""
+    return [(s.pod, s.message or "") for s in result.steps
+            if s.node is None and s.nominated_node is None and not s.not_created]
+
+
 def matched(before: Placed, after: Placed) -> list[tuple[str, str]]:
     """(baseline key, candidate key) of the pods both runs have: by name, then by workload and ordinal."""
     pairs = [(k, k) for k in before.where if k in after.where]
@@ -129,9 +135,9 @@ def figures(placed: Placed) -> dict[Workload, Figures]:
     return out
 
 
-def before_after(before: Placed, after: Placed, base: SimulationResult, cand: SimulationResult) -> dict[str, Any]:
+def before_after(before: Placed, after: Placed, base: dict[str, Any], cand: dict[str, Any]) -> dict[str, Any]:
     """Per workload (those whose figures differ first, then the others) and in total, the baseline's figures and
-    the candidate's, with the cluster's nodes used and allocation."""
+    the candidate's, with the cluster's nodes used and allocation (`base`, `cand`: each run's `metrics()`)."""
     a, b = figures(before), figures(after)
     rows = []
     for workload in sorted(set(a) | set(b)):
@@ -140,14 +146,13 @@ def before_after(before: Placed, after: Placed, base: SimulationResult, cand: Si
     rows.sort(key=lambda r: r["baseline"] == r["candidate"])  # stable: the changed ones first, by name
     changed = sum(1 for r in rows if r["baseline"] != r["candidate"])
 
-    def total(f: dict[Workload, Figures], result: SimulationResult) -> dict[str, Any]:
+    def total(f: dict[Workload, Figures], metrics: dict[str, Any]) -> dict[str, Any]:
         whole = Figures()
         for one in f.values():
             whole.pods, whole.placed, whole.pending = whole.pods + one.pods, whole.placed + one.placed, \
                 whole.pending + one.pending
             whole.not_created += one.not_created
             whole.cpu, whole.memory = whole.cpu + one.cpu, whole.memory + one.memory
-        metrics = result.metrics()
         return {**whole.to_dict(), "nodes": metrics["nodesUsed"], "clusterNodes": metrics["nodes"],
                 "allocation": metrics["allocation"]}
     return {"total": {"baseline": total(a, base), "candidate": total(b, cand)}, "changed": changed,

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubefit.checks.answers import Answers, Refusal, Verbs
+from kubefit.checks.baseline import BaselineNames, BaselineRun
+from kubefit.checks.changes import pending_steps
 from kubefit.checks.expectations import BASELINE, ERROR, WARNING, Assertion, Expectations
 from kubefit.checks.targets import Target, Workload
 from kubefit.errors import ConfigError, InputError
@@ -32,7 +34,6 @@ from kubefit.errors import ConfigError, InputError
 if TYPE_CHECKING:
     from kubefit.manifests.load import Scenario
     from kubefit.manifests.positions import Positions
-    from kubefit.scheduler.simulate import SimulationResult
 
 EVIDENCE_LINES = 20  # lines of evidence per assertion; the rest are counted
 FINDINGS = 50  # objects named per assertion; the rest are counted in the last
@@ -159,12 +160,6 @@ def _shown(lines: list[str], most: int = EVIDENCE_LINES) -> list[str]:
     return [*lines[:most], f"… and {len(lines) - most} more"]
 
 
-def pending_steps(result: SimulationResult) -> list[tuple[Any, str]]:
-    """(pod, message) of every pod the run left pending (what `unschedulable` counts)."""
-    return [(s.pod, s.message or "") for s in result.steps
-            if s.node is None and s.nominated_node is None and not s.not_created]
-
-
 def workload_subject(answers: Answers, pod: Any) -> Subject:
     """The workload of `pod` as a finding's object, in the file it came from."""
     w = answers.owners.of(pod)
@@ -189,7 +184,7 @@ def _max_pending(a: Assertion, answers: Answers) -> Judged:
     if a.bound == BASELINE:
         before = answers.placed(True)
         was = {new: before.where[old] for old, new in _pairs(answers)}
-        base = len(pending_steps(answers.baseline_simulation()))
+        base = answers.baseline_run().pending
         bound, said = base, f"the baseline's {base}"
         evidence = [f"{p.key}{'' if p.key in was and was[p.key] is None else ' (newly pending)'}: {m}"
                     for p, m in pending]
@@ -474,10 +469,35 @@ def judge(a: Assertion, answers: Answers, label: str | None, locator: Locator, n
                    time.perf_counter() - start, findings)
 
 
-def comparable(candidate: Scenario, baseline: Scenario, files: Sequence[str], given: Sequence[str]) -> None:
+Elsewhere = Callable[[Sequence[str], bool, list], Callable[[int], tuple[BaselineNames, "BaselineRun | Exception"]]]
+"""Starts the baseline's runs (its files, -R, the versions) away from this process; what it returns gives the i-th
+version's (`kubefit.checks.baseline.baseline_runs`), waiting for it."""
+
+
+class _Remote:
+    """The baseline's runs made elsewhere, read per version; the first read checks that it is comparable."""
+
+    def __init__(self, fetch: Callable[[int], tuple[BaselineNames, BaselineRun | Exception]], candidate: Scenario,
+                 files: Sequence[str], given: Sequence[str]) -> None:
+        self.fetch, self.candidate, self.files, self.given = fetch, candidate, files, given
+        self.checked = False
+
+    def of(self, i: int) -> Callable[[], BaselineRun]:
+        def run() -> BaselineRun:
+            names, found = self.fetch(i)
+            if not self.checked:
+                comparable(self.candidate, names, self.files, self.given)
+                self.checked = True
+            if isinstance(found, Exception):
+                raise found
+            return found
+        return run
+
+
+def comparable(candidate: Scenario, baseline: BaselineNames, files: Sequence[str], given: Sequence[str]) -> None:
     """A baseline of another cluster cannot be compared: it must share a node or a pod with the candidate."""
-    nodes = {n.name for n in candidate.nodes} & {n.name for n in baseline.nodes}
-    pods = {p.key for p in candidate.pods} & {p.key for p in baseline.pods}
+    nodes = {n.name for n in candidate.nodes} & baseline.nodes
+    pods = {p.key for p in candidate.pods} & baseline.pods
     if not nodes and not pods:
         raise InputError(f"shares no node and no pod with the candidate ({', '.join(files)}): another "
                          f"cluster, which cannot be compared", file=", ".join(given), field="--baseline")
@@ -511,10 +531,12 @@ def _stdin_once(files: Sequence[str], baseline: Sequence[str]) -> None:
 
 def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | None = None,
               warn: Callable[[str], None] = print, positions: Positions | None = None,
-              rename: Callable[[str], str] = str) -> CheckResult:
+              rename: Callable[[str], str] = str, elsewhere: Elsewhere | None = None) -> CheckResult:
     """Judge every assertion of `expectations` on the `verbs`' answers for its scenario (and its baseline), on
     each version `expectations.kube_versions` names (the verbs' default version when none); `rename` gives the
-    name a finding shows for a file read (a baseline extracted from git: the ref's path)."""
+    name a finding shows for a file read (a baseline extracted from git: the ref's path). `elsewhere`: the
+    baseline's runs are started there (Dask workers: `kubefit.checks.baseline`) before the candidate is read,
+    and this process reads and runs the candidate meanwhile."""
     from datetime import UTC, datetime
 
     from kubefit.k8s.version import resolve_each
@@ -537,36 +559,39 @@ def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | 
     unread = unread_folders(files, expectations.recursive)
     for message in unread:
         once(message)
-    candidate = verbs.load(files, expectations.recursive)
-    base = verbs.load(baseline, expectations.recursive) if baseline else None
-    if base is not None:
-        comparable(candidate, base, files, [rename(b) for b in baseline])
-    planning = any(a.kind == "maxNodesAdded" for a in expectations.assertions)
-    templates = verbs.templates(expectations.node_templates) if planning else []
     versions = ([v.name for v in resolve_each(expectations.kube_versions, feature_gates)]
                 if expectations.kube_versions else [None])
+    fetch = elsewhere(baseline, expectations.recursive, versions) if elsewhere is not None and baseline else None
+    candidate = verbs.load(files, expectations.recursive)
+    base = verbs.load(baseline, expectations.recursive) if baseline and fetch is None else None
+    if base is not None:
+        comparable(candidate, BaselineNames.of(base), files, [rename(b) for b in baseline])
+    remote = None if fetch is None else _Remote(fetch, candidate, files, [rename(b) for b in baseline])
+    planning = any(a.kind == "maxNodesAdded" for a in expectations.assertions)
+    templates = verbs.templates(expectations.node_templates) if planning else []
     locator = Locator(positions or Positions(), rename)
     outcomes: list[Outcome] = []
     moves: dict[str, list[dict]] = {}
     changes: dict[str, dict] = {}
     used: list[str] = []
-    for version in versions:
+    for i, version in enumerate(versions):
         answers = Answers(verbs, candidate, base, templates, version, feature_gates=feature_gates,
-                          max_nodes=expectations.max_nodes, tell=once, tell_baseline=lambda m: once(f"baseline: {m}"))
+                          max_nodes=expectations.max_nodes, tell=once, tell_baseline=lambda m: once(f"baseline: {m}"),
+                          remote=None if remote is None else remote.of(i))
         for message in unread:
             answers.tell(message)
         label = version if len(versions) > 1 else None
         last = sorted(expectations.assertions, key=lambda a: a.kind == "noWarnings")  # after every verb has told
         judged = {id(a): judge(a, answers, label, locator, expectations.namespace) for a in last}
         outcomes += [judged[id(a)] for a in expectations.assertions]
-        if base is not None:
+        if baseline:
             try:
                 moves[version or "default"], changes[version or "default"] = answers.moves(), answers.changes()
             except ConfigError:
                 pass
         used.append(_answered(answers, feature_gates))
-    result = CheckResult(expectations.name, outcomes, moves if base is not None else None, told,
-                         changes=changes if base is not None else None, fail_on=expectations.fail_on)
+    result = CheckResult(expectations.name, outcomes, moves if baseline else None, told,
+                         changes=changes if baseline else None, fail_on=expectations.fail_on)
     result.told_at = [_warning_finding(m, candidate, locator) for m in told]
     result.versions, result.started = used, started
     return result

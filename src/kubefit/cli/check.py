@@ -128,6 +128,12 @@ def check(
         "--sarif", help="Also write the findings as SARIF 2.1.0 (GitHub code scanning) to FILE.")] = None,
     report: ReportOption = None,
     gangs_as_workloads: GangsAsWorkloadsOption = False,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="With a baseline: read and simulate it on this many local Dask worker processes while "
+        "this process does the candidate (default: one after the other here).")] = None,
+    dask_scheduler: Annotated[str | None, typer.Option(
+        "--dask-scheduler", help="With a baseline: read and simulate it on the Dask cluster of this scheduler, "
+        "tcp://HOST:PORT (its workers run this kubefit).")] = None,
     requests: Any = None,
 ) -> None:
     """Do the scheduling expectations hold? Each assertion reads one verb's answer; exit 0 when all hold, 1 when
@@ -148,7 +154,8 @@ def check(
     result = verbs.check(files or [], expect, baseline=baseline or [], assertions=given, node_templates=node_template or [],
                          kube_versions=kube_version, feature_gates=feature_gates, recursive=recursive,
                          namespace=namespace, max_nodes=max_nodes, fail_on=fail_on.value if fail_on else None,
-                         warn=warn, requests=requests, gangs_as_workloads=gangs_as_workloads)
+                         warn=warn, requests=requests, gangs_as_workloads=gangs_as_workloads, workers=workers,
+                         dask_scheduler=dask_scheduler)
     data = result.to_dict()
     write_report(result, report, data)
     if junit is not None:

@@ -96,6 +96,7 @@ from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
 from kubefit.planning.addbound import TemplateBound, copies_bound, template_bound
 from kubefit.planning.sweep import Work
+from kubefit.planning.workers import result_while_workers
 from kubefit.scheduler.config import SchedulerConfiguration
 from kubefit.scheduler.simulate import SimulationResult, simulate
 from kubefit.scheduler.state import ClusterState, compile_state
@@ -105,7 +106,6 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 MAX_ORDERS_TEMPLATES = 3  # up to this many templates every order of cutting down is tried (on a small cluster)
 SMALL_CLUSTER = 12  # added nodes up to which several templates get every order and the greedy build-up
 KEPT_RUNS = 2  # simulations that scheduled the target kept for the answer (each holds a whole run)
-POLL_SECONDS = 1.0  # how often a plan waiting on a Dask worker looks whether the cluster still has workers
 WAIT_FOR_WORKERS = 30.0  # seconds without any worker after which a plan goes on in this process
 
 
@@ -738,22 +738,8 @@ class DaskPlanner(Planner):
         return super().trial(counts, give_up, keep)
 
     def _wait(self, future: Any) -> Any:
-        """The future's result; an error when the cluster has had no worker for `WAIT_FOR_WORKERS` seconds (Dask
-        itself would wait for one for ever)."""
-        from distributed import TimeoutError as DaskTimeout
-        from distributed import wait
-
-        alone = 0.0
-        while True:
-            try:
-                wait([future], timeout=POLL_SECONDS)
-            except (DaskTimeout, TimeoutError):
-                pass
-            if future.done():
-                return future.result()
-            alone = alone + POLL_SECONDS if self.pool.count == 0 else 0.0
-            if alone >= WAIT_FOR_WORKERS:
-                raise RuntimeError(f"no Dask worker for {WAIT_FOR_WORKERS} s")
+        """The future's result; an error when the cluster has had no worker for `WAIT_FOR_WORKERS` seconds."""
+        return result_while_workers(future, self.pool, WAIT_FOR_WORKERS)
 
     def _lost(self, exc: BaseException) -> None:
         """The workers failed: said once, the rest of the plan in this process."""

@@ -259,3 +259,71 @@ def _check_versions(versions: dict[str, str], address: str) -> None:
     if other:
         raise InputError(f"the workers of the Dask cluster at {address!r} run kubefit {', '.join(sorted(other))}, "
                          f"this process {mine}: install the same version on both", field="--dask-scheduler")
+
+
+POLL_SECONDS = 1.0  # how often a caller waiting on a Dask worker looks whether the cluster still has workers
+WAIT_FOR_WORKERS = 30.0  # seconds without any worker after which the caller gives up on the cluster
+
+
+def result_while_workers(future: Any, pool: Workers | None, alone_for: float = WAIT_FOR_WORKERS) -> Any:
+    """The Dask future's result; an error once the cluster has had no worker for `alone_for` seconds (Dask itself
+    would wait for one for ever)."""
+    from distributed import TimeoutError as DaskTimeout
+    from distributed import wait
+
+    alone = 0.0
+    while True:
+        try:
+            wait([future], timeout=POLL_SECONDS)
+        except (DaskTimeout, TimeoutError):
+            pass
+        if future.done():
+            return future.result()
+        alone = alone + POLL_SECONDS if pool is not None and pool.count == 0 else 0.0
+        if alone >= alone_for:
+            raise RuntimeError(f"no Dask worker for {alone_for} s")
+
+
+class Background:
+    """Tasks started on Dask workers now, their results waited for later, while this process works on something
+    else (`kubefit check`'s baseline beside its candidate): `start` returns at once; the workers start (a
+    LocalCluster of `count` processes: 1–2 s) and the data is shipped in a thread of this process. `result(i)` waits
+    for the i-th task; a cluster that fails (unreachable, a worker killed, no worker for `WAIT_FOR_WORKERS`
+    seconds: Dask itself would wait for ever) raises, and the caller decides what to do (run it here). Closed with
+    `close`."""
+
+    def __init__(self, address: str | None, count: int | None) -> None:
+        self.address, self.count = address, count
+        self.pool: Workers | None = None
+        self._futures: Any = None  # the Future (of the starting thread) of the tasks' Dask futures
+
+    def start(self, fn: Callable[[Any, Any], Any], data: Any, items: list[Any]) -> Background:
+        from concurrent.futures import ThreadPoolExecutor
+
+        starter = ThreadPoolExecutor(1, thread_name_prefix="kubefit-background")
+        self._futures = starter.submit(self._submit, fn, data, items)
+        starter.shutdown(wait=False)
+        return self
+
+    def _submit(self, fn: Callable[[Any, Any], Any], data: Any, items: list[Any]) -> list[Any]:
+        self.pool = Workers(self.address, self.count).__enter__()
+        shipped = self.pool.ship(data)
+        workers = self.pool.addresses() or [None]
+        return [self.pool.client.submit(fn, shipped.on(w), item, workers=None if w is None else [w],
+                                        allow_other_workers=True, pure=False)
+                for item, w in zip(items, (workers[i % len(workers)] for i in range(len(items))), strict=True)]
+
+    def result(self, i: int) -> Any:
+        """The i-th task's result (its own error raised as it is); a failure of the cluster raises too."""
+        return result_while_workers(self._futures.result()[i], self.pool)
+
+    def close(self) -> None:
+        if self._futures is not None:
+            try:
+                for future in self._futures.result():
+                    future.cancel()
+            except Exception:  # noqa: BLE001,S110 - the cluster that failed to start: nothing to cancel
+                pass
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
