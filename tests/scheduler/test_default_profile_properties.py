@@ -288,9 +288,40 @@ def _anti_affinity_between_workloads() -> tuple:
     return nodes, [], queue, ClusterObjects()
 
 
+def _terms_on_a_workload_without_terms(kind: str) -> tuple:
+    """app1's replicas (300m, 1Gi) have a `kind` term (weight 100 if preferred) on app0 (100m, 256Mi), whose pods
+    have no terms: an app0 pod bound between two app1 cycles must count for the second (PreFilter's counts and
+    PreScore's credits follow the log by pod class: `PodClasses.could_match`). Three equal nodes, app0's b0 on n0 from the start, p1
+    (app0) pinned to n2 by its nodeSelector. By hand: p0 (app1) → n0 for affinity (required: the only node with
+    app0; preferred: its credit), n1 for anti-affinity (n1, n2 alike, LeastAllocated ties to the first); p1 → n2;
+    p2 (app1) → n2 for affinity (credited like n0, and emptier), n1 for anti-affinity (n0 and n2 hold app0; were
+    p1 missed, n2 would be allowed, emptier and better balanced than n1)."""
+    nodes = [Node(f"n{i}", {"cpu": 4000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9},
+                  {HOST: f"n{i}", ZONE: "za"}) for i in range(3)]
+    term = {"labelSelector": {"matchLabels": {"app": "app0"}}, "topologyKey": HOST}
+    section = {"requiredDuringSchedulingIgnoredDuringExecution": [term]} if kind != "preferred" else {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": term}]}
+    app0 = {"labels": {"app": "app0"}, "containers": (Container("c", {"cpu": 100 * 10**6, "memory": GIB // 4 * 10**9}),)}
+    app1 = {"labels": {"app": "app1"}, "containers": (Container("c", {"cpu": 300 * 10**6, "memory": GIB * 10**9}),),
+            "affinity": {"podAntiAffinity" if kind == "anti" else "podAffinity": section}}
+    queue = [Pod("p0", **app1), Pod("p1", node_selector={HOST: "n2"}, **app0), Pod("p2", **app1)]
+    return nodes, [Pod("b0", node_name="n0", **app0)], queue, ClusterObjects()
+
+
+def test_terms_on_a_workload_without_terms_by_hand():
+    """The derivation of `_terms_on_a_workload_without_terms`: where p0, p1 and p2 go."""
+    for kind, expected in (("required", [0, 2, 2]), ("preferred", [0, 2, 2]), ("anti", [1, 2, 1])):
+        nodes, bound, queue, objects = _terms_on_a_workload_without_terms(kind)
+        result = fast(nodes, bound, queue, CONFIG, objects=objects, tie_break="first")
+        assert [s.node for s in result.steps] == expected, kind
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(replicas_st())
 @example(_anti_affinity_between_workloads())
+@example(_terms_on_a_workload_without_terms("required"))
+@example(_terms_on_a_workload_without_terms("anti"))
+@example(_terms_on_a_workload_without_terms("preferred"))
 def test_incremental_engine_equals_plain_framework_on_replicas(case):
     """Replicas of several workloads (System default spread, matchLabelKeys, namespaces, weighted preferred
     terms, required terms, preemption): the engine's incremental spread and affinity counts and its

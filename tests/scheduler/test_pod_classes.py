@@ -13,13 +13,16 @@ from hypothesis import strategies as st
 
 from kubefit.api.cluster import ClusterObjects, ObjectMeta, Service
 from kubefit.api.core import Node, Pod
+from kubefit.k8s.labels import parse_selector
 from kubefit.k8s.requests import pod_demand
 from kubefit.scheduler.framework import new_context
 from kubefit.scheduler.plugins import podclasses, topologyspread
-from kubefit.scheduler.plugins.podclasses import ClassMemo, ClassWeights, follow, log_arrays
+from kubefit.scheduler.plugins.affinityterms import KINDS, PREFERRED, REQUIRED, pod_terms
+from kubefit.scheduler.plugins.podclasses import ClassMemo, ClassWeights, PodClasses, follow, log_arrays
 from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
 from kubefit.scheduler.state import compile_state
 
+from .test_default_profile_properties import LABEL_PAIRS, SELECTORS, any_term_st
 from .test_spread_score_table import steps_st
 
 APPS = ("a", "b", "c")
@@ -130,6 +133,52 @@ def test_classes_in_any_order_of_stretches(state, data):
     memo = ClassMemo().update(log.classes, lambda p: p.labels["app"], lambda v: v == "a")
     assert memo.values == [p.labels["app"] for p in log.classes.pods]
     assert memo.nonempty.tolist() == [p.labels["app"] == "a" for p in log.classes.pods]
+    # asked only about the classes `could` names (those carrying app=a), in two steps: the others get `empty`
+    asked = []
+    could = lambda a, b: [c for c in range(a, b) if log.classes.pods[c].labels["app"] == "a"]  # noqa: E731
+    half = ClassMemo()
+    half.values, half.nonempty, half._classes = memo.values[:1], memo.nonempty[:1], log.classes
+    half.update(log.classes, lambda p: asked.append(p) or p.labels["app"], lambda v: v == "a", could, "-")
+    assert half.values == memo.values[:1] + [a if a == "a" else "-" for a in memo.values[1:]]
+    assert half.nonempty.tolist() == memo.nonempty.tolist()
+    assert asked == [p for p in log.classes.pods[1:] if p.labels["app"] == "a"]
+
+
+@st.composite
+def classed_pod_st(draw, i: int) -> Pod:
+    """A pod of one of two namespaces with a few labels and up to three affinity terms of any kind and selector."""
+    affinity: dict = {}
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["podAffinity", "podAntiAffinity"]))
+        term = draw(any_term_st())
+        if draw(st.booleans()):
+            affinity.setdefault(kind, {}).setdefault(REQUIRED, []).append(term)
+        else:
+            affinity.setdefault(kind, {}).setdefault(PREFERRED, []).append({"weight": 3, "podAffinityTerm": term})
+    return Pod(f"p{i}", namespace=draw(st.sampled_from(["default", "shop"])),
+               labels=dict(draw(st.lists(st.sampled_from(LABEL_PAIRS), max_size=3))), affinity=affinity or None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_classes_could_match_names_every_class_that_relates_to_the_pod(data):
+    """`PodClasses.could_match` leaves out only classes that relate to nothing of the question: none of their terms'
+    selectors matches the incoming pod's labels and none of the given selectors matches their labels (what a
+    `ClassMemo` then gives them without asking); the classes it names are in the range, ascending, once each."""
+    classes = PodClasses()
+    for i in range(data.draw(st.integers(0, 12))):
+        classes.of(data.draw(classed_pod_st(i)))
+    labels = dict(data.draw(st.lists(st.sampled_from(LABEL_PAIRS), max_size=3)))
+    selectors = [parse_selector(s) for s in data.draw(st.lists(st.sampled_from(SELECTORS), max_size=2))]
+    n = len(classes.pods)
+    start = data.draw(st.integers(0, n))
+    end = data.draw(st.integers(start, n))
+    named = list(classes.could_match(start, end, labels, selectors))
+    assert named == sorted(set(named)) and all(start <= c < end for c in named)
+    for c in sorted(set(range(start, end)) - set(named)):
+        pod = classes.pods[c]
+        assert not any(t.selector.matches(labels) for kind in KINDS for t in getattr(pod_terms(pod), kind))
+        assert not any(s.matches(pod.labels) for s in selectors)
 
 
 def _zone_less_node() -> tuple:

@@ -162,3 +162,22 @@ def test_dry_run_stops_at_enough_candidates():
     assert result.nominated_node == 0  # node 1's cheaper victim is never looked at
     assert preempt(incoming, [UNSCHEDULABLE] * 2, [0, 1], lambda n: pods[n], [],
                    capacity_dry_run({0: 4, 1: 4}, pods, incoming)).nominated_node == 1
+
+
+def test_candidates_are_tried_and_tie_broken_in_node_list_order():
+    """The potential nodes are walked in the snapshot's node list order (`node_order`, zone round robin), not by
+    index, and may arrive as numpy arrays (the engine's codes and order). By hand: nodes 2, 0, 1 in that order, the
+    codes of node 1 UNRESOLVABLE (not a potential node), nodes 0 and 2 alike (one priority-1 victim of 4 cpu each):
+    every criterion of `pickOneNodeForPreemption` ties, the first candidate in node list order wins: node 2; with
+    one candidate wanted the dry run stops at node 2 too."""
+    import numpy as np
+
+    incoming = pod("in", 10, 4, 30)
+    pods = {0: [pod("a0", 1, 4, 1)], 1: [pod("a1", 1, 4, 2)], 2: [pod("a2", 1, 4, 1)]}
+    codes = np.asarray([UNSCHEDULABLE, UNRESOLVABLE, UNSCHEDULABLE], dtype=np.int8)
+    trials = capacity_dry_run({0: 4, 1: 4, 2: 4}, pods, incoming)
+    for order in ([2, 0, 1], np.asarray([2, 0, 1], dtype=np.int64)):
+        result = preempt(incoming, codes, order, lambda n: pods[n], [], trials)
+        assert (result.nominated_node, result.tried, result.potential) == (2, 2, 2)
+    one = {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}
+    assert preempt(incoming, codes.tolist(), [2, 0, 1], lambda n: pods[n], [], trials, one).tried == 1

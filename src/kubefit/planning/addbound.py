@@ -97,3 +97,26 @@ def _bound(state: ClusterState, pod: Pod, names: list[str]) -> list[int]:
     """What a bound pod holds of each resource on its node (`bound_demand`: its status resources counted)."""
     requests = state.bound_demand(pod).requests
     return [1 if n == PODS else int(requests.get(n, 0)) for n in names]
+
+
+def copies_bound(config: SchedulerConfiguration, pods: Sequence[Pod], templates: Sequence[ClusterState],
+                 daemons: Sequence[Sequence[Pod]]) -> tuple[TemplateBound, int]:
+    """The requests' bound of `pods` (trial 0's pending pods) on fresh copies of the templates alone, each copy
+    less what its DaemonSet pods (`daemons[t]`, created with the node and queued first) request: `plan`'s first
+    estimate of its answer (issue 47), and how many of the pods it counts. A pod that asks more of some resource
+    than every copy has left after its DaemonSet pods fits no copy and is left out (it is pending for want of
+    no count of the templates); the others are counted whatever their zone or affinity. Not a bound of `plan`'s
+    answer (today's nodes are not counted, and the pods trial 0 placed may move): a guess that `_estimate`
+    verifies on the copies by simulation."""
+    names = sorted({r for t in templates for r in bounded_resources(t, config) if r in t.index})
+    if not names or not pods:
+        return TemplateBound(names, [0] * len(names), [[0] * len(names) for _ in templates]), len(pods)
+    free = []
+    for t, pods_of_copy in zip(templates, daemons, strict=True):
+        taken = [sum(col) for col in zip(*([0] * len(names), *(_requests(t, p, names) for p in pods_of_copy)),
+                                          strict=True)]
+        free.append([(int(t.allocatable[0, t.index[n]]) if n in t.index else 0) - taken[r] for r, n in enumerate(names)])
+    asked = [_requests(templates[0], pod, names) for pod in pods]
+    fitting = [a for a in asked if any(all(x <= f for x, f in zip(a, room, strict=True)) for room in free)]
+    need = [sum(col) for col in zip(*([0] * len(names), *fitting), strict=True)]
+    return TemplateBound(names, need, [[max(f, 0) for f in room] for room in free]), len(fitting)

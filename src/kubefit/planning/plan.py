@@ -7,22 +7,37 @@ copies of every template (default: one per queued pod, so each pod finds an empt
 its turn; the bound is per template), simulated only then.  The search (`_search`):
 
 - trial 0 is the cluster as it is (s₀ of the queue scheduled); nothing pending, nothing to add;
-- the start `L` is the requests' lower bound for the whole queue (`addbound`: no fewer copies can hold its
+- the lower bound `L` is the requests' bound for the whole queue (`addbound`: no fewer copies can hold its
   requests beside what today's nodes leave; with several templates the smallest uniform count u with
-  [u, …, u] not below it);
-- a gallop probes L, L+1, L+3, L+7, … (the increment doubling) below `limit`, then the most generous
-  cluster, stopping at the first that schedules the whole queue.  Each probe gives up once it has
-  left as many queue pods pending as trial 0 did (it cannot beat the cluster as it is), so every probe is
-  either known exactly or known to schedule at most s₀: when the generous cluster falls short of the whole
-  queue, its count is the target and every probe is judged against it (a target of s₀ or less: trial 0
-  holds, nothing is added) and the gallop runs again from the target's own bound L′ ≤ L, the probes known
-  answering at once.  A probe that schedules no more than the one before it (trial 0 for the first) ends
-  the gallop, the generous cluster next: the pods left pending are not short of room, or so far from it
-  that a bisection of the whole range (log₂(limit) simulations) is the better bet than galloping on
-  (about 2·log₂(d) for an answer d above L, each probe larger than the last);
-- a bisection between the largest count seen short of the target and the first probe that holds (or the
-  bound when none below it was seen short).  Once the target is known for good, runs give up as soon as it
-  is out of reach (the whole queue: at the first pod left pending).
+  [u, …, u] not below it): no probe is ever under it;
+- the estimate `E` (`_estimate`) starts the search next to its answer: trial 0's pending pods alone, in queue
+  order, are simulated with the real profile on fresh copies of the templates (nothing else in the cluster;
+  the copies' DaemonSet pods first), from their requests' bound on the copies (`addbound.copies_bound`: f of
+  them ask no more than a copy has; u₀, E itself with no run when u₀ ≤ L) up to the first uniform count on
+  which all f are scheduled (from u, the larger of ⌈u·f/s⌉ for s placed and u plus a doubling increment), or
+  the count before the first that schedules no more than it.  These runs hold only the pending pods: cheap
+  beside a run of the whole queue (0.1–0.5 s against 2–15 s on the bench files), counted among the
+  simulations.  E is a guess that picks the probes, never an answer: the copies alone miss today's room
+  (E may be too high) and the pods the added copies draw away from today's nodes (too low);
+- the first probe is max(E, L) (`_Climb`).  Each probe gives up once it has left as many queue pods pending as
+  trial 0 did (it cannot beat the cluster as it is), so every probe is either known exactly or known to
+  schedule at most s₀.  Short, but placing more than trial 0 and g ≥ m, it is followed by a jump: u + ⌈m·u / g⌉
+  (m pods still missing of what the estimate expects, g placed beyond trial 0's by u copies; with g < m the
+  copies do not hold in the cluster what they hold alone, the jump would more than double u on a rate that
+  does not hold: the generous cluster comes next, as for a futile probe), then a gallop from
+  there (+1, +3, +7, …, the increment doubling) below `limit`, then the most generous cluster, stopping at
+  the first that schedules the whole queue.  A probe that schedules no more than the one before it (trial 0
+  for the first), or every pod the estimate expects and not the target (the rest fit on no copy alone), is
+  futile and the generous cluster comes next: the pods left pending are not short of room, or so far from
+  it that a bisection of the whole range (log₂(limit) simulations) is the better bet than galloping on.
+  When the generous cluster falls short of the whole queue, its count is the target and every probe is
+  judged against it (a target of s₀ or less: trial 0 holds, nothing is added), and the search runs again
+  from max(E, L′) with the target's own bound L′ ≤ L, the probes known answering at once;
+- from the first count that holds: when it was a guess (E or the jump), a gallop down (one fewer, then the
+  pending pods' requests bound on the copies, then one fewer each time twice as far: `_cut`) to the first
+  count short, and the bisection between it and the last that held; else the bisection between the largest
+  count seen short of the target (or L) and it.  Once the target is known for good, runs give up as soon as
+  it is out of reach (the whole queue: at the first pod left pending).
 
 So, with one template, the answer `k` holds and `k − 1` was simulated short, or k is the requests' bound
 (`addbound`: below it nothing holds).  Placement is not monotone in the count (a cluster with more copies
@@ -30,8 +45,8 @@ may schedule fewer: an empty node scores highest and pulls the queue elsewhere),
 answer may differ from the one a bisection of the whole range [0, limit] finds; both satisfy "k holds, k − 1
 does not".
 
-With several templates the gallop runs on uniform vectors [u, …, u] and its bisection finds the smallest
-holding uniform u; from that cluster each template is cut to the fewest copies that still hold the target
+With several templates the estimate, the probes and the bisection are on uniform vectors [u, …, u] and find
+the smallest holding uniform u; from that cluster each template is cut to the fewest copies that still hold the target
 (`_descend`: a gallop down from its count, then a bisection; the others fixed) in every order for up to
 three templates when the cluster has at most `SMALL_CLUSTER` added nodes, else in two orders (dearest
 template first, cheapest first: one when the costs are equal); a greedy build-up (one node at a time, the
@@ -39,8 +54,9 @@ template that schedules the most further pods per unit of cost, as the cluster-a
 compares options) joins the candidates only on such a small cluster (n simulations per node added, at most
 `SMALL_CLUSTER` nodes); each candidate is pruned node by node while the target holds, so removing any one
 planned node loses a pod; the cheapest candidate wins.  "Fewest" is the best of these searches, each answer
-checked by simulation, not a proof of optimality.  The simulations are bounded: the gallop and its
-bisection about 2·log₂(limit); each descent about 2·log₂(u) per template and order (log₂ of how deep it
+checked by simulation, not a proof of optimality.  The simulations are bounded: the estimate's runs about
+log₂(f); the probes from it and their bisection about 2·log₂(limit), about 2·log₂(d) + 1 for an answer d
+from the first guess; each descent about 2·log₂(u) per template and order (log₂ of how deep it
 cuts, twice, plus one); the greedy n·SMALL_CLUSTER; the pruning n per node it removes, and n more.
 
 Pods the target leaves pending cannot fit on any count of the templates; their FitError says why.
@@ -78,7 +94,7 @@ from kubefit.manifests.admission import admitter
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.templates import Template, copy_names, renamed_for
 from kubefit.manifests.workloads import NewNodeDaemons
-from kubefit.planning.addbound import TemplateBound, template_bound
+from kubefit.planning.addbound import TemplateBound, copies_bound, template_bound
 from kubefit.planning.sweep import Work
 from kubefit.planning.workers import result_while_workers
 from kubefit.scheduler.config import SchedulerConfiguration
@@ -279,13 +295,7 @@ class Planner:
     def run(self, counts: list[int], give_up: int | None = None) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first
         (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted)."""
-        added: list[Node] = []
-        taken = set(self.taken)
-        slices: list = []
-        for template, count in zip(self.templates, counts, strict=True):
-            made = copies(template, count, taken)
-            added += made
-            slices += [s for node in made for s in copy_slices(template, node.name)]
+        added, slices = self._copies(counts)
         state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
@@ -293,6 +303,29 @@ class Planner:
             # server, `kubefit serve`, at Python's default thresholds, they walked the session's whole heap)
             return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
                             give_up=give_up, exempt=self.daemons.keys)
+
+    def _copies(self, counts: Sequence[int]) -> tuple[list[Node], list]:
+        """`counts` copies of the templates, named after the cluster's nodes, and the ResourceSlices they bring."""
+        added: list[Node] = []
+        taken = set(self.taken)
+        slices: list = []
+        for template, count in zip(self.templates, counts, strict=True):
+            made = copies(template, count, taken)
+            added += made
+            slices += [s for node in made for s in copy_slices(template, node.name)]
+        return added, slices
+
+    def on_copies(self, pods: list[Pod], count: int) -> int:
+        """Of `pods` (trial 0's pending pods), how many a simulation with the real profile schedules on `count`
+        fresh copies of each template alone (nothing else in the cluster; each copy's DaemonSet pods queued
+        first): `_estimate`'s step, a run of the pending pods only, counted among the plan's simulations."""
+        added, slices = self._copies([count] * len(self.templates))
+        state = compile_state(added, (), self._objects(slices))
+        self.runs += 1
+        with collector_paused():
+            result = simulate(state, self.config, [*self.daemons.pods_for(added), *pods], tie_break=self.tie_break,
+                              seed=self.seed, stranded=False, messages=False, exempt=self.daemons.keys)
+        return queue_scheduled(result, self.daemons.keys)
 
     def _objects(self, slices: list) -> ClusterObjects:
         """The scenario's objects (claims, volumes, namespaces, PDBs, …) with the added nodes' ResourceSlices."""
@@ -399,11 +432,13 @@ def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[l
     return None
 
 
-def _search(planner: Planner, limit: int) -> list[int]:
-    """The plan's counts (the module's docstring): the gallop from the requests' bound for the whole queue, the
-    most generous cluster only when no probe schedules the whole queue (its count is then the target), the
-    bisection between the largest probe short of the target and the first that holds; with several templates,
-    on uniform vectors, then `_several` from the smallest uniform one that holds."""
+def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
+    """The plan's counts (the module's docstring): from the estimate (`_estimate`, from trial 0's `pending` pods,
+    never under the requests' bound for the whole queue) up (`_Climb`), the most generous cluster only when no
+    probe schedules the whole queue (its count is then the target); from the first probe that holds, down
+    (`_cut`, by way of the copies' requests bound) when it was a guess of the estimate's, else the bisection
+    between the largest count seen short of the target and it; with several templates, on uniform vectors, then
+    `_several` from the smallest uniform one that holds."""
     n, queue = len(planner.templates), len(planner.queue)
     today = planner.memo[(0,) * n]
     planner.aim(queue, give_up=queue - today - 1, worth=today + 1)  # (a probe gives up when it cannot beat today)
@@ -414,30 +449,136 @@ def _search(planner: Planner, limit: int) -> list[int]:
     def ahead(us: list[int]) -> None:
         planner.prefetch([[u] * n for u in us])
 
-    best = [today]
-
-    def futile(u: int) -> bool:  # a probe (not trial 0 itself) no better than the one before it; one that gave up
-        # counts as no better than today (in the first gallop it is; in the second, short of the target, a guess
-        # that only picks the probes)
-        done = planner.memo.get((u,) * n, today)
-        stalled, best[0] = done <= best[0], max(best[0], done)
-        return u > 0 and stalled
-
     low = _uniform_floor(planner, limit)
-    first = _gallop(ok, gallop_counts(low, limit), ahead, futile)
+    guess = _estimate(planner, pending, low, limit)
+    planner.guess = guess.copies
+    climb = _Climb(planner, ok, ahead, today, today + guess.fits, limit)
+    first, guessed = climb.first(min(max(guess.copies, low), limit))
     if first is None:  # the generous cluster, run whole, falls short of the queue: its count is the target
         planner.aim(planner.memo[planner.generous])
         if planner.memo[(0,) * n] >= planner.target:  # type: ignore[operator]
             return [0] * n
-        low, best[0] = _uniform_floor(planner, limit), today  # the gallop again from the target's bound, what
-        first = _gallop(ok, gallop_counts(low, limit), ahead, futile)  # was run known
+        low, climb.best = _uniform_floor(planner, limit), today  # again from the estimate (or the target's own
+        first, guessed = climb.first(min(max(guess.copies, low), limit))  # bound), what was run known
         assert first is not None  # (the generous cluster holds its own count)
     else:  # the whole queue is the target for good: a run now gives up at its first pod left pending
         planner.aim(queue)
     short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
              and planner.known(k) is False]
-    u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=max([low, *(k + 1 for k in short)]))
+    low = max([low, *(k + 1 for k in short)])
+    if guessed and first > low:  # a guess that holds: down from it, by way of the copies' requests bound
+        u = _cut(ok, first, low, hint=guess.bound)
+    else:
+        u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=low)
     return [u] if n == 1 else _several(planner, [u] * n)
+
+
+@dataclass
+class _Climb:
+    """`_search`'s way up to the first uniform count that holds the target: the estimate; then, when it is short
+    but places more than trial 0 did and at least half of what the estimate expects beyond it (`off`), a jump by
+    the pods still missing at the rate it placed them per copy (`jump`); then the gallop from there (+1, +3,
+    +7, …, then the most generous cluster). A probe that places no more than the one before it (trial 0 for the
+    first), or every pod the estimate expects to fit (`expected`) and not the target, is futile: the most
+    generous cluster next (the pods left are not short of room, or fit on no count of the templates)."""
+
+    planner: Planner
+    ok: Callable[[int], bool]
+    ahead: Callable[[list[int]], None]
+    today: int  # queue pods trial 0 places
+    expected: int  # trial 0's and the pending pods that the estimate places on the copies
+    limit: int
+    best: int = -1
+
+    def __post_init__(self) -> None:
+        self.best = self.today
+
+    def first(self, start: int) -> tuple[int | None, bool]:
+        """The first count that holds from `start` (None: not even the most generous cluster), and whether it was
+        a guess (the estimate or the jump) rather than a gallop's probe."""
+        self.ahead([start])
+        if self.ok(start):
+            return start, True
+        if self.futile(start) or self.off(start):
+            return _gallop(self.ok, [self.limit], self.ahead), False
+        jump = self.jump(start)
+        first = _gallop(self.ok, gallop_counts(jump, self.limit), self.ahead, self.futile)
+        return first, first == jump and jump < self.limit
+
+    def placed(self, u: int) -> int:
+        """Queue pods the uniform count u places (a run that gave up: no more than trial 0)."""
+        return self.planner.memo.get((u,) * len(self.planner.templates), self.today)
+
+    def futile(self, u: int) -> bool:
+        done = self.placed(u)
+        stalled, self.best = done <= self.best, max(self.best, done)
+        goal = self.planner.target
+        return u > 0 and (stalled or self.expected < goal and done >= self.expected)  # type: ignore[operator]
+
+    def off(self, u: int) -> bool:
+        """Whether the estimate u placed fewer pods beyond trial 0's than are still missing of what the estimate
+        expects (under half of them): the copies do not hold in the cluster what they hold alone (the queue is
+        drawn to the empty copies, or held back by other than room), so the rate a jump would extrapolate does
+        not hold either (the jump would more than double u): the most generous cluster next."""
+        done = self.placed(u)
+        return done - self.today < min(self.planner.target, self.expected) - done  # type: ignore[type-var]
+
+    def jump(self, u: int) -> int:
+        """From a count u short of the target that places more than trial 0: u + ⌈missing · u / gained⌉ (the pods
+        still missing of what the estimate expects, or of the target, at the rate u copies placed beyond trial
+        0's), at least u + 1, at most the limit."""
+        done, goal = self.placed(u), self.planner.target
+        want = min(goal, self.expected) if done < self.expected else goal  # type: ignore[type-var]
+        gained = max(done - self.today, 1)
+        return min(self.limit, u + max(1, -(-(want - done) * u // gained)))
+
+
+@dataclass
+class Estimate:
+    """`_estimate`'s guess: uniform copies, the pending pods it expects them to place, and the copies' requests
+    bound it started from."""
+
+    copies: int
+    fits: int
+    bound: int
+
+
+def pending_after(result: SimulationResult, queue: list[Pod]) -> list[Pod]:
+    """The queue pods a run left without a node (pending, never created, of a gang not placed whole), in queue
+    order, each waiting (OrderedReady) only for the lower ordinals among them: the others run already."""
+    placed = {s.pod.key for s in result.steps if s.node is not None} - partly_placed(result)
+    pending = [p for p in queue if p.key not in placed]
+    keys = {p.key for p in pending}
+    return [replace(p, ordered_after=tuple(k for k in p.ordered_after if k in keys)) if p.ordered_after else p
+            for p in pending]
+
+
+def _estimate(planner: Planner, pending: list[Pod], low: int, limit: int) -> Estimate:
+    """Where the answer likely lies, from trial 0's `pending` pods (`low`: the requests' bound for the whole
+    queue): a uniform count of fresh copies of the templates alone on which a simulation with the real profile
+    schedules as many of them as fit a copy by requests (`copies_bound`: f of them). From their requests' bound
+    on the copies u₀ (u₀ itself, no run, when u₀ ≤ low), each run of the pending pods only (and the copies'
+    DaemonSet pods; cheap beside a run of the whole queue) places s of them, and the next count is the larger of
+    ⌈u·f/s⌉ (as many copies per pod placed) and u plus an increment that doubles (1, 2, 4, …), up to the first
+    count that places all f, or the first that places no more than the one before it (the rest fit on no count:
+    the one before is the estimate). A guess that picks `_search`'s first probe, never an answer."""
+    n = len(planner.templates)
+    alone = [compile_state([t.node]) for t in planner.templates]
+    overhead = [planner.daemons.pods_for(copies(t, 1, set(planner.taken))) for t in planner.templates]
+    bound, fits = copies_bound(planner.config, pending, alone, overhead)
+    high = min(limit, len(pending))
+    start = _smallest(lambda u: all(u >= bound.fewest(t, [u] * n) for t in range(n)), high) if high else 0
+    if fits == 0 or start <= low:
+        return Estimate(start, fits, start)
+    u, step, last = start, 1, (start, -1)
+    while True:
+        placed = planner.on_copies(pending, u)
+        if placed >= fits:
+            return Estimate(u, fits, start)
+        if placed <= last[1] or u >= high:
+            return Estimate(*(last if placed <= last[1] else (u, placed)), start)
+        last = (u, placed)
+        u, step = min(high, max(u + step, -(-u * fits // placed) if placed else 0)), step * 2
 
 
 def _uniform_floor(planner: Planner, limit: int) -> int:
@@ -480,22 +621,27 @@ def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[
     return counts
 
 
-def _cut(ok: Callable[[int], bool], high: int) -> int:
-    """The fewest k ≤ high with ok(k), given ok(high): a gallop down (high − 1, high − 3, high − 7, … down to 0)
-    to the first count that fails, then the bisection between it and the last that held; ok(k − 1) was seen
-    false unless k = 0. As many probes as a bisection of [0, high] when the cut is deep, far fewer when it is
-    shallow (a template the others cannot stand in for: one copy fewer already fails).
+def _cut(ok: Callable[[int], bool], high: int, low: int = 0, hint: int | None = None) -> int:
+    """The fewest k in [low, high] with ok(k), given ok(high): a gallop down (high − 1, high − 3, high − 7, … down
+    to low) to the first count that fails, then the bisection between it and the last that held; ok(k − 1) was
+    seen false unless k = low. As many probes as a bisection of [0, high] when the cut is deep, far fewer when it is
+    shallow (a template the others cannot stand in for: one copy fewer already fails). `hint`: a likelier answer
+    below high − 1, probed once high − 1 holds (then the gallop goes on from it, the increment back to 1).
 
     >>> seen = []
     >>> _cut(lambda k: seen.append(k) or k >= 37, 40), seen
     (37, [39, 37, 33, 35, 36])
+    >>> seen = []
+    >>> _cut(lambda k: seen.append(k) or k >= 40, 44, hint=40), seen
+    (40, [43, 40, 39])
     """
     held, step = high, 1
-    while held > 0:
-        probe = max(held - step, 0)
+    while held > low:
+        jump = hint is not None and held < high and max(hint, low) < held - step
+        probe = max(hint, low) if jump else max(held - step, low)  # type: ignore[type-var]
         if not ok(probe):
             return _smallest(ok, held, low=probe + 1)
-        held, step = probe, step * 2
+        held, step, hint = probe, 1 if jump else step * 2, None if jump else hint
     return held
 
 
@@ -644,12 +790,7 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
     zero = [0] * len(templates)
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     planner.generous = (limit,) * len(templates)
-    if isinstance(planner, DaskPlanner) and planner.queue:  # the gallop's first probe beside trial 0, whole (how
-        planner.aim(len(planner.queue))                       # soon a probe gives up depends on trial 0)
-        planner.give_up = None
-        planner.prefetch([zero, [_uniform_floor(planner, limit)] * len(templates)])
-    else:
-        planner.prefetch([zero])
+    planner.prefetch([zero])  # (the first probe, the estimate, is known only from trial 0)
     before = planner.trial(zero, keep=True)
     planner.record(tuple(zero), before)
     pending = before.pending
@@ -657,8 +798,7 @@ def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_n
         result = before.result or planner.run(zero)
         return Plan(templates, zero, result, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
                     before.not_created)
-    planner.guess = pending
-    counts = _search(planner, limit)
+    counts = _search(planner, limit, pending_after(before.result or planner.run(zero), planner.queue))
     result = (before.result if counts == zero else None) or planner.result(counts)
     return Plan(templates, counts, result, planner.target, pending, len(scenario.nodes), planner.runs, notes,  # type: ignore[arg-type]
                 before.not_created)

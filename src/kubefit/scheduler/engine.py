@@ -41,7 +41,6 @@ from kubefit.scheduler.framework import (
     fit_error_text,
     new_context,
     profile_framework,
-    restricting_plugins,
     run_pre_filters,
     schedule_one,
 )
@@ -57,6 +56,7 @@ from kubefit.scheduler.plugins.base import (
 )
 from kubefit.scheduler.plugins.fit import NodeResourcesFit
 from kubefit.scheduler.plugins.interpodaffinity import LIVE_SCORE
+from kubefit.scheduler.plugins.interpodaffinity import MATCHING as IPA_MATCHING
 from kubefit.scheduler.plugins.interpodaffinity import PRE_FILTER as IPA_PRE_FILTER
 from kubefit.scheduler.plugins.selectors import node_labels
 from kubefit.scheduler.plugins.topologyspread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
@@ -92,7 +92,7 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 # cycle-context entries of the plugins that read other nodes kept when a shape is redone: those that depend on
 # the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
-                            IPA_PRE_FILTER})
+                            IPA_PRE_FILTER, IPA_MATCHING})
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
@@ -528,7 +528,8 @@ class Engine:
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
         sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
         sh.epoch = self.epoch
-        active, failure, names, _skipped = run_pre_filters(fw, state, ctx)
+        restricting: list[str] = []
+        active, failure, names, _skipped = run_pre_filters(fw, state, ctx, restricting)
         if failure is not None:
             pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
             sh.failure = ", ".join(pre.reasons)
@@ -539,7 +540,7 @@ class Engine:
         sh.names = names
         if names is not None:
             sh.allowed = sh.names_mask = node_labels(state).named(*names)
-            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting)}]"
         if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
             sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
         try:

@@ -137,11 +137,12 @@ def new_context(state: ClusterState, pod: Pod, demand: PodDemand | None = None) 
     return CycleContext(pod, demand, state.demand_vector(demand))
 
 
-def run_pre_filters(fw: Framework, state: ClusterState,
-                    ctx: CycleContext) -> tuple[list, tuple[str, PreFilterOutcome] | None, set[str] | None, list[str]]:
+def run_pre_filters(fw: Framework, state: ClusterState, ctx: CycleContext, restricting: list[str] | None = None,
+                    ) -> tuple[list, tuple[str, PreFilterOutcome] | None, set[str] | None, list[str]]:
     """PreFilter of every filter plugin, as RunPreFilterPlugins: the plugins whose Filter still runs, the
     first failure (plugin, outcome) if any, the intersection of the node names they restrict to (None:
-    all nodes), and the plugins that asked to be skipped."""
+    all nodes), and the plugins that asked to be skipped. `restricting`: a list the names of the plugins that
+    restricted the node set are appended to (`pluginsWithNodes`, as `restricting_plugins` finds them)."""
     active, skipped, names = [], [], None
     for name, plugin in fw.filters:
         pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
@@ -156,6 +157,8 @@ def run_pre_filters(fw: Framework, state: ClusterState,
         active.append((name, plugin))
         if pre.node_names is not None:
             names = set(pre.node_names) if names is None else names & pre.node_names
+            if restricting is not None:
+                restricting.append(name)
     return active, None, names, skipped
 
 

@@ -223,7 +223,7 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
     `node_order` is `zone_order(state.nodes)` when the caller has it; `not_eligible`: DefaultPreemption's answer
     for a pod of a pod group it does not preempt for (`groupcycle.per_pod_preemption`), no dry run."""
     trials = state_trials(fw, state, preemptor)
-    order = (zone_order(state.nodes) if node_order is None else node_order).tolist()
+    order = zone_order(state.nodes) if node_order is None else node_order
 
     def preemption() -> PreemptionResult:
         if not_eligible is not None:
@@ -233,7 +233,7 @@ def post_filter_for(fw: Framework, state: ClusterState, preemptor: Pod, result: 
         # node has a victim (each budget matches every pod of its namespace: not once per pending pod for nothing)
         pdbs = current_budgets(state.objects.of(PDB), (p for pods in state.pods for p in pods),
                                (preemptor,)) if anywhere else []
-        return preempt(preemptor, result.codes.tolist(), order, lambda n: list(state.pods[n]), pdbs, trials,
+        return preempt(preemptor, result.codes, order, lambda n: list(state.pods[n]), pdbs, trials,
                        fw.profile.plugin_args.get(DEFAULT_PREEMPTION), victims_anywhere=anywhere)
 
     post = run_post_filter(fw.profile, result, preemption, dynamic_resources_post_filter(fw, state, preemptor, result))

@@ -37,8 +37,8 @@ from kubefit.scheduler.plugins.base import (
     FilterOutcome,
     PreFilterOutcome,
 )
-from kubefit.scheduler.plugins.podclasses import ClassMemo, log_arrays
-from kubefit.scheduler.plugins.podcounts import counts_of, required_label
+from kubefit.scheduler.plugins.podclasses import ClassMemo, log_arrays, required_label
+from kubefit.scheduler.plugins.podcounts import counts_of
 from kubefit.scheduler.plugins.selectors import cached_on, node_labels
 from kubefit.scheduler.state import ClusterState
 
@@ -96,12 +96,12 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     return terms
 
 
-def _carried(state: ClusterState, kind: str) -> bool:
-    """Whether some bound pod carries a `kind` term (`distinct_terms`: kept by binds and removals; a term whose
-    carriers all left keeps its entry, counted 0, so this may say yes when none is left, never no wrongly). The
-    kinds of its entries are kept beside them (entries are never dropped), not found again each cycle."""
+def _carried(state: ClusterState) -> set[str]:
+    """The kinds of terms some bound pod carries (`distinct_terms`: kept by binds and removals; a term whose
+    carriers all left keeps its entry, counted 0, so a kind may be here when none is left, never missing wrongly).
+    The kinds of its entries are kept beside them (entries are never dropped), not found again each cycle."""
     distinct_terms(state)
-    return kind in state.__dict__["_affinity_terms"]["kinds"]
+    return state.__dict__["_affinity_terms"]["kinds"]
 
 
 def terms_matching(state: ClusterState, pod: Pod, ns_labels: dict[str, str] | None) -> list[tuple[str, AffinityTerm]]:
@@ -142,7 +142,7 @@ def domain_sums(state: ClusterState, key: str, per_node: np.ndarray) -> np.ndarr
 
 
 # carried from cycle to cycle of one pod shape (the engine's `_redo`): they bring themselves up to date
-LIVE_SCORE, PRE_FILTER = f"{NAME}/live-score", f"{NAME}/pre"
+LIVE_SCORE, PRE_FILTER, MATCHING = f"{NAME}/live-score", f"{NAME}/pre", f"{NAME}/matching"
 REPLAY_MAX = 128  # further behind the change log (planning trials move many pods), they are computed again
 
 
@@ -181,7 +181,9 @@ class LiveScore:
         log = log_arrays(state)
         nodes, klass, sign = log.segment(self.seen, len(state.changes))
         self.seen = len(state.changes)
-        credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx))
+        own = [term.selector for term, weight in self.own if weight]
+        credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx), could=lambda a, b:
+                                       log.classes.could_match(a, b, ctx.pod.labels, own), empty=())
         if not len(nodes) or not credits.nonempty[klass].any():  # no pod of the stretch scores
             return True
         domains = DomainDeltas(node_labels(state))
@@ -206,6 +208,9 @@ class LiveScore:
                     if weight and t.matches(ctx.pod, self.ns_labels):
                         out.append((t.topology_key, weight))
         return out
+
+
+_NO_READS = ((), False, ())  # `PreFilterState._reads` of a class whose pods count for nothing
 
 
 def _reads_anything(reads: tuple[list[str], bool, list[int]]) -> bool:
@@ -248,7 +253,9 @@ class PreFilterState:
             return False
         log = log_arrays(state)
         nodes, klass, sign = log.segment(self.seen, len(state.changes))
-        by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything)
+        selectors = [t.selector for t in (*self.terms.required_affinity, *self.terms.required_anti_affinity)]
+        by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything, lambda a, b:
+                                        log.classes.could_match(a, b, pod.labels, selectors), _NO_READS)
         if not len(nodes) or not by_class.nonempty[klass].any():
             self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
             return True
@@ -347,6 +354,8 @@ class InterPodAffinity:
                     existing |= domain_sums(state, t.topology_key, carriers) > 0
         s = PreFilterState(terms, existing, any_existing_anti=any_existing, state=state, size=n,
                            seen=len(state.changes), ns_labels=ns_labels)
+        if isinstance(live, PreFilterState) and live.state is state:
+            s.by_class = live.by_class  # what each class counts for: a function of the pod shape, still true
         if terms.required_affinity:
             matched = matched_counts(state, terms.required_affinity)
             for t in terms.required_affinity:
@@ -359,10 +368,27 @@ class InterPodAffinity:
         ctx.cache[PRE_FILTER] = s
         return s
 
+    def _matching_kinds(self, state: ClusterState, ctx: CycleContext) -> frozenset[str]:
+        """The kinds of the bound pods' terms that match the incoming pod (`terms_matching`), kept for the pod shape
+        (`MATCHING`, carried from cycle to cycle) until a term appears: entries of `distinct_terms` are never
+        dropped, so their count says whether the answer can have changed."""
+        terms = distinct_terms(state)
+        known = ctx.cache.get(MATCHING)
+        if known is not None and known[0] is terms and known[1] == len(terms):
+            return known[2]
+        ns_labels = namespace_labels(self._objects(), ctx.pod.namespace)
+        kinds = frozenset(kind for kind, _t in terms_matching(state, ctx.pod, ns_labels))
+        ctx.cache[MATCHING] = (terms, len(terms), kinds)
+        return kinds
+
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         terms = pod_terms(ctx.pod)
-        if not (terms.required_affinity or terms.required_anti_affinity or _carried(state, "required_anti_affinity")):
-            return PreFilterOutcome(skip=True)  # no required term of its own, none of a bound pod to match it
+        if not (terms.required_affinity or terms.required_anti_affinity) and (
+                "required_anti_affinity" not in _carried(state)
+                or "required_anti_affinity" not in self._matching_kinds(state, ctx)):
+            # no required term of its own, none of a bound pod that matches it: no existing pod's anti-affinity
+            # can count (`getExistingAntiAffinityCounts` finds none), PreFilter skips without counting anything
+            return PreFilterOutcome(skip=True)
         s = self._pre_filter_state(state, ctx)
         skip = not s.any_existing_anti and not s.terms.required_affinity and not s.terms.required_anti_affinity
         return PreFilterOutcome(skip=skip)
@@ -449,8 +475,10 @@ class InterPodAffinity:
         has_constraints = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return True
-        if not has_constraints and not any(_carried(state, kind) for kind in KINDS if kind != "required_anti_affinity"):
+        if not has_constraints and not _carried(state) - {"required_anti_affinity"}:
             return True  # no term of its own, none of a bound pod that could credit a node: no credits
+        if not has_constraints and not self._matching_kinds(state, ctx) - {"required_anti_affinity"}:
+            return True  # no term of its own, no bound pod's term that scores matches it: no credits
         return self._topology_score(state, ctx) is None
 
     def score(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:

@@ -13,19 +13,29 @@ sums do not depend on their order).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kubefit.api.core import Pod
-from kubefit.scheduler.plugins.affinityterms import pod_terms
+from kubefit.k8s.labels import Selector
+from kubefit.scheduler.plugins.affinityterms import KINDS, pod_terms
 from kubefit.scheduler.state import ClusterState
 
 try:  # `follow` in C (_countkernels.c), built when the package is installed with a C compiler
     from kubefit.scheduler._countkernels import scatter as _scatter
 except ImportError:  # pragma: no cover - the same arithmetic below with whole-array operations
     _scatter = None
+
+
+def required_label(selector: Selector) -> tuple[str, str] | None:
+    """A (key, value) label every pod the selector matches carries (an `In` with one value), if any."""
+    if selector.nothing:
+        return None
+    return next(((r.key, next(iter(r.values))) for r in selector.requirements
+                 if r.operator == "In" and len(r.values) == 1), None)
 
 
 @dataclass
@@ -36,6 +46,8 @@ class PodClasses:
     pods: list = field(default_factory=list)  # per class: its first pod (what a weight is asked about)
     by_label: dict = field(default_factory=dict)  # (key, value) → the classes whose pods carry that label
     known: dict = field(default_factory=dict)  # id of a pod of the log → its class (the log holds the pod alive)
+    # `required_label` of a term some class's pods carry (None: its selector requires none) → those classes
+    by_term_label: dict = field(default_factory=dict)
 
     def of(self, pod: Pod) -> int:
         """The pod's class (a pod bound, removed and bound again by a trial's rollback is classified once)."""
@@ -49,8 +61,36 @@ class PodClasses:
             self.pods.append(pod)
             for pair in pod.labels.items():
                 self.by_label.setdefault(pair, []).append(c)
+            self._index_terms(c, key[2])
         self.known[id(pod)] = c
         return c
+
+    def _index_terms(self, c: int, terms) -> None:
+        """File class c under the required label of each of its pods' terms (once per label)."""
+        if terms.empty:
+            return
+        for kind in KINDS:
+            for t in getattr(terms, kind):
+                carrying = self.by_term_label.setdefault(required_label(t.selector), [])
+                if not carrying or carrying[-1] != c:
+                    carrying.append(c)
+
+    def could_match(self, start: int, end: int, labels: dict[str, str], selectors: Sequence[Selector]) -> Iterable[int]:
+        """The classes in [start, end), ascending, that may relate to a pod labelled `labels`: those carrying a term
+        whose selector may match such a pod (it requires no label, or one of `labels`), and those whose pods may
+        match one of `selectors` (they carry its `required_label`). Every other class has neither: a term matches a
+        pod only when its selector matches the pod's labels (`AffinityTerm.Matches`). A superset, never fewer."""
+        lists = [self.by_term_label.get(None, ()), *(self.by_term_label.get(pair, ()) for pair in labels.items())]
+        for selector in selectors:
+            need = required_label(selector)
+            if need is None and not selector.nothing:
+                return range(start, end)  # (an `Exists`, `NotIn`, several values: any class may match)
+            lists.append(self.by_label.get(need, ()))
+        out: set[int] = set()
+        for classes in lists:
+            if classes:
+                out.update(classes[bisect_left(classes, start):bisect_left(classes, end)])
+        return sorted(out)
 
 
 @dataclass
@@ -209,7 +249,9 @@ def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.nd
 
 class ClassMemo:
     """A value per pod class (what `compute` gives the class's first pod), computed when first needed, and
-    whether each is non-empty: a stretch of the log whose classes all have empty values changes nothing."""
+    whether each is non-empty: a stretch of the log whose classes all have empty values changes nothing.
+    A new pod shape's memo starts empty while the log may hold hundreds of classes: `could` names those whose
+    value may be non-empty (`PodClasses.could_match`), the others get `empty` without asking `compute`."""
 
     __slots__ = ("_classes", "values", "nonempty")
 
@@ -219,14 +261,23 @@ class ClassMemo:
         self.nonempty = np.zeros(0, dtype=bool)
 
     def update(self, classes: PodClasses, compute: Callable[[Pod], object],
-               nonempty: Callable[[object], bool] = bool) -> ClassMemo:
-        """Every class of `classes` so far has its value (`compute` is asked about the new ones; `nonempty` says
-        whether a value changes anything)."""
+               nonempty: Callable[[object], bool] = bool,
+               could: Callable[[int, int], Iterable[int]] | None = None, empty: object = None) -> ClassMemo:
+        """Every class of `classes` so far has its value (`compute` is asked about the new ones, or only about those
+        `could(start, end)` names, the others being `empty`; `nonempty` says whether a value changes anything)."""
         if self._classes is not classes:
             self._classes, self.values, self.nonempty = classes, [], np.zeros(0, dtype=bool)
-        n = len(classes.pods)
-        if len(self.values) < n:
-            new = [compute(classes.pods[c]) for c in range(len(self.values), n)]
+        start, n = len(self.values), len(classes.pods)
+        if start < n:
+            pods = classes.pods
+            if could is None:
+                new = [compute(pods[c]) for c in range(start, n)]
+                flags = [nonempty(v) for v in new]
+            else:
+                new, flags = [empty] * (n - start), [False] * (n - start)
+                for c in could(start, n):
+                    value = new[c - start] = compute(pods[c])
+                    flags[c - start] = nonempty(value)
             self.values += new
-            self.nonempty = np.concatenate([self.nonempty, np.array([nonempty(v) for v in new], dtype=bool)])
+            self.nonempty = np.concatenate([self.nonempty, np.array(flags, dtype=bool)])
         return self

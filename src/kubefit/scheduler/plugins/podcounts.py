@@ -16,7 +16,7 @@ import numpy as np
 from kubefit.api.core import Pod
 from kubefit.k8s.labels import Selector
 from kubefit.scheduler.plugins.base import HashedKey
-from kubefit.scheduler.plugins.podclasses import ClassWeights, follow
+from kubefit.scheduler.plugins.podclasses import ClassWeights, follow, required_label
 from kubefit.scheduler.state import ClusterState
 
 
@@ -181,10 +181,3 @@ class MatchingCounter:
     def counts(self, state: ClusterState) -> np.ndarray:
         return counts_of(state, self.key, self.weight, by_labels=True, needs=self.needs)
 
-
-def required_label(selector: Selector) -> tuple[str, str] | None:
-    """A (key, value) label every pod the selector matches carries (an `In` with one value), if any."""
-    if selector.nothing:
-        return None
-    return next(((r.key, next(iter(r.values))) for r in selector.requirements
-                 if r.operator == "In" and len(r.values) == 1), None)
