@@ -142,7 +142,7 @@ def run_pre_filters(fw: Framework, state: ClusterState, ctx: CycleContext, restr
     """PreFilter of every filter plugin, as RunPreFilterPlugins: the plugins whose Filter still runs, the
     first failure (plugin, outcome) if any, the intersection of the node names they restrict to (None:
     all nodes), and the plugins that asked to be skipped. `restricting`: a list the names of the plugins that
-    restricted the node set are appended to (`pluginsWithNodes`, as `restricting_plugins` finds them)."""
+    restricted the node set are appended to (`pluginsWithNodes`: named in "didn't satisfy plugin(s) [...]")."""
     active, skipped, names = [], [], None
     for name, plugin in fw.filters:
         pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
@@ -165,7 +165,8 @@ def run_pre_filters(fw: Framework, state: ClusterState, ctx: CycleContext, restr
 def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: CycleResult,
                 idx: np.ndarray) -> np.ndarray:
     """PreFilter + Filter over nodes `idx`; fills statuses in `result`, returns the feasible node indices."""
-    active, failure, names, skipped = run_pre_filters(fw, state, ctx)
+    restricting: list[str] = []
+    active, failure, names, skipped = run_pre_filters(fw, state, ctx, restricting)
     result.skipped_filter_plugins = skipped
     if failure is not None:
         plugin_name, failure = failure
@@ -180,7 +181,7 @@ def run_filters(fw: Framework, state: ClusterState, ctx: CycleContext, result: C
         result.pre_filter_node_names = sorted(names)  # the PreFilterResult set, names that are no node included
         outside = np.array([state.nodes[int(n)].name not in names for n in idx], dtype=bool)
         if outside.any():
-            reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting_plugins(fw, ctx, state))}]"
+            reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting)}]"
             for node in idx[outside].tolist():
                 result.codes[node] = UNRESOLVABLE
                 result.reasons[node] = [reason]
@@ -209,16 +210,6 @@ def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return matrix[first], which.ravel()
     patterns, which = np.unique(matrix, axis=0, return_inverse=True)
     return patterns, which.ravel()
-
-
-def restricting_plugins(fw: Framework, ctx: CycleContext, state: ClusterState) -> list[str]:
-    """The PreFilter plugins that restricted the node set (named in "didn't satisfy plugin(s) [...]")."""
-    out = []
-    for name, plugin in fw.filters:
-        pre = plugin.pre_filter(state, ctx) if hasattr(plugin, "pre_filter") else None
-        if pre is not None and pre.node_names is not None:
-            out.append(name)
-    return out
 
 
 def run_scores(fw: Framework, state: ClusterState, ctx: CycleContext, result: CycleResult,
