@@ -1443,8 +1443,8 @@ class _BaselineAway:
                  warn: Warn) -> None:
         from kubefit.planning.sweep import Sweep
 
-        Sweep(dask_scheduler, workers)  # the options' own errors, before any file is read
-        self.distributed = dask_scheduler is not None or (workers or 1) > 1
+        # the options' own errors, before any file is read; one local worker: here, without Dask
+        self.distributed = Sweep(dask_scheduler, workers).distributed
         self.verbs, self.workers, self.address, self.gates, self.warn = verbs, workers, dask_scheduler, feature_gates, warn
         self.background: Any = None
         self.work: tuple | None = None

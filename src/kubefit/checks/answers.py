@@ -17,12 +17,12 @@ first, the removals verified) is evidence of that answer, not a warning.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kubefit.checks.baseline import BaselineRun, baseline_run
+from kubefit.checks.baseline import BaselineRun, baseline_run, own_state
 from kubefit.checks.targets import Owners, Workload
-from kubefit.errors import ConfigError, InputError
+from kubefit.errors import ConfigError
 
 if TYPE_CHECKING:
     from kubefit.api.core import Pod
@@ -106,10 +106,7 @@ class Answers:
 
     def _fresh(self) -> tuple[Scenario, Prepared]:
         """The prepared scenario with a state of its own (a verb that runs changes its state)."""
-        scenario, prepared = self.prepared()
-        if not scenario.nodes:
-            raise InputError("the scenario has no Node objects", file=scenario.files)
-        return scenario, replace(prepared, state=prepared.state.copy())
+        return own_state(*self.prepared())
 
     @property
     def owners(self) -> Owners:

@@ -30,6 +30,7 @@ from kubefit.errors import ConfigError, InputError
 if TYPE_CHECKING:
     from kubefit.checks.answers import Verbs
     from kubefit.manifests.load import Scenario
+    from kubefit.scheduler.scenario import Prepared
 
 
 @dataclass
@@ -68,13 +69,19 @@ def baseline_run(verbs: Verbs, scenario: Scenario, version: str | None, feature_
     try:
         loaded, prepared, _ = prepare(scenario, "check", both, nodes_required=False, kube_version=version,
                                       feature_gates=feature_gates)
-        if not loaded.nodes:
-            raise InputError("the scenario has no Node objects", file=loaded.files)
-        result = verbs.simulate(loaded, replace(prepared, state=prepared.state.copy()), warn=both, stranded=False)
+        result = verbs.simulate(*own_state(loaded, prepared), warn=both, stranded=False)
     except ConfigError as exc:
         return BaselineRun(told=told, error=exc)
     return BaselineRun(Placed.of(scenario, result, Owners(scenario.workloads)), len(pending_steps(result)),
                        result.metrics(), told)
+
+
+def own_state(scenario: Scenario, prepared: Prepared) -> tuple[Scenario, Prepared]:
+    """A prepared scenario with a state of its own (a verb that runs changes its state); one without nodes is
+    refused."""
+    if not scenario.nodes:
+        raise InputError("the scenario has no Node objects", file=scenario.files)
+    return scenario, replace(prepared, state=prepared.state.copy())
 
 
 def baseline_runs(work: tuple[Verbs, Any, bool, str | None], versions: Sequence[str | None]

@@ -564,9 +564,10 @@ def run_check(verbs: Verbs, expectations: Expectations, *, feature_gates: str | 
     fetch = elsewhere(baseline, expectations.recursive, versions) if elsewhere is not None and baseline else None
     candidate = verbs.load(files, expectations.recursive)
     base = verbs.load(baseline, expectations.recursive) if baseline and fetch is None else None
+    given = [rename(b) for b in baseline]
     if base is not None:
-        comparable(candidate, BaselineNames.of(base), files, [rename(b) for b in baseline])
-    remote = None if fetch is None else _Remote(fetch, candidate, files, [rename(b) for b in baseline])
+        comparable(candidate, BaselineNames.of(base), files, given)
+    remote = None if fetch is None else _Remote(fetch, candidate, files, given)
     planning = any(a.kind == "maxNodesAdded" for a in expectations.assertions)
     templates = verbs.templates(expectations.node_templates) if planning else []
     locator = Locator(positions or Positions(), rename)

@@ -308,10 +308,10 @@ class Background:
     def _submit(self, fn: Callable[[Any, Any], Any], data: Any, items: list[Any]) -> list[Any]:
         self.pool = Workers(self.address, self.count).__enter__()
         shipped = self.pool.ship(data)
-        workers = self.pool.addresses() or [None]
+        workers = self.pool.addresses() or [None]  # the items dealt round the workers
         return [self.pool.client.submit(fn, shipped.on(w), item, workers=None if w is None else [w],
                                         allow_other_workers=True, pure=False)
-                for item, w in zip(items, (workers[i % len(workers)] for i in range(len(items))), strict=True)]
+                for i, item in enumerate(items) for w in [workers[i % len(workers)]]]
 
     def result(self, i: int) -> Any:
         """The i-th task's result (its own error raised as it is); a failure of the cluster raises too."""
