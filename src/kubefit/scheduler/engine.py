@@ -94,6 +94,7 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
                             IPA_PRE_FILTER, IPA_MATCHING})
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
+_PINNERS: dict[int, tuple[Framework, list]] = {}  # id(framework) → (framework, its Filter plugins' `pins`)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
 _STATIC_MAX = 256  # static plugins' results kept per engine (`Engine._shared`)
@@ -181,6 +182,14 @@ def demand_key(pod: Pod) -> tuple:
     return key
 
 
+def _request_key(pod: Pod) -> tuple:
+    """What `pod_demand` reads of a pod to schedule (no status resources): each container's requests and restart
+    policy (a sidecar's), in order, the overhead and the pod-level requests (equal values: equal demands)."""
+    return (tuple((tuple(c.requests.items()), c.restart_policy) for c in pod.containers),
+            tuple((tuple(c.requests.items()), c.restart_policy) for c in pod.init_containers),
+            tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()))
+
+
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
     known = _SIGNS.get(id(fw))
@@ -191,6 +200,15 @@ def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     if known[1] is None:
         return None
     return (pod.scheduler_name, demand_key(pod), tuple(p.signature(pod) for p in known[1]))
+
+
+def _pins(fw: Framework, pod: Pod) -> bool:
+    """Whether a Filter plugin of the profile says its PreFilter leaves `pod` one node name (`pins`: NodeAffinity's
+    `metadata.name In [node]`), without running it: `Engine._pinned_shape` then."""
+    known = _PINNERS.get(id(fw))
+    if known is None or known[0] is not fw:
+        known = _PINNERS[id(fw)] = (fw, [p.pins for _n, p in fw.filters if hasattr(p, "pins")])
+    return any(pins(pod) for pins in known[1])
 
 
 # what neither a signature nor `shape_key` reads of a pod (its identity, provenance and times: the queue and the
@@ -315,6 +333,8 @@ class Shape:
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
     row_kernels: RowKernels | None = None  # `_row_kernels` (the filters without one read as static)
+    pinned: np.ndarray | None = None  # int64 [0 or 1]: the one candidate node PreFilter leaves its pod, if any:
+    # filtered there alone, never scored, never cached (`Engine._pinned_shape`); None: not such a shape
 
 
 @dataclass
@@ -438,6 +458,7 @@ class Engine:
         self._spec_keys: dict[int, list] = {}  # id of a pod's containers → [(framework, `_pod_spec`, shape key)]
         # of the pods seen with them (replicas decoded from one template share their containers: `load.decode_pod`)
         self._aliases: dict[int, tuple] = {}  # per framework id: (framework, its ClaimAliases or None)
+        self._demands: dict[tuple, PodDemand] = {}  # `_demand`
         self.presence = 0  # bumped when `remove_node` / `rollback` change which nodes the cluster has
         self._static: dict[tuple, np.ndarray] = {}  # a static plugin's verdicts or raw scores over every node,
         # by (extension, plugin, its signature of the pod, presence): shapes equal in that signature share them
@@ -466,13 +487,16 @@ class Engine:
         # claims are in use (`ClaimAliases`)
         key = self._replica_key(fw, pod) if aliases is None else None
         if key is None:
+            pinned = self._pinned_shape(fw, pod, demand) if _pins(fw, pod) else None
+            if pinned is not None:
+                return pinned
             keyed = pod if aliases is None else aliases.keyed(self.state, pod)
             key = HashedKey(signature_key(fw, keyed) or shape_key(keyed))
             if aliases is None:
                 self._remember_key(fw, pod, key)
         sh = self.shapes.get(key)
         if sh is None:
-            sh = Shape(self.framework(pod), new_context(self.state, pod, demand or pod_demand(pod)))
+            sh = Shape(self.framework(pod), new_context(self.state, pod, demand or self._demand(pod)))
             sh.claims_aliased = keyed is not pod
             self._full(sh)
             self.shapes[key] = sh
@@ -490,6 +514,58 @@ class Engine:
             else:
                 self._sync(sh)
         return sh
+
+    def _pinned_shape(self, fw: Framework, pod: Pod, demand: PodDemand | None) -> Shape | None:
+        """The shape of a pod whose PreFilter leaves it one node (a DaemonSet pod's `metadata.name In [node]`
+        term, `_pins`), for this cycle alone; None when it leaves more (nodes sharing the name): the cached shape.
+
+        Upstream's cycle for such a pod is PreFilter, Filter of that node and no scoring: `schedulePod` returns a
+        single feasible node before `prioritizeNodes` runs PreScore and Score (`if len(feasibleNodes) == 1`,
+        schedule_one.go), and `evaluateNominatedNode` gives one node too. So every PreFilter runs (their state and
+        failures are real), every active Filter plugin on that node alone (all of them: `capacity` reads each
+        one's verdict), nothing else: no raw scores, totals or row kernels (`_decide_all` / `_decide_found` return
+        before reading them with one feasible node), and no key, as no other pod has its shape (the key would
+        cost every plugin's signature; the entry would evict shapes that are reused). Each call sees the state as
+        it is, so nothing has to be brought up to date."""
+        sh = Shape(fw, new_context(self.state, pod, demand or self._demand(pod)))
+        sh.adds_only = bool((sh.ctx.row >= 0).all())
+        sh.pinned = rows = np.zeros(0, dtype=np.int64)
+        if self._pre_filter(sh):
+            sh.pinned = rows = np.flatnonzero(sh.allowed)
+            if len(rows) > 1:
+                return None
+            n = len(self.state)
+            sh.codes = np.zeros((len(sh.filters), n), dtype=np.int8)
+            sh.ok = np.zeros(n, dtype=bool)
+            if len(rows):
+                sh.n_ok = int(self._filter_row(sh, rows))
+                sh.ok[rows] = sh.n_ok == 1
+        return sh
+
+    def _filter_row(self, sh: Shape, rows: np.ndarray) -> bool:
+        """Every active Filter plugin of the shape on the one node `rows` has (its row of `codes`: non-zero when it
+        rejects), through the plugin's row kernel when it has one (rows.py: the verdicts the cached shapes keep);
+        whether they all pass."""
+        state, ctx, node = self.state, sh.ctx, int(rows[0])
+        ok = True
+        for p, (name, plugin) in enumerate(sh.filters):
+            fn = filter_kernel(state, ctx, name, plugin)
+            code = fn(*state.row_lists(node)) if callable(fn) else int(plugin.filter(state, ctx, rows).codes[0])
+            sh.codes[p, node] = code
+            ok = ok and code == SUCCESS
+        return ok
+
+    def _demand(self, pod: Pod) -> PodDemand:
+        """`pod_demand` of a pod to schedule, once per distinct value of what it reads (`_request_key`: a
+        DaemonSet's pods have equal requests in containers of their own), the memo emptied when it holds
+        `_DEMAND_KEYS_MAX` of them."""
+        key = _request_key(pod)
+        known = self._demands.get(key)
+        if known is None:
+            if len(self._demands) >= _DEMAND_KEYS_MAX:
+                self._demands.clear()
+            known = self._demands[key] = pod_demand(pod)
+        return known
 
     def _replica_key(self, fw: Framework, pod: Pod) -> HashedKey | None:
         """The shape key of an earlier pod of `fw` equal to `pod` in every field a key reads (`_pod_spec`), if any:
@@ -521,28 +597,14 @@ class Engine:
         """Evaluate every node for the shape (PreFilter, Filter, PreScore, Score)."""
         state, ctx, fw = self.state, sh.ctx, sh.fw
         n = len(state)
-        sh.seen = len(self.log)
-        sh.presence = self.presence
         sh.adds_only = bool((ctx.row >= 0).all())
         # PreFilter/PreScore skips of such plugins also depend on other nodes' pods: any of them in the profile
         plugins = [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]
         sh.global_ = any(_reads_other_nodes(p, state, ctx) for p in plugins)
         sh.epoch = self.epoch
-        restricting: list[str] = []
-        active, failure, names, _skipped = run_pre_filters(fw, state, ctx, restricting)
-        if failure is not None:
-            pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
-            sh.failure = ", ".join(pre.reasons)
-            sh.ok = np.zeros(n, dtype=bool)
-            sh.filters, sh.scorers = [], []
+        if not self._pre_filter(sh):
             return
-        sh.filters = active
-        sh.names = names
-        if names is not None:
-            sh.allowed = sh.names_mask = node_labels(state).named(*names)
-            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting)}]"
-        if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
-            sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
+        active, names = sh.filters, sh.names
         try:
             sh.scorers = [(name, plugin, w) for name, plugin, w in fw.scorers if not plugin.pre_score(state, ctx)]
         except Exception:  # noqa: BLE001 - a PreScore error status: the framework raises it when scoring
@@ -579,6 +641,29 @@ class Engine:
         sh.summed = np.zeros(n, dtype=np.int64)
         sh.plan = _plan(sh)
         self._evaluate(sh, idx, kernels=kernels)
+
+    def _pre_filter(self, sh: Shape) -> bool:
+        """PreFilter of every plugin for the shape's pod (`run_pre_filters`): its active Filter plugins and its
+        candidate nodes (`names`, `allowed`: less the deleted nodes); False when a plugin rejected the pod
+        (`failure`, no node feasible)."""
+        state = self.state
+        sh.seen, sh.presence = len(self.log), self.presence
+        restricting: list[str] = []
+        active, failure, names, _skipped = run_pre_filters(sh.fw, state, sh.ctx, restricting)
+        if failure is not None:
+            pre = failure[1] if isinstance(failure, tuple) else failure  # (plugin, outcome) or outcome
+            sh.failure = ", ".join(pre.reasons)
+            sh.ok = np.zeros(len(state), dtype=bool)
+            sh.filters, sh.scorers = [], []
+            return False
+        sh.filters = active
+        sh.names = names
+        if names is not None:
+            sh.allowed = sh.names_mask = node_labels(state).named(*names)
+            sh.outside_reason = f"node(s) didn't satisfy plugin(s) [{', '.join(restricting)}]"
+        if state.removed is not None:  # a deleted node is no candidate (`remove_node`)
+            sh.allowed = ~state.removed if sh.allowed is None else sh.allowed & ~state.removed
+        return True
 
     def _changed_rows(self, seen: int) -> list[int]:
         """The distinct nodes bound or unbound since log entry `seen`, ascending (a long log, as planning
@@ -851,8 +936,11 @@ class Engine:
             return self._decide_all(sh)
         if self.batch is None:
             return self._find(sh, pod, None)
-        # opportunistic batching (batch.py): a hint after PreFilter, the results stored after a bind
-        signed = self._batch_signature(sh, pod)
+        # opportunistic batching (batch.py): a hint after PreFilter, the results stored after a bind. A pinned
+        # shape's signature is never needed: its NodeAffinity fragment names the one node, so a pod that stored
+        # the batch with that signature had one feasible node at most, and stored nothing; its own cycle scores
+        # nothing (`_others`: None) and clears the batch whatever its signature
+        signed = None if sh.pinned is not None else self._batch_signature(sh, pod)
         hint = self.batch.hint(self, sh, signed, self.cycles)
         decision = self._find(sh, pod, hint)
         if decision.node is not None:
@@ -893,7 +981,10 @@ class Engine:
 
     def _window(self, sh: Shape) -> tuple[np.ndarray, int, int]:
         """The candidate nodes in search order, how many, and how many feasible ones end the search (k)."""
-        order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
+        if sh.pinned is not None:  # its one candidate node, if any: no walk of the node list
+            order = sh.pinned
+        else:
+            order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
         if self.placement is not None:  # `ListNodesInPlacement` (the PreFilter subset of it: `GetNodeInPlacement`)
             order = order[self.placement[order]]
         m = len(order)

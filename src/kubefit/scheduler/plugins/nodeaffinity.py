@@ -14,8 +14,15 @@ from typing import Any
 import numpy as np
 
 from kubefit.errors import ConfigError
-from kubefit.k8s.nodeaffinity import OBJECT_NAME_FIELD, NodeSelector, PreferredTerms, freeze, label_set_mask
-from kubefit.k8s.validation import aggregate
+from kubefit.k8s.nodeaffinity import (
+    OBJECT_NAME_FIELD,
+    NodeLabels,
+    NodeSelector,
+    PreferredTerms,
+    freeze,
+    label_set_mask,
+)
+from kubefit.k8s.validation import aggregate, is_empty_term
 from kubefit.scheduler.config import NodeAffinityArgs, validate_node_affinity_args
 from kubefit.scheduler.plugins.base import (
     UNRESOLVABLE,
@@ -34,6 +41,7 @@ PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 REASON_CONFLICT = "pod affinity terms conflict"
+_FEW_ROWS = 4  # Filter of up to this many nodes matches them alone (`_pod_rows`), not every node
 
 
 def added_affinity(args: Any) -> dict[str, Any] | None:
@@ -96,21 +104,45 @@ class NodeAffinity:
             return PreFilterOutcome(code=UNRESOLVABLE, reasons=(REASON_CONFLICT,))
         return PreFilterOutcome(node_names=names)
 
+    def pins(self, pod) -> bool:
+        """Whether `pre_filter` restricts `pod` to exactly one node name (`PreFilterResult.NodeNames` of size one: a
+        DaemonSet pod's `metadata.name In [node]` term), read off the pod without a cycle (`Engine.shape`)."""
+        required = ((pod.affinity or {}).get("nodeAffinity") or {}).get(REQUIRED)
+        terms = (required or {}).get("nodeSelectorTerms") or []
+        names = required_name_sets(terms) if terms else None
+        return names is not None and len(names) == 1
+
     def _pod_mask(self, state: ClusterState, ctx: CycleContext) -> np.ndarray:
         """`RequiredNodeAffinity.Match` for every node: nodeSelector map AND required terms."""
-        table = node_labels(state)
+        return self._match(node_labels(state), ctx)
+
+    @staticmethod
+    def _match(table: NodeLabels, ctx: CycleContext, selector: NodeSelector | None = None) -> np.ndarray:
+        """`_pod_mask` over the nodes of `table` (`selector`: the required terms parsed, default
+        `NodeSelector.parse`)."""
         mask = table.everything()
         if ctx.pod.node_selector:
             mask &= label_set_mask(table, ctx.pod.node_selector)
         required = pod_node_affinity(ctx).get(REQUIRED)
         if required is not None:
-            mask &= NodeSelector.parse(required).mask(table)
+            mask &= (selector or NodeSelector.parse(required)).mask(table)
         return mask
+
+    def _pod_rows(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray:
+        """`_pod_mask` of the nodes `idx` alone, over a table of just those nodes (a pinned pod's one node:
+        `Engine._pinned_shape`): the same matching, no work over every node and nothing memoised on the state's
+        table (its term names one node and no other pod has it). The throwaway table's memo is keyed by the
+        terms' positions instead of their frozen content."""
+        table = NodeLabels([state.nodes[i] for i in idx.tolist()])
+        terms = tuple(t for t in (pod_node_affinity(ctx).get(REQUIRED) or {}).get("nodeSelectorTerms") or []
+                      if not is_empty_term(t))
+        return self._match(table, ctx, NodeSelector(terms, tuple(range(len(terms)))))
 
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         table = node_labels(state)
         enforced = self.added_required.mask(table)[idx] if self.added_required else np.ones(len(idx), dtype=bool)
-        pod_ok = self._pod_mask(state, ctx)[idx]
+        pod_ok = (self._pod_rows(state, ctx, idx) if len(idx) <= _FEW_ROWS
+                  else self._match(table, ctx)[idx])
         matrix = np.column_stack([~enforced, enforced & ~pod_ok])
         codes = np.where(matrix.any(axis=1), UNRESOLVABLE, 0).astype(np.int8)
         return FilterOutcome(codes, [REASON_ENFORCED, REASON_POD], matrix)
