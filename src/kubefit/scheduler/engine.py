@@ -94,6 +94,7 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
                             IPA_PRE_FILTER, IPA_MATCHING})
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
+_PROFILE_PLUGINS: dict[int, tuple] = {}  # id(framework) → (framework, its `ProfilePlugins`)
 _PINNERS: dict[int, tuple[Framework, list]] = {}  # id(framework) → (framework, its Filter plugins' `pins`)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
@@ -356,27 +357,58 @@ class RedoPlan:
     plain_filters: list = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ProfilePlugins:
+    """What `_plan` and `_full` read of a profile's plugins alone (class attributes), once per framework
+    (`profile_plugins`) rather than per new shape."""
+
+    global_ids: frozenset  # ids of the plugins `_global_plugin` says may follow binds on other nodes
+    global_names: frozenset  # their names (`Shape.global_names`)
+    pre_filters: list  # (name, plugin) of the Filter plugins among them (`RedoPlan.pre_filters`)
+    pre_scores: list  # (name, plugin) of the Score plugins among them (`RedoPlan.pre_scores`)
+    deciders: list  # `reads_other_nodes_for` of the plugins that decide per pod (`RedoPlan.deciders`)
+    declared: frozenset  # ids of the plugins that declare `reads_other_nodes` without deciding per pod
+
+
+def profile_plugins(fw: Framework) -> ProfilePlugins:
+    """The framework's `ProfilePlugins` (computed once, kept by framework identity like `_SIGNS`)."""
+    known = _PROFILE_PLUGINS.get(id(fw))
+    if known is None or known[0] is not fw:
+        pairs = [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
+        unique = list({id(p): p for _n, p in pairs}.values())
+        facts = ProfilePlugins(
+            global_ids=frozenset(id(p) for p in unique if _global_plugin(p)),
+            global_names=frozenset(n for n, p in pairs if _global_plugin(p)),
+            pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
+            pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
+            deciders=[p.reads_other_nodes_for for p in unique if hasattr(p, "reads_other_nodes_for")],
+            declared=frozenset(id(p) for p in unique if bool(getattr(p, "reads_other_nodes", False))
+                               and not hasattr(p, "reads_other_nodes_for")))
+        known = _PROFILE_PLUGINS[id(fw)] = (fw, facts)
+    return known[1]
+
+
 def _plan(sh: Shape) -> RedoPlan | None:
     """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then)."""
     fw, (fk, sk) = sh.fw, sh.kernels_of
-    if any(_global_plugin(sh.scorers[s][1]) for s in sh.direct):
+    facts = profile_plugins(fw)
+    glob = facts.global_ids
+    if any(id(sh.scorers[s][1]) in glob for s in sh.direct):
         return None
-    plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
-    running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
     plan = RedoPlan(
-        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
+        pre_filters=facts.pre_filters,
         filtering=frozenset(n for n, _p in sh.filters),
-        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
+        pre_scores=facts.pre_scores,
         scoring=frozenset(n for n, _p, _w in sh.scorers),
-        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for")],
-        always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
-                          if not hasattr(p, "reads_other_nodes_for")),
-        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
-        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
+        deciders=facts.deciders,
+        always_global=any(id(p) in facts.declared for p in [p for _n, p in sh.filters]
+                          + [p for _n, p, _w in sh.scorers]),
+        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if id(p) in glob],
+        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if id(p) not in glob and fk[k] != "static"],
         global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
-                        if _global_plugin(p) and k not in sh.per_cycle],
+                        if id(p) in glob and k not in sh.per_cycle],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
-                       if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
+                       if id(p) not in glob and sk[k] != "static" and k not in sh.per_cycle])
     k = sh.row_kernels
     plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
@@ -623,8 +655,7 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.normed_split = ([s for s in sh.normed if sk[s] == "static"], [s for s in sh.normed if sk[s] != "static"])
         sh.dropped = None  # (`_next_context`: which entries go depends on `global_names`)
-        sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
-                                    if _global_plugin(p))
+        sh.global_names = profile_plugins(fw).global_names
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
         if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
             sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
