@@ -46,8 +46,8 @@ answer may differ from the one a bisection of the whole range [0, limit] finds; 
 does not".
 
 With several templates the estimate, the probes and the bisection are on uniform vectors [u, …, u] and find
-the smallest holding uniform u, but for the last count of a bisection: when a single uniform count u − 1 is left
-between the first that holds and one short (or the requests' bound), it is not asked (its run costs what each
+the smallest holding uniform u, but when a single uniform count u − 1 is left between the first count that holds
+and the largest seen short (or the requests' bound), it is not asked (its run costs what each
 of the descent's one-fewer runs from [u, …, u] costs, and those are asked in any case, by the descent and the
 pruning: one run fewer when they are all short, as they are where the landscape is flat); from that cluster
 each template is cut to the fewest copies that still hold the target
