@@ -487,6 +487,7 @@ class Engine:
         self.next_start = 0
         self._max_shapes = max(8, _CACHE_BYTES // max(1, n * _SHAPE_BYTES_PER_NODE))
         self._every = np.arange(n, dtype=np.int64)
+        self._every_list: list[int] | None = None  # `_every.tolist()`, once asked (`_evaluate_with_kernels`)
         self._spec_keys: dict[int, list] = {}  # id of a pod's containers → [(framework, `_pod_spec`, shape key)]
         # of the pods seen with them (replicas decoded from one template share their containers: `load.decode_pod`)
         self._aliases: dict[int, tuple] = {}  # per framework id: (framework, its ClaimAliases or None)
@@ -662,9 +663,10 @@ class Engine:
         # PreFilter's node names: only those nodes are filtered and scored (`findNodesThatFitPod` evaluates them
         # alone); every other row stays infeasible (total INT64_MIN) and is read by nothing until a bind there
         # brings it up to date (`_sync`) or `_node_reasons` filters it for the FitError (it gives them PreFilter's
-        # reason). A DaemonSet pod pinned to its node then costs one row, not the whole cluster (`plan` queues
-        # one per added node: quadratic before)
-        idx = np.arange(n, dtype=np.int64) if names is None else np.flatnonzero(sh.names_mask)
+        # reason). A pod named to a few nodes then costs those rows, not the whole cluster (one named to a single
+        # node, a DaemonSet pod, is not cached at all: `_pinned_shape`)
+        idx = (self._every if len(self._every) == n else np.arange(n, dtype=np.int64)) if names is None else (
+            np.flatnonzero(sh.names_mask))
         sh.codes = np.zeros((len(active), n), dtype=np.int8)
         sh.raw = np.zeros((len(sh.scorers), n), dtype=np.int64)
         sh.ok, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
@@ -817,14 +819,18 @@ class Engine:
         others (`k`'s static ones); all through the plugins if the kernels hand rows on."""
         live_filters = {p for p, _fn in k.live_filters}
         live_scorers = {s for s, _fn, _w in k.live_scorers}
+        every = rows is self._every  # a new shape's every node (`_full`): written by slices, listed once per engine
+        at = slice(None) if every else rows
         for p in range(len(sh.filters)):
             if p not in live_filters:
-                sh.codes[p, rows] = self._filter_codes(sh, p, rows)
+                sh.codes[p, at] = self._filter_codes(sh, p, rows)
         for s in range(len(sh.scorers)):
             if s not in live_scorers and s not in sh.per_cycle:
-                sh.raw[s, rows] = self._raw_scores(sh, s, rows)
+                sh.raw[s, at] = self._raw_scores(sh, s, rows)
         sh.norm_version += 1
-        if self._evaluate_compiled(sh, rows.tolist(), False, k):
+        if every and self._every_list is None:
+            self._every_list = rows.tolist()
+        if self._evaluate_compiled(sh, self._every_list if every else rows.tolist(), False, k):
             self._evaluate(sh, rows, compiled=False)
 
     def _filter_codes(self, sh: Shape, p: int, rows: np.ndarray) -> np.ndarray:
