@@ -315,6 +315,8 @@ class Shape:
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
     row_kernels: RowKernels | None = None  # `_row_kernels` (the filters without one read as static)
+    filter_keys: dict = field(default_factory=dict)  # index into `filters` → the `codes_key` its row of `codes`
+    # was computed at over every node (`_redo`); emptied when rows of a global plugin are written otherwise
 
 
 @dataclass
@@ -327,13 +329,16 @@ class RedoPlan:
     scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
     deciders: list  # `reads_other_nodes_for` of the profile's plugins
     always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
-    global_filters: list  # indices into `Shape.filters`: redone over every node
+    global_filters: list  # indices into `Shape.filters`: redone over every node (unless their `codes_key` says
+    # their codes are those already there: `keyed`)
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
-    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
+    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones and those
+    # whose raw scores binds never change: `rows.score_kernel` "static", `static_score_for`)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
     compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`),
     # after the local filters without a row kernel (`plain_filters`), which they read as static
     plain_filters: list = field(default_factory=list)
+    keyed: dict = field(default_factory=dict)  # index into `Shape.filters` → its plugin's `codes_key`, if it has one
 
 
 def _plan(sh: Shape) -> RedoPlan | None:
@@ -354,9 +359,10 @@ def _plan(sh: Shape) -> RedoPlan | None:
         global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
         local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
         global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
-                        if _global_plugin(p) and k not in sh.per_cycle],
+                        if _global_plugin(p) and k not in sh.per_cycle and sk[k] != "static"],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
+    plan.keyed = {p: sh.filters[p][1].codes_key for p in plan.global_filters if hasattr(sh.filters[p][1], "codes_key")}
     k = sh.row_kernels
     plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
@@ -617,8 +623,7 @@ class Engine:
         rows = self._changed_rows(sh.seen)
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
-        for p in plan.global_filters:
-            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+        whole = self._redo_global_filters(sh, ctx, every)
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
         if rows:  # the local plugins over the rows bound since: compiled, or the rows it left in Python
@@ -628,8 +633,8 @@ class Engine:
                     sh.codes[p, at] = sh.filters[p][1].filter(state, ctx, at).codes
             left = self._evaluate_compiled(sh, rows, False, sh.row_kernels) if plan.compiled else rows
             if len(left):
-                self._redo_rows(sh, np.asarray(left, dtype=np.int64))
-        if plan.global_filters:  # feasibility may change anywhere
+                self._redo_rows(sh, np.asarray(left, dtype=np.int64), whole)
+        if whole:  # a global plugin's verdicts changed: feasibility may change anywhere
             ok = (sh.codes == SUCCESS).all(axis=0)
             if sh.allowed is not None:
                 ok &= sh.allowed
@@ -641,9 +646,27 @@ class Engine:
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
 
-    def _redo_rows(self, sh: Shape, rows: np.ndarray) -> None:
+    def _redo_global_filters(self, sh: Shape, ctx: CycleContext, every: np.ndarray) -> bool:
+        """`_redo`'s Filter plugins that read other nodes, over every node; whether a row of `codes` changed (then
+        feasibility is redone over every node). A plugin with a `codes_key` is asked that first: a key equal to the
+        one its row was computed at means the same codes on every node, and its row stays (a bind that moved a
+        topology domain's count without flipping a verdict costs its own row, not the cluster's)."""
+        plan, state, keys = sh.plan, self.state, sh.filter_keys
+        whole = False
+        for p in plan.global_filters:
+            keyed = plan.keyed.get(p)
+            key = None if keyed is None else keyed(state, ctx)
+            known = keys.get(p)
+            if key is not None and known is not None and known[0] is key[0] and known[1] == key[1]:
+                continue
+            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+            keys[p] = key
+            whole = True
+        return whole
+
+    def _redo_rows(self, sh: Shape, rows: np.ndarray, whole: bool) -> None:
         """`_redo`'s local Filter and Score plugins over `rows` (rows.py's scalar kernels when few), and the rows'
-        feasibility unless a global Filter plugin is active (`_redo` then redoes it over every node)."""
+        feasibility unless `whole` (a global Filter plugin's verdicts changed: `_redo` redoes it over every node)."""
         state, plan, ctx = self.state, sh.plan, sh.ctx
         fk, sk = sh.kernels_of
         few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
@@ -654,7 +677,7 @@ class Engine:
             if not self._by_rows(sh.raw, s, rows, sk[s], few):
                 sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
         self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
-        if plan.global_filters:
+        if whole:
             return
         ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
         if sh.allowed is not None:
@@ -679,6 +702,7 @@ class Engine:
         """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins, or for
         the plugins with a compiled row kernel (`compiled`: those of `kernels`, default the shape's) through it."""
         kernels = kernels if kernels is not None else sh.kernels
+        sh.filter_keys.clear()  # the global Filter plugins' rows are rewritten here (as the state is now)
         if compiled and kernels is not None and kernels.spec is not None:
             return self._evaluate_with_kernels(sh, rows, kernels)
         for p in range(len(sh.filters)):

@@ -590,16 +590,34 @@ class PodTopologySpread:
         − minMatchNum > maxSkew (minMatchNum: the least over the counted domains, 0 below minDomains). The
         per-domain counts follow the binds (`ConstraintNodes.filter_counts`); each constraint is then one
         verdict per domain, which the nodes gather."""
-        constraints = self._cached(ctx, DO_NOT_SCHEDULE)
         codes: np.ndarray | None = None
-        if constraints:
+        if self._cached(ctx, DO_NOT_SCHEDULE):
             nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
-            for c, domain, (sums, domains) in zip(constraints, nodes.domain, nodes.filter_counts(state), strict=True):
-                verdict = _domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels)).take(domain[idx])
+            for domain, verdicts in zip(nodes.domain, self._verdicts(state, ctx, nodes), strict=True):
+                verdict = verdicts.take(domain[idx])
                 codes = verdict if codes is None else np.where(codes != 0, codes, verdict)
         if codes is None:
             codes = np.zeros(len(idx), dtype=np.int8)
         return FilterOutcome(codes, [REASON_MISSING_LABEL, REASON_NOT_MATCH], _REASONS_BY_CODE.take(codes, axis=0))
+
+    def _verdicts(self, state: ClusterState, ctx: CycleContext, nodes: ConstraintNodes) -> list[np.ndarray]:
+        """Per DoNotSchedule constraint, Filter's status for a node of each of its domains (`_domain_verdicts`,
+        the counts brought up to date with the binds since: `ConstraintNodes.filter_counts`)."""
+        return [_domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels))
+                for c, (sums, domains) in zip(self._cached(ctx, DO_NOT_SCHEDULE), nodes.filter_counts(state),
+                                              strict=True)]
+
+    def codes_key(self, state: ClusterState, ctx: CycleContext) -> tuple | None:
+        """What Filter's codes over every node are a function of: the pod's `ConstraintNodes` (each node's domain
+        per constraint, fixed for a node list) and the verdict of each domain (`_verdicts`). Two equal keys (the
+        same `ConstraintNodes` object, equal bytes) mean equal codes on every node: a bind that moved a domain's
+        count without flipping a verdict changes no node's (the engine's `_redo` keeps its row). None without
+        DoNotSchedule constraints."""
+        if not self._cached(ctx, DO_NOT_SCHEDULE):
+            return None
+        nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
+        return nodes, b"".join(v.tobytes() for v in self._verdicts(state, ctx, nodes))  # (each constraint's
+        # verdicts have its domains + 1 entries: the bytes split one way only)
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
