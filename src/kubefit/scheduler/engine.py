@@ -215,6 +215,12 @@ def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray) -> tuple[
     return summed, feasible[summed == _array_max(summed)]
 
 
+def _same_nodes(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal` of two arrays of nodes, its wrappers skipped when their lengths or first nodes differ (the
+    windows a sampled search finds: k nodes each, from a start that moves)."""
+    return len(a) == len(b) and (not len(a) or a[0] == b[0]) and bool((a == b).all())
+
+
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -323,9 +329,10 @@ class Shape:
 class RedoPlan:
     """How `Engine._redo` brings a shape whose plugins read other nodes up to date (built by `_plan`)."""
 
-    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again
+    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again (but
+    # those whose outcome binds never change: `pre_static_for`)
     filtering: frozenset  # the names of the shape's active Filter plugins
-    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again
+    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again (idem)
     scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
     deciders: list  # `reads_other_nodes_for` of the profile's plugins
     always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
@@ -338,20 +345,25 @@ class RedoPlan:
     compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`),
     # after the local filters without a row kernel (`plain_filters`), which they read as static
     plain_filters: list = field(default_factory=list)
-    keyed: dict = field(default_factory=dict)  # index into `Shape.filters` → its plugin's `codes_key`, if it has one
+    keyed: frozenset = frozenset()  # indices into `Shape.filters` whose plugin has `codes_key` and `keyed_codes`
 
 
-def _plan(sh: Shape) -> RedoPlan | None:
-    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then)."""
+def _plan(sh: Shape, state: ClusterState) -> RedoPlan | None:
+    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then). PreFilter
+    and PreScore are asked again only of the plugins that read other nodes and do not say, through
+    `pre_static_for`, that binds can never change their outcomes for this pod (what they leave in the cycle
+    context is then what they left at `_full`)."""
     fw, (fk, sk) = sh.fw, sh.kernels_of
     if any(_global_plugin(sh.scorers[s][1]) for s in sh.direct):
         return None
     plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
     running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
+    fixed = {id(p) for p in plugins if _global_plugin(p) and getattr(p, "pre_static_for", None) is not None
+             and p.pre_static_for(state, sh.ctx)}
     plan = RedoPlan(
-        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
+        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p) and id(p) not in fixed],
         filtering=frozenset(n for n, _p in sh.filters),
-        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
+        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p) and id(p) not in fixed],
         scoring=frozenset(n for n, _p, _w in sh.scorers),
         deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for")],
         always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
@@ -362,7 +374,7 @@ def _plan(sh: Shape) -> RedoPlan | None:
                         if _global_plugin(p) and k not in sh.per_cycle and sk[k] != "static"],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
                        if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
-    plan.keyed = {p: sh.filters[p][1].codes_key for p in plan.global_filters if hasattr(sh.filters[p][1], "codes_key")}
+    plan.keyed = frozenset(p for p in plan.global_filters if hasattr(sh.filters[p][1], "codes_key"))
     k = sh.row_kernels
     plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
@@ -583,7 +595,7 @@ class Engine:
         sh.ok, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         sh.total = np.zeros(n, dtype=np.int64) if names is None else np.full(n, _INT64_MIN, dtype=np.int64)
         sh.summed = np.zeros(n, dtype=np.int64)
-        sh.plan = _plan(sh)
+        sh.plan = _plan(sh, state)
         self._evaluate(sh, idx, kernels=kernels)
 
     def _changed_rows(self, seen: int) -> list[int]:
@@ -649,17 +661,18 @@ class Engine:
     def _redo_global_filters(self, sh: Shape, ctx: CycleContext, every: np.ndarray) -> bool:
         """`_redo`'s Filter plugins that read other nodes, over every node; whether a row of `codes` changed (then
         feasibility is redone over every node). A plugin with a `codes_key` is asked that first: a key equal to the
-        one its row was computed at means the same codes on every node, and its row stays (a bind that moved a
-        topology domain's count without flipping a verdict costs its own row, not the cluster's)."""
+        one its row was computed at (the same first element, equal second) means the same codes on every node, and
+        its row stays (a bind that moved a topology domain's count without flipping a verdict costs its own row,
+        not the cluster's); another key gives the row (`keyed_codes`) without filtering again."""
         plan, state, keys = sh.plan, self.state, sh.filter_keys
         whole = False
         for p in plan.global_filters:
-            keyed = plan.keyed.get(p)
-            key = None if keyed is None else keyed(state, ctx)
+            plugin = sh.filters[p][1]
+            key = plugin.codes_key(state, ctx) if p in plan.keyed else None
             known = keys.get(p)
             if key is not None and known is not None and known[0] is key[0] and known[1] == key[1]:
                 continue
-            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+            sh.codes[p] = plugin.filter(state, ctx, every).codes if key is None else plugin.keyed_codes(key, every)
             keys[p] = key
             whole = True
         return whole
@@ -1065,10 +1078,12 @@ class Engine:
             self._raise_score_error(sh, feasible)
         if sh.n_bad and bool(sh.bad[feasible].any()):
             self._raise_score_error(sh, feasible)
-        total = sh.total[feasible]  # all feasible: no INT64_MIN among them
-        if not sh.identity:
-            total = total + self._normalized(sh, feasible)
-        best = np.sort(feasible[total == _array_max(total)])
+        if sh.identity:
+            total = sh.total[feasible]  # all feasible: no INT64_MIN among them
+            best = feasible[total == _array_max(total)]
+        else:  # the sums and the best in one pass (`_best`)
+            total, best = _best(sh.total, feasible, self._normalized(sh, feasible))
+        best = best if len(best) == 1 else np.sort(best)  # (the search's order is the window's)
         return Decision(self._select(best), best, len(feasible), sh, scored=(feasible, total))
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
@@ -1077,7 +1092,7 @@ class Engine:
         if sh.static_fixed is None:
             sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
         fixed, cached = sh.static_fixed, sh.static_norm
-        if cached is not None and (cached[0] is feasible or np.array_equal(cached[0], feasible)):
+        if cached is not None and (cached[0] is feasible or _same_nodes(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]

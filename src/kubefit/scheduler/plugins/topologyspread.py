@@ -546,6 +546,12 @@ class PodTopologySpread:
         """Whether binds elsewhere can change this pod's verdicts: only when it has constraints."""
         return bool(self._cached(ctx, DO_NOT_SCHEDULE) or self._cached(ctx, SCHEDULE_ANYWAY))
 
+    def pre_static_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Binds never change PreFilter's and PreScore's outcomes: they read the pod's constraints (the pod, its
+        Services and controllers) and the node count alone; what they compute is carried from cycle to cycle
+        (`_cached`, `_nodes`). The engine does not ask them again after each bind."""
+        return True
+
     # ------------------------------------------------------------------ node sets
     @staticmethod
     def _codes(state: ClusterState, constraints: list[Constraint]) -> list[np.ndarray]:
@@ -590,34 +596,37 @@ class PodTopologySpread:
         − minMatchNum > maxSkew (minMatchNum: the least over the counted domains, 0 below minDomains). The
         per-domain counts follow the binds (`ConstraintNodes.filter_counts`); each constraint is then one
         verdict per domain, which the nodes gather."""
-        codes: np.ndarray | None = None
-        if self._cached(ctx, DO_NOT_SCHEDULE):
-            nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
-            for domain, verdicts in zip(nodes.domain, self._verdicts(state, ctx, nodes), strict=True):
-                verdict = verdicts.take(domain[idx])
-                codes = verdict if codes is None else np.where(codes != 0, codes, verdict)
-        if codes is None:
-            codes = np.zeros(len(idx), dtype=np.int8)
+        key = self.codes_key(state, ctx)
+        codes = np.zeros(len(idx), dtype=np.int8) if key is None else self.keyed_codes(key, idx)
         return FilterOutcome(codes, [REASON_MISSING_LABEL, REASON_NOT_MATCH], _REASONS_BY_CODE.take(codes, axis=0))
 
-    def _verdicts(self, state: ClusterState, ctx: CycleContext, nodes: ConstraintNodes) -> list[np.ndarray]:
-        """Per DoNotSchedule constraint, Filter's status for a node of each of its domains (`_domain_verdicts`,
-        the counts brought up to date with the binds since: `ConstraintNodes.filter_counts`)."""
-        return [_domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels))
-                for c, (sums, domains) in zip(self._cached(ctx, DO_NOT_SCHEDULE), nodes.filter_counts(state),
-                                              strict=True)]
-
     def codes_key(self, state: ClusterState, ctx: CycleContext) -> tuple | None:
-        """What Filter's codes over every node are a function of: the pod's `ConstraintNodes` (each node's domain
-        per constraint, fixed for a node list) and the verdict of each domain (`_verdicts`). Two equal keys (the
-        same `ConstraintNodes` object, equal bytes) mean equal codes on every node: a bind that moved a domain's
-        count without flipping a verdict changes no node's (the engine's `_redo` keeps its row). None without
-        DoNotSchedule constraints."""
-        if not self._cached(ctx, DO_NOT_SCHEDULE):
+        """What Filter's codes are a function of: the pod's `ConstraintNodes` (each node's domain per constraint,
+        fixed for a node list), the bytes of the verdicts, and per DoNotSchedule constraint Filter's status for a
+        node of each of its domains (`_domain_verdicts`, the counts brought up to date with the binds since:
+        `ConstraintNodes.filter_counts`). Keys with the same `ConstraintNodes` object and equal bytes give equal
+        codes on every node: a bind that moved a domain's count without flipping a verdict changes no node's (the
+        engine's `_redo` keeps its row; `keyed_codes` gives them otherwise). None without DoNotSchedule
+        constraints (every node passes)."""
+        constraints = self._cached(ctx, DO_NOT_SCHEDULE)
+        if not constraints:
             return None
         nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
-        return nodes, b"".join(v.tobytes() for v in self._verdicts(state, ctx, nodes))  # (each constraint's
-        # verdicts have its domains + 1 entries: the bytes split one way only)
+        verdicts = [_domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels))
+                    for c, (sums, domains) in zip(constraints, nodes.filter_counts(state), strict=True)]
+        # (each constraint's verdicts have its domains + 1 entries: the bytes split one way only)
+        return nodes, b"".join(v.tobytes() for v in verdicts), verdicts
+
+    @staticmethod
+    def keyed_codes(key: tuple, idx: np.ndarray) -> np.ndarray:
+        """int8 [len(idx)]: Filter's codes of the nodes `idx` from a `codes_key` (each node its domain's verdict per
+        constraint, the first that fails deciding)."""
+        nodes, _bytes, verdicts = key
+        codes: np.ndarray | None = None
+        for domain, verdict in zip(nodes.domain, verdicts, strict=True):
+            mine = verdict.take(domain[idx])
+            codes = mine if codes is None else np.where(codes != 0, codes, mine)
+        return codes  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
