@@ -304,8 +304,22 @@ class DomainDeltas:
         return True
 
     def masks(self) -> list[tuple[np.ndarray, int]]:
-        """(bool [N] of the domain's nodes, amount), in the order the domains were first added to."""
-        return [(self.table.column(key).codes == code, amount) for (key, code), amount in self.amounts.items()]
+        """(the domain's nodes, ascending, as indices: a hostname's is its node alone, not a mask over every node;
+        amount), in the order the domains were first added to."""
+        return [(domain_members(self.table, key)[code], amount) for (key, code), amount in self.amounts.items()]
+
+
+def domain_members(table, key: str) -> list[np.ndarray]:
+    """Per code of the label column `key` (its value), the nodes carrying it, ascending (int64): the nodes of each
+    topology domain, indexed once per node list (kept on the `NodeLabels`)."""
+    memo = table.__dict__.setdefault("_domain_members", {})
+    members = memo.get(key)
+    if members is None:
+        codes = table.column(key).codes
+        order = np.argsort(codes, kind="stable")  # (stable: each domain's nodes ascending)
+        bounds = np.searchsorted(codes[order], np.arange(len(table.column(key).vocab) + 1))
+        members = memo[key] = [order[bounds[c]:bounds[c + 1]].astype(np.int64) for c in range(len(bounds) - 1)]
+    return members
 
 
 @dataclass

@@ -63,6 +63,7 @@ _array_min, _array_max = np.minimum.reduce, np.maximum.reduce  # without numpy's
 # Filter's reasons (missing label, skew) of each status code: a node's row of the reason matrix, by its code
 _REASONS_BY_CODE = np.zeros((3, 2), dtype=bool)
 _REASONS_BY_CODE[UNRESOLVABLE, 0] = _REASONS_BY_CODE[UNSCHEDULABLE, 1] = True
+IGNORED = f"{NAME}/ignored"  # the nodes of the cycle's last Score ignored (lacking a key every constraint needs)
 STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
@@ -307,6 +308,7 @@ class ClusterCells:
     seen: int  # ... up to this position
     moves: np.ndarray | None = None  # bool [N]: the nodes whose cell follows their hostname count (not ignored,
     # carrying the key); None without a hostname constraint
+    kernel_args: tuple | None = None  # `_compiled_cells`' arguments that depend on the constraints alone, once
 
     @classmethod
     def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -420,10 +422,13 @@ def _compiled_cells(constraints: list[Constraint], cc: ClusterCells, nodes: Cons
     in the same order as `_few_cells`, libm's log as math.log's): each node of idx's normalized score and how many
     are ignored; None when a raw score is negative or beyond 10^15 (the Python path then answers, as it would)."""
     out = np.empty(len(idx), dtype=np.int64)
+    if cc.kernel_args is None:  # (what the kernel reads of the constraints and their domains: fixed for the cells)
+        cc.kernel_args = (-1 if cc.outer is None else cc.outer,
+                          [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
+                          [c.max_skew for c in constraints])
+    outer, sizes, skews = cc.kernel_args
     try:
-        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
-                               [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
-                               [c.max_skew for c in constraints], list(totals), out)
+        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, outer, sizes, skews, totals, out)
     except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous integers)
         return None
     return None if ignored is None else (out, ignored)
@@ -643,7 +648,7 @@ class PodTopologySpread:
         raw = view.table_scores(constraints, counts, idx, totals)
         if raw is None:
             raw = self._node_scores(constraints, counts, view, idx, totals)
-        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        ctx.cache[IGNORED] = view.ignored
         return np.where(view.ignored, 0, raw) if view.any_ignored else raw
 
     def normalized_scores(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray | None:
@@ -664,7 +669,7 @@ class PodTopologySpread:
             out = _compiled_cells(constraints, cc, nodes, totals, idx)
             if out is not None:
                 scores, n_ignored = out
-                ctx.cache[f"{NAME}/ignored"] = cc.cell[idx] < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+                ctx.cache[IGNORED] = cc.cell[idx] < 0 if n_ignored else None  # (None: none, as `normalize` reads it)
                 return scores
         occupied, n_ignored = _occupied(cc, idx)  # the cells the nodes of idx occupy (but -1: ignored)
         cell = cc.cell[idx]
@@ -674,7 +679,7 @@ class PodTopologySpread:
             lookup = _many_cells(constraints, cc, nodes, totals, cell, cell < 0, idx)
         if lookup is None:
             return None
-        ctx.cache[f"{NAME}/ignored"] = cell < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+        ctx.cache[IGNORED] = cell < 0 if n_ignored else None
         return lookup.take(cell)  # (-1, an ignored node: the last, 0)
 
     @staticmethod
@@ -695,7 +700,7 @@ class PodTopologySpread:
         return np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
-        ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
+        ignored = (ctx.cache.get(IGNORED) if ctx is not None else None)
         if ignored is None or len(ignored) != len(raw) or not ignored.any():
             ignored = None
         valid = raw if ignored is None else raw[~ignored]
