@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.scheduler.test_default_profile_properties import CONFIG
 from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 from tests.scheduler.test_spread_incremental import DO_NOT_SCHEDULE, _present, _run, case_st, reference_filter
@@ -28,6 +29,7 @@ from kubefit.scheduler.plugins.volumebinding import VolumeBinding
 from kubefit.scheduler.plugins.volumerestrictions import VolumeRestrictions
 from kubefit.scheduler.plugins.volumes import StorageIndex
 from kubefit.scheduler.state import compile_state
+from kubefit.scheduler.staticnorm import _distinct_values
 
 
 @settings(max_examples=300, deadline=None)
@@ -116,3 +118,16 @@ def test_pre_static_for_by_hand():
         assert plugin.pre_static_for(state, new_context(state, claimed)) is with_claim, type(plugin).__name__
     spread = PodTopologySpread.from_args({}, scenario.objects)
     assert spread.pre_static_for(state, new_context(state, claimed)) is True
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=0, max_size=12), min_size=1, max_size=4))
+def test_distinct_values_equal_numpy_unique(rows):
+    """A static plugin's distinct raw scores and each node's index among them are `np.unique`'s, for a row of one
+    value (no sort), a row seen before (from the memo) and a new one alike."""
+    for values in rows + rows:  # (each row twice: the second from the memo)
+        row = np.asarray(values, dtype=np.int64)
+        got_values, got_codes = _distinct_values(row)
+        want_values, want_codes = np.unique(row, return_inverse=True)
+        assert got_values.tolist() == want_values.tolist()
+        assert got_codes.tolist() == want_codes.reshape(-1).tolist()
