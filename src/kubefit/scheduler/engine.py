@@ -334,8 +334,9 @@ class RedoPlan:
     filtering: frozenset  # the names of the shape's active Filter plugins
     pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again (idem)
     scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
-    deciders: list  # `reads_other_nodes_for` of the profile's plugins
-    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
+    deciders: list  # `reads_other_nodes_for` of the profile's plugins (but those of `pre_static_for` ones)
+    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod, or a plugin
+    # whose PreFilter / PreScore outcomes binds never change (`pre_static_for`) decides it reads other nodes
     global_filters: list  # indices into `Shape.filters`: redone over every node (unless their `codes_key` says
     # their codes are those already there: `keyed`)
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
@@ -365,9 +366,13 @@ def _plan(sh: Shape, state: ClusterState) -> RedoPlan | None:
         filtering=frozenset(n for n, _p in sh.filters),
         pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p) and id(p) not in fixed],
         scoring=frozenset(n for n, _p, _w in sh.scorers),
-        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for")],
+        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for") and id(p) not in fixed],
+        # a plugin that only declares `reads_other_nodes`, running; or one of the `pre_static_for` ones deciding so
+        # (what they decide reads what their PreFilter / PreScore read: binds never change it either)
         always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
-                          if not hasattr(p, "reads_other_nodes_for")),
+                          if not hasattr(p, "reads_other_nodes_for"))
+        or any(p.reads_other_nodes_for(state, sh.ctx) for p in plugins
+               if id(p) in fixed and hasattr(p, "reads_other_nodes_for")),
         global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
         local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
         global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
