@@ -184,8 +184,11 @@ class LiveScore:
         own = [term.selector for term, weight in self.own if weight]
         credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx), could=lambda a, b:
                                        log.classes.could_match(a, b, ctx.pod.labels, own), empty=())
-        if not len(nodes) or not credits.nonempty[klass].any():  # no pod of the stretch scores
+        scoring = credits.nonempty[klass].nonzero()[0] if len(nodes) else ()
+        if not len(scoring):  # no pod of the stretch scores
             return True
+        if len(scoring) < len(nodes):  # only the changes whose pods score, in log order
+            nodes, klass, sign = nodes[scoring], klass[scoring], sign[scoring]
         domains = DomainDeltas(node_labels(state))
         for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True):
             for topology_key, weight in credits.values[c]:
@@ -256,9 +259,12 @@ class PreFilterState:
         selectors = [t.selector for t in (*self.terms.required_affinity, *self.terms.required_anti_affinity)]
         by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything, lambda a, b:
                                         log.classes.could_match(a, b, pod.labels, selectors), _NO_READS)
-        if not len(nodes) or not by_class.nonempty[klass].any():
+        counting = by_class.nonempty[klass].nonzero()[0] if len(nodes) else ()
+        if not len(counting):
             self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
             return True
+        if len(counting) < len(nodes):  # only the changes whose pods count for something, in log order
+            nodes, klass, sign = nodes[counting], klass[counting], sign[counting]
         table = node_labels(state)
         reads = [(node, delta, by_class.values[c])
                  for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True)]
