@@ -1106,7 +1106,9 @@ class Engine:
             sh.static_norm = (feasible, total)
         if not live:
             return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
-        return total + self._normalized_sum(sh, feasible, live)
+        out = self._normalized_sum(sh, feasible, live)  # (a new array: summed into in place)
+        out += total
+        return out
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
