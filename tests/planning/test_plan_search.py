@@ -294,3 +294,31 @@ def test_the_copies_bound_counts_what_a_copy_has_left_after_its_daemonset_pods(t
     *pending, daemon = scenario.pending_pods
     bound, fits = copies_bound(load_configuration(None), pending, [compile_state([templates[0].node])], [[daemon]])
     assert (bound.fewest(0, [0]), fits) == (4, 4)
+
+
+POOL_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: {pool}{i}}}\nspec: {{nodeSelector: {{pool: {pool}}}, containers: "
+            "[{{name: c, ports: [{{containerPort: 80, hostPort: 80}}], resources: {{requests: {{cpu: '4'}}}}}}]}}\n")
+POOL_NODE = ("apiVersion: v1\nkind: Node\nmetadata: {{name: {pool}, labels: {{pool: {pool}}}}}\n"
+             "status: {{allocatable: {{cpu: '8', pods: '110'}}}}\n")
+
+
+def test_several_templates_skip_the_last_uniform_count_the_descent_asks_around(tmp_path, monkeypatch):
+    # no node yet; four 4-cpu host-port pods for pool a, four for pool b; templates a and b (8 cpu, pool label,
+    # cost 1 each): a copy holds one pod (the port), [u, u] places 2·min(u, 4). Trial 0 schedules 0. The queue's
+    # uniform floor: 16 cpu per pool on 8-cpu copies, [2, 2]; the estimate's bound for the 8 pending pods is the
+    # same (no run): the first probe [2, 2] places 4, half of the 8 expected (not off): the jump 2 + ⌈4·2 / 4⌉ = 4;
+    # [4, 4] holds. One uniform count is left between (3: above [2, 2] short): its run is not asked, the descent
+    # from [4, 4] asks [3, 4] and [4, 3] (6 and 6: short), which the pruning needs too; [3, 3] would have been
+    # one run more (the search before this rule asked it first). Then the greedy build-up (8 nodes ≤ 12: a small
+    # cluster; it never visits [3, 3]). Answer [4, 4]; 20 simulations, not 21.
+    path = tmp_path / "pods.yaml"
+    path.write_text("---\n".join(POOL_POD.format(pool=p, i=i) for p in "ab" for i in range(4)))
+    templates = []
+    for p in "ab":
+        (tmp_path / f"{p}.yaml").write_text(POOL_NODE.format(pool=p))
+        templates.append(str(tmp_path / f"{p}.yaml"))
+    runs = _traced(monkeypatch)
+    result = kubefit.plan([str(path)], templates, tie_break="first", warn=lambda _: None)
+    assert (result.counts, result.target, runs[:5], result.simulations) == (
+        [4, 4], 8, [[0, 0], [2, 2], [4, 4], [3, 4], [4, 3]], 20)
+    assert [3, 3] not in runs

@@ -46,7 +46,11 @@ answer may differ from the one a bisection of the whole range [0, limit] finds; 
 does not".
 
 With several templates the estimate, the probes and the bisection are on uniform vectors [u, …, u] and find
-the smallest holding uniform u; from that cluster each template is cut to the fewest copies that still hold the target
+the smallest holding uniform u, but when a single uniform count u − 1 is left between the first count that holds
+and the largest seen short (or the requests' bound), it is not asked (its run costs what each
+of the descent's one-fewer runs from [u, …, u] costs, and those are asked in any case, by the descent and the
+pruning: one run fewer when they are all short, as they are where the landscape is flat); from that cluster
+each template is cut to the fewest copies that still hold the target
 (`_descend`: a gallop down from its count, then a bisection; the others fixed) in every order for up to
 three templates when the cluster has at most `SMALL_CLUSTER` added nodes, else in two orders (dearest
 template first, cheapest first: one when the costs are equal); a greedy build-up (one node at a time, the
@@ -466,7 +470,9 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
     short = [k[0] for k in [*planner.memo, *planner.short] if len(set(k)) == 1 and k[0] < first
              and planner.known(k) is False]
     low = max([low, *(k + 1 for k in short)])
-    if guessed and first > low:  # a guess that holds: down from it, by way of the copies' requests bound
+    if n > 1 and first - low == 1:  # one uniform count left between: its run is no cheaper than the descent's
+        u = first  # one-fewer runs of each template, asked from [first, …] in any case (`_several`)
+    elif guessed and first > low:  # a guess that holds: down from it, by way of the copies' requests bound
         u = _cut(ok, first, low, hint=guess.bound)
     else:
         u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=low)
