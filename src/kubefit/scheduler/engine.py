@@ -94,7 +94,6 @@ _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Pyt
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
                             IPA_PRE_FILTER, IPA_MATCHING})
 _SIGNS: dict[int, tuple[Framework, list | None]] = {}  # id(framework) → (framework, its plugins if all sign)
-_PROFILE_PLUGINS: dict[int, tuple] = {}  # id(framework) → (framework, its `ProfilePlugins`)
 _PINNERS: dict[int, tuple[Framework, list]] = {}  # id(framework) → (framework, its Filter plugins' `pins`)
 _DEMAND_KEYS: dict[tuple, tuple] = {}  # ids of a pod's request inputs → (those objects, `demand_key`)
 _DEMAND_KEYS_MAX = 4096
@@ -234,6 +233,12 @@ def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray) -> tuple[
     return summed, feasible[summed == _array_max(summed)]
 
 
+def _same_nodes(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal` of two arrays of nodes, its wrappers skipped when their lengths or first nodes differ (the
+    windows a sampled search finds: k nodes each, from a start that moves)."""
+    return len(a) == len(b) and (not len(a) or a[0] == b[0]) and bool((a == b).all())
+
+
 def _global_plugin(plugin) -> bool:
     """A plugin whose verdicts or scores may follow binds on other nodes (redone over every node)."""
     return bool(getattr(plugin, "reads_other_nodes", False)) or hasattr(plugin, "reads_other_nodes_for")
@@ -334,6 +339,8 @@ class Shape:
     nonzero: np.ndarray | None = None  # its pods' non-zero (cpu, memory), once bound (`ClusterState.nonzero_pair`)
     presence: int = 0  # the engine's `presence` its scores of plugins that read the node set are valid for
     row_kernels: RowKernels | None = None  # `_row_kernels` (the filters without one read as static)
+    filter_keys: dict = field(default_factory=dict)  # index into `filters` → the `codes_key` its row of `codes`
+    # was computed at over every node (`_redo`); emptied when rows of a global plugin are written otherwise
     pinned: np.ndarray | None = None  # int64 [0 or 1]: the one candidate node PreFilter leaves its pod, if any:
     # filtered there alone, never scored, never cached (`Engine._pinned_shape`); None: not such a shape
 
@@ -342,73 +349,57 @@ class Shape:
 class RedoPlan:
     """How `Engine._redo` brings a shape whose plugins read other nodes up to date (built by `_plan`)."""
 
-    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again
+    pre_filters: list  # (name, plugin) of the profile's Filter plugins that read other nodes: PreFilter again (but
+    # those whose outcome binds never change: `pre_static_for`)
     filtering: frozenset  # the names of the shape's active Filter plugins
-    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again
+    pre_scores: list  # (name, plugin) of the profile's Score plugins that read other nodes: PreScore again (idem)
     scoring: frozenset  # the names of the shape's (non-skipped) Score plugins
-    deciders: list  # `reads_other_nodes_for` of the profile's plugins
-    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod
-    global_filters: list  # indices into `Shape.filters`: redone over every node
+    deciders: list  # `reads_other_nodes_for` of the profile's plugins (but those of `pre_static_for` ones)
+    always_global: bool  # a running plugin declares `reads_other_nodes` without deciding per pod, or a plugin
+    # whose PreFilter / PreScore outcomes binds never change (`pre_static_for`) decides it reads other nodes
+    global_filters: list  # indices into `Shape.filters`: redone over every node (unless their `codes_key` says
+    # their codes are those already there: `keyed`)
     local_filters: list  # indices into `Shape.filters` of row-local plugins whose verdicts binds change
-    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones)
+    global_scorers: list  # indices into `Shape.scorers`: redone over every node (but the per-cycle ones and those
+    # whose raw scores binds never change: `rows.score_kernel` "static", `static_score_for`)
     local_scorers: list  # indices into `Shape.scorers` of row-local plugins whose scores binds change
     compiled: bool = False  # the shape's `row_kernels` redo every local filter and scorer (`_evaluate_compiled`),
     # after the local filters without a row kernel (`plain_filters`), which they read as static
     plain_filters: list = field(default_factory=list)
+    keyed: frozenset = frozenset()  # indices into `Shape.filters` whose plugin has `codes_key` and `keyed_codes`
 
 
-@dataclass(frozen=True)
-class ProfilePlugins:
-    """What `_plan` and `_full` read of a profile's plugins alone (class attributes), once per framework
-    (`profile_plugins`) rather than per new shape."""
-
-    global_ids: frozenset  # ids of the plugins `_global_plugin` says may follow binds on other nodes
-    global_names: frozenset  # their names (`Shape.global_names`)
-    pre_filters: list  # (name, plugin) of the Filter plugins among them (`RedoPlan.pre_filters`)
-    pre_scores: list  # (name, plugin) of the Score plugins among them (`RedoPlan.pre_scores`)
-    deciders: list  # `reads_other_nodes_for` of the plugins that decide per pod (`RedoPlan.deciders`)
-    declared: frozenset  # ids of the plugins that declare `reads_other_nodes` without deciding per pod
-
-
-def profile_plugins(fw: Framework) -> ProfilePlugins:
-    """The framework's `ProfilePlugins` (computed once, kept by framework identity like `_SIGNS`)."""
-    known = _PROFILE_PLUGINS.get(id(fw))
-    if known is None or known[0] is not fw:
-        pairs = [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
-        unique = list({id(p): p for _n, p in pairs}.values())
-        facts = ProfilePlugins(
-            global_ids=frozenset(id(p) for p in unique if _global_plugin(p)),
-            global_names=frozenset(n for n, p in pairs if _global_plugin(p)),
-            pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p)],
-            pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p)],
-            deciders=[p.reads_other_nodes_for for p in unique if hasattr(p, "reads_other_nodes_for")],
-            declared=frozenset(id(p) for p in unique if bool(getattr(p, "reads_other_nodes", False))
-                               and not hasattr(p, "reads_other_nodes_for")))
-        known = _PROFILE_PLUGINS[id(fw)] = (fw, facts)
-    return known[1]
-
-
-def _plan(sh: Shape) -> RedoPlan | None:
-    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then)."""
+def _plan(sh: Shape, state: ClusterState) -> RedoPlan | None:
+    """The shape's `RedoPlan` (None when an identity-normalized scorer reads other nodes: `_full` then). PreFilter
+    and PreScore are asked again only of the plugins that read other nodes and do not say, through
+    `pre_static_for`, that binds can never change their outcomes for this pod (what they leave in the cycle
+    context is then what they left at `_full`)."""
     fw, (fk, sk) = sh.fw, sh.kernels_of
-    facts = profile_plugins(fw)
-    glob = facts.global_ids
-    if any(id(sh.scorers[s][1]) in glob for s in sh.direct):
+    if any(_global_plugin(sh.scorers[s][1]) for s in sh.direct):
         return None
+    plugins = list({id(p): p for p in [p for _n, p in fw.filters] + [p for _n, p, _w in fw.scorers]}.values())
+    running = [p for _n, p in sh.filters] + [p for _n, p, _w in sh.scorers]
+    fixed = {id(p) for p in plugins if _global_plugin(p) and getattr(p, "pre_static_for", None) is not None
+             and p.pre_static_for(state, sh.ctx)}
     plan = RedoPlan(
-        pre_filters=facts.pre_filters,
+        pre_filters=[(n, p) for n, p in fw.filters if _global_plugin(p) and id(p) not in fixed],
         filtering=frozenset(n for n, _p in sh.filters),
-        pre_scores=facts.pre_scores,
+        pre_scores=[(n, p) for n, p, _w in fw.scorers if _global_plugin(p) and id(p) not in fixed],
         scoring=frozenset(n for n, _p, _w in sh.scorers),
-        deciders=facts.deciders,
-        always_global=any(id(p) in facts.declared for p in [p for _n, p in sh.filters]
-                          + [p for _n, p, _w in sh.scorers]),
-        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if id(p) in glob],
-        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if id(p) not in glob and fk[k] != "static"],
+        deciders=[p.reads_other_nodes_for for p in plugins if hasattr(p, "reads_other_nodes_for") and id(p) not in fixed],
+        # a plugin that only declares `reads_other_nodes`, running; or one of the `pre_static_for` ones deciding so
+        # (what they decide reads what their PreFilter / PreScore read: binds never change it either)
+        always_global=any(bool(getattr(p, "reads_other_nodes", False)) for p in running
+                          if not hasattr(p, "reads_other_nodes_for"))
+        or any(p.reads_other_nodes_for(state, sh.ctx) for p in plugins
+               if id(p) in fixed and hasattr(p, "reads_other_nodes_for")),
+        global_filters=[k for k, (_n, p) in enumerate(sh.filters) if _global_plugin(p)],
+        local_filters=[k for k, (_n, p) in enumerate(sh.filters) if not _global_plugin(p) and fk[k] != "static"],
         global_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
-                        if id(p) in glob and k not in sh.per_cycle],
+                        if _global_plugin(p) and k not in sh.per_cycle and sk[k] != "static"],
         local_scorers=[k for k, (_n, p, _w) in enumerate(sh.scorers)
-                       if id(p) not in glob and sk[k] != "static" and k not in sh.per_cycle])
+                       if not _global_plugin(p) and sk[k] != "static" and k not in sh.per_cycle])
+    plan.keyed = frozenset(p for p in plan.global_filters if hasattr(sh.filters[p][1], "codes_key"))
     k = sh.row_kernels
     plan.plain_filters = [p for p in plan.local_filters if fk[p] is None]  # (NodePorts: the node's used ports)
     plan.compiled = (k is not None and k.spec is not None
@@ -656,7 +647,8 @@ class Engine:
         sh.kernels_of = (fk, sk)
         sh.normed_split = ([s for s in sh.normed if sk[s] == "static"], [s for s in sh.normed if sk[s] != "static"])
         sh.dropped = None  # (`_next_context`: which entries go depends on `global_names`)
-        sh.global_names = profile_plugins(fw).global_names
+        sh.global_names = frozenset(n for n, p in [*fw.filters, *[(n, p) for n, p, _w in fw.scorers]]
+                                    if _global_plugin(p))
         kernels = sh.row_kernels = _row_kernels(sh, fk, sk)
         if kernels is not None and None not in fk and all(sk[s] == "static" for s in sh.normed):
             sh.kernels = kernels  # every row's verdicts and `total` follow from them: `_sync` uses them too
@@ -672,7 +664,7 @@ class Engine:
         sh.ok, sh.bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         sh.total = np.zeros(n, dtype=np.int64) if names is None else np.full(n, _INT64_MIN, dtype=np.int64)
         sh.summed = np.zeros(n, dtype=np.int64)
-        sh.plan = _plan(sh)
+        sh.plan = _plan(sh, state)
         self._evaluate(sh, idx, kernels=kernels)
 
     def _pre_filter(self, sh: Shape) -> bool:
@@ -735,8 +727,7 @@ class Engine:
         rows = self._changed_rows(sh.seen)
         sh.seen = len(self.log)
         every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
-        for p in plan.global_filters:
-            sh.codes[p] = sh.filters[p][1].filter(state, ctx, every).codes
+        whole = self._redo_global_filters(sh, ctx, every)
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
         if rows:  # the local plugins over the rows bound since: compiled, or the rows it left in Python
@@ -746,8 +737,8 @@ class Engine:
                     sh.codes[p, at] = sh.filters[p][1].filter(state, ctx, at).codes
             left = self._evaluate_compiled(sh, rows, False, sh.row_kernels) if plan.compiled else rows
             if len(left):
-                self._redo_rows(sh, np.asarray(left, dtype=np.int64))
-        if plan.global_filters:  # feasibility may change anywhere
+                self._redo_rows(sh, np.asarray(left, dtype=np.int64), whole)
+        if whole:  # a global plugin's verdicts changed: feasibility may change anywhere
             ok = (sh.codes == SUCCESS).all(axis=0)
             if sh.allowed is not None:
                 ok &= sh.allowed
@@ -759,9 +750,28 @@ class Engine:
         sh.message, sh.message_seen, sh.reasons_of, sh.reason_counts = None, -1, None, None
         return True
 
-    def _redo_rows(self, sh: Shape, rows: np.ndarray) -> None:
+    def _redo_global_filters(self, sh: Shape, ctx: CycleContext, every: np.ndarray) -> bool:
+        """`_redo`'s Filter plugins that read other nodes, over every node; whether a row of `codes` changed (then
+        feasibility is redone over every node). A plugin with a `codes_key` is asked that first: a key equal to the
+        one its row was computed at (the same first element, equal second) means the same codes on every node, and
+        its row stays (a bind that moved a topology domain's count without flipping a verdict costs its own row,
+        not the cluster's); another key gives the row (`keyed_codes`) without filtering again."""
+        plan, state, keys = sh.plan, self.state, sh.filter_keys
+        whole = False
+        for p in plan.global_filters:
+            plugin = sh.filters[p][1]
+            key = plugin.codes_key(state, ctx) if p in plan.keyed else None
+            known = keys.get(p)
+            if key is not None and known is not None and known[0] is key[0] and known[1] == key[1]:
+                continue
+            sh.codes[p] = plugin.filter(state, ctx, every).codes if key is None else plugin.keyed_codes(key, every)
+            keys[p] = key
+            whole = True
+        return whole
+
+    def _redo_rows(self, sh: Shape, rows: np.ndarray, whole: bool) -> None:
         """`_redo`'s local Filter and Score plugins over `rows` (rows.py's scalar kernels when few), and the rows'
-        feasibility unless a global Filter plugin is active (`_redo` then redoes it over every node)."""
+        feasibility unless `whole` (a global Filter plugin's verdicts changed: `_redo` redoes it over every node)."""
         state, plan, ctx = self.state, sh.plan, sh.ctx
         fk, sk = sh.kernels_of
         few = [state.row_lists(i) for i in rows.tolist()] if len(rows) <= _FEW_ROWS else None
@@ -772,7 +782,7 @@ class Engine:
             if not self._by_rows(sh.raw, s, rows, sk[s], few):
                 sh.raw[s, rows] = sh.scorers[s][1].score(state, ctx, rows)
         self._sum_direct(sh, rows)  # the identity-normalized scorers are row-local (`_plan`)
-        if plan.global_filters:
+        if whole:
             return
         ok = (sh.codes[:, rows] == SUCCESS).all(axis=0) if len(sh.filters) else np.ones(len(rows), dtype=bool)
         if sh.allowed is not None:
@@ -797,6 +807,7 @@ class Engine:
         """(Re)compute filter codes (non-zero: rejected) and raw scores of `rows` through the plugins, or for
         the plugins with a compiled row kernel (`compiled`: those of `kernels`, default the shape's) through it."""
         kernels = kernels if kernels is not None else sh.kernels
+        sh.filter_keys.clear()  # the global Filter plugins' rows are rewritten here (as the state is now)
         if compiled and kernels is not None and kernels.spec is not None:
             return self._evaluate_with_kernels(sh, rows, kernels)
         for p in range(len(sh.filters)):
@@ -1169,10 +1180,12 @@ class Engine:
             self._raise_score_error(sh, feasible)
         if sh.n_bad and bool(sh.bad[feasible].any()):
             self._raise_score_error(sh, feasible)
-        total = sh.total[feasible]  # all feasible: no INT64_MIN among them
-        if not sh.identity:
-            total = total + self._normalized(sh, feasible)
-        best = np.sort(feasible[total == _array_max(total)])
+        if sh.identity:
+            total = sh.total[feasible]  # all feasible: no INT64_MIN among them
+            best = feasible[total == _array_max(total)]
+        else:  # the sums and the best in one pass (`_best`)
+            total, best = _best(sh.total, feasible, self._normalized(sh, feasible))
+        best = best if len(best) == 1 else np.sort(best)  # (the search's order is the window's)
         return Decision(self._select(best), best, len(feasible), sh, scored=(feasible, total))
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
@@ -1181,7 +1194,7 @@ class Engine:
         if sh.static_fixed is None:
             sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
         fixed, cached = sh.static_fixed, sh.static_norm
-        if cached is not None and (cached[0] is feasible or np.array_equal(cached[0], feasible)):
+        if cached is not None and (cached[0] is feasible or _same_nodes(cached[0], feasible)):
             total = cached[1]  # (never written to: the sum below is a new array)
         else:
             total = None if fixed is False else fixed.total(feasible)  # type: ignore[union-attr]
@@ -1190,7 +1203,9 @@ class Engine:
             sh.static_norm = (feasible, total)
         if not live:
             return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
-        return total + self._normalized_sum(sh, feasible, live)
+        out = self._normalized_sum(sh, feasible, live)  # (a new array: summed into in place)
+        out += total
+        return out
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""

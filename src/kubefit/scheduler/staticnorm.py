@@ -75,6 +75,26 @@ class StaticNormalized:
         return out
 
 
+_DISTINCT: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # a row's dtype and bytes → `_distinct_values` (new
+# pod shapes of one profile mostly share their static plugins' rows: the same taints, the same node preferences)
+_DISTINCT_MAX = 64
+
+
+def _distinct_values(row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(row, return_inverse=True)` (values ascending, each node's index among them; do not modify): a row
+    of one value without sorting it, a row seen before from the memo."""
+    if not len(row) or row.min() == row.max():
+        return row[:1], np.zeros(len(row), dtype=np.int64)
+    key = row.dtype.str.encode() + row.tobytes()
+    known = _DISTINCT.get(key)
+    if known is None:
+        if len(_DISTINCT) >= _DISTINCT_MAX:
+            _DISTINCT.clear()
+        values, codes = np.unique(row, return_inverse=True)
+        known = _DISTINCT[key] = (values, codes.reshape(-1).astype(np.int64))
+    return known
+
+
 def static_normalized(scorers: list, raw: np.ndarray, static: list[int], ctx: CycleContext) -> StaticNormalized | None:
     """The `StaticNormalized` of the static normalized scorers `static` (indices into `scorers`, rows of `raw`: their
     raw scores over every node); None when one is neither kind, a plugin without NormalizeScore has a score out of
@@ -90,14 +110,14 @@ def static_normalized(scorers: list, raw: np.ndarray, static: list[int], ctx: Cy
                 return None
             per_node = w * row if per_node is None else per_node + w * row
         elif type(plugin) in DEFAULT_NORMALIZE:
-            values, codes = np.unique(row, return_inverse=True)
+            values, codes = _distinct_values(row)
             if len(values) == 1:  # one value whatever nodes are feasible
                 one = int(normalize_scores(plugin, row[:1], ctx)[0])
                 if not MIN_NODE_SCORE <= one <= MAX_NODE_SCORE:
                     return None
                 const += w * one
             elif len(values) <= MAX_VALUES:
-                by_value.append(_ByValue(plugin, w, codes.reshape(-1).astype(np.int64), values.astype(np.int64)))
+                by_value.append(_ByValue(plugin, w, codes, values.astype(np.int64)))
             else:
                 return None
         else:

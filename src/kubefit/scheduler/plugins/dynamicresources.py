@@ -422,6 +422,12 @@ class DynamicResources:
             return DELETED, [("delete", found[0])]
         return STILL_NOT_SCHEDULABLE, []
 
+    def pre_static_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds can never change this pod's PreFilter and PreScore outcomes: without claims (and
+        without extended resources backed by devices) PreFilter skips whatever is bound, and PreScore never
+        skips. The engine then does not ask them again after each bind."""
+        return state.dra is None or not (ctx.pod.resource_claims or self.extended_resources)
+
     # ------------------------------------------------------------------ Score
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
         """No PreScore upstream: never skipped (a pod without claims scores 0 everywhere)."""

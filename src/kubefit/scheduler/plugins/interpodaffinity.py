@@ -184,8 +184,11 @@ class LiveScore:
         own = [term.selector for term, weight in self.own if weight]
         credits = self.by_class.update(log.classes, lambda p: self._credits(plugin, p, ctx), could=lambda a, b:
                                        log.classes.could_match(a, b, ctx.pod.labels, own), empty=())
-        if not len(nodes) or not credits.nonempty[klass].any():  # no pod of the stretch scores
+        scoring = credits.nonempty[klass].nonzero()[0] if len(nodes) else ()
+        if not len(scoring):  # no pod of the stretch scores
             return True
+        if len(scoring) < len(nodes):  # only the changes whose pods score, in log order
+            nodes, klass, sign = nodes[scoring], klass[scoring], sign[scoring]
         domains = DomainDeltas(node_labels(state))
         for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True):
             for topology_key, weight in credits.values[c]:
@@ -256,9 +259,12 @@ class PreFilterState:
         selectors = [t.selector for t in (*self.terms.required_affinity, *self.terms.required_anti_affinity)]
         by_class = self.by_class.update(log.classes, lambda p: self._reads(p, pod), _reads_anything, lambda a, b:
                                         log.classes.could_match(a, b, pod.labels, selectors), _NO_READS)
-        if not len(nodes) or not by_class.nonempty[klass].any():
+        counting = by_class.nonempty[klass].nonzero()[0] if len(nodes) else ()
+        if not len(counting):
             self.seen = len(state.changes)  # no count reads these pods (a replica of a pod without terms, ...)
             return True
+        if len(counting) < len(nodes):  # only the changes whose pods count for something, in log order
+            nodes, klass, sign = nodes[counting], klass[counting], sign[counting]
         table = node_labels(state)
         reads = [(node, delta, by_class.values[c])
                  for node, c, delta in zip(nodes.tolist(), klass.tolist(), sign.tolist(), strict=True)]
@@ -304,8 +310,22 @@ class DomainDeltas:
         return True
 
     def masks(self) -> list[tuple[np.ndarray, int]]:
-        """(bool [N] of the domain's nodes, amount), in the order the domains were first added to."""
-        return [(self.table.column(key).codes == code, amount) for (key, code), amount in self.amounts.items()]
+        """(the domain's nodes, ascending, as indices: a hostname's is its node alone, not a mask over every node;
+        amount), in the order the domains were first added to."""
+        return [(domain_members(self.table, key)[code], amount) for (key, code), amount in self.amounts.items()]
+
+
+def domain_members(table, key: str) -> list[np.ndarray]:
+    """Per code of the label column `key` (its value), the nodes carrying it, ascending (int64): the nodes of each
+    topology domain, indexed once per node list (kept on the `NodeLabels`)."""
+    memo = table.__dict__.setdefault("_domain_members", {})
+    members = memo.get(key)
+    if members is None:
+        codes = table.column(key).codes
+        order = np.argsort(codes, kind="stable")  # (stable: each domain's nodes ascending)
+        bounds = np.searchsorted(codes[order], np.arange(len(table.column(key).vocab) + 1))
+        members = memo[key] = [order[bounds[c]:bounds[c + 1]].astype(np.int64) for c in range(len(bounds) - 1)]
+    return members
 
 
 @dataclass

@@ -63,6 +63,7 @@ _array_min, _array_max = np.minimum.reduce, np.maximum.reduce  # without numpy's
 # Filter's reasons (missing label, skew) of each status code: a node's row of the reason matrix, by its code
 _REASONS_BY_CODE = np.zeros((3, 2), dtype=bool)
 _REASONS_BY_CODE[UNRESOLVABLE, 0] = _REASONS_BY_CODE[UNSCHEDULABLE, 1] = True
+IGNORED = f"{NAME}/ignored"  # the nodes of the cycle's last Score ignored (lacking a key every constraint needs)
 STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
@@ -307,6 +308,7 @@ class ClusterCells:
     seen: int  # ... up to this position
     moves: np.ndarray | None = None  # bool [N]: the nodes whose cell follows their hostname count (not ignored,
     # carrying the key); None without a hostname constraint
+    kernel_args: tuple | None = None  # `_compiled_cells`' arguments that depend on the constraints alone, once
 
     @classmethod
     def build(cls, nodes: ConstraintNodes, state: ClusterState, require_all: bool) -> ClusterCells | None:
@@ -420,10 +422,13 @@ def _compiled_cells(constraints: list[Constraint], cc: ClusterCells, nodes: Cons
     in the same order as `_few_cells`, libm's log as math.log's): each node of idx's normalized score and how many
     are ignored; None when a raw score is negative or beyond 10^15 (the Python path then answers, as it would)."""
     out = np.empty(len(idx), dtype=np.int64)
+    if cc.kernel_args is None:  # (what the kernel reads of the constraints and their domains: fixed for the cells)
+        cc.kernel_args = (-1 if cc.outer is None else cc.outer,
+                          [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
+                          [c.max_skew for c in constraints])
+    outer, sizes, skews = cc.kernel_args
     try:
-        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, -1 if cc.outer is None else cc.outer,
-                               [0 if k == cc.outer else nodes.size[k] for k in range(len(constraints))],
-                               [c.max_skew for c in constraints], list(totals), out)
+        ignored = _cell_scores(cc.cell, idx, cc.slots * cc.cells, cc.cells, outer, sizes, skews, totals, out)
     except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous integers)
         return None
     return None if ignored is None else (out, ignored)
@@ -546,6 +551,12 @@ class PodTopologySpread:
         """Whether binds elsewhere can change this pod's verdicts: only when it has constraints."""
         return bool(self._cached(ctx, DO_NOT_SCHEDULE) or self._cached(ctx, SCHEDULE_ANYWAY))
 
+    def pre_static_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Binds never change PreFilter's and PreScore's outcomes: they read the pod's constraints (the pod, its
+        Services and controllers) and the node count alone; what they compute is carried from cycle to cycle
+        (`_cached`, `_nodes`). The engine does not ask them again after each bind."""
+        return True
+
     # ------------------------------------------------------------------ node sets
     @staticmethod
     def _codes(state: ClusterState, constraints: list[Constraint]) -> list[np.ndarray]:
@@ -590,16 +601,37 @@ class PodTopologySpread:
         − minMatchNum > maxSkew (minMatchNum: the least over the counted domains, 0 below minDomains). The
         per-domain counts follow the binds (`ConstraintNodes.filter_counts`); each constraint is then one
         verdict per domain, which the nodes gather."""
-        constraints = self._cached(ctx, DO_NOT_SCHEDULE)
-        codes: np.ndarray | None = None
-        if constraints:
-            nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
-            for c, domain, (sums, domains) in zip(constraints, nodes.domain, nodes.filter_counts(state), strict=True):
-                verdict = _domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels)).take(domain[idx])
-                codes = verdict if codes is None else np.where(codes != 0, codes, verdict)
-        if codes is None:
-            codes = np.zeros(len(idx), dtype=np.int8)
+        key = self.codes_key(state, ctx)
+        codes = np.zeros(len(idx), dtype=np.int8) if key is None else self.keyed_codes(key, idx)
         return FilterOutcome(codes, [REASON_MISSING_LABEL, REASON_NOT_MATCH], _REASONS_BY_CODE.take(codes, axis=0))
+
+    def codes_key(self, state: ClusterState, ctx: CycleContext) -> tuple | None:
+        """What Filter's codes are a function of: the pod's `ConstraintNodes` (each node's domain per constraint,
+        fixed for a node list), the bytes of the verdicts, and per DoNotSchedule constraint Filter's status for a
+        node of each of its domains (`_domain_verdicts`, the counts brought up to date with the binds since:
+        `ConstraintNodes.filter_counts`). Keys with the same `ConstraintNodes` object and equal bytes give equal
+        codes on every node: a bind that moved a domain's count without flipping a verdict changes no node's (the
+        engine's `_redo` keeps its row; `keyed_codes` gives them otherwise). None without DoNotSchedule
+        constraints (every node passes)."""
+        constraints = self._cached(ctx, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None
+        nodes = self._nodes(state, ctx, DO_NOT_SCHEDULE)
+        verdicts = [_domain_verdicts(c, sums, domains, c.selector.matches(ctx.pod.labels))
+                    for c, (sums, domains) in zip(constraints, nodes.filter_counts(state), strict=True)]
+        # (each constraint's verdicts have its domains + 1 entries: the bytes split one way only)
+        return nodes, b"".join(v.tobytes() for v in verdicts), verdicts
+
+    @staticmethod
+    def keyed_codes(key: tuple, idx: np.ndarray) -> np.ndarray:
+        """int8 [len(idx)]: Filter's codes of the nodes `idx` from a `codes_key` (each node its domain's verdict per
+        constraint, the first that fails deciding)."""
+        nodes, _bytes, verdicts = key
+        codes: np.ndarray | None = None
+        for domain, verdict in zip(nodes.domain, verdicts, strict=True):
+            mine = verdict.take(domain[idx])
+            codes = mine if codes is None else np.where(codes != 0, codes, mine)
+        return codes  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, state: ClusterState, ctx: CycleContext) -> bool:
@@ -616,7 +648,7 @@ class PodTopologySpread:
         raw = view.table_scores(constraints, counts, idx, totals)
         if raw is None:
             raw = self._node_scores(constraints, counts, view, idx, totals)
-        ctx.cache[f"{NAME}/ignored"] = view.ignored
+        ctx.cache[IGNORED] = view.ignored
         return np.where(view.ignored, 0, raw) if view.any_ignored else raw
 
     def normalized_scores(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> np.ndarray | None:
@@ -637,7 +669,7 @@ class PodTopologySpread:
             out = _compiled_cells(constraints, cc, nodes, totals, idx)
             if out is not None:
                 scores, n_ignored = out
-                ctx.cache[f"{NAME}/ignored"] = cc.cell[idx] < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+                ctx.cache[IGNORED] = cc.cell[idx] < 0 if n_ignored else None  # (None: none, as `normalize` reads it)
                 return scores
         occupied, n_ignored = _occupied(cc, idx)  # the cells the nodes of idx occupy (but -1: ignored)
         cell = cc.cell[idx]
@@ -647,7 +679,7 @@ class PodTopologySpread:
             lookup = _many_cells(constraints, cc, nodes, totals, cell, cell < 0, idx)
         if lookup is None:
             return None
-        ctx.cache[f"{NAME}/ignored"] = cell < 0 if n_ignored else np.zeros(len(idx), dtype=bool)
+        ctx.cache[IGNORED] = cell < 0 if n_ignored else None
         return lookup.take(cell)  # (-1, an ignored node: the last, 0)
 
     @staticmethod
@@ -668,7 +700,7 @@ class PodTopologySpread:
         return np.floor(total + 0.5).astype(np.int64)  # math.Round: half away from zero (scores are >= 0)
 
     def normalize(self, raw: np.ndarray, ctx: CycleContext | None = None) -> np.ndarray:
-        ignored = (ctx.cache.get(f"{NAME}/ignored") if ctx is not None else None)
+        ignored = (ctx.cache.get(IGNORED) if ctx is not None else None)
         if ignored is None or len(ignored) != len(raw) or not ignored.any():
             ignored = None
         valid = raw if ignored is None else raw[~ignored]

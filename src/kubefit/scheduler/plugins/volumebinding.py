@@ -149,6 +149,12 @@ class VolumeBinding:
                 eligible = set(names) if eligible is None else eligible & names
         return eligible
 
+    def pre_static_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds can never change this pod's PreFilter and PreScore outcomes (nor the claims PreFilter
+        leaves in the cycle context): a pod without claims is skipped whatever is bound (`classify`: None), and
+        PreScore reads the plugin's args alone. The engine then does not ask them again after each bind."""
+        return not pod_claims(ctx.pod)
+
     # ------------------------------------------------------------------ Filter
     def filter(self, state: ClusterState, ctx: CycleContext, idx: np.ndarray) -> FilterOutcome:
         claims = ctx.cache.get(NAME)

@@ -93,6 +93,12 @@ class VolumeRestrictions:
         uses = claims_in_use(state)
         return sum(1 for name in claims if uses[(pod.namespace, name)] > 0)
 
+    def pre_static_for(self, state: ClusterState, ctx: CycleContext) -> bool:
+        """Whether binds can never change this pod's PreFilter outcome (nor the count it leaves in the cycle
+        context): without ReadWriteOncePod claims no bound pod can conflict (0 refs), and its inline disks are
+        its own. The engine then does not ask PreFilter again after each bind."""
+        return self.rwop_claims(ctx.pod) == set()
+
     def pre_filter(self, state: ClusterState, ctx: CycleContext) -> PreFilterOutcome:
         claims = self.rwop_claims(ctx.pod)
         if isinstance(claims, str):
