@@ -182,14 +182,6 @@ def demand_key(pod: Pod) -> tuple:
     return key
 
 
-def _request_key(pod: Pod) -> tuple:
-    """What `pod_demand` reads of a pod to schedule (no status resources): each container's requests and restart
-    policy (a sidecar's), in order, the overhead and the pod-level requests (equal values: equal demands)."""
-    return (tuple((tuple(c.requests.items()), c.restart_policy) for c in pod.containers),
-            tuple((tuple(c.requests.items()), c.restart_policy) for c in pod.init_containers),
-            tuple(pod.overhead.items()), None if pod.pod_requests is None else tuple(pod.pod_requests.items()))
-
-
 def signature_key(fw: Framework, pod: Pod) -> tuple | None:
     """The profile's plugins' signatures of `pod` plus its demand; None when a plugin does not sign."""
     known = _SIGNS.get(id(fw))
@@ -580,10 +572,10 @@ class Engine:
         return ok
 
     def _demand(self, pod: Pod) -> PodDemand:
-        """`pod_demand` of a pod to schedule, once per distinct value of what it reads (`_request_key`: a
-        DaemonSet's pods have equal requests in containers of their own), the memo emptied when it holds
-        `_DEMAND_KEYS_MAX` of them."""
-        key = _request_key(pod)
+        """`pod_demand` of a pod to schedule, once per distinct value of what it reads (`demand_key`, which
+        `signature_key` asks of the same pod next: a DaemonSet's pods have equal requests in containers of their
+        own), the memo emptied when it holds `_DEMAND_KEYS_MAX` of them."""
+        key = demand_key(pod)
         known = self._demands.get(key)
         if known is None:
             if len(self._demands) >= _DEMAND_KEYS_MAX:

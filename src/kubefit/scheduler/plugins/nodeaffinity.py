@@ -54,7 +54,12 @@ def added_affinity(args: Any) -> dict[str, Any] | None:
 
 
 def pod_node_affinity(ctx: CycleContext) -> dict[str, Any]:
-    return (ctx.pod.affinity or {}).get("nodeAffinity") or {}
+    return node_affinity_of(ctx.pod)
+
+
+def node_affinity_of(pod) -> dict[str, Any]:
+    """The pod's `spec.affinity.nodeAffinity` ({} without one)."""
+    return (pod.affinity or {}).get("nodeAffinity") or {}
 
 
 def required_name_sets(terms: list[dict[str, Any]]) -> set[str] | None:
@@ -107,8 +112,7 @@ class NodeAffinity:
     def pins(self, pod) -> bool:
         """Whether `pre_filter` restricts `pod` to exactly one node name (`PreFilterResult.NodeNames` of size one: a
         DaemonSet pod's `metadata.name In [node]` term), read off the pod without a cycle (`Engine.shape`)."""
-        required = ((pod.affinity or {}).get("nodeAffinity") or {}).get(REQUIRED)
-        terms = (required or {}).get("nodeSelectorTerms") or []
+        terms = (node_affinity_of(pod).get(REQUIRED) or {}).get("nodeSelectorTerms") or []
         names = required_name_sets(terms) if terms else None
         return names is not None and len(names) == 1
 
