@@ -11,18 +11,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.scheduler.test_default_profile_properties import CONFIG
+from tests.scheduler.test_default_profile_properties import CONFIG, GIB, HOST, ZONE, replicas_st
 from tests.scheduler.test_simulate_properties import fast, reference, steps_of
 from tests.scheduler.test_spread_incremental import DO_NOT_SCHEDULE, _present, _run, case_st, reference_filter
 
-from kubefit.api.core import Pod
+from kubefit.api.cluster import ClusterObjects, ObjectMeta, Service
+from kubefit.api.core import Container, Node, Pod
 from kubefit.manifests.documents import parse_documents
 from kubefit.manifests.load import Scenario
 from kubefit.manifests.scenario import add_document
-from kubefit.scheduler.framework import new_context
+from kubefit.scheduler.engine import Engine
+from kubefit.scheduler.framework import Framework, new_context, schedule_one
 from kubefit.scheduler.plugins.dynamicresources import DynamicResources
 from kubefit.scheduler.plugins.topologyspread import PodTopologySpread
 from kubefit.scheduler.plugins.volumebinding import VolumeBinding
@@ -131,3 +135,68 @@ def test_distinct_values_equal_numpy_unique(rows):
         want_values, want_codes = np.unique(row, return_inverse=True)
         assert got_values.tolist() == want_values.tolist()
         assert got_codes.tolist() == want_codes.reshape(-1).tolist()
+
+
+@st.composite
+def _filling_replicas_st(draw):
+    """`replicas_st`'s nodes, workloads and queue on nodes of 1–2 CPUs (they fill within a few pods and leave the
+    shapes' feasible sets), with the queue steps after which the oldest pod placed is evicted."""
+    nodes, bound, queue, objects = draw(replicas_st())
+    nodes = [replace(n, allocatable={**n.allocatable, "cpu": draw(st.sampled_from([1000, 2000])) * 10**6})
+             for n in nodes]
+    evictions = draw(st.lists(st.integers(0, len(queue) - 1), max_size=3))
+    return nodes, bound, queue, objects, evictions
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_filling_replicas_st())
+def test_redo_skipping_full_rows_equals_the_plain_cycle(case):
+    """A repeat shape whose plugins read other nodes (the default spread of replicas behind a Service) and that has
+    no such Filter plugin leaves a row it could not use as it was when pods were only added since (`_redo`'s
+    `binds_only`, the rule `_sync` follows): NodeResourcesFit still refuses a node that got more pods. After every
+    step (binds that fill nodes, evictions that free them again) its feasible nodes, scores of those and choice
+    are the plain framework's cycle on the engine's state."""
+    nodes, bound, queue, objects, evictions = case
+    state = compile_state(nodes, bound + queue, objects)
+    engine = Engine(state, CONFIG, tie_break="first")
+    fw = Framework.build(CONFIG.profiles[0], objects=objects)
+    placed = []
+    for i, pod in enumerate(queue):
+        d = engine.cycle(pod)
+        plain = schedule_one(fw, engine.state, pod)
+        assert d.shape.ok.nonzero()[0].tolist() == sorted(plain.feasible.tolist())
+        assert d.node == (int(plain.best[0]) if len(plain.feasible) else None)
+        if d.node is not None:
+            engine.bind(d.node, d.shape, pod)
+            placed.append((d.node, pod))
+        if i in evictions and placed:
+            engine.evict(*placed.pop(0))
+
+
+def test_redo_skipping_full_rows_by_hand():
+    """Two equal 1-CPU nodes in one zone, two Deployments behind Services (default spread: their shapes read other
+    nodes, no Filter plugin of theirs does). By hand: a0 (600m) → n0 (equal nodes: the first); a1 (600m) → n1 (n0
+    has 400m left: a's shape finds its row full and keeps it so); b0 (300m) → n0 (600m used on each, 0 b pods on
+    each: a tie, the first); a0 is evicted (n0: 300m used); a2 (600m) → n0, the only node with 600m free (n1 has
+    400m). Were the eviction not seen as a removal, a's shape would keep n0 full (skipped while only binds came)
+    and a2 would fit nowhere."""
+    def node(name: str) -> Node:
+        return Node(name, {"cpu": 1000 * 10**6, "memory": 8 * GIB * 10**9, "pods": 20 * 10**9}, {HOST: name, ZONE: "za"})
+
+    def pod(name: str, app: str, cpu: int) -> Pod:
+        return Pod(name, labels={"app": app}, containers=(Container("c", {"cpu": cpu * 10**6, "memory": GIB * 10**9}),))
+
+    objects = ClusterObjects()
+    for app in ("a", "b"):
+        objects.add("Service", Service(ObjectMeta(f"svc-{app}", "default"), {"app": app}))
+    queue = [pod("a0", "a", 600), pod("a1", "a", 600), pod("b0", "b", 300), pod("a2", "a", 600)]
+    engine = Engine(compile_state([node("n0"), node("n1")], queue, objects), CONFIG, tie_break="first")
+    got = []
+    for p in queue:
+        d = engine.cycle(p)
+        got.append(d.node)
+        if d.node is not None:
+            engine.bind(d.node, d.shape, p)
+        if p.name == "b0":
+            engine.evict(0, queue[0])
+    assert got == [0, 1, 0, 0]

@@ -485,6 +485,7 @@ class Engine:
         # bool [N]: the nodes of the placement a pod group cycle assumed (`Snapshot.AssumePlacement`, v1.36+
         # TopologyAwareWorkloadScheduling): the only candidates, the `0/N nodes` of a FitError; None: every node
         self.placement: np.ndarray | None = None
+        self._k: dict[int, tuple] = {}  # per framework id: (framework, node order, `_window`'s k over that order)
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -685,7 +686,7 @@ class Engine:
     def _changed_rows(self, seen: int) -> list[int]:
         """The distinct nodes bound or unbound since log entry `seen`, ascending (a long log, as planning
         trials leave, marked in a mask rather than sorted as a set)."""
-        if _distinct is not None and len(self.log) - seen <= 4 * len(self.state):
+        if _distinct is not None and len(self.log) - seen <= 4 * len(self.state.nodes):
             return _distinct(self.log, seen)
         changed = self.log[seen:]
         if len(changed) <= _FEW_ROWS:
@@ -710,15 +711,20 @@ class Engine:
             if (pre is None or not pre.skip) != (name in plan.filtering):
                 return False
         try:
-            if any(plugin.pre_score(state, ctx) == (name in plan.scoring) for name, plugin in plan.pre_scores):
-                return False
+            for name, plugin in plan.pre_scores:
+                if plugin.pre_score(state, ctx) == (name in plan.scoring):
+                    return False
         except Exception:  # noqa: BLE001 - a PreScore error status: `_full` records it
             return False
         sh.global_ = plan.always_global or any(decide(state, ctx) for decide in plan.deciders)
         sh.epoch = self.epoch
         rows = self._changed_rows(sh.seen)
+        # pods only added since, and no Filter plugin that reads other nodes: a row the shape could not use stays
+        # unusable when its local filters are `monotone` (the rule `_sync` follows; `_evaluate_rows`)
+        binds_only = not plan.global_filters and self.last_removal < sh.seen
         sh.seen = len(self.log)
-        every = self._every if len(self._every) == len(state) else np.arange(len(state), dtype=np.int64)
+        n = len(state.nodes)
+        every = self._every if len(self._every) == n else np.arange(n, dtype=np.int64)
         whole = self._redo_global_filters(sh, ctx, every)
         for s in plan.global_scorers:
             sh.raw[s] = sh.scorers[s][1].score(state, ctx, every)
@@ -727,7 +733,7 @@ class Engine:
                 for p in plan.plain_filters:  # their verdicts first: the compiled kernels read them as static
                     at = np.asarray(rows, dtype=np.int64)
                     sh.codes[p, at] = sh.filters[p][1].filter(state, ctx, at).codes
-            left = self._evaluate_compiled(sh, rows, False, sh.row_kernels) if plan.compiled else rows
+            left = self._evaluate_compiled(sh, rows, binds_only, sh.row_kernels) if plan.compiled else rows
             if len(left):
                 self._redo_rows(sh, np.asarray(left, dtype=np.int64), whole)
         if whole:  # a global plugin's verdicts changed: feasibility may change anywhere
@@ -1021,19 +1027,27 @@ class Engine:
 
     def _window(self, sh: Shape) -> tuple[np.ndarray, int, int]:
         """The candidate nodes in search order, how many, and how many feasible ones end the search (k)."""
+        if sh.names is None and sh.pinned is None and self.placement is None:  # every present node: k once per
+            known = self._k.get(id(sh.fw))  # profile and node order (a new order when nodes come and go)
+            if known is None or known[0] is not sh.fw or known[1] is not self.order:
+                known = self._k[id(sh.fw)] = (sh.fw, self.order, self._k_of(sh.fw, len(self.order)))
+            return self.order, len(self.order), known[2]
         if sh.pinned is not None:  # its one candidate node, if any: no walk of the node list
             order = sh.pinned
         else:
             order = self.order if sh.names is None else self.order[sh.allowed[self.order]]
         if self.placement is not None:  # `ListNodesInPlacement` (the PreFilter subset of it: `GetNodeInPlacement`)
             order = order[self.placement[order]]
-        m = len(order)
-        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, sh.fw.profile), m)
-        if not sh.fw.scorers and self.tie_break == "first":
+        return order, len(order), self._k_of(sh.fw, len(order))
+
+    def _k_of(self, fw: Framework, m: int) -> int:
+        """`numFeasibleNodesToFind` of the profile among m candidate nodes: how many feasible ones end the search."""
+        k = num_feasible_nodes_to_find(percentage_of_nodes_to_score(self.config, fw.profile), m)
+        if not fw.scorers and self.tie_break == "first":
             # no Score plugin: upstream stops at the first feasible node from nextStartNodeIndex (its 16
             # filter goroutines race for it); "random" lets every feasible node tie instead
             k = min(k, 1)
-        return order, m, k
+        return k
 
     def _hinted_feasible(self, sh: Shape) -> int:
         """`feasible` of a pod bound to its batch hint: the hint alone when kube-scheduler samples nodes; every

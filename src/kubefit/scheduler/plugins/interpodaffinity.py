@@ -74,7 +74,9 @@ def distinct_terms(state: ClusterState) -> dict[tuple[str, AffinityTerm], np.nda
     """Every (kind, term) some pod bound so far carries, in first-seen order, with its carriers per node
     (`term_carriers`); kept up to date by binds and removals, each touching its pod's terms only."""
     memo = state.__dict__.get("_affinity_terms")
-    if memo is None or memo["size"] != len(state):
+    if memo is not None and memo["seen"] == len(state.changes) and memo["size"] == len(state.nodes):
+        return memo["terms"]  # (no bind or removal since: asked again within a cycle, by PreFilter then PreScore)
+    if memo is None or memo["size"] != len(state.nodes):
         memo = state.__dict__["_affinity_terms"] = {"seen": len(state.changes), "terms": {}, "size": len(state),
                                                     "kinds": set()}
         new = [(n, p, 1) for n, pods in enumerate(state.pods) for p in pods if carries_affinity_terms(p)]

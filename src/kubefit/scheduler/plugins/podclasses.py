@@ -167,13 +167,14 @@ class ClassWeights:
     int64 table over the classes (`table`). Calling it asks the weight of one pod directly. `needs`: a (key,
     value) label without which the weight is 0, so only the classes carrying it are asked."""
 
-    __slots__ = ("weight", "needs", "_classes", "_table", "_done", "last")
+    __slots__ = ("weight", "needs", "_classes", "_table", "_done", "_known", "last")
 
     def __init__(self, weight: Callable[[Pod], int], needs: tuple[str, str] | None = None) -> None:
         self.weight, self.needs = weight, needs
         self._classes: PodClasses | None = None
         self._table = np.zeros(0, dtype=np.int64)
         self._done = 0  # classes asked (needs None), or entries of `by_label[needs]` asked
+        self._known = -1  # how many classes `_classes` had when `table` last brought `_table` up to date
         self.last: tuple | None = None  # `weighted_segment`'s last (log, start, end, nodes, amounts)
 
     def __call__(self, pod: Pod) -> int:
@@ -181,6 +182,8 @@ class ClassWeights:
 
     def table(self, classes: PodClasses) -> np.ndarray:
         """int64 [classes]: the weight of every class of `classes` so far."""
+        if self._classes is classes and self._known == len(classes.pods):  # no class since: as it was (a cycle's
+            return self._table  # followers ask once or twice each, between binds of known classes mostly)
         if self._classes is not classes:
             self._classes, self._table, self._done = classes, np.zeros(0, dtype=np.int64), 0
         n = len(classes.pods)
@@ -200,6 +203,7 @@ class ClassWeights:
                 for c in carrying[self._done:]:
                     self._table[c] = weight(pods[c])
                 self._done = len(carrying)
+        self._known = n
         return self._table
 
 
@@ -228,13 +232,21 @@ def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.nd
     int64 arithmetic stored in the target's dtype (wrapping as numpy's sums do). Returns the largest
     `target[j] − offset[node]` over the entries it changed, as they are after the stretch; None when it changed
     none. In C when built (`_countkernels.scatter`), else with whole-array operations: the same integers."""
-    log, end = log_arrays(state), len(state.changes)
+    changes = state.changes
+    end = len(changes)
     if start >= end:
         return None
-    log.classify(start, end)
+    log = state.__dict__.get("_log_arrays")
+    if log is None or log.changes is not changes:
+        log = log_arrays(state)
+    if start < log.lo or end > log.hi:  # (a cycle's first follower classifies its bind, the others find it done)
+        log.classify(start, end)
     table = weights.table(log.classes)
-    if _scatter is not None and target.flags.c_contiguous and target.dtype.kind == "i" and target.itemsize in (4, 8):
-        return _scatter(log.node, log.klass, log.sign, start, end, table, target, index, mask, mult, offset)
+    if _scatter is not None:
+        try:  # (it reads a C-contiguous int32 or int64 target, refusing any other before it writes a thing)
+            return _scatter(log.node, log.klass, log.sign, start, end, table, target, index, mask, mult, offset)
+        except (BufferError, TypeError, ValueError):
+            pass
     nodes, amounts = weighted_segment(state, weights, start)
     if mask is not None:
         keep = mask[nodes]

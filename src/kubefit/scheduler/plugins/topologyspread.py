@@ -578,7 +578,7 @@ class PodTopologySpread:
         """The pod's `ConstraintNodes` for `action`, computed once per pod shape and node list."""
         memo = ctx.cache.setdefault(STATIC, {})
         hit = memo.get(action)  # type: ignore[union-attr]
-        if (hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state)
+        if (hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state.nodes)
                 or hit.removed is not state.removed):
             constraints = self._cached(ctx, action)
             codes = self._codes(state, constraints)
@@ -665,7 +665,7 @@ class PodTopologySpread:
         if cc is None:
             return None
         constraints, totals = self._cached(ctx, SCHEDULE_ANYWAY), nodes.score_totals(state, require_all)
-        if _cell_scores is not None and idx.dtype == np.int64 and idx.flags.c_contiguous:
+        if _cell_scores is not None:  # (it reads C-contiguous int64 nodes, handing any other idx on: None)
             out = _compiled_cells(constraints, cc, nodes, totals, idx)
             if out is not None:
                 scores, n_ignored = out
