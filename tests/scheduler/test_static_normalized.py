@@ -11,11 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubefit.api.core import Pod
+from kubefit.scheduler import staticnorm
 from kubefit.scheduler.plugins.base import CycleContext, normalize_scores
 from kubefit.scheduler.plugins.imagelocality import ImageLocality
 from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.tainttoleration import TaintToleration
-from kubefit.scheduler.staticnorm import static_normalized
+from kubefit.scheduler.staticnorm import _occurring_mask, static_normalized
 
 PLUGINS = {"taints": TaintToleration, "affinity": NodeAffinity, "images": ImageLocality}
 RAW = {"taints": st.integers(0, 3), "affinity": st.sampled_from([0, 5, 10, 40, 100]),
@@ -34,8 +35,18 @@ def _expected(scorers, raw: np.ndarray, feasible: np.ndarray, ctx) -> np.ndarray
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_static_normalized_equals_normalizing_each_feasible_set(data):
+@given(st.data(), st.booleans())
+def test_static_normalized_equals_normalizing_each_feasible_set(data, compiled):
+    """With the values occurring found in C (`_countkernels.occurring`) or by bincount alike."""
+    old = staticnorm._occurring_c
+    staticnorm._occurring_c = old if compiled else None
+    try:
+        _check_static_normalized(data)
+    finally:
+        staticnorm._occurring_c = old
+
+
+def _check_static_normalized(data) -> None:
     n = data.draw(st.integers(1, 9))
     kinds = data.draw(st.lists(st.sampled_from(sorted(PLUGINS)), min_size=1, max_size=3))
     scorers, rows = [], []
@@ -62,3 +73,18 @@ def test_static_normalized_equals_normalizing_each_feasible_set(data):
         else:
             assert got is not None
             assert np.broadcast_to(got, len(feasible)).tolist() == want.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 70), min_size=1, max_size=12), st.data())
+def test_occurring_mask_is_the_bincount_of_the_feasible_codes(codes, data):
+    """`_countkernels.occurring`: bit v set when a node of idx has value v, as bincount says; None beyond 63."""
+    if staticnorm._occurring_c is None:  # pragma: no cover - not built
+        return
+    codes_a = np.asarray(codes, dtype=np.int64)
+    idx = np.asarray(sorted(data.draw(st.sets(st.integers(0, len(codes) - 1)))), dtype=np.int64)
+    got = _occurring_mask(codes_a, idx)
+    if len(idx) and codes_a[idx].max() > 63:
+        assert got is None
+        return
+    assert got == sum(1 << v for v in np.flatnonzero(np.bincount(codes_a[idx], minlength=1)).tolist())

@@ -22,6 +22,10 @@
  *   ignored).  None, out unspecified: a raw score is negative or beyond 10^15 (the caller's Python path decides).
  *   IEEE float64 without contraction (built with -ffp-contract=off), libm's log as Python's math.log.
  *
+ * occurring(codes, idx) -> the values among codes[idx] as a bit mask (bit v: some node has value v), or None
+ *   codes, idx: int64; None when a value is negative or beyond 63 (staticnorm.StaticNormalized.total: which of a
+ *   static plugin's distinct raw scores the feasible nodes have, its bincount the reference).
+ *
  * best(total, feasible, normed, summed, top) -> how many nodes tie for the highest score
  *   the engine's scores of a cycle's feasible nodes (engine._best, the reference): summed[k] = total[feasible[k]] +
  *   normed[k] (int64, wrapping as numpy's sums do), and top[:count] the nodes of `feasible` whose sum is the
@@ -384,6 +388,37 @@ done:
     return result;
 }
 
+static PyObject *occurring(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "occurring(codes, idx) takes 2 arguments");
+        return NULL;
+    }
+    Buf codes = {0}, idx = {0};
+    Buf *all[] = {&codes, &idx};
+    PyObject *result = NULL;
+    if (get(args[0], &codes, 0, 8, "codes") || get(args[1], &idx, 0, 8, "idx")) goto done;
+    {
+        const int64_t *cd = codes.b.buf, *ix = idx.b.buf;
+        Py_ssize_t n = codes.b.shape[0], m = idx.b.shape[0];
+        uint64_t mask = 0;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            int64_t i = ix[k];
+            if (i < 0 || i >= n) {
+                PyErr_SetString(PyExc_IndexError, "occurring: a node out of range");
+                goto done;
+            }
+            int64_t v = cd[i];
+            if (v < 0 || v > 63) { result = Py_NewRef(Py_None); goto done; }
+            mask |= (uint64_t)1 << v;
+        }
+        result = PyLong_FromUnsignedLongLong(mask);
+    }
+done:
+    release(all, sizeof all / sizeof *all);
+    return result;
+}
+
 static int compare_ssize(const void *a, const void *b) {
     Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
     return (x > y) - (x < y);
@@ -452,6 +487,8 @@ static PyMethodDef methods[] = {
     {"scatter", (PyCFunction)(void (*)(void))scatter, METH_FASTCALL,
      "scatter(node, klass, sign, start, end, table, target, index, mask, mult, offset) -> top or None: a stretch "
      "of the change log added to counts by pod class"},
+    {"occurring", (PyCFunction)(void (*)(void))occurring, METH_FASTCALL,
+     "occurring(codes, idx) -> the values among codes[idx] as a bit mask (None: one beyond 0..63)"},
     {"occupied", (PyCFunction)(void (*)(void))occupied, METH_FASTCALL,
      "occupied(cell, idx, size) -> (distinct cells >= 0 among cell[idx], ascending; how many are < 0)"},
     {NULL, NULL, 0, NULL},

@@ -26,10 +26,16 @@ from kubefit.scheduler.plugins.nodeaffinity import NodeAffinity
 from kubefit.scheduler.plugins.tainttoleration import TaintToleration
 from kubefit.scheduler.plugins.volumebinding import VolumeBinding
 
+try:  # which values a feasible set has, in one pass in C (`_countkernels.occurring`), when built
+    from kubefit.scheduler._countkernels import occurring as _occurring_c
+except ImportError:  # pragma: no cover - bincount below
+    _occurring_c = None
+
 # NormalizeScore = `helper.DefaultNormalizeScore`: each node's score a function of its own raw score and the
 # feasible nodes' highest (DynamicResources' also fails the cycle on its error score, a function of the lowest)
 DEFAULT_NORMALIZE = (TaintToleration, NodeAffinity, DynamicResources)
 NO_NORMALIZE = (ImageLocality, VolumeBinding)  # no NormalizeScore: a node's score is its raw score
+_MEMO_MAX = 64  # sets of values occurring a plugin keeps the per-node sums of (each N int64)
 MAX_VALUES = 32  # distinct raw scores of one plugin beyond which its scores are normalized as kube-scheduler does
 
 
@@ -43,7 +49,8 @@ class _ByValue:
     weight: int
     codes: np.ndarray  # int64 [N]: each node's raw score's index in `values`
     values: np.ndarray  # int64: the distinct raw scores, ascending
-    memo: dict = field(default_factory=dict)  # bytes of the values occurring → int64 [len(values)]
+    memo: dict = field(default_factory=dict)  # the values occurring (a bit mask, or bincount's bytes) → int64 [N]:
+    # every node's weight · normalized score when they are the feasible nodes' values
 
 
 @dataclass
@@ -61,18 +68,39 @@ class StaticNormalized:
         normalized score leaves [0, 100] (the caller lets the framework fail the cycle as it does)."""
         out: int | np.ndarray = self.const if self.per_node is None else self.per_node[feasible] + self.const
         for v in self.by_value:
-            codes = v.codes[feasible]
-            occurring = np.bincount(codes, minlength=len(v.values)).astype(bool)
-            key = occurring.tobytes()
-            table = v.memo.get(key)
-            if table is None:
+            key = _occurring_mask(v.codes, feasible)
+            if key is None:  # (no C kernel: the values occurring by bincount, their bytes the key)
+                key = np.bincount(v.codes[feasible], minlength=len(v.values)).astype(bool).tobytes()
+            by_node = v.memo.get(key)
+            if by_node is None:
+                if len(v.memo) >= _MEMO_MAX:
+                    v.memo.clear()
+                occurring = _occurring_of(key, len(v.values))
                 norm = normalize_scores(v.plugin, v.values[occurring], self.ctx)
                 if len(norm) and (int(norm.min()) < MIN_NODE_SCORE or int(norm.max()) > MAX_NODE_SCORE):
                     return None
-                table = v.memo[key] = np.zeros(len(v.values), dtype=np.int64)
+                table = np.zeros(len(v.values), dtype=np.int64)
                 table[occurring] = v.weight * norm
-            out = out + table[codes]
+                by_node = v.memo[key] = table[v.codes]  # (every node's, so a feasible set reads it in one gather)
+            out = out + by_node[feasible]
         return out
+
+
+def _occurring_mask(codes: np.ndarray, feasible: np.ndarray) -> int | None:
+    """The values among `codes[feasible]` as a bit mask, in C (`_countkernels.occurring`); None without it."""
+    if _occurring_c is None:
+        return None
+    try:
+        return _occurring_c(codes, feasible)
+    except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
+        return None
+
+
+def _occurring_of(key: int | bytes, size: int) -> np.ndarray:
+    """bool [size]: the values occurring, from a key of `StaticNormalized.total` (a bit mask or bincount's bytes)."""
+    if isinstance(key, bytes):
+        return np.frombuffer(key, dtype=bool).copy()
+    return np.array([(key >> v) & 1 for v in range(size)], dtype=bool)
 
 
 _DISTINCT: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # a row's dtype and bytes → `_distinct_values` (new
