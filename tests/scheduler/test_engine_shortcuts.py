@@ -132,3 +132,24 @@ def test_best_in_c_equals_numpy(data):
     want = total[feasible] + normed
     assert summed.tolist() == want.tolist()
     assert best.tolist() == [int(f) for f, v in zip(feasible, want, strict=True) if v == want.max()]
+    # with a scale and an extra (an int, or an array over feasible's positions): a plugin's normalized scores, its
+    # weight and the static scorers' sum (`Engine._normalized_parts`), numpy's int64 arithmetic by hand
+    scale = data.draw(st.integers(-3, 10) | INT64)
+    extra = data.draw(INT64 | small) if data.draw(st.booleans()) else np.asarray(
+        data.draw(st.lists(INT64 | small, min_size=len(feasible), max_size=len(feasible))), dtype=np.int64)
+    want = [_wrap(int(total[f]) + int(v) * scale + int(np.broadcast_to(extra, len(feasible))[k]))
+            for k, (f, v) in enumerate(zip(feasible.tolist(), normed.tolist(), strict=True))]
+    for compiled in (True, False):
+        old = eng._best_c
+        eng._best_c = old if compiled else None
+        try:
+            summed, best = eng._best(total, feasible, normed, scale, extra)
+        finally:
+            eng._best_c = old
+        assert summed.tolist() == want
+        assert best.tolist() == [int(f) for f, v in zip(feasible, want, strict=True) if v == max(want)]
+
+
+def _wrap(v: int) -> int:
+    """v as int64 arithmetic leaves it (two's complement, modulo 2⁶⁴)."""
+    return (v + 2**63) % 2**64 - 2**63

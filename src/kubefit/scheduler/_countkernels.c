@@ -26,10 +26,11 @@
  *   codes, idx: int64; None when a value is negative or beyond 63 (staticnorm.StaticNormalized.total: which of a
  *   static plugin's distinct raw scores the feasible nodes have, its bincount the reference).
  *
- * best(total, feasible, normed, summed, top) -> how many nodes tie for the highest score
+ * best(total, feasible, normed, summed, top[, scale, extra]) -> how many nodes tie for the highest score
  *   the engine's scores of a cycle's feasible nodes (engine._best, the reference): summed[k] = total[feasible[k]] +
- *   normed[k] (int64, wrapping as numpy's sums do), and top[:count] the nodes of `feasible` whose sum is the
- *   highest, in feasible's order. */
+ *   normed[k] · scale + extra (scale 1, extra 0 unless given; extra an int or an int64 array over feasible's
+ *   positions; int64, wrapping as numpy's products and sums do), and top[:count] the nodes of `feasible` whose
+ *   sum is the highest, in feasible's order. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -351,24 +352,34 @@ done:
 
 static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "best(total, feasible, normed, summed, top) takes 5 arguments");
+    if (nargs != 5 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "best(total, feasible, normed, summed, top[, scale, extra]) takes 5 or 7 "
+                        "arguments");
         return NULL;
     }
-    Buf total = {0}, feasible = {0}, normed = {0}, summed = {0}, top = {0};
-    Buf *all[] = {&total, &feasible, &normed, &summed, &top};
+    Buf total = {0}, feasible = {0}, normed = {0}, summed = {0}, top = {0}, extra = {0};
+    Buf *all[] = {&total, &feasible, &normed, &summed, &top, &extra};
     PyObject *result = NULL;
+    uint64_t scale = 1, constant = 0;
+    if (nargs == 7) {
+        scale = (uint64_t)PyLong_AsLongLong(args[5]);
+        if (PyLong_Check(args[6])) constant = (uint64_t)PyLong_AsLongLong(args[6]);
+        if (PyErr_Occurred()) return NULL;  /* (beyond int64: the caller's numpy path) */
+    }
     if (get(args[0], &total, 0, 8, "total") || get(args[1], &feasible, 0, 8, "feasible")
         || get(args[2], &normed, 0, 8, "normed") || get(args[3], &summed, 1, 8, "summed")
-        || get(args[4], &top, 1, 8, "top"))
+        || get(args[4], &top, 1, 8, "top")
+        || (nargs == 7 && args[6] != Py_None && !PyLong_Check(args[6]) && get(args[6], &extra, 0, 8, "extra")))
         goto done;
     {
         Py_ssize_t n = total.b.shape[0], m = feasible.b.shape[0], count = 0;
-        if (normed.b.shape[0] != m || summed.b.shape[0] != m || top.b.shape[0] < m) {
+        if (normed.b.shape[0] != m || summed.b.shape[0] != m || top.b.shape[0] < m
+            || (extra.held && extra.b.shape[0] != m)) {
             PyErr_SetString(PyExc_ValueError, "best: arrays of mismatched lengths");
             goto done;
         }
         const int64_t *tt = total.b.buf, *fe = feasible.b.buf, *nm = normed.b.buf;
+        const int64_t *ex = extra.held ? extra.b.buf : NULL;
         int64_t *sm = summed.b.buf, *tp = top.b.buf, high = 0;
         for (Py_ssize_t k = 0; k < m; k++) {
             int64_t i = fe[k];
@@ -376,7 +387,8 @@ static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 PyErr_SetString(PyExc_IndexError, "best: a node out of range");
                 goto done;
             }
-            int64_t v = (int64_t)((uint64_t)tt[i] + (uint64_t)nm[k]);  /* numpy's int64 sum wraps */
+            /* numpy's int64 products and sums wrap: unsigned arithmetic, the same bits */
+            int64_t v = (int64_t)((uint64_t)tt[i] + (uint64_t)nm[k] * scale + (ex ? (uint64_t)ex[k] : constant));
             sm[k] = v;
             if (k == 0 || v > high) { high = v; count = 0; }
             if (v == high) tp[count++] = i;
@@ -478,7 +490,8 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 static PyMethodDef methods[] = {
     {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
-     "best(total, feasible, normed, summed, top) -> count: the feasible nodes' scores and those tying for the highest"},
+     "best(total, feasible, normed, summed, top[, scale, extra]) -> count: the feasible nodes' scores and those tying "
+     "for the highest"},
     {"cell_scores", (PyCFunction)(void (*)(void))cell_scores, METH_FASTCALL,
      "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> ignored nodes, or None: PodTopologySpread's "
      "normalized score of each filtered node from its cell written into out"},

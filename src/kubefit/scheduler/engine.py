@@ -211,16 +211,22 @@ _pod_spec = operator.attrgetter(*(f.name for f in dataclasses.fields(Pod) if f.n
 _SPEC_KEYS_MAX = 4096  # pod templates whose shape key an engine remembers (`Engine._replica_key`)
 
 
-def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The feasible nodes' scores (`total[feasible] + normed`, int64 sums wrapping as numpy's) and the nodes among
-    them with the highest (`selectHost`'s candidates), in feasible's order: one pass in C when built
-    (`_countkernels.best`), else with numpy (the reference)."""
+def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray, scale: int = 1,
+          extra: int | np.ndarray = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The feasible nodes' scores (`total[feasible] + normed · scale + extra`, int64 products and sums wrapping as
+    numpy's) and the nodes among them with the highest (`selectHost`'s candidates), in feasible's order: one pass
+    in C when built (`_countkernels.best`), else with numpy (the reference)."""
     if _best_c is not None:
-        summed, top = np.empty(len(feasible), dtype=np.int64), np.empty(len(feasible), dtype=np.int64)
+        m = len(feasible)
+        both = np.empty(2 * m, dtype=np.int64)  # (one allocation for the two)
+        summed, top = both[:m], both[m:]
         try:
-            return summed, top[:_best_c(total, feasible, normed, summed, top)]
-        except (BufferError, TypeError, ValueError):  # arrays it cannot read as given (not C-contiguous int64)
-            pass
+            return summed, top[:_best_c(total, feasible, normed, summed, top, scale, extra)]
+        except (BufferError, TypeError, ValueError, OverflowError):  # what it cannot read as given (not C-contiguous
+            pass  # int64 arrays, ints beyond int64)
+    if scale != 1 or type(extra) is not int or extra:
+        normed = np.multiply(normed, scale, dtype=np.int64)
+        normed += extra
     summed = total[feasible] + normed
     return summed, feasible[summed == _array_max(summed)]
 
@@ -1136,10 +1142,10 @@ class Engine:
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
                 feasible = self._feasible(sh)
-                sh.norm_total = (feasible, self._normalized(sh, feasible))
+                sh.norm_total = (feasible, self._normalized_parts(sh, feasible))
                 sh.norm_seen = sh.norm_version
-            feasible, normed = sh.norm_total
-            total, best = _best(sh.total, feasible, normed)
+            feasible, (normed, scale, extra) = sh.norm_total
+            total, best = _best(sh.total, feasible, normed, scale, extra)  # (the parts summed in its one pass)
             scored = (feasible, total)
         return Decision(self._select(best), best, count, sh, scored=scored)
 
@@ -1196,6 +1202,15 @@ class Engine:
 
     def _normalized(self, sh: Shape, feasible: np.ndarray) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the plugins whose normalization is not the identity."""
+        normed, scale, extra = self._normalized_parts(sh, feasible)
+        out = np.multiply(normed, scale, dtype=np.int64)  # (a new array: summed into in place)
+        out += extra
+        return out
+
+    def _normalized_parts(self, sh: Shape, feasible: np.ndarray) -> tuple[np.ndarray, int, int | np.ndarray]:
+        """`_normalized` as (normed, scale, extra), the sum being normed · scale + extra (int64 [len(feasible)] each,
+        an int for the same value on every node): a per-cycle plugin's own normalized scores and weight (when it is
+        the one scorer normalized per cycle) and the static scorers' sum, so that `_best` adds them in its pass."""
         static, live = sh.normed_split
         if sh.static_fixed is None:
             sh.static_fixed = static_normalized(sh.scorers, sh.raw, static, sh.ctx) or False
@@ -1208,10 +1223,13 @@ class Engine:
                 total = self._normalized_sum(sh, feasible, static)
             sh.static_norm = (feasible, total)
         if not live:
-            return np.full(len(feasible), total, dtype=np.int64) if type(total) is int else total
-        out = self._normalized_sum(sh, feasible, live)  # (a new array: summed into in place)
-        out += total
-        return out
+            return np.zeros(len(feasible), dtype=np.int64), 1, total
+        _name, plugin, w = sh.scorers[live[0]]
+        if len(live) == 1 and live[0] in sh.per_cycle and hasattr(plugin, "normalized_scores"):
+            norm = plugin.normalized_scores(self.state, sh.ctx, feasible)  # (within range: the plugin's own)
+            if norm is not None:
+                return norm, w, total
+        return self._normalized_sum(sh, feasible, live), 1, total
 
     def _normalized_sum(self, sh: Shape, feasible: np.ndarray, scorers: list[int]) -> np.ndarray:
         """Σ weight·NormalizeScore over `feasible` of the scorers `scorers` (indices into `sh.scorers`)."""
@@ -1226,8 +1244,8 @@ class Engine:
                 norm = normalize_scores(plugin, raw, sh.ctx)
                 if len(norm) and (_array_min(norm) < MIN_NODE_SCORE or _array_max(norm) > MAX_NODE_SCORE):
                     self._raise_score_error(sh, feasible)
-            if total is None:
-                total = np.multiply(norm, w, dtype=np.int64)  # a new array: the plugin's may be cached
+            if total is None:  # a new array: the plugin's may be cached, or written again by its next call
+                total = np.multiply(norm, w, dtype=np.int64)
             else:
                 total += w * norm
         return np.zeros(len(feasible), dtype=np.int64) if total is None else total
