@@ -46,7 +46,7 @@ class PortIndex:
     seen: int  # ... up to this position
     on_any_ip: dict = field(default_factory=dict)  # (protocol, port) → bool [N]: some IP of the node uses it
     on_ip: dict = field(default_factory=dict)  # (IP, protocol, port) → bool [N]
-    keys_of: dict = field(default_factory=dict)  # node → the keys of both set for it
+    keys_of: dict = field(default_factory=dict)  # node → the set of keys of both set for it
 
     @classmethod
     def of(cls, state: ClusterState) -> PortIndex:
@@ -64,12 +64,14 @@ class PortIndex:
         return index
 
     def _set(self, node: int, by_ip: dict[str, set[tuple[str, int]]]) -> None:
-        """The node's entries as its used ports are now."""
-        for key in self.keys_of.pop(node, ()):
+        """The node's entries as its used ports are now: those it no longer has cleared, the new ones set (a bind
+        or removal changes a pod's few ports of the many a busy node may use)."""
+        keys = {(ip, proto, port) for ip, pps in by_ip.items() for proto, port in pps}
+        keys |= {(proto, port) for _ip, proto, port in keys}
+        old = self.keys_of.pop(node, frozenset())
+        for key in old - keys:
             (self.on_ip if len(key) == 3 else self.on_any_ip)[key][node] = False
-        keys = [(ip, proto, port) for ip, pps in by_ip.items() for proto, port in pps]
-        keys += list({(proto, port) for _ip, proto, port in keys})
-        for key in keys:
+        for key in keys - old:
             table = self.on_ip if len(key) == 3 else self.on_any_ip
             mask = table.get(key)
             if mask is None:
