@@ -451,7 +451,8 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_ssize_t *values = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
     if (values == NULL) return PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < n; i++) {
-        values[i] = PyNumber_AsSsize_t(PyList_GET_ITEM(log, start + i), PyExc_OverflowError);
+        PyObject *item = PyList_GET_ITEM(log, start + i);
+        values[i] = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : PyNumber_AsSsize_t(item, PyExc_OverflowError);
         if (values[i] == -1 && PyErr_Occurred()) {
             PyMem_Free(values);
             return NULL;
@@ -462,14 +463,28 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (i == 0 || values[i] < lo) lo = values[i];
         if (i == 0 || values[i] > hi) hi = values[i];
     }
-    /* node numbers within a small range (the usual case: a stretch of binds over a cluster's nodes): marked in a
-     * byte per value, read in order; else sorted */
-    uint8_t *mark = n && (size_t)(hi - lo) < (size_t)16 * (size_t)n + 4096 ? calloc((size_t)(hi - lo) + 1, 1) : NULL;
+    /* node numbers within a small range (the usual case: a stretch of binds over a cluster's nodes): each value
+     * marked with its first position in the stretch, read in order, the log's own int objects handed out (no new
+     * ones); else sorted */
+    uint32_t *mark = n && n < (Py_ssize_t)UINT32_MAX && (size_t)(hi - lo) < (size_t)16 * (size_t)n + 4096
+        ? calloc((size_t)(hi - lo) + 1, sizeof(uint32_t)) : NULL;
     if (mark != NULL) {
-        for (Py_ssize_t i = 0; i < n; i++) mark[values[i] - lo] = 1;
-        for (Py_ssize_t v = 0; v <= hi - lo; v++)
-            if (mark[v]) values[kept++] = lo + v;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!mark[values[i] - lo]) { mark[values[i] - lo] = (uint32_t)i + 1; kept++; }
+        PyObject *out = PyList_New(kept);
+        for (Py_ssize_t v = 0, k = 0; out != NULL && v <= hi - lo; v++) {
+            if (!mark[v]) continue;
+            PyObject *item = PyList_GET_ITEM(log, start + (Py_ssize_t)mark[v] - 1);
+            PyObject *got = PyLong_CheckExact(item) ? Py_NewRef(item) : PyLong_FromSsize_t(lo + v);
+            if (got == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, k++, got);
+        }
         free(mark);
+        PyMem_Free(values);
+        return out;
     } else {
         qsort(values, (size_t)n, sizeof *values, compare_ssize);
         for (Py_ssize_t i = 0; i < n; i++)

@@ -267,7 +267,8 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_ssize_t done_rows = 0, nrows = PyList_GET_SIZE(rows);
         long d_ok = 0, d_bad = 0, d_feasibility = 0;
         for (; done_rows < nrows; done_rows++) {
-            Py_ssize_t i = PyNumber_AsSsize_t(PyList_GET_ITEM(rows, done_rows), PyExc_IndexError);
+            PyObject *item = PyList_GET_ITEM(rows, done_rows);
+            Py_ssize_t i = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : PyNumber_AsSsize_t(item, PyExc_IndexError);
             if (i == -1 && PyErr_Occurred()) goto done;
             if (i < 0 || i >= n) { PyErr_SetString(PyExc_IndexError, "row out of range"); goto done; }
             if (skip && !fe[i]) continue;
