@@ -64,6 +64,7 @@ _array_min, _array_max = np.minimum.reduce, np.maximum.reduce  # without numpy's
 _REASONS_BY_CODE = np.zeros((3, 2), dtype=bool)
 _REASONS_BY_CODE[UNRESOLVABLE, 0] = _REASONS_BY_CODE[UNSCHEDULABLE, 1] = True
 IGNORED = f"{NAME}/ignored"  # the nodes of the cycle's last Score ignored (lacking a key every constraint needs)
+_KEYS = {DO_NOT_SCHEDULE: f"{NAME}/{DO_NOT_SCHEDULE}", SCHEDULE_ANYWAY: f"{NAME}/{SCHEDULE_ANYWAY}"}  # `_cached`'s
 STATIC = f"{NAME}/nodes"  # per pod, the node-side inputs of its constraints (`ConstraintNodes`), by action
 CONTROLLER_KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
@@ -542,10 +543,11 @@ class PodTopologySpread:
                 for c in defaults]
 
     def _cached(self, ctx: CycleContext, action: str) -> list[Constraint]:
-        key = f"{NAME}/{action}"
-        if key not in ctx.cache:
-            ctx.cache[key] = self.constraints(ctx.pod, action)
-        return ctx.cache[key]  # type: ignore[return-value]
+        key = _KEYS[action]
+        known = ctx.cache.get(key)
+        if known is None:
+            known = ctx.cache[key] = self.constraints(ctx.pod, action)
+        return known  # type: ignore[return-value]
 
     def reads_other_nodes_for(self, state: ClusterState, ctx: CycleContext) -> bool:
         """Whether binds elsewhere can change this pod's verdicts: only when it has constraints."""
@@ -576,7 +578,9 @@ class PodTopologySpread:
 
     def _nodes(self, state: ClusterState, ctx: CycleContext, action: str) -> ConstraintNodes:
         """The pod's `ConstraintNodes` for `action`, computed once per pod shape and node list."""
-        memo = ctx.cache.setdefault(STATIC, {})
+        memo = ctx.cache.get(STATIC)
+        if memo is None:
+            memo = ctx.cache[STATIC] = {}
         hit = memo.get(action)  # type: ignore[union-attr]
         if (hit is None or hit.nodes is not state.nodes or len(hit.has_all) != len(state.nodes)
                 or hit.removed is not state.removed):
