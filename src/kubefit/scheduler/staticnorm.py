@@ -35,7 +35,6 @@ except ImportError:  # pragma: no cover - bincount below
 # feasible nodes' highest (DynamicResources' also fails the cycle on its error score, a function of the lowest)
 DEFAULT_NORMALIZE = (TaintToleration, NodeAffinity, DynamicResources)
 NO_NORMALIZE = (ImageLocality, VolumeBinding)  # no NormalizeScore: a node's score is its raw score
-_MEMO_MAX = 64  # sets of values occurring a plugin keeps the per-node sums of (each N int64)
 MAX_VALUES = 32  # distinct raw scores of one plugin beyond which its scores are normalized as kube-scheduler does
 
 
@@ -49,8 +48,8 @@ class _ByValue:
     weight: int
     codes: np.ndarray  # int64 [N]: each node's raw score's index in `values`
     values: np.ndarray  # int64: the distinct raw scores, ascending
-    memo: dict = field(default_factory=dict)  # the values occurring (a bit mask, or bincount's bytes) → int64 [N]:
-    # every node's weight · normalized score when they are the feasible nodes' values
+    memo: dict = field(default_factory=dict)  # the values occurring (a bit mask, or bincount's bytes) → int64
+    # [len(values)]: weight · the normalized score of each value when they are the feasible nodes' values
 
 
 @dataclass
@@ -71,18 +70,15 @@ class StaticNormalized:
             key = _occurring_mask(v.codes, feasible)
             if key is None:  # (no C kernel: the values occurring by bincount, their bytes the key)
                 key = np.bincount(v.codes[feasible], minlength=len(v.values)).astype(bool).tobytes()
-            by_node = v.memo.get(key)
-            if by_node is None:
-                if len(v.memo) >= _MEMO_MAX:
-                    v.memo.clear()
+            table = v.memo.get(key)
+            if table is None:
                 occurring = _occurring_of(key, len(v.values))
                 norm = normalize_scores(v.plugin, v.values[occurring], self.ctx)
                 if len(norm) and (int(norm.min()) < MIN_NODE_SCORE or int(norm.max()) > MAX_NODE_SCORE):
                     return None
-                table = np.zeros(len(v.values), dtype=np.int64)
+                table = v.memo[key] = np.zeros(len(v.values), dtype=np.int64)
                 table[occurring] = v.weight * norm
-                by_node = v.memo[key] = table[v.codes]  # (every node's, so a feasible set reads it in one gather)
-            out = out + by_node[feasible]
+            out = out + table.take(v.codes.take(feasible))
         return out
 
 
