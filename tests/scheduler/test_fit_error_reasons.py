@@ -1,7 +1,9 @@
-"""The FitError reasons the engine keeps per shape (`Engine._reason_counts`), across the `_redo` of a shape whose
-plugins read other nodes: only the rows bound or unbound since are filtered again when every active Filter plugin
-is row-local; with one that reads other nodes (PodTopologySpread) every node is. Checked against hand-derived
-texts and, pod after pod, against the plain framework's cycle (`schedule_one`), which keeps nothing."""
+"""What a simulation reads of its engine once a pod fits nowhere. The FitError reasons the engine keeps per shape
+(`Engine._reason_counts`), across the `_redo` of a shape whose plugins read other nodes: only the rows bound or
+unbound since are filtered again when every active Filter plugin is row-local; with one that reads other nodes
+(PodTopologySpread) every node is. Checked against hand-derived texts and, pod after pod, against the plain
+framework's cycle (`schedule_one`), which keeps nothing. And the stranded capacity, read from the run's cached
+shapes, against copies placed one by one by an engine of their own."""
 
 from __future__ import annotations
 
@@ -11,9 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.scheduler.test_default_profile_properties import CONFIG, nodes_st, pod_st
 
-from kubefit.api.core import Container, Node, Pod, Taint
+from kubefit.api.core import Container, Node, Pod, Taint, Toleration
+from kubefit.k8s.requests import pod_demand
+from kubefit.scheduler.capacity import count_copies
 from kubefit.scheduler.engine import Engine, _global_plugin
 from kubefit.scheduler.framework import Framework, schedule_one
+from kubefit.scheduler.simulate import simulate
 from kubefit.scheduler.state import compile_state
 
 GIB = 1 << 30
@@ -117,3 +122,37 @@ def test_kept_reasons_are_the_plain_cycles(case):
             placed.append((d.node, pod))
         if i in evictions and placed:
             engine.evict(*placed.pop(0))
+
+
+@st.composite
+def static_filters_st(draw) -> tuple[list[Node], list[Pod]]:
+    """Nodes some tainted or cordoned, pods of a few templates some tolerating the taint or selecting a zone,
+    more than fit: the pending pods' copies are counted from the per-node filters' verdicts (closed form)."""
+    taint = (Taint("dedicated", "infra", "NoSchedule"),)
+    nodes = [replace(_node(f"n{i}", draw(st.sampled_from(["za", "zb"])), pods=draw(st.integers(1, 4)),
+                           cpu_m=draw(st.sampled_from([1000, 2000, 3000])),
+                           taints=taint if draw(st.integers(0, 2)) == 0 else ()),
+                     unschedulable=draw(st.integers(0, 4)) == 0)
+             for i in range(draw(st.integers(1, 6)))]
+    templates = []
+    for t in range(draw(st.integers(1, 3))):
+        tolerations = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),) if draw(st.booleans()) else ()
+        selector = {ZONE: draw(st.sampled_from(["za", "zb"]))} if draw(st.booleans()) else None
+        templates.append(_pod(f"t{t}", draw(st.sampled_from([300, 800, 1500])), "web", tolerations=tolerations,
+                              node_selector=selector))
+    order = draw(st.lists(st.integers(0, len(templates) - 1), min_size=1, max_size=14))
+    return nodes, [replace(templates[t], name=f"p{i}") for i, t in enumerate(order)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(static_filters_st())
+def test_stranded_copies_that_fit_are_the_replayed_count(case):
+    """`stranded_capacity` reads the run's own engine (its cached shapes): each pending shape's `copiesThatFit`
+    equals placing copies one by one on the final state with an engine of their own (`count_copies`)."""
+    nodes, pods = case
+    result = simulate(compile_state(nodes), CONFIG, pods, tie_break="first")
+    pending = {p.name: p for s in result.steps if s.node is None for p in (s.pod,)}
+    for entry in result.stranded:
+        pod = pending[entry["pod"]]
+        replayed = count_copies(result.state.copy(), CONFIG, pod, pod_demand(pod), limit=10_000)[0]
+        assert entry["copiesThatFit"] == replayed

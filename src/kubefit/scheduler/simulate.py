@@ -245,7 +245,11 @@ def _message_reasons(message: str) -> list[str]:
 
 def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], limit: int = 10_000) -> list[dict]:
     """For each distinct pending pod shape: pods pending, copies that still fit, copies the free capacity
-    would hold if it were pooled on one node (what fragmentation strands)."""
+    would hold if it were pooled on one node (what fragmentation strands).
+
+    `engine` is the run's, its cycles over: `copies_per_node` reads the static Filter verdicts of its cached
+    shape of each pod (brought up to date with every bind, as a new Engine's shape would be, without building
+    one per shape)."""
     state = engine.state
     groups: dict[tuple, list] = {}
     for pod, demand in pending:
@@ -256,7 +260,7 @@ def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], 
         row = state.demand_vector(demand)
         need = row > 0
         pooled = int((free[need] // row[need]).min()) if need.any() else None
-        per_node = copies_per_node(state, engine.config, pod, demand)  # reads the state (binds nothing)
+        per_node = copies_per_node(state, engine.config, pod, demand, engine)  # reads the state (binds nothing)
         fits = (min(int(per_node.sum()), limit) if per_node is not None
                 else copies_in_trial(state, engine.config, pod, demand, limit))
         out.append({"pod": pod.name, "pending": count,
