@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from kubefit.api.core import Pod, copied
+from kubefit.api.core import Pod
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.manifests.disruption import PDB, current_budgets
 from kubefit.scheduler.config import Profile
