@@ -29,7 +29,7 @@ from kubefit.api.core import raw_is_json
 from kubefit.errors import InputError
 from kubefit.manifests import k8syaml, stream
 from kubefit.manifests.documents import Document
-from kubefit.manifests.fastpod import FastPods
+from kubefit.manifests.fastpod import FastPods, names_priority
 from kubefit.manifests.load import Scenario, decode_node, decode_pod
 from kubefit.manifests.scenario import load_scenario
 from kubefit.scheduler.state import compile_state
@@ -380,7 +380,9 @@ def _container(draw, i: int) -> dict:
 def pods(draw) -> dict:
     """Pods as a snapshot holds them, with one field in ten made odd (a type, a null, a typo)."""
     spec: dict = {"containers": [_container(draw, i) for i in range(draw(st.integers(0, 2)))],
-                  "priority": draw(st.sampled_from([0, 7, None, 1.0, False, "1"]))}
+                  "priority": draw(st.sampled_from([0, 7, None, 1.0, False, "1", "absent", "absent"]))}
+    if spec["priority"] == "absent":  # not admitted yet (priority admission reads the text: `names_priority`)
+        del spec["priority"]
     optional = {
         "initContainers": st.builds(lambda: None).map(lambda _: [_container(draw, 9)]),
         "nodeName": st.sampled_from(["n1", "", None, 3]),
@@ -421,7 +423,8 @@ def pods(draw) -> dict:
         spec[name] = draw(optional[name])
     meta: dict = {"name": draw(st.sampled_from(["p", "p", "", None, 5])),
                   "namespace": draw(st.sampled_from(["team", None, "", 1]))}
-    for key, values in (("labels", [{"app": "a"}, {}, {"a": None}]), ("uid", ["u-1", 7]),
+    for key, values in (("labels", [{"app": "a"}, {}, {"a": None}, {"tier": "priority"}, {"\\u0061": "b"}]),
+                        ("uid", ["u-1", 7]),
                         ("annotations", [{"kubefit.io/queued": "true"}, {"kubefit.io/arrival": "5s",
                                                                          "kubefit.io/duration": "1m"},
                                          {"kubefit.io/arrival": "soon"}, {"a": "b"}, None]),
@@ -471,7 +474,8 @@ def test_a_fast_pod_is_decode_pods_pod(body):
     want = decode_pod(Document(copy.deepcopy(body), "f.json", 3), warnings)
     got, notes = fast
     assert raw_is_json(got)
-    assert got == want and notes == warnings
+    assert names_priority(got) == ("priority" in body["spec"])  # what priority admission reads (before `==`
+    assert got == want and notes == warnings  # reads `raw`)
 
 
 CONTAINER_VARIANTS = [  # (field, value): one field decode_pod reads of a container, changed
@@ -615,6 +619,66 @@ def test_both_formats_of_a_large_snapshot_give_one_scenario(tmp_path, monkeypatc
     assert isinstance(got[0], Scenario) and len(got[0].pods) == 620
     assert sum(raw_is_json(p) for p in got[0].pods) == 620
     assert got[0] == got[1] == got[2]
+
+
+_PRIORITY_CLASSES = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: usual}
+value: 7
+globalDefault: true
+preemptionPolicy: Never
+"""
+
+
+def _pod_text(name: str, spec: str, labels: str = "{}") -> str:
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {labels}}}\n"
+            f"spec: {{containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}], {spec}}}\n")
+
+
+@pytest.mark.parametrize(("pods", "fast", "want"), [  # fast: how many pods fastpod decodes
+    # a pod naming no priority takes its class's (`high`: 1000) or the global default's (`usual`: 7, Never)
+    ([("a", "priorityClassName: high"), ("b", "nodeName: n1")], 2, {"a": (1000, "PreemptLowerPriority"),
+                                                                    "b": (7, "Never")}),
+    # a label's value "priority": the text names it, the spec does not (decode_pod's road; still 7)
+    ([("c", "nodeName: n1", "{tier: priority}")], 0, {"c": (7, "Never")}),
+    # spec.priority given, no class: kept as given (admitPod: the class's value must then match, as computed)
+    ([("d", "priority: 7, preemptionPolicy: Never")], 1, {"d": (7, "Never")}),
+    ([("e", "priority: 5")], 1, {"e": (5, "PreemptLowerPriority")}),  # (a pod with one is taken as admitted)
+    ([("f", "priority: null, priorityClassName: high")], 0, {"f": (1000, "PreemptLowerPriority")}),
+])
+def test_priority_admission_reads_a_streamed_pods_text_as_its_spec(tmp_path, pods, fast, want):
+    """A pod without `spec.priority` streams through fastpod too (its JSON kept); Priority admission then
+    tells from the text whether the spec gave one (`names_priority`): the scenario, or the refusal, is the
+    reference reader's, and the admitted priorities are those the PriorityClasses give."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(_PRIORITY_CLASSES + "".join(_pod_text(*p) for p in pods))
+    decode, taken = FastPods.decode, []
+
+    def counted(self, data, source, index):
+        got = decode(self, data, source, index)
+        taken.append(got is not None)
+        return got
+
+    with mock.patch.object(FastPods, "decode", counted):
+        streamed = outcome(path, True)
+    assert sum(taken) == fast
+    assert streamed == outcome(path, False)
+    assert {p.name: (p.priority, p.preemption_policy) for p in streamed.pods} == want
+
+
+def test_an_escaped_priority_key_is_left_to_decode_pod():
+    """`\\u0070riority` is `priority` once decoded: the text does not name the priority the spec gives, so
+    fastpod hands the pod to decode_pod, which reads 5."""
+    data = (b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},'
+            b'"spec":{"\\u0070riority":5,"containers":[{"name":"c"}]}}')
+    assert FastPods().decode(data, "f.json", 1) is None
+    assert decode_pod(Document(json.loads(data), "f.json", 1), []).priority == 5
 
 
 MUTANTS = 240

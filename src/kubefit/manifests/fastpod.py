@@ -9,8 +9,9 @@ decode_pod checks (probes, lifecycle, security contexts, env, …: `podparts`), 
 The parts decode_pod checks with more than a type
 (affinity, spread constraints, volumes, quantities, times, kubefit's annotations) go through decode_pod's
 own helpers. A pod this road does not take as it is — anything msgspec refuses (an unknown field, a
-null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name or without
-`spec.priority` (left to `priority.py`), or one using what another layer decides (`resourceClaims`, its
+null entry, a type decode_pod would still accept), a helper's refusal, a pod without a name, one whose
+text names "priority" when its spec gives none or the other way round (priority admission reads the text:
+`names_priority`), or one using what another layer decides (`resourceClaims`, its
 containers' `resources.claims` and `status.resourceClaimStatuses`, `runtimeClassName`, `overhead`) — gets None, and the caller decodes it
 with decode_pod, which then gives its exact answer or error. `tests/test_stream.py` holds the two to each other.
 """
@@ -197,7 +198,7 @@ class _WorkloadRef(_Strict):  # core/v1 WorkloadReference (v1.35)
 
 class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
     containers: list[_Container]
-    priority: int
+    priority: int | None = None  # (None: absent, or null with the text naming it: `FastPods.decode` says which)
     volumes: _Volumes = None  # (checked; the pod's volumes are read from its JSON when asked for)
     initContainers: list[_Container] | None = None
     ephemeralContainers: _EphemeralContainers = None
@@ -301,6 +302,14 @@ class _Pod(_Strict):  # load.OBJECT_FIELDS
     status: _PodStatus | None = None
 
 
+def names_priority(pod: Pod) -> bool:
+    """Whether `pod` is still the JSON `FastPods.decode` took it from and gives `spec.priority`: such a pod's
+    text names "priority" exactly when its spec gives one (`decode` hands any other pod to decode_pod). False
+    for any other pod (its spec then says)."""
+    raw = pod.__dict__.get("raw")
+    return type(raw) is bytes and b'"priority"' in raw
+
+
 class FastPods:
     """Decodes pods of one load, remembering what repeats across them (containers, tolerations, …)."""
 
@@ -312,13 +321,14 @@ class FastPods:
 
     def decode(self, data: bytes, source: str, index: int) -> tuple[Pod, list[str]] | None:
         """The `Pod` and warnings decode_pod gives for this JSON, or None where it must decide."""
-        if b'"priority"' not in data:  # no `spec.priority` (a pod not admitted yet): msgspec would refuse it
-            return None
+        named = b'"priority"' in data
         try:
             pod = self.decoder.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
         meta, spec, status = pod.metadata, pod.spec, pod.status
+        if (spec.priority is None) == named:  # the text names "priority" but the spec gives none (another field
+            return None  # says it, or null), or an escape spells the key: decode_pod decides (`names_priority`)
         if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
                 spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
                 or (status is not None and status.resourceClaimStatuses is not UNSET):
@@ -343,7 +353,7 @@ class FastPods:
         annotated = {"annotations": annotations} if annotations is not None else None
         return Pod(
             name=meta.name, namespace=meta.namespace or "default", node_name=spec.nodeName or "",
-            priority=spec.priority, containers=containers, init_containers=inits, overhead=_NO_OVERHEAD,
+            priority=spec.priority or 0, containers=containers, init_containers=inits, overhead=_NO_OVERHEAD,
             pod_requests=pod_requests, node_selector=spec.nodeSelector, affinity=affinity,
             tolerations=self._tolerations(spec.tolerations, doc),
             scheduler_name=spec.schedulerName or "default-scheduler",

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
-from kubefit.api.core import Pod, raw_is_json
+import msgspec
+
+from kubefit.api.core import Pod
 from kubefit.errors import Forbidden, InputError
 from kubefit.k8s.validation import aggregate, not_supported
 from kubefit.manifests.documents import Document
+from kubefit.manifests.fastpod import names_priority
 from kubefit.manifests.load import Scenario
 
 PREEMPT_LOWER_PRIORITY, NEVER = "PreemptLowerPriority", "Never"
@@ -75,6 +79,32 @@ def priority_classes(scenario: Scenario) -> tuple[dict[str, PriorityClass], Prio
     return _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
 
 
+class _PrioritySpec(msgspec.Struct):
+    """What Priority admission reads of a pod's spec, as the manifest gives it (any JSON value)."""
+
+    priority: Any = None
+    priorityClassName: Any = None
+    preemptionPolicy: Any = None
+
+
+class _PodPriority(msgspec.Struct):
+    spec: _PrioritySpec | None = None
+
+
+_POD_PRIORITY = msgspec.json.Decoder(_PodPriority)
+
+
+def _priority_fields(pod: Pod) -> _PrioritySpec:
+    """The pod's `spec.priority`, `priorityClassName` and `preemptionPolicy` (None when absent), read from its
+    manifest's JSON when it is still JSON (those three fields alone, leaving it unread: a snapshot's pods
+    not admitted yet are thousands), else from the manifest."""
+    raw = pod.__dict__.get("raw")
+    if type(raw) is bytes:
+        return _POD_PRIORITY.decode(raw).spec or _PrioritySpec()
+    spec = pod.raw.get("spec") or {}
+    return _PrioritySpec(spec.get("priority"), spec.get("priorityClassName"), spec.get("preemptionPolicy"))
+
+
 def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     """The Priority admission of the scenario's PriorityClasses: a function giving a pod without `spec.priority`
     its class's (or the default's) value and preemption policy, raising `Forbidden` as `admitPod` does (the
@@ -82,16 +112,16 @@ def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     classes, default = _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
 
     def admit(pod: Pod) -> Pod:
-        if raw_is_json(pod):  # the streaming reader keeps pods as JSON only when they give spec.priority
+        if names_priority(pod):  # (a pod still its JSON: the text says)
             return pod
-        spec = pod.raw.get("spec") or {}
-        if spec.get("priority") is not None:
+        spec = _priority_fields(pod)
+        if spec.priority is not None:
             return pod
-        name = spec.get("priorityClassName")
+        name = spec.priorityClassName
         pc = classes.get(name) if name else default
         if pc is None:
             raise Forbidden(f"no PriorityClass with name {name} was found", "spec.priorityClassName")
-        given = spec.get("preemptionPolicy")
+        given = spec.preemptionPolicy
         if given is not None and given != pc.preemption_policy:
             raise Forbidden(f"the string value of PreemptionPolicy ({given}) must not be provided in pod spec; "
                             f"priority admission controller computed {pc.preemption_policy} from the given "
