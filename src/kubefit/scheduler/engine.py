@@ -1472,15 +1472,17 @@ class Engine:
             out[outside] = self._pattern(sh, (sh.outside_reason,))
             codes[outside] = UNRESOLVABLE
             pending &= ~outside
+        sub = pending.nonzero()[0]  # the positions no plugin rejected yet
         for _name, plugin in sh.filters:
-            if not pending.any():
+            if not len(sub):
                 break
-            sub = np.flatnonzero(pending)
             outcome = plugin.filter(self.state, sh.ctx, rows[sub])
-            failed = np.flatnonzero(outcome.codes != SUCCESS)
+            rejected = outcome.codes != SUCCESS
+            failed = rejected.nonzero()[0]
             if not len(failed):
                 continue
-            out[sub[failed]] = self._pattern_ids(sh, outcome, failed)
-            codes[sub[failed]] = outcome.codes[failed]
-            pending[sub[failed]] = False
+            at = sub[failed]
+            out[at] = self._pattern_ids(sh, outcome, failed)
+            codes[at] = outcome.codes[failed]
+            sub = sub[~rejected]
         return out, codes
