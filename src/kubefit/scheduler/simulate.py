@@ -322,7 +322,8 @@ class ReplacementQueue:
     def __iter__(self):
         for j, pod in enumerate(self.pods):
             self.next = j
-            yield from self._waiting(j)
+            if self.slots:  # (no controller created a pod yet: nothing waits)
+                yield from self._waiting(j)
             self.next = j + 1
             yield pod, None
         self.next = len(self.pods)
