@@ -54,3 +54,16 @@ def test_a_name_that_is_no_field_is_refused_as_replace_refuses_it():
         dataclasses.replace(lazy_pod(), nodename="n1")
     node = Node("n1", {"cpu": 4000})
     assert copied(node, unschedulable=True) == dataclasses.replace(node, unschedulable=True)
+
+
+@pytest.mark.parametrize("step", [0, 7, 86_400 * 3 + 5])
+def test_a_bound_copy_is_what_replace_makes_with_its_start_time(step):
+    """`bound_copy` (a simulation's bind, its own copy of the fields): the pod `replace` makes with
+    `status.startTime` = the simulation's epoch + `step` seconds, the original untouched, nothing decoded."""
+    from kubefit.scheduler.postfilter import bound_copy, simulation_time
+
+    original = lazy_pod()
+    made = bound_copy(original, step)
+    assert raw_is_json(made) and made.__dict__["volumes"] is VOLUMES_FROM_RAW
+    assert type(made) is Pod and made is not original and original.start_time == ""
+    assert made == dataclasses.replace(lazy_pod(), start_time=simulation_time(step))

@@ -89,6 +89,7 @@ _SHAPE_BYTES_PER_NODE = 85  # what a shape holds per node, measured (tracemalloc
 # profile on 5,000 nodes: 538 MiB): raw scores, filter codes, totals and its plugins' cycle state
 _FEW_ROWS = 64  # up to this many stale rows, re-evaluate them one by one in Python scalars (≈ 3.5 µs a row;
 # the plugins' whole-array path costs ≈ 230 µs for 20 to 100 rows)
+_FEW_LABELS = 12  # a Filter outcome with at most this many reason labels: its bit keys counted (`_pattern_ids`)
 # cycle-context entries of the plugins that read other nodes kept when a shape is redone: those that depend on
 # the pod (and the scenario's objects) alone, and those that bring themselves up to date with the binds since
 _CARRIED_CACHE = frozenset({f"{SPREAD}/{DO_NOT_SCHEDULE}", f"{SPREAD}/{SCHEDULE_ANYWAY}", SPREAD_STATIC, LIVE_SCORE,
@@ -312,6 +313,10 @@ class Shape:
     patterns: tuple = field(default_factory=lambda: ([()], {(): 0}))  # (sets of reasons, their ids)
     status_codes: np.ndarray | None = None  # int8 [N]: the code that goes with them (0 when it passes)
     reason_counts: Counter | None = None
+    pattern_bits: dict = field(default_factory=dict)  # (a Filter outcome's labels, the bits of those set) → its
+    # id in `patterns` (`_pattern_ids`)
+    kept_reasons: tuple | None = None  # (`reasons_of`, `status_codes`, the log position and the engine's `presence`
+    # they are valid at): kept across `_redo` when every active Filter plugin is row-local (`_reasons_since`)
     prescore_error: bool = False
     kernels: RowKernels | None = None  # when every filter and identity scorer has a row kernel (rows.py)
     direct: list = field(default_factory=list)  # scorer indices with identity NormalizeScore (in `total`)
@@ -1408,14 +1413,35 @@ class Engine:
         per id (a node's reasons are one of few patterns: the FitError of a pod that fits nowhere is asked for
         every pending pod, over every node)."""
         n = len(self.state)
-        changed = self.log[sh.message_seen:] if sh.reasons_of is not None else None
-        if changed is None or len(changed) > n // 4:
+        since = self._reasons_since(sh)
+        rows = None if since is None else self._changed_rows(since)
+        if rows is None or len(rows) > n // 4:
             sh.reasons_of, sh.status_codes = self._node_reasons(sh, np.arange(n, dtype=np.int64))
         else:
-            rows = np.asarray(sorted(set(changed)), dtype=np.int64)
-            sh.reasons_of[rows], sh.status_codes[rows] = self._node_reasons(sh, rows)
+            sh.reasons_of, sh.status_codes = sh.kept_reasons[0], sh.kept_reasons[1]
+            if rows:
+                at = np.asarray(rows, dtype=np.int64)
+                sh.reasons_of[at], sh.status_codes[at] = self._node_reasons(sh, at)
+        sh.kept_reasons = (sh.reasons_of, sh.status_codes, len(self.log), self.presence)
         sh.reason_counts = self._tally(sh, sh.reasons_of)
         return sh.reason_counts
+
+    def _reasons_since(self, sh: Shape) -> int | None:
+        """The log position the shape's kept reasons (`kept_reasons`) are valid at, None when there are none
+        to build on: only the rows bound or unbound since can give other reasons.
+
+        A node's reasons are its first failing Filter plugin's, computed from the node and the pod. Row-local
+        plugins (not `_global_plugin`) read that node alone, and only a bind or removal there (a log entry)
+        changes it; a pod of the same shape gets the same verdicts and reasons (what the shape cache rests on:
+        `_sync` / `_redo` redo the codes of those rows alone). So the kept reasons stay valid across `_redo`,
+        which drops `reasons_of` because a plugin that reads other nodes may also filter: then nothing is kept.
+        A change of the node set (`presence`) is logged too; it is checked all the same."""
+        kept = sh.kept_reasons
+        if kept is None or kept[3] != self.presence:
+            return None
+        if sh.reasons_of is None and any(_global_plugin(plugin) for _name, plugin in sh.filters):
+            return None
+        return kept[2]
 
     @staticmethod
     def _tally(sh: Shape, ids: np.ndarray) -> Counter[str]:
@@ -1437,6 +1463,32 @@ class Engine:
             patterns.append(reasons)
         return known
 
+    def _pattern_ids(self, sh: Shape, outcome, failed: np.ndarray) -> np.ndarray | list[int]:
+        """The pattern id of each failed position of a Filter `outcome`: its reasons, the labels whose column
+        of the outcome's matrix is set, grouped by those bits (a few distinct keys among many nodes), each
+        key's id looked up once per shape (`pattern_bits`)."""
+        matrix = outcome.matrix[failed]
+        width = matrix.shape[1]
+        if width > 62:
+            return [self._pattern(sh, tuple(outcome.reasons(pos))) for pos in failed.tolist()]
+        keys = (matrix.astype(np.int64) << np.arange(width, dtype=np.int64)).sum(axis=1)
+        if width <= _FEW_LABELS:  # the distinct keys by counting, each node's id by a table (no sort)
+            uniq = np.flatnonzero(np.bincount(keys))
+        else:
+            uniq, inverse = np.unique(keys, return_inverse=True)
+        labels, known = tuple(outcome.labels), sh.pattern_bits
+        ids = []
+        for u in uniq.tolist():
+            pattern = known.get((labels, u))
+            if pattern is None:
+                pattern = known[labels, u] = self._pattern(sh, tuple(lab for b, lab in enumerate(labels) if (u >> b) & 1))
+            ids.append(pattern)
+        if width <= _FEW_LABELS:
+            table = np.zeros(int(uniq[-1]) + 1, dtype=np.int64)
+            table[uniq] = ids
+            return table[keys]
+        return np.asarray(ids, dtype=np.int64)[inverse.reshape(-1)]
+
     def _node_reasons(self, sh: Shape, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row: the id of its first failing Filter plugin's reasons (or of PreFilter's node set) among the
         shape's `patterns`, 0 when it passes, and that status code (int8, as `CycleResult.codes`)."""
@@ -1452,23 +1504,17 @@ class Engine:
             out[outside] = self._pattern(sh, (sh.outside_reason,))
             codes[outside] = UNRESOLVABLE
             pending &= ~outside
+        sub = pending.nonzero()[0]  # the positions no plugin rejected yet
         for _name, plugin in sh.filters:
-            if not pending.any():
+            if not len(sub):
                 break
-            sub = np.flatnonzero(pending)
             outcome = plugin.filter(self.state, sh.ctx, rows[sub])
-            failed = np.flatnonzero(outcome.codes != SUCCESS)
+            rejected = outcome.codes != SUCCESS
+            failed = rejected.nonzero()[0]
             if not len(failed):
                 continue
-            matrix = outcome.matrix[failed]
-            if matrix.shape[1] <= 62:  # group identical reason patterns by their bits
-                keys = (matrix.astype(np.int64) << np.arange(matrix.shape[1], dtype=np.int64)).sum(axis=1)
-                uniq, inverse = np.unique(keys, return_inverse=True)
-                ids = np.array([self._pattern(sh, tuple(lab for b, lab in enumerate(outcome.labels) if (int(u) >> b) & 1))
-                                for u in uniq.tolist()], dtype=np.int64)
-                out[sub[failed]] = ids[inverse.reshape(-1)]
-            else:
-                out[sub[failed]] = [self._pattern(sh, tuple(outcome.reasons(pos))) for pos in failed.tolist()]
-            codes[sub[failed]] = outcome.codes[failed]
-            pending[sub[failed]] = False
+            at = sub[failed]
+            out[at] = self._pattern_ids(sh, outcome, failed)
+            codes[at] = outcome.codes[failed]
+            sub = sub[~rejected]
         return out, codes

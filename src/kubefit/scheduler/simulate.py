@@ -111,7 +111,7 @@ class SimulationResult:
 
     def to_dict(self) -> dict:
         names = self.state.node_names
-        by_index = np.asarray(names, dtype=object)  # ties: up to 256 names per step, looked up in C
+        ties = iter(_tie_names(self.steps, names))
         steps = []
         for s in self.steps:
             d: dict = {"pod": s.pod.name}
@@ -123,7 +123,7 @@ class SimulationResult:
             if s.pre_enqueue is not None:
                 d["preEnqueue"] = s.pre_enqueue
             if s.tie_count > 1:
-                d["ties"] = by_index[s.ties].tolist()
+                d["ties"] = next(ties)
                 if s.tie_count > len(s.ties):
                     d["tieCount"] = s.tie_count
             if s.message is not None:
@@ -159,6 +159,20 @@ class SimulationResult:
         return {"steps": steps, "scheduled": self.scheduled, "unschedulable": self.unschedulable, **created, **groups,
                 "placement": self.placement(), "final": self.final(), "allocatable": node_allocatable(self.state),
                 **devices, "metrics": self.metrics(), **told_keys(self.warnings, self.node_actions, self.inputs)}
+
+
+def _tie_names(steps: Sequence[Step], names: list[str]) -> list[list[str]]:
+    """The node names of each step's `ties`, for the steps with more than one (`tie_count`), in step order: the
+    nodes of all of them looked up at once (up to 256 a step, over 10,000 steps: one lookup, not one each)."""
+    tied = [s.ties for s in steps if s.tie_count > 1]
+    if not tied:
+        return []
+    flat = np.asarray(names, dtype=object)[np.concatenate(tied).astype(np.int64, copy=False)].tolist()
+    out, at = [], 0
+    for nodes in tied:
+        out.append(flat[at:at + len(nodes)])
+        at += len(nodes)
+    return out
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
@@ -245,7 +259,11 @@ def _message_reasons(message: str) -> list[str]:
 
 def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], limit: int = 10_000) -> list[dict]:
     """For each distinct pending pod shape: pods pending, copies that still fit, copies the free capacity
-    would hold if it were pooled on one node (what fragmentation strands)."""
+    would hold if it were pooled on one node (what fragmentation strands).
+
+    `engine` is the run's, its cycles over: `copies_per_node` reads the static Filter verdicts of its cached
+    shape of each pod (brought up to date with every bind, as a new Engine's shape would be, without building
+    one per shape)."""
     state = engine.state
     groups: dict[tuple, list] = {}
     for pod, demand in pending:
@@ -256,7 +274,7 @@ def stranded_capacity(engine: Engine, pending: Iterable[tuple[Pod, PodDemand]], 
         row = state.demand_vector(demand)
         need = row > 0
         pooled = int((free[need] // row[need]).min()) if need.any() else None
-        per_node = copies_per_node(state, engine.config, pod, demand)  # reads the state (binds nothing)
+        per_node = copies_per_node(state, engine.config, pod, demand, engine)  # reads the state (binds nothing)
         fits = (min(int(per_node.sum()), limit) if per_node is not None
                 else copies_in_trial(state, engine.config, pod, demand, limit))
         out.append({"pod": pod.name, "pending": count,
@@ -304,7 +322,8 @@ class ReplacementQueue:
     def __iter__(self):
         for j, pod in enumerate(self.pods):
             self.next = j
-            yield from self._waiting(j)
+            if self.slots:  # (no controller created a pod yet: nothing waits)
+                yield from self._waiting(j)
             self.next = j + 1
             yield pod, None
         self.next = len(self.pods)
@@ -403,7 +422,7 @@ def simulate(state: ClusterState, config: SchedulerConfiguration, pods: Sequence
         if key is not None:
             groups.enter(key, hooks)
             continue
-        waiting = next((k for k in pod.ordered_after if k not in running), None)
+        waiting = next((k for k in pod.ordered_after if k not in running), None) if pod.ordered_after else None
         if waiting is not None:  # its StatefulSet creates it only once the lower ordinals run
             steps.append(Step(pod, None, message=not_created_message(pod, waiting), not_created=True,
                               replaces=replaces))

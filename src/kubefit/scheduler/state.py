@@ -136,12 +136,15 @@ class ClusterState:
         `row` and `nonzero` (its `nonzero_pair`) spare converting the demand again."""
         if self._journal is not None:
             self._journal.record(self, node)
-        # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there)
-        self.requested[node] += self.demand_vector(demand) if row is None else row
+        # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there);
+        # added in place through the node's row (a view): `a[node] += row` would also write the row back over itself
+        requested = self.requested[node]
+        requested += self.demand_vector(demand) if row is None else row
         if nonzero is None:
             self._add_nonzero(node, demand, 1)
         else:
-            self.nonzero_requested[node] += nonzero
+            pair = self.nonzero_requested[node]
+            pair += nonzero
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
