@@ -221,7 +221,8 @@ def copied(obj: Any, **changes: Any) -> Any:
     20,000 pods expanded from their templates, or bound by a simulation, paid that for each. These classes have no
     `__post_init__` and only init fields, so the copy is the object `replace` makes; volumes still to be read
     from the old manifest are read before the manifest is replaced, as `replace` would have read them."""
-    unknown = changes.keys() - type(obj).__dataclass_fields__.keys()
+    known = type(obj).__dataclass_fields__
+    unknown = [name for name in changes if name not in known]  # (the changes walked, not the ~40 fields)
     if unknown:
         raise TypeError(f"{type(obj).__name__} has no field {sorted(unknown)[0]!r}")
     fields = obj.__dict__.copy()

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from kubefit.api.core import Pod
+from kubefit.api.core import Pod, copied
 from kubefit.k8s.requests import PodDemand, pod_demand
 from kubefit.manifests.disruption import PDB, current_budgets
 from kubefit.scheduler.config import Profile
@@ -254,13 +254,8 @@ _FIRST_DAY = SIMULATION_EPOCH.strftime("%Y-%m-%dT")
 
 def bound_copy(pod: Pod, step: int) -> Pod:
     """The pod as bound at step `step` of a simulation: `status.startTime` = 2030-01-01T00:00:00Z + step s
-    (preemption orders victims and candidates by start time). What `copied(pod, start_time=…)` makes (a shallow
-    copy of its fields), without its checks of the field names: once per bind."""
-    fields = pod.__dict__.copy()
-    fields["start_time"] = simulation_time(step)
-    made = object.__new__(type(pod))
-    made.__dict__ = fields
-    return made
+    (preemption orders victims and candidates by start time)."""
+    return copied(pod, start_time=simulation_time(step))
 
 
 def simulation_time(seconds: int) -> str:
