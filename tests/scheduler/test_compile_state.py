@@ -80,3 +80,17 @@ def test_compile_state_sums_wrap_as_the_binds_do():
     pods = [Pod(name=f"p{i}", node_name="n1", containers=huge) for i in range(2)]
     state = compile_state(NODES, pods)
     assert int(state.requested[1, state.index["example.com/gpu"]]) == -(2**63)
+
+
+def test_a_bind_naming_a_resource_the_state_lacks_widens_it_first():
+    # two 8-cpu nodes with no extended resource; a pod of 1 cpu and 3 example.com/fpga bound on n1 without a
+    # prepared row: its row is made first (the columns widened to hold fpga), then added to n1's: cpu 1, pods 1,
+    # fpga 3 there, nothing on n0 (before, the row was taken from the narrower array and the add failed)
+    from kubefit.k8s.requests import pod_demand
+
+    state = compile_state(NODES[:1] + NODES[2:3], [])
+    pod = Pod(name="p", containers=(Container("c", {"cpu": NANO, "example.com/fpga": 3 * NANO}),))
+    state.bind(1, pod_demand(pod))
+    fpga, cpu, pods = (state.index[r] for r in ("example.com/fpga", "cpu", "pods"))
+    assert state.requested[1, [cpu, pods, fpga]].tolist() == [1000, 1, 3]
+    assert not state.requested[0].any()

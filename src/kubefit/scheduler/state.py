@@ -138,8 +138,9 @@ class ClusterState:
             self._journal.record(self, node)
         # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there);
         # added in place through the node's row (a view): `a[node] += row` would also write the row back over itself
+        vector = self.demand_vector(demand) if row is None else row  # (first: a new resource widens the arrays)
         requested = self.requested[node]
-        requested += self.demand_vector(demand) if row is None else row
+        requested += vector
         if nonzero is None:
             self._add_nonzero(node, demand, 1)
         else:
