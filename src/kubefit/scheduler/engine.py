@@ -1201,7 +1201,7 @@ class Engine:
             total = sh.total[feasible]  # all feasible: no INT64_MIN among them
             best = feasible[total == _array_max(total)]
         else:  # the sums and the best in one pass (`_best`)
-            total, best = _best(sh.total, feasible, self._normalized(sh, feasible))
+            total, best = _best(sh.total, feasible, *self._normalized_parts(sh, feasible))
         best = best if len(best) == 1 else np.sort(best)  # (the search's order is the window's)
         return Decision(self._select(best), best, len(feasible), sh, scored=(feasible, total))
 

@@ -232,15 +232,11 @@ def follow(state: ClusterState, weights: ClassWeights, start: int, target: np.nd
     int64 arithmetic stored in the target's dtype (wrapping as numpy's sums do). Returns the largest
     `target[j] − offset[node]` over the entries it changed, as they are after the stretch; None when it changed
     none. In C when built (`_countkernels.scatter`), else with whole-array operations: the same integers."""
-    changes = state.changes
-    end = len(changes)
+    end = len(state.changes)
     if start >= end:
         return None
-    log = state.__dict__.get("_log_arrays")
-    if log is None or log.changes is not changes:
-        log = log_arrays(state)
-    if start < log.lo or end > log.hi:  # (a cycle's first follower classifies its bind, the others find it done)
-        log.classify(start, end)
+    log = log_arrays(state)
+    log.classify(start, end)  # (a cycle's first follower classifies its bind, the others find it done)
     table = weights.table(log.classes)
     if _scatter is not None:
         try:  # (it reads a C-contiguous int32 or int64 target, refusing any other before it writes a thing)
