@@ -7,9 +7,11 @@ from setuptools import Extension, setup
 
 setup(ext_modules=[
     Extension("kubefit.scheduler._rowkernels", ["src/kubefit/scheduler/_rowkernels.c"],
+              depends=["src/kubefit/scheduler/_ndview.h"],  # numpy arrays read without the buffer protocol
               extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no FMA
               libraries=["m"], optional=True),
     Extension("kubefit.scheduler._countkernels", ["src/kubefit/scheduler/_countkernels.c"],
+              depends=["src/kubefit/scheduler/_ndview.h"],
               extra_compile_args=["-O2", "-ffp-contract=off"],  # IEEE float64 as Python computes it: no FMA
               libraries=["m"], optional=True),
     Extension("kubefit.manifests._reader", ["src/kubefit/manifests/_reader.c"],

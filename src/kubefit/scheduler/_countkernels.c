@@ -38,13 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { Py_buffer b; int held; } Buf;
+#include "_ndview.h"
 
 /* A C-contiguous one-dimensional buffer of integers of one of the widths `widths` (bit mask of 1, 4, 8 bytes). */
 static int get(PyObject *o, Buf *buf, int writable, int widths, const char *what) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(o, &buf->b, flags) < 0) return -1;
-    buf->held = 1;
+    if (nd_get(o, buf, writable) < 0) return -1;
     const char *f = buf->b.format ? buf->b.format : "B";
     char kind = f[strlen(f) - 1];
     int integral = kind == 'l' || kind == 'q' || kind == 'i' || kind == 'b' || kind == 'B' || kind == '?';
@@ -63,7 +61,7 @@ static inline int64_t at(const Buf *b, Py_ssize_t i) {
 
 static void release(Buf *bufs[], size_t n) {
     for (size_t k = 0; k < n; k++)
-        if (bufs[k]->held) PyBuffer_Release(&bufs[k]->b);
+        nd_release(bufs[k]);
 }
 
 static PyObject *scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -527,4 +525,9 @@ static struct PyModuleDef module = {
     .m_doc = "The change log's counts by pod class in C (podclasses.py and its followers are the reference).",
     .m_size = -1, .m_methods = methods};
 
-PyMODINIT_FUNC PyInit__countkernels(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__countkernels(void) {
+    nd_init();
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "ARRAY_VIEW", nd_type != NULL) < 0) Py_CLEAR(m);  /* (_ndview.h) */
+    return m;
+}

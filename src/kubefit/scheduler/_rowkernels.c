@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_ndview.h"
+
 #define SAFE ((int64_t)1 << 52)
 #define MAX_NODE_SCORE 100
 #define MAX_UTILIZATION 100
@@ -213,12 +215,8 @@ static int spec_ok(const int64_t *s, Py_ssize_t len, Py_ssize_t ncols, Py_ssize_
 #undef IN
 }
 
-typedef struct { Py_buffer b; int held; } Buf;
-
 static int get(PyObject *o, Buf *buf, int writable, Py_ssize_t itemsize, const char *what) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(o, &buf->b, flags) < 0) return -1;
-    buf->held = 1;
+    if (nd_get(o, buf, writable) < 0) return -1;
     const char *f = buf->b.format ? buf->b.format : "B";
     char kind = f[strlen(f) - 1];
     int integral = kind == 'l' || kind == 'q' || kind == 'b' || kind == 'B' || kind == '?';
@@ -323,7 +321,7 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t narg
 done:
     Buf *all[] = {&spec, &al, &rq, &nz, &codes, &raw, &allowed, &ok, &summed, &total, &bad};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-        if (all[k]->held) PyBuffer_Release(&all[k]->b);
+        nd_release(all[k]);
     return result;
 }
 
@@ -338,4 +336,9 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, .m_name = "_rowkernels",
     .m_doc = "rows.py's row kernels in C (see rows.compiled_spec).", .m_size = -1, .m_methods = methods};
 
-PyMODINIT_FUNC PyInit__rowkernels(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__rowkernels(void) {
+    nd_init();
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "ARRAY_VIEW", nd_type != NULL) < 0) Py_CLEAR(m);  /* (_ndview.h) */
+    return m;
+}
