@@ -227,10 +227,21 @@ def test_normalized_scores_by_every_path_equal_score_then_normalize(path, case):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 50) | st.integers(-10**12, 10**12)), st.integers(-2, 60))
+@given(st.lists(st.integers(0, 50) | st.integers(-10**12, 10**12) | st.integers(-70, 1000)), st.integers(-2, 60))
 def test_distinct_rows_are_the_sorted_set_of_the_log_stretch(log, start):
     """`_countkernels.distinct` (the engine's rows changed since a position of its log) is sorted(set(...)), whether
-    it marks the values (a small range) or sorts them."""
+    it marks the values (a small range: a bitmap of one or many words) or sorts them."""
     from kubefit.scheduler._countkernels import distinct
 
     assert distinct(log, start) == sorted(set(log[max(start, 0):]))
+
+
+def test_distinct_reads_the_bitmap_across_its_words():
+    """Values either side of each 64-bit word's edge (from the lowest value, 3: 3 + 63 = 66 is the first word's
+    last bit, 67 the second's first), repeated, from position 1: each once, ascending, as the log's own ints."""
+    from kubefit.scheduler._countkernels import distinct
+
+    log = [999, 66, 3, 67, 130, 131, 67, 3, 200, 130]
+    out = distinct(log, 1)
+    assert out == [3, 66, 67, 130, 131, 200]
+    assert all(a is b for a, b in zip(out, [log[2], log[1], log[3], log[4], log[5], log[8]], strict=True))

@@ -462,28 +462,40 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (i == 0 || values[i] > hi) hi = values[i];
     }
     /* node numbers within a small range (the usual case: a stretch of binds over a cluster's nodes): each value
-     * marked with its first position in the stretch, read in order, the log's own int objects handed out (no new
-     * ones); else sorted */
-    uint32_t *mark = n && n < (Py_ssize_t)UINT32_MAX && (size_t)(hi - lo) < (size_t)16 * (size_t)n + 4096
-        ? calloc((size_t)(hi - lo) + 1, sizeof(uint32_t)) : NULL;
-    if (mark != NULL) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (!mark[values[i] - lo]) { mark[values[i] - lo] = (uint32_t)i + 1; kept++; }
-        PyObject *out = PyList_New(kept);
-        for (Py_ssize_t v = 0, k = 0; out != NULL && v <= hi - lo; v++) {
-            if (!mark[v]) continue;
-            PyObject *item = PyList_GET_ITEM(log, start + (Py_ssize_t)mark[v] - 1);
-            PyObject *got = PyLong_CheckExact(item) ? Py_NewRef(item) : PyLong_FromSsize_t(lo + v);
-            if (got == NULL) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyList_SET_ITEM(out, k++, got);
+     * marked in a bitmap over the range, with its first position in the stretch, the bitmap read in order a word
+     * at a time, the log's own int objects handed out (no new ones); else sorted. (The bitmap is the only memory
+     * cleared: a stretch of ~80 binds over 1,000 nodes clears 16 words, not the range's 1,000 positions; a
+     * position is read only where its bit is set.) */
+    size_t span = n ? (size_t)(hi - lo) + 1 : 0, words = (span + 63) / 64;
+    int small = n && n < (Py_ssize_t)UINT32_MAX && span - 1 < (size_t)16 * (size_t)n + 4096;
+    uint64_t *bits = small ? calloc(words, sizeof(uint64_t)) : NULL;
+    uint32_t *first = bits != NULL ? malloc(span * sizeof(uint32_t)) : NULL;
+    if (first != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            size_t v = (size_t)(values[i] - lo);
+            uint64_t bit = (uint64_t)1 << (v & 63);
+            if (!(bits[v >> 6] & bit)) { bits[v >> 6] |= bit; first[v] = (uint32_t)i; kept++; }
         }
-        free(mark);
+        PyObject *out = PyList_New(kept);
+        Py_ssize_t k = 0;
+        for (size_t w = 0; out != NULL && w < words; w++) {
+            for (uint64_t set = bits[w]; set; set &= set - 1) {
+                size_t v = w * 64 + (size_t)__builtin_ctzll(set);
+                PyObject *item = PyList_GET_ITEM(log, start + (Py_ssize_t)first[v]);
+                PyObject *got = PyLong_CheckExact(item) ? Py_NewRef(item) : PyLong_FromSsize_t(lo + (Py_ssize_t)v);
+                if (got == NULL) {
+                    Py_CLEAR(out);
+                    break;
+                }
+                PyList_SET_ITEM(out, k++, got);
+            }
+        }
+        free(first);
+        free(bits);
         PyMem_Free(values);
         return out;
     } else {
+        free(bits);
         qsort(values, (size_t)n, sizeof *values, compare_ssize);
         for (Py_ssize_t i = 0; i < n; i++)
             if (kept == 0 || values[i] != values[kept - 1]) values[kept++] = values[i];
