@@ -672,6 +672,47 @@ def test_priority_admission_reads_a_streamed_pods_text_as_its_spec(tmp_path, pod
     assert {p.name: (p.priority, p.preemption_policy) for p in streamed.pods} == want
 
 
+_HOST_PORTS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: limits}
+spec: {limits: [{type: Container, defaultRequest: {memory: 64Mi}}]}
+"""
+
+
+def _ported_pod(name: str, host_network: str) -> str:
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{host_network}containers: "
+            f"[{{name: c, resources: {{requests: {{cpu: '1'}}}}, ports: [{{containerPort: 8080}}]}}]}}\n")
+
+
+@pytest.mark.parametrize(("flags", "host_ported"), [
+    # the same containers (fastpod shares the decoded objects): the chain's outcome is keyed by hostNetwork too,
+    # read from the JSON; a hostNetwork pod's container ports get hostPort = containerPort (SetDefaults_Pod)
+    (["", "hostNetwork: true, ", "hostNetwork: false, ", "hostNetwork: true, "], {"p1", "p3"}),
+    (["hostNetwork: true, ", ""], {"p0"}),
+])
+def test_admission_reads_a_streamed_pods_host_network_from_its_text(tmp_path, flags, host_ported):
+    """Pods still their JSON go through admission with only the fields its outcome is keyed by read from the
+    text (`spec_head`); pods of one spec share an outcome only when their hostNetwork agrees. The scenario is
+    the reference reader's (the notes included), each pod's host ports as SetDefaults_Pod gives them, and
+    LimitRanger's default request reaches every pod."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(_HOST_PORTS + "".join(_ported_pod(f"p{i}", flag) for i, flag in enumerate(flags)))
+    decode, taken = FastPods.decode, []
+
+    def counted(self, data, source, index):
+        got = decode(self, data, source, index)
+        taken.append(got is not None)
+        return got
+
+    with mock.patch.object(FastPods, "decode", counted):
+        streamed = outcome(path, True)
+    assert sum(taken) == len(flags)
+    assert streamed == outcome(path, False)
+    assert {p.name for p in streamed.pods if p.containers[0].ports[0].host_port == 8080} == host_ported
+    assert {p.containers[0].requests["memory"] for p in streamed.pods} == {64 * 2**20 * 10**9}
+
+
 def test_an_escaped_priority_key_is_left_to_decode_pod():
     """`\\u0070riority` is `priority` once decoded: the text does not name the priority the spec gives, so
     fastpod hands the pod to decode_pod, which reads 5."""

@@ -310,6 +310,36 @@ def names_priority(pod: Pod) -> bool:
     return type(raw) is bytes and raw.find(b'"priority"') >= 0  # (`find`: `in` raises and clears a TypeError first)
 
 
+class SpecHead(msgspec.Struct):
+    """What admission reads of a pod's spec before anything else, as the manifest gives it (any JSON value):
+    Priority admission's three fields, and the two the admission chain's outcome is keyed by."""
+
+    priority: Any = None
+    priorityClassName: Any = None
+    preemptionPolicy: Any = None
+    runtimeClassName: Any = None
+    hostNetwork: Any = None
+
+
+class _PodHead(msgspec.Struct):
+    spec: SpecHead | None = None
+
+
+_POD_HEAD = msgspec.json.Decoder(_PodHead)
+
+
+def spec_head(pod: Pod) -> SpecHead:
+    """The pod's `SpecHead` (None for a field absent), read from its manifest's JSON when it is still JSON (those
+    fields alone, leaving it unread: a snapshot's pods not admitted yet are thousands, and most share an
+    admission outcome), else from the manifest."""
+    raw = pod.__dict__.get("raw")
+    if type(raw) is bytes:
+        return _POD_HEAD.decode(raw).spec or SpecHead()
+    spec = pod.raw.get("spec") or {}
+    return SpecHead(spec.get("priority"), spec.get("priorityClassName"), spec.get("preemptionPolicy"),
+                    spec.get("runtimeClassName"), spec.get("hostNetwork"))
+
+
 class FastPods:
     """Decodes pods of one load, remembering what repeats across them (containers, tolerations, …)."""
 
