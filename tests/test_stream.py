@@ -541,19 +541,21 @@ def test_a_fast_pods_volumes_are_read_from_its_json_when_asked_for():
         assert pod == want == copied
 
 
-def test_equal_containers_at_other_paths_are_told_at_their_own():
-    """Equal containers at containers[0], containers[1] and initContainers[0], in two pods of one load:
-    each warning names its own container's path, as decode_pod's do."""
+@pytest.mark.parametrize("regular", [2, 1])
+def test_equal_containers_at_other_paths_are_told_at_their_own(regular):
+    """Equal containers at containers[0] (and containers[1]) and initContainers[0], in two pods of one load
+    (with one regular container, the two lists are the same JSON text): each warning names its own
+    container's path, as decode_pod's do."""
     container = {"name": "a", "image": "img:1", "resources": {"requests": {"bogus": "1"}}}
     fast = FastPods()
     for i in range(2):
         body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {
-            "priority": 0, "containers": [container, container], "initContainers": [container]}}
+            "priority": 0, "containers": [container] * regular, "initContainers": [container]}}
         warnings: list[str] = []
         want = decode_pod(Document(copy.deepcopy(body), "f.json", i), warnings)
         assert fast.decode(orjson.dumps(body), "f.json", i) == (want, warnings)
         assert [w.split(": ")[2] for w in warnings] == [
-            "spec.containers[0].resources.requests.bogus", "spec.containers[1].resources.requests.bogus",
+            *(f"spec.containers[{k}].resources.requests.bogus" for k in range(regular)),
             "spec.initContainers[0].resources.requests.bogus"]
 
 
