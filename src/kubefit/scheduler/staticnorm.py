@@ -52,6 +52,9 @@ class _ByValue:
     # [len(values)]: weight · the normalized score of each value when they are the feasible nodes' values
 
 
+_SUMS_MAX = 64  # per-node sums a `StaticNormalized` keeps (one per combination of occurring values seen)
+
+
 @dataclass
 class StaticNormalized:
     """Σ weight · NormalizeScore of a shape's static normalized scorers over any feasible set: a constant, per node
@@ -61,15 +64,41 @@ class StaticNormalized:
     per_node: np.ndarray | None  # int64 [N] (None: 0)
     by_value: list[_ByValue]
     ctx: CycleContext
+    sums: dict = field(default_factory=dict)  # the `by_value` plugins' occurring values (their keys: one, or a
+    # tuple of them) → int64 [N]: the sum on every node when those are the values occurring (`_sums`)
 
     def total(self, feasible: np.ndarray) -> int | np.ndarray | None:
         """The sum for each node of `feasible` (one int when it is one value on every node); None when a
-        normalized score leaves [0, 100] (the caller lets the framework fail the cycle as it does)."""
-        out: int | np.ndarray = self.const if self.per_node is None else self.per_node[feasible] + self.const
+        normalized score leaves [0, 100] (the caller lets the framework fail the cycle as it does).
+
+        Which values occur among the feasible nodes changes far more rarely than the feasible nodes: the sum over
+        every node is kept per combination of occurring values, and a feasible set reads its nodes' entries (one
+        gather, where adding the parts for the feasible nodes each time cost two per plugin and the sums)."""
+        if not self.by_value:
+            return self.const if self.per_node is None else self.per_node[feasible] + self.const
+        keys = []
         for v in self.by_value:
             key = _occurring_mask(v.codes, feasible)
             if key is None:  # (no C kernel: the values occurring by bincount, their bytes the key)
                 key = np.bincount(v.codes[feasible], minlength=len(v.values)).astype(bool).tobytes()
+            keys.append(key)
+        key = keys[0] if len(keys) == 1 else tuple(keys)
+        sums = self.sums.get(key)
+        if sums is None:
+            sums = self._sums(keys)
+            if sums is None:
+                return None
+            if len(self.sums) >= _SUMS_MAX:
+                self.sums.clear()
+            self.sums[key] = sums
+        return sums.take(feasible)
+
+    def _sums(self, keys: list) -> np.ndarray | None:
+        """int64 [N]: the sum on every node when the `by_value` plugins' occurring values are `keys` (each plugin's
+        weight · normalized score of each value, `_ByValue.memo`); None when a normalized score leaves [0, 100]."""
+        n = len(self.by_value[0].codes)
+        out = np.full(n, self.const, dtype=np.int64) if self.per_node is None else self.per_node + self.const
+        for v, key in zip(self.by_value, keys, strict=True):
             table = v.memo.get(key)
             if table is None:
                 occurring = _occurring_of(key, len(v.values))
@@ -78,7 +107,7 @@ class StaticNormalized:
                     return None
                 table = v.memo[key] = np.zeros(len(v.values), dtype=np.int64)
                 table[occurring] = v.weight * norm
-            out = out + table.take(v.codes.take(feasible))
+            out += table.take(v.codes)
         return out
 
 
