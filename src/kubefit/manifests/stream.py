@@ -62,6 +62,7 @@ STREAM_MIN_BYTES = 1 << 20  # from this size a file's progress is told in megaby
 PREFETCH_MIN_BYTES = 1 << 20  # a list's items read ahead by a thread when at least this much is left
 _RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
 _JSON_START = re.compile(r"\s*[\[{]")
+_KINDS = {b'"Pod"': "Pod", b'"Node"': "Node"}  # a document's `kind` as the reader writes the most common ones
 
 
 @dataclass
@@ -301,10 +302,12 @@ class _Stream:
         members: list[tuple[str, bytes]] = []
         slots: list[Entry | dict[str, Any]] = []  # items in order; dicts: lists and kind-less items
         listed = False
-        while (event := self.reader.next())[0] != "end":
+        before = self.headroom.before if self.headroom.limit is not None else None
+        while (event := self.reader.next())[0] != "end":  # (no reference to the reader kept: see _read_entries)
             if event[0] == "member":
-                self.headroom.before(len(event[2]))
-                members.append((event[1], event[2]))
+                if before is not None:
+                    before(len(event[2]))
+                members.append(event[1:])
                 continue
             listed = True  # ("items",): a list's items, then ("end_items",)
             for item, kind in self._items():
@@ -339,7 +342,7 @@ class _Stream:
 
     def _object(self, members: list[tuple[str, bytes]], index: int) -> list[Entry]:
         """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
-        kind = next((self.json.decode(v) for k, v in members if k == "kind"), None)
+        kind = next((_KINDS.get(v) or self.json.decode(v) for k, v in members if k == "kind"), None)
         if kind in ("Pod", "Node") and self.pods is not None:
             return [self._item(self._object_text(members), kind, index)]
         if kind == "Cluster":
