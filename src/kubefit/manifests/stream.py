@@ -4,7 +4,7 @@ The compiled reader (`_reader.c`, libyaml's event API and a JSON scanner) turns 
 read into memory, its pages let go as the reading passes them — into one compact JSON text per object,
 as Kubernetes reads YAML (`kubefit.manifests.k8syaml`) and JSON; a list's items come one by one. A pod
 is decoded from its JSON by `kubefit.manifests.fastpod` and kept with its manifest as that JSON (its
-`raw` is decoded only if read); a node by `decode_node`, kept the same way; any other object becomes a
+`raw` is decoded only if read); a node by `kubefit.manifests.fastnode` (or `decode_node`), kept the same way; any other object becomes a
 `Document` as the reference reading gives it. Memory is then what is kept, not the file.
 
 The result is the reference reading's, object for object, error for error (`tests/test_stream.py`):
@@ -50,6 +50,7 @@ from kubefit.errors import InputError
 from kubefit.manifests import documents
 from kubefit.manifests.bounds import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 from kubefit.manifests.documents import Document
+from kubefit.manifests.fastnode import FastNodes
 from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.load import decode_node
 
@@ -225,6 +226,7 @@ class _Stream:
         self.reader = _reader.Reader(data, is_json, fast=fast, prefetch=_prefetch())
         self.source = source
         self.pods = pods
+        self.nodes = FastNodes()
         self.progress = progress
         self.json = msgspec.json.Decoder()
         self.headroom = _Headroom()
@@ -423,12 +425,16 @@ class _Stream:
         return entry or Entry(doc=documents._expand(self.json.decode(item), self.source, index))
 
     def _decoded(self, item: bytes, kind: str, index: int) -> Entry | None:
-        """A pod or node decoded now (None: it becomes a document, decoded with the others)."""
+        """A pod or node decoded now (None: it becomes a document, decoded with the others): a node by
+        `FastNodes`, else (what it leaves) by decode_node when that takes it."""
         if self.pods is None:
             return None
         if kind == "Pod":
             return self._pod(item, index)
         if kind == "Node":
+            fast = self.nodes.decode(item, self.source, index)
+            if fast is not None:
+                return Entry(decoded=fast[0], warnings=fast[1])
             body = self.json.decode(item)
             if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or \
                     not body["metadata"].get("name") or "items" in body:
