@@ -57,7 +57,8 @@ IMAGES = _one_of([
 CONDITIONS = _one_of([
     [{"type": "Ready", "status": "True", "lastHeartbeatTime": "2025-10-01T09:00:00Z", "reason": "KubeletReady",
       "message": "ok"}], [{"type": None, "status": None}], [], None], [
-    [{"type": "Ready", "status": True}], [None], [{"type": "Ready", "staus": "True"}], {"type": "Ready"}])
+    [{"type": "Ready", "status": True}], [{"type": 5, "status": "True"}], [None], [{"type": "Ready", "staus": "True"}],
+    {"type": "Ready"}])
 LABELS = _one_of([
     {"kubernetes.io/hostname": "n1", "topology.kubernetes.io/zone": "zone-a"}, {}, None, {"a": ""},
     {"\u00e9t\u00e9": "caf\u00e9", "q": "say \"hi\"\\n"}, {"a\u0000": "b"}], [{"a": None}, {"a": 1}, ["a"], "a=b"])
@@ -233,6 +234,8 @@ HANDED_OVER = [  # (what, field, value): what decode_node decides (its answer or
     ("an image's size a string", "status.images", [{"names": ["a"], "sizeBytes": "42"}]),
     ("unschedulable a string", "spec.unschedulable", "true"),
     ("a condition's status a boolean", "status.conditions", [{"type": "Ready", "status": True}]),
+    ("a condition's type a number", "status.conditions", [{"type": 5, "status": "True"}]),
+    ("a null condition", "status.conditions", [None]),
     ("no name", "metadata.name", ""),
     ("apiVersion v2", "apiVersion", "v2"),
     ("no apiVersion", "apiVersion", _ABSENT),
