@@ -250,10 +250,11 @@ def test_what_the_fast_road_does_not_take_exactly_is_handed_over(what, path, val
     assert FastNodes().decode(orjson.dumps(body), "f.json", 3) is None, what
 
 
-def test_nodes_of_one_file_share_what_repeats_and_tell_warnings_per_node():
+def test_nodes_of_one_file_share_what_repeats_and_tell_warnings_per_node(monkeypatch):
     """One FastNodes across a file's nodes (its memo of taints and images shared): each node decode_node's,
     each warning naming its own node; equal image lists are decode_node's one shared tuple, equal taint lists
     one tuple; a taint list refused once is refused again (nothing of a refusal is remembered)."""
+    monkeypatch.setattr(load, "_IMAGES", {})  # (decode_node's memo of a process's first 256 image lists: room)
     fast = FastNodes()
     images = [{"names": ["img:1"], "sizeBytes": 7}]
     taints = [{"key": "k", "effect": "NoSchedule"}]
