@@ -135,3 +135,19 @@ def test_the_simulation_leaves_the_collector_as_it_was(monkeypatch):
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, "1"), ("3", "3")])
+def test_the_command_runs_openblas_on_one_thread_unless_told(given, seen):
+    """`run` sets OPENBLAS_NUM_THREADS=1 before any verb imports numpy (kubefit calls no BLAS routine; the thread
+    pool numpy's OpenBLAS starts per core only spins): the verb and numpy, imported then, see it; a value the user
+    set is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = ("import os, sys\nfrom kubefit import cli\n"
+            "def verb(argv=None):\n    before = 'numpy' in sys.modules\n    import numpy\n"
+            "    print(before, os.environ.get('OPENBLAS_NUM_THREADS'))\n    return 0\n"
+            "cli.main = verb\ncli.run()")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", seen]

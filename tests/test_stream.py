@@ -541,19 +541,21 @@ def test_a_fast_pods_volumes_are_read_from_its_json_when_asked_for():
         assert pod == want == copied
 
 
-def test_equal_containers_at_other_paths_are_told_at_their_own():
-    """Equal containers at containers[0], containers[1] and initContainers[0], in two pods of one load:
-    each warning names its own container's path, as decode_pod's do."""
+@pytest.mark.parametrize("regular", [2, 1])
+def test_equal_containers_at_other_paths_are_told_at_their_own(regular):
+    """Equal containers at containers[0] (and containers[1]) and initContainers[0], in two pods of one load
+    (with one regular container, the two lists are the same JSON text): each warning names its own
+    container's path, as decode_pod's do."""
     container = {"name": "a", "image": "img:1", "resources": {"requests": {"bogus": "1"}}}
     fast = FastPods()
     for i in range(2):
         body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {
-            "priority": 0, "containers": [container, container], "initContainers": [container]}}
+            "priority": 0, "containers": [container] * regular, "initContainers": [container]}}
         warnings: list[str] = []
         want = decode_pod(Document(copy.deepcopy(body), "f.json", i), warnings)
         assert fast.decode(orjson.dumps(body), "f.json", i) == (want, warnings)
         assert [w.split(": ")[2] for w in warnings] == [
-            "spec.containers[0].resources.requests.bogus", "spec.containers[1].resources.requests.bogus",
+            *(f"spec.containers[{k}].resources.requests.bogus" for k in range(regular)),
             "spec.initContainers[0].resources.requests.bogus"]
 
 
@@ -670,6 +672,47 @@ def test_priority_admission_reads_a_streamed_pods_text_as_its_spec(tmp_path, pod
     assert sum(taken) == fast
     assert streamed == outcome(path, False)
     assert {p.name: (p.priority, p.preemption_policy) for p in streamed.pods} == want
+
+
+_HOST_PORTS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: limits}
+spec: {limits: [{type: Container, defaultRequest: {memory: 64Mi}}]}
+"""
+
+
+def _ported_pod(name: str, host_network: str) -> str:
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{host_network}containers: "
+            f"[{{name: c, resources: {{requests: {{cpu: '1'}}}}, ports: [{{containerPort: 8080}}]}}]}}\n")
+
+
+@pytest.mark.parametrize(("flags", "host_ported"), [
+    # the same containers (fastpod shares the decoded objects): the chain's outcome is keyed by hostNetwork too,
+    # read from the JSON; a hostNetwork pod's container ports get hostPort = containerPort (SetDefaults_Pod)
+    (["", "hostNetwork: true, ", "hostNetwork: false, ", "hostNetwork: true, "], {"p1", "p3"}),
+    (["hostNetwork: true, ", ""], {"p0"}),
+])
+def test_admission_reads_a_streamed_pods_host_network_from_its_text(tmp_path, flags, host_ported):
+    """Pods still their JSON go through admission with only the fields its outcome is keyed by read from the
+    text (`spec_head`); pods of one spec share an outcome only when their hostNetwork agrees. The scenario is
+    the reference reader's (the notes included), each pod's host ports as SetDefaults_Pod gives them, and
+    LimitRanger's default request reaches every pod."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(_HOST_PORTS + "".join(_ported_pod(f"p{i}", flag) for i, flag in enumerate(flags)))
+    decode, taken = FastPods.decode, []
+
+    def counted(self, data, source, index):
+        got = decode(self, data, source, index)
+        taken.append(got is not None)
+        return got
+
+    with mock.patch.object(FastPods, "decode", counted):
+        streamed = outcome(path, True)
+    assert sum(taken) == len(flags)
+    assert streamed == outcome(path, False)
+    assert {p.name for p in streamed.pods if p.containers[0].ports[0].host_port == 8080} == host_ported
+    assert {p.containers[0].requests["memory"] for p in streamed.pods} == {64 * 2**20 * 10**9}
 
 
 def test_an_escaped_priority_key_is_left_to_decode_pod():

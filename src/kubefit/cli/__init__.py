@@ -270,6 +270,12 @@ def run() -> None:
     # Set before the verb's modules are imported (`import kubefit` imports none): at 700, importing them
     # took ≈ 70 collections (30 ms).
     gc.set_threshold(100_000, 50, 100)
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin a while: ≈ 0.07 CPU s of
+    # every run on two cores, competing with the verb itself. kubefit never calls BLAS (its arrays are integer
+    # vectors over the nodes; no float dot, matmul or linalg), so one thread changes no result. Set before the
+    # verb's modules import numpy (`import kubefit.cli` does not); a value the user set is kept, and Dask
+    # workers a verb starts inherit it.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from kubefit.collector import freeze_what_is_kept
 
     freeze_what_is_kept()  # the process ends with what it loaded and computed alive: no collection need walk it

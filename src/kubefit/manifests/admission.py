@@ -55,6 +55,7 @@ from kubefit.k8s.resourcenames import CPU, MEMORY, is_hugepages
 from kubefit.k8s.validation import aggregate, go_quote
 from kubefit.manifests.decode import decode_quantities
 from kubefit.manifests.documents import Document
+from kubefit.manifests.fastpod import spec_head
 from kubefit.manifests.load import Scenario, _toleration
 from kubefit.manifests.podresources import (
     Resources,
@@ -374,15 +375,15 @@ class Admission:
 
     def admit(self, pod: Pod) -> Pod:
         """The pod as the API server stores it (changed in place), or `Forbidden`."""
-        spec = pod.raw.get("spec") or {}
-        runtime_class = spec.get("runtimeClassName")
+        head = spec_head(pod)  # (a pod still its JSON is read whole only when its outcome is not known yet)
+        runtime_class = head.runtimeClassName
         # pods of one spec share their decoded objects (load's memo, a workload's replicas) or their manifest's
         # (a DaemonSet's pods, one spec per node): either identity says the chain's outcome is the same
         decoded = (id(pod.containers), id(pod.init_containers), id(pod.tolerations), id(pod.node_selector),
-                   id(pod.overhead), id(pod.pod_requests), pod.namespace, runtime_class,
-                   spec.get("hostNetwork") is True)
+                   id(pod.overhead), id(pod.pod_requests), pod.namespace, runtime_class, head.hostNetwork is True)
         outcome = self.outcomes.get(decoded)
         if outcome is None:
+            spec = pod.raw.get("spec") or {}
             given = (id(spec.get("containers")), id(spec.get("initContainers")), id(spec.get("tolerations")),
                      id(spec.get("nodeSelector")), id(spec.get("overhead")), id(spec.get("resources")),
                      pod.namespace, runtime_class, spec.get("hostNetwork") is True)

@@ -197,10 +197,10 @@ class _WorkloadRef(_Strict):  # core/v1 WorkloadReference (v1.35)
 
 
 class _PodSpec(_Strict):  # load.POD_SPEC_FIELDS
-    containers: list[_Container]
+    containers: Raw  # (decoded, as list[_Container], once per distinct text: `FastPods._containers`)
     priority: int | None = None  # (None: absent, or null with the text naming it: `FastPods.decode` says which)
     volumes: _Volumes = None  # (checked; the pod's volumes are read from its JSON when asked for)
-    initContainers: list[_Container] | None = None
+    initContainers: Raw | UnsetType = UNSET  # (as `containers`, a list or null)
     ephemeralContainers: _EphemeralContainers = None
     restartPolicy: Raw = UNSET
     terminationGracePeriodSeconds: Raw = UNSET
@@ -310,6 +310,36 @@ def names_priority(pod: Pod) -> bool:
     return type(raw) is bytes and b'"priority"' in raw
 
 
+class SpecHead(msgspec.Struct):
+    """What admission reads of a pod's spec before anything else, as the manifest gives it (any JSON value):
+    Priority admission's three fields, and the two the admission chain's outcome is keyed by."""
+
+    priority: Any = None
+    priorityClassName: Any = None
+    preemptionPolicy: Any = None
+    runtimeClassName: Any = None
+    hostNetwork: Any = None
+
+
+class _PodHead(msgspec.Struct):
+    spec: SpecHead | None = None
+
+
+_POD_HEAD = msgspec.json.Decoder(_PodHead)
+
+
+def spec_head(pod: Pod) -> SpecHead:
+    """The pod's `SpecHead` (None for a field absent), read from its manifest's JSON when it is still JSON (those
+    fields alone, leaving it unread: a snapshot's pods not admitted yet are thousands, and most share an
+    admission outcome), else from the manifest."""
+    raw = pod.__dict__.get("raw")
+    if type(raw) is bytes:
+        return _POD_HEAD.decode(raw).spec or SpecHead()
+    spec = pod.raw.get("spec") or {}
+    return SpecHead(spec.get("priority"), spec.get("priorityClassName"), spec.get("preemptionPolicy"),
+                    spec.get("runtimeClassName"), spec.get("hostNetwork"))
+
+
 class FastPods:
     """Decodes pods of one load, remembering what repeats across them (containers, tolerations, …)."""
 
@@ -317,6 +347,7 @@ class FastPods:
         self.decoder = msgspec.json.Decoder(_Pod)
         self.resources = msgspec.json.Decoder(_Resources | None)
         self.ports = msgspec.json.Decoder(list[_Port] | None)
+        self.container_list = msgspec.json.Decoder(list[_Container] | None)
         self.memo: dict[Any, Any] = {}
 
     def decode(self, data: bytes, source: str, index: int) -> tuple[Pod, list[str]] | None:
@@ -329,7 +360,7 @@ class FastPods:
         meta, spec, status = pod.metadata, pod.spec, pod.status
         if (spec.priority is None) == named:  # the text names "priority" but the spec gives none (another field
             return None  # says it, or null), or an escape spells the key: decode_pod decides (`names_priority`)
-        if not meta.name or not spec.containers or spec.resourceClaims is not UNSET or \
+        if not meta.name or spec.resourceClaims is not UNSET or \
                 spec.runtimeClassName is not UNSET or spec.overhead is not UNSET or meta.managedFields is not UNSET \
                 or (status is not None and status.resourceClaimStatuses is not UNSET):
             return None  # (the compiled reader leaves managedFields out; `raw` must lack them)
@@ -337,14 +368,16 @@ class FastPods:
         warnings: list[str] = []
         try:
             decoded = self._pod(pod, doc, warnings, data)
-        except (InputError, msgspec.ValidationError, msgspec.DecodeError, _Claims):
+        except (InputError, msgspec.ValidationError, msgspec.DecodeError, _Handover):
             return None
         return decoded, warnings
 
     def _pod(self, pod: _Pod, doc: Document, warnings: list[str], data: bytes) -> Pod:
         meta, spec, status = pod.metadata, pod.spec, pod.status or _PodStatus()
-        containers = self._containers(spec.containers, "containers", doc, warnings)
-        inits = self._containers(spec.initContainers, "initContainers", doc, warnings) if spec.initContainers else ()
+        containers, rules = self._containers(spec.containers, "containers", doc, warnings)
+        if not containers:
+            raise _Handover  # (decode_pod refuses a pod without containers)
+        inits, init_rules = self._containers(spec.initContainers, "initContainers", doc, warnings)
         resources = spec.resources or _Resources()
         pod_requests = (load.decode_resource_list(resources.requests, doc, "spec.resources.requests", warnings)
                         if resources.requests is not None else None)
@@ -363,7 +396,7 @@ class FastPods:
             scheduling_gates=tuple(g.name or "" for g in spec.schedulingGates or ()), resource_claims=(),
             volumes=VOLUMES_FROM_RAW if spec.volumes else (),
             preemption_policy=spec.preemptionPolicy or "PreemptLowerPriority",
-            required_features=_required_features(spec),
+            required_features=_required_features(spec, rules + init_rules),
             phase=status.phase or "",
             container_statuses=self._statuses(status.containerStatuses, "containerStatuses", doc),
             init_container_statuses=self._statuses(status.initContainerStatuses, "initContainerStatuses", doc),
@@ -389,10 +422,27 @@ class FastPods:
                  if struct is not None}
         return pod_group_reference(given, doc)
 
-    def _containers(self, containers: list[_Container], field: str, doc: Document,
-                    warnings: list[str]) -> tuple[Container, ...]:
-        """load._container of each (see `_container`), as one shared tuple."""
-        return self._shared(tuple([self._container(c, doc, field, i, warnings) for i, c in enumerate(containers)]))
+    def _containers(self, raw: Raw | UnsetType, field: str, doc: Document,
+                    warnings: list[str]) -> tuple[tuple[Container, ...], list[Any]]:
+        """load._container of each of a list's containers (see `_container`), as one shared tuple, and their
+        `restartPolicyRules` given (for `_required_features`): memoised, with the warnings they give (told per
+        pod), by the list's JSON text, so that a replica's containers cost one look-up. Absent or null: none."""
+        if raw is UNSET:
+            return (), []
+        key = ("containers", field, bytes(raw))
+        known = self.memo.get(key)
+        if known is None:
+            containers = self.container_list.decode(raw) or ()
+            notes: list[str] = []
+            decoded = self._shared(tuple([self._container(c, doc, field, i, notes)
+                                          for i, c in enumerate(containers)]))
+            prefix = f"{doc.source}: {doc.label}: "
+            known = self.memo[key] = (decoded, [n.removeprefix(prefix) for n in notes],
+                                      [c.restartPolicyRules for c in containers if c.restartPolicyRules])
+        decoded, notes, rules = known
+        if notes:
+            warnings += (f"{doc.source}: {doc.label}: {n}" for n in notes)
+        return decoded, rules
 
     def _container(self, c: _Container, doc: Document, field: str, i: int, warnings: list[str]) -> Container:
         """load._container on the fields it reads, memoised with its warnings (told per pod) by those fields'
@@ -402,7 +452,7 @@ class FastPods:
         if known is None:
             resources = _Resources() if c.resources is UNSET else self.resources.decode(c.resources) or _Resources()
             if resources.claims is not UNSET:
-                raise _Claims
+                raise _Handover
             ports = None if c.ports is UNSET else self.ports.decode(c.ports)
             fields: dict[str, Any] = {"name": c.name, "image": c.image, "restartPolicy": c.restartPolicy,
                                       "resources": {"requests": resources.requests, "limits": resources.limits},
@@ -518,20 +568,18 @@ class FastPods:
         return known
 
 
-class _Claims(Exception):
-    """A container with `resources.claims` (DynamicResources'): decode_pod decides."""
+class _Handover(Exception):
+    """What decode_pod decides: a container with `resources.claims` (DynamicResources'), a pod without
+    containers."""
 
 
 _MISSING = object()
 _NO_OVERHEAD: dict[str, int] = {}  # spec.overhead absent (fastpod leaves a pod with overhead to decode_pod)
 
 
-def _required_features(spec: _PodSpec) -> tuple[str, ...]:
-    """load's inference from the containers' and init containers' `restartPolicyRules`, `hostNetwork` and
-    `hostUsers` (at once `()` for the usual pod, with neither rules nor `hostUsers: false`)."""
-    rules = [c.restartPolicyRules for c in spec.containers if c.restartPolicyRules]
-    if spec.initContainers:
-        rules += [c.restartPolicyRules for c in spec.initContainers if c.restartPolicyRules]
+def _required_features(spec: _PodSpec, rules: list[Any]) -> tuple[str, ...]:
+    """load's inference from the containers' and init containers' `restartPolicyRules` (`rules`, those given),
+    `hostNetwork` and `hostUsers` (at once `()` for the usual pod, with neither rules nor `hostUsers: false`)."""
     if not rules and spec.hostUsers is not False:
         return ()
     return inferred(restarts_all_containers(rules), spec.hostNetwork, spec.hostUsers)

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
-
-import msgspec
 
 from kubefit.api.core import Pod
 from kubefit.errors import Forbidden, InputError
 from kubefit.k8s.validation import aggregate, not_supported
 from kubefit.manifests.documents import Document
-from kubefit.manifests.fastpod import names_priority
+from kubefit.manifests.fastpod import names_priority, spec_head
 from kubefit.manifests.load import Scenario
 
 PREEMPT_LOWER_PRIORITY, NEVER = "PreemptLowerPriority", "Never"
@@ -79,32 +76,6 @@ def priority_classes(scenario: Scenario) -> tuple[dict[str, PriorityClass], Prio
     return _classes([d for d in scenario.skipped if d.kind == "PriorityClass"])
 
 
-class _PrioritySpec(msgspec.Struct):
-    """What Priority admission reads of a pod's spec, as the manifest gives it (any JSON value)."""
-
-    priority: Any = None
-    priorityClassName: Any = None
-    preemptionPolicy: Any = None
-
-
-class _PodPriority(msgspec.Struct):
-    spec: _PrioritySpec | None = None
-
-
-_POD_PRIORITY = msgspec.json.Decoder(_PodPriority)
-
-
-def _priority_fields(pod: Pod) -> _PrioritySpec:
-    """The pod's `spec.priority`, `priorityClassName` and `preemptionPolicy` (None when absent), read from its
-    manifest's JSON when it is still JSON (those three fields alone, leaving it unread: a snapshot's pods
-    not admitted yet are thousands), else from the manifest."""
-    raw = pod.__dict__.get("raw")
-    if type(raw) is bytes:
-        return _POD_PRIORITY.decode(raw).spec or _PrioritySpec()
-    spec = pod.raw.get("spec") or {}
-    return _PrioritySpec(spec.get("priority"), spec.get("priorityClassName"), spec.get("preemptionPolicy"))
-
-
 def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     """The Priority admission of the scenario's PriorityClasses: a function giving a pod without `spec.priority`
     its class's (or the default's) value and preemption policy, raising `Forbidden` as `admitPod` does (the
@@ -114,7 +85,7 @@ def priority_admission(scenario: Scenario) -> Callable[[Pod], Pod]:
     def admit(pod: Pod) -> Pod:
         if names_priority(pod):  # (a pod still its JSON: the text says)
             return pod
-        spec = _priority_fields(pod)
+        spec = spec_head(pod)
         if spec.priority is not None:
             return pod
         name = spec.priorityClassName
