@@ -288,11 +288,12 @@ def test_a_files_nodes_stream_through_the_fast_road_to_the_reference_scenario(tm
     path = tmp_path / f"nodes{suffix}"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}) if suffix == ".json" else
                     yaml.safe_dump_all(docs, sort_keys=False))
-    with mock.patch.object(FastNodes, "_node", autospec=True, side_effect=FastNodes._node) as taken:
+    with mock.patch.object(FastNodes, "_node", autospec=True, side_effect=FastNodes._node) as taken, \
+            mock.patch.object(stream, "decode_node", wraps=load.decode_node) as handed:
         streamed = load_scenario([path])  # (`_node`: a node msgspec took; the odd one fails before it)
     monkeypatch.setenv("KUBEFIT_STREAM", "0")
     reference = load_scenario([path])
-    assert taken.call_count == len(good)
+    assert taken.call_count == len(good) and handed.call_count == 1
     assert streamed == reference and streamed.nodes[-1].labels == {"a": ""}
     assert [raw_is_json(e.decoded) for e in stream.read_entries(path, pods=FastPods())] == [True] * len(docs)
 
