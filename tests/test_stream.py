@@ -216,6 +216,20 @@ def test_a_documents_pods_and_nodes_are_the_references_less_managed_fields(tmp_p
     assert streamed.nodes[0].raw["metadata"] == {"name": "n1"}
 
 
+@pytest.mark.parametrize("after", [True, False])
+def test_a_lists_members_after_its_items_give_its_kind_as_before_them(tmp_path, after):
+    """A `NodeList` whose `kind` (and apiVersion) come after its `items`: its kind-less items are Nodes all the
+    same (the stream keeps the members on both sides of the items: `documents._typed_item`), as the reference
+    reads them."""
+    items = "items:\n- metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: '4'\n"
+    head = "apiVersion: v1\nkind: NodeList\n"
+    path = tmp_path / "list.yaml"
+    path.write_text(items + head if after else head + items)
+    streamed = outcome(path, True)
+    assert isinstance(streamed, Scenario) and [n.name for n in streamed.nodes] == ["n1"]
+    assert streamed == outcome(path, False)
+
+
 def test_a_documents_text_kept_as_raw_is_no_larger_than_it_is(tmp_path, monkeypatch):
     """The JSON text the stream writes of a YAML document's node (kept as its `raw`) takes what it holds: 500
     small nodes hold well under 2 KiB each (orjson's output bytes, kept, took 4 KiB each whatever their length:

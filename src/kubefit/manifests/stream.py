@@ -4,7 +4,7 @@ The compiled reader (`_reader.c`, libyaml's event API and a JSON scanner) turns 
 read into memory, its pages let go as the reading passes them — into one compact JSON text per object,
 as Kubernetes reads YAML (`kubefit.manifests.k8syaml`) and JSON; a list's items come one by one. A pod
 is decoded from its JSON by `kubefit.manifests.fastpod` and kept with its manifest as that JSON (its
-`raw` is decoded only if read); a node by `decode_node`, kept the same way; any other object becomes a
+`raw` is decoded only if read); a node by `kubefit.manifests.fastnode` (or `decode_node`), kept the same way; any other object becomes a
 `Document` as the reference reading gives it. Memory is then what is kept, not the file.
 
 The result is the reference reading's, object for object, error for error (`tests/test_stream.py`):
@@ -50,6 +50,7 @@ from kubefit.errors import InputError
 from kubefit.manifests import documents
 from kubefit.manifests.bounds import REFERENCE_MAX_BYTES, max_input_bytes, too_large
 from kubefit.manifests.documents import Document
+from kubefit.manifests.fastnode import FastNodes
 from kubefit.manifests.fastpod import FastPods
 from kubefit.manifests.load import decode_node
 
@@ -226,6 +227,7 @@ class _Stream:
         self.reader = _reader.Reader(data, is_json, fast=fast, prefetch=_prefetch())
         self.source = source
         self.pods = pods
+        self.nodes = FastNodes()
         self.progress = progress
         self.json = msgspec.json.Decoder()
         self.headroom = _Headroom()
@@ -268,7 +270,8 @@ class _Stream:
     def _document(self, event: tuple, index: int) -> list[Entry] | None:
         """A document's entries (None: a null document, which `parse` keeps and `documents` skips)."""
         tag = event[0]
-        self.headroom.before(len(event[1]) if tag == "scalar" else 0)
+        if self.headroom.limit is not None:
+            self.headroom.before(len(event[1]) if tag == "scalar" else 0)
         if tag == "scalar":
             body = self.json.decode(event[1])
             return None if body is None else [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
@@ -298,19 +301,28 @@ class _Stream:
             yield event[1], event[2]
 
     def _mapping(self, index: int) -> list[Entry]:
-        """A mapping document: an object, or a list whose items arrive one by one."""
-        members: list[tuple[str, bytes]] = []
+        """A mapping document: an object (its members, then "end"), or a list whose items arrive one by one."""
+        members: dict[str, bytes] = {}  # key → its value's JSON, in order (each key once: the reader refuses a
+        before = self.headroom.before if self.headroom.limit is not None else None  # duplicate key)
+        while (event := self.reader.next())[0] == "member":  # (no reference to the reader kept: see _read_entries)
+            if before is not None:
+                before(len(event[2]))
+            members[event[1]] = event[2]
+        if event[0] == "end":
+            return [] if self.error is not None else self._object(members, index)
+        return self._list(members, index)
+
+    def _list(self, members: dict[str, bytes], index: int) -> list[Entry]:
+        """A mapping document at its ("items",) event: the items, the members around them, then the entries."""
         slots: list[Entry | dict[str, Any]] = []  # items in order; dicts: lists and kind-less items
-        listed = False
-        before = self.headroom.before if self.headroom.limit is not None else None
-        while (event := self.reader.next())[0] != "end":  # (no reference to the reader kept: see _read_entries)
+        event: tuple = ("items",)
+        while event[0] != "end":
             if event[0] == "member":
-                if before is not None:
-                    before(len(event[2]))
-                members.append(event[1:])
+                self.headroom.before(len(event[2]))
+                members[event[1]] = event[2]
+                event = self.reader.next()
                 continue
-            listed = True  # ("items",): a list's items, then ("end_items",)
-            for item, kind in self._items():
+            for item, kind in self._items():  # ("items",): a list's items, then ("end_items",)
                 if kind == "Pod" and self.pods is not None and self.error is None:  # (most items: `_slot`'s first road)
                     entry = self._pod(item, index)
                     if entry is not None:
@@ -319,11 +331,10 @@ class _Stream:
                 slot = self._guarded(self._slot, item, kind, index)
                 if slot is not None:
                     slots.append(slot)
+            event = self.reader.next()
         if self.error is not None:
             return []
-        if not listed:
-            return self._object(members, index)
-        envelope = documents._expand({k: self.json.decode(v) for k, v in members}, self.source, index)
+        envelope = documents._expand({k: self.json.decode(v) for k, v in members.items()}, self.source, index)
         out: list[Entry] = []
         nested: list[dict[str, Any]] = []
         for slot in slots:
@@ -340,25 +351,26 @@ class _Stream:
             out += (Entry(doc=d) for d in documents._flatten({"items": nested}, self.source, index))
         return out
 
-    def _object(self, members: list[tuple[str, bytes]], index: int) -> list[Entry]:
+    def _object(self, members: dict[str, bytes], index: int) -> list[Entry]:
         """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
-        kind = next((_KINDS.get(v) or self.json.decode(v) for k, v in members if k == "kind"), None)
+        text = members.get("kind")
+        kind = None if text is None else _KINDS.get(text) or self.json.decode(text)
         if kind in ("Pod", "Node") and self.pods is not None:
             return [self._item(self._object_text(members), kind, index)]
         if kind == "Cluster":
-            body = {k: self._cluster_spec(v) if k == "spec" else self.json.decode(v) for k, v in members}
+            body = {k: self._cluster_spec(v) if k == "spec" else self.json.decode(v) for k, v in members.items()}
         else:
-            body = {k: self.json.decode(v) for k, v in members}
+            body = {k: self.json.decode(v) for k, v in members.items()}
         return [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
 
-    def _object_text(self, members: list[tuple[str, bytes]]) -> bytes:
+    def _object_text(self, members: dict[str, bytes]) -> bytes:
         """An object's compact JSON from its members' (key, JSON) as the reader gives them (each key once), less
         `metadata.managedFields` (as `_reader` leaves it out of a list's pods and nodes). Each key's `"key":` is
         written once per file (`keys`: a document's keys are few and repeat). Every piece is an exact-size bytes:
         the text may be kept as the object's `raw` (`orjson.dumps` gives bytes of 4 KiB whatever their length)."""
         keys = self.keys
         return b"{" + b",".join([(keys.get(k) or self._key(k)) + (_without_managed_fields(v) if k == "metadata" else v)
-                                 for k, v in members]) + b"}"
+                                 for k, v in members.items()]) + b"}"
 
     def _key(self, key: str) -> bytes:
         text = orjson.dumps(key) + b":"
@@ -426,12 +438,16 @@ class _Stream:
         return entry or Entry(doc=documents._expand(self.json.decode(item), self.source, index))
 
     def _decoded(self, item: bytes, kind: str, index: int) -> Entry | None:
-        """A pod or node decoded now (None: it becomes a document, decoded with the others)."""
+        """A pod or node decoded now (None: it becomes a document, decoded with the others): a node by
+        `FastNodes`, else (what it leaves) by decode_node when that takes it."""
         if self.pods is None:
             return None
         if kind == "Pod":
             return self._pod(item, index)
         if kind == "Node":
+            fast = self.nodes.decode(item, self.source, index)
+            if fast is not None:
+                return Entry(decoded=fast[0], warnings=fast[1])
             body = self.json.decode(item)
             if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or \
                     not body["metadata"].get("name") or "items" in body:
