@@ -657,6 +657,19 @@ def _pod_text(name: str, spec: str, labels: str = "{}") -> str:
             f"spec: {{containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}], {spec}}}\n")
 
 
+def _streamed_by_fastpod(path: Path) -> tuple:
+    """The stream's `outcome` of `path` and how many of its pods `FastPods` decoded (the rest: decode_pod)."""
+    decode, taken = FastPods.decode, []
+
+    def counted(self, data, source, index):
+        got = decode(self, data, source, index)
+        taken.append(got is not None)
+        return got
+
+    with mock.patch.object(FastPods, "decode", counted):
+        return outcome(path, True), sum(taken)
+
+
 @pytest.mark.parametrize(("pods", "fast", "want"), [  # fast: how many pods fastpod decodes
     # a pod naming no priority takes its class's (`high`: 1000) or the global default's (`usual`: 7, Never)
     ([("a", "priorityClassName: high"), ("b", "nodeName: n1")], 2, {"a": (1000, "PreemptLowerPriority"),
@@ -674,16 +687,8 @@ def test_priority_admission_reads_a_streamed_pods_text_as_its_spec(tmp_path, pod
     reference reader's, and the admitted priorities are those the PriorityClasses give."""
     path = tmp_path / "pods.yaml"
     path.write_text(_PRIORITY_CLASSES + "".join(_pod_text(*p) for p in pods))
-    decode, taken = FastPods.decode, []
-
-    def counted(self, data, source, index):
-        got = decode(self, data, source, index)
-        taken.append(got is not None)
-        return got
-
-    with mock.patch.object(FastPods, "decode", counted):
-        streamed = outcome(path, True)
-    assert sum(taken) == fast
+    streamed, taken = _streamed_by_fastpod(path)
+    assert taken == fast
     assert streamed == outcome(path, False)
     assert {p.name: (p.priority, p.preemption_policy) for p in streamed.pods} == want
 
@@ -714,16 +719,8 @@ def test_admission_reads_a_streamed_pods_host_network_from_its_text(tmp_path, fl
     LimitRanger's default request reaches every pod."""
     path = tmp_path / "pods.yaml"
     path.write_text(_HOST_PORTS + "".join(_ported_pod(f"p{i}", flag) for i, flag in enumerate(flags)))
-    decode, taken = FastPods.decode, []
-
-    def counted(self, data, source, index):
-        got = decode(self, data, source, index)
-        taken.append(got is not None)
-        return got
-
-    with mock.patch.object(FastPods, "decode", counted):
-        streamed = outcome(path, True)
-    assert sum(taken) == len(flags)
+    streamed, taken = _streamed_by_fastpod(path)
+    assert taken == len(flags)
     assert streamed == outcome(path, False)
     assert {p.name for p in streamed.pods if p.containers[0].ports[0].host_port == 8080} == host_ported
     assert {p.containers[0].requests["memory"] for p in streamed.pods} == {64 * 2**20 * 10**9}
