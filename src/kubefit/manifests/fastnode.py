@@ -138,15 +138,9 @@ class FastNodes:
         """decode_node's fields, in its order (its warnings come in that order); `raw` the JSON, as the stream
         keeps a node (decoded if read)."""
         spec, status = node.spec or _NO_SPEC, node.status or _NO_STATUS
-        if status.allocatable is not UNSET:
-            allocatable = load.decode_resource_list(status.allocatable, doc, "status.allocatable", warnings)
-        elif status.capacity is not UNSET:
-            allocatable = load.decode_resource_list(status.capacity, doc, "status.capacity", warnings)
-            warnings.append(f"{doc.source}: {doc.label}: status.allocatable is absent; using status.capacity")
-        else:
-            allocatable = {}
-            warnings.append(f"{doc.source}: {doc.label}: node has neither status.allocatable nor status.capacity;"
-                            f" nothing fits on it")
+        given = {k: v for k, v in (("allocatable", status.allocatable), ("capacity", status.capacity))
+                 if v is not UNSET}
+        allocatable = load.node_allocatable(given, doc, warnings)
         labels = node.metadata.labels
         return Node(name=name, allocatable=allocatable, labels={} if labels is None else labels,
                     unschedulable=bool(spec.unschedulable), taints=self._taints(spec.taints, doc),

@@ -328,15 +328,7 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     meta, spec, status = _object_parts(doc)
     _check_fields(spec, NODE_SPEC_FIELDS, doc, "spec")
     _check_fields(status, NODE_STATUS_FIELDS, doc, "status")
-    if "allocatable" in status:
-        allocatable = decode_resource_list(status["allocatable"], doc, "status.allocatable", warnings)
-    elif "capacity" in status:
-        allocatable = decode_resource_list(status["capacity"], doc, "status.capacity", warnings)
-        warnings.append(f"{doc.source}: {doc.label}: status.allocatable is absent; using status.capacity")
-    else:
-        allocatable = {}
-        warnings.append(f"{doc.source}: {doc.label}: node has neither status.allocatable nor status.capacity;"
-                        f" nothing fits on it")
+    allocatable = node_allocatable(status, doc, warnings)
     taints = tuple(_taint(t, doc, f"spec.taints[{i}]") for i, t in enumerate(_list(spec.get("taints"), doc, "spec.taints")))
     labels = _string_map(meta.get("labels"), doc, "metadata.labels")
     for path, condition in entries(status.get("conditions"), doc, "status.conditions", NODE_CONDITION_FIELDS,
@@ -350,6 +342,20 @@ def decode_node(doc: Document, warnings: list[str]) -> Node:
     return Node(name=name, allocatable=allocatable, labels=labels, unschedulable=bool(unschedulable),
                 taints=taints, images=_node_images(status, doc), declared_features=declared,
                 raw=kept_manifest(doc.body), source=doc.source)
+
+
+def node_allocatable(status: dict[str, Any], doc: Document, warnings: list[str]) -> ResourceList:
+    """What the scheduler may place on the node: `status.allocatable`, else `status.capacity` (told), else
+    nothing (told). `status` needs only the two keys, each present when the node gives it (null included)."""
+    if "allocatable" in status:
+        return decode_resource_list(status["allocatable"], doc, "status.allocatable", warnings)
+    if "capacity" in status:
+        allocatable = decode_resource_list(status["capacity"], doc, "status.capacity", warnings)
+        warnings.append(f"{doc.source}: {doc.label}: status.allocatable is absent; using status.capacity")
+        return allocatable
+    warnings.append(f"{doc.source}: {doc.label}: node has neither status.allocatable nor status.capacity;"
+                    f" nothing fits on it")
+    return {}
 
 
 def kept_manifest(body: dict[str, Any]) -> dict[str, Any]:
