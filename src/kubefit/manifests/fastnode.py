@@ -19,18 +19,13 @@ from __future__ import annotations
 from typing import Literal
 
 import msgspec
-from msgspec import UNSET, Raw, Struct, UnsetType
+from msgspec import UNSET, Raw, UnsetType
 
 from kubefit.api.core import ContainerImage, Node, Taint
 from kubefit.errors import InputError
 from kubefit.manifests import load
 from kubefit.manifests.documents import Document
-
-Quantities = dict[str, str | int | float]
-
-
-class _Strict(Struct, forbid_unknown_fields=True):
-    """A Kubernetes type: any field it does not list is refused (decode's `check_fields`)."""
+from kubefit.manifests.fastpod import Quantities, _Strict  # (the same typing: an unknown field refused)
 
 
 class _ObjectMeta(_Strict):  # load.METADATA_FIELDS; decode_node reads the name and labels only
