@@ -41,21 +41,84 @@ _reader = pytest.importorskip("kubefit.manifests._reader")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def read_events(text: str | bytes, is_json: bool, fast: bool = True, prefetch: int = -1) -> list[tuple]:
+def read_events(text: str | bytes, is_json: bool, fast: bool = True, prefetch: int = -1,
+                objects: bool = False, cut_objects: bool = True) -> list[tuple]:
     """The compiled reader's events (raising Retry from the fast path, Fallback)."""
-    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast, prefetch=prefetch)
+    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast, prefetch=prefetch,
+                            objects=objects, cut_objects=cut_objects)
     out = []
     while (event := reader.next()) is not None:
         out.append(event)
     return out
 
 
-def events(text: str | bytes, is_json: bool) -> list[tuple]:
-    """The events as `stream` takes them: the fast path's, or where it retries, libyaml's."""
+def events(text: str | bytes, is_json: bool, objects: bool = False) -> list[tuple]:
+    """The events (`objects`: as `stream` takes them): the fast path's, or where it retries, libyaml's."""
     try:
-        return read_events(text, is_json)
+        return read_events(text, is_json, objects=objects)
     except _reader.Retry:
-        return read_events(text, is_json, fast=False)
+        return read_events(text, is_json, fast=False, objects=objects)
+
+
+def _less_managed_fields(metadata: bytes) -> bytes:
+    """A metadata member's JSON less `managedFields`, as `stream` left it out of a document's pod or node when it
+    joined the members itself (before the reader held them: where the text names `"managedFields"`)."""
+    if b'"managedFields"' not in metadata:
+        return metadata
+    body = orjson.loads(metadata)
+    if isinstance(body, dict):
+        body.pop("managedFields", None)
+        return orjson.dumps(body)
+    return metadata
+
+
+def as_objects(got: list[tuple], cut: bool = True) -> list[tuple]:
+    """The events of Reader(..., objects=True) expected from those without (`got`): a mapping document's
+    "map", members and "end", with no `items` sequence between, as one ("object", json, kind) — its members
+    joined as `stream` joined them before the reader held them (`cut`: a Pod's or Node's metadata less
+    managedFields), its kind its `kind` member's string (under 64 bytes) —, every other event as it is. A
+    mapping cut short by an error (nothing after its members) is left out: the reader held it."""
+    out: list[tuple] = []
+    i = 0
+    while i < len(got):
+        if got[i] != ("map",):
+            out.append(got[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(got) and got[j][0] == "member":
+            j += 1
+        if j == len(got):
+            break
+        if got[j] != ("end",):  # a list: its events as they are
+            out += got[i:j]
+            i = j
+            continue
+        members = {key: value for _, key, value in got[i + 1:j]}
+        kind = json.loads(members["kind"]) if "kind" in members else None
+        kind = kind if isinstance(kind, str) and len(kind.encode("utf-8", "surrogatepass")) < 64 else None
+        cutting = cut and kind in ("Pod", "Node")
+        text = b"{" + b",".join(orjson.dumps(k) + b":" + (_less_managed_fields(v) if cutting and k == "metadata" else v)
+                                for k, v in members.items()) + b"}"
+        out.append(("object", text, kind))
+        i = j + 1
+    return out
+
+
+def _pairs(value):
+    """A JSON value with its objects' members as lists of pairs, in order."""
+    if isinstance(value, dict):
+        return [(k, _pairs(v)) for k, v in value.items()]
+    return [_pairs(v) for v in value] if isinstance(value, list) else value
+
+
+def same_objects(held: list[tuple], got: list[tuple], cut: bool = True) -> bool:
+    """Whether the events of Reader(..., objects=True) are `as_objects(got)`: the objects' texts compared as
+    their members and values in order (stream joined a metadata less managedFields as orjson writes it)."""
+    def shown(events: list[tuple]) -> list[tuple]:
+        return [(e[0], _pairs(json.loads(e[1])), e[2]) if e[0] == "object" else e for e in events]
+
+    return shown(held) == shown(as_objects(got, cut))
 
 
 def outcome(path: Path, streamed: bool):
@@ -139,6 +202,9 @@ def test_documents_are_the_reference_documents(body, flow, indent):
         assert want is not None, text
         members = {e[1]: msgspec.json.decode(e[2]) for e in got if e[0] == "member"}
         assert [members] == want and json.dumps(members) == json.dumps(want[0]), text
+        held = events(text, is_json, objects=True)  # the document held whole: the same members, in order
+        assert same_objects(held, got) and held[0][0] == "object", text
+        assert json.dumps(json.loads(held[0][1])) == json.dumps(want[0]), text
 
 
 @pytest.mark.parametrize("text", [
@@ -253,11 +319,12 @@ def test_a_documents_text_kept_as_raw_is_no_larger_than_it_is(tmp_path, monkeypa
 
 # --------------------------------------------------------------------------- JSON's prefetch thread
 
-def _outcome(data: bytes, prefetch: int, pause: float = 0.0) -> tuple[list[tuple], object, list[int]]:
+def _outcome(data: bytes, prefetch: int, pause: float = 0.0, objects: bool = False
+             ) -> tuple[list[tuple], object, list[int]]:
     """Every event of the JSON reader, the exception that ended it (type and text, or None) and the
     positions it told after each event; `pause` seconds after the first item, so that the thread reads
     ahead as far as it may."""
-    reader = _reader.Reader(data, True, prefetch=prefetch)
+    reader = _reader.Reader(data, True, prefetch=prefetch, objects=objects)
     out: list[tuple] = []
     positions: list[int] = []
     try:
@@ -290,6 +357,8 @@ def test_items_read_ahead_are_the_readers_own(lists, as_list, cut, insert):
         alone, ahead = _outcome(data, -1), _outcome(data, 0)
         assert ahead[:2] == alone[:2], broken
         assert ahead[2][-1:] == alone[2][-1:] and ahead[2] == sorted(ahead[2])
+        held = _outcome(data, 0, objects=True)  # (a list: its members first, then its items; objects whole)
+        assert held[1] == alone[1] and same_objects(held[0], alone[0]), broken
 
 
 def _big_list(items: int, bad: int | None = None) -> bytes:
@@ -825,9 +894,9 @@ def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
 
 # --------------------------------------------------------------------------- YAML's fast path
 
-def _run(data: bytes, fast: bool) -> tuple[object, int]:
+def _run(data: bytes, fast: bool, objects: bool = False) -> tuple[object, int]:
     """The reader's events (or its exception's type and text), and how many items the fast path read."""
-    reader = _reader.Reader(data, False, fast=fast)
+    reader = _reader.Reader(data, False, fast=fast, objects=objects)
     out: list[tuple] = []
     try:
         while (event := reader.next()) is not None:
@@ -840,14 +909,21 @@ def _run(data: bytes, fast: bool) -> tuple[object, int]:
 def fast_path(text: str | bytes) -> int:
     """Asserts that the fast path gives the libyaml path's events byte for byte, or retries (raises
     Retry, after which `stream` reads the file with the libyaml path); how many items it read itself,
-    -1 where it retried."""
+    -1 where it retried. The same with objects held whole (`objects=True`, as `stream` reads): the fast
+    path's events are libyaml's, and both are `as_objects` of the events without (or the same error)."""
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     slow, slow_items = _run(data, fast=False)
     assert slow_items == 0
+    held_slow = _run(data, fast=False, objects=True)[0]
+    assert held_slow == slow if isinstance(slow, tuple) else same_objects(held_slow, slow), data[:3000]
     fast, items = _run(data, fast=True)
+    held, held_items = _run(data, fast=True, objects=True)
+    assert held_items == items
     if isinstance(fast, tuple) and fast[0] == "Retry":
+        assert held == fast
         return -1
     assert fast == slow, data[:3000]
+    assert held == held_slow, data[:3000]
     return items
 
 
