@@ -260,9 +260,9 @@ def test_managed_fields_are_left_out_of_pods_and_nodes_only():
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_a_documents_pods_and_nodes_are_the_references_less_managed_fields(tmp_path, suffix):
-    """Pods and nodes that are documents of their own (not a list's items: the stream joins a YAML document's
-    members' JSON into one text; a JSON stream's values are read whole) decode to the reference's objects, their
-    `raw` less managedFields, key order kept."""
+    """Pods and nodes that are documents of their own (not a list's items: the reader holds a document's
+    members and gives it as one JSON text) decode to the reference's objects, their `raw` less managedFields,
+    key order kept."""
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "m"}],
                                                            "labels": {"app": "a"}},
            "spec": {"priority": 5, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}

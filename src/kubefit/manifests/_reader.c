@@ -2080,8 +2080,9 @@ static int hold_member(Reader *r, Member *m) {
     return 0;
 }
 
-/* A held object's text less a Pod's or Node's metadata.managedFields, as stream._object_text left it out: a
-   key written with an escape only where `"managedFields"` is in the metadata's text all the same. */
+/* A held object's text less a Pod's or Node's metadata.managedFields, as kubefit.manifests.stream left it out
+   when it joined a document's members itself (before the reader held them: it looked for `"managedFields"` in
+   the metadata's text): a key written with an escape only where that text is in the metadata all the same. */
 static void cut_object(Reader *r) {
     if (!r->cut_objects || !r->has_cut || !r->has_meta) return;
     if (r->cut_escaped && !memmem(r->obj.data + r->meta_at, r->meta_len, "\"managedFields\"", 15)) return;
