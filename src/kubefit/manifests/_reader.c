@@ -97,6 +97,17 @@ static int buf_grow(Buf *b, size_t more) {
     return 0;
 }
 
+/* Room for one more of an array's `n` elements of `size` bytes (`cap` of them, at first `first`). */
+static int grow_array(void **items, size_t *cap, size_t n, size_t size, size_t first) {
+    if (n < *cap) return 0;
+    size_t more = *cap ? *cap * 2 : first;
+    void *grown = realloc(*items, more * size);
+    if (!grown) return no_memory();
+    *items = grown;
+    *cap = more;
+    return 0;
+}
+
 static int buf_put(Buf *b, const char *s, size_t n) {
     if (buf_grow(b, n) < 0) return -1;
     memcpy(b->data + b->len, s, n);
@@ -1105,13 +1116,7 @@ static void batch_free(Batch *b) {
 }
 
 static int batch_add(Batch *b, Reader *r, int last) {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        Record *recs = realloc(b->recs, cap * sizeof(Record));
-        if (!recs) return no_memory();
-        b->recs = recs;
-        b->cap = cap;
-    }
+    if (grow_array((void **)&b->recs, &b->cap, b->n, sizeof(Record), 256) < 0) return -1;
     Record *rec = &b->recs[b->n];
     rec->off = b->text.len;
     rec->pos = r->pos;
@@ -2069,13 +2074,7 @@ static int next_member(Reader *r, Buf *out, Member *m, int tracked) {
    meets it, as without objects (nothing of the document has then been handed out). */
 
 static int hold_member(Reader *r, Member *m) {
-    if (r->n_members == r->cap_members) {
-        size_t cap = r->cap_members ? r->cap_members * 2 : 16;
-        Member *members = realloc(r->members, cap * sizeof(Member));
-        if (!members) return no_memory();
-        r->members = members;
-        r->cap_members = cap;
-    }
+    if (grow_array((void **)&r->members, &r->cap_members, r->n_members, sizeof(Member), 16) < 0) return -1;
     r->members[r->n_members++] = *m;
     return 0;
 }
