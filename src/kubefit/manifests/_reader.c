@@ -247,7 +247,6 @@ typedef struct {
     int kind_len;        /* -1: none (or not a plain string) */
     size_t cut_from, cut_to;
     int has_cut;
-    int cut_escaped;     /* JSON: the managedFields key was written with an escape */
     /* a mapping document's members held until it shows whether it is an object or a list (see "objects") */
     int objects;         /* Reader(..., objects=True) */
     int cut_objects;     /* an object's managedFields left out of a Pod or Node */
@@ -539,7 +538,6 @@ static void member_done(Reader *r, Role role, Buf *out, size_t value_at, size_t 
         r->cut_from = first ? key_at : member_start;
         r->cut_to = out->len;
         r->has_cut = first ? 2 : 1;
-        r->cut_escaped = 0;
     }
 }
 
@@ -579,7 +577,6 @@ static int j_object(Reader *r, Buf *out, int depth, Track track) {
         size_t value_at = out->len;
         if (j_value(r, out, depth + 1, role.meta ? (Track){1, 1} : (Track){0, 0}) < 0) return -1;
         member_done(r, role, out, value_at, key_at, member_start, first);
-        if (role.managed) r->cut_escaped = escaped;
         first = 0;
         j_space(r);
         if (r->pos >= r->size) return j_fail(r, "a malformed JSON object");
@@ -2081,10 +2078,13 @@ static int hold_member(Reader *r, Member *m) {
 
 /* A held object's text less a Pod's or Node's metadata.managedFields, as kubefit.manifests.stream left it out
    when it joined a document's members itself (before the reader held them: it looked for `"managedFields"` in
-   the metadata's text): a key written with an escape only where that text is in the metadata all the same. */
+   the metadata's text): a key written with an escape (JSON; the cut begins with it, or with the comma before
+   it) only where that text is in the metadata all the same. */
 static void cut_object(Reader *r) {
+    static const char plain[] = "\"managedFields\"";
     if (!r->cut_objects || !r->has_cut || !r->has_meta) return;
-    if (r->cut_escaped && !memmem(r->obj.data + r->meta_at, r->meta_len, "\"managedFields\"", 15)) return;
+    const char *key = r->obj.data + r->cut_from + (r->has_cut == 1);
+    if (memcmp(key, plain, 15) != 0 && !memmem(r->obj.data + r->meta_at, r->meta_len, plain, 15)) return;
     cut_text(r, &r->obj);
 }
 
