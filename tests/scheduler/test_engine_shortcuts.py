@@ -153,3 +153,40 @@ def test_best_in_c_equals_numpy(data):
 def _wrap(v: int) -> int:
     """v as int64 arithmetic leaves it (two's complement, modulo 2⁶⁴)."""
     return (v + 2**63) % 2**64 - 2**63
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(INT64 | st.integers(-3, 3), min_size=1, max_size=60))
+def test_highest_in_c_equals_numpy(values):
+    """`_highest` in C (`_countkernels.highest`) gives the positions of the highest total, ascending, as numpy's
+    `(total == total.max()).nonzero()[0]` does, whatever the values (ties anywhere, negatives, INT64_MIN for the
+    infeasible nodes); the kernel writes into a scratch longer than the totals and its answer is a copy."""
+    total = np.asarray(values, dtype=np.int64)
+    want = [i for i, v in enumerate(values) if v == max(values)]
+    assert eng._highest_c is not None
+    scratch = np.full(len(values) + 3, -7, dtype=np.int64)
+    got = eng._highest(total, scratch)
+    assert got.tolist() == want
+    scratch[:] = -7  # (the answer does not share the scratch, reused by the engine's next cycle)
+    assert got.tolist() == want
+    old = eng._highest_c
+    eng._highest_c = None
+    try:
+        assert eng._highest(total, scratch).tolist() == want
+    finally:
+        eng._highest_c = old
+
+
+def test_highest_refuses_what_it_cannot_read():
+    """A scratch shorter than the totals, or totals of another width, are refused by the kernel: numpy answers."""
+    from kubefit.scheduler._countkernels import highest
+
+    total = np.asarray([1, 5, 5], dtype=np.int64)
+    for bad in ((total, np.empty(2, dtype=np.int64)), (total.astype(np.int32), np.empty(3, dtype=np.int64))):
+        try:
+            highest(*bad)
+        except (TypeError, ValueError):
+            pass
+        else:  # pragma: no cover - the kernel must refuse
+            raise AssertionError("highest read what it should refuse")
+    assert eng._highest(total, np.empty(1, dtype=np.int64)).tolist() == [1, 2]
