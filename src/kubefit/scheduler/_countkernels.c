@@ -31,10 +31,7 @@
  *   normed[k] · scale + extra (scale 1, extra 0 unless given; extra an int or an int64 array over feasible's
  *   positions; int64, wrapping as numpy's products and sums do), and top[:count] the nodes of `feasible` whose
  *   sum is the highest, in feasible's order.
- *
- * highest(total, out) -> how many nodes tie for the highest value of total
- *   out[:count] = the positions i with total[i] == max(total), ascending (engine._highest, the reference: a cycle that
- *   scored every node, `(total == total.max()).nonzero()[0]` in one pass); total and out int64, out at least as long.
+
  *
  * add_rows(node, sign, matrix, row[, matrix, row…]) -> None
  *   for each pair (up to 4) matrix[node] += sign · row (int64 matrices and rows of their width, wrapping as numpy's
@@ -522,36 +519,6 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return out;
 }
 
-static PyObject *highest(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "highest(total, out) takes 2 arguments");
-        return NULL;
-    }
-    Buf total = {0}, out = {0};
-    Buf *all[] = {&total, &out};
-    PyObject *result = NULL;
-    if (get(args[0], &total, 0, 8, "total") || get(args[1], &out, 1, 8, "out")) goto done;
-    {
-        Py_ssize_t n = total.b.shape[0], count = 0;
-        if (out.b.shape[0] < n) {
-            PyErr_SetString(PyExc_ValueError, "highest: out is shorter than total");
-            goto done;
-        }
-        const int64_t *tt = total.b.buf;
-        int64_t *tp = out.b.buf, high = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {  /* (a new highest value starts the list again) */
-            int64_t v = tt[i];
-            if (i == 0 || v > high) { high = v; count = 0; }
-            if (v == high) tp[count++] = (int64_t)i;
-        }
-        result = PyLong_FromSsize_t(count);
-    }
-done:
-    release(all, sizeof all / sizeof *all);
-    return result;
-}
-
 static PyObject *add_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     enum { MAX_PAIRS = 4 };
@@ -605,8 +572,6 @@ static PyMethodDef methods[] = {
     {"add_rows", (PyCFunction)(void (*)(void))add_rows, METH_FASTCALL,
      "add_rows(node, sign, matrix, row[, matrix, row...]) -> None: matrix[node] += sign * row for each pair, int64 "
      "wrapping; every pair checked first"},
-    {"highest", (PyCFunction)(void (*)(void))highest, METH_FASTCALL,
-     "highest(total, out) -> count: out[:count] the positions of total's highest value, ascending"},
     {"cell_scores", (PyCFunction)(void (*)(void))cell_scores, METH_FASTCALL,
      "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> ignored nodes, or None: PodTopologySpread's "
      "normalized score of each filtered node from its cell written into out"},

@@ -68,12 +68,11 @@ from kubefit.scheduler.rows import compiled_spec, evaluate_compiled, filter_kern
 from kubefit.scheduler.state import ClusterState
 from kubefit.scheduler.staticnorm import static_normalized
 
-try:  # `_changed_rows`, `_best` and `_highest` in C (_countkernels.c), built when the package is installed with a C
-    from kubefit.scheduler._countkernels import best as _best_c  # compiler
+try:  # `_changed_rows` and `_best` in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import best as _best_c
     from kubefit.scheduler._countkernels import distinct as _distinct
-    from kubefit.scheduler._countkernels import highest as _highest_c
 except ImportError:  # pragma: no cover - the same rows, sorted in Python or marked in a mask; numpy's sums
-    _best_c = _distinct = _highest_c = None
+    _best_c = _distinct = None
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -231,18 +230,6 @@ def _best(total: np.ndarray, feasible: np.ndarray, normed: np.ndarray, scale: in
         normed += extra
     summed = total[feasible] + normed
     return summed, feasible[summed == _array_max(summed)]
-
-
-def _highest(total: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """The positions of `total`'s highest value, ascending (`selectHost`'s candidates when every node was scored):
-    in one pass in C when built (`_countkernels.highest`, written into `scratch`, an int64 array at least as long,
-    and copied out), else with numpy (the reference)."""
-    if _highest_c is not None:
-        try:
-            return scratch[:_highest_c(total, scratch)].copy()
-        except (BufferError, TypeError, ValueError):  # what it cannot read as given (not C-contiguous int64)
-            pass
-    return (total == total[total.argmax()]).nonzero()[0]
 
 
 def _same_nodes(a: np.ndarray, b: np.ndarray) -> bool:
@@ -510,7 +497,6 @@ class Engine:
         # TopologyAwareWorkloadScheduling): the only candidates, the `0/N nodes` of a FitError; None: every node
         self.placement: np.ndarray | None = None
         self._k: dict[int, tuple] = {}  # per framework id: (framework, node order, `_window`'s k over that order)
-        self._scratch = np.empty(n, dtype=np.int64)  # `_highest`'s output before it is copied (one per engine)
 
     # ---------------------------------------------------------------- shapes
     def framework(self, pod: Pod) -> Framework:
@@ -1156,9 +1142,7 @@ class Engine:
         if sh.n_bad and bool((sh.bad & ok).any()):
             self._raise_score_error(sh)
         if sh.identity:
-            if len(self._scratch) < len(sh.total):
-                self._scratch = np.empty(len(sh.total), dtype=np.int64)
-            best = _highest(sh.total, self._scratch)
+            best = (sh.total == sh.total[sh.total.argmax()]).nonzero()[0]
             scored = (None, None)  # every feasible node, `sh.total` (`_others`)
         else:  # normalized plugins: over the feasible set, redone only when that set changed
             if sh.norm_seen != sh.norm_version:
