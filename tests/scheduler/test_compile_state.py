@@ -94,3 +94,49 @@ def test_a_bind_naming_a_resource_the_state_lacks_widens_it_first():
     fpga, cpu, pods = (state.index[r] for r in ("example.com/fpga", "cpu", "pods"))
     assert state.requested[1, [cpu, pods, fpga]].tolist() == [1000, 1, 3]
     assert not state.requested[0].any()
+
+
+INT64 = st.integers(-2**63, 2**63 - 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(binds=st.lists(st.tuples(st.integers(0, 3), st.lists(INT64 | st.integers(-3, 3), min_size=5, max_size=5),
+                                st.tuples(INT64, INT64)), max_size=12))
+def test_a_bind_adds_its_rows_as_numpy_does(binds):
+    """`ClusterState.bind` with a prepared row and non-zero pair (the engine's binds) adds them in C
+    (`_countkernels.add_rows`): the rows numpy's `+=` leaves, int64 sums wrapping, bind after bind."""
+    from kubefit.k8s.requests import pod_demand
+    from kubefit.scheduler import state as state_module
+
+    assert state_module._add_rows is not None
+    state = compile_state(NODES, [])
+    want_requested, want_nonzero = state.requested.copy(), state.nonzero_requested.copy()
+    demand = pod_demand(Pod(name="p"))
+    for node, row, pair in binds:
+        row, pair = np.asarray(row, dtype=np.int64), np.asarray(pair, dtype=np.int64)
+        state.bind(node, demand, row, nonzero=pair)
+        with np.errstate(over="ignore"):
+            want_requested[node] += row
+            want_nonzero[node] += pair
+        assert np.array_equal(state.requested, want_requested)
+        assert np.array_equal(state.nonzero_requested, want_nonzero)
+
+
+def test_add_rows_adds_all_pairs_or_none():
+    """A pair the kernel does not take (a row of another width, a node out of range) adds nothing, not even the
+    pairs before it: `bind` then adds them all with numpy."""
+    from kubefit.scheduler._countkernels import add_rows
+
+    requested, nonzero = np.zeros((2, 3), dtype=np.int64), np.zeros((2, 2), dtype=np.int64)
+    row, pair = np.asarray([1, 2, 3], dtype=np.int64), np.asarray([4, 5], dtype=np.int64)
+    for args in ((1, 1, requested, row, nonzero, row), (2, 1, requested, row, nonzero, pair),
+                 (1, 1, requested, row, nonzero, pair.astype(np.int32))):
+        try:
+            add_rows(*args)
+        except (TypeError, ValueError):
+            pass
+        else:  # pragma: no cover - the kernel must refuse
+            raise AssertionError("add_rows took what it should refuse")
+        assert not requested.any() and not nonzero.any()
+    add_rows(1, -1, requested, row, nonzero, pair)
+    assert requested.tolist() == [[0, 0, 0], [-1, -2, -3]] and nonzero.tolist() == [[0, 0], [-4, -5]]

@@ -30,7 +30,13 @@
  *   the engine's scores of a cycle's feasible nodes (engine._best, the reference): summed[k] = total[feasible[k]] +
  *   normed[k] · scale + extra (scale 1, extra 0 unless given; extra an int or an int64 array over feasible's
  *   positions; int64, wrapping as numpy's products and sums do), and top[:count] the nodes of `feasible` whose
- *   sum is the highest, in feasible's order. */
+ *   sum is the highest, in feasible's order.
+
+ *
+ * add_rows(node, sign, matrix, row[, matrix, row…]) -> None
+ *   for each pair (up to 4) matrix[node] += sign · row (int64 matrices and rows of their width, wrapping as numpy's
+ *   sums do): a bind's requests and non-zero requests added to its node's rows (state.ClusterState.bind, numpy's row
+ *   additions the reference). Every pair is checked before any is added: a TypeError or ValueError adds nothing. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -513,10 +519,59 @@ static PyObject *distinct(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return out;
 }
 
+static PyObject *add_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    enum { MAX_PAIRS = 4 };
+    if (nargs < 4 || nargs % 2 || nargs > 2 + 2 * MAX_PAIRS) {
+        PyErr_SetString(PyExc_TypeError, "add_rows(node, sign, matrix, row[, matrix, row…]) takes up to 4 pairs");
+        return NULL;
+    }
+    Py_ssize_t node = PyNumber_AsSsize_t(args[0], PyExc_IndexError);
+    long long sign = PyLong_AsLongLong(args[1]);
+    if ((node == -1 || sign == -1) && PyErr_Occurred()) return NULL;
+    Py_ssize_t pairs = (nargs - 2) / 2, held = 0;
+    Buf bufs[2 * MAX_PAIRS];
+    Buf *all[2 * MAX_PAIRS];
+    memset(bufs, 0, sizeof bufs);
+    for (Py_ssize_t k = 0; k < 2 * MAX_PAIRS; k++) all[k] = &bufs[k];
+    PyObject *result = NULL;
+    /* every pair checked before any is added: all of them, or none (the caller's numpy path then) */
+    for (Py_ssize_t p = 0; p < pairs; p++) {
+        Buf *matrix = &bufs[2 * p], *row = &bufs[2 * p + 1];
+        held = 2 * p + 2;
+        if (nd_get(args[2 + 2 * p], matrix, 1) < 0 || get(args[3 + 2 * p], row, 0, 8, "row")) goto done;
+        const char *f = matrix->b.format ? matrix->b.format : "B";
+        char kind = f[strlen(f) - 1];
+        if (matrix->b.ndim != 2 || matrix->b.itemsize != 8 || !(kind == 'l' || kind == 'q')) {
+            PyErr_SetString(PyExc_TypeError, "add_rows: a two-dimensional int64 matrix expected");
+            goto done;
+        }
+        if (node < 0 || node >= matrix->b.shape[0] || row->b.shape[0] != matrix->b.shape[1]) {
+            PyErr_SetString(PyExc_ValueError, "add_rows: a node out of range or a row of another width");
+            goto done;
+        }
+    }
+    for (Py_ssize_t p = 0; p < pairs; p++) {
+        Buf *matrix = &bufs[2 * p], *row = &bufs[2 * p + 1];
+        Py_ssize_t cols = matrix->b.shape[1];
+        int64_t *to = (int64_t *)matrix->b.buf + node * cols;
+        const int64_t *by = row->b.buf;
+        for (Py_ssize_t k = 0; k < cols; k++)  /* numpy's int64 sums wrap: unsigned arithmetic, the same bits */
+            to[k] = (int64_t)((uint64_t)to[k] + (uint64_t)by[k] * (uint64_t)sign);
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release(all, (size_t)held);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
      "best(total, feasible, normed, summed, top[, scale, extra]) -> count: the feasible nodes' scores and those tying "
      "for the highest"},
+    {"add_rows", (PyCFunction)(void (*)(void))add_rows, METH_FASTCALL,
+     "add_rows(node, sign, matrix, row[, matrix, row...]) -> None: matrix[node] += sign * row for each pair, int64 "
+     "wrapping; every pair checked first"},
     {"cell_scores", (PyCFunction)(void (*)(void))cell_scores, METH_FASTCALL,
      "cell_scores(cell, idx, size, cells, outer, sizes, skews, sums, out) -> ignored nodes, or None: PodTopologySpread's "
      "normalized score of each filtered node from its cell written into out"},

@@ -176,29 +176,47 @@ def _tie_names(steps: Sequence[Step], names: list[str]) -> list[list[str]]:
 
 
 def final_usage(state: ClusterState) -> dict[str, dict]:
-    """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it."""
-    out = {}
-    names = sorted((CPU, EPHEMERAL_STORAGE, MEMORY))  # always shown
-    basic = [(r, state.index[r]) for r in names]
-    pods = state.index[PODS]
-    others = [(r, col) for r, col in state.index.items() if r not in names and r != PODS]
-    for name, req, (cpu, memory) in zip(state.node_names, state.requested.tolist(),
-                                        state.nonzero_requested.tolist(), strict=True):
-        requested = {r: req[col] for r, col in basic}
-        extra = [(r, req[col]) for r, col in others if req[col] != 0]
-        if extra:  # requested on this node: in name order among the basic ones
-            requested = dict(sorted([*requested.items(), *extra]))
-        out[name] = {"requested": requested, "nonZeroRequested": {"cpu": cpu, "memory": memory}, "pods": req[pods]}
+    """Per node `{requested, nonZeroRequested, pods}` as the scheduler cache holds it: cpu, ephemeral-storage and
+    memory always, in name order, with any other resource requested on the node among them in name order.
+
+    Read column by column (one list per column, not one dict comprehension per node over the columns), the nodes
+    requesting another resource found with one array operation and written as before."""
+    basic = sorted((CPU, EPHEMERAL_STORAGE, MEMORY))  # always shown
+    others = [(r, col) for r, col in state.index.items() if r not in basic and r != PODS]
+    requested = state.requested
+    cpu, storage, memory, pods = (requested[:, state.index[r]].tolist() for r in (CPU, EPHEMERAL_STORAGE, MEMORY, PODS))
+    nonzero = state.nonzero_requested
+    out = {name: {"requested": {CPU: c, EPHEMERAL_STORAGE: e, MEMORY: m},  # (`basic`: the names in order)
+                  "nonZeroRequested": {"cpu": zc, "memory": zm}, "pods": p}
+           for name, c, e, m, p, zc, zm in zip(state.node_names, cpu, storage, memory, pods, nonzero[:, 0].tolist(),
+                                               nonzero[:, 1].tolist(), strict=True)}
+    if others:  # the nodes requesting some other resource: it joins the basic ones, in name order
+        cols = [col for _r, col in others]
+        for i in np.flatnonzero((requested[:, cols] != 0).any(axis=1)).tolist():
+            name = state.nodes[i].name
+            if state.node_index[name] != i:  # (two nodes of one name: the last one's entry stands)
+                continue
+            req = requested[i].tolist()
+            extra = [(r, req[col]) for r, col in others if req[col] != 0]
+            out[name]["requested"] = dict(sorted([*((r, req[state.index[r]]) for r in basic), *extra]))
     return out
 
 
 def node_allocatable(state: ClusterState) -> dict[str, dict[str, int]]:
     """Per node its allocatable (`status.allocatable`): cpu, ephemeral-storage, memory and pods always, the
-    other resources where the node has some, in name order (what a report draws `final` against)."""
+    other resources where the node has some, in name order (what a report draws `final` against).
+
+    Made once per distinct row (the nodes of one type share theirs) and copied for each node of that row."""
     columns = sorted(state.index.items())
     shown = {CPU, EPHEMERAL_STORAGE, MEMORY, PODS}
-    return {name: {r: row[col] for r, col in columns if row[col] or r in shown}
-            for name, row in zip(state.node_names, state.allocatable.tolist(), strict=True)}
+    made: dict[tuple, dict[str, int]] = {}
+    out = {}
+    for name, row in zip(state.node_names, map(tuple, state.allocatable.tolist()), strict=True):
+        entry = made.get(row)
+        if entry is None:
+            entry = made[row] = {r: row[col] for r, col in columns if row[col] or r in shown}
+        out[name] = entry.copy()  # (each node its own dict, as a caller may change one)
+    return out
 
 
 def allocation(state: ClusterState, rows: np.ndarray | None = None) -> dict[str, float]:

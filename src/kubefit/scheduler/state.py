@@ -24,6 +24,11 @@ from kubefit.k8s.quantity import scheduler_units
 from kubefit.k8s.requests import DemandMemo, PodDemand
 from kubefit.k8s.resourcenames import BASIC_RESOURCES, CPU, MEMORY, PODS, is_scalar
 
+try:  # a bind's row additions in C (_countkernels.c), built when the package is installed with a C compiler
+    from kubefit.scheduler._countkernels import add_rows as _add_rows
+except ImportError:  # pragma: no cover - numpy's row additions (the reference)
+    _add_rows = None
+
 INT64_MAX = np.iinfo(np.int64).max
 DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
 ANY_IP = "0.0.0.0"
@@ -139,21 +144,34 @@ class ClusterState:
         # whole-row (array) additions: int64 sums wrap silently, as NodeInfo's do in Go (only absurd inputs get there);
         # added in place through the node's row (a view): `a[node] += row` would also write the row back over itself
         vector = self.demand_vector(demand) if row is None else row  # (first: a new resource widens the arrays)
-        requested = self.requested[node]
-        requested += vector
-        if nonzero is None:
-            self._add_nonzero(node, demand, 1)
-        else:
-            pair = self.nonzero_requested[node]
-            pair += nonzero
+        if nonzero is None or not _added_in_c(self, node, vector, nonzero):
+            requested = self.requested[node]
+            requested += vector
+            if nonzero is None:
+                self._add_nonzero(node, demand, 1)
+            else:
+                pair = self.nonzero_requested[node]
+                pair += nonzero
         self._row_lists.pop(node, None)
         if pod is not None:
             self.pods[node].append(pod)
             self.priorities[pod.priority] += 1
             self.changes.append((node, pod, 1))
-            for ip, proto, port in host_ports(pod):
-                self.used_ports[node].setdefault(ip, set()).add((proto, port))
+            if pod.containers is not self._no_ports:
+                self._add_ports(node, pod)
         self.version += 1
+
+    def _add_ports(self, node: int, pod: Pod) -> None:
+        """The pod's host ports into the node's `used_ports`; a pod's containers declaring none are remembered
+        (`_no_ports`: the replicas of a workload share their containers tuple, `load.decode_pod`), so that the next
+        bind of one of them skips the walk."""
+        declared = host_ports(pod)
+        if not declared:
+            self._no_ports = pod.containers
+        for ip, proto, port in declared:
+            self.used_ports[node].setdefault(ip, set()).add((proto, port))
+
+    _no_ports: Any = None  # the containers tuple of the last pod bound that declared no host port (`_add_ports`)
 
     def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None, row: np.ndarray | None = None) -> None:
         """Remove `pod` from `node` (a preemption victim, or a pod that ended: the cache's RemovePod): its
@@ -297,6 +315,19 @@ class StateJournal:
         if node not in self.rows:
             self.rows[node] = (state.requested[node].copy(), state.nonzero_requested[node].copy(),
                                list(state.pods[node]), {ip: set(pp) for ip, pp in state.used_ports[node].items()})
+
+
+def _added_in_c(state: ClusterState, node: int, row: np.ndarray, nonzero: np.ndarray) -> bool:
+    """A bind's `row` and `nonzero` pair added to the node's rows in one call (`_countkernels.add_rows`, int64 sums
+    wrapping as numpy's): False, nothing added, where it does not take them as given (no kernel built, a row of
+    another type or width): numpy's row additions then (the reference)."""
+    if _add_rows is None:
+        return False
+    try:
+        _add_rows(node, 1, state.requested, row, state.nonzero_requested, nonzero)
+    except (BufferError, TypeError, ValueError, OverflowError, IndexError):
+        return False
+    return True
 
 
 def _resource_index(nodes: Sequence[Node], pods: Iterable[Pod]) -> list[str]:
