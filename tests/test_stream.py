@@ -41,21 +41,84 @@ _reader = pytest.importorskip("kubefit.manifests._reader")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def read_events(text: str | bytes, is_json: bool, fast: bool = True, prefetch: int = -1) -> list[tuple]:
+def read_events(text: str | bytes, is_json: bool, fast: bool = True, prefetch: int = -1,
+                objects: bool = False, cut_objects: bool = True) -> list[tuple]:
     """The compiled reader's events (raising Retry from the fast path, Fallback)."""
-    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast, prefetch=prefetch)
+    reader = _reader.Reader(text.encode() if isinstance(text, str) else text, is_json, fast=fast, prefetch=prefetch,
+                            objects=objects, cut_objects=cut_objects)
     out = []
     while (event := reader.next()) is not None:
         out.append(event)
     return out
 
 
-def events(text: str | bytes, is_json: bool) -> list[tuple]:
-    """The events as `stream` takes them: the fast path's, or where it retries, libyaml's."""
+def events(text: str | bytes, is_json: bool, objects: bool = False) -> list[tuple]:
+    """The events (`objects`: as `stream` takes them): the fast path's, or where it retries, libyaml's."""
     try:
-        return read_events(text, is_json)
+        return read_events(text, is_json, objects=objects)
     except _reader.Retry:
-        return read_events(text, is_json, fast=False)
+        return read_events(text, is_json, fast=False, objects=objects)
+
+
+def _less_managed_fields(metadata: bytes) -> bytes:
+    """A metadata member's JSON less `managedFields`, as `stream` left it out of a document's pod or node when it
+    joined the members itself (before the reader held them: where the text names `"managedFields"`)."""
+    if b'"managedFields"' not in metadata:
+        return metadata
+    body = orjson.loads(metadata)
+    if isinstance(body, dict):
+        body.pop("managedFields", None)
+        return orjson.dumps(body)
+    return metadata
+
+
+def as_objects(got: list[tuple], cut: bool = True) -> list[tuple]:
+    """The events of Reader(..., objects=True) expected from those without (`got`): a mapping document's
+    "map", members and "end", with no `items` sequence between, as one ("object", json, kind) — its members
+    joined as `stream` joined them before the reader held them (`cut`: a Pod's or Node's metadata less
+    managedFields), its kind its `kind` member's string (under 64 bytes) —, every other event as it is. A
+    mapping cut short by an error (nothing after its members) is left out: the reader held it."""
+    out: list[tuple] = []
+    i = 0
+    while i < len(got):
+        if got[i] != ("map",):
+            out.append(got[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(got) and got[j][0] == "member":
+            j += 1
+        if j == len(got):
+            break
+        if got[j] != ("end",):  # a list: its events as they are
+            out += got[i:j]
+            i = j
+            continue
+        members = {key: value for _, key, value in got[i + 1:j]}
+        kind = json.loads(members["kind"]) if "kind" in members else None
+        kind = kind if isinstance(kind, str) and len(kind.encode("utf-8", "surrogatepass")) < 64 else None
+        cutting = cut and kind in ("Pod", "Node")
+        text = b"{" + b",".join(orjson.dumps(k) + b":" + (_less_managed_fields(v) if cutting and k == "metadata" else v)
+                                for k, v in members.items()) + b"}"
+        out.append(("object", text, kind))
+        i = j + 1
+    return out
+
+
+def _pairs(value):
+    """A JSON value with its objects' members as lists of pairs, in order."""
+    if isinstance(value, dict):
+        return [(k, _pairs(v)) for k, v in value.items()]
+    return [_pairs(v) for v in value] if isinstance(value, list) else value
+
+
+def same_objects(held: list[tuple], got: list[tuple], cut: bool = True) -> bool:
+    """Whether the events of Reader(..., objects=True) are `as_objects(got)`: the objects' texts compared as
+    their members and values in order (stream joined a metadata less managedFields as orjson writes it)."""
+    def shown(events: list[tuple]) -> list[tuple]:
+        return [(e[0], _pairs(json.loads(e[1])), e[2]) if e[0] == "object" else e for e in events]
+
+    return shown(held) == shown(as_objects(got, cut))
 
 
 def outcome(path: Path, streamed: bool):
@@ -139,6 +202,9 @@ def test_documents_are_the_reference_documents(body, flow, indent):
         assert want is not None, text
         members = {e[1]: msgspec.json.decode(e[2]) for e in got if e[0] == "member"}
         assert [members] == want and json.dumps(members) == json.dumps(want[0]), text
+        held = events(text, is_json, objects=True)  # the document held whole: the same members, in order
+        assert same_objects(held, got) and held[0][0] == "object", text
+        assert json.dumps(json.loads(held[0][1])) == json.dumps(want[0]), text
 
 
 @pytest.mark.parametrize("text", [
@@ -194,9 +260,9 @@ def test_managed_fields_are_left_out_of_pods_and_nodes_only():
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_a_documents_pods_and_nodes_are_the_references_less_managed_fields(tmp_path, suffix):
-    """Pods and nodes that are documents of their own (not a list's items: the stream joins a YAML document's
-    members' JSON into one text; a JSON stream's values are read whole) decode to the reference's objects, their
-    `raw` less managedFields, key order kept."""
+    """Pods and nodes that are documents of their own (not a list's items: the reader holds a document's
+    members and gives it as one JSON text) decode to the reference's objects, their `raw` less managedFields,
+    key order kept."""
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "m"}],
                                                            "labels": {"app": "a"}},
            "spec": {"priority": 5, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
@@ -251,13 +317,225 @@ def test_a_documents_text_kept_as_raw_is_no_larger_than_it_is(tmp_path, monkeypa
     assert held < 500 * 2048
 
 
+# --------------------------------------------------------------------------- documents that are objects
+
+_MANAGED = [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:metadata": {"f:labels": {}}}}]
+_OBJECTS = [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"managedFields": _MANAGED, "name": "n1", "labels": {"z": "a"}},
+     "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "managedFields": _MANAGED}},
+    {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "c", "namespace": "team", "managedFields": []},
+     "data": {"k": "v"}},
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "team",
+                                                                 "managedFields": _MANAGED},
+     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {
+         "metadata": {"labels": {"app": "web"}, "managedFields": []},
+         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team", "managedFields": _MANAGED,
+                                                     "labels": {"app": "p"}},
+     "spec": {"priority": 0, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bound", "namespace": "team"},
+     "spec": {"nodeName": "n1", "priority": 0, "containers": [{"name": "c"}]}},
+]
+
+
+def _objects_file(tmp_path: Path, docs: list, suffix: str) -> Path:
+    """`docs` as a multi-document YAML file (as kubectl's YAML writes them) or a stream of JSON objects."""
+    path = tmp_path / f"objects{suffix}"
+    if suffix == ".json":
+        path.write_text("".join(json.dumps(d, indent=i % 3) + "\n" for i, d in enumerate(docs)))
+    else:
+        path.write_text(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False))
+    return path
+
+
+def _both_paths(path: Path) -> list:
+    """`outcome` of the stream by the fast path (where it reads the file) and by libyaml alone
+    (KUBEFIT_YAML_FAST=0), each equal to the reference's; the scenario (or error)."""
+    reference = outcome(path, False)
+    for fast in ("1", "0"):
+        with mock.patch.dict(os.environ, {"KUBEFIT_YAML_FAST": fast}):
+            assert outcome(path, True) == reference, fast
+    return reference
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_objects_of_many_kinds_are_the_references(tmp_path, suffix):
+    """Documents of several kinds with managedFields (first in a node's metadata, and deeper down in a
+    template, where it stays): the stream's scenario is the reference's; the pods and nodes came whole,
+    decoded by fastpod and fastnode, their `raw` less managedFields and nothing else."""
+    path = _objects_file(tmp_path, _OBJECTS, suffix)
+    scenario = _both_paths(path)
+    assert isinstance(scenario, Scenario) and {"p", "bound"} <= {p.name for p in scenario.pods}
+    entries = stream.read_entries(path, pods=FastPods())
+    decoded = [e.decoded for e in entries if e.decoded is not None]
+    assert [type(d).__name__ for d in decoded] == ["Node", "Pod", "Pod"] and all(raw_is_json(d) for d in decoded)
+    want = [{**d, "metadata": {k: v for k, v in d["metadata"].items() if k != "managedFields"}}
+            for d in _OBJECTS if d["kind"] in ("Node", "Pod")]
+    assert [json.dumps(d.raw) for d in decoded] == [json.dumps(w) for w in want]  # (key order kept)
+    docs = [e.doc.body for e in entries if e.doc is not None]
+    assert docs == [d for d in _OBJECTS if d["kind"] not in ("Node", "Pod")]  # (managedFields kept)
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_documents_read_alone_keep_managed_fields(tmp_path, suffix):
+    """Where nothing is decoded here (`read_documents`: a fleet's files, `config`...), every document is the
+    reference's, managedFields included, pods' and nodes' too (the reader leaves it in: cut_objects=False)."""
+    from kubefit.manifests import documents
+
+    path = _objects_file(tmp_path, _OBJECTS, suffix)
+    with mock.patch.dict(os.environ, {"KUBEFIT_STREAM": "always"}):
+        streamed = stream.read_documents(path)
+    assert [d.body for d in streamed] == [d.body for d in documents.read_documents(path)] == _OBJECTS
+    assert [json.dumps(d.body) for d in streamed] == [json.dumps(d) for d in _OBJECTS]
+
+
+_ODD = {  # (name: YAML text, JSON text) — each read by the stream as the reference reads it, scenario or error
+    "a duplicate key inside an object": (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  name: q\nspec: {containers: [{name: c}]}\n",
+        '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "name": "q"}, "spec": {}}'),
+    "a duplicate top-level key after the metadata": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nkind: Node\n",
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "kind": "Node"}'),
+    "an items key that is not a sequence": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nitems: 5\n",
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "items": {"a": 1}}'),
+    "items null": ("apiVersion: v1\nkind: List\nitems:\n", '{"apiVersion": "v1", "kind": "List", "items": null}'),
+    "a List without items": ("apiVersion: v1\nkind: List\n", '{"apiVersion": "v1", "kind": "List"}'),
+    "a List whose items come last": (
+        "kind: NodeList\napiVersion: v1\nmetadata: {resourceVersion: '1'}\nitems:\n- metadata: {name: n1}\n"
+        "  status: {allocatable: {cpu: '2'}}\n",
+        '{"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [{"metadata": {"name": "n1"}, '
+        '"status": {"allocatable": {"cpu": "2"}}}]}'),
+    "a List whose items come first": (
+        "items:\n- metadata: {name: n1}\n  status: {allocatable: {cpu: '2'}}\nkind: NodeList\napiVersion: v1\n",
+        '{"items": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2"}}}], "kind": "NodeList", '
+        '"apiVersion": "v1"}'),
+    "a List between objects, members on both sides": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {cpu: '1'}}\n---\n"
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, managedFields: []}\n"
+        "  status: {allocatable: {cpu: '2'}}\nmetadata: {}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n",
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "1"}}}'
+        '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", "metadata": '
+        '{"name": "n1", "managedFields": []}, "status": {"allocatable": {"cpu": "2"}}}], "metadata": {}}'
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}}'),
+    "an empty mapping": ("{}\n", "{}"),
+    "an empty mapping between objects": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\n{}\n---\nkind: Namespace\n",
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"}} {} {"kind": "Namespace"}'),
+    "a kind that is not a string": ("apiVersion: v1\nkind: 5\nmetadata: {name: x}\n",
+                                    '{"apiVersion": "v1", "kind": ["Pod"], "metadata": {"name": "x"}}'),
+    "an escaped kind and an escaped managedFields key": (
+        "apiVersion: v1\nkind: \"\\x50od\"\nmetadata: {name: p}\nspec: {priority: 0, containers: [{name: c}]}\n",
+        '{"apiVersion": "v1", "kind": "P\\u006fd", "metadata": {"name": "p", "managedField\\u0073": []}, '
+        '"spec": {"priority": 0, "containers": [{"name": "c"}]}}'),
+    "a bad pod after a good one": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {containers: 5}\n",
+        '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": [{"name": "c"}]}}'
+        '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {"containers": 5}}'),
+    "an anchor in an object": ("apiVersion: v1\nkind: Node\nmetadata: &m {name: n}\n", None),
+    "an explicit key (the fast path retries)": (
+        "apiVersion: v1\nkind: Node\n? metadata\n: name: n\nstatus: {allocatable: {cpu: '1'}}\n", None),
+}
+
+
+@pytest.mark.parametrize(("case", "suffix"), [(case, suffix) for case in sorted(_ODD) for suffix in (".yaml", ".json")
+                                               if _ODD[case][suffix == ".json"] is not None])
+def test_odd_objects_and_lists_are_the_references(tmp_path, case, suffix):
+    """Objects the reader holds and gives whole, lists it gives member by member (their held members
+    first), and what is refused on the way: the stream's scenario or error is the reference reading's,
+    by the fast path and by libyaml alone."""
+    text = _ODD[case][suffix == ".json"]
+    path = tmp_path / f"odd{suffix}"
+    path.write_text(text)
+    _both_paths(path)
+
+
+def test_the_reader_gives_objects_whole_and_lists_member_by_member():
+    """The events of Reader(..., objects=True) on a stream of documents, in both formats: objects whole (a
+    pod's and a node's managedFields left out where stream left it out, an escaped kind unescaped), a list
+    as without objects (its members before the items first, as they were written), the rest as it was."""
+    docs = [_OBJECTS[0], {"kind": "List", "metadata": {"managedFields": []}, "items": [_OBJECTS[4]], "z": 1}, {},
+            {"kind": "ConfigMap", "items": 5}, _OBJECTS[2], {"items": [], "kind": "List"}, [1], "x", None]
+    texts = ["---\n".join(yaml.safe_dump(d, sort_keys=False) for d in docs[:-1]), "\n".join(json.dumps(d) for d in docs)]
+    texts.append('{"kind": "P\\u006fd", "metadata": {"managedField\\u0073": [], "name": "a"}} '
+                 '{"kind": "N\\u006fde", "metadata": {"name": "b", "managedField\\u0073": [], "x": {"managedFields": 1}}}'
+                 ' {"kind": "' + "K" * 63 + '"} {"kind": "' + "K" * 64 + '"} {"kind": "\\u00e9"}')
+    for is_json, text in zip((False, True, True), texts, strict=True):
+        got = events(text, is_json)
+        held = events(text, is_json, objects=True)
+        assert same_objects(held, got) and [e[0] for e in held if e[0] == "object"], text
+        whole = events(text, is_json, objects=True) if is_json else read_events(text, False, fast=False, objects=True)
+        assert whole == held
+        kept = read_events(text, is_json, fast=False, objects=True, cut_objects=False)
+        assert same_objects(kept, got, cut=False)
+    held = events(texts[2], True, objects=True)
+    assert [(json.loads(e[1])["metadata"], e[2]) for e in held[:2]] == [
+        ({"managedField\u0073": [], "name": "a"}, "Pod"), ({"name": "b", "x": {"managedFields": 1}}, "Node")]
+    assert [e[2] for e in held[2:]] == ["K" * 63, None, "\u00e9"]
+
+
+def test_a_large_object_is_checked_against_the_address_space_left(tmp_path, monkeypatch):
+    """A document of 2 MiB (a ConfigMap) held whole, after a small one: before it is decoded the stream
+    checks that 32 times its size (64 MiB, and a margin) is still free below the address-space limit
+    (`_Headroom`; the first check, at the small document, asks 32 MiB). With 48 MiB left (and the margin)
+    the file is one out-of-memory error, with 160 MiB it is read as the reference reads it."""
+    path = tmp_path / "big.yaml"
+    data = "".join(f"  k{i}: {'v' * 1000}\n" for i in range(2048))
+    path.write_text(f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: a}}\n---\napiVersion: v1\nkind: ConfigMap\n"
+                    f"metadata:\n  name: big\ndata:\n{data}")
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+
+    def limited(left: int):
+        def init(self):
+            self.pending = 1 << 20
+            with open("/proc/self/statm", "rb") as fh:
+                self.limit = int(fh.read().split()[0]) * stream.mmap.PAGESIZE + left
+        return init
+
+    monkeypatch.setattr(stream._Headroom, "__init__", limited(stream._Headroom.MARGIN + (48 << 20)))
+    with pytest.raises(InputError, match=r"big.yaml: not enough memory to read it"):
+        stream.read_entries(path)
+    monkeypatch.setattr(stream._Headroom, "__init__", limited(stream._Headroom.MARGIN + (160 << 20)))
+    assert [e.doc.body for e in stream.read_entries(path)] == [d.body for d in outcome_documents(path)]
+
+
+def outcome_documents(path: Path) -> list[Document]:
+    from kubefit.manifests import documents
+
+    return documents.read_documents(path)
+
+
+def test_a_fleets_clusters_share_their_resource_models(tmp_path):
+    """Karmada Clusters, each a document held whole: the fleet is the reference's, and equal
+    `spec.resourceModels` are one list (`_shared_models`), others their own."""
+    from kubefit.multicluster.fleet import load_fleet
+
+    models = [{"grade": g, "ranges": [{"name": "cpu", "min": str(g), "max": str(g + 1)}]} for g in range(3)]
+    clusters = [{"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": f"m{i}"},
+                 "spec": {"syncMode": "Push", "resourceModels": models if i != 2 else models[:2]},
+                 "status": {"resourceSummary": {"allocatable": {"cpu": "8"}}}} for i in range(4)]
+    for suffix in (".yaml", ".json"):
+        path = _objects_file(tmp_path, clusters, suffix)
+        with mock.patch.dict(os.environ, {"KUBEFIT_STREAM": "always"}):
+            docs = stream.read_documents(path)
+            fleet = load_fleet([path])
+        assert [d.body for d in docs] == clusters
+        shared = [d.body["spec"]["resourceModels"] for d in docs]
+        assert shared[0] is shared[1] is shared[3] and shared[2] is not shared[0]
+        with mock.patch.dict(os.environ, {"KUBEFIT_STREAM": "0"}):
+            assert fleet == load_fleet([path])
+
+
 # --------------------------------------------------------------------------- JSON's prefetch thread
 
-def _outcome(data: bytes, prefetch: int, pause: float = 0.0) -> tuple[list[tuple], object, list[int]]:
+def _outcome(data: bytes, prefetch: int, pause: float = 0.0, objects: bool = False
+             ) -> tuple[list[tuple], object, list[int]]:
     """Every event of the JSON reader, the exception that ended it (type and text, or None) and the
     positions it told after each event; `pause` seconds after the first item, so that the thread reads
     ahead as far as it may."""
-    reader = _reader.Reader(data, True, prefetch=prefetch)
+    reader = _reader.Reader(data, True, prefetch=prefetch, objects=objects)
     out: list[tuple] = []
     positions: list[int] = []
     try:
@@ -290,6 +568,8 @@ def test_items_read_ahead_are_the_readers_own(lists, as_list, cut, insert):
         alone, ahead = _outcome(data, -1), _outcome(data, 0)
         assert ahead[:2] == alone[:2], broken
         assert ahead[2][-1:] == alone[2][-1:] and ahead[2] == sorted(ahead[2])
+        held = _outcome(data, 0, objects=True)  # (a list: its members first, then its items; objects whole)
+        assert held[1] == alone[1] and same_objects(held[0], alone[0]), broken
 
 
 def _big_list(items: int, bad: int | None = None) -> bytes:
@@ -825,9 +1105,9 @@ def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
 
 # --------------------------------------------------------------------------- YAML's fast path
 
-def _run(data: bytes, fast: bool) -> tuple[object, int]:
+def _run(data: bytes, fast: bool, objects: bool = False) -> tuple[object, int]:
     """The reader's events (or its exception's type and text), and how many items the fast path read."""
-    reader = _reader.Reader(data, False, fast=fast)
+    reader = _reader.Reader(data, False, fast=fast, objects=objects)
     out: list[tuple] = []
     try:
         while (event := reader.next()) is not None:
@@ -840,14 +1120,21 @@ def _run(data: bytes, fast: bool) -> tuple[object, int]:
 def fast_path(text: str | bytes) -> int:
     """Asserts that the fast path gives the libyaml path's events byte for byte, or retries (raises
     Retry, after which `stream` reads the file with the libyaml path); how many items it read itself,
-    -1 where it retried."""
+    -1 where it retried. The same with objects held whole (`objects=True`, as `stream` reads): the fast
+    path's events are libyaml's, and both are `as_objects` of the events without (or the same error)."""
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     slow, slow_items = _run(data, fast=False)
     assert slow_items == 0
+    held_slow = _run(data, fast=False, objects=True)[0]
+    assert held_slow == slow if isinstance(slow, tuple) else same_objects(held_slow, slow), data[:3000]
     fast, items = _run(data, fast=True)
+    held, held_items = _run(data, fast=True, objects=True)
+    assert held_items == items
     if isinstance(fast, tuple) and fast[0] == "Retry":
+        assert held == fast
         return -1
     assert fast == slow, data[:3000]
+    assert held == held_slow, data[:3000]
     return items
 
 

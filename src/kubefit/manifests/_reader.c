@@ -23,6 +23,14 @@
      ("scalar", json)                                a document that is a scalar
    and None at the end. `kind` is the item's top-level `kind` string (or None). In an item whose kind is
    Pod or Node, `metadata.managedFields` is left out (nothing reads it; a snapshot's largest part).
+   With Reader(..., objects=True), a mapping document without a top-level `items` sequence (an object, not
+   a list) is one event instead of its "map" ... "end":
+     ("object", json, kind)                          its members as one compact JSON object, in order
+   `kind` as for an item (an escaped JSON string unescaped, as Python reads it), and with cut_objects=True
+   (the default) a Pod's or Node's `metadata.managedFields` left out as kubefit.manifests.stream left it out
+   when it joined the members itself: where its key is written plainly, or (JSON, escaped) where the
+   metadata's text holds `"managedFields"` all the same. The reader holds a document's members until it
+   knows (see "objects"); at an `items` sequence it gives the events above, the members before it first.
    Every allocation failure is a MemoryError, never an abort. */
 
 #define PY_SSIZE_T_CLEAN
@@ -86,6 +94,17 @@ static int buf_grow(Buf *b, size_t more) {
     if (!data) return no_memory();
     b->data = data;
     b->cap = cap;
+    return 0;
+}
+
+/* Room for one more of an array's `n` elements of `size` bytes (`cap` of them, at first `first`). */
+static int grow_array(void **items, size_t *cap, size_t n, size_t size, size_t first) {
+    if (n < *cap) return 0;
+    size_t more = *cap ? *cap * 2 : first;
+    void *grown = realloc(*items, more * size);
+    if (!grown) return no_memory();
+    *items = grown;
+    *cap = more;
     return 0;
 }
 
@@ -203,6 +222,11 @@ typedef struct {
 } Track;
 
 typedef struct {
+    size_t key_at, key_len;      /* a held member's key (its JSON text) in Reader.obj */
+    size_t value_at, value_len;  /* and its value's JSON */
+} Member;
+
+typedef struct {
     PyObject_HEAD
     Py_buffer view;
     const char *data;
@@ -223,6 +247,16 @@ typedef struct {
     int kind_len;        /* -1: none (or not a plain string) */
     size_t cut_from, cut_to;
     int has_cut;
+    /* a mapping document's members held until it shows whether it is an object or a list (see "objects") */
+    int objects;         /* Reader(..., objects=True) */
+    int cut_objects;     /* an object's managedFields left out of a Pod or Node */
+    Buf obj;             /* `{` and the held members, as JSON */
+    Member *members;
+    size_t n_members, cap_members;
+    size_t replay;       /* the next held member handed out as ("member", ...) at an `items` sequence */
+    int replaying;
+    size_t meta_at, meta_len;  /* the held object's metadata value (has_meta) */
+    int has_meta;
     /* YAML */
     yaml_parser_t parser;
     int parser_live;
@@ -976,20 +1010,22 @@ static int y_open_chunk(Reader *r) {
 
 /* ------------------------------------------------------------------ items and documents */
 
-static PyObject *S_item, *S_Pod, *S_Node;  /* interned: "item", and the kinds most items have */
+static PyObject *S_item, *S_object, *S_Pod, *S_Node;  /* interned: the tags, and the kinds most items have */
 
-/* Leave metadata.managedFields out of a Pod's or Node's text (where member_done found it). */
-static void cut_managed(Reader *r) {
+/* Leave metadata.managedFields out of a Pod's or Node's text in `b` (where member_done found it). */
+static void cut_text(Reader *r, Buf *b) {
     if (r->has_cut && is_cut_kind(r)) {
         size_t from = r->cut_from, to = r->cut_to;
-        if (r->has_cut == 2 && to < r->out.len && r->out.data[to] == ',') to++;
-        memmove(r->out.data + from, r->out.data + to, r->out.len - to);
-        r->out.len -= to - from;
+        if (r->has_cut == 2 && to < b->len && b->data[to] == ',') to++;
+        memmove(b->data + from, b->data + to, b->len - to);
+        b->len -= to - from;
     }
 }
 
-/* ("item", json, kind) */
-static PyObject *item_event(const char *text, size_t len, const char *kind, int kind_len) {
+static void cut_managed(Reader *r) { cut_text(r, &r->out); }
+
+/* (tag, json, kind): tag "item" or "object" */
+static PyObject *text_event(PyObject *tag, const char *text, size_t len, const char *kind, int kind_len) {
     PyObject *json = PyBytes_FromStringAndSize(text, (Py_ssize_t)len);
     if (!json) return NULL;
     PyObject *k;
@@ -1000,10 +1036,15 @@ static PyObject *item_event(const char *text, size_t len, const char *kind, int 
     if (!k) { Py_DECREF(json); return NULL; }
     PyObject *event = PyTuple_New(3);
     if (!event) { Py_DECREF(json); Py_DECREF(k); return NULL; }
-    PyTuple_SET_ITEM(event, 0, Py_NewRef(S_item));
+    PyTuple_SET_ITEM(event, 0, Py_NewRef(tag));
     PyTuple_SET_ITEM(event, 1, json);
     PyTuple_SET_ITEM(event, 2, k);
     return event;
+}
+
+/* ("item", json, kind) */
+static PyObject *item_event(const char *text, size_t len, const char *kind, int kind_len) {
+    return text_event(S_item, text, len, kind, kind_len);
 }
 
 static PyObject *take_item(Reader *r) {
@@ -1072,13 +1113,7 @@ static void batch_free(Batch *b) {
 }
 
 static int batch_add(Batch *b, Reader *r, int last) {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        Record *recs = realloc(b->recs, cap * sizeof(Record));
-        if (!recs) return no_memory();
-        b->recs = recs;
-        b->cap = cap;
-    }
+    if (grow_array((void **)&b->recs, &b->cap, b->n, sizeof(Record), 256) < 0) return -1;
     Record *rec = &b->recs[b->n];
     rec->off = b->text.len;
     rec->pos = r->pos;
@@ -1199,6 +1234,18 @@ static PyObject *prefetched_item(Reader *r) {
     return event;
 }
 
+/* What reading a member of a document's mapping found (j_member, y_member, f_member_step): a member,
+   written; the mapping's end; its top-level `items` sequence (the phase moved on to its items, nothing
+   written); or (YAML) a span for libyaml opened, or closed, the fast path then going on. */
+enum { M_END, M_MEMBER, M_ITEMS, M_SPAN };
+
+/* A document's member: its key's JSON, `:` and its value's JSON appended to `out`, *m where they are.
+   `tracked`: the document's root as an item's (its kind noted, its metadata's managedFields found). */
+static int j_member(Reader *r, Buf *out, Member *m, int tracked);
+
+static PyObject *mapping_start(Reader *r);
+static PyObject *member_event(Reader *r);
+
 /* JSON: the next event. */
 static PyObject *j_next(Reader *r) {
     if (r->ahead) return prefetched_item(r);  /* the thread owns the scanning state: not even j_space here */
@@ -1212,7 +1259,7 @@ static PyObject *j_next(Reader *r) {
             j_space(r);
             if (r->pos < r->size && r->data[r->pos] == '}') { r->pos++; r->phase = 4; }
             else r->phase = 1;
-            return Py_BuildValue("(s)", "map");
+            return mapping_start(r);
         }
         if (c == '[') {
             r->pos++;
@@ -1226,42 +1273,8 @@ static PyObject *j_next(Reader *r) {
         PyObject *json = bytes_of(r);
         return json ? Py_BuildValue("(sN)", "scalar", json) : NULL;
     }
-    if (r->phase == 4 || r->phase == 5) { r->phase = 0; return Py_BuildValue("(s)", "end"); }
-    if (r->phase == 1) {  /* a member of the document's mapping */
-        if (r->pos >= r->size || r->data[r->pos] != '"') { j_fail(r, "a malformed JSON object"); return NULL; }
-        item_start(r);
-        int escaped;
-        if (j_string(r, &r->out, &escaped) < 0) return NULL;
-        if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) return NULL;
-        int added = keys_add(&r->top, r->scratch.data, r->scratch.len);
-        if (added < 0) return NULL;
-        if (!added) { j_fail(r, "a duplicate key"); return NULL; }
-        PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
-        if (!key) return NULL;
-        j_space(r);
-        if (r->pos >= r->size || r->data[r->pos] != ':') { Py_DECREF(key); j_fail(r, "a malformed JSON object"); return NULL; }
-        r->pos++;
-        j_space(r);
-        if (PyUnicode_CompareWithASCIIString(key, "items") == 0 && r->pos < r->size && r->data[r->pos] == '[') {
-            Py_DECREF(key);
-            r->pos++;
-            j_space(r);
-            if (r->pos < r->size && r->data[r->pos] == ']') { r->pos++; r->phase = 6; }
-            else r->phase = 2;
-            return Py_BuildValue("(s)", "items");
-        }
-        item_start(r);
-        if (j_value(r, &r->out, 1, (Track){0, 0}) < 0) { Py_DECREF(key); return NULL; }
-        PyObject *json = bytes_of(r);
-        if (!json) { Py_DECREF(key); return NULL; }
-        j_space(r);
-        if (r->pos >= r->size) { Py_DECREF(key); Py_DECREF(json); j_fail(r, "a malformed JSON object"); return NULL; }
-        char c = r->data[r->pos++];
-        if (c == '}') r->phase = 4;
-        else if (c != ',') { Py_DECREF(key); Py_DECREF(json); j_fail(r, "a malformed JSON object"); return NULL; }
-        else { j_space(r); }
-        return Py_BuildValue("(sNN)", "member", key, json);
-    }
+    if (r->phase == 5) { r->phase = 0; return Py_BuildValue("(s)", "end"); }
+    if (r->phase == 1 || r->phase == 4) return member_event(r);
     if (r->phase == 6) {  /* the end of the items: what follows the array */
         if (r->pos >= r->size) { j_fail(r, "a malformed JSON object"); return NULL; }
         char c = r->data[r->pos++];
@@ -1274,6 +1287,68 @@ static PyObject *j_next(Reader *r) {
     if (prefetch_start(r)) return prefetched_item(r);
     if (j_item(r) < 0) return NULL;
     return take_item(r);
+}
+
+static int is_word(const char *s, size_t n, const char *word) { return n == strlen(word) && memcmp(s, word, n) == 0; }
+
+/* A held object's kind from its `kind` member's value (written at value_at): a string's text, unescaped
+   as Python decodes it (an item's kind is noted only when plain: see member_done), else none. */
+static int object_kind(Reader *r, Buf *out, size_t value_at) {
+    const char *v = out->data + value_at;
+    size_t n = out->len - value_at;
+    r->kind_len = -1;
+    if (v[0] != '"') return 0;
+    if (!memchr(v, '\\', n)) { note_kind(r, v + 1, n - 2); return 0; }
+    if (j_unescape(v + 1, n - 2, &r->scratch) < 0) return -1;
+    note_kind(r, r->scratch.data, r->scratch.len);
+    return 0;
+}
+
+/* After a tracked member's value (m): the object's kind, or where its metadata is. */
+static int top_member_done(Reader *r, Buf *out, int is_kind, int is_meta, Member *m) {
+    if (is_meta) { r->has_meta = 1; r->meta_at = m->value_at; r->meta_len = m->value_len; }
+    return is_kind ? object_kind(r, out, m->value_at) : 0;
+}
+
+static int j_member(Reader *r, Buf *out, Member *m, int tracked) {
+    if (r->phase == 4) { r->phase = 0; return M_END; }
+    if (r->pos >= r->size || r->data[r->pos] != '"') return j_fail(r, "a malformed JSON object");
+    size_t key_at = out->len;
+    int escaped;
+    if (j_string(r, out, &escaped) < 0) return -1;
+    if (j_unescape(out->data + key_at + 1, out->len - key_at - 2, &r->scratch) < 0) return -1;
+    int added = keys_add(&r->top, r->scratch.data, r->scratch.len);
+    if (added < 0) return -1;
+    if (!added) return j_fail(r, "a duplicate key");
+    j_space(r);
+    if (r->pos >= r->size || r->data[r->pos] != ':') return j_fail(r, "a malformed JSON object");
+    r->pos++;
+    j_space(r);
+    const char *key = r->scratch.data;
+    size_t key_len = r->scratch.len;
+    if (is_word(key, key_len, "items") && r->pos < r->size && r->data[r->pos] == '[') {
+        out->len = key_at;
+        r->pos++;
+        j_space(r);
+        if (r->pos < r->size && r->data[r->pos] == ']') { r->pos++; r->phase = 6; }
+        else r->phase = 2;
+        return M_ITEMS;
+    }
+    int is_kind = tracked && is_word(key, key_len, "kind"), is_meta = tracked && is_word(key, key_len, "metadata");
+    m->key_at = key_at;
+    m->key_len = out->len - key_at;
+    if (buf_putc(out, ':') < 0) return -1;
+    m->value_at = out->len;
+    if (j_value(r, out, 1, is_meta ? (Track){1, 1} : (Track){0, 0}) < 0) return -1;
+    m->value_len = out->len - m->value_at;
+    if (top_member_done(r, out, is_kind, is_meta, m) < 0) return -1;
+    j_space(r);
+    if (r->pos >= r->size) return j_fail(r, "a malformed JSON object");
+    char c = r->data[r->pos++];
+    if (c == '}') r->phase = 4;
+    else if (c != ',') return j_fail(r, "a malformed JSON object");
+    else j_space(r);
+    return M_MEMBER;
 }
 
 /* ------------------------------------------------------------------ YAML: the fast path
@@ -1822,52 +1897,56 @@ static int f_span_close(Reader *r, Py_ssize_t end, long lines) {
 }
 
 /* A member of the document's mapping whose key begins the column-0 line at r->fpos, read as f_mapping reads
-   a member of a mapping at column 0 (its value by f_value, as libyaml's phase 1 reads it: depth 1, not
-   tracked): ("member", key, json), r->fpos past it; None where the fast scanner gives it back (libyaml then
-   reads its span, as before: any member of a multi-document fleet of Clusters was read so, at ~7 times the
-   cost): a key that is not one the scanner reads, `items` (whose sequence phase 1 turns into the items'
-   events), a value outside the scanner's subset. A duplicate key is the libyaml path's Fallback (then
-   Retry), after the value, as there. */
-static PyObject *f_member(Reader *r) {
+   a member of a mapping at column 0 (its value by f_value, as libyaml's phase 1 reads it: depth 1, tracked
+   as y_member tracks it) into `out` (see j_member): 1, r->fpos past it; 0 where the fast scanner gives it
+   back, `out` and what the member noted as they were (libyaml then reads its span, as before: any member
+   of a multi-document fleet of Clusters was read so, at ~7 times the cost): a key that is not one the
+   scanner reads, `items` (whose sequence y_member turns into the items), a value outside the scanner's
+   subset. A duplicate key is the libyaml path's Fallback (then Retry), after the value, as there. */
+static int f_member(Reader *r, Buf *out, Member *m, int tracked) {
     Lines L = {r->data, r->fend, 0, 0, 0, 0, r->fline + 1};
     int got = f_load(&L, r->fpos);
-    if (got) return got == -1 ? NULL : Py_NewRef(Py_None);
+    if (got) return got == -1 ? -1 : 0;
     const char *s;
     size_t n;
     int plain;
     Py_ssize_t after;
     got = f_scalar(r, &L, L.q, &s, &n, &plain, &after);
-    if (got != 1) return got == -1 ? NULL : Py_NewRef(Py_None);
+    if (got != 1) return got == -1 ? -1 : 0;
     long line = L.line;
-    item_start(r);
-    if (key_json(&r->out, s, n, plain, line) < 0) return NULL;
-    PyObject *key_text = PyBytes_FromStringAndSize(r->out.data, (Py_ssize_t)r->out.len);
-    if (!key_text) return NULL;
-    if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) { Py_DECREF(key_text); return NULL; }
-    if (r->scratch.len == 5 && memcmp(r->scratch.data, "items", 5) == 0) { Py_DECREF(key_text); Py_RETURN_NONE; }
-    PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
-    if (!key) { Py_DECREF(key_text); return NULL; }
-    item_start(r);
-    got = f_value(r, &L, after, &r->out, 1, (Track){0, 0}, 0);
+    size_t key_at = out->len;
+    if (key_json(out, s, n, plain, line) < 0) return -1;
+    size_t key_len = out->len - key_at;
+    if (j_unescape(out->data + key_at + 1, key_len - 2, &r->scratch) < 0) return -1;
+    const char *key = r->scratch.data;
+    if (is_word(key, r->scratch.len, "items")) { out->len = key_at; return 0; }
+    int is_kind = tracked && is_word(key, r->scratch.len, "kind");
+    int is_meta = tracked && is_word(key, r->scratch.len, "metadata");
+    int kind_len = r->kind_len, has_cut = r->has_cut;  /* (a metadata value given back may have noted a cut) */
+    if (buf_putc(out, ':') < 0) return -1;
+    m->value_at = out->len;
+    got = f_value(r, &L, after, out, 1, is_meta ? (Track){1, 1} : (Track){0, 0}, 0);
     if (got == 0 && L.col != 0) got = F_BAIL;
     if (got) {
-        Py_DECREF(key_text);
-        Py_DECREF(key);
-        return got == -1 ? NULL : Py_NewRef(Py_None);
+        if (got == -1) return -1;
+        out->len = key_at;
+        r->kind_len = kind_len;
+        r->has_cut = has_cut;
+        return 0;
     }
-    int added = keys_add(&r->top, PyBytes_AS_STRING(key_text), (size_t)PyBytes_GET_SIZE(key_text));
-    Py_DECREF(key_text);
+    int added = keys_add(&r->top, out->data + key_at, key_len);
     if (added <= 0) {
-        Py_DECREF(key);
         if (added == 0) fallback("a duplicate key", line);
-        return NULL;
+        return -1;
     }
-    PyObject *json = bytes_of(r);
-    if (!json) { Py_DECREF(key); return NULL; }
+    m->key_at = key_at;
+    m->key_len = key_len;
+    m->value_len = out->len - m->value_at;
+    if (top_member_done(r, out, is_kind, is_meta, m) < 0) return -1;
     r->fpos = L.ls;
     r->fline = L.line - 1;
     r->fast_members++;
-    return Py_BuildValue("(sNN)", "member", key, json);
+    return 1;
 }
 
 /* An item libyaml reads (the fast path gave it back). */
@@ -1883,29 +1962,34 @@ static PyObject *f_item_span(Reader *r) {
     return take_item(r);
 }
 
-static PyObject *y_next_event(Reader *r);
-
-/* The next event of a chunk in fmode, the fast path between spans. */
+/* The next event of the items of a chunk in fmode (in_items), the fast path between spans. */
 static PyObject *f_next_event(Reader *r) {
-    const char *d = r->data;
     Py_ssize_t le;
     int got = f_top_line(r, &le);
     if (got == F_BAIL) { retry("an indented line at the top level", r->fline + 1); return NULL; }
-    if (r->in_items && (!got || !is_entry(d, r->fpos, le))) {
+    if (!got || !is_entry(r->data, r->fpos, le)) {
         r->in_items = 0;
         return Py_BuildValue("(s)", "end_items");
     }
+    item_start(r);
+    got = f_item(r);
+    if (got == 0) { r->fast_items++; return take_item(r); }
+    if (got == -1) return NULL;
+    return f_item_span(r);
+}
+
+/* The next member of a chunk's mapping in fmode (see j_member): the fast scanner's (f_member), else a span
+   opened for libyaml (M_SPAN: y_member reads its members); or the document's end (`...` ends it: the rest of
+   the chunk is not read), or its `items:` (followed by `- ` lines, the items the fast path's). */
+static int f_member_step(Reader *r, Buf *out, Member *m, int tracked) {
+    const char *d = r->data;
+    Py_ssize_t le;
+    int got = f_top_line(r, &le);
+    if (got == F_BAIL) return retry("an indented line at the top level", r->fline + 1);
     if (!got || (le - r->fpos >= 3 && memcmp(d + r->fpos, "...", 3) == 0 && spaces_only(d, r->fpos + 3, le))) {
-        r->fmode = 0;  /* the document's end: the rest of the chunk is not read */
+        r->fmode = 0;
         r->phase = 0;
-        return Py_BuildValue("(s)", "end");
-    }
-    if (r->in_items) {
-        item_start(r);
-        got = f_item(r);
-        if (got == 0) { r->fast_items++; return take_item(r); }
-        if (got == -1) return NULL;
-        return f_item_span(r);
+        return M_END;
     }
     if (le - r->fpos >= 6 && memcmp(d + r->fpos, "items:", 6) == 0 && spaces_only(d, r->fpos + 6, le)) {
         Py_ssize_t at = r->fpos;
@@ -1915,21 +1999,153 @@ static PyObject *f_next_event(Reader *r) {
         Py_ssize_t next_le;
         if (f_top_line(r, &next_le) == 1 && is_entry(d, r->fpos, next_le)) {
             int added = keys_add(&r->top, "\"items\"", 7);
-            if (added < 0) return NULL;
-            if (!added) { fallback("a duplicate key", line + 1); return NULL; }
+            if (added < 0) return -1;
+            if (!added) return fallback("a duplicate key", line + 1);
             r->in_items = 1;
-            return Py_BuildValue("(s)", "items");
+            return M_ITEMS;
         }
         r->fpos = at;
         r->fline = line;
     }
-    /* a member: the fast scanner reads it (f_member), else libyaml, in y_next_event's phase 1, its span */
-    PyObject *member = f_member(r);
-    if (member != Py_None) return member;
-    Py_DECREF(member);
+    got = f_member(r, out, m, tracked);
+    if (got) return got < 0 ? -1 : M_MEMBER;
     r->span_end = f_span_end(r, 1, &r->span_lines);
-    if (f_span_open(r, r->span_end, YAML_MAPPING_START_EVENT) < 0) return NULL;
-    return y_next_event(r);
+    if (f_span_open(r, r->span_end, YAML_MAPPING_START_EVENT) < 0) return -1;
+    return M_SPAN;
+}
+
+/* The next member of the document's mapping read by libyaml (the chunk's, or a span's: at the span's end
+   the fast path goes on, M_SPAN), see j_member. */
+static int y_member(Reader *r, Buf *out, Member *m, int tracked) {
+    if (y_next(r) < 0) return -1;
+    if (r->event.type == YAML_MAPPING_END_EVENT) {
+        if (r->span) return f_span_close(r, r->span_end, r->span_lines) < 0 ? -1 : M_SPAN;
+        y_stop(r);
+        r->phase = 0;
+        return M_END;
+    }
+    size_t key_at = out->len;
+    if (y_key(r, out) < 0) return -1;
+    size_t key_len = out->len - key_at;
+    int added = keys_add(&r->top, out->data + key_at, key_len);
+    if (added < 0) return -1;
+    if (!added) return fallback("a duplicate key", y_line(r, r->event.start_mark));
+    if (j_unescape(out->data + key_at + 1, key_len - 2, &r->scratch) < 0) return -1;
+    const char *key = r->scratch.data;
+    int is_kind = tracked && is_word(key, r->scratch.len, "kind");
+    int is_meta = tracked && is_word(key, r->scratch.len, "metadata");
+    int is_items = is_word(key, r->scratch.len, "items");
+    if (y_next(r) < 0) return -1;
+    if (r->event.type == YAML_SEQUENCE_START_EVENT && is_items) {
+        out->len = key_at;
+        r->phase = 2;
+        return M_ITEMS;
+    }
+    m->key_at = key_at;
+    m->key_len = key_len;
+    if (buf_putc(out, ':') < 0) return -1;
+    m->value_at = out->len;
+    if (y_node(r, out, 1, is_meta ? (Track){1, 1} : (Track){0, 0}) < 0) return -1;
+    m->value_len = out->len - m->value_at;
+    return top_member_done(r, out, is_kind, is_meta, m) < 0 ? -1 : M_MEMBER;
+}
+
+/* The next member of the document's mapping, whichever part of the reader reads it (see j_member). */
+static int next_member(Reader *r, Buf *out, Member *m, int tracked) {
+    if (r->json) return j_member(r, out, m, tracked);
+    while (1) {
+        int got = r->fmode && !r->parser_live ? f_member_step(r, out, m, tracked) : y_member(r, out, m, tracked);
+        if (got != M_SPAN) return got;
+    }
+}
+
+/* ------------------------------------------------------------------ objects
+
+   Most documents of a multi-document file are objects (a Pod, a Node, a Deployment...), not lists, and
+   Python then wants them whole. So with Reader(..., objects=True) a document's mapping is read member by
+   member (j_member, y_member, f_member_step: the reading of "map" ... "end", unchanged) into one JSON
+   object, its members' places kept, until its end: one ("object", json, kind) event, the kind and
+   managedFields as for a list's item (the members tracked as an item's root). Only at a top-level `items`
+   sequence is it a list: then the events are "map", the held members one by one (their text as
+   written), "items", and the reading goes on as without objects. An error is raised where the reading
+   meets it, as without objects (nothing of the document has then been handed out). */
+
+static int hold_member(Reader *r, Member *m) {
+    if (grow_array((void **)&r->members, &r->cap_members, r->n_members, sizeof(Member), 16) < 0) return -1;
+    r->members[r->n_members++] = *m;
+    return 0;
+}
+
+/* A held object's text less a Pod's or Node's metadata.managedFields, as kubefit.manifests.stream left it out
+   when it joined a document's members itself (before the reader held them: it looked for `"managedFields"` in
+   the metadata's text): a key written with an escape (JSON; the cut begins with it, or with the comma before
+   it) only where that text is in the metadata all the same. */
+static void cut_object(Reader *r) {
+    static const char plain[] = "\"managedFields\"";
+    if (!r->cut_objects || !r->has_cut || !r->has_meta) return;
+    const char *key = r->obj.data + r->cut_from + (r->has_cut == 1);
+    if (memcmp(key, plain, 15) != 0 && !memmem(r->obj.data + r->meta_at, r->meta_len, plain, 15)) return;
+    cut_text(r, &r->obj);
+}
+
+/* The first event of a document's mapping (the top keys cleared, phase 1): ("map",), or with `objects`
+   the document's members read and held: ("object", json, kind) for an object, ("map",) for a list. */
+static PyObject *mapping_start(Reader *r) {
+    if (!r->objects) return Py_BuildValue("(s)", "map");
+    Buf *o = &r->obj;
+    o->len = 0;
+    r->n_members = 0;
+    r->kind_len = -1;
+    r->has_cut = r->has_meta = 0;
+    if (buf_putc(o, '{') < 0) return NULL;
+    while (1) {
+        size_t at = o->len;
+        if (r->n_members && buf_putc(o, ',') < 0) return NULL;
+        Member m;
+        int got = next_member(r, o, &m, 1);
+        if (got < 0) return NULL;
+        if (got == M_MEMBER) {
+            if (hold_member(r, &m) < 0) return NULL;
+            continue;
+        }
+        o->len = at;
+        if (got == M_ITEMS) {
+            r->replay = 0;
+            r->replaying = 1;
+            return Py_BuildValue("(s)", "map");
+        }
+        if (buf_putc(o, '}') < 0) return NULL;
+        cut_object(r);
+        return text_event(S_object, o->data, o->len, r->kind, r->kind_len);
+    }
+}
+
+/* ("member", key, json) of a member written in `b`. */
+static PyObject *member_tuple(Reader *r, Buf *b, Member *m) {
+    if (j_unescape(b->data + m->key_at + 1, m->key_len - 2, &r->scratch) < 0) return NULL;
+    PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
+    if (!key) return NULL;
+    PyObject *json = PyBytes_FromStringAndSize(b->data + m->value_at, (Py_ssize_t)m->value_len);
+    if (!json) { Py_DECREF(key); return NULL; }
+    return Py_BuildValue("(sNN)", "member", key, json);
+}
+
+/* A list's held members, one by one, then ("items",). */
+static PyObject *replay_event(Reader *r) {
+    if (r->replay < r->n_members) return member_tuple(r, &r->obj, &r->members[r->replay++]);
+    r->replaying = 0;
+    return Py_BuildValue("(s)", "items");
+}
+
+/* The next event of a document's mapping read member by member: ("member", key, json), ("items",), ("end",). */
+static PyObject *member_event(Reader *r) {
+    r->out.len = 0;
+    Member m;
+    int got = next_member(r, &r->out, &m, 0);
+    if (got < 0) return NULL;
+    if (got == M_END) return Py_BuildValue("(s)", "end");
+    if (got == M_ITEMS) return Py_BuildValue("(s)", "items");
+    return member_tuple(r, &r->out, &m);
 }
 
 /* Whether the fast path reads the chunk [start, end): its first line (after blank lines, comments and a
@@ -1961,21 +2177,16 @@ static int f_open(Reader *r, Py_ssize_t start, Py_ssize_t end) {
 }
 
 /* YAML: the next event. Phases: 0 between documents, 1 in the top mapping, 2 in its items,
-   3 in a top sequence. */
+   3 in a top sequence; in fmode the items are the fast path's (in_items, phase 1). */
 static PyObject *y_next_event(Reader *r) {
     if (r->phase == 0) {
         int opened = y_open_chunk(r);
         if (opened < 0) return NULL;
         if (!opened) { r->done = 1; Py_RETURN_NONE; }
-        if (opened == 2) {
+        if (opened == 2 || r->event.type == YAML_MAPPING_START_EVENT) {
             keys_clear(&r->top);
             r->phase = 1;
-            return Py_BuildValue("(s)", "map");
-        }
-        if (r->event.type == YAML_MAPPING_START_EVENT) {
-            keys_clear(&r->top);
-            r->phase = 1;
-            return Py_BuildValue("(s)", "map");
+            return mapping_start(r);
         }
         if (r->event.type == YAML_SEQUENCE_START_EVENT) {
             r->phase = 3;
@@ -1987,38 +2198,9 @@ static PyObject *y_next_event(Reader *r) {
         PyObject *json = bytes_of(r);
         return json ? Py_BuildValue("(sN)", "scalar", json) : NULL;
     }
+    if (r->phase == 1 && !r->in_items) return member_event(r);
     if (r->fmode && !r->parser_live) return f_next_event(r);
     if (y_next(r) < 0) return NULL;
-    if (r->phase == 1) {
-        if (r->event.type == YAML_MAPPING_END_EVENT) {
-            if (r->span) {  /* the members' span is read: the fast path goes on */
-                if (f_span_close(r, r->span_end, r->span_lines) < 0) return NULL;
-                return f_next_event(r);
-            }
-            y_stop(r);
-            r->phase = 0;
-            return Py_BuildValue("(s)", "end");
-        }
-        item_start(r);
-        if (y_key(r, &r->out) < 0) return NULL;
-        int added = keys_add(&r->top, r->out.data, r->out.len);
-        if (added < 0) return NULL;
-        if (!added) { fallback("a duplicate key", y_line(r, r->event.start_mark)); return NULL; }
-        if (j_unescape(r->out.data + 1, r->out.len - 2, &r->scratch) < 0) return NULL;
-        PyObject *key = PyUnicode_DecodeUTF8(r->scratch.data, (Py_ssize_t)r->scratch.len, NULL);
-        if (!key) return NULL;
-        if (y_next(r) < 0) { Py_DECREF(key); return NULL; }
-        if (r->event.type == YAML_SEQUENCE_START_EVENT && PyUnicode_CompareWithASCIIString(key, "items") == 0) {
-            Py_DECREF(key);
-            r->phase = 2;
-            return Py_BuildValue("(s)", "items");
-        }
-        item_start(r);
-        if (y_node(r, &r->out, 1, (Track){0, 0}) < 0) { Py_DECREF(key); return NULL; }
-        PyObject *json = bytes_of(r);
-        if (!json) { Py_DECREF(key); return NULL; }
-        return Py_BuildValue("(sNN)", "member", key, json);
-    }
     /* an item of the items (phase 2) or of a top sequence (phase 3) */
     if (r->event.type == YAML_SEQUENCE_END_EVENT) {
         if (r->phase == 2) { r->phase = 1; return Py_BuildValue("(s)", "end_items"); }
@@ -2033,7 +2215,7 @@ static PyObject *y_next_event(Reader *r) {
 
 static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
     if (r->done) Py_RETURN_NONE;
-    PyObject *event = r->json ? j_next(r) : y_next_event(r);
+    PyObject *event = r->replaying ? replay_event(r) : r->json ? j_next(r) : y_next_event(r);
     if (!event) {
         if (r->fmode && PyErr_ExceptionMatches(Fallback)) {  /* the libyaml path decides (see the fast path) */
             PyObject *type, *value, *tb;
@@ -2059,12 +2241,15 @@ static PyObject *Reader_fast_items(Reader *r, void *Py_UNUSED(unused)) { return 
 static PyObject *Reader_fast_members(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_members); }
 
 static int Reader_init(Reader *r, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"data", "json", "fast", "prefetch", NULL};
+    static char *names[] = {"data", "json", "fast", "prefetch", "objects", "cut_objects", NULL};
     PyObject *data;
-    int json, fast = 1;
+    int json, fast = 1, objects = 0, cut_objects = 1;
     Py_ssize_t prefetch = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|pn", names, &data, &json, &fast, &prefetch)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|pnpp", names, &data, &json, &fast, &prefetch, &objects,
+                                     &cut_objects)) return -1;
     r->fast = fast;
+    r->objects = objects;
+    r->cut_objects = cut_objects;
     r->prefetch = prefetch;
     if (PyObject_GetBuffer(data, &r->view, PyBUF_SIMPLE) < 0) return -1;
     r->data = r->view.buf;
@@ -2082,6 +2267,8 @@ static void Reader_dealloc(Reader *r) {
     free(r->out.data);
     free(r->scratch.data);
     free(r->fscratch.data);
+    free(r->obj.data);
+    free(r->members);
     for (int i = 0; i < MAX_DEPTH + 2; i++) keys_free(&r->keys[i]);
     keys_free(&r->top);
     Py_TYPE(r)->tp_free((PyObject *)r);
@@ -2105,10 +2292,11 @@ static PyTypeObject ReaderType = {
     .tp_name = "kubefit.manifests._reader.Reader",
     .tp_basicsize = sizeof(Reader),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Reader(buffer, json, fast=True, prefetch=-1): a manifest stream's events, one object at a time "
-              "(fast: YAML's fast path, which raises Retry where the libyaml path, fast=False, must read the file; "
-              "prefetch: a JSON list's items are read ahead by a thread when at least this many bytes are left, "
-              "-1 never).",
+    .tp_doc = "Reader(buffer, json, fast=True, prefetch=-1, objects=False, cut_objects=True): a manifest stream's "
+              "events, one object at a time (fast: YAML's fast path, which raises Retry where the libyaml path, "
+              "fast=False, must read the file; prefetch: a JSON list's items are read ahead by a thread when at "
+              "least this many bytes are left, -1 never; objects: a document that is an object, not a list, is one "
+              "(\"object\", json, kind) event, a Pod's or Node's managedFields left out with cut_objects).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,
     .tp_dealloc = (destructor)Reader_dealloc,
@@ -2126,9 +2314,10 @@ PyMODINIT_FUNC PyInit__reader(void) {
     Fallback = PyErr_NewException("kubefit.manifests._reader.Fallback", NULL, NULL);
     if (!Fallback || PyModule_AddObject(m, "Fallback", Fallback) < 0) return NULL;
     S_item = PyUnicode_InternFromString("item");
+    S_object = PyUnicode_InternFromString("object");
     S_Pod = PyUnicode_InternFromString("Pod");
     S_Node = PyUnicode_InternFromString("Node");
-    if (!S_item || !S_Pod || !S_Node) return NULL;
+    if (!S_item || !S_object || !S_Pod || !S_Node) return NULL;
     Retry = PyErr_NewException("kubefit.manifests._reader.Retry", NULL, NULL);
     if (!Retry || PyModule_AddObject(m, "Retry", Retry) < 0) return NULL;
     Py_INCREF(&ReaderType);

@@ -2,7 +2,10 @@
 
 The compiled reader (`_reader.c`, libyaml's event API and a JSON scanner) turns the file — mapped, not
 read into memory, its pages let go as the reading passes them — into one compact JSON text per object,
-as Kubernetes reads YAML (`kubefit.manifests.k8syaml`) and JSON; a list's items come one by one. A pod
+as Kubernetes reads YAML (`kubefit.manifests.k8syaml`) and JSON: a document that is an object as one
+("object", json, kind) event (the reader holds its members until it knows it is no list), a list's items
+one by one, its other members each as its own JSON. A pod's or node's `metadata.managedFields` is left out
+(nothing reads it; a snapshot's largest part) when the pods are decoded here (`pods`). A pod
 is decoded from its JSON by `kubefit.manifests.fastpod` and kept with its manifest as that JSON (its
 `raw` is decoded only if read); a node by `kubefit.manifests.fastnode` (or `decode_node`), kept the same way; any other object becomes a
 `Document` as the reference reading gives it. Memory is then what is kept, not the file.
@@ -224,7 +227,8 @@ class _Stream:
     def __init__(self, data: mmap.mmap, source: str, is_json: bool, pods: FastPods | None,
                  progress: Callable[[str, int, int], None] | None, fast: bool = True) -> None:
         self.data = data
-        self.reader = _reader.Reader(data, is_json, fast=fast, prefetch=_prefetch())
+        self.reader = _reader.Reader(data, is_json, fast=fast, prefetch=_prefetch(), objects=True,
+                                     cut_objects=pods is not None)
         self.source = source
         self.pods = pods
         self.nodes = FastNodes()
@@ -236,7 +240,6 @@ class _Stream:
         self.error: _Malformed | None = None  # the first malformed list; the file is still read to its end
         self.models: dict[bytes, list[Any]] = {}  # Clusters' resourceModels as JSON → the list kept (_shared_models)
         self.fields = msgspec.json.Decoder(dict[str, msgspec.Raw])  # an object's fields, each its JSON
-        self.keys: dict[str, bytes] = {}  # a document's key → its `"key":` (`_object_text`)
 
     def entries_or_retry(self, allow_empty: bool) -> list[Entry] | None:
         """`entries`, or None where the reader retries (what was read let go before the file is read again)."""
@@ -271,13 +274,15 @@ class _Stream:
         """A document's entries (None: a null document, which `parse` keeps and `documents` skips)."""
         tag = event[0]
         if self.headroom.limit is not None:
-            self.headroom.before(len(event[1]) if tag == "scalar" else 0)
+            self.headroom.before(len(event[1]) if tag in ("object", "scalar") else 0)
+        if tag == "object":
+            return [] if self.error is not None else self._object(event[1], event[2], index)
         if tag == "scalar":
             body = self.json.decode(event[1])
             return None if body is None else [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
         if tag == "seq":  # a JSON array of objects: each item an object of its own, not flattened
             return [entry for item, kind in self._items() if (entry := self._guarded(self._item, item, kind, index))]
-        return self._mapping(index)
+        return self._list(index)
 
     def _guarded(self, step: Callable[..., Any], *args: Any) -> Any:
         """`step(*args)`, a refusal kept (the first) so that the file is still read to its end."""
@@ -300,27 +305,15 @@ class _Stream:
                 before(len(event[1]))
             yield event[1], event[2]
 
-    def _mapping(self, index: int) -> list[Entry]:
-        """A mapping document: an object (its members, then "end"), or a list whose items arrive one by one."""
+    def _list(self, index: int) -> list[Entry]:
+        """A mapping document that is a list ("map": the members around its items, the items one by one), its
+        entries once read."""
         members: dict[str, bytes] = {}  # key → its value's JSON, in order (each key once: the reader refuses a
-        before = self.headroom.before if self.headroom.limit is not None else None  # duplicate key)
-        while (event := self.reader.next())[0] == "member":  # (no reference to the reader kept: see _read_entries)
-            if before is not None:
-                before(len(event[2]))
-            members[event[1]] = event[2]
-        if event[0] == "end":
-            return [] if self.error is not None else self._object(members, index)
-        return self._list(members, index)
-
-    def _list(self, members: dict[str, bytes], index: int) -> list[Entry]:
-        """A mapping document at its ("items",) event: the items, the members around them, then the entries."""
-        slots: list[Entry | dict[str, Any]] = []  # items in order; dicts: lists and kind-less items
-        event: tuple = ("items",)
-        while event[0] != "end":
+        slots: list[Entry | dict[str, Any]] = []  # duplicate key); items in order (dicts: lists, kind-less items)
+        while (event := self.reader.next())[0] != "end":  # (no reference to the reader kept: see _read_entries)
             if event[0] == "member":
                 self.headroom.before(len(event[2]))
                 members[event[1]] = event[2]
-                event = self.reader.next()
                 continue
             for item, kind in self._items():  # ("items",): a list's items, then ("end_items",)
                 if kind == "Pod" and self.pods is not None and self.error is None:  # (most items: `_slot`'s first road)
@@ -331,7 +324,6 @@ class _Stream:
                 slot = self._guarded(self._slot, item, kind, index)
                 if slot is not None:
                     slots.append(slot)
-            event = self.reader.next()
         if self.error is not None:
             return []
         envelope = documents._expand({k: self.json.decode(v) for k, v in members.items()}, self.source, index)
@@ -351,32 +343,18 @@ class _Stream:
             out += (Entry(doc=d) for d in documents._flatten({"items": nested}, self.source, index))
         return out
 
-    def _object(self, members: dict[str, bytes], index: int) -> list[Entry]:
-        """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses)."""
-        text = members.get("kind")
-        kind = None if text is None else _KINDS.get(text) or self.json.decode(text)
+    def _object(self, text: bytes, kind: str | None, index: int) -> list[Entry]:
+        """A mapping document that is not a list (or a `List` without items, which `_flatten` refuses), as the
+        reader gives it: its JSON (a pod's or node's less `metadata.managedFields`, as a list's) and kind."""
         if kind in ("Pod", "Node") and self.pods is not None:
-            return [self._item(self._object_text(members), kind, index)]
-        if kind == "Cluster":
-            body = {k: self._cluster_spec(v) if k == "spec" else self.json.decode(v) for k, v in members.items()}
-        else:
-            body = {k: self.json.decode(v) for k, v in members.items()}
+            return [self._item(text, kind, index)]
+        body = self._cluster(text) if kind == "Cluster" else self.json.decode(text)
         return [Entry(doc=d) for d in documents._flatten(body, self.source, index)]
 
-    def _object_text(self, members: dict[str, bytes]) -> bytes:
-        """An object's compact JSON from its members' (key, JSON) as the reader gives them (each key once), less
-        `metadata.managedFields` (as `_reader` leaves it out of a list's pods and nodes). Each key's `"key":` is
-        written once per file (`keys`: a document's keys are few and repeat). Every piece is an exact-size bytes:
-        the text may be kept as the object's `raw` (`orjson.dumps` gives bytes of 4 KiB whatever their length)."""
-        keys = self.keys
-        return b"{" + b",".join([(keys.get(k) or self._key(k)) + (_without_managed_fields(v) if k == "metadata" else v)
-                                 for k, v in members.items()]) + b"}"
-
-    def _key(self, key: str) -> bytes:
-        text = orjson.dumps(key) + b":"
-        if len(self.keys) < 256:  # (a file of ever new keys keeps no more)
-            self.keys[key] = text
-        return text
+    def _cluster(self, text: bytes) -> dict[str, Any]:
+        """A Karmada Cluster document, its `spec` read by `_cluster_spec`."""
+        return {k: self._cluster_spec(bytes(v)) if k == "spec" else self.json.decode(v)
+                for k, v in self.fields.decode(text).items()}
 
     def _cluster_spec(self, text: bytes) -> Any:
         """A Karmada Cluster's `spec`, its `resourceModels` shared (`_shared_models`) by their JSON as read."""
@@ -477,15 +455,3 @@ class _Stream:
                 self.released = end
         if self.progress is not None:
             self.progress(self.source, position >> 20, len(self.data) >> 20)
-
-
-def _without_managed_fields(metadata: bytes) -> bytes:
-    """A metadata member's JSON less `managedFields` (what `_reader` leaves out of a list's pods and nodes)."""
-    if b'"managedFields"' not in metadata:
-        return metadata
-    body = orjson.loads(metadata)
-    if isinstance(body, dict):
-        body.pop("managedFields", None)
-        return orjson.dumps(body)
-    return metadata
-
