@@ -31,7 +31,6 @@
  *   normed[k] · scale + extra (scale 1, extra 0 unless given; extra an int or an int64 array over feasible's
  *   positions; int64, wrapping as numpy's products and sums do), and top[:count] the nodes of `feasible` whose
  *   sum is the highest, in feasible's order.
-
  *
  * add_rows(node, sign, matrix, row[, matrix, row…]) -> None
  *   for each pair (up to 4) matrix[node] += sign · row (int64 matrices and rows of their width, wrapping as numpy's

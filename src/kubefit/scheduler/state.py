@@ -73,6 +73,8 @@ class ClusterState:
     # again (shared by copies: it depends on the pod alone)
     _demands: DemandMemo = field(default_factory=lambda: DemandMemo(use_status_resources=True), repr=False,
                                  compare=False)
+    # the containers tuple of the last pod bound that declared no host port (`_add_ports`): a memo, not state
+    _no_ports: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index = {name: i for i, name in enumerate(self.resources)}
@@ -170,8 +172,6 @@ class ClusterState:
             self._no_ports = pod.containers
         for ip, proto, port in declared:
             self.used_ports[node].setdefault(ip, set()).add((proto, port))
-
-    _no_ports: Any = None  # the containers tuple of the last pod bound that declared no host port (`_add_ports`)
 
     def unbind(self, node: int, pod: Pod, demand: PodDemand | None = None, row: np.ndarray | None = None) -> None:
         """Remove `pod` from `node` (a preemption victim, or a pod that ended: the cache's RemovePod): its
