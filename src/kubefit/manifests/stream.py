@@ -66,7 +66,6 @@ STREAM_MIN_BYTES = 1 << 20  # from this size a file's progress is told in megaby
 PREFETCH_MIN_BYTES = 1 << 20  # a list's items read ahead by a thread when at least this much is left
 _RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
 _JSON_START = re.compile(r"\s*[\[{]")
-_KINDS = {b'"Pod"': "Pod", b'"Node"': "Node"}  # a document's `kind` as the reader writes the most common ones
 
 
 @dataclass
