@@ -85,7 +85,13 @@ def test_a_removed_node_is_decided_as_a_cluster_without_it(workload, data):
 def test_rollback_restores_what_a_fresh_compile_gives(workload, data):
     """A trial (a node removed, pods bound elsewhere, some of them in turn removed with a second node) taken
     back: the state's arrays, pods and ports, the per-state pod counts, every cached shape's verdicts and totals,
-    and every later decision equal those of a fresh compile of the cluster as it was."""
+    and every later decision equal those of a fresh compile of the cluster as it was.
+
+    Raw scores are compared on the nodes the shape can use: a node it could not use when pods were only added
+    keeps its scores as they were (`Engine._evaluate_rows`' `binds_only`: unread while it is infeasible, redone when
+    a removal makes it a candidate again), where a fresh compile scores every node. Stop 55 found an example
+    (a full node's NodeResourcesFit and BalancedAllocation scores 31/68 against a fresh 25/75) that only this
+    over-strict comparison failed; the decisions after it agree."""
     nodes, bound, queue, objects = workload
     nodes, queue = _with_images(nodes, queue, data)
     state = compile_state(nodes, bound, objects)
@@ -113,8 +119,9 @@ def test_rollback_restores_what_a_fresh_compile_gives(workload, data):
         mine, theirs = engine.shape(pod), fresh.shape(pod)
         assert (mine.n_ok, mine.ok.tolist(), mine.total.tolist()) == (theirs.n_ok, theirs.ok.tolist(),
                                                                       theirs.total.tolist())
-        assert np.array_equal(mine.codes, theirs.codes) and np.array_equal(mine.raw[mine.direct],
-                                                                           theirs.raw[theirs.direct])
+        usable = mine.ok  # (equal to theirs.ok, asserted above)
+        assert np.array_equal(mine.codes, theirs.codes) and np.array_equal(mine.raw[mine.direct][:, usable],
+                                                                           theirs.raw[theirs.direct][:, usable])
     assert _run(engine, queue) == _run(fresh, queue)
 
 
