@@ -31,6 +31,8 @@
    when it joined the members itself: where its key is written plainly, or (JSON, escaped) where the
    metadata's text holds `"managedFields"` all the same. The reader holds a document's members until it
    knows (see "objects"); at an `items` sequence it gives the events above, the members before it first.
+   With Reader(..., prefetch=N), a thread reads a JSON list's items, or (objects=True) the documents while
+   each is an object, ahead of next() (see "prefetch"): the same events and errors.
    Every allocation failure is a MemoryError, never an abort. */
 
 #define PY_SSIZE_T_CLEAN
@@ -2406,7 +2408,7 @@ static PyGetSetDef Reader_getset[] = {
     {"position", (getter)Reader_position, NULL, "How many bytes of the text have been read.", NULL},
     {"fast_items", (getter)Reader_fast_items, NULL, "How many items YAML's fast path has read.", NULL},
     {"fast_members", (getter)Reader_fast_members, NULL, "How many members of a document's mapping YAML's fast "
-     "path has read.", NULL},
+     "path has read (while a thread reads documents ahead, a count it is changing: read it at the end).", NULL},
     {NULL},
 };
 
@@ -2417,8 +2419,8 @@ static PyTypeObject ReaderType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Reader(buffer, json, fast=True, prefetch=-1, objects=False, cut_objects=True): a manifest stream's "
               "events, one object at a time (fast: YAML's fast path, which raises Retry where the libyaml path, "
-              "fast=False, must read the file; prefetch: a JSON list's items are read ahead by a thread when at "
-              "least this many bytes are left, -1 never; objects: a document that is an object, not a list, is one "
+              "fast=False, must read the file; prefetch: a JSON list's items, or (with objects) the documents while "
+              "each is an object, are read ahead by a thread when at least this many bytes are left, -1 never; objects: a document that is an object, not a list, is one "
               "(\"object\", json, kind) event, a Pod's or Node's managedFields left out with cut_objects).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,
