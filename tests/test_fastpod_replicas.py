@@ -231,3 +231,21 @@ def test_the_memo_of_whole_pods_is_bounded():
         body = _replica(f"p-{i}", spec__priority=i // 3 if i < 24 else i if i < 56 else 0)
         assert paying.decode(orjson.dumps(body), "f.json", i) == _reference(body, i)
     assert paying.replicas is not None and len(paying.replicas) == 8 and paying.replica_hits == 16 + 8
+
+
+def test_a_warning_not_naming_its_pod_is_never_told_again_under_another_name(monkeypatch):
+    """`_replica` tells a prototype's warnings again with each pod's `source: Pod/name: ` prefix, so it keeps only
+    a prototype whose warnings all start with it (decode_pod's all do): a warning worded otherwise (here one
+    `_pod` is made to add) leaves the pod unremembered, and each replica gets that warning as `_pod` words it."""
+    pod_of = FastPods._pod
+
+    def worded_otherwise(self, pod, doc, warnings, data):
+        warnings.append(f"about {doc.label}")
+        return pod_of(self, pod, doc, warnings, data)
+
+    monkeypatch.setattr(FastPods, "_pod", worded_otherwise)
+    fast = FastPods()
+    for i in range(2):
+        _, notes = fast.decode(orjson.dumps(_replica(f"web-{i}")), "f.json", i + 1)
+        assert notes[0] == f"about Pod/web-{i}"
+    assert fast.replicas == {} and fast.replica_hits == 0
