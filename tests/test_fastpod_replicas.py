@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from unittest import mock
 
 import orjson
 import pytest
@@ -20,6 +21,7 @@ from tests.test_stream import outcome, pods
 
 from kubefit.api.core import VOLUMES_FROM_RAW, Pod
 from kubefit.errors import InputError
+from kubefit.manifests import fastpod
 from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import REPLICAS_MAX, FastPods
 from kubefit.manifests.load import decode_pod
@@ -124,6 +126,22 @@ def _todays(data: bytes, index: int) -> tuple[Pod, list[str]] | None:
     min_size=2, max_size=7),
     st.sampled_from([REPLICAS_MAX, 1, 2]))
 def test_replicas_are_decode_pods_pods(base, replicas, replicas_max):
+    """`_replicas_are_decode_pods_pods`, the memo holding up to `REPLICAS_MAX`, 1 or 2 prototypes."""
+    _replicas_are_decode_pods_pods(base, replicas, replicas_max)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workload_pods(), st.lists(st.tuples(
+    st.dictionaries(st.sampled_from(sorted(PER_POD)), st.integers(0, 8), max_size=3),
+    st.one_of(st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 1)))), min_size=2, max_size=7))
+def test_prototypes_found_by_one_crc_are_told_apart_by_their_json(base, replicas):
+    """The same, with every blank's CRC-32 made one number (`_replica` finds a prototype by it, then compares its
+    whole JSON): pods of other workloads share a bucket and must still get their own prototype."""
+    with mock.patch.object(fastpod, "crc32", lambda key: 7):
+        _replicas_are_decode_pods_pods(base, replicas, REPLICAS_MAX)
+
+
+def _replicas_are_decode_pods_pods(base, replicas, replicas_max):
     """Replicas of one pod (each with its own name and a few of the values a controller or kubelet sets per pod;
     now and then a change to what `_pod` reads of all of them, kept for the later replicas: another workload),
     through one FastPods as in a load: each is None exactly where fastpod without the memo gives None, or else
@@ -224,13 +242,13 @@ def test_the_memo_of_whole_pods_is_bounded():
     for i in range(40):
         body = _replica(f"p-{i}", spec__priority=i)
         assert distinct.decode(orjson.dumps(body), "f.json", i) == _reference(body, i)
-        assert distinct.replicas is None or len(distinct.replicas) <= 8
+        assert distinct.replicas is None or distinct.replicas_kept <= 8
     assert distinct.replicas is None and distinct.replica_hits == 0
     paying = FastPods(replicas_max=8)
     for i in range(64):  # 8 workloads of 3 replicas, then 40 more distinct pods, then the first workload's
         body = _replica(f"p-{i}", spec__priority=i // 3 if i < 24 else i if i < 56 else 0)
         assert paying.decode(orjson.dumps(body), "f.json", i) == _reference(body, i)
-    assert paying.replicas is not None and len(paying.replicas) == 8 and paying.replica_hits == 16 + 8
+    assert paying.replicas is not None and paying.replicas_kept == 8 and paying.replica_hits == 16 + 8
 
 
 def test_a_warning_not_naming_its_pod_is_never_told_again_under_another_name(monkeypatch):
