@@ -394,7 +394,7 @@ class FastPods:
         (`_Own`), and everything else `_pod` reads of them is one JSON text.
 
         Those per-pod values are taken out of the struct and blanked there (`_Own.take`), and the blank's JSON
-        (`msgspec.json.encode`: each typed value in one spelling, a `Raw` part as its text, an absent part left
+        (msgspec's encoding: each typed value in one spelling, a `Raw` part as its text, an absent part left
         out) keys the prototype `_pod` made of the first such blank, with the warnings it gave (told again with
         this pod's `source: Pod/name: `, as `_containers` tells its notes). The prototype is `_pod` of the blank
         on a miss as on a hit, so a field `_pod` read but the blank lacked would be wrong for every pod, not only
