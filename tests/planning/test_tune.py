@@ -86,6 +86,17 @@ def test_results_come_back_in_submission_order(dask_cluster):
     assert {o[3] for o in out} == set(addresses)
 
 
+def test_trials_run_while_no_worker_is_listed(dask_cluster, monkeypatch):
+    """The scheduler's worker list can be empty for a moment (a LocalCluster's workers still registering, or all
+    gone): the trials are then submitted for any worker and still come back in order. Dask refuses
+    `allow_other_workers` without `workers` (a ValueError that reached `tune` as a flaky failure)."""
+    with Workers(dask_cluster) as workers:
+        shipped = workers.ship("payload")
+        monkeypatch.setattr(workers, "addresses", lambda: [])  # (the real cluster's two workers run the tasks)
+        out = workers.run(lambda data, s: (s, data), shipped, [3, 1, 2])
+    assert out == [(3, "payload"), (1, "payload"), (2, "payload")]
+
+
 def test_another_seed_searches_elsewhere():
     """The seed is what the search depends on: another one proposes other configurations after the baselines."""
     runs = [kubefit.tune([WORKLOAD], trials=10, seed=s, tie_break="first", workers=1, warn=quiet).to_dict()

@@ -191,8 +191,7 @@ class Workers:
             if busy[worker] >= depth:
                 return
             number, item = queue.pop(0)
-            future = self.client.submit(fn, shipped.on(worker), item, workers=None if worker is None else [worker],
-                                        allow_other_workers=True, pure=False)
+            future = self.client.submit(fn, shipped.on(worker), item, **_on(worker), pure=False)
             running[future] = (number, worker)
             busy[worker] += 1
 
@@ -219,6 +218,13 @@ class Shipped:
         if not self.copies:
             return self.whole
         return self.copies[worker] if worker in self.copies else next(iter(self.copies.values()))
+
+
+def _on(worker: str | None) -> dict[str, Any]:
+    """`Client.submit`'s placement for a task meant for `worker`: there if it can, else on any other; None (no
+    worker listed yet, or all gone) anywhere. Dask refuses `allow_other_workers` without `workers` (a ValueError:
+    the scheduler's worker list can be empty for a moment while a LocalCluster's workers register)."""
+    return {} if worker is None else {"workers": [worker], "allow_other_workers": True}
 
 
 def _wait(futures: Iterable[Any]) -> None:
@@ -309,8 +315,7 @@ class Background:
         self.pool = Workers(self.address, self.count).__enter__()
         shipped = self.pool.ship(data)
         workers = self.pool.addresses() or [None]  # the items dealt round the workers
-        return [self.pool.client.submit(fn, shipped.on(w), item, workers=None if w is None else [w],
-                                        allow_other_workers=True, pure=False)
+        return [self.pool.client.submit(fn, shipped.on(w), item, **_on(w), pure=False)
                 for i, item in enumerate(items) for w in [workers[i % len(workers)]]]
 
     def result(self, i: int) -> Any:
