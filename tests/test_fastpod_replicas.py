@@ -126,6 +126,10 @@ def workload_pods(draw) -> dict:
                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8", "uid": "1",
                                        "controller": True, "blockOwnerDeletion": True}]}
     body = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    if draw(st.booleans()):  # as the API server admits it: its service-account token's volume, mounted
+        spec["volumes"] = [{"name": "kube-api-access-x7k2q", "projected": {"sources": [{"serviceAccountToken": {
+            "path": "token"}}]}}]
+        spec["containers"][0]["volumeMounts"] = _mounts("x7k2q")
     if draw(st.booleans()):
         body["status"] = {"phase": "Running", "startTime": "2025-10-01T09:00:01Z", "podIP": "10.0.0.9",
                           "conditions": [{"type": "Ready", "status": "True"}],

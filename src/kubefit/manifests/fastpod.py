@@ -404,13 +404,14 @@ class FastPods:
         A live pod's containers mount its service-account token's volume, named per pod (`kube-api-access-x7k2q`),
         so their JSON differs between replicas in that name alone: a name no part of kubefit reads (decode_pod
         checks a volume mount's field names, each value anything: `podparts.VOLUME_MOUNT`), left out of the blank's
-        containers (`_unmounted`), as out of its container statuses (`_blank_status`).
+        containers (`_unmounted`, for a pod with volumes: a pod without mounts one, and the text never searched), as
+        out of its container statuses (`_blank_status`).
 
         The JSON is written into one buffer and found by its CRC-32, then compared whole: a `bytes` key made for
         each pod (a kilobyte for a production pod) left a hole in the C heap between each two pods' lasting
         objects that the next pod's could not fill (+5 MiB of peak RSS for 10,000 pods)."""
         own = _Own.take(pod)
-        if data.find(b'"volumeMounts"') >= 0:  # (a live pod's: the service-account token's, named per pod)
+        if own.volumes and data.find(b'"volumeMounts"') >= 0:  # (a mount names a volume: the API server checks it)
             spec = pod.spec
             spec.containers, spec.initContainers = _unmounted(spec.containers), _unmounted(spec.initContainers)
         key = self.key
