@@ -164,7 +164,7 @@ def _todays(data: bytes, index: int) -> tuple[Pod, list[str]] | None:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(workload_pods(), pods()), st.lists(st.tuples(
     st.dictionaries(st.sampled_from(sorted(PER_POD)), st.integers(0, 8), max_size=5),
-    st.one_of(st.none(), st.none(), st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 1)))),
+    st.one_of(st.none(), st.none(), st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 4)))),
     min_size=2, max_size=7),
     st.sampled_from([REPLICAS_MAX, 1, 2]))
 def test_replicas_are_decode_pods_pods(base, replicas, replicas_max):
@@ -175,7 +175,7 @@ def test_replicas_are_decode_pods_pods(base, replicas, replicas_max):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workload_pods(), st.lists(st.tuples(
     st.dictionaries(st.sampled_from(sorted(PER_POD)), st.integers(0, 8), max_size=3),
-    st.one_of(st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 1)))), min_size=2, max_size=7))
+    st.one_of(st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 4)))), min_size=2, max_size=7))
 def test_prototypes_found_by_one_crc_are_told_apart_by_their_json(base, replicas):
     """The same, with every blank's CRC-32 made one number (`_replica` finds a prototype by it, then compares its
     whole JSON): pods of other workloads share a bucket and must still get their own prototype."""
