@@ -95,7 +95,7 @@ SHARED = {
     ("spec", "initContainers"): [[{"name": "sidecar", "image": "proxy:1", "restartPolicy": "Always",
                                    "resources": {"requests": {"cpu": "100m"}}, "volumeMounts": _mounts("x7k2q")}],
                                  [{"name": "sidecar", "image": "proxy:1", "restartPolicy": "Always",
-                                   "restartPolicyRules": [{"action": "Restart", "exitCodes": {
+                                   "restartPolicyRules": [{"action": "RestartAllContainers", "exitCodes": {
                                        "operator": "In", "values": [42]}}], "volumeMounts": _mounts("b4m9z")}],
                                  [{"name": "init", "image": "proxy:2", "volumeMounts": _mounts("x7k2q")}]],
     ("spec", "resources"): [{"requests": {"cpu": "1", "example.com/x": "1"}}, {"requests": {"cpu": "1"}}],
