@@ -18,6 +18,7 @@ with decode_pod, which then gives its exact answer or error. `tests/test_stream.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 from zlib import crc32
 
@@ -714,12 +715,16 @@ def _blank_status(status: _PodStatus) -> None:
             cs.volumeMounts = None
 
 
-_MountText = msgspec.defstruct(  # a volume mount (podparts.VOLUME_MOUNT's fields), each value its JSON text
-    "_MountText", [(name, Raw, UNSET) for name in podparts.VOLUME_MOUNT], bases=(_Strict,))
-_ContainerText = msgspec.defstruct(  # _Container's fields, each value its JSON text but its volume mounts'
-    "_ContainerText", [(name, list[_MountText] | None, None) if name == "volumeMounts" else (name, Raw, UNSET)
-                       for name in _Container.__struct_fields__], bases=(_Strict,))
-_CONTAINER_TEXTS = msgspec.json.Decoder(list[_ContainerText])
+@cache
+def _container_texts() -> msgspec.json.Decoder:
+    """The decoder of a containers list whose containers' (`_Container`'s fields) and volume mounts'
+    (podparts.VOLUME_MOUNT's) values are their JSON text (`_unmounted`; made when first needed: most files have
+    no volumes)."""
+    mount = msgspec.defstruct("MountText", [(name, Raw, UNSET) for name in podparts.VOLUME_MOUNT], bases=(_Strict,))
+    container = msgspec.defstruct(
+        "ContainerText", [(name, list[mount] | None, None) if name == "volumeMounts" else (name, Raw, UNSET)
+                          for name in _Container.__struct_fields__], bases=(_Strict,))
+    return msgspec.json.Decoder(list[container])
 
 
 def _unmounted(raw: Raw | UnsetType) -> Raw | UnsetType:
@@ -731,7 +736,7 @@ def _unmounted(raw: Raw | UnsetType) -> Raw | UnsetType:
     if raw is UNSET:
         return raw
     try:
-        containers = _CONTAINER_TEXTS.decode(raw)
+        containers = _container_texts().decode(raw)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return raw
     for container in containers:
