@@ -405,8 +405,9 @@ class FastPods:
         A live pod's containers mount its service-account token's volume, named per pod (`kube-api-access-x7k2q`),
         so their JSON differs between replicas in that name alone: a name no part of kubefit reads (decode_pod
         checks a volume mount's field names, each value anything: `podparts.VOLUME_MOUNT`), left out of the blank's
-        containers (`_unmounted`, for a pod with volumes: a pod without mounts one, and the text never searched), as
-        out of its container statuses (`_blank_status`).
+        containers (`_unmounted`) as out of its container statuses (`_blank_status`). Only a pod with volumes is
+        searched for mounts (a mount must name one of the pod's volumes: the API server checks it), so a file of
+        pods without volumes pays nothing for it.
 
         The JSON is written into one buffer and found by its CRC-32, then compared whole: a `bytes` key made for
         each pod (a kilobyte for a production pod) left a hole in the C heap between each two pods' lasting
