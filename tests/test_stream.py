@@ -530,23 +530,24 @@ def test_a_fleets_clusters_share_their_resource_models(tmp_path):
 
 # --------------------------------------------------------------------------- JSON's prefetch thread
 
-def _outcome(data: bytes, prefetch: int, pause: float = 0.0, objects: bool = False
-             ) -> tuple[list[tuple], object, list[int]]:
-    """Every event of the JSON reader, the exception that ended it (type and text, or None) and the
-    positions it told after each event; `pause` seconds after the first item, so that the thread reads
-    ahead as far as it may."""
-    reader = _reader.Reader(data, True, prefetch=prefetch, objects=objects)
+def _outcome(data: bytes, prefetch: int, pause: float = 0.0, objects: bool = False, is_json: bool = True,
+             fast: bool = True) -> tuple[list[tuple], object, list[int], tuple[int, int]]:
+    """Every event of the reader (JSON, or YAML by its fast path or not), the exception that ended it (type
+    and text, or None), the positions it told after each event and how many items and members the fast
+    path read; `pause` seconds after the third event, so that the thread reads ahead as far as it may."""
+    reader = _reader.Reader(data, is_json, fast=fast, prefetch=prefetch, objects=objects)
     out: list[tuple] = []
     positions: list[int] = []
+    error = None
     try:
         while (event := reader.next()) is not None:
             out.append(event)
             positions.append(reader.position)
             if pause and len(out) == 3:
                 time.sleep(pause)
-    except (_reader.Fallback, MemoryError) as exc:
-        return out, (type(exc).__name__, str(exc)), positions
-    return out, None, positions
+    except (_reader.Fallback, _reader.Retry, MemoryError) as exc:
+        error = (type(exc).__name__, str(exc))
+    return out, error, positions, (reader.fast_items, reader.fast_members)
 
 
 LISTS = st.lists(st.dictionaries(st.sampled_from(["kind", "metadata", "a", "items"]),
@@ -623,6 +624,179 @@ def test_a_reader_let_go_while_its_thread_reads_ahead_stops_it():
             del reader
             mapped.close()
             assert _os_threads() == before
+
+
+# --------------------------------------------------------------------------- documents read ahead (YAML, JSON)
+
+DOCUMENTS = st.lists(st.one_of(
+    st.dictionaries(st.sampled_from(["kind", "metadata", "a", "spec"]), st.sampled_from(["Pod", "Node", "x"]) | VALUES,
+                    min_size=1, max_size=4),  # an object (the thread's)
+    st.fixed_dictionaries({"kind": st.just("List"), "items": st.lists(
+        st.dictionaries(st.sampled_from(["kind", "a"]), st.sampled_from(["Pod", "x"]), max_size=2), max_size=3)}),
+    st.none() | st.integers(-3, 3) | st.lists(st.integers(0, 3), max_size=2)),  # the reader's own
+    min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS, st.booleans(), st.integers(0, 10**6), st.sampled_from(
+    ["", "x", "\n", "---\n", "a: 1\n", "a: 1\na: 2\n", "!t ", "&a ", "*a", "\t", "  ", "{", '"', "items:\n- x\n",
+     "\n...\n", "#c\n", "- ", "a: [" * 60 + "\n"]))
+def test_documents_read_ahead_are_the_readers_own(docs, explicit, cut, insert):
+    """A stream of documents — objects (the thread's), Lists, sequences, scalars (given back to the reader:
+    it reads them itself, then the thread reads on) — as YAML (PyYAML's block style, by the fast path and
+    by libyaml alone) and as JSON documents, whole or broken at any byte (cut short, or something inserted
+    there: a key twice, a tag, an anchor, a separator, nesting beyond the bound...): with its thread
+    reading the documents ahead, the reader gives the events, the error (type, reason and line; a Retry
+    where the fast path gives up), the positions and the fast path's counts that it gives alone."""
+    texts = [yaml.safe_dump_all(docs, default_flow_style=False, sort_keys=False, explicit_start=explicit),
+             "\n".join(json.dumps(doc, indent=1 if explicit else None) for doc in docs)]
+    at = cut % (len(texts[0]) + 1)
+    for i, text in enumerate(texts):
+        for broken in (text, text[:at], text[:at] + insert + text[at:]):
+            data = broken.encode("utf-8", "surrogatepass")
+            for fast in (True, False) if not i else (True,):
+                alone = _outcome(data, -1, objects=True, is_json=bool(i), fast=fast)
+                assert _outcome(data, 0, objects=True, is_json=bool(i), fast=fast) == alone, broken
+
+
+def _pod_document(i: int) -> str:
+    """A pod as kubectl writes it in a multi-document file (≈ 540 bytes, managedFields included)."""
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  managedFields:\n  - manager: kubectl\n    operation: Update\n"
+            f"  name: p{i}\n  namespace: default\n  labels:\n    app: a{i % 7}\n    text: '{'x' * (i % 300)}'\n"
+            f"spec:\n  containers:\n  - image: registry.k8s.io/pause:3.9\n    name: c\n    resources:\n"
+            f"      requests:\n        cpu: 100m\n        memory: {i % 50 + 1}Mi\n  schedulerName: default-scheduler\n")
+
+
+_START = "---\napiVersion: v1\n"
+_NAMESPACE = "  namespace: default\n"
+BAD_DOCUMENTS = {  # what changes in one document: (its text, the text instead, the fast path's error, libyaml's)
+    "a key twice": (_NAMESPACE, "  name: again\n", "Retry", "Fallback"),
+    "an anchor": (_NAMESPACE, "  namespace: &n default\n", "Retry", "Fallback"),
+    "a tag": (_NAMESPACE, "  namespace: !t default\n", "Retry", "Fallback"),
+    "nested beyond the bound": (_NAMESPACE, "  namespace: " + "[" * 120 + "]" * 120 + "\n", "Retry", "Fallback"),
+    "a List among objects": (_START, "---\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: l}\n---\n- 1\n- 2\n"
+                             "---\n7\n" + _START, None, None),
+    "empty documents": (_START, "---\n---\n# only a comment\n---\n" + _START, None, None),
+}
+
+
+def _documents(n: int, bad: int | None = None, what: str = "") -> bytes:
+    """`n` pod documents; document `bad` changed as BAD_DOCUMENTS[what] says."""
+    docs = [_pod_document(i) for i in range(n)]
+    if bad is not None:
+        old, new = BAD_DOCUMENTS[what][:2]
+        docs[bad] = docs[bad].replace(old, new)
+    return "".join(docs).encode()
+
+
+@pytest.mark.parametrize(("what", "bad"), [(None, None)] + [(w, b) for w in BAD_DOCUMENTS for b in (0, 1500, 2999)])
+def test_many_documents_read_ahead_are_the_readers_own(what, bad):
+    """3,000 pod documents (≈ 1.6 MB: batches of growing size), one of them bad — at the first, a middle or
+    the last document: a key given twice, an anchor, a tag, nesting beyond 100; or before it a List, a
+    sequence and a scalar document, or empty ones —: by the fast path and by libyaml, with the thread
+    reading ahead, the same events, error, positions and counts as the reader alone. Hand-counted: the
+    error after exactly the `bad` pods before it, a Retry on the fast path and a Fallback on libyaml's;
+    the fast path's members 4 a pod (apiVersion, kind, metadata, spec), the bad one's 2 before its
+    metadata, the List's `kind` (its items and the other documents are libyaml's)."""
+    data = _documents(3000, bad, what)
+    for fast in (True, False):
+        alone = _outcome(data, -1, objects=True, is_json=False, fast=fast)
+        assert _outcome(data, 0, pause=0.05, objects=True, is_json=False, fast=fast) == alone
+        error = None if what is None else BAD_DOCUMENTS[what][2 if fast else 3]
+        assert (alone[1] or (None,))[0] == error
+        pods = [e for e in alone[0] if e[0] == "object" and e[2] == "Pod"]
+        assert len(pods) == (3000 if error is None else bad)
+        members = 4 * len(pods) + (2 if error else 1 if what == "a List among objects" else 0)
+        assert alone[3] == (0, members if fast else 0)
+    if what == "a List among objects":  # read by the reader itself, between the thread's documents
+        assert [e[0] for e in alone[0][bad:bad + 8]] == ["map", "member", "items", "item", "end_items", "end", "seq",
+                                                          "item"]
+        assert alone[0][bad + 8:bad + 11] == [("item", b"2", None), ("end",), ("scalar", b"7")] and alone[0][bad + 11][0] == "object"
+
+
+def test_a_file_ending_without_a_line_break_is_read_ahead_as_alone():
+    """The last document's last line without its line break, on both paths: the same events."""
+    data = _documents(50).rstrip(b"\n")
+    for fast in (True, False):
+        alone = _outcome(data, -1, objects=True, is_json=False, fast=fast)
+        assert alone[1] is None and len(alone[0]) == 50
+        assert _outcome(data, 0, objects=True, is_json=False, fast=fast) == alone
+
+
+def test_documents_read_ahead_wait_at_the_limit_and_stop_when_let_go():
+    """45,000 documents (≈ 22 MB, their JSON ≈ 19 MB: more than the thread may hold ahead): with the consumer pausing, the
+    thread waits at its limit and the events are the reader's own; readers dropped after a few events,
+    the thread waiting or reading, end it (as many threads as before) and release the buffer (the mapping
+    closes: BufferError if a reader still held it)."""
+    import mmap
+    import tempfile
+
+    data = _documents(45_000)
+    assert len(data) > 16 << 20
+    alone = _outcome(data, -1, objects=True, is_json=False)
+    assert _outcome(data, 0, pause=0.3, objects=True, is_json=False) == alone
+    before = _os_threads()
+    with tempfile.TemporaryFile() as fh:
+        fh.write(data)
+        fh.flush()
+        for taken, pause in ((1, 0.3), (2, 0.0), (100, 0.3), (1_000, 0.0)):  # (the thread holds ≤ 17 MB ahead)
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            reader = _reader.Reader(mapped, False, prefetch=0, objects=True)
+            for _ in range(taken):
+                assert reader.next()[0] == "object"
+            time.sleep(pause)
+            assert _os_threads() == before + 1
+            del reader
+            mapped.close()
+            assert _os_threads() == before
+
+
+def test_a_child_forked_while_documents_are_read_ahead_neither_hangs_nor_goes_on():
+    """A process forked while the thread reads ahead: the child has no thread, so its reader hands out what
+    it already held, then refuses to go on (RuntimeError), and lets go of it without waiting for a thread;
+    the parent reads on, its events the reader's own."""
+    data = _documents(45_000)
+    reader = _reader.Reader(data, False, prefetch=0, objects=True)
+    first = [reader.next() for _ in range(3)]
+    pid = os.fork()
+    if pid == 0:  # (the child: its exit status says what it saw)
+        status = 3
+        try:
+            while reader.next() is not None:
+                pass
+        except RuntimeError as exc:
+            status = 0 if "forked" in str(exc) else 4
+        except BaseException:  # noqa: BLE001 - told by the status
+            status = 5
+        del reader
+        os._exit(status)
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0
+    rest = []
+    while (event := reader.next()) is not None:
+        rest.append(event)
+    assert first + rest == _outcome(data, -1, objects=True, is_json=False)[0]
+
+
+def test_a_retry_among_documents_read_ahead_is_the_readers_and_the_streams(tmp_path, monkeypatch):
+    """A comment at column 0 inside a document's mapping, which then goes on (the fast path cannot vouch for
+    it): read ahead, the same Retry after the same documents; `stream` then reads the file again with
+    libyaml (its thread reading ahead too): the reference's scenario."""
+    monkeypatch.setenv("KUBEFIT_STREAM", "always")
+    text = _documents(40).decode().replace("  name: p20\n", "  name: p20\n# a note\n  uid: u20\n")
+    data = text.encode()
+    alone = _outcome(data, -1, objects=True, is_json=False)
+    assert alone[1][0] == "Retry" and len(alone[0]) == 20
+    assert _outcome(data, 0, objects=True, is_json=False) == alone
+    path = tmp_path / "pods.yaml"
+    path.write_text(text)
+    streamed = outcome(path, True)
+    assert isinstance(streamed, Scenario) and streamed == outcome(path, False) and len(streamed.pods) == 40
 
 
 # --------------------------------------------------------------------------- pods
@@ -1105,9 +1279,9 @@ def test_running_out_of_memory_is_one_error_never_a_signal(tmp_path, suffix):
 
 # --------------------------------------------------------------------------- YAML's fast path
 
-def _run(data: bytes, fast: bool, objects: bool = False) -> tuple[object, int]:
+def _run(data: bytes, fast: bool, objects: bool = False, prefetch: int = -1) -> tuple[object, int]:
     """The reader's events (or its exception's type and text), and how many items the fast path read."""
-    reader = _reader.Reader(data, False, fast=fast, objects=objects)
+    reader = _reader.Reader(data, False, fast=fast, objects=objects, prefetch=prefetch)
     out: list[tuple] = []
     try:
         while (event := reader.next()) is not None:
@@ -1121,15 +1295,19 @@ def fast_path(text: str | bytes) -> int:
     """Asserts that the fast path gives the libyaml path's events byte for byte, or retries (raises
     Retry, after which `stream` reads the file with the libyaml path); how many items it read itself,
     -1 where it retried. The same with objects held whole (`objects=True`, as `stream` reads): the fast
-    path's events are libyaml's, and both are `as_objects` of the events without (or the same error)."""
+    path's events are libyaml's, and both are `as_objects` of the events without (or the same error); and
+    the same again with the documents read ahead by the reader's thread (`prefetch=0`, as under
+    KUBEFIT_STREAM=always): the same events or error, the same count of items the fast path read."""
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     slow, slow_items = _run(data, fast=False)
     assert slow_items == 0
     held_slow = _run(data, fast=False, objects=True)[0]
     assert held_slow == slow if isinstance(slow, tuple) else same_objects(held_slow, slow), data[:3000]
+    assert _run(data, fast=False, objects=True, prefetch=0) == (held_slow, 0), data[:3000]
     fast, items = _run(data, fast=True)
     held, held_items = _run(data, fast=True, objects=True)
     assert held_items == items
+    assert _run(data, fast=True, objects=True, prefetch=0) == (held, held_items), data[:3000]
     if isinstance(fast, tuple) and fast[0] == "Retry":
         assert held == fast
         return -1

@@ -31,6 +31,8 @@
    when it joined the members itself: where its key is written plainly, or (JSON, escaped) where the
    metadata's text holds `"managedFields"` all the same. The reader holds a document's members until it
    knows (see "objects"); at an `items` sequence it gives the events above, the members before it first.
+   With Reader(..., prefetch=N), a thread reads a JSON list's items, or (objects=True) the documents while
+   each is an object, ahead of next() (see "prefetch"): the same events and errors.
    Every allocation failure is a MemoryError, never an abort. */
 
 #define PY_SSIZE_T_CLEAN
@@ -44,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_DEPTH 100
 
@@ -52,12 +55,13 @@ static PyObject *Retry;
 
 /* ------------------------------------------------------------------ errors
 
-   On Python's thread an error is Python's error indicator (Fallback, MemoryError). The prefetch thread
-   (see "prefetch") holds no GIL and must not touch it: there a thread-local Sink keeps the first error,
-   which the consumer raises once it has handed out every item read before it. */
+   On Python's thread an error is Python's error indicator (Fallback, Retry, MemoryError). The prefetch
+   thread (see "prefetch") holds no GIL and must not touch it: there a thread-local Sink keeps the first
+   error, which the consumer raises (sink_raise) once it has handed out every item or document read before
+   it. */
 
 typedef struct {
-    int kind;            /* 0: none, 1: Fallback (reason, line), 2: no memory */
+    int kind;            /* 0: none, 1: Fallback (reason, line), 2: no memory, 3: Retry (reason, line) */
     const char *reason;  /* a string literal (every reason is) */
     long line;
 } Sink;
@@ -70,13 +74,26 @@ static int no_memory(void) {
     return -1;
 }
 
-static int fallback(const char *reason, long line) {
+/* The first error (`type` Fallback or Retry), "reason (line N)". */
+static int reason_error(PyObject *type, int kind, const char *reason, long line) {
     if (sink) {
-        if (!sink->kind) { sink->kind = 1; sink->reason = reason; sink->line = line; }
+        if (!sink->kind) { sink->kind = kind; sink->reason = reason; sink->line = line; }
         return -1;
     }
-    if (!PyErr_Occurred()) PyErr_Format(Fallback, "%s (line %ld)", reason, line);
+    if (!PyErr_Occurred()) PyErr_Format(type, "%s (line %ld)", reason, line);
     return -1;
+}
+
+static int fallback(const char *reason, long line) { return reason_error(Fallback, 1, reason, line); }
+
+/* YAML's fast path cannot vouch for the file (see "the fast path"). */
+static int retry(const char *reason, long line) { return reason_error(Retry, 3, reason, line); }
+
+/* A Sink's error raised on Python's thread (kind 0: the thread ended without one where it owed an event). */
+static void sink_raise(Sink *error) {
+    if (error->kind == 2) PyErr_NoMemory();
+    else reason_error(error->kind == 3 ? Retry : Fallback, 0, error->kind ? error->reason : "the reader stopped early",
+                      error->line);
 }
 
 /* ------------------------------------------------------------------ output buffer */
@@ -275,9 +292,12 @@ typedef struct {
     Py_ssize_t fast_items;  /* items the fast path read (the rest: libyaml) */
     Py_ssize_t fast_members;  /* members of a document's mapping the fast path read (the rest: libyaml) */
     Buf fscratch;        /* an unquoted scalar */
-    /* JSON's prefetch (see "prefetch") */
-    Py_ssize_t prefetch; /* a thread reads a list's items ahead when this many bytes are left (-1: never) */
-    int ahead;           /* a thread is reading the current items */
+    /* the prefetch thread (see "prefetch") */
+    Py_ssize_t prefetch; /* a thread reads ahead when this many bytes are left (-1: never) */
+    int ahead;           /* a thread is reading the current items, or the documents */
+    int ahead_documents; /* documents (objects), not a JSON list's items */
+    Py_ssize_t resume_at;  /* documents are read ahead again from here (after one the thread gave back) */
+    pid_t owner;         /* the process that started the thread (a forked child has none) */
     int sync_ready;      /* lock and cond initialised */
     pthread_t thread;
     pthread_mutex_t lock;
@@ -643,11 +663,7 @@ static int y_next(Reader *r) {
     if (r->has_event) { yaml_event_delete(&r->event); r->has_event = 0; }
     if (!yaml_parser_parse(&r->parser, &r->event)) {
         if (r->parser.error == YAML_MEMORY_ERROR) return no_memory();
-        if (r->span) {
-            PyErr_Format(Retry, "malformed YAML in a span (line %ld)",
-                         r->chunk_line + (long)r->parser.problem_mark.line + 1);
-            return -1;
-        }
+        if (r->span) return retry("malformed YAML in a span", r->chunk_line + (long)r->parser.problem_mark.line + 1);
         return fallback("malformed YAML", r->chunk_line + (long)r->parser.problem_mark.line + 1);
     }
     r->has_event = 1;
@@ -1077,22 +1093,44 @@ static int j_item(Reader *r) {
 
 /* ------------------------------------------------------------------ prefetch
 
-   Most of a large JSON file is one list's items, and the caller spends longer decoding an item than this
-   reader spends finding it. So while Python decodes, a thread of the reader reads the next items (j_item,
-   which holds no GIL and touches no Python object: its errors go to a Sink) into batches of about
-   PREFETCH_BATCH bytes; next() hands them out in order, and then the thread's first error, exactly
-   where the reader alone would have raised it (every item before it handed out first). The thread owns the
-   scanning state (pos, phase, out, scratch, keys) from its start to its join; the consumer reads only the
-   batches. At most PREFETCH_AHEAD bytes wait, so memory stays what the caller keeps. Without a thread
-   (pthread_create refused, or less than `prefetch` bytes left) the reader reads the items itself: the same
-   events, by the same j_item. */
+   Most of a large file is one list's items (a JSON List) or a stream of documents that are objects (a
+   multi-document YAML file: Nodes, Pods...), and the caller spends longer decoding one than this reader
+   spends finding it. So while Python decodes, a thread of the reader reads ahead — a JSON list's next items
+   (j_item), or the next documents while each is an object (document_ahead: hold_object, as objects=True
+   reads them, YAML by its fast path or by libyaml, JSON too) — into batches of records (the text, its kind,
+   where the reader was after it); next() hands them out in order as the events the reader alone gives
+   ("item" or "object"), and then the thread's first error (a Sink: Fallback, Retry, no memory), exactly
+   where the reader alone would have raised it (every record before it handed out first; Reader_next turns a
+   Fallback into Retry as it would, the state being the thread's at the error). The thread holds no GIL and
+   touches no Python object. It owns the scanning state (pos, phase, out, scratch, keys; YAML's chunk, fast
+   path and parser; the held object) from its start to its join; the consumer reads only the batches (and
+   Reader.position tells the end of the last record handed out).
 
+   A JSON list's thread ends at the list's end (its last record) and the reader reads on. A documents thread
+   ends at the text's end, or at a document that is no object (a list, a sequence, a scalar): it gives that
+   document back — the state set back to the document's start, as the reader had it before opening it — and
+   the reader, once the records before it are handed out and the thread joined, reads it itself (the same
+   reading, so the same events or error); documents are read ahead again from `prefetch` bytes further on.
+
+   Batches grow from PREFETCH_FIRST to PREFETCH_BATCH bytes (the consumer waits for the first one only
+   briefly); at most PREFETCH_AHEAD bytes wait, so memory stays what the caller keeps. Without a thread
+   (pthread_create refused, less than `prefetch` bytes left, objects=False for documents) the reader reads
+   itself: the same events, by the same functions. The thread is stopped and joined when the reader is
+   deallocated (Python having let go of it mid-stream, after an exception...); a child forked while it ran
+   has no thread: there the reader raises on next() and its deallocation leaves the thread's state alone. */
+
+/* What reading a member of a document's mapping found (j_member, y_member, f_member_step): a member,
+   written; the mapping's end; its top-level `items` sequence (the phase moved on to its items, nothing
+   written); or (YAML) a span for libyaml opened, or closed, the fast path then going on. */
+enum { M_END, M_MEMBER, M_ITEMS, M_SPAN };
+
+#define PREFETCH_FIRST ((size_t)16 << 10)
 #define PREFETCH_BATCH ((size_t)1 << 20)
 #define PREFETCH_AHEAD ((size_t)16 << 20)
 
 typedef struct {
-    size_t off, len;     /* the item's text in the batch */
-    Py_ssize_t pos;      /* where the reader was after it */
+    size_t off, len;     /* the record's text in the batch */
+    Py_ssize_t pos;      /* where the reader was after it (Reader.position) */
     int last;            /* the list's last item */
     int kind_len;
     char kind[64];
@@ -1112,34 +1150,67 @@ static void batch_free(Batch *b) {
     free(b);
 }
 
-static int batch_add(Batch *b, Reader *r, int last) {
+/* The text (`len` bytes), its kind and the position after it, as a record of `b`. */
+static int batch_add(Batch *b, const char *text, size_t len, Py_ssize_t pos, int last, Reader *r) {
     if (grow_array((void **)&b->recs, &b->cap, b->n, sizeof(Record), 256) < 0) return -1;
     Record *rec = &b->recs[b->n];
     rec->off = b->text.len;
-    rec->pos = r->pos;
+    rec->len = len;
+    rec->pos = pos;
     rec->last = last;
-    cut_managed(r);
-    rec->len = r->out.len;
     rec->kind_len = r->kind_len;
     if (r->kind_len > 0) memcpy(rec->kind, r->kind, (size_t)r->kind_len);
-    if (buf_put(&b->text, r->out.data, r->out.len) < 0) return -1;
+    if (buf_put(&b->text, text, len) < 0) return -1;
     b->n++;
     return 0;
 }
 
-/* The thread: batches of items until the list's end, an error, or the consumer's stop. */
+static Py_ssize_t reader_at(Reader *r);
+static int hold_object(Reader *r);
+static int open_document(Reader *r);
+
+/* One step of a list's thread: its next item as a record; 1 after the last, -1 on an error, else 0. */
+static int item_ahead(Reader *r, Batch *b) {
+    int got = j_item(r);
+    if (got < 0) return -1;
+    cut_managed(r);
+    return batch_add(b, r->out.data, r->out.len, r->pos, got, r) < 0 ? -1 : got;
+}
+
+/* One step of a documents thread: the next document, an object, as a record (0); or (1) the text's end,
+   or a document that is no object, given back (the state as it was before it); -1 on an error. */
+static int document_ahead(Reader *r, Batch *b) {
+    Py_ssize_t pos = r->pos, fast_items = r->fast_items, fast_members = r->fast_members;
+    long next_line = r->next_line;
+    int opened = open_document(r), got = opened == 1 ? hold_object(r) : M_ITEMS;
+    if (opened < 0 || got < 0) return -1;
+    if (got == M_END) return batch_add(b, r->obj.data, r->obj.len, reader_at(r), 0, r) < 0 ? -1 : 0;
+    y_stop(r);  /* given back (or the end): the reader opens it again itself */
+    r->fmode = r->in_items = r->span = r->replaying = 0;
+    r->phase = 0;
+    r->pos = pos;
+    r->next_line = next_line;
+    r->fast_items = fast_items;
+    r->fast_members = fast_members;
+    r->resume_at = r->prefetch > PY_SSIZE_T_MAX - pos ? PY_SSIZE_T_MAX : pos + r->prefetch;
+    return 1;
+}
+
+/* The thread: batches of records until its end (the list's, or the documents' it reads), an error, or the
+   consumer's stop. */
 static void *prefetch_run(void *arg) {
     Reader *r = arg;
     sink = &r->sink;
+    int (*step)(Reader *, Batch *) = r->ahead_documents ? document_ahead : item_ahead;
+    size_t batch = PREFETCH_FIRST;
     int done = 0;
     while (!done) {
         Batch *b = calloc(1, sizeof(Batch));
         if (!b) { no_memory(); break; }
-        while (b->text.len < PREFETCH_BATCH) {
-            int got = j_item(r);
-            if (got < 0 || batch_add(b, r, got) < 0) { done = 1; break; }
-            if (got) { done = 1; break; }
+        while (b->text.len < batch) {
+            if (step(r, b)) { done = 1; break; }
         }
+        if (batch < PREFETCH_BATCH) batch *= 2;
         pthread_mutex_lock(&r->lock);
         if (b->n) {
             if (r->tail) r->tail->next = b; else r->head = b;
@@ -1160,9 +1231,11 @@ static void *prefetch_run(void *arg) {
     return NULL;
 }
 
-/* Start the thread for the current list's items (1), or leave the reading to next() (0). */
-static int prefetch_start(Reader *r) {
+/* Start the thread for the current list's items, or (`documents`) for the documents from here (1); or
+   leave the reading to next() (0). */
+static int prefetch_start(Reader *r, int documents) {
     if (r->prefetch < 0 || r->size - r->pos < r->prefetch) return 0;
+    if (documents && (!r->objects || r->pos < r->resume_at)) return 0;
     if (!r->sync_ready) {
         if (pthread_mutex_init(&r->lock, NULL) != 0) return 0;
         if (pthread_cond_init(&r->cond, NULL) != 0) { pthread_mutex_destroy(&r->lock); return 0; }
@@ -1172,19 +1245,26 @@ static int prefetch_start(Reader *r) {
     r->waiting = 0;
     r->finished = r->stop = 0;
     r->sink.kind = 0;
-    r->cpos = r->pos;
+    r->cpos = reader_at(r);
+    r->ahead_documents = documents;
+    r->owner = getpid();
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) return 0;
-    pthread_attr_setstacksize(&attr, (size_t)1 << 20);  /* j_value nests at most MAX_DEPTH deep */
+    pthread_attr_setstacksize(&attr, (size_t)1 << 20);  /* j_value, y_node, f_node nest at most MAX_DEPTH deep */
     int started = pthread_create(&r->thread, &attr, prefetch_run, r) == 0;
     pthread_attr_destroy(&attr);
     r->ahead = started;
     return started;
 }
 
+/* Whether this process is a child forked while the thread ran (it has no thread, and the lock may be held). */
+static int forked(Reader *r) { return getpid() != r->owner; }
+
 /* Stop the thread (if still running), wait for it, and drop what it read and was not handed out. */
 static void prefetch_end(Reader *r) {
     if (!r->ahead) return;
+    r->ahead = 0;
+    if (forked(r)) { r->head = r->tail = r->cur = NULL; r->sync_ready = 0; return; }  /* (left as they are) */
     pthread_mutex_lock(&r->lock);
     r->stop = 1;
     pthread_cond_broadcast(&r->cond);
@@ -1192,16 +1272,22 @@ static void prefetch_end(Reader *r) {
     Py_BEGIN_ALLOW_THREADS
     pthread_join(r->thread, NULL);
     Py_END_ALLOW_THREADS
-    r->ahead = 0;
     while (r->head) { Batch *b = r->head; r->head = b->next; batch_free(b); }
     r->tail = NULL;
     batch_free(r->cur);
     r->cur = NULL;
 }
 
-/* The next item the thread read, or (the thread having ended before the list's end) its error. */
-static PyObject *prefetched_item(Reader *r) {
+/* The next record the thread read as its event (1, *event; NULL on an error); or 0 where a documents thread
+   has ended without an error (joined: the reader reads on itself). A list's thread ends with its last item,
+   or its error. */
+static int prefetched(Reader *r, PyObject **event) {
+    *event = NULL;
     while (!r->cur || r->cur_i == r->cur->n) {
+        if (forked(r)) {
+            PyErr_SetString(PyExc_RuntimeError, "a reader forked while its thread read ahead cannot go on");
+            return 1;
+        }
         batch_free(r->cur);
         r->cur = NULL;
         Batch *b;
@@ -1219,25 +1305,22 @@ static PyObject *prefetched_item(Reader *r) {
         Py_END_ALLOW_THREADS
         if (!b) {
             Sink error = r->sink;
+            int documents = r->ahead_documents;
             prefetch_end(r);
-            if (error.kind == 2) return PyErr_NoMemory();
-            fallback(error.kind == 1 ? error.reason : "the reader stopped early", error.line);
-            return NULL;
+            if (documents && !error.kind) return 0;
+            sink_raise(&error);
+            return 1;
         }
         r->cur = b;
         r->cur_i = 0;
     }
     Record *rec = &r->cur->recs[r->cur_i++];
     r->cpos = rec->pos;
-    PyObject *event = item_event(r->cur->text.data + rec->off, rec->len, rec->kind, rec->kind_len);
+    *event = text_event(r->ahead_documents ? S_object : S_item, r->cur->text.data + rec->off, rec->len, rec->kind,
+                        rec->kind_len);
     if (rec->last) prefetch_end(r);  /* the thread ends with the list: the reader's state is its own again */
-    return event;
+    return 1;
 }
-
-/* What reading a member of a document's mapping found (j_member, y_member, f_member_step): a member,
-   written; the mapping's end; its top-level `items` sequence (the phase moved on to its items, nothing
-   written); or (YAML) a span for libyaml opened, or closed, the fast path then going on. */
-enum { M_END, M_MEMBER, M_ITEMS, M_SPAN };
 
 /* A document's member: its key's JSON, `:` and its value's JSON appended to `out`, *m where they are.
    `tracked`: the document's root as an item's (its kind noted, its metadata's managedFields found). */
@@ -1246,21 +1329,38 @@ static int j_member(Reader *r, Buf *out, Member *m, int tracked);
 static PyObject *mapping_start(Reader *r);
 static PyObject *member_event(Reader *r);
 
+/* The thread's next event (1; NULL on an error) while it reads ahead, or between documents (phase 0) where
+   it may start (the documents from here); 0: the reader reads on itself. Nothing of the scanning state is
+   read before: the thread may own it. */
+static int ahead_event(Reader *r, PyObject **event) {
+    if (!r->ahead && !(r->phase == 0 && prefetch_start(r, 1))) return 0;
+    return prefetched(r, event);
+}
+
+/* The next JSON document opened (phase 0): 1 a mapping (phase 1, or 4 where it is `{}`; its top keys
+   cleared), 2 another value (at its first character), 0 the text's end. */
+static int j_open_document(Reader *r) {
+    j_space(r);
+    if (r->pos >= r->size) return 0;
+    if (r->data[r->pos] != '{') return 2;
+    r->pos++;
+    keys_clear(&r->top);
+    j_space(r);
+    if (r->pos < r->size && r->data[r->pos] == '}') { r->pos++; r->phase = 4; }
+    else r->phase = 1;
+    return 1;
+}
+
 /* JSON: the next event. */
 static PyObject *j_next(Reader *r) {
-    if (r->ahead) return prefetched_item(r);  /* the thread owns the scanning state: not even j_space here */
+    PyObject *event;
+    if (ahead_event(r, &event)) return event;
     j_space(r);
     if (r->phase == 0) {
-        if (r->pos >= r->size) { r->done = 1; Py_RETURN_NONE; }
+        int opened = j_open_document(r);
+        if (!opened) { r->done = 1; Py_RETURN_NONE; }
+        if (opened == 1) return mapping_start(r);
         char c = r->data[r->pos];
-        if (c == '{') {
-            r->pos++;
-            keys_clear(&r->top);
-            j_space(r);
-            if (r->pos < r->size && r->data[r->pos] == '}') { r->pos++; r->phase = 4; }
-            else r->phase = 1;
-            return mapping_start(r);
-        }
         if (c == '[') {
             r->pos++;
             j_space(r);
@@ -1284,7 +1384,7 @@ static PyObject *j_next(Reader *r) {
         return Py_BuildValue("(s)", "end_items");
     }
     /* phase 2 or 3: an item */
-    if (prefetch_start(r)) return prefetched_item(r);
+    if (prefetch_start(r, 0) && prefetched(r, &event)) return event;
     if (j_item(r) < 0) return NULL;
     return take_item(r);
 }
@@ -1825,11 +1925,6 @@ static int f_item(Reader *r) {
     return 0;
 }
 
-static int retry(const char *reason, long line) {
-    if (!PyErr_Occurred()) PyErr_Format(Retry, "%s (line %ld)", reason, line);
-    return -1;
-}
-
 /* Skip blank and comment lines from r->fpos: 1 on a column-0 line (*le its end), 0 at the chunk's end,
    F_BAIL on an indented line. */
 static int f_top_line(Reader *r, Py_ssize_t *le) {
@@ -2088,36 +2183,46 @@ static void cut_object(Reader *r) {
     cut_text(r, &r->obj);
 }
 
-/* The first event of a document's mapping (the top keys cleared, phase 1): ("map",), or with `objects`
-   the document's members read and held: ("object", json, kind) for an object, ("map",) for a list. */
-static PyObject *mapping_start(Reader *r) {
-    if (!r->objects) return Py_BuildValue("(s)", "map");
+/* A document's mapping (the top keys cleared, phase 1) read member by member and held: M_END for an object
+   (its text in r->obj, a Pod's or Node's managedFields cut), M_ITEMS for a list (its members held, to be
+   replayed), -1 on an error. Touches no Python object (see "prefetch"). */
+static int hold_object(Reader *r) {
     Buf *o = &r->obj;
     o->len = 0;
     r->n_members = 0;
     r->kind_len = -1;
     r->has_cut = r->has_meta = 0;
-    if (buf_putc(o, '{') < 0) return NULL;
+    if (buf_putc(o, '{') < 0) return -1;
     while (1) {
         size_t at = o->len;
-        if (r->n_members && buf_putc(o, ',') < 0) return NULL;
+        if (r->n_members && buf_putc(o, ',') < 0) return -1;
         Member m;
         int got = next_member(r, o, &m, 1);
-        if (got < 0) return NULL;
+        if (got < 0) return -1;
         if (got == M_MEMBER) {
-            if (hold_member(r, &m) < 0) return NULL;
+            if (hold_member(r, &m) < 0) return -1;
             continue;
         }
         o->len = at;
         if (got == M_ITEMS) {
             r->replay = 0;
             r->replaying = 1;
-            return Py_BuildValue("(s)", "map");
+            return M_ITEMS;
         }
-        if (buf_putc(o, '}') < 0) return NULL;
+        if (buf_putc(o, '}') < 0) return -1;
         cut_object(r);
-        return text_event(S_object, o->data, o->len, r->kind, r->kind_len);
+        return M_END;
     }
+}
+
+/* The first event of a document's mapping (the top keys cleared, phase 1): ("map",), or with `objects`
+   the document's members read and held: ("object", json, kind) for an object, ("map",) for a list. */
+static PyObject *mapping_start(Reader *r) {
+    if (!r->objects) return Py_BuildValue("(s)", "map");
+    int got = hold_object(r);
+    if (got < 0) return NULL;
+    if (got == M_ITEMS) return Py_BuildValue("(s)", "map");
+    return text_event(S_object, r->obj.data, r->obj.len, r->kind, r->kind_len);
 }
 
 /* ("member", key, json) of a member written in `b`. */
@@ -2176,18 +2281,32 @@ static int f_open(Reader *r, Py_ssize_t start, Py_ssize_t end) {
     return 1;
 }
 
+/* The next YAML document opened (phase 0; see y_open_chunk): 1 a mapping (phase 1, its top keys cleared),
+   2 another node (r->event its root), 0 the text's end, -1 on an error. */
+static int y_open_document(Reader *r) {
+    int opened = y_open_chunk(r);
+    if (opened <= 0) return opened;
+    if (opened == 2 || r->event.type == YAML_MAPPING_START_EVENT) {
+        keys_clear(&r->top);
+        r->phase = 1;
+        return 1;
+    }
+    return 2;
+}
+
+/* The next document opened, JSON or YAML (see j_open_document, y_open_document). */
+static int open_document(Reader *r) { return r->json ? j_open_document(r) : y_open_document(r); }
+
 /* YAML: the next event. Phases: 0 between documents, 1 in the top mapping, 2 in its items,
    3 in a top sequence; in fmode the items are the fast path's (in_items, phase 1). */
 static PyObject *y_next_event(Reader *r) {
+    PyObject *event;
+    if (ahead_event(r, &event)) return event;
     if (r->phase == 0) {
-        int opened = y_open_chunk(r);
+        int opened = y_open_document(r);
         if (opened < 0) return NULL;
         if (!opened) { r->done = 1; Py_RETURN_NONE; }
-        if (opened == 2 || r->event.type == YAML_MAPPING_START_EVENT) {
-            keys_clear(&r->top);
-            r->phase = 1;
-            return mapping_start(r);
-        }
+        if (opened == 1) return mapping_start(r);
         if (r->event.type == YAML_SEQUENCE_START_EVENT) {
             r->phase = 3;
             return Py_BuildValue("(s)", "seq");
@@ -2215,8 +2334,9 @@ static PyObject *y_next_event(Reader *r) {
 
 static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
     if (r->done) Py_RETURN_NONE;
-    PyObject *event = r->replaying ? replay_event(r) : r->json ? j_next(r) : y_next_event(r);
+    PyObject *event = !r->ahead && r->replaying ? replay_event(r) : r->json ? j_next(r) : y_next_event(r);
     if (!event) {
+        prefetch_end(r);  /* (a thread still reading: an event the consumer could not make) */
         if (r->fmode && PyErr_ExceptionMatches(Fallback)) {  /* the libyaml path decides (see the fast path) */
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
@@ -2231,10 +2351,15 @@ static PyObject *Reader_next(Reader *r, PyObject *Py_UNUSED(unused)) {
     return event;
 }
 
+/* How many bytes of the text the reader has read (Reader.position; a thread's record keeps it). */
+static Py_ssize_t reader_at(Reader *r) {
+    if (!r->json && r->parser_live) return r->chunk_start + (Py_ssize_t)r->parser.offset;
+    if (!r->json && r->fmode) return r->fpos;
+    return r->pos;
+}
+
 static PyObject *Reader_position(Reader *r, void *Py_UNUSED(unused)) {
-    if (!r->json && r->parser_live) return PyLong_FromSsize_t(r->chunk_start + (Py_ssize_t)r->parser.offset);
-    if (!r->json && r->fmode) return PyLong_FromSsize_t(r->fpos);
-    return PyLong_FromSsize_t(r->ahead ? r->cpos : r->pos);
+    return PyLong_FromSsize_t(r->ahead ? r->cpos : reader_at(r));
 }
 
 static PyObject *Reader_fast_items(Reader *r, void *Py_UNUSED(unused)) { return PyLong_FromSsize_t(r->fast_items); }
@@ -2283,7 +2408,7 @@ static PyGetSetDef Reader_getset[] = {
     {"position", (getter)Reader_position, NULL, "How many bytes of the text have been read.", NULL},
     {"fast_items", (getter)Reader_fast_items, NULL, "How many items YAML's fast path has read.", NULL},
     {"fast_members", (getter)Reader_fast_members, NULL, "How many members of a document's mapping YAML's fast "
-     "path has read.", NULL},
+     "path has read (while a thread reads documents ahead, a count it is changing: read it at the end).", NULL},
     {NULL},
 };
 
@@ -2294,8 +2419,8 @@ static PyTypeObject ReaderType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Reader(buffer, json, fast=True, prefetch=-1, objects=False, cut_objects=True): a manifest stream's "
               "events, one object at a time (fast: YAML's fast path, which raises Retry where the libyaml path, "
-              "fast=False, must read the file; prefetch: a JSON list's items are read ahead by a thread when at "
-              "least this many bytes are left, -1 never; objects: a document that is an object, not a list, is one "
+              "fast=False, must read the file; prefetch: a JSON list's items, or (with objects) the documents while "
+              "each is an object, are read ahead by a thread when at least this many bytes are left, -1 never; objects: a document that is an object, not a list, is one "
               "(\"object\", json, kind) event, a Pod's or Node's managedFields left out with cut_objects).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,

@@ -24,8 +24,10 @@ The result is the reference reading's, object for object, error for error (`test
 - decoding errors are raised in document order once the whole file has been read, as the reference
   reading raises them after parsing (`Entry` objects wait for that).
 
-A JSON list's items are read ahead by a thread of the compiled reader (no GIL; `_reader.c`, "prefetch")
-while Python decodes the ones before them: the same events and errors, in the same order.
+A JSON list's items, and the documents of a multi-document file while each is an object (YAML, by the fast
+path or libyaml, or JSON), are read ahead by a thread of the compiled reader (no GIL; `_reader.c`,
+"prefetch") while Python decodes the ones before them: the same events and errors, in the same order (a
+document that is no object, such as a List, the thread gives back and the reader reads itself).
 
 Every regular file is read so, however small: the compiled reader is faster from the first byte (a
 60 KiB YAML file of Deployments in 2.5 ms where the reference reading takes 25 ms, a 200-byte one in 0.13
@@ -63,7 +65,7 @@ except ImportError:  # pragma: no cover - built without libyaml's headers or a c
     _reader = None  # type: ignore[assignment]
 
 STREAM_MIN_BYTES = 1 << 20  # from this size a file's progress is told in megabytes while it is read
-PREFETCH_MIN_BYTES = 1 << 20  # a list's items read ahead by a thread when at least this much is left
+PREFETCH_MIN_BYTES = 1 << 20  # a list's items, or documents, read ahead by a thread when at least this much is left
 _RELEASE_BYTES = 64 << 20  # mapped pages given back to the system every this many bytes read
 _JSON_START = re.compile(r"\s*[\[{]")
 
@@ -199,9 +201,10 @@ def _fast_path() -> bool:
 
 
 def _prefetch() -> int:
-    """From how many bytes left a JSON list's items are read ahead by the reader's thread (`_reader.c`,
-    "prefetch"): `PREFETCH_MIN_BYTES`; every list under `KUBEFIT_STREAM=always` (so that the tests and the
-    fuzz campaign read small lists through that thread too); never with `KUBEFIT_PREFETCH=0`."""
+    """From how many bytes left a JSON list's items, or a file's documents, are read ahead by the reader's
+    thread (`_reader.c`, "prefetch"): `PREFETCH_MIN_BYTES`; every list and every file's documents under
+    `KUBEFIT_STREAM=always` (so that the tests and the fuzz campaign read small files through that thread
+    too); never with `KUBEFIT_PREFETCH=0`."""
     if os.environ.get("KUBEFIT_PREFETCH", "") == "0":
         return -1
     return 0 if os.environ.get("KUBEFIT_STREAM", "") == "always" else PREFETCH_MIN_BYTES
