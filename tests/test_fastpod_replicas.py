@@ -26,6 +26,14 @@ from kubefit.manifests.documents import Document
 from kubefit.manifests.fastpod import REPLICAS_MAX, FastPods
 from kubefit.manifests.load import decode_pod
 
+
+def _mounts(suffix: str, recursive: str | None = None) -> list[dict]:
+    """The volume mount the API server adds to each container of a pod (its service-account token's)."""
+    mount = {"name": f"kube-api-access-{suffix}", "readOnly": True,
+             "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}
+    return [mount | ({"recursiveReadOnly": recursive} if recursive else {})]
+
+
 # What a workload's controller or a kubelet sets per pod (`_Own`): (path, values), some of them bad.
 PER_POD = {
     ("metadata", "uid"): ["u-1", "u-2", 7],
@@ -50,6 +58,15 @@ PER_POD = {
     ("status", "hostIPs"): [[{"ip": "10.1.0.1"}], [{"ip": "10.1.0.2"}]],
     ("status", "conditions"): [[{"type": "Ready", "status": "True", "lastTransitionTime": "2025-10-01T09:00:02Z"}],
                                [{"type": "Ready", "status": "False", "message": "not yet"}]],
+    # (a path of three: that field of each container, init container or container status; a live pod's containers
+    # mount its service-account token's volume, named per pod: `_unmounted`; the odd ones refused alike)
+    ("spec", "containers", "volumeMounts"): [_mounts("x7k2q"), _mounts("b4m9z"), [{"name": 7, "mountPath": "/x"}],
+                                             [{"name": None, "readOnly": True}], [{"mountPath": "/x"}], [], None,
+                                             [{"name": {"a": [1]}, "subPath": "s"}], [None], [{"nme": "x"}], {}],
+    ("spec", "initContainers", "volumeMounts"): [_mounts("x7k2q"), _mounts("b4m9z"), [{"name": "", "readOnly": 1}],
+                                                 None, [{"mountPth": "/x"}]],
+    ("status", "containerStatuses", "volumeMounts"): [_mounts("x7k2q", "Disabled"), _mounts("b4m9z", "Disabled"),
+                                                      [{"name": 3}], None, [{"nme": "x"}]],
     ("status", "containerStatuses"): [
         [{"name": "c0", "ready": True, "restartCount": 0, "containerID": "containerd://a",
           "state": {"running": {"startedAt": "2025-10-01T09:00:02Z"}}}],
@@ -67,7 +84,20 @@ SHARED = {
     ("spec", "preemptionPolicy"): ["Never"],
     ("spec", "tolerations"): [[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}]],
     ("spec", "containers"): [[{"name": "c0", "image": "img:2", "resources": {"requests": {"cpu": "2", "bogus": "1"}}}],
-                             [{"name": "c0", "resources": {"requests": {"memory": "1Gi"}}}]],
+                             [{"name": "c0", "resources": {"requests": {"memory": "1Gi"}}}],
+                             [{"name": "c0", "image": "img:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                               "volumeMounts": _mounts("x7k2q")}],
+                             [{"name": "c0", "image": "img:1", "restartPolicy": "Never", "volumeMounts": _mounts("a")},
+                              {"name": "c1", "image": "img:1", "resources": {"limits": {"cpu": "1"}},
+                               "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
+                             [{"name": "c0", "image": "img:1", "resources": {"requests": {"cpu": "3"}},
+                               "volumeMounts": _mounts("x7k2q"), "ports": [{"containerPort": 81, "protocol": "UDP"}]}]],
+    ("spec", "initContainers"): [[{"name": "sidecar", "image": "proxy:1", "restartPolicy": "Always",
+                                   "resources": {"requests": {"cpu": "100m"}}, "volumeMounts": _mounts("x7k2q")}],
+                                 [{"name": "sidecar", "image": "proxy:1", "restartPolicy": "Always",
+                                   "restartPolicyRules": [{"action": "RestartAllContainers", "exitCodes": {
+                                       "operator": "In", "values": [42]}}], "volumeMounts": _mounts("b4m9z")}],
+                                 [{"name": "init", "image": "proxy:2", "volumeMounts": _mounts("x7k2q")}]],
     ("spec", "resources"): [{"requests": {"cpu": "1", "example.com/x": "1"}}, {"requests": {"cpu": "1"}}],
     ("spec", "affinity"): [{"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "a"}}}]}}],
@@ -96,6 +126,10 @@ def workload_pods(draw) -> dict:
                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8", "uid": "1",
                                        "controller": True, "blockOwnerDeletion": True}]}
     body = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    if draw(st.booleans()):  # as the API server admits it: its service-account token's volume, mounted
+        spec["volumes"] = [{"name": "kube-api-access-x7k2q", "projected": {"sources": [{"serviceAccountToken": {
+            "path": "token"}}]}}]
+        spec["containers"][0]["volumeMounts"] = _mounts("x7k2q")
     if draw(st.booleans()):
         body["status"] = {"phase": "Running", "startTime": "2025-10-01T09:00:01Z", "podIP": "10.0.0.9",
                           "conditions": [{"type": "Ready", "status": "True"}],
@@ -103,7 +137,15 @@ def workload_pods(draw) -> dict:
     return body
 
 
-def _change(body: dict, path: tuple[str, str], value) -> None:
+def _change(body: dict, path: tuple[str, ...], value) -> None:
+    """Sets `section.field` of the pod, or with a path of three that field of each entry of `section.list` (a
+    container, a container status) that is a mapping."""
+    if len(path) == 3:
+        entries = (body.get(path[0]) or {}).get(path[1])
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict):
+                entry[path[2]] = copy.deepcopy(value)
+        return
     body.setdefault(path[0], {})[path[1]] = copy.deepcopy(value)
 
 
@@ -122,7 +164,7 @@ def _todays(data: bytes, index: int) -> tuple[Pod, list[str]] | None:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(workload_pods(), pods()), st.lists(st.tuples(
     st.dictionaries(st.sampled_from(sorted(PER_POD)), st.integers(0, 8), max_size=5),
-    st.one_of(st.none(), st.none(), st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 1)))),
+    st.one_of(st.none(), st.none(), st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 4)))),
     min_size=2, max_size=7),
     st.sampled_from([REPLICAS_MAX, 1, 2]))
 def test_replicas_are_decode_pods_pods(base, replicas, replicas_max):
@@ -133,7 +175,7 @@ def test_replicas_are_decode_pods_pods(base, replicas, replicas_max):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workload_pods(), st.lists(st.tuples(
     st.dictionaries(st.sampled_from(sorted(PER_POD)), st.integers(0, 8), max_size=3),
-    st.one_of(st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 1)))), min_size=2, max_size=7))
+    st.one_of(st.none(), st.tuples(st.sampled_from(sorted(SHARED)), st.integers(0, 4)))), min_size=2, max_size=7))
 def test_prototypes_found_by_one_crc_are_told_apart_by_their_json(base, replicas):
     """The same, with every blank's CRC-32 made one number (`_replica` finds a prototype by it, then compares its
     whole JSON): pods of other workloads share a bucket and must still get their own prototype."""
@@ -267,3 +309,60 @@ def test_a_warning_not_naming_its_pod_is_never_told_again_under_another_name(mon
         _, notes = fast.decode(orjson.dumps(_replica(f"web-{i}")), "f.json", i + 1)
         assert notes[0] == f"about Pod/web-{i}"
     assert fast.replicas == {} and fast.replica_hits == 0
+
+
+def _live(name: str, suffix: str) -> dict:
+    """A replica as a live cluster lists it: its service-account token's projected volume, named per pod, mounted
+    by each container (a native sidecar too) and listed in each container's status."""
+    token = f"kube-api-access-{suffix}"
+    body = _replica(name, spec__volumes=[{"name": token, "projected": {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}])
+    spec, status = body["spec"], body["status"]
+    spec["containers"][0]["volumeMounts"] = _mounts(suffix)
+    spec["initContainers"] = [{"name": "proxy", "image": "proxy:1", "restartPolicy": "Always",
+                               "resources": {"requests": {"cpu": "100m"}}, "volumeMounts": _mounts(suffix)}]
+    status["containerStatuses"] = [{"name": "c", "ready": True, "restartCount": 0, "image": "img",
+                                    "volumeMounts": _mounts(suffix, "Disabled")}]
+    status["initContainerStatuses"] = [{"name": "proxy", "ready": True, "restartCount": 0,
+                                        "volumeMounts": _mounts(suffix, "Disabled")}]
+    return body
+
+
+def test_a_live_snapshots_replicas_share_one_prototype():
+    """Three replicas whose containers, init containers and container statuses differ in their token volume's name
+    alone take one prototype (the second and the third hit it: `_unmounted`, `_blank_status`), each decode_pod's
+    Pod and warnings with its own JSON; a fourth whose container differs in what `_container` reads (its image)
+    takes another."""
+    fast = FastPods()
+    bodies = [_live("web-0", "x7k2q"), _live("web-1", "b4m9z"), _live("web-2", "q2w3e"), _live("web-3", "zz9zz")]
+    bodies[3]["spec"]["containers"][0]["image"] = "img:2"
+    for i, body in enumerate(bodies):
+        data = orjson.dumps(body)
+        pod, notes = fast.decode(data, "f.json", i)
+        assert pod.__dict__["raw"] is data  # (before `==` reads it)
+        assert (pod, notes) == _reference(body, i)
+    assert (fast.replica_hits, fast.replicas_kept) == (2, 2)
+    assert [c.image for c in pod.containers] == ["img:2"]
+
+
+@pytest.mark.parametrize("odd", [
+    {"resorces": {"requests": {"cpu": "1"}}},  # a container field misspelt
+    {"volumeMounts": [{"name": "kube-api-access-b4m9z", "mountPth": "/x"}]},  # a mount's
+    {"volumeMounts": [None]}, {"volumeMounts": {"name": "x"}}, {"volumeMounts": "x"},
+    {"livenessProbe": {"httpGet": {"pth": "/"}}},  # a field misspelt deep down (podparts)
+    {"resources": {"requests": {"cpu": "a lot"}}}, {"ports": [{"containerPort": "80"}]}, {"image": 3},
+    {"restartPolicy": "Sometimes"}, {"name": None},
+])
+def test_a_live_replica_refused_as_today(odd):
+    """A replica (the second, after one the memo keeps) whose container is odd in what `_unmounted` leaves in the
+    key or what msgspec checks of a container: FastPods gives None exactly where it gives None without the memo
+    (decode_pod then decides), or else decode_pod's Pod; the third, a good replica, still hits the first's."""
+    fast = FastPods()
+    bodies = [_live("web-0", "x7k2q"), _live("web-1", "b4m9z"), _live("web-2", "q2w3e")]
+    bodies[1]["spec"]["containers"][0].update(odd)
+    for i, body in enumerate(bodies):
+        data = orjson.dumps(body)
+        got = fast.decode(data, "f.json", i)
+        assert (got is None) == (_todays(data, i) is None)
+        assert got is None or got == _reference(body, i)
+    assert fast.replica_hits >= 1

@@ -18,6 +18,7 @@ with decode_pod, which then gives its exact answer or error. `tests/test_stream.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 from zlib import crc32
 
@@ -401,10 +402,20 @@ class FastPods:
         for a replica. The pod is then the prototype's fields with its own values (`_Own.put`): one dict copy
         where `Pod(...)` took ~40 keyword arguments and as many memo look-ups.
 
+        A live pod's containers mount its service-account token's volume, named per pod (`kube-api-access-x7k2q`),
+        so their JSON differs between replicas in that name alone: a name no part of kubefit reads (decode_pod
+        checks a volume mount's field names, each value anything: `podparts.VOLUME_MOUNT`), left out of the blank's
+        containers (`_unmounted`) as out of its container statuses (`_blank_status`). Only a pod with volumes is
+        searched for mounts (a mount must name one of the pod's volumes: the API server checks it), so a file of
+        pods without volumes pays nothing for it.
+
         The JSON is written into one buffer and found by its CRC-32, then compared whole: a `bytes` key made for
         each pod (a kilobyte for a production pod) left a hole in the C heap between each two pods' lasting
         objects that the next pod's could not fill (+5 MiB of peak RSS for 10,000 pods)."""
         own = _Own.take(pod)
+        if own.volumes and data.find(b'"volumeMounts"') >= 0:  # (a mount names a volume: the API server checks it)
+            spec = pod.spec
+            spec.containers, spec.initContainers = _unmounted(spec.containers), _unmounted(spec.initContainers)
         key = self.key
         _KEY.encode_into(pod, key)
         crc = crc32(key)
@@ -692,7 +703,7 @@ class _Own:
 
 def _blank_status(status: _PodStatus) -> None:
     """A pod status less what `_Own` reads per pod and what decode_pod never reads of it and a kubelet sets per
-    pod (IPs, its conditions' times and messages, its containers' states, ids, counts)."""
+    pod (IPs, its conditions' times and messages, its containers' states, ids, counts, volume mounts)."""
     status.startTime = status.nominatedNodeName = None
     status.hostIP = status.podIP = status.message = UNSET
     status.hostIPs = status.podIPs = None
@@ -702,6 +713,37 @@ def _blank_status(status: _PodStatus) -> None:
         for cs in statuses or ():
             cs.state = cs.lastState = None
             cs.ready = cs.restartCount = cs.imageID = cs.containerID = cs.started = UNSET
+            cs.volumeMounts = None
+
+
+@cache
+def _container_texts() -> msgspec.json.Decoder:
+    """The decoder of a containers list whose containers' (`_Container`'s fields) and volume mounts'
+    (podparts.VOLUME_MOUNT's) values are their JSON text (`_unmounted`; made when first needed: most files have
+    no volumes)."""
+    mount = msgspec.defstruct("MountText", [(name, Raw, UNSET) for name in podparts.VOLUME_MOUNT], bases=(_Strict,))
+    container = msgspec.defstruct(
+        "ContainerText", [(name, list[mount] | None, None) if name == "volumeMounts" else (name, Raw, UNSET)
+                          for name in _Container.__struct_fields__], bases=(_Strict,))
+    return msgspec.json.Decoder(list[container])
+
+
+def _unmounted(raw: Raw | UnsetType) -> Raw | UnsetType:
+    """A containers list's JSON less its volume mounts' names (`FastPods._replica`): the same field names, each
+    other value the same text (in msgspec's order, a null kept as null), so what `_pod` decodes of it is what it
+    decodes of the list, and what it refuses it refuses; the list as it is where it is not a list of mappings
+    with a container's and a mount's field names (`_pod` decides). A mount's name is checked as anything and
+    read nowhere (`podparts.VOLUME_MOUNT`; a pod's volumes are read from its own JSON)."""
+    if raw is UNSET:
+        return raw
+    try:
+        containers = _container_texts().decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return raw
+    for container in containers:
+        for mount in container.volumeMounts or ():
+            mount.name = UNSET
+    return Raw(_KEY.encode(containers))
 
 
 _KEY = msgspec.json.Encoder()
