@@ -118,6 +118,16 @@ def test_refused_as_the_api_server_refuses(doc, field, message):
     assert message in err.value.message
 
 
+@pytest.mark.parametrize("value, kind", [(-0.5, "float"), (7, "int"), (True, "bool"), ("x", "str"), ({"a": 1}, "dict")])
+def test_consumes_counters_not_a_list_is_refused_by_name(value, kind):
+    """A device's `consumesCounters` that is not a list is refused naming the field, whatever the value (fuzz seed 61
+    found a number reaching the common-device shortcut, `_plain_device`, as an internal TypeError)."""
+    with pytest.raises(InputError) as err:
+        _load(_slice([{"name": "g", "attributes": {"uuid": {"string": "GPU-0"}}, "consumesCounters": value}]))
+    assert err.value.field == "spec.devices[0].consumesCounters"
+    assert err.value.message == f"must be a list, got {kind}"
+
+
 def test_a_refused_object_is_one_line_and_exit_2(tmp_path, capsys):
     """Through the command: one line naming file, object and field, exit 2, no traceback."""
     path = tmp_path / "bad.json"

@@ -455,7 +455,10 @@ def _plain_device(raw: Any, memo: dict) -> Device | None:
             return None
         amounts[k] = c[0]
     consumes = []
-    for c in raw.get("consumesCounters") or ():
+    listed = raw.get("consumesCounters") or ()
+    if type(listed) not in (list, tuple):  # (a number, a bool, a string, a mapping: `_device` refuses it by name)
+        return None
+    for c in listed:
         found = _plain_consumption(c, memo)
         if found is None or any(x.counter_set == found.counter_set for x in consumes):
             return None
