@@ -455,8 +455,6 @@ class FastPods:
         pod_requests = (load.decode_resource_list(resources.requests, doc, "spec.resources.requests", warnings)
                         if resources.requests is not None else None)
         affinity = self._parsed("affinity", spec.affinity, lambda value: load._check_affinity(value, doc))
-        annotations = meta.annotations
-        annotated = {"annotations": annotations} if annotations is not None else None
         return Pod(
             name=meta.name, namespace=meta.namespace or "default", node_name=spec.nodeName or "",
             priority=spec.priority or 0, containers=containers, init_containers=inits, overhead=_NO_OVERHEAD,
@@ -479,9 +477,7 @@ class FastPods:
             start_time=self._start_time(status.startTime, doc),
             created=self._time("metadata.creationTimestamp", meta.creationTimestamp, doc),
             nominated_node_name=status.nominatedNodeName or "",
-            queued=load._queued(doc, annotated) if annotated else False,
-            arrival=(load._time_annotation(doc, annotated, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
-            duration=load._time_annotation(doc, annotated, DURATION_ANNOTATION) if annotated else None,
+            **load._timing_fields(doc, {"annotations": meta.annotations}),
             raw=data, source=doc.source, **self._group_reference(spec, doc))
 
     @staticmethod
@@ -688,10 +684,7 @@ class _Own:
         annotations = self.annotations
         if annotations and (load.QUEUED_ANNOTATION in annotations or ARRIVAL_ANNOTATION in annotations
                             or DURATION_ANNOTATION in annotations):
-            annotated = {"annotations": annotations}
-            fields["queued"] = load._queued(doc, annotated)
-            fields["arrival"] = load._time_annotation(doc, annotated, ARRIVAL_ANNOTATION) or 0
-            fields["duration"] = load._time_annotation(doc, annotated, DURATION_ANNOTATION)
+            fields.update(load._timing_fields(doc, {"annotations": annotations}))
         if fields["pod_requests"] is not None:
             fields["pod_requests"] = dict(fields["pod_requests"])
         fields["raw"] = data

@@ -471,8 +471,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         _string_map(meta.get("annotations"), doc, "metadata.annotations")
         _string(meta.get("namespace"), doc, "metadata.namespace")
         warnings += [f"{doc.source}: {doc.label}: {n}" for n in notes]
-    annotated = meta.get("annotations") is not None  # a pending pod often has neither status nor annotations:
-    return Pod(  # what those would give is then known, in the order the checks would run
+    return Pod(  # (a pending pod often has neither status nor annotations: what those give is then known)
         name=name,
         namespace=_string(meta.get("namespace"), doc, "metadata.namespace") or "default",
         node_name=_string(spec.get("nodeName"), doc, "spec.nodeName"),
@@ -488,9 +487,7 @@ def decode_pod(doc: Document, warnings: list[str], memo: dict[bytes, tuple] | No
         start_time=_start_time(status.get("startTime"), doc),
         created=_timestamp(meta.get("creationTimestamp"), doc, "metadata.creationTimestamp"),
         nominated_node_name=_string(status.get("nominatedNodeName"), doc, "status.nominatedNodeName"),
-        queued=_queued(doc, meta) if annotated else False,
-        arrival=(_time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0) if annotated else 0,
-        duration=_time_annotation(doc, meta, DURATION_ANNOTATION) if annotated else None,
+        **_timing_fields(doc, meta),
         raw=kept_manifest(doc.body),
         source=doc.source,
     )
@@ -834,6 +831,19 @@ def _queued(doc: Document, meta: dict[str, Any]) -> bool:
         raise InputError(f'must be "true" or "false", got {value!r}', file=doc.source, obj=doc.label,
                          field=f"metadata.annotations.{QUEUED_ANNOTATION}")
     return str(value).lower() == "true"
+
+
+_NO_TIMING = {"queued": False, "arrival": 0, "duration": None}
+
+
+def _timing_fields(doc: Document, meta: dict[str, Any]) -> dict[str, Any]:
+    """A pod's `queued`, `arrival` and `duration` from its kubefit.io annotations (`_queued`, `_time_annotation`),
+    in that order of their checks; without annotations their defaults. `decode_pod` and `kubefit.manifests.fastpod`
+    (a pod, and a replica made from its prototype) read them here."""
+    if meta.get("annotations") is None:
+        return _NO_TIMING
+    return {"queued": _queued(doc, meta), "arrival": _time_annotation(doc, meta, ARRIVAL_ANNOTATION) or 0,
+            "duration": _time_annotation(doc, meta, DURATION_ANNOTATION)}
 
 
 def _time_annotation(doc: Document, meta: dict[str, Any], key: str) -> int | None:
