@@ -132,12 +132,12 @@ def test_every_worker_gone_plans_here(monkeypatch):
                       dashboard_address="127.0.0.1:0") as cluster:
         original = planning.DaskPlanner.prefetch
 
-        def prefetch(self, counts):
+        def prefetch(self, counts, then=()):
             if self.pool is not None and self.shipped is not None and self.runs >= 1:
                 with Client(cluster.scheduler_address) as client:
                     client.retire_workers(close_workers=True)
                 cluster.scale(0)
-            return original(self, counts)
+            return original(self, counts, then)
 
         monkeypatch.setattr(planning.DaskPlanner, "prefetch", prefetch)
         told: list[str] = []

@@ -95,11 +95,11 @@ def _traced(monkeypatch, give_ups: list | None = None) -> list[list[int]]:
     runs: list[list[int]] = []
     real = Planner.run
 
-    def run(self, counts, give_up=None):
+    def run(self, counts, give_up=None, progress=None):
         runs.append(list(counts))
         if give_ups is not None:
             give_ups.append(give_up)
-        return real(self, counts, give_up)
+        return real(self, counts, give_up, progress)
     monkeypatch.setattr(Planner, "run", run)
     return runs
 

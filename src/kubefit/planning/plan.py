@@ -187,13 +187,15 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
 @dataclass
 class Trial:
     """What a plan learns of one cluster: the queue pods it placed, the pods left pending and never created,
-    whether the run gave up (then `scheduled` is what it had placed), and the run itself when kept."""
+    whether the run gave up (then `scheduled` is what it had placed), the run itself when kept, and the keys of
+    the queue pods left without a node when the run was whole (`left_pending`: trial 0's start the estimate)."""
 
     scheduled: int
     pending: int = 0
     not_created: int = 0
     stopped: bool = False
     result: SimulationResult | None = None
+    left: frozenset[str] = frozenset()
 
 
 class Planner:
@@ -215,7 +217,7 @@ class Planner:
         self.floor: TemplateBound | None = None  # the requests' lower bound for the target
         self.kept: dict[tuple[int, ...], SimulationResult] = {}  # the last runs that scheduled the target
         self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up)
-        self.guess = 0  # the fewest copies (of one template) expected to hold the target (`predict`)
+        self.guess = 0  # the estimate: fewer copies (of one template) are not expected to hold (`predict`)
         self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
 
     def aim(self, target: int, give_up: int | None = None, worth: int | None = None) -> None:
@@ -261,34 +263,42 @@ class Planner:
             self.record(key, self.trial(counts))
         return self.memo[key]
 
-    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False) -> Trial:
-        """One cluster's `Trial` (`keep`: with its run whatever it placed)."""
-        result = self.run(counts, give_up)
+    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False,
+              progress: Callable[[int], None] | None = None) -> Trial:
+        """One cluster's `Trial` (`keep`: with its run whatever it placed; `progress`: `simulate`'s)."""
+        result = self.run(counts, give_up, progress)
         return Trial(queue_scheduled(result, self.daemons.keys), result.unschedulable, result.not_created,
-                     result.stopped, result)
+                     result.stopped, result, frozenset() if result.stopped else left_pending(result, self.queue))
 
-    def prefetch(self, counts: Sequence[list[int]]) -> None:
-        """The clusters the search is about to ask about, likeliest first (workers start them: `DaskPlanner`)."""
+    def run_of(self, trial: Trial) -> SimulationResult | None:
+        """The run of a trial asked with `keep` (`DaskPlanner`: sent from its worker now)."""
+        return trial.result
+
+    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = ()) -> None:
+        """The clusters the search is about to ask about, likeliest first (workers start them: `DaskPlanner`);
+        `then`: less likely ones, asked only once the whole queue is the target (a probe held)."""
 
     def close(self) -> None:
         """The search is over (`DaskPlanner`: what runs ahead is cancelled)."""
 
+    def lookahead(self) -> int:
+        """Levels of a bisection's decision tree `prefetch` is told (`DaskPlanner`: enough for every worker)."""
+        return 2
+
     def predict(self, count: int) -> bool:
-        """Whether `count` copies (of one template) are likely to hold the target: at least the pods pending on
-        the cluster as it is, and more than any count seen short (what `prefetch` is told first)."""
-        return count >= self.guess
+        """Whether `count` copies (of one template) are likely to hold the target: at least the estimate's
+        (`guess`), and more than any count seen short of the target as it is now (what `prefetch` is told
+        first; the search's path does not depend on it)."""
+        return count >= self.guess and all(count > k[0] for k in (*self.memo, *self.short)
+                                           if len(k) == 1 and not self.known(k))
 
     def record(self, key: tuple[int, ...], trial: Trial) -> None:
         """A trial's answer: its count when whole, else the count known short; its run kept when it schedules
         the target (the answer is one of those runs)."""
         if trial.stopped:
             self.short.add(key)
-            if len(key) == 1:
-                self.guess = max(self.guess, key[0] + 1)
             return
         self.memo[key] = trial.scheduled
-        if self.target is not None and trial.scheduled < self.target and len(key) == 1:
-            self.guess = max(self.guess, key[0] + 1)
         if self.target is not None and trial.scheduled >= self.worth and trial.result is not None:
             self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: trial.result}
 
@@ -296,9 +306,10 @@ class Planner:
         """The simulation of the cluster with `counts` (kept from the search when it ran there)."""
         return self.kept.get(tuple(counts)) or self.run(counts)
 
-    def run(self, counts: list[int], give_up: int | None = None) -> SimulationResult:
+    def run(self, counts: list[int], give_up: int | None = None,
+            progress: Callable[[int], None] | None = None) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first
-        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted)."""
+        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted; `progress`: `simulate`'s)."""
         added, slices = self._copies(counts)
         state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
@@ -306,7 +317,7 @@ class Planner:
         with collector_paused():  # a run leaves no reference cycles: the collector's passes are pure cost (in a
             # server, `kubefit serve`, at Python's default thresholds, they walked the session's whole heap)
             return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
-                            give_up=give_up, exempt=self.daemons.keys)
+                            give_up=give_up, exempt=self.daemons.keys, progress=progress)
 
     def _copies(self, counts: Sequence[int]) -> tuple[list[Node], list]:
         """`counts` copies of the templates, named after the cluster's nodes, and the ResourceSlices they bring."""
@@ -390,20 +401,42 @@ def group_rows(result: SimulationResult) -> list[dict]:
 
 
 def _smallest(ok: Callable[[int], bool], high: int, ahead: Callable[[list[int]], None] | None = None,
-              predict: Callable[[int], bool] | None = None, low: int = 0) -> int:
+              predict: Callable[[int], bool] | None = None, low: int = 0, levels: int = 2) -> int:
     """The smallest k in [low, high] with ok(k), given ok(high); ok(k − 1) was seen false unless k = low. `ahead`
-    is told the counts about to be asked before each ask (this one, then the next one whichever way it goes, the
-    likelier by `predict` first), so that workers may run them side by side: the search asks the same counts."""
+    is told the counts about to be asked before each ask (`bisection_counts`: this one, then the next `levels` − 1
+    levels of the bisection's decision tree, the likelier way by `predict` first), so that workers may run them
+    side by side: the search asks the same counts."""
     while low < high:
         mid = (low + high) // 2
         if ahead is not None:
-            if_held, if_short = (low + mid) // 2, (mid + 1 + high) // 2
-            ahead([mid, *((if_held, if_short) if predict is None or predict(mid) else (if_short, if_held))])
+            ahead(bisection_counts(low, high, levels, predict))
         if ok(mid):
             high = mid
         else:
             low = mid + 1
     return low
+
+
+def bisection_counts(low: int, high: int, levels: int, predict: Callable[[int], bool] | None = None) -> list[int]:
+    """The counts a bisection of [low, high] (`_smallest`) may ask, breadth first down `levels` levels of its
+    decision tree: the middle, then the middles of the two halves it leaves (the half below when it holds, first
+    when `predict` says it holds or there is no `predict`), then theirs, ….
+
+    >>> bisection_counts(0, 10, 3), bisection_counts(0, 10, 2, predict=lambda k: False), bisection_counts(4, 4, 2)
+    ([5, 2, 8, 1, 4, 7, 9], [5, 8, 2], [])
+    """
+    counts: list[int] = []
+    level = [(low, high)]
+    for _ in range(levels):
+        below: list[tuple[int, int]] = []
+        for lo, hi in level:
+            if lo < hi:
+                mid = (lo + hi) // 2
+                counts.append(mid)
+                held, short = (lo, mid), (mid + 1, hi)
+                below += [held, short] if predict is None or predict(mid) else [short, held]
+        level = below
+    return counts
 
 
 def gallop_counts(low: int, limit: int) -> list[int]:
@@ -423,12 +456,12 @@ def gallop_counts(low: int, limit: int) -> list[int]:
 def _gallop(ok: Callable[[int], bool], probes: Sequence[int], ahead: Callable[[list[int]], None] | None = None,
             futile: Callable[[int], bool] = lambda _: False) -> int | None:
     """The first of `probes` with ok (None: none), straight to the last probe (the most generous cluster) after
-    a probe that was `futile`; `ahead` is told each probe and the next one before it is asked (two workers run
-    them side by side)."""
+    a probe that was `futile`; `ahead` is told each probe and the ones after it before it is asked (workers run
+    them side by side, as many as there are)."""
     probes = list(probes)
     for i, count in enumerate(probes):
         if ahead is not None:
-            ahead(probes[i:i + 2])
+            ahead(probes[i:])
         if ok(count):
             return count
         if futile(count) and i < len(probes) - 2:
@@ -450,8 +483,10 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
     def ok(u: int) -> bool:
         return planner.holds([u] * n)
 
-    def ahead(us: list[int]) -> None:
-        planner.prefetch([[u] * n for u in us])
+    def ahead(us: list[int], then: Sequence[int] = ()) -> None:
+        planner.prefetch([[u] * n for u in us], [[u] * n for u in then])
+
+    levels = planner.lookahead()
 
     low = _uniform_floor(planner, limit)
     guess = _estimate(planner, pending, low, limit)
@@ -473,9 +508,9 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
     if n > 1 and first - low == 1:  # one uniform count left between: its run is no cheaper than the descent's
         u = first  # one-fewer runs of each template, asked from [first, …] in any case (`_several`)
     elif guessed and first > low:  # a guess that holds: down from it, by way of the copies' requests bound
-        u = _cut(ok, first, low, hint=guess.bound)
+        u = _cut(ok, first, low, hint=guess.bound, ahead=ahead, levels=levels)
     else:
-        u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=low)
+        u = _smallest(ok, first, ahead, planner.predict if n == 1 else None, low=low, levels=levels)
     return [u] if n == 1 else _several(planner, [u] * n)
 
 
@@ -490,7 +525,7 @@ class _Climb:
 
     planner: Planner
     ok: Callable[[int], bool]
-    ahead: Callable[[list[int]], None]
+    ahead: Callable[..., None]  # (the counts the search may ask next; then those asked once the queue is the target)
     today: int  # queue pods trial 0 places
     expected: int  # trial 0's and the pending pods that the estimate places on the copies
     limit: int
@@ -501,12 +536,15 @@ class _Climb:
 
     def first(self, start: int) -> tuple[int | None, bool]:
         """The first count that holds from `start` (None: not even the most generous cluster), and whether it was
-        a guess (the estimate or the jump) rather than a gallop's probe."""
-        self.ahead([start])
+        a guess (the estimate or the jump) rather than a gallop's probe. Told ahead: `start`, the most generous
+        cluster (asked whenever `start` is short and futile, or no probe of the gallop holds), `_cut`'s first probe
+        (asked when `start` holds) and the bisection above `start` (when it is short and futile)."""
+        above = bisection_counts(start + 1, self.limit, self.planner.lookahead())
+        self.ahead([start, self.limit], [*([start - 1] if start > 0 else []), *above])
         if self.ok(start):
             return start, True
-        if self.futile(start) or self.off(start):
-            return _gallop(self.ok, [self.limit], self.ahead), False
+        if self.futile(start) or self.off(start):  # (told ahead: the bisection above `start` that follows)
+            return _gallop(self.ok, [self.limit], lambda us: self.ahead(us, above)), False
         jump = self.jump(start)
         first = _gallop(self.ok, gallop_counts(jump, self.limit), self.ahead, self.futile)
         return first, first == jump and jump < self.limit
@@ -549,11 +587,16 @@ class Estimate:
     bound: int
 
 
-def pending_after(result: SimulationResult, queue: list[Pod]) -> list[Pod]:
-    """The queue pods a run left without a node (pending, never created, of a gang not placed whole), in queue
-    order, each waiting (OrderedReady) only for the lower ordinals among them: the others run already."""
+def left_pending(result: SimulationResult, queue: list[Pod]) -> frozenset[str]:
+    """The keys of the queue pods a run left without a node (pending, never created, of a gang not placed whole)."""
     placed = {s.pod.key for s in result.steps if s.node is not None} - partly_placed(result)
-    pending = [p for p in queue if p.key not in placed]
+    return frozenset(p.key for p in queue if p.key not in placed)
+
+
+def pending_after(left: frozenset[str], queue: list[Pod]) -> list[Pod]:
+    """The queue pods a run left without a node (`left`, their keys: `left_pending`), in queue order, each waiting
+    (OrderedReady) only for the lower ordinals among them: the others run already."""
+    pending = [p for p in queue if p.key in left]
     keys = {p.key for p in pending}
     return [replace(p, ordered_after=tuple(k for k in p.ordered_after if k in keys)) if p.ordered_after else p
             for p in pending]
@@ -627,12 +670,15 @@ def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[
     return counts
 
 
-def _cut(ok: Callable[[int], bool], high: int, low: int = 0, hint: int | None = None) -> int:
+def _cut(ok: Callable[[int], bool], high: int, low: int = 0, hint: int | None = None,
+         ahead: Callable[[list[int]], None] | None = None, levels: int = 2) -> int:
     """The fewest k in [low, high] with ok(k), given ok(high): a gallop down (high − 1, high − 3, high − 7, … down
     to low) to the first count that fails, then the bisection between it and the last that held; ok(k − 1) was
     seen false unless k = low. As many probes as a bisection of [0, high] when the cut is deep, far fewer when it is
     shallow (a template the others cannot stand in for: one copy fewer already fails). `hint`: a likelier answer
-    below high − 1, probed once high − 1 holds (then the gallop goes on from it, the increment back to 1).
+    below high − 1, probed once high − 1 holds (then the gallop goes on from it, the increment back to 1). `ahead` is
+    told before each probe the probe, the next one if it holds and `levels` − 1 levels of the bisection if it fails
+    (workers may run them side by side; the same probes are asked).
 
     >>> seen = []
     >>> _cut(lambda k: seen.append(k) or k >= 37, 40), seen
@@ -643,12 +689,22 @@ def _cut(ok: Callable[[int], bool], high: int, low: int = 0, hint: int | None = 
     """
     held, step = high, 1
     while held > low:
-        jump = hint is not None and held < high and max(hint, low) < held - step
-        probe = max(hint, low) if jump else max(held - step, low)  # type: ignore[type-var]
+        probe, then_step, then_hint = _cut_probe(high, low, held, step, hint)
+        if ahead is not None:
+            after = [_cut_probe(high, low, probe, then_step, then_hint)[0]] if probe > low else []
+            ahead([probe, *after, *bisection_counts(probe + 1, held, levels - 1)])
         if not ok(probe):
-            return _smallest(ok, held, low=probe + 1)
-        held, step, hint = probe, 1 if jump else step * 2, None if jump else hint
+            return _smallest(ok, held, ahead, low=probe + 1, levels=levels)
+        held, step, hint = probe, then_step, then_hint
     return held
+
+
+def _cut_probe(high: int, low: int, held: int, step: int, hint: int | None) -> tuple[int, int, int | None]:
+    """`_cut`'s next probe below `held` (the least count seen to hold), and the step and hint it goes on with when
+    that probe holds: the hint once (a jump, the increment back to 1), else the gallop's next step down."""
+    if hint is not None and held < high and max(hint, low) < held - step:
+        return max(hint, low), 1, None
+    return max(held - step, low), step * 2, hint
 
 
 def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
@@ -670,10 +726,13 @@ def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
 
 class DaskPlanner(Planner):
     """A `Planner` whose trials run on Dask workers (`Sweep`): the search asks the same counts in the same order
-    and gets the same answers, while `prefetch` keeps every worker busy with the counts it will ask next. A
-    worker or a cluster that fails (a worker killed, the cluster gone, no worker for `WAIT_FOR_WORKERS`
-    seconds) is said once (`warn`) and the rest of the plan runs in this process, from what the workers
-    answered."""
+    and gets the same answers. What the search says it may ask next (`prefetch`, likeliest first: the bisection's
+    next levels, the gallop's next probes, the most generous cluster beside trial 0) keeps every worker busy, and
+    a run the search has ruled out is cancelled: it stops on its worker at its next check (`run_trial`), so that
+    worker is free for the next count at once. A run that may be the answer stays on its worker (`_Run`), sent
+    here only when the plan is its cluster's. A worker or a cluster that fails (a worker killed, the cluster gone,
+    no worker for `WAIT_FOR_WORKERS` seconds) is said once (`warn`) and the rest of the plan runs in this
+    process, from what the workers answered."""
 
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
                  tie_break: str = "random", seed: int = 0, pool: Any, warn: Callable[[str], None]) -> None:
@@ -681,67 +740,170 @@ class DaskPlanner(Planner):
         self.pool, self.warn = pool, warn
         self.work = PlanWork(scenario, config, templates, tie_break, seed)
         self.shipped: Any = None
-        self.running: dict[tuple[tuple[int, ...], int | None], Any] = {}  # (counts, give_up) → its future
+        self.running: dict[tuple[tuple[int, ...], int | None], _Run] = {}  # (counts, give_up) → its run
+        self.told: list[tuple[tuple[int, ...], int | None]] = []  # (counts, give_up) the search may ask next
         self.workers = 0
 
-    def prefetch(self, counts: Sequence[list[int]]) -> None:
+    def lookahead(self) -> int:
+        """Levels of a bisection's decision tree that hold a count for every worker (2ᴸ − 1 ≥ workers), two at
+        least: the search, told them, keeps all the workers busy."""
+        return max(2, self.workers.bit_length())
+
+    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = ()) -> None:
+        """The counts the search may ask next, likeliest first (`counts`, their runs giving up as the search's probes
+        now do, `aim`; then `then`, asked only once the target is settled by a probe that holds or by the most
+        generous cluster: `_settled_give_up`). The runs of any other count are cancelled (the search has ruled
+        them out, or they give up sooner than it now allows); then the likeliest not known nor running start, on
+        idle workers, or, those of `counts`, in place of a less likely one (cancelled) when none is idle."""
         if self.pool is None:
             return
         try:
-            if self.shipped is None:
-                self.shipped = self.pool.ship(self.work)
-                self.workers = max(1, self.pool.count)
-            for c in counts:
-                key = tuple(c)
-                if sum(1 for f in self.running.values() if not f.done()) >= self.workers:
-                    break
-                if key in self.memo or key in self.short or any(k == key for k, _g in self.running):
+            self._ship()
+            self.told = [(k, self._give_up(k, self.give_up)) for k in map(tuple, counts)]
+            if then:
+                settled = self._settled_give_up()
+                self.told += [(k, self._give_up(k, settled)) for k in map(tuple, then)]
+            self._cancel([r for (k, g), r in self.running.items() if not any(
+                k == t and _answers(g, asked) for t, asked in self.told)])
+            for i, (key, give_up) in enumerate(self.told):
+                if not self._wanted(key, give_up):
                     continue
-                if key != self.generous and self.below_floor(c):
-                    continue
-                self._submit(key, None if key == self.generous else self.give_up)
+                if self._idle() == 0 and (i >= len(counts) or not self._make_room([k for k, _g in self.told[i + 1:]])):
+                    break  # (a count of `then` only on an idle worker)
+                self._submit(key, give_up)
         except Exception as exc:  # noqa: BLE001 - any failure of the cluster: the plan goes on here
             self._lost(exc)
 
-    def _submit(self, key: tuple[int, ...], give_up: int | None) -> Any:
-        """The trial on the least busy worker, naming that worker's copy of the work; its run sent back only when
-        it may be the answer (it reaches the target) or is the cluster as it is."""
+    def _ship(self) -> None:
+        """The work on every worker, once (the first `prefetch`)."""
+        if self.shipped is None:
+            self.shipped = self.pool.ship(self.work)
+            self.workers = max(1, self.pool.count)
+
+    def _give_up(self, key: tuple[int, ...], give_up: int | None) -> int | None:
+        """When a run asked ahead gives up: at `give_up`, but the most generous cluster, which runs whole."""
+        return None if key == self.generous else give_up
+
+    def _settled_give_up(self) -> int:
+        """When the runs of the search's last part give up (`_search`: `aim` once the first count holds): at the
+        first queue pod left pending, or, when the most generous cluster (asked, or its run ahead done) falls short
+        of the queue, once more are pending than it leaves."""
+        placed = self.memo.get(self.generous)
+        run = self._future(self.generous, None)
+        if placed is None and run is not None and run.trial.done() and run.trial.status == "finished":
+            placed = run.trial.result()[0].scheduled
+        return len(self.queue) - min(len(self.queue), len(self.queue) if placed is None else placed)
+
+    def _wanted(self, key: tuple[int, ...], give_up: int | None) -> bool:
+        """Whether a run of `key` is still to start: not known, not refused by the requests' bound, not running."""
+        if key in self.memo or key in self.short or self._future(key, give_up) is not None:
+            return False
+        return key == self.generous or not self.below_floor(key)
+
+    def _future(self, key: tuple[int, ...], give_up: int | None) -> _Run | None:
+        """The run of `key` that answers a trial giving up at `give_up` (None: none runs)."""
+        return self.running.get((key, give_up)) or next(
+            (r for (k, g), r in self.running.items() if k == key and _answers(g, give_up)), None)
+
+    def _idle(self) -> int:
+        """Workers without a run of this plan (a run cancelled is no longer counted: it stops at once)."""
+        return self.workers - sum(1 for r in self.running.values() if not r.run.done())
+
+    def _make_room(self, less_likely: Sequence[tuple[int, ...]]) -> bool:
+        """Cancel the least likely run still running among the counts `less_likely`; whether there was one."""
+        rank = {key: i for i, key in enumerate(less_likely)}
+        busy = [(rank[k], r) for (k, _g), r in self.running.items() if k in rank and not r.run.done()]
+        if not busy:
+            return False
+        self._cancel([max(busy, key=lambda b: b[0])[1]])
+        return True
+
+    def _cancel(self, runs: list[_Run]) -> None:
+        """Forget these runs and cancel them: Dask tells their workers, where each stops at its next check
+        (`run_trial`), or never starts."""
+        if runs:
+            self.running = {k: r for k, r in self.running.items() if all(r is not c for c in runs)}
+            self.pool.client.cancel([f for r in runs for f in (r.trial, r.run)])
+
+    def _submit(self, key: tuple[int, ...], give_up: int | None) -> _Run:
+        """The trial on the least busy worker, naming that worker's copy of the work: its run stays there (kept
+        when it may be the answer: it placed what it was asked to, not the most generous cluster's), its `Trial`
+        comes here."""
         busy = {w: 0 for w in self.pool.addresses()}
-        for (_k, _g), f in self.running.items():
-            where = getattr(f, "_kubefit_worker", None)
-            if not f.done() and where in busy:
-                busy[where] += 1
+        for r in self.running.values():
+            if not r.run.done() and r.worker in busy:
+                busy[r.worker] += 1
         worker = min(busy, key=busy.__getitem__) if busy else None
         keep = key != self.generous  # (the most generous cluster's run is rarely the answer's: then it runs here)
-        future = self.pool.client.submit(run_trial, self.shipped.on(worker), (key, give_up, keep),
-                                         workers=None if worker is None else [worker], allow_other_workers=True,
-                                         pure=False)
-        future._kubefit_worker = worker
-        self.running[(key, give_up)] = future
-        return future
+        client = self.pool.client
+        run = client.submit(run_trial, self.shipped.on(worker), (key, give_up, keep), pure=False,
+                            workers=None if worker is None else [worker], allow_other_workers=True)
+        self.running[(key, give_up)] = _Run(client.submit(trial_of, run, pure=False), run, worker)
+        return self.running[(key, give_up)]
 
     def close(self) -> None:
-        for future in self.running.values():  # runs asked ahead that the search did not need
-            future.cancel()
+        """Cancel the runs asked ahead that the search did not need."""
+        if self.pool is not None:
+            try:
+                self._cancel(list(self.running.values()))
+            except Exception:  # noqa: BLE001,S110 - a cluster gone: nothing runs there any more
+                pass
         self.running = {}
 
-    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False) -> Trial:
+    def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False,
+              progress: Callable[[int], None] | None = None) -> Trial:
         key = tuple(counts)
+        run = None
         if self.pool is not None:
-            self.prefetch([counts])
-            future = self.running.get((key, give_up)) or next(  # (a run that gives up later tells as much)
-                (f for (k, g), f in self.running.items() if k == key and (g is None or give_up is not None and g >= give_up)),
-                None)
-            if future is not None:
-                try:
-                    trial, blob = self._wait(future)
-                    self.running = {k: f for k, f in self.running.items() if f is not future}
-                    self.runs += 1
-                    trial.result = None if blob is None else self.work.receive(blob)
-                    return trial
-                except Exception as exc:  # noqa: BLE001 - as in `prefetch`
-                    self._lost(exc)
-        return super().trial(counts, give_up, keep)
+            try:
+                self._ship()
+                if all(k != key for k, _g in self.told):  # the search went where it did not say: what runs
+                    self.told = [(key, give_up)]  # ahead is ruled out
+                    self._cancel([r for (k, _g), r in self.running.items() if k != key])
+                if self._wanted(key, give_up):
+                    if self._idle() == 0:  # (the count asked first, in place of the least likely run)
+                        self._make_room([k for k, _g in self.told if k != key])
+                    self._submit(key, give_up)
+                run = self._future(key, give_up)
+            except Exception as exc:  # noqa: BLE001 - as in `prefetch`
+                self._lost(exc)
+        if run is not None:
+            try:
+                out = self._wait(run.trial)
+                if out is None:  # (stopped on its worker though this process did not cancel it)
+                    raise RuntimeError("a worker stopped a run the plan needs")
+                trial, kept = out
+                self.running = {k: r for k, r in self.running.items() if r is not run}
+                self.runs += 1
+                trial.result = run if kept else None  # type: ignore[assignment] # (sent when needed: `run_of`)
+                return trial
+            except Exception as exc:  # noqa: BLE001 - as in `prefetch`
+                self._lost(exc)
+        return super().trial(counts, give_up, keep, progress)
+
+    def run_of(self, trial: Trial) -> SimulationResult | None:
+        return self._here(trial.result)
+
+    def result(self, counts: list[int]) -> SimulationResult:
+        return self._here(self.kept.get(tuple(counts))) or self.run(counts)
+
+    def _here(self, run: SimulationResult | _Run | None) -> SimulationResult | None:
+        """A run, sent here when its worker kept it (None when the workers failed: the caller runs it here)."""
+        if not isinstance(run, _Run):
+            return run
+        if self.pool is None:
+            return None
+        try:
+            return self._fetch(run)
+        except Exception as exc:  # noqa: BLE001 - as in `prefetch`
+            self._lost(exc)
+            return None
+
+    def _fetch(self, run: _Run) -> SimulationResult:
+        """A run kept on its worker, sent here (`Work.send`, by that worker's copy of the work)."""
+        client = self.pool.client
+        return self.work.receive(self._wait(client.submit(send_run, self.shipped.on(run.worker), run.run,
+                                                          pure=False)))
 
     def _wait(self, future: Any) -> Any:
         """The future's result; an error when the cluster has had no worker for `WAIT_FOR_WORKERS` seconds."""
@@ -751,9 +913,27 @@ class DaskPlanner(Planner):
         """The workers failed: said once, the rest of the plan in this process."""
         self.warn(f"the Dask workers failed ({type(exc).__name__}: {exc}); the rest of the plan runs in this "
                   f"process, with the same answer")
-        for future in self.running.values():
-            future.cancel()
+        for run in self.running.values():
+            run.trial.cancel()
+            run.run.cancel()
         self.running, self.pool = {}, None
+
+
+@dataclass
+class _Run:
+    """A trial on a Dask worker: the future of its `Trial` (`trial_of`, small, sent here), that of the whole
+    run (`run_trial`: the `Trial` and the simulation, which stays on the worker until the plan needs it or
+    drops it), and the worker it was given to."""
+
+    trial: Any
+    run: Any
+    worker: str | None
+
+
+def _answers(give_up: int | None, asked: int | None) -> bool:
+    """Whether a run giving up at `give_up` answers a trial asked to give up at `asked`: it gives up no sooner (a
+    run that gave up later tells as much)."""
+    return give_up is None or asked is not None and give_up >= asked
 
 
 def _several(planner: Planner, start: list[int]) -> list[int]:
@@ -792,20 +972,22 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Tem
 
 
 def _plan(planner: Planner, scenario: Scenario, templates: list[Template], max_nodes: int | None) -> Plan:
-    notes = planner.daemon_misfits()
     zero = [0] * len(templates)
     limit = max_nodes if max_nodes is not None else len(planner.queue)  # an empty node for every queued pod
     planner.generous = (limit,) * len(templates)
-    planner.prefetch([zero])  # (the first probe, the estimate, is known only from trial 0)
+    # trial 0 and, beside it, the most generous cluster (the first probe, the estimate, is known only from trial 0;
+    # the generous cluster is asked whenever that probe is short and futile, and cancelled when it holds)
+    planner.prefetch([zero, list(planner.generous)])
+    notes = planner.daemon_misfits()
     before = planner.trial(zero, keep=True)
     planner.record(tuple(zero), before)
     pending = before.pending
     if pending == 0 or limit == 0:
-        result = before.result or planner.run(zero)
+        result = planner.run_of(before) or planner.run(zero)
         return Plan(templates, zero, result, before.scheduled, pending, len(scenario.nodes), planner.runs, notes,
                     before.not_created)
-    counts = _search(planner, limit, pending_after(before.result or planner.run(zero), planner.queue))
-    result = (before.result if counts == zero else None) or planner.result(counts)
+    counts = _search(planner, limit, pending_after(before.left, planner.queue))
+    result = (planner.run_of(before) if counts == zero else None) or planner.result(counts)
     return Plan(templates, counts, result, planner.target, pending, len(scenario.nodes), planner.runs, notes,  # type: ignore[arg-type]
                 before.not_created)
 
@@ -837,10 +1019,55 @@ class PlanWork(Work):
         return {k: v for k, v in super().__getstate__().items() if k != "_planner"}
 
 
-def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) -> tuple[Any, bytes | None]:
+class TrialCancelled(Exception):
+    """A run on a Dask worker that the plan no longer needs (`DaskPlanner._cancel`): it stops."""
+
+
+def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) -> tuple[Any, Any] | None:
     """On a worker: the cluster with `counts` copies (`give_up` as `simulate`'s); its `Trial` without the run, and
-    the run sent (`Work.send`) when it is to be kept (`keep`: whenever it placed what it was asked to)."""
+    the run when it is to be kept (`keep`: whenever it placed what it was asked to), left on the worker
+    (`trial_of`, `send_run`). None when the plan cancelled it: it stops at its next check
+    (`stop_when_cancelled`), its worker free for the next."""
     counts, give_up, keep = item
-    trial = work.planner().trial(list(counts), give_up)
+    stop = stop_when_cancelled()
+    try:
+        if stop is not None:
+            stop(0)  # (cancelled before it started: the copies are not even made)
+        trial = work.planner().trial(list(counts), give_up, progress=stop)
+    except TrialCancelled:
+        return None
     run, trial.result = trial.result, None
-    return trial, (work.send(run) if keep and not trial.stopped else None)
+    return trial, (run if keep and not trial.stopped else None)
+
+
+def trial_of(out: tuple[Any, Any] | None) -> tuple[Any, bool] | None:
+    """On the worker of a `run_trial`: its `Trial`, and whether it kept the run (None: it was cancelled)."""
+    return None if out is None else (out[0], out[1] is not None)
+
+
+def send_run(work: PlanWork, out: tuple[Any, Any]) -> bytes:
+    """On the worker of a `run_trial` that kept its run: the run, sent (`Work.send`)."""
+    return work.send(out[1])
+
+
+def stop_when_cancelled() -> Callable[[int], None] | None:
+    """On a Dask worker: a `simulate` progress hook (called every 256 pods) that raises `TrialCancelled` once the
+    worker no longer wants the task it runs. `Client.cancel` of its future reaches the worker as the scheduler's
+    `free-keys` message, handled on the worker's event loop while the run holds the task's thread, and the
+    worker's state machine marks the task `cancelled` (distributed's `WorkerState`; a task forgotten is gone from
+    its `tasks`): the run sees it within ≈ 25 ms, with no message of its own. None outside a worker (the hook
+    never stops a run whose state it cannot read)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        key, tasks = worker.get_current_task(), worker.state.tasks
+    except (ImportError, ValueError, KeyError, AttributeError):
+        return None
+
+    def check(_done: int) -> None:
+        task = tasks.get(key)
+        if task is None or getattr(task, "state", None) in ("cancelled", "released", "forgotten"):
+            raise TrialCancelled
+
+    return check
