@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,148 @@ def test_every_worker_gone_plans_here(monkeypatch):
                               warn=told.append).to_dict()
     assert (remote["add"], remote["placement"]) == (local["add"], local["placement"])
     assert any("the rest of the plan runs in this process" in w for w in told), told
+
+
+# --------------------------------------------------------------------------- what runs ahead, and what stops
+
+@pytest.fixture()
+def threads_cluster():
+    """A Dask cluster whose workers are threads of this process (reached over TCP, as `--dask-scheduler` reaches
+    one): what a test patches here (a slower run) is what the workers run."""
+    from distributed import LocalCluster
+
+    def start(workers: int) -> str:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, protocol="tcp://",
+                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        started.append(cluster)
+        return cluster.scheduler_address
+
+    started: list = []
+    yield start
+    for cluster in started:
+        cluster.close()
+
+
+def _spread(tmp_path, pods: int) -> tuple[str, str]:
+    """`test_plan_search.py`'s hostname spread of `pods` 1-cpu pods: k copies place 2k + 3, so the search asks
+    trial 0, the estimate's [1 or 2], the generous cluster [pods] and a bisection of about log₂(pods) levels."""
+    from test_plan_search import _spread_scenario
+
+    path, tpl = _spread_scenario(tmp_path, 1, 1, pods)
+    return str(path), str(tpl)
+
+
+def _asked(monkeypatch) -> list[tuple[tuple[int, ...], bool, int]]:
+    """Every answer the search records, in order: (counts, whether the run gave up, pods it placed)."""
+    asked: list[tuple[tuple[int, ...], bool, int]] = []
+    real = planning.Planner.record
+
+    def record(self, key, trial):
+        asked.append((key, trial.stopped, trial.scheduled if not trial.stopped else -1))
+        return real(self, key, trial)
+
+    monkeypatch.setattr(planning.Planner, "record", record)
+    return asked
+
+
+def test_the_workers_answer_the_counts_the_search_asks_in_process(tmp_path, capsys, monkeypatch, dask_cluster):
+    """A long bisection (128 pods: trial 0, [2], [128], then (3, 128]) on two worker processes: the search asks the
+    same counts in the same order and is told the same answers as in one process (the runs asked ahead and not
+    needed are neither recorded nor counted), and `-o json` is the same bytes."""
+    path, tpl = _spread(tmp_path, 128)
+    args = ["plan", "-f", path, "--node-template", tpl, "--tie-break", "first"]
+    asked = _asked(monkeypatch)
+    rc, local, err = cli(capsys, *args)
+    assert rc == 0, err
+    here, asked[:] = list(asked), []
+    rc, remote, err = cli(capsys, *args, "--dask-scheduler", dask_cluster.scheduler_address)
+    assert rc == 0, err
+    assert asked == here
+    assert [k[0] for k, _s, _n in here] == [0, 2, 128, 65, 34, 50, 58, 62, 64, 63]
+    assert remote == local, err
+    assert json.loads(local)["add"] == {"t": 63}
+
+
+def test_a_run_ruled_out_stops_on_its_worker(tmp_path, monkeypatch, threads_cluster):
+    """The search rules out a run in progress (`prefetch` told other counts): Dask cancels it, the run sees it at its
+    next check (every 256 pods) and stops there, and its worker, the only one, answers the next count at once. The
+    run of [2560] is slowed here (50 ms at every check), so that the whole of it would take 0.5 s more."""
+    from kubefit.manifests.scenario import load_scenario
+    from kubefit.manifests.templates import load_templates
+    from kubefit.planning.workers import Workers
+    from kubefit.scheduler.config import load_configuration
+
+    path, tpl = _spread(tmp_path, 2560)
+    checks: dict[int, list[int]] = {}  # copies in each run → the progress it reported, check by check
+    real = planning.simulate
+
+    def simulate(state, config, pods, **kw):
+        seen = checks.setdefault(len(state.nodes) - 2, [])
+        stop = kw["progress"]
+
+        def progress(done):
+            seen.append(done)
+            time.sleep(0.05 if len(state.nodes) > 2 else 0)
+            if stop is not None:
+                stop(done)
+        return real(state, config, pods, **{**kw, "progress": progress})
+
+    monkeypatch.setattr(planning, "simulate", simulate)
+    scenario, templates = load_scenario([path]), load_templates([tpl])
+    with Workers(threads_cluster(1)) as pool:
+        planner = planning.DaskPlanner(scenario, load_configuration(None), list(templates), tie_break="first",
+                                       pool=pool, warn=pytest.fail)
+        planner.prefetch([[2560]])
+        while not checks.get(2560):
+            time.sleep(0.01)  # (the run has started)
+        planner.prefetch([[0]])  # [2560] is ruled out
+        began = time.perf_counter()
+        trial = planner.trial([0])
+        waited = time.perf_counter() - began
+        planner.close()
+    assert (trial.scheduled, trial.stopped, planner.runs) == (3, False, 1)
+    assert checks[2560] and max(checks[2560]) < 2560 // 2, checks  # it stopped at its first checks
+    assert checks[0][-1] == 2560  # (the run of trial 0, whole)
+    assert waited < 0.4, waited  # not behind the rest of [2560] (≥ 0.5 s of checks left)
+
+
+def test_more_workers_fewer_rounds(tmp_path, monkeypatch, threads_cluster):
+    """Each run made to take 0.2 s (its worker waits; the workers are threads): on one worker the search waits for
+    every count it asks; on three, the bisection's next two levels run beside each count (and the most generous
+    cluster beside trial 0), so it waits about half as often, with the same answers."""
+    path, tpl = _spread(tmp_path, 128)
+    real_run, real_trial = planning.Planner.run, planning.DaskPlanner.trial
+
+    def run(self, counts, give_up=None, progress=None):
+        time.sleep(0.2)
+        return real_run(self, counts, give_up, progress)
+
+    def trial(self, counts, give_up=None, keep=False, progress=None):
+        began = time.perf_counter()
+        out = real_trial(self, counts, give_up, keep, progress)
+        waits.append(time.perf_counter() - began > 0.1)
+        return out
+
+    monkeypatch.setattr(planning.Planner, "run", run)
+    monkeypatch.setattr(planning.DaskPlanner, "trial", trial)
+    asked = _asked(monkeypatch)
+    rounds = {}
+    for workers in (1, 3):
+        waits: list[bool] = []
+        asked[:] = []
+        out = kubefit.plan([path], [tpl], dask_scheduler=threads_cluster(workers), tie_break="first",
+                           warn=pytest.fail).to_dict()
+        assert (out["add"], out["simulations"]) == ({"t": 63}, 11)
+        assert [k[0] for k, _s, _n in asked] == [0, 2, 128, 65, 34, 50, 58, 62, 64, 63]
+        rounds[workers] = sum(waits)
+    assert rounds[1] == 10 and rounds[3] <= 6, rounds
+
+
+@pytest.mark.parametrize(("ran", "asked", "answers"), [
+    (None, 5, True), (None, None, True),  # a whole run answers every trial
+    (7, 5, True), (5, 5, True),  # one that gives up later tells as much: if it gave up, so would the trial
+    (3, 5, False),  # one that gave up sooner may have given up where the trial goes on
+    (5, None, False),  # a trial asked whole (the count it placed) is answered only by a whole run
+])
+def test_which_run_asked_ahead_answers_a_trial(ran, asked, answers):
+    assert planning._answers(ran, asked) is answers

@@ -219,6 +219,8 @@ class Planner:
         self.short: set[tuple[int, ...]] = set()  # counts known not to schedule the target (a run gave up)
         self.guess = 0  # the estimate: fewer copies (of one template) are not expected to hold (`predict`)
         self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
+        self.reach: int | None = None  # queue pods the estimate expects placed (`_search`; what `prefetch` guesses
+        # the generous cluster places before it is known)
 
     def aim(self, target: int, give_up: int | None = None, worth: int | None = None) -> None:
         """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
@@ -490,8 +492,8 @@ def _search(planner: Planner, limit: int, pending: list[Pod]) -> list[int]:
 
     low = _uniform_floor(planner, limit)
     guess = _estimate(planner, pending, low, limit)
-    planner.guess = guess.copies
-    climb = _Climb(planner, ok, ahead, today, today + guess.fits, limit)
+    planner.guess, planner.reach = guess.copies, today + guess.fits
+    climb = _Climb(planner, ok, ahead, today, planner.reach, limit)
     first, guessed = climb.first(min(max(guess.copies, low), limit))
     if first is None:  # the generous cluster, run whole, falls short of the queue: its count is the target
         planner.aim(planner.memo[planner.generous])
@@ -786,12 +788,14 @@ class DaskPlanner(Planner):
 
     def _settled_give_up(self) -> int:
         """When the runs of the search's last part give up (`_search`: `aim` once the first count holds): at the
-        first queue pod left pending, or, when the most generous cluster (asked, or its run ahead done) falls short
-        of the queue, once more are pending than it leaves."""
+        first queue pod left pending, or, when the most generous cluster (asked, or its run ahead done; else as
+        the estimate expects, `reach`) falls short of the queue, once more are pending than it leaves."""
         placed = self.memo.get(self.generous)
         run = self._future(self.generous, None)
         if placed is None and run is not None and run.trial.done() and run.trial.status == "finished":
             placed = run.trial.result()[0].scheduled
+        if placed is None:  # (not known yet: the estimate's guess of it)
+            placed = self.reach
         return len(self.queue) - min(len(self.queue), len(self.queue) if placed is None else placed)
 
     def _wanted(self, key: tuple[int, ...], give_up: int | None) -> bool:
