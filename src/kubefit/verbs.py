@@ -709,8 +709,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
     workers, dask_scheduler : optional
         Run the plan's simulations on this many local Dask worker processes (a LocalCluster), or on the Dask
         cluster of this scheduler (tcp://HOST:PORT, its workers running this kubefit): side by side, the counts
-        the search will ask next started ahead; the same answer. A cluster that cannot be reached or fails is
-        told (`warn`) and the plan runs in this process.
+        the search may ask next started ahead and the runs it no longer needs stopped; the same answer. A
+        cluster that cannot be reached or fails is told (`warn`) and the plan runs in this process.
 
     Returns
     -------

@@ -187,8 +187,8 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
 @dataclass
 class Trial:
     """What a plan learns of one cluster: the queue pods it placed, the pods left pending and never created,
-    whether the run gave up (then `scheduled` is what it had placed), the run itself when kept, and the keys of
-    the queue pods left without a node when the run was whole (`left_pending`: trial 0's start the estimate)."""
+    whether the run gave up (then `scheduled` is what it had placed), the run itself when kept, and for trial 0
+    the keys of the queue pods it left without a node (`left_pending`: they start the estimate)."""
 
     scheduled: int
     pending: int = 0
@@ -267,10 +267,12 @@ class Planner:
 
     def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False,
               progress: Callable[[int], None] | None = None) -> Trial:
-        """One cluster's `Trial` (`keep`: with its run whatever it placed; `progress`: `simulate`'s)."""
+        """One cluster's `Trial` (`keep`: the plan reads its run, trial 0's: with the keys of the pods it left
+        pending, `left`; `progress`: `simulate`'s)."""
         result = self.run(counts, give_up, progress)
+        left = left_pending(result, self.queue) if keep and not result.stopped else frozenset()
         return Trial(queue_scheduled(result, self.daemons.keys), result.unschedulable, result.not_created,
-                     result.stopped, result, frozenset() if result.stopped else left_pending(result, self.queue))
+                     result.stopped, result, left)
 
     def run_of(self, trial: Trial) -> SimulationResult | None:
         """The run of a trial asked with `keep` (`DaskPlanner`: sent from its worker now)."""
@@ -793,7 +795,8 @@ class DaskPlanner(Planner):
         placed = self.memo.get(self.generous)
         run = self._future(self.generous, None)
         if placed is None and run is not None and run.trial.done() and run.trial.status == "finished":
-            placed = run.trial.result()[0].scheduled
+            out = run.trial.result()
+            placed = None if out is None else out[0].scheduled
         if placed is None:  # (not known yet: the estimate's guess of it)
             placed = self.reach
         return len(self.queue) - min(len(self.queue), len(self.queue) if placed is None else placed)
@@ -1037,7 +1040,7 @@ def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) ->
     try:
         if stop is not None:
             stop(0)  # (cancelled before it started: the copies are not even made)
-        trial = work.planner().trial(list(counts), give_up, progress=stop)
+        trial = work.planner().trial(list(counts), give_up, keep=not any(counts), progress=stop)  # (trial 0: `left`)
     except TrialCancelled:
         return None
     run, trial.result = trial.result, None
