@@ -318,6 +318,8 @@ class Planner:
         state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
         self.runs += 1
         queue = [*self.daemons.pods_for(added), *self.queue]
+        if progress is not None:
+            progress(0)  # (a run cancelled while its cluster was built stops here: `stop_when_cancelled`)
         with collector_paused():  # a run leaves no reference cycles: the collector's passes are pure cost (in a
             # server, `kubefit serve`, at Python's default thresholds, they walked the session's whole heap)
             return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
