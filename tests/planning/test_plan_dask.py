@@ -133,12 +133,12 @@ def test_every_worker_gone_plans_here(monkeypatch):
                       dashboard_address="127.0.0.1:0") as cluster:
         original = planning.DaskPlanner.prefetch
 
-        def prefetch(self, counts, then=()):
+        def prefetch(self, counts, then=(), whole=False):
             if self.pool is not None and self.shipped is not None and self.runs >= 1:
                 with Client(cluster.scheduler_address) as client:
                     client.retire_workers(close_workers=True)
                 cluster.scale(0)
-            return original(self, counts, then)
+            return original(self, counts, then, whole)
 
         monkeypatch.setattr(planning.DaskPlanner, "prefetch", prefetch)
         told: list[str] = []
@@ -251,36 +251,65 @@ def test_a_run_ruled_out_stops_on_its_worker(tmp_path, monkeypatch, threads_clus
     assert waited < 0.4, waited  # not behind the rest of [2560] (≥ 0.5 s of checks left)
 
 
-def test_more_workers_fewer_rounds(tmp_path, monkeypatch, threads_cluster):
-    """Each run made to take 0.2 s (its worker waits; the workers are threads): on one worker the search waits for
-    every count it asks; on three, the bisection's next two levels run beside each count (and the most generous
-    cluster beside trial 0), so it waits about half as often, with the same answers."""
-    path, tpl = _spread(tmp_path, 128)
+def _two_templates(tmp_path) -> tuple[str, list[str]]:
+    """`test_plan_search.py`'s six host-port pods (one per node) and templates a (cost 1) and b (cost 2): trial 0,
+    [1, 1], [6, 6], the bisection [4, 4], [3, 3], [2, 2], two cut-downs and eleven greedy runs: 19 simulations."""
+    from test_plan_search import NODE, PORT_POD
+
+    path = tmp_path / "pods.yaml"
+    path.write_text("---\n".join(PORT_POD.format(i=i) for i in range(6)))
+    templates = []
+    for name, cost in (("a", 1), ("b", 2)):
+        tpl = tmp_path / f"{name}.yaml"
+        tpl.write_text(NODE.format(name=name, cpu=8).replace(
+            "metadata: {name: " + name + "}", f"metadata: {{name: {name}, labels: {{kubefit.io/cost: '{cost}'}}}}"))
+        templates.append(str(tpl))
+    return str(path), templates
+
+
+@pytest.mark.parametrize(("scenario", "add", "rounds_on_three"), [
+    # trial 0, [2], [128], then the bisection of (2, 128]: 7 levels, two a round on three workers
+    ("spread", {"t": 63}, 6),
+    # the greedy build-up's steps ask both templates' next node side by side, the cut-downs their probes together
+    ("two-templates", {"a": 6, "b": 0}, 12),
+])
+def test_more_workers_fewer_rounds(tmp_path, monkeypatch, threads_cluster, scenario, add, rounds_on_three):
+    """Each run made to take 0.1 s (its worker waits; the workers are threads): on one worker the search waits for
+    every count it asks; on three, what it may ask next runs beside each count (the bisection's next two levels,
+    the most generous cluster beside trial 0, both templates' next node in the greedy build-up, the next
+    templates' cut-down probes), so it waits far less often, asking the same counts and told the same answers."""
+    if scenario == "spread":
+        path, tpl = _spread(tmp_path, 128)
+        templates = [tpl]
+    else:
+        path, templates = _two_templates(tmp_path)
     real_run, real_trial = planning.Planner.run, planning.DaskPlanner.trial
 
     def run(self, counts, give_up=None, progress=None):
-        time.sleep(0.2)
+        time.sleep(0.1)
         return real_run(self, counts, give_up, progress)
 
     def trial(self, counts, give_up=None, keep=False, progress=None):
         began = time.perf_counter()
         out = real_trial(self, counts, give_up, keep, progress)
-        waits.append(time.perf_counter() - began > 0.1)
+        waits.append(time.perf_counter() - began > 0.05)
         return out
 
     monkeypatch.setattr(planning.Planner, "run", run)
     monkeypatch.setattr(planning.DaskPlanner, "trial", trial)
     asked = _asked(monkeypatch)
-    rounds = {}
+    rounds, answers = {}, {}
     for workers in (1, 3):
         waits: list[bool] = []
         asked[:] = []
-        out = kubefit.plan([path], [tpl], dask_scheduler=threads_cluster(workers), tie_break="first",
+        out = kubefit.plan([path], templates, dask_scheduler=threads_cluster(workers), tie_break="first",
                            warn=pytest.fail).to_dict()
-        assert (out["add"], out["simulations"]) == ({"t": 63}, 11)
-        assert [k[0] for k, _s, _n in asked] == [0, 2, 128, 65, 34, 50, 58, 62, 64, 63]
-        rounds[workers] = sum(waits)
-    assert rounds[1] == 10 and rounds[3] <= 6, rounds
+        assert out["add"] == add
+        rounds[workers], answers[workers] = sum(waits), (list(asked), out["simulations"])
+    assert answers[3] == answers[1]
+    assert rounds[1] == len(answers[1][0]) and rounds[3] <= rounds_on_three, rounds
+    if scenario == "spread":
+        assert [k[0] for k, _s, _n in answers[1][0]] == [0, 2, 128, 65, 34, 50, 58, 62, 64, 63]
 
 
 @pytest.mark.parametrize(("ran", "asked", "answers"), [

@@ -278,9 +278,10 @@ class Planner:
         """The run of a trial asked with `keep` (`DaskPlanner`: sent from its worker now)."""
         return trial.result
 
-    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = ()) -> None:
+    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = (), whole: bool = False) -> None:
         """The clusters the search is about to ask about, likeliest first (workers start them: `DaskPlanner`);
-        `then`: less likely ones, asked only once the whole queue is the target (a probe held)."""
+        `then`: less likely ones, asked only once the whole queue is the target (a probe held); `whole`: asked
+        for the pods they place (`scheduled`), their runs never giving up."""
 
     def close(self) -> None:
         """The search is over (`DaskPlanner`: what runs ahead is cancelled)."""
@@ -650,10 +651,9 @@ def _greedy(planner: Planner, target: int, limit: int) -> list[int] | None:
     done = planner.scheduled(counts)
     while done < target and sum(counts) < limit:
         best: tuple | None = None
-        for t, template in enumerate(planner.templates):
-            trial = counts.copy()
-            trial[t] += 1
-            gain = planner.scheduled(trial) - done
+        planner.prefetch([_with(counts, t, counts[t] + 1) for t in range(len(counts))], whole=True)  # (the step's
+        for t, template in enumerate(planner.templates):  # runs, side by side)
+            gain = planner.scheduled(_with(counts, t, counts[t] + 1)) - done
             rate = Decimal(gain) / template.cost if template.cost else Decimal("Infinity")
             key = (rate, -template.cost, -t)
             if gain > 0 and (best is None or key > best[0]):
@@ -669,11 +669,20 @@ def _descend(planner: Planner, counts: list[int], order: Sequence[int]) -> list[
     """From a cluster that holds the target: each template in `order` cut to the fewest copies that still hold
     it (`_cut`, the others fixed)."""
     counts = counts.copy()
-    for t in order:
+    for i, t in enumerate(order):
         def holds(k: int, t: int = t) -> bool:
-            return planner.holds([*counts[:t], k, *counts[t + 1:]])
-        counts[t] = _cut(holds, counts[t])
+            return planner.holds(_with(counts, t, k))
+
+        def ahead(ks: list[int], t: int = t, i: int = i) -> None:  # (then the next templates' first probes, as
+            planner.prefetch([*(_with(counts, t, k) for k in ks),  # if this cut ended at its count)
+                              *(_with(counts, s, counts[s] - 1) for s in order[i + 1:] if counts[s])])
+        counts[t] = _cut(holds, counts[t], ahead=ahead, levels=planner.lookahead())
     return counts
+
+
+def _with(counts: Sequence[int], t: int, k: int) -> list[int]:
+    """`counts` with `k` copies of template `t`."""
+    return [*counts[:t], k, *counts[t + 1:]]
 
 
 def _cut(ok: Callable[[int], bool], high: int, low: int = 0, hint: int | None = None,
@@ -720,11 +729,11 @@ def _prune(planner: Planner, counts: list[int], target: int) -> list[int]:
     changed = True
     while changed:
         changed = False
-        for t in order:
+        for i, t in enumerate(order):
             if counts[t] == 0:
                 continue
-            trial = counts.copy()
-            trial[t] -= 1
+            planner.prefetch([_with(counts, s, counts[s] - 1) for s in order[i:] if counts[s]])  # (then the next
+            trial = _with(counts, t, counts[t] - 1)  # removals, as if this one fails)
             if planner.holds(trial):
                 counts, changed = trial, True
     return counts
@@ -755,9 +764,9 @@ class DaskPlanner(Planner):
         least: the search, told them, keeps all the workers busy."""
         return max(2, self.workers.bit_length())
 
-    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = ()) -> None:
+    def prefetch(self, counts: Sequence[list[int]], then: Sequence[list[int]] = (), whole: bool = False) -> None:
         """The counts the search may ask next, likeliest first (`counts`, their runs giving up as the search's probes
-        now do, `aim`; then `then`, asked only once the target is settled by a probe that holds or by the most
+        now do, `aim`, or never when `whole`; then `then`, asked only once the target is settled by a probe that holds or by the most
         generous cluster: `_settled_give_up`). The runs of any other count are cancelled (the search has ruled
         them out, or they give up sooner than it now allows); then the likeliest not known nor running start, on
         idle workers, or, those of `counts`, in place of a less likely one (cancelled) when none is idle."""
@@ -765,7 +774,7 @@ class DaskPlanner(Planner):
             return
         try:
             self._ship()
-            self.told = [(k, self._give_up(k, self.give_up)) for k in map(tuple, counts)]
+            self.told = [(k, self._give_up(k, None if whole else self.give_up)) for k in map(tuple, counts)]
             if then:
                 settled = self._settled_give_up()
                 self.told += [(k, self._give_up(k, settled)) for k in map(tuple, then)]
