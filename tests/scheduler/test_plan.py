@@ -195,3 +195,19 @@ def test_the_table_names_twenty_added_nodes_and_counts_the_rest():
     assert placed_on_new_nodes({"nodesAdded": added[:2], "placement": placement}) == [
         "placed on new nodes: t-1 1, t-2 2"]
     assert placed_on_new_nodes({"nodesAdded": [], "placement": placement}) == []
+
+
+def test_plan_on_a_terminal_says_each_simulation(monkeypatch, capsys):
+    """On a terminal `kubefit plan` draws one progress line, each simulation of its search said in turn (a plan
+    runs several: on a large cluster each takes seconds); on a pipe nothing of it."""
+    import sys
+
+    from kubefit.cli import main
+
+    args = ["plan", "-f", "examples/plan/cluster.yaml", "--node-template", "examples/plan/large.yaml", "-o", "json"]
+    assert main(args) == 0
+    assert "plan:" not in capsys.readouterr().err  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "plan: 0 × large: the cluster as it is" in err and "plan: 2 × large: holds; the answer: 2" in err

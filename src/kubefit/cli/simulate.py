@@ -65,7 +65,8 @@ def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -
     or candidates); else no callbacks.
 
     Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
-    display opens at the first bar worth drawing.
+    display opens at the first bar worth drawing. A search (`plan`) tells (label, done, total or None while
+    unknown, what to say): drawn always, the bar's text replaced by what it says.
     """
     if not sys.stderr.isatty():
         yield None, None
@@ -75,17 +76,20 @@ def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -
         bars: list = []
         tasks: dict[str, int] = {}
 
-        def draw(label: str, done: int, total: int) -> None:
+        def draw(label: str, done: int, total: int | None, description: str | None = None) -> None:
             if not bars:
                 bars.append(stack.enter_context(progress_display()))
             if label not in tasks:
-                tasks[label] = bars[0].add_task(label, total=total)
-            bars[0].update(tasks[label], completed=done, total=total)
+                tasks[label] = bars[0].add_task(description or label, total=total)
+            bars[0].update(tasks[label], completed=done, total=total, description=description or label)
 
         def loading(path: str, done: int, total: int) -> None:
             draw(f"loading {path}", done, total)
 
         def progress(*args) -> None:
+            if len(args) == 4:  # (label, done, about how many in all or None, what to say): a search (`plan`)
+                draw(*args)
+                return
             label, done, total = args if len(args) == 3 else ("scheduling", *args)
             if total * runs >= (PROGRESS_MIN_PODS if minimum is None else minimum):
                 draw(str(label), done, total)

@@ -223,6 +223,8 @@ class Planner:
         self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
         # (template index, copy name) → the copy, its ResourceSlices and its DaemonSet pods (`_copies`)
         self._made: dict[tuple[int, str], tuple[Node, list, list[Pod]]] = {}
+        # told (label, runs so far, about how many in all or None, what the last run said) after each trial
+        self.progress: Callable[[str, int, int | None, str], None] | None = None
 
     def aim(self, target: int, give_up: int | None = None, worth: int | None = None) -> None:
         """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
@@ -286,7 +288,13 @@ class Planner:
 
     def record(self, key: tuple[int, ...], trial: Trial) -> None:
         """A trial's answer: its count when whole, else the count known short; its run kept when it schedules
-        the target (the answer is one of those runs)."""
+        the target (the answer is one of those runs). `progress` is told of it."""
+        self._remember(key, trial)
+        if self.progress is not None:
+            left = self.left()
+            self.progress("plan", self.runs, self.runs + left if left else None, self.said(key))
+
+    def _remember(self, key: tuple[int, ...], trial: Trial) -> None:
         if trial.stopped:
             self.short.add(key)
             if len(key) == 1:
@@ -297,6 +305,36 @@ class Planner:
             self.guess = max(self.guess, key[0] + 1)
         if self.target is not None and trial.scheduled >= self.worth and trial.result is not None:
             self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: trial.result}
+
+    def bracket(self) -> tuple[int, int | None]:
+        """Where the uniform count that holds the target lies, from the runs so far: above the largest uniform
+        count seen short and not below the requests' bound, up to the smallest seen holding above it (None: none
+        yet, or no target yet: trial 0 comes first)."""
+        if self.target is None:
+            return 0, None
+        uniform = [(k[0], self.known(k)) for k in [*self.memo, *self.short] if len(set(k)) == 1]
+        low = max((u + 1 for u, held in uniform if held is False), default=0)
+        high = min((u for u, held in uniform if held and u >= low), default=None)
+        if high is not None and self.floor is not None:  # nothing below the requests' bound holds (no run asked)
+            low = max(low, _uniform_floor(self, high))
+        return low, high
+
+    def left(self) -> int:
+        """About how many more runs a bisection of `bracket` asks (0: unknown, before any count holds)."""
+        low, high = self.bracket()
+        return 0 if high is None else (high - low).bit_length()
+
+    def said(self, key: tuple[int, ...]) -> str:
+        """A run as the progress display says it: the counts, whether they hold the target, the bracket."""
+        counts = " + ".join(f"{c:,} × {t.name}" for c, t in zip(key, self.templates, strict=True))
+        if key == self.generous and key in self.memo:  # (its count may become the target)
+            verdict = f"the most generous cluster, places {self.memo[key]:,} of {len(self.queue):,}"
+        else:
+            verdict = "the cluster as it is" if not any(key) else "holds" if self.known(key) else "falls short"
+        low, high = self.bracket()
+        where = "" if high is None or len(self.templates) > 1 else (
+            f"; the answer: {high:,}" if low >= high else f"; the answer lies in {low:,}–{high:,}")
+        return f"plan: {counts}: {verdict}{where}"
 
     def result(self, counts: list[int]) -> SimulationResult:
         """The simulation of the cluster with `counts` (kept from the search when it ran there)."""
@@ -793,13 +831,16 @@ def _several(planner: Planner, start: list[int]) -> list[int]:
 
 def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
          max_nodes: int | None = None, tie_break: str = "random", seed: int = 0, pool: Any = None,
-         warn: Callable[[str], None] = lambda _: None) -> Plan:
+         warn: Callable[[str], None] = lambda _: None,
+         progress: Callable[[str, int, int | None, str], None] | None = None) -> Plan:
     """The fewest nodes of the templates to add so that every pod that can fit is scheduled (`pool`: the started
-    `Workers` of a `Sweep`, to run the trials on; `warn`: told when they fail and the plan goes on here)."""
+    `Workers` of a `Sweep`, to run the trials on; `warn`: told when they fail and the plan goes on here;
+    `progress`: told after each trial, as `Planner.progress`)."""
     if not templates:
         raise InputError("give at least one node template (--node-template FILE)")
     planner = (Planner(scenario, config, templates, tie_break=tie_break, seed=seed) if pool is None else
                DaskPlanner(scenario, config, templates, tie_break=tie_break, seed=seed, pool=pool, warn=warn))
+    planner.progress = progress
     try:
         return _plan(planner, scenario, templates, max_nodes)
     finally:
