@@ -72,7 +72,7 @@ def plan(
         "tcp://HOST:PORT (its workers run this kubefit); one that fails leaves the plan to this process.")] = None,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
-    from kubefit.cli.simulate import progress_bars
+    from kubefit.cli.progress import progress_bars
     from kubefit.report.whatif import plan_table
 
     check_report_path(report)
