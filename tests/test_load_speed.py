@@ -125,17 +125,17 @@ def test_load_scenario_reports_progress_per_file(tmp_path, monkeypatch, stream):
 def test_the_loading_bar_is_drawn_only_on_a_terminal_for_large_files(tmp_path, monkeypatch, capsys):
     import sys
 
-    from kubefit.cli import simulate as cli
+    from kubefit.cli import progress as cli
 
     path = tmp_path / "f.yaml"
     path.write_text("a: 1\n")
-    with cli._loading_progress([str(path)]) as tick:
+    with cli.loading_progress([str(path)]) as tick:
         assert tick is None  # not a terminal
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    with cli._loading_progress([str(path)]) as tick:
+    with cli.loading_progress([str(path)]) as tick:
         assert tick is None  # a small file
     monkeypatch.setattr(cli, "LOADING_MIN_BYTES", 1)
-    with cli._loading_progress([str(path)]) as tick:
+    with cli.loading_progress([str(path)]) as tick:
         tick(str(path), 0, 10)
         tick(str(path), 10, 10)
     assert "loading" in capsys.readouterr().err

@@ -41,6 +41,8 @@ Files = Sequence[str | Path]
 Warn = Callable[[str], None]
 Loading = Callable[[str, int, int], None]  # (file, documents read, documents in the file)
 Progress = Callable[[int, int], None]  # (pods scheduled so far, pods queued)
+# ("plan", simulations so far, about how many in all or None, what the last one found): `plan`'s search
+PlanProgress = Callable[[str, int, "int | None", str], None]
 Nodes = Sequence[str]  # node names for cordon / drain / remove
 
 
@@ -690,7 +692,8 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
          seed: int = 0, cordon: Nodes = (), drain: Nodes = (), remove: Nodes = (), recursive: bool = False,
          warn: Warn = python_warning, kube_version: str | None = None,
     feature_gates: str | None = None, admission: bool = True, requests: RequestsFrom | None = None,
-         workers: int | None = None, dask_scheduler: str | None = None, gangs_as_workloads: bool = False) -> Plan:
+         workers: int | None = None, dask_scheduler: str | None = None, gangs_as_workloads: bool = False,
+         progress: PlanProgress | None = None, loading: Loading | None = None) -> Plan:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (`kubefit plan`).
 
     Every candidate cluster is judged by a full simulation with the scenario's profile.
@@ -711,6 +714,10 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         cluster of this scheduler (tcp://HOST:PORT, its workers running this kubefit): side by side, the counts
         the search may ask next started ahead and the runs it no longer needs stopped; the same answer. A
         cluster that cannot be reached or fails is told (`warn`) and the plan runs in this process.
+    progress, loading : callable, optional
+        Told after each simulation of the search ("plan", simulations so far, about how many in all or None
+        while unknown, what the last one found: its counts, whether they hold, the range the answer lies in);
+        `loading` as for `simulate`.
 
     Returns
     -------
@@ -742,9 +749,9 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
         scenario, prepared, evicted = prepare_files(files, "plan", warn, kube_version=kube_version,
                                                     feature_gates=feature_gates, recursive=recursive, actions=actions,
                                                     admission=admission, nodes_required=False, requests=requests,
-                                                    gangs_as_workloads=gangs_as_workloads)
+                                                    gangs_as_workloads=gangs_as_workloads, progress=loading)
         result = plan_prepared(scenario, prepared, templates, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
-                               warn=warn, pool=_pool(sweep, told), told=told)
+                               warn=warn, pool=_pool(sweep, told), told=told, progress=progress)
     result.inputs = _inputs(files, prepared.config, nodeTemplates=[str(t) for t in node_templates],
                             maxNodes=max_nodes, tieBreak=tie_break, seed=seed, cordon=list(cordon),
                             drain=list(drain), remove=list(remove), recursive=recursive, requests=requests,
@@ -756,7 +763,7 @@ def plan(files: Files, node_templates: Files, *, max_nodes: int | None = None, t
 
 def plan_prepared(scenario: Scenario, prepared: Prepared, templates: Sequence[Any], *, max_nodes: int | None = None,
                   tie_break: str = "random", seed: int = 0, warn: Warn = python_warning, pool: Any = None,
-                  told: list[str] | None = None) -> Plan:
+                  told: list[str] | None = None, progress: PlanProgress | None = None) -> Plan:
     """`plan`'s search on a scenario loaded and prepared already (`prepare_files`), with templates loaded
     (`kubefit.manifests.templates.load_templates`); the notes told. `pool`: Dask workers to run the simulations
     on (`kubefit.planning.plan.DaskPlanner`; None: this process); `told`: what was said before (the workers)."""
@@ -768,7 +775,7 @@ def plan_prepared(scenario: Scenario, prepared: Prepared, templates: Sequence[An
     for note in unregistered:
         warn(note)
     result = run_plan(scenario, prepared.config, list(templates), max_nodes=max_nodes, tie_break=tie_break, seed=seed,
-                      pool=pool, warn=told.append)
+                      pool=pool, warn=told.append, progress=progress)
     for note in told + result.notes:
         warn(note)
     result.warnings = list(prepared.notes) + unregistered + told + result.notes

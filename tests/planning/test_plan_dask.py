@@ -285,13 +285,13 @@ def test_more_workers_fewer_rounds(tmp_path, monkeypatch, threads_cluster, scena
         path, templates = _two_templates(tmp_path)
     real_run, real_trial = planning.Planner.run, planning.DaskPlanner.trial
 
-    def run(self, counts, give_up=None, progress=None):
+    def run(self, counts, give_up=None, check=None):
         time.sleep(0.1)
-        return real_run(self, counts, give_up, progress)
+        return real_run(self, counts, give_up, check)
 
-    def trial(self, counts, give_up=None, keep=False, progress=None):
+    def trial(self, counts, give_up=None, keep=False, check=None):
         began = time.perf_counter()
-        out = real_trial(self, counts, give_up, keep, progress)
+        out = real_trial(self, counts, give_up, keep, check)
         waits.append(time.perf_counter() - began > 0.05)
         return out
 

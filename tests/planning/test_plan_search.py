@@ -95,11 +95,11 @@ def _traced(monkeypatch, give_ups: list | None = None) -> list[list[int]]:
     runs: list[list[int]] = []
     real = Planner.run
 
-    def run(self, counts, give_up=None, progress=None):
+    def run(self, counts, give_up=None, check=None):
         runs.append(list(counts))
         if give_ups is not None:
             give_ups.append(give_up)
-        return real(self, counts, give_up, progress)
+        return real(self, counts, give_up, check)
     monkeypatch.setattr(Planner, "run", run)
     return runs
 
@@ -322,3 +322,45 @@ def test_several_templates_skip_the_last_uniform_count_the_descent_asks_around(t
     assert (result.counts, result.target, runs[:5], result.simulations) == (
         [4, 4], 8, [[0, 0], [2, 2], [4, 4], [3, 4], [4, 3]], 20)
     assert [3, 3] not in runs
+
+
+def test_progress_tells_each_simulation_and_where_the_answer_lies(tmp_path):
+    """`progress` (the terminal's display) is told after each run the search records: the counts, whether they
+    hold the target, and once a count holds, the range the answer lies in (above the largest count short and not
+    below the requests' bound, up to the smallest holding) with about how many runs its bisection takes."""
+    # the futile probe above: [11] gives up (short of the whole queue), the generous [21] places 20 (the target)
+    scenario, templates = _scenario(tmp_path, [40], [1] * 20 + [64], 4)
+    seen: list[tuple] = []
+    result = plan(scenario, load_configuration(None), templates, progress=lambda *a: seen.append(a))
+    assert result.counts == [0]
+    assert seen == [("plan", 1, None, "plan: 0 × t: the cluster as it is"),
+                    ("plan", 2, None, "plan: 11 × t: falls short"),
+                    ("plan", 3, None, "plan: 21 × t: the most generous cluster, places 20 of 21")]
+    # examples/plan, small alone: ten 2-cpu web pods and a 32-cpu one that fits no copy; the generous cluster
+    # places the ten (the target); the existing node has room for one, so nine need 18 cpu on 4-cpu copies: the
+    # requests' bound is 5, and [5] holds: the answer is known at once
+    seen.clear()
+    planned = kubefit.plan([str(EXAMPLE / "cluster.yaml")], [str(EXAMPLE / "small.yaml")],
+                           progress=lambda *a: seen.append(a), warn=lambda _: None)
+    assert planned.counts == [5] and [s[3] for s in seen] == [
+        "plan: 0 × small: the cluster as it is", "plan: 11 × small: the most generous cluster, places 10 of 11",
+        "plan: 5 × small: holds; the answer: 5"]
+
+
+def test_the_bracket_narrows_as_a_bisection_runs(tmp_path):
+    """Between runs the bracket is the largest count seen short + 1 up to the smallest holding above it, and the
+    runs left are about log₂ of its width: checked on a planner told runs by hand."""
+    from kubefit.planning.plan import Trial
+
+    scenario, templates = _scenario(tmp_path, [], [1] * 8, 1)  # eight 1-cpu pods, 1-cpu copies: 8 hold them
+    planner = Planner(scenario, load_configuration(None), templates)
+    planner.aim(8)
+    planner.floor = None  # the bracket from the runs alone
+    assert (planner.bracket(), planner.left()) == ((0, None), 0)
+    for count, placed, want, left in ((2, 2, (3, None), 0), (12, 8, (3, 12), 4), (6, 6, (7, 12), 3),
+                                      (4, 8, (7, 12), 3),  # not monotone: 4 holds, 6 not; the bracket stays
+                                      (9, 8, (7, 9), 2), (7, 7, (8, 9), 1), (8, 8, (8, 8), 0)):
+        planner.record((count,), Trial(placed))
+        assert (planner.bracket(), planner.left()) == (want, left)
+    assert planner.said((8,)) == "plan: 8 × t: holds; the answer: 8"
+    assert planner.said((7,)) == "plan: 7 × t: falls short; the answer: 8"

@@ -177,3 +177,37 @@ def test_no_count_below_the_requests_bound_schedules_the_target(tmp_path, existi
     partial = planner.run([k], give_up=len(planner.queue) - target)
     assert partial.stopped == (queue_scheduled(whole, planner.daemons.keys) < target)
     assert [(s.pod.key, s.node) for s in partial.steps] == [(s.pod.key, s.node) for s in whole.steps][:len(partial.steps)]
+
+
+def test_the_table_names_twenty_added_nodes_and_counts_the_rest():
+    """A plan may add thousands of nodes (7,313 on the production-shaped bench file, most of them empty in the
+    verifying simulation): the table names the first 20 that hold pods, counts the rest and the empty ones."""
+    from kubefit.report.whatif import PLACED_NAMED, placed_on_new_nodes
+
+    added = [f"t-{i}" for i in range(1, 31)]
+    placement = {"old": 9, **{n: 1 + i % 2 for i, n in enumerate(added[:25])}}  # t-26 … t-30 hold nothing
+    first, empty = placed_on_new_nodes({"nodesAdded": added, "placement": placement})
+    assert PLACED_NAMED == 20
+    assert first.startswith("placed on new nodes: t-1 1, t-2 2, ") and ", t-20 2, … and 5 more " in first
+    assert first.endswith("(37 pods on 25 of the 30 added nodes)")  # 13 × 1 + 12 × 2
+    assert "t-21" not in first and "old" not in first
+    assert empty.startswith("5 of the 30 added nodes hold no pod")
+    assert placed_on_new_nodes({"nodesAdded": added[:2], "placement": placement}) == [
+        "placed on new nodes: t-1 1, t-2 2"]
+    assert placed_on_new_nodes({"nodesAdded": [], "placement": placement}) == []
+
+
+def test_plan_on_a_terminal_says_each_simulation(monkeypatch, capsys):
+    """On a terminal `kubefit plan` draws one progress line, each simulation of its search said in turn (a plan
+    runs several: on a large cluster each takes seconds); on a pipe nothing of it."""
+    import sys
+
+    from kubefit.cli import main
+
+    args = ["plan", "-f", "examples/plan/cluster.yaml", "--node-template", "examples/plan/large.yaml", "-o", "json"]
+    assert main(args) == 0
+    assert "plan:" not in capsys.readouterr().err  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "plan: 0 × large: the cluster as it is" in err and "plan: 2 × large: holds; the answer: 2" in err

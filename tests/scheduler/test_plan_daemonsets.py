@@ -145,3 +145,39 @@ def test_added_node_holds_what_its_daemonset_pod_leaves(tmp_path, capsys, daemon
     per_node = (4000 - daemon) // web
     assert data["add"] == {"tpl": -(-replicas // per_node) if per_node else 0}
     assert len(data["cannotFit"]) == (0 if per_node else replicas)
+
+
+def test_a_planner_makes_each_copy_once_and_the_same_as_fresh(tmp_path):
+    """`Planner._copies` keeps each copy (node, ResourceSlices, DaemonSet pods) for the plan's later trials: for
+    counts asked in any order, what it gives equals what `copies`, `copy_slices` and a fresh controller
+    (`NewNodeDaemons.pods_for`) make for that count, and a copy asked again is the same object."""
+    from decimal import Decimal
+
+    from kubefit.manifests.admission import admitter
+    from kubefit.manifests.scenario import load_scenario
+    from kubefit.manifests.templates import Template, load_templates
+    from kubefit.manifests.workloads import NewNodeDaemons
+    from kubefit.planning.plan import Planner, copies, copy_slices
+    from kubefit.scheduler.config import load_configuration
+
+    files, template = scenario(tmp_path, AGENT.format(selector="", tolerations=""))
+    dra = Path(__file__).resolve().parents[2] / "examples" / "dra"
+    nodes = load_scenario([template]).nodes
+    templates = [*load_templates([str(dra / "dgx-node.yaml")]),
+                 *(Template(n, Decimal(1)) for n in nodes)]
+    s = load_scenario(files)
+    planner = Planner(s, load_configuration(None), templates)
+    seen = {}
+    for counts in ([2, 3], [1, 1], [4, 0], [0, 5], [2, 3]):
+        added, slices, daemons = planner._copies(counts)
+        taken, fresh = {n.name for n in s.nodes}, []
+        for t, count in zip(templates, counts, strict=True):
+            fresh += copies(t, count, taken)
+        assert added == fresh
+        assert slices == [x for t, n in zip([templates[0]] * counts[0] + [templates[1]] * counts[1], fresh, strict=True)
+                          for x in copy_slices(t, n.name)]
+        assert daemons == NewNodeDaemons(s.workloads, admitter(s)).pods_for(fresh)
+        assert len(daemons) == sum(counts)  # the agent admits both templates: one pod per copy
+        assert len(slices) == counts[0] * len(templates[0].slices) > 0 or counts[0] == 0
+        for node in added:
+            assert seen.setdefault(node.name, node) is node

@@ -154,7 +154,7 @@ def test_loading_and_scheduling_share_one_progress_display(tmp_path, monkeypatch
     import sys
 
     from kubefit.cli import main
-    from kubefit.cli import simulate as cli
+    from kubefit.cli import progress as cli
 
     assert main(["simulate", "-f", "examples/workload/cluster.yaml", "-o", "json"]) == 0
     assert "scheduling" not in capsys.readouterr().err  # not a terminal

@@ -25,13 +25,13 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.progress import progress_bars
 from kubefit.cli.requests import with_requests_options
 from kubefit.cli.simulate import (
     SeedOption,
     TieBreak,
     TieBreakOption,
     check_plot_path,
-    progress_bars,
     write_plot,
 )
 from kubefit.report.output import emit

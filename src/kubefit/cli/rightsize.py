@@ -26,8 +26,9 @@ from kubefit.cli import (
     write_report,
 )
 from kubefit.cli.consolidate import Order
+from kubefit.cli.progress import progress_bars
 from kubefit.cli.requests import with_requests_options
-from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption, progress_bars
+from kubefit.cli.simulate import SeedOption, TieBreak, TieBreakOption
 from kubefit.errors import InputError
 from kubefit.report.output import emit
 

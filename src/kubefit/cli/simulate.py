@@ -5,10 +5,7 @@ The work is `kubefit.verbs`'; this module parses the options, draws progress and
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,13 +30,11 @@ from kubefit.cli import (
     warn,
     write_report,
 )
+from kubefit.cli.progress import loading_progress, progress_bars
 from kubefit.cli.requests import with_requests_options
 from kubefit.cli.whatif import CordonOption, DrainOption, RemoveOption, node_names
 from kubefit.errors import InputError
 from kubefit.report.output import emit
-
-PROGRESS_MIN_PODS = 2000  # shorter runs finish before a bar is worth drawing
-LOADING_MIN_BYTES = 16 << 20  # smaller files load in well under a second
 
 
 class TieBreak(StrEnum):
@@ -56,56 +51,6 @@ SweepWorkersOption = Annotated[int | None, typer.Option(
 SweepSchedulerOption = Annotated[str | None, typer.Option(
     "--dask-scheduler", help="Run the compared configurations (or versions) on the Dask cluster of this "
     "scheduler, tcp://HOST:PORT (its workers run this kubefit).")]
-
-
-@contextmanager
-def progress_bars(files: list[str], runs: int = 1, minimum: int | None = None) -> Iterator[tuple[Any, Any]]:
-    """On a terminal: one rich display with a bar per large file while loading (together LOADING_MIN_BYTES
-    or more) and a bar per run while working (`minimum` steps or more in all: pods, default PROGRESS_MIN_PODS,
-    or candidates); else no callbacks.
-
-    Yields the verbs' `loading` (file, done, total) and `progress` ((label,) done, total) callbacks; the
-    display opens at the first bar worth drawing.
-    """
-    if not sys.stderr.isatty():
-        yield None, None
-        return
-    size = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
-    with ExitStack() as stack:
-        bars: list = []
-        tasks: dict[str, int] = {}
-
-        def draw(label: str, done: int, total: int) -> None:
-            if not bars:
-                bars.append(stack.enter_context(progress_display()))
-            if label not in tasks:
-                tasks[label] = bars[0].add_task(label, total=total)
-            bars[0].update(tasks[label], completed=done, total=total)
-
-        def loading(path: str, done: int, total: int) -> None:
-            draw(f"loading {path}", done, total)
-
-        def progress(*args) -> None:
-            label, done, total = args if len(args) == 3 else ("scheduling", *args)
-            if total * runs >= (PROGRESS_MIN_PODS if minimum is None else minimum):
-                draw(str(label), done, total)
-        yield (loading if size >= LOADING_MIN_BYTES else None), progress
-
-
-def progress_display():
-    """The transient rich progress display on stderr."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=Console(stderr=True), transient=True)
-
-
-@contextmanager
-def _loading_progress(files: list[str]):
-    """The loading bars alone (see `progress_bars`): a callback on a terminal for large files, else None."""
-    with progress_bars(files) as (loading, _):
-        yield loading
 
 
 @app.command()
@@ -225,7 +170,7 @@ def _compare_gates(files: list[str], gates: str, options: dict[str, Any], output
     from kubefit.report.simulation import version_comparison_table
     from kubefit.scheduler.compare import version_comparison_to_dict
 
-    with _loading_progress(files) as loading:
+    with loading_progress(files) as loading:
         results = verbs.compare_feature_gates(files, gates, loading=loading, **options)
     data = version_comparison_to_dict(results)
     _plot([(c["name"], c["final"]) for c in data["configurations"]], data["allocatable"], plot)
@@ -312,7 +257,7 @@ def capacity(
     from kubefit.report.simulation import capacity_table
 
     check_report_path(report)
-    with _loading_progress(files) as loading:
+    with loading_progress(files) as loading:
         result = verbs.capacity(files, pod, limit=max_copies, tie_break=tie_break.value, seed=seed, replay=check,
                                 recursive=recursive, loading=loading, warn=warn, admission=admission,
                                 place_pending=place_pending, kube_version=kube_version, feature_gates=feature_gates,

@@ -40,7 +40,7 @@ def _trials_progress() -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield None
         return
-    from kubefit.cli.simulate import progress_display
+    from kubefit.cli.progress import progress_display
 
     with progress_display() as bar:
         task = bar.add_task("trials", total=None)

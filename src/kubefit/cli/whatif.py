@@ -72,14 +72,17 @@ def plan(
         "tcp://HOST:PORT (its workers run this kubefit); one that fails leaves the plan to this process.")] = None,
 ) -> None:
     """The fewest nodes of the templates to add so every pending pod that can fit is scheduled (simulated)."""
+    from kubefit.cli.progress import progress_bars
     from kubefit.report.whatif import plan_table
 
     check_report_path(report)
-    result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
-                        cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
-                        recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
-                        feature_gates=feature_gates, requests=requests, workers=workers,
-                        dask_scheduler=dask_scheduler, gangs_as_workloads=gangs_as_workloads)
+    with progress_bars(files) as (loading, progress):  # on a terminal: each simulation of the search said
+        result = verbs.plan(files, node_template, max_nodes=max_nodes, tie_break=tie_break, seed=seed,
+                            cordon=node_names(cordon), drain=node_names(drain), remove=node_names(remove),
+                            recursive=recursive, warn=warn, admission=admission, kube_version=kube_version,
+                            feature_gates=feature_gates, requests=requests, workers=workers,
+                            dask_scheduler=dask_scheduler, gangs_as_workloads=gangs_as_workloads,
+                            progress=progress, loading=loading)
     data = result.to_dict()
     write_report(result, report, data)
     emit(data, output, lambda console: plan_table(console, data))

@@ -180,8 +180,12 @@ def copies(template: Template, count: int, taken: set[str]) -> list[Node]:
     """`count` nodes made from the template, named `<template>-<i>` (skipping the names in `taken`: the cluster's
     and the copies made before; each new name is added), labelled as the kubelet registers a node: its own
     `kubernetes.io/hostname`, the template's other labels kept."""
-    return [replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name})
-            for name in copy_names(template.name, count, taken)]
+    return [copy_of(template, name) for name in copy_names(template.name, count, taken)]
+
+
+def copy_of(template: Template, name: str) -> Node:
+    """The template's node as the copy `name`: the kubelet registers it with its own `kubernetes.io/hostname`."""
+    return replace(template.node, name=name, labels={**template.node.labels, HOSTNAME_LABEL: name})
 
 
 @dataclass
@@ -221,6 +225,10 @@ class Planner:
         self.generous: tuple[int, ...] = ()  # the counts of the most generous cluster (`_plan`)
         self.reach: int | None = None  # queue pods the estimate expects placed (`_search`; what `prefetch` guesses
         # the generous cluster places before it is known)
+        # (template index, copy name) → the copy, its ResourceSlices and its DaemonSet pods (`_copies`)
+        self._made: dict[tuple[int, str], tuple[Node, list, list[Pod]]] = {}
+        # told (label, runs so far, about how many in all or None, what the last run said) after each trial
+        self.progress: Callable[[str, int, int | None, str], None] | None = None
 
     def aim(self, target: int, give_up: int | None = None, worth: int | None = None) -> None:
         """From now on the plan must schedule `target` pods of the queue: the requests' lower bound for it
@@ -266,10 +274,10 @@ class Planner:
         return self.memo[key]
 
     def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False,
-              progress: Callable[[int], None] | None = None) -> Trial:
+              check: Callable[[int], None] | None = None) -> Trial:
         """One cluster's `Trial` (`keep`: the plan reads its run, trial 0's: with the keys of the pods it left
-        pending, `left`; `progress`: `simulate`'s)."""
-        result = self.run(counts, give_up, progress)
+        pending, `left`; `check`: as `run`'s)."""
+        result = self.run(counts, give_up, check)
         left = left_pending(result, self.queue) if keep and not result.stopped else frozenset()
         return Trial(queue_scheduled(result, self.daemons.keys), result.unschedulable, result.not_created,
                      result.stopped, result, left)
@@ -299,7 +307,13 @@ class Planner:
 
     def record(self, key: tuple[int, ...], trial: Trial) -> None:
         """A trial's answer: its count when whole, else the count known short; its run kept when it schedules
-        the target (the answer is one of those runs)."""
+        the target (the answer is one of those runs). `progress` is told of it."""
+        self._remember(key, trial)
+        if self.progress is not None:
+            left = self.left()
+            self.progress("plan", self.runs, self.runs + left if left else None, self.said(key))
+
+    def _remember(self, key: tuple[int, ...], trial: Trial) -> None:
         if trial.stopped:
             self.short.add(key)
             return
@@ -307,45 +321,86 @@ class Planner:
         if self.target is not None and trial.scheduled >= self.worth and trial.result is not None:
             self.kept = {**dict(list(self.kept.items())[-(KEPT_RUNS - 1):]), key: trial.result}
 
+    def bracket(self) -> tuple[int, int | None]:
+        """Where the uniform count that holds the target lies, from the runs so far: above the largest uniform
+        count seen short and not below the requests' bound, up to the smallest seen holding above it (None: none
+        yet, or no target yet: trial 0 comes first)."""
+        if self.target is None:
+            return 0, None
+        uniform = [(k[0], self.known(k)) for k in [*self.memo, *self.short] if len(set(k)) == 1]
+        low = max((u + 1 for u, held in uniform if held is False), default=0)
+        high = min((u for u, held in uniform if held and u >= low), default=None)
+        if high is not None and self.floor is not None:  # nothing below the requests' bound holds (no run asked)
+            low = max(low, _uniform_floor(self, high))
+        return low, high
+
+    def left(self) -> int:
+        """About how many more runs a bisection of `bracket` asks (0: unknown, before any count holds)."""
+        low, high = self.bracket()
+        return 0 if high is None else (high - low).bit_length()
+
+    def said(self, key: tuple[int, ...]) -> str:
+        """A run as the progress display says it: the counts, whether they hold the target, the bracket."""
+        counts = " + ".join(f"{c:,} × {t.name}" for c, t in zip(key, self.templates, strict=True))
+        if key == self.generous and key in self.memo:  # (its count may become the target)
+            verdict = f"the most generous cluster, places {self.memo[key]:,} of {len(self.queue):,}"
+        else:
+            verdict = "the cluster as it is" if not any(key) else "holds" if self.known(key) else "falls short"
+        low, high = self.bracket()
+        where = "" if high is None or len(self.templates) > 1 else (
+            f"; the answer: {high:,}" if low >= high else f"; the answer lies in {low:,}–{high:,}")
+        return f"plan: {counts}: {verdict}{where}"
+
     def result(self, counts: list[int]) -> SimulationResult:
         """The simulation of the cluster with `counts` (kept from the search when it ran there)."""
         return self.kept.get(tuple(counts)) or self.run(counts)
 
     def run(self, counts: list[int], give_up: int | None = None,
-            progress: Callable[[int], None] | None = None) -> SimulationResult:
+            check: Callable[[int], None] | None = None) -> SimulationResult:
         """The scenario with `counts` copies of the templates added, each copy's DaemonSet pods queued first
-        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted; `progress`: `simulate`'s)."""
-        added, slices = self._copies(counts)
-        state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
-        self.runs += 1
-        queue = [*self.daemons.pods_for(added), *self.queue]
-        if progress is not None:
-            progress(0)  # (a run cancelled while its cluster was built stops here: `stop_when_cancelled`)
+        (`give_up`: as `simulate`'s, the added nodes' DaemonSet pods not counted; `check`: `simulate`'s progress
+        hook, called every 256 pods, and once the cluster is built: on a worker it stops a run cancelled,
+        `stop_when_cancelled`)."""
         with collector_paused():  # a run leaves no reference cycles: the collector's passes are pure cost (in a
             # server, `kubefit serve`, at Python's default thresholds, they walked the session's whole heap)
+            added, slices, daemons = self._copies(counts)
+            state = compile_state([*self.scenario.nodes, *added], self.scenario.pods, self._objects(slices))
+            self.runs += 1
+            queue = [*daemons, *self.queue]
+            if check is not None:
+                check(0)
             return simulate(state, self.config, queue, tie_break=self.tie_break, seed=self.seed, stranded=False,
-                            give_up=give_up, exempt=self.daemons.keys, progress=progress)
+                            give_up=give_up, exempt=self.daemons.keys, progress=check)
 
-    def _copies(self, counts: Sequence[int]) -> tuple[list[Node], list]:
-        """`counts` copies of the templates, named after the cluster's nodes, and the ResourceSlices they bring."""
+    def _copies(self, counts: Sequence[int]) -> tuple[list[Node], list, list[Pod]]:
+        """`counts` copies of the templates, named after the cluster's nodes (`copies`), the ResourceSlices they
+        bring and the DaemonSet pods the controller creates for them (`NewNodeDaemons.pods_for`, node by node).
+        Each copy is made once per plan (`_made`, by template and name: what a copy is depends on nothing else),
+        so a trial on thousands of copies does not rebuild them (≈ 0.05 s a trial at 7,000 copies)."""
         added: list[Node] = []
-        taken = set(self.taken)
         slices: list = []
-        for template, count in zip(self.templates, counts, strict=True):
-            made = copies(template, count, taken)
-            added += made
-            slices += [s for node in made for s in copy_slices(template, node.name)]
-        return added, slices
+        daemons: list[Pod] = []
+        taken = set(self.taken)
+        for t, (template, count) in enumerate(zip(self.templates, counts, strict=True)):
+            for name in copy_names(template.name, count, taken):
+                made = self._made.get((t, name))
+                if made is None:
+                    node = copy_of(template, name)
+                    made = self._made[(t, name)] = (node, copy_slices(template, name), self.daemons.pods_for([node]))
+                added.append(made[0])
+                slices += made[1]
+                daemons += made[2]
+        return added, slices, daemons
 
     def on_copies(self, pods: list[Pod], count: int) -> int:
         """Of `pods` (trial 0's pending pods), how many a simulation with the real profile schedules on `count`
         fresh copies of each template alone (nothing else in the cluster; each copy's DaemonSet pods queued
         first): `_estimate`'s step, a run of the pending pods only, counted among the plan's simulations."""
-        added, slices = self._copies([count] * len(self.templates))
+        added, slices, daemons = self._copies([count] * len(self.templates))
         state = compile_state(added, (), self._objects(slices))
         self.runs += 1
         with collector_paused():
-            result = simulate(state, self.config, [*self.daemons.pods_for(added), *pods], tie_break=self.tie_break,
+            result = simulate(state, self.config, [*daemons, *pods], tie_break=self.tie_break,
                               seed=self.seed, stranded=False, messages=False, exempt=self.daemons.keys)
         return queue_scheduled(result, self.daemons.keys)
 
@@ -869,7 +924,7 @@ class DaskPlanner(Planner):
         self.running = {}
 
     def trial(self, counts: list[int], give_up: int | None = None, keep: bool = False,
-              progress: Callable[[int], None] | None = None) -> Trial:
+              check: Callable[[int], None] | None = None) -> Trial:
         key = tuple(counts)
         run = None
         if self.pool is not None:
@@ -897,7 +952,7 @@ class DaskPlanner(Planner):
                 return trial
             except Exception as exc:  # noqa: BLE001 - as in `prefetch`
                 self._lost(exc)
-        return super().trial(counts, give_up, keep, progress)
+        return super().trial(counts, give_up, keep, check)
 
     def run_of(self, trial: Trial) -> SimulationResult | None:
         return self._here(trial.result)
@@ -976,13 +1031,16 @@ def _several(planner: Planner, start: list[int]) -> list[int]:
 
 def plan(scenario: Scenario, config: SchedulerConfiguration, templates: list[Template], *,
          max_nodes: int | None = None, tie_break: str = "random", seed: int = 0, pool: Any = None,
-         warn: Callable[[str], None] = lambda _: None) -> Plan:
+         warn: Callable[[str], None] = lambda _: None,
+         progress: Callable[[str, int, int | None, str], None] | None = None) -> Plan:
     """The fewest nodes of the templates to add so that every pod that can fit is scheduled (`pool`: the started
-    `Workers` of a `Sweep`, to run the trials on; `warn`: told when they fail and the plan goes on here)."""
+    `Workers` of a `Sweep`, to run the trials on; `warn`: told when they fail and the plan goes on here;
+    `progress`: told after each trial, as `Planner.progress`)."""
     if not templates:
         raise InputError("give at least one node template (--node-template FILE)")
     planner = (Planner(scenario, config, templates, tie_break=tie_break, seed=seed) if pool is None else
                DaskPlanner(scenario, config, templates, tie_break=tie_break, seed=seed, pool=pool, warn=warn))
+    planner.progress = progress
     try:
         return _plan(planner, scenario, templates, max_nodes)
     finally:
@@ -1051,7 +1109,7 @@ def run_trial(work: PlanWork, item: tuple[tuple[int, ...], int | None, bool]) ->
     try:
         if stop is not None:
             stop(0)  # (cancelled before it started: the copies are not even made)
-        trial = work.planner().trial(list(counts), give_up, keep=not any(counts), progress=stop)  # (trial 0: `left`)
+        trial = work.planner().trial(list(counts), give_up, keep=not any(counts), check=stop)  # (trial 0: `left`)
     except TrialCancelled:
         return None
     run, trial.result = trial.result, None

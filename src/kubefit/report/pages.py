@@ -34,6 +34,7 @@ from kubefit.report.html import (
     value,
 )
 from kubefit.report.simulation import device_holder, evicted_text
+from kubefit.report.whatif import PLACED_NAMED
 from kubefit.scheduler.capacity import CapacityResult
 from kubefit.scheduler.compare import comparison_to_dict
 from kubefit.scheduler.simulate import SimulationResult
@@ -494,8 +495,7 @@ def plan_page(data: dict[str, Any]) -> Page:
     templates = table(("template", "cost each", "add"), [(n, costs[n], c) for n, c in data["add"].items()],
                       numeric=(1, 2))
     added = data["nodesAdded"]
-    placed = table(("new node", "pods placed"), [(n, data["placement"].get(n, 0)) for n in added], numeric=(1,))
-    sections = [section("Nodes to add", templates, placed if added else Markup(""), anchor="add",
+    sections = [section("Nodes to add", templates, _added_nodes(data) if added else Markup(""), anchor="add",
                         note=f"Verified by simulating the planned cluster ({data['simulations']:,} simulations).")]
     if data["cannotFit"]:
         sections.append(section("Cannot fit on any count of the templates",
@@ -506,6 +506,16 @@ def plan_page(data: dict[str, Any]) -> Page:
     sections += simulation_sections({**sim, "nodeActions": None}, marked=frozenset(added), at=pointer("simulation"))
     return Page("plan", "How many nodes of these templates must be added so that every pending pod fits?",
                 headline, sections)
+
+
+def _added_nodes(data: dict[str, Any]) -> Markup:
+    """The pods each added node holds in the planned cluster's simulation: open for a few nodes, folded for many
+    (a plan may add thousands), its summary saying how many hold none (the table's `placed_on_new_nodes`)."""
+    added, placement = data["nodesAdded"], data["placement"]
+    empty = sum(1 for n in added if not placement.get(n))
+    rows = table(("new node", "pods placed"), [(n, placement.get(n, 0)) for n in added], numeric=(1,))
+    summary = f"pods placed per added node ({len(added):,}" + (f"; {empty:,} hold none)" if empty else ")")
+    return details(summary, rows, open_=len(added) <= PLACED_NAMED)
 
 
 @renders(Consolidation)

@@ -33,6 +33,38 @@ def actions_table(console: Console, data: dict) -> None:
                   f"{len(actions['lost'])}, drains refused {len(actions['refused'])} — all fit: {verdict}")
 
 
+PLACED_NAMED = 20  # added nodes named one by one in the table; the rest are counted (`-o json` lists them all)
+
+
+def placed_on_new_nodes(data: dict) -> list[str]:
+    """The table's lines on the added nodes: the pods each holds in the planned cluster's simulation (the first
+    `PLACED_NAMED` named, the others counted: a plan may add thousands), and how many hold none. A node may be
+    needed and yet hold no pod: the simulation with one node fewer falls short (the search's contract), because
+    placement is not monotone in the node count (every node counts in the scores that read all nodes, such as
+    PodTopologySpread's and ImageLocality's), so the run with fewer nodes places the queue differently.
+
+    >>> data = {"nodesAdded": ["t-1", "t-2", "t-3"], "placement": {"n0": 5, "t-1": 2, "t-2": 1}}
+    >>> placed_on_new_nodes(data)
+    ['placed on new nodes: t-1 2, t-2 1', '1 of the 3 added nodes holds no pod in that simulation; the plan with one node fewer falls short all the same (placement is not monotone in the node count)']
+    """
+    added = data["nodesAdded"]
+    if not added:
+        return []
+    members = set(added)
+    placed = [(n, c) for n, c in data["placement"].items() if n in members]
+    named = ", ".join(f"{n} {c}" for n, c in placed[:PLACED_NAMED])
+    more = len(placed) - PLACED_NAMED
+    lines = [f"placed on new nodes: {named}" + (f", … and {more:,} more ({sum(c for _n, c in placed):,} pods on "
+                                                f"{len(placed):,} of the {len(added):,} added nodes)" if more > 0 else "")
+             ] if placed else []
+    empty = len(added) - len(placed)
+    if empty:
+        lines.append(f"{empty:,} of the {len(added):,} added nodes {'holds' if empty == 1 else 'hold'} no pod in that "
+                     "simulation; the plan with one node fewer falls short all the same (placement is not monotone in "
+                     "the node count)")
+    return lines
+
+
 def plan_table(console: Console, data: dict) -> None:
     """Nodes to add per template and their cost, the placement on the planned nodes, what cannot fit."""
     t = new_table("Nodes to add")
@@ -46,10 +78,8 @@ def plan_table(console: Console, data: dict) -> None:
     console.print(f"total cost [bold]{data['cost']}[/bold]; pending before {data['pendingBefore']}{before}, "
                   f"scheduled after {data['scheduled']} (verified by simulating the planned cluster, "
                   f"{data['simulations']} simulations)")
-    added = set(data["nodesAdded"])
-    if added:
-        console.print("placed on new nodes: " + ", ".join(f"{n} {c}" for n, c in data["placement"].items()
-                                                          if n in added))
+    for line in placed_on_new_nodes(data):
+        console.print(line)
     for group in data.get("podGroups", ()):
         if not group["placedWhole"]:
             console.print(f"not placed whole on any count of the templates: {group['why']}")
