@@ -251,6 +251,55 @@ def test_a_run_ruled_out_stops_on_its_worker(tmp_path, monkeypatch, threads_clus
     assert waited < 0.4, waited  # not behind the rest of [2560] (≥ 0.5 s of checks left)
 
 
+def test_the_generous_cluster_runs_beside_trial_0_and_stops_when_the_first_probe_holds(tmp_path, monkeypatch,
+                                                                                      threads_cluster):
+    """`test_plan_search.py`'s host-port scenario (six 1-cpu pods on host port 80, an 8-cpu node, an 8-cpu template:
+    one pod a node) with `--max-nodes 10`: trial 0 places one; the estimate, from two runs on the copies alone, is
+    5; [5] holds the whole queue, so the most generous cluster [10] (started beside trial 0, in case the first
+    probe were short and futile) is ruled out then and stops on its worker at its next check; the cut down asks
+    [4], short: add 5, as in one process. On the workers the generous cluster's run is slowed (a check every 20 ms,
+    4 s in all) and so is [4]'s (0.6 s), so that a generous run left going would still be checking while [4] runs."""
+    from test_plan_search import port_scenario
+
+    from kubefit.manifests.scenario import load_scenario
+    from kubefit.manifests.templates import load_templates
+    from kubefit.planning.workers import Workers
+    from kubefit.scheduler.config import load_configuration
+
+    path, tpl = port_scenario(tmp_path)
+    scenario, templates = load_scenario([path]), list(load_templates([tpl]))
+    here = planning.plan(scenario, load_configuration(None), templates, max_nodes=10, tie_break="first")
+    checks: list[float] = []  # when the generous cluster's run checked whether it was cancelled
+    held: list[float] = []  # when the search recorded [5] holding
+    real, record = planning.simulate, planning.Planner.record
+
+    def simulate(state, config, pods, **kw):
+        stop = kw.get("progress")
+        if stop is not None and len(state.nodes) == 11:  # the generous cluster (1 + 10 nodes), on its worker
+            for i in range(200):
+                checks.append(time.perf_counter())
+                time.sleep(0.02)
+                stop(i)
+        if stop is not None and len(state.nodes) == 5:  # [4]
+            time.sleep(0.6)
+        return real(state, config, pods, **kw)
+
+    def recorded(self, key, trial):
+        if key == (5,):
+            held.append(time.perf_counter())
+        return record(self, key, trial)
+
+    monkeypatch.setattr(planning, "simulate", simulate)
+    monkeypatch.setattr(planning.Planner, "record", recorded)
+    with Workers(threads_cluster(2)) as pool:
+        there = planning.plan(scenario, load_configuration(None), templates, max_nodes=10, tie_break="first",
+                              pool=pool, warn=pytest.fail)
+    assert (there.counts, there.simulations) == (here.counts, here.simulations) == ([5], 5)
+    assert checks, "the generous cluster did not start"
+    assert checks[0] < held[-1], "the generous cluster did not run beside the search's first runs"
+    assert checks[-1] < held[-1] + 0.2, "the generous cluster went on after the first probe held"
+
+
 def _two_templates(tmp_path) -> tuple[str, list[str]]:
     """`test_plan_search.py`'s six host-port pods (one per node) and templates a (cost 1) and b (cost 2): trial 0,
     [1, 1], [6, 6], the bisection [4, 4], [3, 3], [2, 2], two cut-downs and eleven greedy runs: 19 simulations."""
