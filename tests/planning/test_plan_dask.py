@@ -258,7 +258,7 @@ def test_the_generous_cluster_runs_beside_trial_0_and_stops_when_the_first_probe
     5; [5] holds the whole queue, so the most generous cluster [10] (started beside trial 0, in case the first
     probe were short and futile) is ruled out then and stops on its worker at its next check; the cut down asks
     [4], short: add 5, as in one process. On the workers the generous cluster's run is slowed (a check every 20 ms,
-    4 s in all) and so is [4]'s (0.6 s), so that a generous run left going would still be checking while [4] runs."""
+    4 s in all) and so is [4]'s (0.6 s), so that a generous run left going would still be checking 0.4 s after."""
     from test_plan_search import port_scenario
 
     from kubefit.manifests.scenario import load_scenario
@@ -297,7 +297,7 @@ def test_the_generous_cluster_runs_beside_trial_0_and_stops_when_the_first_probe
     assert (there.counts, there.simulations) == (here.counts, here.simulations) == ([5], 5)
     assert checks, "the generous cluster did not start"
     assert checks[0] < held[-1], "the generous cluster did not run beside the search's first runs"
-    assert checks[-1] < held[-1] + 0.2, "the generous cluster went on after the first probe held"
+    assert checks[-1] < held[-1] + 0.4, "the generous cluster went on after the first probe held"
 
 
 def _two_templates(tmp_path) -> tuple[str, list[str]]:
