@@ -310,8 +310,9 @@ class Planner:
         the target (the answer is one of those runs). `progress` is told of it."""
         self._remember(key, trial)
         if self.progress is not None:
-            left = self.left()
-            self.progress("plan", self.runs, self.runs + left if left else None, self.said(key))
+            bracket = self.bracket()
+            left = self.left(bracket)
+            self.progress("plan", self.runs, self.runs + left if left else None, self.said(key, bracket))
 
     def _remember(self, key: tuple[int, ...], trial: Trial) -> None:
         if trial.stopped:
@@ -334,19 +335,21 @@ class Planner:
             low = max(low, _uniform_floor(self, high))
         return low, high
 
-    def left(self) -> int:
-        """About how many more runs a bisection of `bracket` asks (0: unknown, before any count holds)."""
-        low, high = self.bracket()
+    def left(self, bracket: tuple[int, int | None] | None = None) -> int:
+        """About how many more runs a bisection of `bracket` (the planner's now when not given) asks (0: unknown,
+        before any count holds)."""
+        low, high = self.bracket() if bracket is None else bracket
         return 0 if high is None else (high - low).bit_length()
 
-    def said(self, key: tuple[int, ...]) -> str:
-        """A run as the progress display says it: the counts, whether they hold the target, the bracket."""
+    def said(self, key: tuple[int, ...], bracket: tuple[int, int | None] | None = None) -> str:
+        """A run as the progress display says it: the counts, whether they hold the target, the bracket (the
+        planner's now when not given)."""
         counts = " + ".join(f"{c:,} × {t.name}" for c, t in zip(key, self.templates, strict=True))
         if key == self.generous and key in self.memo:  # (its count may become the target)
             verdict = f"the most generous cluster, places {self.memo[key]:,} of {len(self.queue):,}"
         else:
             verdict = "the cluster as it is" if not any(key) else "holds" if self.known(key) else "falls short"
-        low, high = self.bracket()
+        low, high = self.bracket() if bracket is None else bracket
         where = "" if high is None or len(self.templates) > 1 else (
             f"; the answer: {high:,}" if low >= high else f"; the answer lies in {low:,}–{high:,}")
         return f"plan: {counts}: {verdict}{where}"
