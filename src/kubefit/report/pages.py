@@ -34,7 +34,7 @@ from kubefit.report.html import (
     value,
 )
 from kubefit.report.simulation import device_holder, evicted_text
-from kubefit.report.whatif import PLACED_NAMED
+from kubefit.report.whatif import PLACED_NAMED, added_without_pods
 from kubefit.scheduler.capacity import CapacityResult
 from kubefit.scheduler.compare import comparison_to_dict
 from kubefit.scheduler.simulate import SimulationResult
@@ -512,7 +512,7 @@ def _added_nodes(data: dict[str, Any]) -> Markup:
     """The pods each added node holds in the planned cluster's simulation: open for a few nodes, folded for many
     (a plan may add thousands), its summary saying how many hold none (the table's `placed_on_new_nodes`)."""
     added, placement = data["nodesAdded"], data["placement"]
-    empty = sum(1 for n in added if not placement.get(n))
+    empty = added_without_pods(data)
     rows = table(("new node", "pods placed"), [(n, placement.get(n, 0)) for n in added], numeric=(1,))
     summary = f"pods placed per added node ({len(added):,}" + (f"; {empty:,} hold none)" if empty else ")")
     return details(summary, rows, open_=len(added) <= PLACED_NAMED)

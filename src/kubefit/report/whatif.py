@@ -36,6 +36,17 @@ def actions_table(console: Console, data: dict) -> None:
 PLACED_NAMED = 20  # added nodes named one by one in the table; the rest are counted (`-o json` lists them all)
 
 
+def added_without_pods(data: dict) -> int:
+    """How many of a plan's added nodes hold no pod in the planned cluster's simulation (the table's and the HTML
+    report's count).
+
+    >>> added_without_pods({"nodesAdded": ["t-1", "t-2", "t-3"], "placement": {"n0": 5, "t-1": 2}})
+    2
+    """
+    placement = data["placement"]
+    return sum(1 for n in data["nodesAdded"] if not placement.get(n))
+
+
 def placed_on_new_nodes(data: dict) -> list[str]:
     """The table's lines on the added nodes: the pods each holds in the planned cluster's simulation (the first
     `PLACED_NAMED` named, the others counted: a plan may add thousands), and how many hold none. A node may be
@@ -57,7 +68,7 @@ def placed_on_new_nodes(data: dict) -> list[str]:
     lines = [f"placed on new nodes: {named}" + (f", … and {more:,} more ({sum(c for _n, c in placed):,} pods on "
                                                 f"{len(placed):,} of the {len(added):,} added nodes)" if more > 0 else "")
              ] if placed else []
-    empty = len(added) - len(placed)
+    empty = added_without_pods(data)
     if empty:
         lines.append(f"{empty:,} of the {len(added):,} added nodes {'holds' if empty == 1 else 'hold'} no pod in that "
                      "simulation; the plan with one node fewer falls short all the same (placement is not monotone in "
